@@ -1,0 +1,20 @@
+import type { Command } from "commander";
+import { usageError } from "../output.js";
+
+export function registerServe(program: Command): void {
+  program
+    .command("serve")
+    .description("Run the daemon in the foreground (files under $SVC_HOME, default ~/.svc)")
+    .option("--port <port>", "listen port (default: daemon.port, else 18790)")
+    .option("--bind <address>", "bind address (default: daemon.bind, else 127.0.0.1)")
+    .option("--auth-token <token>", "stable bearer token (overrides daemon.authToken)")
+    .option("--profile <name>", "configuration profile (overrides activeProfile)")
+    .action(async (opts: { port?: string; bind?: string; authToken?: string; profile?: string }) => {
+      const port = opts.port === undefined ? undefined : Number(opts.port);
+      if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+        throw usageError(`--port must be an integer from 0 to 65535, got ${JSON.stringify(opts.port)}`);
+      }
+      const { serve } = await import("../serve.js");
+      await serve({ port, bind: opts.bind, authToken: opts.authToken, profile: opts.profile });
+    });
+}

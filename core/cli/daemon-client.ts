@@ -1,0 +1,53 @@
+/**
+ * How the CLI talks to the running daemon: finds it through runtime.json, sends the per-boot
+ * token, and turns the daemon's `{error: {code, message}}` bodies back into SvcErrors.
+ */
+import { SvcError } from "../errors.js";
+import { baseUrlOf, liveRuntimeInfo, type RuntimeInfo } from "../daemon/runtime-file.js";
+import { svcHome } from "../storage/paths.js";
+
+export class DaemonClient {
+  private constructor(readonly info: RuntimeInfo, readonly baseUrl: string) {}
+
+  static async connect(home = svcHome()): Promise<DaemonClient> {
+    const info = await liveRuntimeInfo(home);
+    if (!info) {
+      throw new SvcError("daemon_not_running", `no svc daemon is running for ${home}; start one with \`svc serve\``);
+    }
+    return new DaemonClient(info, baseUrlOf(info));
+  }
+
+  async request<T = unknown>(method: string, path: string, body?: unknown, init: { timeoutMs?: number } = {}): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(this.baseUrl + path, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.info.token}`,
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(init.timeoutMs ?? 60_000),
+      });
+    } catch (err) {
+      throw new SvcError("daemon_not_running", `the svc daemon (pid ${this.info.pid}) at ${this.baseUrl} did not answer: ${(err as Error).message}`);
+    }
+    const text = await res.text();
+    const parsed = text ? safeJson(text) : undefined;
+    if (!res.ok) {
+      const e = (parsed as { error?: { code?: string; message?: string; details?: unknown } })?.error;
+      throw new SvcError((e?.code as never) ?? "internal", e?.message ?? `daemon answered ${res.status}`, {
+        details: e?.details as never,
+      });
+    }
+    return parsed as T;
+  }
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}

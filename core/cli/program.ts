@@ -1,0 +1,46 @@
+/**
+ * The commander program. One file per verb group registers its commands; each command imports
+ * its implementation lazily inside the action, so `svc --help` stays fast.
+ */
+import { Command, CommanderError } from "commander";
+import { SVC_VERSION } from "../version.js";
+import { reportError } from "./output.js";
+import { registerServe } from "./commands/serve.js";
+import { registerConfig } from "./commands/config.js";
+import { registerAdapters } from "./commands/adapters.js";
+import { registerSentinel } from "./commands/sentinel.js";
+import { registerWebhooks } from "./commands/webhooks.js";
+import { registerSessions } from "./commands/sessions.js";
+import { registerAcp } from "./commands/acp.js";
+
+export function buildProgram(): Command {
+  const program = new Command("svc")
+    .description("Local agent daemon and CLI: plugin host, sentinels, signed webhooks, agent sessions")
+    .version(SVC_VERSION, "-V, --version")
+    .showHelpAfterError("(run with --help for usage)")
+    .exitOverride()
+    .configureOutput({
+      writeErr: (s) => process.stderr.write(s),
+      outputError: (s, write) => write(s),
+    });
+  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp]) {
+    register(program);
+  }
+  return program;
+}
+
+/** Runs the CLI; returns the exit code (0 success, 1 failure, 2 usage error). */
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
+      if (err.code === "commander.executeSubCommandAsync") return err.exitCode;
+      return 2;
+    }
+    return reportError(err);
+  }
+}

@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+/**
+ * The `svc` entry point. `--version` answers before anything heavy is imported (cold start);
+ * everything else goes through the commander program, whose verbs import their work lazily.
+ */
+const argv = process.argv.slice(2);
+if (argv.length === 1 && (argv[0] === "--version" || argv[0] === "-V")) {
+  const { SVC_VERSION } = await import("../version.js");
+  process.stdout.write(SVC_VERSION + "\n");
+} else {
+  const { runCli } = await import("./program.js");
+  process.exitCode = await runCli(argv);
+}

@@ -1,0 +1,48 @@
+/**
+ * The composition root: the only place that registers services. Each process (daemon, CLI verb,
+ * test) makes its own child container; tests override services on a child of it.
+ */
+import "reflect-metadata";
+import { container as root, type DependencyContainer } from "tsyringe";
+import { createRandom, realSleep, systemClock, type Clock, type Sleep } from "./runtime/clock.js";
+import { createLogger, type Logger } from "./runtime/logger.js";
+import { registerValue } from "./runtime/inject.js";
+import { ServiceDirectory } from "./runtime/service-directory.js";
+import { FileConfigService } from "./config/file-config-service.js";
+import type { ConfigFlags } from "./config/resolve.js";
+import { PluginRegistry } from "./plugin-host/registry.js";
+import { RouteTable } from "./daemon/route-table.js";
+import { ToolTable } from "./daemon/tool-table.js";
+import { DaemonEventBus } from "./daemon/event-bus.js";
+import { homeFile } from "./storage/paths.js";
+import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, FLAGS, HOME, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS } from "./tokens.js";
+
+export interface ContainerOptions {
+  home: string;
+  env?: NodeJS.ProcessEnv;
+  flags?: ConfigFlags;
+  logger?: Logger;
+  clock?: Clock;
+  sleep?: Sleep;
+}
+
+export async function createContainer(options: ContainerOptions): Promise<DependencyContainer> {
+  const c = root.createChildContainer();
+  const env = options.env ?? process.env;
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger ?? createLogger();
+  registerValue(c, HOME, options.home);
+  registerValue(c, ENV, env);
+  registerValue(c, FLAGS, options.flags ?? {});
+  registerValue(c, CLOCK, clock);
+  registerValue(c, RANDOM, createRandom(clock));
+  registerValue(c, SLEEP, options.sleep ?? realSleep);
+  registerValue(c, LOGGER, logger);
+  registerValue(c, CONFIG, await FileConfigService.open(homeFile(options.home, "config"), env, options.flags ?? {}, logger));
+  registerValue(c, PLUGINS, new PluginRegistry());
+  registerValue(c, ROUTES, new RouteTable());
+  registerValue(c, TOOLS, new ToolTable());
+  registerValue(c, DAEMON_EVENTS, new DaemonEventBus());
+  registerValue(c, SERVICES, new ServiceDirectory());
+  return c;
+}

@@ -1,0 +1,81 @@
+/**
+ * The daemon's lifecycle: single-instance guard, container, modules, HTTP listener, runtime.json,
+ * clean stop on SIGINT/SIGTERM.
+ */
+import "reflect-metadata";
+import { randomBytes } from "node:crypto";
+import type { DependencyContainer } from "tsyringe";
+import { createContainer, type ContainerOptions } from "../container.js";
+import { SvcError } from "../errors.js";
+import { withFileLock } from "../storage/lock.js";
+import { homeFile } from "../storage/paths.js";
+import { CONFIG, LOGGER, ROUTES, resolve } from "../tokens.js";
+import { SVC_VERSION } from "../version.js";
+import { DaemonHttpServer } from "./http-server.js";
+import { DAEMON_MODULES } from "./modules.js";
+import type { DaemonModule } from "./module.js";
+import { liveRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo, type RuntimeInfo } from "./runtime-file.js";
+
+export interface RunningDaemon {
+  container: DependencyContainer;
+  info: RuntimeInfo;
+  stop(): Promise<void>;
+}
+
+export async function startDaemon(options: ContainerOptions & { modules?: DaemonModule[] }): Promise<RunningDaemon> {
+  const { home } = options;
+  // The lock makes "is one running? then I am" atomic across processes.
+  return withFileLock(homeFile(home, "runtime"), async () => {
+    const running = await liveRuntimeInfo(home);
+    if (running) {
+      throw new SvcError("daemon_running", `an svc daemon is already running for ${home} (pid ${running.pid}, port ${running.port}); stop it first or use another SVC_HOME`);
+    }
+    const c = await createContainer(options);
+    const logger = resolve(c, LOGGER);
+    const config = resolve(c, CONFIG);
+    for (const w of config.current().warnings) logger.warn(w);
+    const modules = options.modules ?? DAEMON_MODULES;
+    const started: DaemonModule[] = [];
+    const bootToken = randomBytes(32).toString("base64url");
+    const daemonCfg = () => config.current().effective.daemon;
+    const server = new DaemonHttpServer({
+      routes: resolve(c, ROUTES),
+      logger,
+      bind: daemonCfg().bind,
+      tokens: () => ({ stable: daemonCfg().authToken, boot: bootToken }),
+      policy: () => ({ allowedOrigins: daemonCfg().allowedOrigins ?? [] }),
+    });
+    const stopModules = async () => {
+      for (const m of [...started].reverse()) {
+        await m.stop?.(c).catch((err: Error) => logger.error("module stop failed", { module: m.name, error: err.message }));
+      }
+    };
+    let port: number;
+    try {
+      for (const m of modules) {
+        await m.start(c);
+        started.push(m);
+      }
+      port = await server.listen(daemonCfg().port, daemonCfg().bind);
+    } catch (err) {
+      await stopModules();
+      await server.close();
+      if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {
+        throw new SvcError("unavailable", `port ${daemonCfg().port} on ${daemonCfg().bind} is already in use; choose another with --port or daemon.port`);
+      }
+      throw err;
+    }
+    const info: RuntimeInfo = { pid: process.pid, port, bind: daemonCfg().bind, token: bootToken, startedAt: Date.now(), version: SVC_VERSION };
+    await writeRuntimeInfo(home, info);
+    logger.info("daemon listening", { bind: info.bind, port, pid: info.pid, version: SVC_VERSION });
+    let stopping: Promise<void> | undefined;
+    const stop = () =>
+      (stopping ??= (async () => {
+        await server.close();
+        await stopModules();
+        await removeRuntimeInfo(home, process.pid);
+        logger.info("daemon stopped", { pid: process.pid });
+      })());
+    return { container: c, info, stop };
+  });
+}

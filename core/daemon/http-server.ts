@@ -1,0 +1,149 @@
+/**
+ * The daemon's HTTP server: Host and Origin guards, CORS, bearer auth per route, body caps,
+ * JSON responses and the one error body shape `{error: {code, message, details}}`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { HttpMethod, RouteRequest, RouteResponse } from "../plugin-api/http.js";
+import { SvcError, httpStatusFor, toSvcError } from "../errors.js";
+import type { Logger } from "../runtime/logger.js";
+import { authenticate, type AuthTokens } from "./auth.js";
+import { checkHost, checkOrigin, corsHeaders, type OriginPolicy } from "./origin-guard.js";
+import type { RouteTable } from "./route-table.js";
+
+export interface HttpServerOptions {
+  routes: RouteTable;
+  logger: Logger;
+  tokens: () => AuthTokens;
+  policy: () => OriginPolicy;
+  bind: string;
+}
+
+const DEFAULT_MAX_BODY = 1024 * 1024;
+
+export class DaemonHttpServer {
+  private server?: Server;
+
+  constructor(private readonly opts: HttpServerOptions) {}
+
+  async listen(port: number, host: string): Promise<number> {
+    const server = createServer((req, res) => void this.handle(req, res));
+    server.keepAliveTimeout = 5_000;
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    return (server.address() as AddressInfo).port;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    if (!server) return;
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections?.();
+      setTimeout(() => server.closeAllConnections?.(), 2_000).unref();
+    });
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? "GET").toUpperCase();
+    const url = new URL(req.url ?? "/", "http://daemon.invalid");
+    const remoteAddress = req.socket.remoteAddress ?? "";
+    const policy = this.opts.policy();
+    let cors: Record<string, string> = {};
+    try {
+      checkHost(req.headers, policy, this.opts.bind);
+      if (method === "OPTIONS") {
+        cors = corsHeaders(req.headers, policy, true);
+        res.writeHead(Object.keys(cors).length ? 204 : 403, cors).end();
+        return;
+      }
+      cors = corsHeaders(req.headers, policy, false);
+      checkOrigin(method, req.headers, policy);
+      const found = this.opts.routes.match(method, url.pathname);
+      if (!found) throw new SvcError("not_found", `no route ${method} ${url.pathname}`);
+      if ("allowed" in found) {
+        throw Object.assign(new SvcError("not_found", `${method} is not allowed on ${url.pathname}; allowed: ${found.allowed.join(", ")}`), {
+          status: 405,
+        });
+      }
+      const principal = authenticate(found.def.auth, { headers: req.headers, remoteAddress }, this.opts.tokens());
+      const body = method === "GET" || method === "DELETE" ? Buffer.alloc(0) : await readBody(req, found.def.maxBodyBytes ?? DEFAULT_MAX_BODY);
+      const request: RouteRequest = {
+        method: method as HttpMethod,
+        path: url.pathname,
+        params: found.params,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+        json: <T>() => parseJson<T>(body),
+        principal,
+        remoteAddress,
+        raw: req,
+        res,
+      };
+      for (const [k, v] of Object.entries(cors)) res.setHeader(k, v);
+      const out = await found.def.handler(request);
+      if (out) send(res, out);
+    } catch (err) {
+      const e = toSvcError(err);
+      const status = (err as { status?: number }).status ?? httpStatusFor(e.code);
+      if (status >= 500) this.opts.logger.error("request failed", { method, path: url.pathname, code: e.code, error: e.message });
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      send(res, { status, headers: cors, body: { error: e.toJSON() } });
+    }
+  }
+}
+
+export function send(res: ServerResponse, out: RouteResponse): void {
+  const headers: Record<string, string> = { ...out.headers };
+  let payload: Buffer | string | undefined;
+  if (out.body === undefined) payload = undefined;
+  else if (Buffer.isBuffer(out.body) || typeof out.body === "string") payload = out.body;
+  else {
+    payload = JSON.stringify(out.body);
+    headers["content-type"] ??= "application/json; charset=utf-8";
+  }
+  res.writeHead(out.status, headers);
+  res.end(payload);
+}
+
+function parseJson<T>(body: Buffer): T {
+  if (body.length === 0) throw new SvcError("invalid_input", "the request body is empty; a JSON body is required");
+  try {
+    return JSON.parse(body.toString("utf8")) as T;
+  } catch (err) {
+    throw new SvcError("invalid_input", `the request body is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const declared = Number(req.headers["content-length"] ?? "0");
+    if (declared > max) {
+      req.resume();
+      return reject(new SvcError("payload_too_large", `request body of ${declared} bytes exceeds the ${max}-byte limit`));
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > max) {
+        req.destroy();
+        reject(new SvcError("payload_too_large", `request body exceeds the ${max}-byte limit`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}

@@ -1,0 +1,127 @@
+/**
+ * Typed errors, end to end. A code is a stable string (SPEC.md's reason strings plus ours);
+ * the HTTP status for each code lives in one table, {@link httpStatusFor}.
+ */
+const BRAND = Symbol.for("svc.error");
+
+export type SvcErrorCode =
+  // generic
+  | "invalid_input"
+  | "usage"
+  | "not_found"
+  | "conflict"
+  | "unauthorized"
+  | "forbidden"
+  | "payload_too_large"
+  | "not_implemented"
+  | "unavailable"
+  | "internal"
+  | "config_invalid"
+  | "daemon_not_running"
+  | "daemon_running"
+  | "plugin_load_failed"
+  // challenge verification (SPEC.md Errors)
+  | "challenge_failed"
+  | "timeout"
+  | "non_https"
+  | "ssrf_blocked"
+  | "non_2xx"
+  // SSRF gate
+  | "private_target"
+  | "redirect"
+  | "connect"
+  // outbox dead reasons
+  | "delivered_rejected"
+  | "sentinel_expired"
+  | "sentinel_removed"
+  | "age_out";
+
+export interface SvcErrorDetail {
+  path: string;
+  message: string;
+}
+
+export interface SvcErrorOptions {
+  details?: SvcErrorDetail[] | Record<string, unknown>;
+  cause?: unknown;
+}
+
+export class SvcError extends Error {
+  readonly code: SvcErrorCode;
+  readonly details?: SvcErrorDetail[] | Record<string, unknown>;
+
+  constructor(code: SvcErrorCode, message: string, options: SvcErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "SvcError";
+    this.code = code;
+    if (options.details !== undefined) this.details = options.details;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /** Recognises an SvcError even when it comes from another copy of this package. */
+  static is(value: unknown): value is SvcError {
+    return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
+  }
+
+  toJSON(): { code: string; message: string; details?: unknown } {
+    return { code: this.code, message: this.message, ...(this.details ? { details: this.details } : {}) };
+  }
+}
+
+/** The one table from error code to HTTP status. The README reproduces it. */
+export const HTTP_STATUS: Readonly<Record<SvcErrorCode, number>> = {
+  invalid_input: 400,
+  usage: 400,
+  config_invalid: 400,
+  challenge_failed: 422,
+  non_https: 422,
+  ssrf_blocked: 422,
+  private_target: 422,
+  redirect: 422,
+  non_2xx: 422,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  conflict: 409,
+  payload_too_large: 413,
+  delivered_rejected: 422,
+  sentinel_expired: 410,
+  sentinel_removed: 410,
+  age_out: 410,
+  internal: 500,
+  plugin_load_failed: 500,
+  not_implemented: 501,
+  timeout: 504,
+  connect: 502,
+  unavailable: 503,
+  daemon_not_running: 503,
+  daemon_running: 409,
+};
+
+export function httpStatusFor(code: string): number {
+  return (HTTP_STATUS as Record<string, number>)[code] ?? 500;
+}
+
+/** Converts zod issues into `{path, message}` details (dotted paths, `[i]` for indexes). */
+export function issuesToDetails(
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+  prefix = "",
+): SvcErrorDetail[] {
+  return issues.map((issue) => ({ path: formatPath(prefix, issue.path), message: issue.message }));
+}
+
+export function formatPath(prefix: string, path: ReadonlyArray<PropertyKey>): string {
+  let out = prefix;
+  for (const seg of path) {
+    if (typeof seg === "number") out += `[${seg}]`;
+    else out += out ? `.${String(seg)}` : String(seg);
+  }
+  return out || "(root)";
+}
+
+/** Wraps anything thrown into an SvcError without leaking unknown internals into messages. */
+export function toSvcError(err: unknown): SvcError {
+  if (SvcError.is(err)) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new SvcError("internal", message, { cause: err });
+}

@@ -1,0 +1,58 @@
+import type { z } from "zod";
+import type { PluginContext, SentinelView } from "./context.js";
+import type { SvcEvent } from "./events.js";
+
+export interface TargetCreateMeta {
+  sentinelId: string;
+  /** Who asked (e.g. `token:boot`, `loopback`); part of the challenge cache key. */
+  principal: string;
+}
+
+export interface TargetDelivery {
+  sentinel: SentinelView;
+  event: SvcEvent;
+}
+
+/**
+ * - `now`: the event is handled; the engine marks it seen.
+ * - `deferred`: the event is durably accepted (e.g. an outbox row is fsynced); the target calls
+ *   `sentinels.markSeen` when its delivery reaches a terminal state.
+ */
+export interface TargetAck {
+  ack: "now" | "deferred";
+}
+
+/** A running target: consumes matched events. */
+export interface TargetInstance {
+  /** Validates the creation input of this kind (the `target` object of a SentinelSpec). */
+  readonly inputSchema: z.ZodType;
+  /**
+   * Called once at creation, before anything is stored: verify, move secrets aside.
+   * Returns the target as it is stored in the sentinel record. Throw an SvcError to refuse.
+   */
+  create(input: Record<string, unknown>, meta: TargetCreateMeta): Promise<Record<string, unknown>>;
+  /** The public projection of a stored target (listings, get views): never a secret. */
+  project(stored: Record<string, unknown>): Record<string, unknown>;
+  /** Durably accepts a matched event. */
+  deliver(delivery: TargetDelivery): Promise<TargetAck>;
+  /** The sentinel was removed. */
+  removed?(sentinel: SentinelView): Promise<void>;
+  /** The sentinel expired. */
+  expired?(sentinel: SentinelView): Promise<void>;
+  /** Extra status for `svc sentinel status` (e.g. outbox rows). */
+  status?(sentinel: SentinelView): Promise<Record<string, unknown>>;
+  start?(): Promise<void>;
+  stop?(): Promise<void>;
+}
+
+export interface TargetPlugin {
+  readonly type: "target";
+  readonly kind: string;
+  readonly description?: string;
+  setup(ctx: PluginContext): TargetInstance | Promise<TargetInstance>;
+}
+
+/** Declares a target plugin. Default-export the result from the manifest's `entry`. */
+export function defineTarget(def: Omit<TargetPlugin, "type">): TargetPlugin {
+  return Object.freeze({ ...def, type: "target" as const });
+}

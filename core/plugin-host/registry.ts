@@ -1,0 +1,114 @@
+/**
+ * The registry of loaded plugins, keyed by (type, kind). A later plugin of the same key replaces
+ * the earlier one; each replacement is recorded in {@link PluginRegistry.shadowed}.
+ */
+import type { AnyPlugin } from "../plugin-api/index.js";
+import type { AdapterInstance } from "../plugin-api/adapter.js";
+import type { ProviderInstance } from "../plugin-api/provider.js";
+import type { TargetInstance } from "../plugin-api/target.js";
+import { SvcError } from "../errors.js";
+
+export type PluginType = AnyPlugin["type"];
+
+export interface PluginSource {
+  /** Package id as listed in `adapters` (or `svc` for built-ins). */
+  package: string;
+  builtin: boolean;
+  /** Where the package resolved: `builtin`, `install` (the tool's install location) or `cwd`. */
+  resolvedFrom: "builtin" | "install" | "cwd";
+  /** The package's root directory. */
+  dir: string;
+  version?: string;
+}
+
+export interface LoadedPlugin {
+  type: PluginType;
+  kind: string;
+  description?: string;
+  definition: AnyPlugin;
+  source: PluginSource;
+}
+
+export interface ShadowRecord {
+  type: PluginType;
+  kind: string;
+  winner: PluginSource;
+  loser: PluginSource;
+}
+
+export interface LoadFailure {
+  package: string;
+  phase: "resolve" | "manifest" | "validate" | "host-range" | "import" | "shape" | "setup";
+  error: string;
+}
+
+type InstanceOf<T extends PluginType> = T extends "provider" ? ProviderInstance : T extends "target" ? TargetInstance : AdapterInstance;
+
+const key = (type: string, kind: string) => `${type}:${kind}`;
+
+export class PluginRegistry {
+  private readonly plugins = new Map<string, LoadedPlugin>();
+  private readonly instances = new Map<string, Promise<unknown>>();
+  readonly shadowed: ShadowRecord[] = [];
+  readonly failures: LoadFailure[] = [];
+
+  add(plugin: LoadedPlugin): void {
+    const k = key(plugin.type, plugin.kind);
+    const prior = this.plugins.get(k);
+    if (prior) this.shadowed.push({ type: plugin.type, kind: plugin.kind, winner: plugin.source, loser: prior.source });
+    this.plugins.set(k, plugin);
+  }
+
+  fail(failure: LoadFailure): void {
+    this.failures.push(failure);
+  }
+
+  get(type: PluginType, kind: string): LoadedPlugin | undefined {
+    return this.plugins.get(key(type, kind));
+  }
+
+  list(type?: PluginType): LoadedPlugin[] {
+    return [...this.plugins.values()].filter((p) => !type || p.type === type);
+  }
+
+  kinds(type: PluginType): string[] {
+    return this.list(type).map((p) => p.kind);
+  }
+
+  /**
+   * The set-up instance of a plugin (setup runs once, on first use, with the context the host
+   * makes). Throws `not_found` naming the loaded kinds when there is no such plugin.
+   */
+  instance<T extends PluginType>(
+    type: T,
+    kind: string,
+    setup: (plugin: LoadedPlugin) => Promise<unknown>,
+  ): Promise<InstanceOf<T>> {
+    const k = key(type, kind);
+    let inst = this.instances.get(k);
+    if (!inst) {
+      const plugin = this.plugins.get(k);
+      if (!plugin) {
+        const loaded = this.kinds(type);
+        return Promise.reject(
+          new SvcError("not_found", `no ${type} plugin of kind "${kind}"; loaded ${type} kinds: ${loaded.join(", ") || "(none)"}`),
+        );
+      }
+      inst = setup(plugin);
+      this.instances.set(k, inst);
+      inst.catch(() => this.instances.delete(k));
+    }
+    return inst as Promise<InstanceOf<T>>;
+  }
+
+  /** Instances already set up, for orderly shutdown. */
+  async setUpInstances(): Promise<Array<{ type: PluginType; kind: string; instance: unknown }>> {
+    const out: Array<{ type: PluginType; kind: string; instance: unknown }> = [];
+    for (const [k, p] of this.instances) {
+      const [type, kind] = k.split(/:(.*)/s) as [PluginType, string];
+      const instance = await p.catch(() => undefined);
+      if (instance) out.push({ type, kind, instance });
+    }
+    return out;
+  }
+}

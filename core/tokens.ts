@@ -1,0 +1,41 @@
+/**
+ * Typed injection tokens. A token carries the type of what it resolves to, so
+ * `resolve(container, CLOCK)` is a `Clock` without casts at the call site.
+ */
+import type { DependencyContainer } from "tsyringe";
+import type { Clock, Random, Sleep } from "./runtime/clock.js";
+import type { Logger } from "./runtime/logger.js";
+import type { ConfigService } from "./config/config-service.js";
+import type { PluginRegistry } from "./plugin-host/registry.js";
+import type { CredentialStore } from "./plugin-api/context.js";
+import type { RouteTable } from "./daemon/route-table.js";
+import type { ToolTable } from "./daemon/tool-table.js";
+import type { DaemonEventBus } from "./daemon/event-bus.js";
+
+export type Token<T> = symbol & { readonly __type?: T };
+
+export function token<T>(name: string): Token<T> {
+  return Symbol.for(`svc.token.${name}`) as Token<T>;
+}
+
+export function resolve<T>(container: DependencyContainer, tok: Token<T>): T {
+  return container.resolve<T>(tok);
+}
+
+/** `$SVC_HOME`, absolute. */
+export const HOME = token<string>("home");
+/** The process environment the services read (a copy in tests). */
+export const ENV = token<NodeJS.ProcessEnv>("env");
+export const CLOCK = token<Clock>("clock");
+export const RANDOM = token<Random>("random");
+export const SLEEP = token<Sleep>("sleep");
+export const LOGGER = token<Logger>("logger");
+export const CONFIG = token<ConfigService>("config");
+export const PLUGINS = token<PluginRegistry>("plugins");
+export const CREDENTIALS = token<CredentialStore>("credentials");
+export const ROUTES = token<RouteTable>("routes");
+export const TOOLS = token<ToolTable>("tools");
+export const DAEMON_EVENTS = token<DaemonEventBus>("daemon-events");
+export const SERVICES = token<import("./runtime/service-directory.js").ServiceDirectory>("services");
+/** Flags given to the verb (`svc serve --port …`), the top of the precedence order. */
+export const FLAGS = token<import("./config/resolve.js").ConfigFlags>("flags");

@@ -1,0 +1,125 @@
+/**
+ * Real-process helpers: a temporary SVC_HOME, the compiled CLI as a child process, and the
+ * daemon as a child process found through its runtime.json.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { CLI_PATH } from "./paths.js";
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function makeTempHome(prefix = "svc-test-"): Promise<{ home: string; cleanup(): Promise<void> }> {
+  const home = await mkdtemp(join(tmpdir(), prefix));
+  return { home, cleanup: () => rm(home, { recursive: true, force: true }) };
+}
+
+/** Environment for a child: no inherited SVC_* or colour variables unless given. */
+export function childEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (k.startsWith("SVC_") || k === "NO_COLOR" || k === "FORCE_COLOR" || k.startsWith("VITEST") || k === "EXT_JUDGE_API_KEY") continue;
+    env[k] = v;
+  }
+  return { ...env, SVC_HOME: home, NO_COLOR: "1", ...extra };
+}
+
+export function runCli(
+  args: string[],
+  opts: { home: string; env?: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI_PATH, ...args], {
+      cwd: opts.cwd,
+      env: childEnv(opts.home, opts.env),
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d) => (stdout += d));
+    child.stderr.on("data", (d) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`svc ${args.join(" ")} timed out\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, opts.timeoutMs ?? 30_000);
+    child.on("error", reject);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code: code ?? -1, stdout, stderr });
+    });
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+export interface DaemonProcess {
+  child: ChildProcess;
+  home: string;
+  port: number;
+  baseUrl: string;
+  /** The per-boot token from runtime.json. */
+  token: string;
+  logs(): string;
+  /** SIGTERM and wait for exit; resolves with the exit code. */
+  stop(): Promise<number | null>;
+  /** SIGKILL and wait for exit. */
+  kill9(): Promise<void>;
+  /** fetch against the daemon with the per-boot token unless `auth: false`. */
+  fetch(path: string, init?: RequestInit & { auth?: boolean }): Promise<Response>;
+}
+
+/** Starts `svc serve --port 0` on `home` and waits for its runtime.json. */
+export async function startDaemonProcess(opts: { home: string; env?: NodeJS.ProcessEnv; args?: string[]; timeoutMs?: number }): Promise<DaemonProcess> {
+  const child = spawn(process.execPath, [CLI_PATH, "serve", "--port", "0", ...(opts.args ?? [])], {
+    env: childEnv(opts.home, opts.env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let logs = "";
+  child.stdout!.on("data", (d) => (logs += d));
+  child.stderr!.on("data", (d) => (logs += d));
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  let info: { pid: number; port: number; token: string } | undefined;
+  while (!info) {
+    if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode} before listening:\n${logs}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`daemon did not start in time:\n${logs}`);
+    }
+    try {
+      const parsed = JSON.parse(await readFile(join(opts.home, "runtime.json"), "utf8"));
+      if (parsed.pid === child.pid) info = parsed;
+    } catch {
+      /* not yet */
+    }
+    if (!info) await new Promise((r) => setTimeout(r, 25));
+  }
+  const baseUrl = `http://127.0.0.1:${info.port}`;
+  const token = info.token;
+  return {
+    child,
+    home: opts.home,
+    port: info.port,
+    baseUrl,
+    token,
+    logs: () => logs,
+    stop: async () => {
+      if (child.exitCode === null) child.kill("SIGTERM");
+      return exited;
+    },
+    kill9: async () => {
+      if (child.exitCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+    fetch: (path, init = {}) => {
+      const { auth = true, ...rest } = init;
+      const headers = new Headers(rest.headers);
+      if (auth && !headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
+      return fetch(baseUrl + path, { ...rest, headers });
+    },
+  };
+}
