@@ -1,0 +1,62 @@
+/**
+ * The sentinel management API: what the REST routes, the CLI (through REST), the MCP tools and
+ * target plugins (rotation) use. The engine implements it; it is offered to plugins as the host
+ * service "sentinels" (the {@link SentinelIngress} part) and to core modules through the
+ * SENTINELS token.
+ */
+import type { SentinelIngress, SentinelView } from "../plugin-api/context.js";
+import type { ProviderReadiness } from "../plugin-api/provider.js";
+
+/** A stored sentinel record (one entry of sentinels.json). */
+export interface SentinelRecord extends SentinelView {
+  status: "active" | "expired";
+  updatedAt: number;
+  /** Events delivered so far (for `until: count`). */
+  deliveredCount: number;
+  /** Why and when it ended, once expired. */
+  endedAt?: number;
+  endedReason?: "at" | "count" | "subject_terminal";
+}
+
+/** A sentinel as listings and get views show it: the target in its public projection. */
+export interface SentinelProjection {
+  id: string;
+  status: SentinelRecord["status"];
+  createdAt: number;
+  updatedAt: number;
+  deliveredCount: number;
+  endedAt?: number;
+  endedReason?: string;
+  spec: Omit<SentinelView["spec"], "target"> & { target: Record<string, unknown> };
+}
+
+export interface SentinelStatus extends SentinelProjection {
+  /** Target-specific status, e.g. the webhook outbox rows with their delivery state. */
+  target?: Record<string, unknown>;
+}
+
+export interface ProviderReport {
+  kind: string;
+  description?: string;
+  readiness: ProviderReadiness;
+}
+
+export interface SentinelService extends SentinelIngress {
+  /** Validates, lets the target verify (challenge), stores; returns the projection. */
+  create(spec: unknown, principal: string): Promise<SentinelProjection>;
+  list(): Promise<SentinelProjection[]>;
+  /** Throws `not_found`. */
+  get(id: string): SentinelView | undefined;
+  project(id: string): Promise<SentinelProjection>;
+  status(id: string): Promise<SentinelStatus>;
+  /** Stops and removes; throws `not_found`. */
+  remove(id: string): Promise<void>;
+  pollNow(): Promise<{ polled: string[] }>;
+  providers(): Promise<ProviderReport[]>;
+  setupProvider(kind: string, input: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /**
+   * Replaces the stored target of a sentinel (under the store's lock), for target plugins that
+   * change it after creation (webhook secret rotation). `mutate` returns the new stored target.
+   */
+  updateStoredTarget(id: string, mutate: (stored: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>): Promise<SentinelView>;
+}
