@@ -37,6 +37,14 @@ export interface SentinelIngress {
   get(sentinelId: string): SentinelView | undefined;
   /** Checks expiry now (delivery dispatch calls this); true when the sentinel is expired or gone. */
   isExpiredNow(sentinelId: string): Promise<boolean>;
+  /**
+   * Replaces the stored target of a sentinel under the store's lock (a target plugin changing
+   * it after creation, e.g. webhook secret rotation). `mutate` returns the new stored target.
+   */
+  updateStoredTarget(
+    sentinelId: string,
+    mutate: (stored: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>,
+  ): Promise<SentinelView>;
 }
 
 export interface IngestResult {

@@ -54,9 +54,4 @@ export interface SentinelService extends SentinelIngress {
   pollNow(): Promise<{ polled: string[] }>;
   providers(): Promise<ProviderReport[]>;
   setupProvider(kind: string, input: Record<string, unknown>): Promise<Record<string, unknown>>;
-  /**
-   * Replaces the stored target of a sentinel (under the store's lock), for target plugins that
-   * change it after creation (webhook secret rotation). `mutate` returns the new stored target.
-   */
-  updateStoredTarget(id: string, mutate: (stored: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>): Promise<SentinelView>;
 }
