@@ -1,4 +1,9 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+
+// Test receivers use a certificate signed by this test CA; Node trusts it through its normal
+// mechanism in every worker and in every daemon process the tests start.
+process.env.NODE_EXTRA_CA_CERTS = fileURLToPath(new URL("./test/fixtures/tls/ca.crt", import.meta.url));
 
 export default defineConfig({
   test: {
