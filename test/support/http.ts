@@ -1,0 +1,27 @@
+import { request } from "node:http";
+
+export interface RawResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  json<T = any>(): T;
+}
+
+/** A plain HTTP/1.1 request with full control of headers (Host, Origin, X-Forwarded-For). */
+export function rawRequest(
+  port: number,
+  opts: { method?: string; path: string; headers?: Record<string, string>; body?: string | Buffer },
+): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: "127.0.0.1", port, method: opts.method ?? "GET", path: opts.path, headers: opts.headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const body = Buffer.concat(chunks).toString("utf8");
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body, json: () => JSON.parse(body) });
+      });
+    });
+    req.on("error", reject);
+    req.end(opts.body);
+  });
+}
