@@ -1,0 +1,38 @@
+/**
+ * Generated README sections live between `<!-- name:start -->` and `<!-- name:end -->` markers.
+ * A docs test compares each with its generator; `npm run docs` (UPDATE_DOCS=1) rewrites them.
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { REPO_ROOT } from "./paths.js";
+
+export const README = join(REPO_ROOT, "README.md");
+
+export function sectionOf(text: string, name: string): string {
+  const start = `<!-- ${name}:start -->\n`;
+  const end = `<!-- ${name}:end -->`;
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`README has no ${name} markers`);
+  return text.slice(i + start.length, j);
+}
+
+export function replaceSection(text: string, name: string, content: string): string {
+  const start = `<!-- ${name}:start -->\n`;
+  const end = `<!-- ${name}:end -->`;
+  const i = text.indexOf(start);
+  const j = text.indexOf(end);
+  if (i < 0 || j < i) throw new Error(`README has no ${name} markers`);
+  return text.slice(0, i + start.length) + content + text.slice(j);
+}
+
+/** Asserts the README section equals `generated`; rewrites it instead when UPDATE_DOCS=1. */
+export async function expectReadmeSection(name: string, generated: string): Promise<void> {
+  const text = await readFile(README, "utf8");
+  if (process.env.UPDATE_DOCS === "1") {
+    await writeFile(README, replaceSection(text, name, generated));
+    return;
+  }
+  expect(sectionOf(text, name), `README section ${name} is out of date: run \`npm run docs\``).toBe(generated);
+}
