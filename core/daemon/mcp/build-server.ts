@@ -1,0 +1,32 @@
+/**
+ * One MCP server over the daemon's TOOLS table. The /mcp route builds one per request
+ * (stateless Streamable HTTP), so each call sees the tools registered at that moment and runs
+ * with the caller's principal.
+ */
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import type { ToolCallContext, ToolDef } from "../../plugin-api/tools.js";
+import { SVC_VERSION } from "../../version.js";
+import { toolFailure, toolSuccess } from "./tool-result.js";
+
+export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallContext): McpServer {
+  const server = new McpServer({ name: "svc", version: SVC_VERSION }, { capabilities: { tools: {} } });
+  for (const tool of tools) {
+    server.registerTool(
+      tool.name,
+      {
+        ...(tool.title ? { title: tool.title } : {}),
+        description: tool.description,
+        inputSchema: tool.inputSchema,
+        annotations: { readOnlyHint: tool.readOnly === true, ...(tool.title ? { title: tool.title } : {}) },
+      },
+      async (input: Record<string, unknown>) => {
+        try {
+          return toolSuccess(await tool.handler(input as never, ctx));
+        } catch (err) {
+          return toolFailure(err);
+        }
+      },
+    );
+  }
+  return server;
+}

@@ -1,0 +1,30 @@
+/**
+ * How a ToolDef's outcome becomes an MCP `CallToolResult`: the value as JSON text (and as
+ * `structuredContent` when it is a plain object); an error as a tool error carrying
+ * `{error: {code, message, details}}`, the same shape as the daemon's HTTP error bodies.
+ */
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import { toSvcError } from "../../errors.js";
+
+export function toolSuccess(value: unknown): CallToolResult {
+  const text = value === undefined ? "null" : JSON.stringify(value, null, 2);
+  const result: CallToolResult = { content: [{ type: "text", text }] };
+  if (isPlainObject(value)) result.structuredContent = value;
+  return result;
+}
+
+export function toolFailure(err: unknown): CallToolResult {
+  const e = toSvcError(err);
+  const error = e.toJSON();
+  return {
+    isError: true,
+    content: [{ type: "text", text: JSON.stringify({ error }, null, 2) }],
+    structuredContent: { error },
+  };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
+}
