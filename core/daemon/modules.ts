@@ -1,5 +1,15 @@
 import { coreRoutesModule } from "./core-routes.js";
+import { pluginHostModule } from "../plugin-host/module.js";
+import { eventsModule } from "./events-module.js";
+import { mcpModule } from "./mcp-module.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
-export const DAEMON_MODULES: DaemonModule[] = [coreRoutesModule];
+export const DAEMON_MODULES: DaemonModule[] = [
+  coreRoutesModule,
+  // plugins load before every module that uses them (after the config module, when there is one)
+  pluginHostModule,
+  // keep last: they serve what the modules above register
+  eventsModule,
+  mcpModule,
+];
