@@ -1,0 +1,136 @@
+/**
+ * The one egress path for outbound HTTPS to webhook callbacks. Every request passes the SSRF
+ * gate (https only, every resolved address validated), then connects through a `lookup` that
+ * returns only the validated addresses (no second DNS lookup, no rebinding window) while the
+ * URL's hostname stays in use for SNI, certificate verification and the `Host` header.
+ * Redirects are never followed; bodies are clamped to {@link MAX_BODY_BYTES}.
+ */
+import type { LookupAddress } from "node:dns";
+import { Agent } from "undici";
+import { SvcError, type Logger } from "../../../core/plugin-api/index.js";
+import { parseAllowSubnets } from "./allow-subnets.js";
+import { mapEgressError } from "./egress-errors.js";
+import { admitTarget, parseHttpsUrl } from "./gate.js";
+import { readClamped } from "./read-clamped.js";
+import { systemResolver, type Resolver } from "./resolver.js";
+
+/** Request and read-response body limit: 256 KiB. */
+export const MAX_BODY_BYTES = 262_144;
+
+export type EgressFailure = "non_https" | "private_target" | "redirect" | "timeout" | "connect";
+
+export interface EgressResponse {
+  status: number;
+  headers: Record<string, string>;
+  /** Clamped to 256 KiB; the rest is discarded. */
+  body: Buffer;
+  /** True when the response body was longer than the clamp. */
+  truncated: boolean;
+}
+
+export interface Egress {
+  /**
+   * POST through the gate. Resolves with any HTTP status (3xx returned as is, never followed);
+   * throws SvcError with code = an {@link EgressFailure} (message names the host only, never the
+   * full URL, a body or a secret), or `payload_too_large` for a request body over 256 KiB.
+   */
+  post(url: string, init: { headers: Record<string, string>; body: Buffer | string; timeoutMs: number }): Promise<EgressResponse>;
+  close(): Promise<void>;
+}
+
+type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
+
+const MAX_REMEMBERED_HOSTS = 1024;
+
+export function createEgress(options: { allowSubnets?: string[]; resolver?: Resolver; logger?: Logger } = {}): Egress {
+  const allow = parseAllowSubnets(options.allowSubnets ?? []);
+  const resolver = options.resolver ?? systemResolver;
+  const validated = new Map<string, LookupAddress[]>();
+
+  const lookup = (hostname: string, opts: unknown, callback: LookupCallback): void => {
+    const { all = false, family = 0 } = typeof opts === "object" && opts !== null ? (opts as { all?: boolean; family?: number }) : { family: Number(opts) || 0 };
+    const answers = (validated.get(hostname.toLowerCase()) ?? []).filter((a) => family === 0 || a.family === family);
+    if (answers.length === 0) {
+      const err: NodeJS.ErrnoException = Object.assign(new Error(`no validated address for ${hostname}`), { code: "ENOTFOUND" });
+      return callback(err, all ? [] : "", 0);
+    }
+    if (all) callback(null, answers);
+    else callback(null, answers[0]!.address, answers[0]!.family);
+  };
+
+  const agent = new Agent({ connect: { lookup: lookup as never, timeout: 60_000 }, keepAliveTimeout: 4_000 });
+
+  const remember = (hostname: string, addresses: LookupAddress[]): void => {
+    validated.delete(hostname);
+    validated.set(hostname, addresses);
+    if (validated.size > MAX_REMEMBERED_HOSTS) validated.delete(validated.keys().next().value!);
+  };
+
+  return {
+    async post(url, init) {
+      const parsed = parseHttpsUrl(url);
+      const host = parsed.host;
+      const body = typeof init.body === "string" ? Buffer.from(init.body, "utf8") : init.body;
+      if (body.length > MAX_BODY_BYTES) {
+        throw new SvcError("payload_too_large", `refused to send ${body.length} bytes to ${host}: the limit is ${MAX_BODY_BYTES} bytes`);
+      }
+      const abort = new AbortController();
+      const timer = setTimeout(() => abort.abort(new SvcError("timeout", `${host} did not answer within ${init.timeoutMs} ms`)), init.timeoutMs);
+      try {
+        const inspection = await raceAbort(admitTarget(parsed, { resolver, allow }), abort.signal);
+        remember(inspection.hostname, inspection.addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
+        const headers = Object.fromEntries(Object.entries(init.headers).filter(([k]) => k.toLowerCase() !== "host"));
+        const res = await agent.request({
+          origin: parsed.origin,
+          path: parsed.pathname + parsed.search,
+          method: "POST",
+          headers,
+          body,
+          signal: abort.signal,
+          headersTimeout: init.timeoutMs,
+          bodyTimeout: init.timeoutMs,
+        });
+        const responseHeaders = flattenHeaders(res.headers);
+        if (res.statusCode >= 300 && res.statusCode < 400 && responseHeaders.location !== undefined && !isHttpsLocation(responseHeaders.location, parsed)) {
+          res.body.destroy();
+          throw new SvcError("redirect", `${host} answered ${res.statusCode} redirecting to a non-https location; redirects are never followed`);
+        }
+        const { bytes, truncated } = await readClamped(res.body, MAX_BODY_BYTES);
+        options.logger?.debug("egress response", { host, status: res.statusCode, truncated });
+        return { status: res.statusCode, headers: responseHeaders, body: bytes, truncated };
+      } catch (err) {
+        const mapped = mapEgressError(err, host, abort.signal);
+        options.logger?.debug("egress failure", { host, code: mapped.code });
+        throw mapped;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async close() {
+      await agent.close();
+    },
+  };
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+function isHttpsLocation(location: string, base: URL): boolean {
+  try {
+    return new URL(location, base).protocol === "https:";
+  } catch {
+    return false;
+  }
+}
+
+function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
+}

@@ -1,0 +1,87 @@
+/**
+ * The SSRF gate's decision, without sending anything: https only, every resolved address
+ * classified, any blocked answer blocks the target unless `webhooks.allowSubnets` exempts it.
+ * Used by the egress client before every request and by `svc webhooks check`.
+ */
+import { isIP } from "node:net";
+import { SvcError } from "../../../core/plugin-api/index.js";
+import type { AllowSubnets } from "./allow-subnets.js";
+import { classifyAddress, type AddressClass } from "./classify.js";
+import type { Resolver } from "./resolver.js";
+
+/** One resolved address and the gate's verdict on it. */
+export interface AddressDecision extends AddressClass {
+  allowed: boolean;
+  /** The `webhooks.allowSubnets` entry that exempted a blocked address. */
+  exemptedBy?: string;
+}
+
+export interface TargetInspection {
+  /** The hostname as in the URL, lower-cased, without IPv6 brackets. */
+  hostname: string;
+  port: number;
+  /** `host[:port]` with a non-default port kept: what error messages and logs name. */
+  host: string;
+  addresses: AddressDecision[];
+  allowed: boolean;
+  /** Why the target is blocked (`private_target` or `connect` when nothing resolved). */
+  failure?: "private_target" | "connect";
+  reason: string;
+}
+
+/** Parses a callback URL; anything but a parseable `https:` URL fails `non_https`. */
+export function parseHttpsUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new SvcError("non_https", "the callback URL does not parse; an https:// URL is required");
+  }
+  if (parsed.protocol !== "https:") {
+    throw new SvcError("non_https", `the callback URL for ${parsed.host || "(no host)"} uses ${parsed.protocol.replace(/:$/, "")}; only https is allowed`);
+  }
+  return parsed;
+}
+
+export function hostnameOf(url: URL): string {
+  return url.hostname.replace(/^\[(.*)\]$/, "$1");
+}
+
+/** Resolves (unless the host is an IP literal) and classifies every address. Never throws for a block. */
+export async function inspectTarget(url: URL, deps: { resolver: Resolver; allow: AllowSubnets }): Promise<TargetInspection> {
+  const hostname = hostnameOf(url);
+  const port = url.port === "" ? 443 : Number(url.port);
+  const host = url.host;
+  let answers: string[];
+  if (isIP(hostname)) answers = [hostname];
+  else {
+    try {
+      answers = (await deps.resolver.lookupAll(hostname)).map((a) => a.address);
+    } catch (err) {
+      const code = (err as { code?: string }).code ?? "lookup failed";
+      return { hostname, port, host, addresses: [], allowed: false, failure: "connect", reason: `${host} does not resolve (${code})` };
+    }
+  }
+  if (answers.length === 0) return { hostname, port, host, addresses: [], allowed: false, failure: "connect", reason: `${host} has no A or AAAA answer` };
+  const addresses = answers.map((address): AddressDecision => {
+    const cls = classifyAddress(address);
+    if (!cls.blocked) return { ...cls, allowed: true };
+    const exemptedBy = deps.allow.match(cls);
+    return exemptedBy ? { ...cls, allowed: true, exemptedBy } : { ...cls, allowed: false };
+  });
+  const blocked = addresses.filter((a) => !a.allowed);
+  if (blocked.length === 0) return { hostname, port, host, addresses, allowed: true, reason: "every address is globally reachable or allowed by webhooks.allowSubnets" };
+  const first = blocked[0]!;
+  return { hostname, port, host, addresses, allowed: false, failure: "private_target", reason: `${host} resolves to ${first.address}, ${first.reason}` };
+}
+
+/** Like {@link inspectTarget} but throws `private_target` / `connect` (message names the host only). */
+export async function admitTarget(url: URL, deps: { resolver: Resolver; allow: AllowSubnets }): Promise<TargetInspection> {
+  const inspection = await inspectTarget(url, deps);
+  if (!inspection.allowed) {
+    throw new SvcError(inspection.failure ?? "private_target", `refused to call ${inspection.host}: ${inspection.reason}`, {
+      details: { host: inspection.host, addresses: inspection.addresses.map((a) => ({ address: a.address, allowed: a.allowed, range: a.range?.cidr ?? null })) },
+    });
+  }
+  return inspection;
+}
