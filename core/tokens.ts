@@ -40,3 +40,7 @@ export const SERVICES = token<import("./runtime/service-directory.js").ServiceDi
 /** Flags given to the verb (`svc serve --port …`), the top of the precedence order. */
 export const FLAGS = token<import("./config/resolve.js").ConfigFlags>("flags");
 export const SENTINELS = token<import("./sentinels/service.js").SentinelService>("sentinels");
+/** The session runtime (core/sessions). */
+export const SESSIONS = token<import("./sessions/runtime.js").SessionRuntime>("sessions");
+/** How the session runtime finds adapter plugins (set up through the plugin host). */
+export const SESSION_ADAPTERS = token<import("./sessions/adapter-lookup.js").AdapterLookup>("session-adapters");

@@ -3,6 +3,7 @@ import type { Logger } from "../runtime/logger.js";
 import type { DaemonEventSink, SvcEvent } from "./events.js";
 import type { RouteRegistry } from "./http.js";
 import type { ToolRegistry } from "./tools.js";
+import type { SessionHost } from "./sessions.js";
 
 export type { Clock, Random, Sleep, Logger };
 
@@ -67,6 +68,7 @@ export interface HostServices {
   tools: ToolRegistry;
   credentials: CredentialStore;
   events: DaemonEventSink;
+  sessions: SessionHost;
   [name: string]: unknown;
 }
 

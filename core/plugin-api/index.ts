@@ -20,6 +20,30 @@ export type {
 export { defineProvider, type ProviderPlugin, type ProviderInstance, type ProviderReadiness } from "./provider.js";
 export { defineTarget, type TargetPlugin, type TargetInstance, type TargetAck, type TargetDelivery, type TargetCreateMeta } from "./target.js";
 export { defineAdapter, type AdapterPlugin, type AdapterInstance } from "./adapter.js";
+export type {
+  SessionStartSpec,
+  SessionUpdateSink,
+  SessionAdapterInstance,
+  AdapterSession,
+  TurnOutcome,
+  SpawnAuth,
+  SpawnOptionValue,
+  SessionHost,
+  PromptUrgency,
+  PromptSender,
+  PromptReceipt,
+  ParkedDelivery,
+} from "./sessions.js";
 export { SvcError, type SvcErrorCode } from "../errors.js";
 
 export type AnyPlugin = import("./provider.js").ProviderPlugin | import("./target.js").TargetPlugin | import("./adapter.js").AdapterPlugin;
+
+/**
+ * Durable storage helpers for plugins that keep files under `$SVC_HOME` (atomic, fsynced,
+ * kill -9 safe, cross-process locked), so plugins never hand-roll them.
+ */
+export { writeFileDurable, fsyncDir, type AtomicWriteOptions } from "../storage/atomic-write.js";
+export { readJsonFile, readTextFile, writeJsonFile, updateJsonFile } from "../storage/json-file.js";
+export { withFileLock, type LockOptions } from "../storage/lock.js";
+/** zod, the one the host validates with: use it for a target's `inputSchema` (no zod dependency of your own needed). */
+export { z } from "zod";

@@ -1,0 +1,110 @@
+/**
+ * The session contract between the session runtime (core/sessions) and the adapter plugins that
+ * start sessions (ACP agents, terminal presets, `@svc/adapter-<slug>` packages), plus the
+ * "sessions" host service that targets (the session target) deliver into.
+ */
+import type { AdapterInstance } from "./adapter.js";
+
+export type SpawnOptionValue = boolean | number | string;
+
+/** Billing auth resolved from `defaults.adapters.<slug>.auth`. Never written to a transcript. */
+export interface SpawnAuth {
+  mode?: "subscription" | "api-key";
+  token?: string;
+  apiKey?: string;
+  provider?: string;
+}
+
+/** What the runtime asks an adapter to start (defaults already merged). */
+export interface SessionStartSpec {
+  sessionId: string;
+  /** The adapter slug the caller asked for (e.g. `gemini`, `my-agent`, `terminal`). */
+  adapter: string;
+  /** Absolute working directory. */
+  cwd: string;
+  options: Record<string, SpawnOptionValue>;
+  skills: string[];
+  auth?: SpawnAuth;
+  /** Terminal sessions: the command and extra environment over the daemon's. */
+  argv?: string[];
+  env?: Record<string, string>;
+  name?: string;
+}
+
+/** Where an adapter reports what its session does. Every call counts as adapter activity. */
+export interface SessionUpdateSink {
+  /** One agent update (for ACP: the `sessionUpdate` kind and the update object). */
+  update(kind: string, data?: unknown): void;
+  /** Raw terminal output. */
+  output(stream: "stdout" | "stderr" | "pty", text: string): void;
+  /** The access profile's remaining quota (`window` identifies the quota window). */
+  quota(report: { profile: string; remaining: number; window: string }): void;
+  /** The session's process ended. */
+  exited(info: { code: number | null; signal: string | null; error?: string }): void;
+}
+
+export interface TurnOutcome {
+  /** ACP stop reason: `end_turn`, `cancelled`, `max_tokens`, `refusal`, … */
+  stopReason: string;
+}
+
+/** A started session as the adapter hands it to the runtime. */
+export interface AdapterSession {
+  readonly kind: "agent" | "terminal";
+  readonly pid?: number;
+  /** Public facts for listings (agent name and version, transport, …). Never a secret. */
+  readonly info?: Record<string, unknown>;
+  /** Runs one turn (agents). */
+  prompt?(text: string): Promise<TurnOutcome>;
+  /** Cancels the in-flight turn (agents); the pending `prompt` then resolves `cancelled`. */
+  cancel?(): Promise<void>;
+  /** Writes to the session's input (terminals). */
+  write?(data: string): void;
+  /** Ends the session and its process. */
+  stop(): Promise<void>;
+}
+
+/** An adapter plugin that starts sessions. */
+export interface SessionAdapterInstance extends AdapterInstance {
+  start(spec: SessionStartSpec, sink: SessionUpdateSink): Promise<AdapterSession>;
+  /** A dynamic adapter (ACP) says where its recipe for `slug` comes from, or undefined when it has none. */
+  sourceOf?(slug: string): "config" | "catalog" | undefined;
+}
+
+export type PromptUrgency = "queue" | "steer" | "interrupt";
+
+export interface PromptSender {
+  kind: "human" | "session" | "sentinel" | "system";
+  /** Session id, sentinel id or principal. */
+  id?: string;
+}
+
+export interface PromptReceipt {
+  promptId: string;
+  sessionId: string;
+  /** `started`: ran at once; `queued`/`steered`: waits behind the turn; `interrupted`: cut the turn. */
+  delivery: "started" | "queued" | "steered" | "interrupted";
+  /** The urgency asked for, when policy changed it (e.g. a denied interrupt delivered as steer). */
+  requested?: PromptUrgency;
+  /** Why the urgency changed. */
+  note?: string;
+  position: number;
+}
+
+/** An event kept for a session that has ended (the session target parks instead of dropping). */
+export interface ParkedDelivery {
+  sentinelId: string;
+  eventId: string;
+  text: string;
+  parkedAt: number;
+  reason: string;
+}
+
+/** The host service "sessions": what targets and other plugins may do with live sessions. */
+export interface SessionHost {
+  /** `live`: accepting prompts; `ended`: gone; `unknown`: never existed here. */
+  state(sessionId: string): "live" | "ended" | "unknown";
+  deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency }): Promise<PromptReceipt>;
+  park(sessionId: string, entry: ParkedDelivery): Promise<void>;
+  parked(sessionId: string, sentinelId?: string): Promise<ParkedDelivery[]>;
+}

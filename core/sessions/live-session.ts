@@ -1,0 +1,189 @@
+import type { AdapterSession, PromptReceipt, PromptSender, PromptUrgency, SessionUpdateSink } from "../plugin-api/sessions.js";
+import type { TranscriptWriter } from "./transcript.js";
+import type { AdapterSource, SessionDescriptor, SessionState, TurnResult } from "./types.js";
+
+export interface PendingPrompt {
+  promptId: string;
+  text: string;
+  sender: PromptSender;
+  urgency: PromptUrgency;
+  enqueuedAt: number;
+  staleNotified: boolean;
+}
+
+export interface LiveSessionHooks {
+  now(): number;
+  /** The turn loop and the sink report here (events, watchdog bookkeeping). */
+  onTurnEnded(session: LiveSession, result: TurnResult): void;
+  onExited(session: LiveSession): void;
+  onQuota(session: LiveSession, report: { profile: string; remaining: number; window: string }): void;
+}
+
+type Fixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath">;
+
+/**
+ * One session in the daemon: its adapter handle, its prompt queue and the turn loop, its
+ * transcript(s), and the liveness facts the watchdog reads.
+ */
+export class LiveSession {
+  state: SessionState = "starting";
+  handle?: AdapterSession;
+  turns = 0;
+  lastActivityAt: number;
+  turnStartedAt?: number;
+  /** Output or usage arrived since the current turn's prompt. */
+  turnHadOutput = false;
+  lastTurnEndedAt?: number;
+  lastStopReason?: string;
+  lastTurnErrorMessage?: string;
+  stalledSinceMs?: number;
+  endedAt?: number;
+  exit?: SessionDescriptor["exit"];
+  readonly queue: PendingPrompt[] = [];
+  current?: PendingPrompt;
+  private turnText = "";
+  private readonly waiters = new Map<string, Array<(r: TurnResult) => void>>();
+  readonly results = new Map<string, TurnResult>();
+  readonly quotaWindowsSignalled = new Set<string>();
+
+  constructor(
+    readonly fixed: Fixed,
+    readonly transcript: TranscriptWriter,
+    readonly terminal: TranscriptWriter | undefined,
+    private readonly hooks: LiveSessionHooks,
+  ) {
+    this.lastActivityAt = fixed.createdAt;
+  }
+
+  get id(): string {
+    return this.fixed.id;
+  }
+
+  get live(): boolean {
+    return this.state !== "ended";
+  }
+
+  /** The sink handed to the adapter. */
+  sink(): SessionUpdateSink {
+    return {
+      update: (kind, data) => {
+        this.activity(true);
+        if (kind === "agent_message_chunk") {
+          const content = (data as { content?: { type?: string; text?: string } } | undefined)?.content;
+          if (content?.type === "text" && typeof content.text === "string") this.turnText += content.text;
+        }
+        this.transcript.append("update", { kind, update: data });
+      },
+      output: (stream, text) => {
+        this.activity(true);
+        (this.terminal ?? this.transcript).append("output", { stream, text });
+      },
+      quota: (report) => {
+        this.activity(true);
+        this.transcript.append("quota", report);
+        this.hooks.onQuota(this, report);
+      },
+      exited: (info) => {
+        if (this.state === "ended") return;
+        this.state = "ended";
+        this.endedAt = this.hooks.now();
+        this.exit = info;
+        this.transcript.append("session.ended", info);
+        this.failPending(info.error ?? `the session's process exited (code ${info.code}, signal ${info.signal})`);
+        this.hooks.onExited(this);
+      },
+    };
+  }
+
+  private activity(output: boolean): void {
+    this.lastActivityAt = this.hooks.now();
+    if (output) this.turnHadOutput = true;
+    this.stalledSinceMs = undefined;
+  }
+
+  /** Queues or runs a prompt. The runtime has already applied the policy to `urgency`. */
+  enqueue(p: PendingPrompt, requested?: PromptUrgency, note?: string): PromptReceipt {
+    const busy = this.state === "busy" || this.state === "starting" || this.queue.length > 0;
+    let delivery: PromptReceipt["delivery"];
+    if (!busy) {
+      this.queue.push(p);
+      delivery = "started";
+    } else if (p.urgency === "queue") {
+      this.queue.push(p);
+      delivery = "queued";
+    } else {
+      const firstNormal = this.queue.findIndex((q) => q.urgency === "queue");
+      this.queue.splice(firstNormal === -1 ? this.queue.length : firstNormal, 0, p);
+      delivery = p.urgency === "interrupt" && this.state === "busy" ? "interrupted" : "steered";
+    }
+    this.transcript.append("prompt.received", { promptId: p.promptId, sender: p.sender, urgency: p.urgency, delivery, ...(requested ? { requested, note } : {}) });
+    if (delivery === "interrupted") void this.handle?.cancel?.();
+    const position = this.queue.indexOf(p);
+    queueMicrotask(() => this.pump());
+    return { promptId: p.promptId, sessionId: this.id, delivery, position, ...(requested ? { requested, note } : {}) };
+  }
+
+  /** Resolves when the prompt's turn has ended (or the session ended first). */
+  waitFor(promptId: string): Promise<TurnResult> {
+    const done = this.results.get(promptId);
+    if (done) return Promise.resolve(done);
+    return new Promise((resolve) => {
+      const list = this.waiters.get(promptId) ?? [];
+      list.push(resolve);
+      this.waiters.set(promptId, list);
+    });
+  }
+
+  /** Starts the next turn when the session is idle. */
+  pump(): void {
+    if (this.state !== "idle" || !this.handle?.prompt) return;
+    const next = this.queue.shift();
+    if (!next) return;
+    void this.runTurn(next);
+  }
+
+  private async runTurn(p: PendingPrompt): Promise<void> {
+    this.state = "busy";
+    this.current = p;
+    this.turnText = "";
+    this.turnHadOutput = false;
+    this.turnStartedAt = this.hooks.now();
+    this.lastActivityAt = this.turnStartedAt;
+    this.stalledSinceMs = undefined;
+    this.lastTurnErrorMessage = undefined;
+    this.transcript.append("prompt", { promptId: p.promptId, sender: p.sender, text: p.text });
+    let result: TurnResult;
+    try {
+      const outcome = await this.handle!.prompt!(p.text);
+      result = { promptId: p.promptId, stopReason: outcome.stopReason, text: this.turnText };
+    } catch (err) {
+      const message = (err as Error)?.message ?? String(err);
+      result = { promptId: p.promptId, stopReason: "error", text: this.turnText, error: message };
+      this.lastTurnErrorMessage = message;
+    }
+    this.turns++;
+    this.current = undefined;
+    this.lastTurnEndedAt = this.hooks.now();
+    this.lastStopReason = result.stopReason;
+    this.stalledSinceMs = undefined;
+    this.transcript.append(result.error ? "turn.failed" : "turn.ended", result);
+    if (this.state === "busy") this.state = "idle";
+    this.settle(result);
+    this.hooks.onTurnEnded(this, result);
+    this.pump();
+  }
+
+  private settle(result: TurnResult): void {
+    this.results.set(result.promptId, result);
+    if (this.results.size > 200) this.results.delete(this.results.keys().next().value!);
+    for (const w of this.waiters.get(result.promptId) ?? []) w(result);
+    this.waiters.delete(result.promptId);
+  }
+
+  private failPending(message: string): void {
+    for (const p of this.queue.splice(0)) this.settle({ promptId: p.promptId, stopReason: "error", text: "", error: message });
+    for (const [promptId] of this.waiters) {
+      if (promptId !== this.current?.promptId) this.settle({ promptId, stopReason: "error", text: "", error: message });
+    }
+  }
+}

@@ -1,0 +1,263 @@
+import { stat } from "node:fs/promises";
+import { isAbsolute } from "node:path";
+import { inject, injectable } from "tsyringe";
+import type { ConfigService } from "../config/config-service.js";
+import { messagingPolicy, resolveSpawnDefaults, roleForDepth } from "../config/spawn-defaults.js";
+import type { DaemonEventBus } from "../daemon/event-bus.js";
+import { SvcError } from "../errors.js";
+import type { ParkedDelivery, PromptReceipt, PromptSender, PromptUrgency, SessionHost, SpawnAuth } from "../plugin-api/sessions.js";
+import type { Clock, Random } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
+import { updateJsonFile, readJsonFile } from "../storage/json-file.js";
+import { CLOCK, CONFIG, DAEMON_EVENTS, HOME, LOGGER, RANDOM, SESSION_ADAPTERS } from "../tokens.js";
+import { resolveAdapter, type AdapterLookup } from "./adapter-lookup.js";
+import { isSessionId, resolveEventsDir, sessionFiles } from "./events-dir.js";
+import { LiveSession, type LiveSessionHooks } from "./live-session.js";
+import { describeSession } from "./describe.js";
+import { TranscriptWriter } from "./transcript.js";
+import type { SessionDescriptor, StartRequest, TurnResult } from "./types.js";
+import { checkStall, stalePrompts } from "./watchdog.js";
+
+/**
+ * The session runtime: starts sessions through adapter plugins (defaults merged), runs their
+ * prompt queues, writes transcripts, and watches liveness. Offered to plugins as the host
+ * service "sessions" ({@link SessionHost}).
+ */
+@injectable()
+export class SessionRuntime implements SessionHost {
+  readonly eventsDir: string;
+  private readonly sessions = new Map<string, LiveSession>();
+  private readonly hooks: LiveSessionHooks;
+
+  constructor(
+    @inject(HOME) home: string,
+    @inject(CONFIG) private readonly config: ConfigService,
+    @inject(CLOCK) private readonly clock: Clock,
+    @inject(RANDOM) private readonly random: Random,
+    @inject(LOGGER) private readonly logger: Logger,
+    @inject(DAEMON_EVENTS) private readonly events: DaemonEventBus,
+    @inject(SESSION_ADAPTERS) private readonly adapters: AdapterLookup,
+  ) {
+    this.eventsDir = resolveEventsDir(home, this.cfg().sessions?.eventsDir);
+    this.hooks = {
+      now: () => this.clock.now(),
+      onTurnEnded: (s, r) => this.events.emit("session:turn-ended", { sessionId: s.id, promptId: r.promptId, stopReason: r.stopReason, ...(r.error ? { error: r.error } : {}) }),
+      onExited: (s) => {
+        this.events.emit("session:ended", { sessionId: s.id, exit: s.exit });
+        void s.transcript.close();
+        void s.terminal?.close();
+      },
+      onQuota: (s, q) => this.onQuota(s, q),
+    };
+  }
+
+  private cfg() {
+    return this.config.current().effective;
+  }
+
+  async start(req: StartRequest): Promise<{ descriptor: SessionDescriptor; result?: PromptReceipt }> {
+    if (typeof req.adapter !== "string" || req.adapter === "") throw new SvcError("invalid_input", "adapter is required: an adapter slug such as `gemini`, an acpAgents key, or `terminal`");
+    const cwd = req.cwd ?? process.cwd();
+    if (!isAbsolute(cwd)) throw new SvcError("invalid_input", `cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
+    if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) throw new SvcError("invalid_input", `cwd ${cwd} is not a directory`);
+    const parent = req.parentId ? this.sessions.get(req.parentId) : undefined;
+    if (req.parentId && !parent) throw new SvcError("not_found", `parent session ${req.parentId} does not exist`);
+    const { instance, source } = await resolveAdapter(this.adapters, req.adapter);
+    const merged = resolveSpawnDefaults(this.cfg(), req.adapter, { options: req.options, skills: req.skills });
+    const id = `ses_${this.random.ulid()}`;
+    const files = sessionFiles(this.eventsDir, id);
+    const kind = source === "terminal" ? "terminal" : "agent";
+    const depth = parent ? parent.fixed.depth + 1 : 0;
+    const now = this.clock.now();
+    const session = new LiveSession(
+      {
+        id,
+        adapter: req.adapter,
+        source,
+        kind,
+        label: req.label,
+        name: req.name,
+        cwd,
+        parentId: parent?.id,
+        depth,
+        role: roleForDepth(this.cfg(), depth),
+        createdAt: now,
+        options: merged.options,
+        skills: merged.skills,
+        auth: redactAuth(merged.auth),
+        eventsPath: files.events,
+        terminalPath: kind === "terminal" ? files.terminal : undefined,
+      },
+      new TranscriptWriter(files.events, () => this.clock.now()),
+      kind === "terminal" ? new TranscriptWriter(files.terminal, () => this.clock.now()) : undefined,
+      this.hooks,
+    );
+    this.sessions.set(id, session);
+    session.transcript.append("session.starting", { adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth });
+    try {
+      session.handle = await instance.start(
+        { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: req.env, name: req.name },
+        session.sink(),
+      );
+    } catch (err) {
+      session.sink().exited({ code: null, signal: null, error: (err as Error).message });
+      throw err;
+    }
+    if (session.state === "starting") session.state = "idle";
+    session.transcript.append("session.started", { pid: session.handle.pid, info: session.handle.info });
+    this.events.emit("session:started", { sessionId: id, adapter: req.adapter, source, kind });
+    this.logger.info("session started", { sessionId: id, adapter: req.adapter, source, pid: session.handle.pid });
+    const result = req.prompt ? this.prompt(id, req.prompt, { sender: { kind: "human" }, urgency: "queue" }) : undefined;
+    session.pump();
+    return { descriptor: this.describe(session), result };
+  }
+
+  /** Queues, steers or interrupts; the caller has applied the messaging policy to `urgency`. */
+  prompt(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string }): PromptReceipt {
+    const s = this.live(sessionId);
+    if (!s.handle?.prompt && s.fixed.kind === "agent" && s.state !== "starting") throw new SvcError("invalid_input", `session ${sessionId} does not take prompts`);
+    if (s.fixed.kind === "terminal") {
+      if (!s.handle?.write) throw new SvcError("invalid_input", `terminal session ${sessionId} has no input`);
+      s.handle.write(text.endsWith("\n") ? text : text + "\n");
+      s.transcript.append("input", { sender: opts.sender, bytes: Buffer.byteLength(text) });
+      return { promptId: `prm_${this.random.ulid()}`, sessionId, delivery: "started", position: 0 };
+    }
+    if (typeof text !== "string" || text.trim() === "") throw new SvcError("invalid_input", "prompt text must be a non-empty string");
+    const pending = { promptId: `prm_${this.random.ulid()}`, text, sender: opts.sender, urgency: opts.urgency, enqueuedAt: this.clock.now(), staleNotified: false };
+    return s.enqueue(pending, opts.requested, opts.note);
+  }
+
+  /** SessionHost: a delivery from a non-human sender, under `defaults.messaging.agentInterrupt`. */
+  async deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency }): Promise<PromptReceipt> {
+    return this.prompt(sessionId, text, this.applyInterruptPolicy(opts.sender, opts.urgency));
+  }
+
+  /** Human senders keep interrupt; others are cut back to steer when `agentInterrupt` is `deny`. */
+  applyInterruptPolicy(sender: PromptSender, urgency: PromptUrgency): { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string } {
+    if (urgency !== "interrupt" || sender.kind === "human") return { sender, urgency };
+    if (messagingPolicy(this.cfg()).agentInterrupt === "allow") return { sender, urgency };
+    return { sender, urgency: "steer", requested: "interrupt", note: "interrupt denied by defaults.messaging.agentInterrupt (deny): delivered as steer" };
+  }
+
+  waitFor(sessionId: string, promptId: string): Promise<TurnResult> {
+    return this.get(sessionId).waitFor(promptId);
+  }
+
+  async stop(sessionId: string): Promise<SessionDescriptor> {
+    const s = this.get(sessionId);
+    if (s.live) {
+      s.transcript.append("session.stopping", {});
+      await s.handle?.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId, error: err.message }));
+      s.sink().exited({ code: s.exit?.code ?? null, signal: s.exit?.signal ?? "SIGTERM", error: "stopped" });
+    }
+    return this.describe(s);
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all([...this.sessions.values()].filter((s) => s.live).map((s) => this.stop(s.id)));
+  }
+
+  state(sessionId: string): "live" | "ended" | "unknown" {
+    const s = this.sessions.get(sessionId);
+    return !s ? "unknown" : s.live ? "live" : "ended";
+  }
+
+  get(sessionId: string): LiveSession {
+    const s = this.sessions.get(sessionId);
+    if (!s) throw new SvcError("not_found", `no session ${sessionId} in this daemon; list them with \`svc sessions list\``);
+    return s;
+  }
+
+  private live(sessionId: string): LiveSession {
+    const s = this.get(sessionId);
+    if (!s.live) throw new SvcError("conflict", `session ${sessionId} has ended`);
+    return s;
+  }
+
+  describe(s: LiveSession): SessionDescriptor {
+    const cfg = this.cfg();
+    return describeSession(s, this.clock.now(), {
+      attentionDelayMs: (cfg.sessions?.attentionDelaySec ?? 60) * 1000,
+      staleMs: messagingPolicy(cfg).pendingPromptStaleMinutes * 60_000,
+    });
+  }
+
+  list(): SessionDescriptor[] {
+    return [...this.sessions.values()].map((s) => this.describe(s));
+  }
+
+  /** Sessions in the same family as `id` (for the messaging policy). */
+  relation(fromId: string, toId: string): "self" | "parent" | "child" | "sibling" | "unrelated" {
+    if (fromId === toId) return "self";
+    const a = this.get(fromId).fixed;
+    const b = this.get(toId).fixed;
+    if (a.parentId === b.id) return "parent";
+    if (b.parentId === a.id) return "child";
+    if (a.parentId === b.parentId) return "sibling";
+    return "unrelated";
+  }
+
+  /** Watchdog and stale-prompt pass; the module calls it on an interval, tests call it with a fake clock. */
+  tick(): void {
+    const cfg = this.cfg();
+    const now = this.clock.now();
+    const threshold = cfg.daemon.turnStallAfterMs;
+    const staleMs = messagingPolicy(cfg).pendingPromptStaleMinutes * 60_000;
+    for (const s of this.sessions.values()) {
+      if (checkStall(s, now, threshold)) {
+        s.transcript.append("session.stalled", { stalledSinceMs: s.stalledSinceMs, lastTurnErrorMessage: s.lastTurnErrorMessage });
+        this.events.emit("session:stalled", { sessionId: s.id, stalledSinceMs: s.stalledSinceMs, ...(s.lastTurnErrorMessage ? { lastTurnErrorMessage: s.lastTurnErrorMessage } : {}) });
+        this.logger.warn("session stalled", { sessionId: s.id, stalledSinceMs: s.stalledSinceMs });
+      }
+      for (const p of stalePrompts(s, now, staleMs)) this.notifyStale(s, p);
+    }
+  }
+
+  private notifyStale(s: LiveSession, p: LiveSession["queue"][number]): void {
+    p.staleNotified = true;
+    const data = { sessionId: s.id, promptId: p.promptId, sender: p.sender, enqueuedAt: p.enqueuedAt };
+    s.transcript.append("prompt.stale", data);
+    this.events.emit("session:prompt-stale", data);
+    const sender = p.sender.kind === "session" && p.sender.id ? this.sessions.get(p.sender.id) : undefined;
+    if (sender?.live && sender.fixed.kind === "agent") {
+      const text = `[svc notice] your message ${p.promptId} to session ${s.id} is still queued behind its in-flight turn (since ${new Date(p.enqueuedAt).toISOString()}).`;
+      sender.enqueue({ promptId: `prm_${this.random.ulid()}`, text, sender: { kind: "system" }, urgency: "queue", enqueuedAt: this.clock.now(), staleNotified: true });
+    }
+  }
+
+  private onQuota(s: LiveSession, q: { profile: string; remaining: number; window: string }): void {
+    const at = this.cfg().defaults?.contextContinuity?.handoffAtQuotaRemaining;
+    if (at === undefined || q.remaining > at) return;
+    const key = `${q.profile}\u0000${q.window}`;
+    if (s.quotaWindowsSignalled.has(key)) return;
+    s.quotaWindowsSignalled.add(key);
+    const data = { sessionId: s.id, profile: q.profile, remaining: q.remaining, window: q.window, threshold: at };
+    s.transcript.append("session.handoff-suggested", data);
+    this.events.emit("session:handoff-suggested", data);
+  }
+
+  async park(sessionId: string, entry: ParkedDelivery): Promise<void> {
+    if (!isSessionId(sessionId)) throw new SvcError("invalid_input", `invalid session id ${JSON.stringify(sessionId)}`);
+    await updateJsonFile<ParkedDelivery[]>(sessionFiles(this.eventsDir, sessionId).parked, (cur) => {
+      const list = cur ?? [];
+      if (list.some((e) => e.sentinelId === entry.sentinelId && e.eventId === entry.eventId)) return undefined;
+      return [...list, entry].slice(-1000);
+    });
+  }
+
+  async parked(sessionId: string, sentinelId?: string): Promise<ParkedDelivery[]> {
+    if (!isSessionId(sessionId)) return [];
+    const list = (await readJsonFile<ParkedDelivery[]>(sessionFiles(this.eventsDir, sessionId).parked)) ?? [];
+    return sentinelId ? list.filter((e) => e.sentinelId === sentinelId) : list;
+  }
+}
+
+function redactAuth(auth: SpawnAuth | undefined): SessionDescriptor["auth"] {
+  if (!auth) return undefined;
+  return {
+    ...(auth.mode ? { mode: auth.mode } : {}),
+    ...(auth.provider ? { provider: auth.provider } : {}),
+    ...(auth.token ? { hasToken: true } : {}),
+    ...(auth.apiKey ? { hasApiKey: true } : {}),
+  };
+}

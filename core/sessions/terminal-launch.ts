@@ -1,0 +1,35 @@
+import { isAbsolute, resolve } from "node:path";
+import { SvcError } from "../errors.js";
+
+export interface TerminalPreset {
+  argv?: string[];
+  env?: Record<string, string>;
+  cwd?: string;
+  workspace?: string;
+  name?: string;
+  label?: string;
+}
+
+/**
+ * Resolves `svc sessions terminal` input against the local `terminalPresets`: trailing argv wins
+ * over the preset's, a relative cwd resolves against the CLI's cwd (the CLI sends it absolute).
+ */
+export function resolvePresetLaunch(
+  presets: Record<string, TerminalPreset> | undefined,
+  input: { preset?: string; argv?: string[]; cwd?: string; cliCwd?: string },
+): { argv: string[]; env: Record<string, string>; cwd?: string; workspace?: string; name?: string; label?: string } {
+  let preset: TerminalPreset = {};
+  if (input.preset !== undefined) {
+    const found = presets?.[input.preset];
+    if (!found) throw new SvcError("not_found", `no terminal preset "${input.preset}"; presets in terminalPresets: ${Object.keys(presets ?? {}).join(", ") || "(none)"}`);
+    preset = found;
+  }
+  const argv = input.argv && input.argv.length > 0 ? input.argv : preset.argv;
+  if (!argv || argv.length === 0) {
+    throw new SvcError("usage", input.preset ? `terminal preset "${input.preset}" has no argv; pass the command after \`--\`` : "pass a command after `--`, or a --preset with argv");
+  }
+  const base = input.cliCwd ?? process.cwd();
+  const rawCwd = input.cwd ?? preset.cwd;
+  const cwd = rawCwd === undefined ? undefined : isAbsolute(rawCwd) ? rawCwd : resolve(base, rawCwd);
+  return { argv, env: preset.env ?? {}, cwd, workspace: preset.workspace, name: preset.name, label: preset.label };
+}

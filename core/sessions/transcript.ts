@@ -1,0 +1,67 @@
+import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+
+/** One line of `events.jsonl` / `terminal.jsonl`. */
+export interface TranscriptLine {
+  seq: number;
+  at: number;
+  type: string;
+  data?: unknown;
+}
+
+/**
+ * An append-only JSONL transcript. Appends are serialized (one write per line, in order) and
+ * every written line is announced to live followers.
+ */
+export class TranscriptWriter {
+  private seq = 0;
+  private handle?: Promise<FileHandle>;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly listeners = new Set<(line: TranscriptLine) => void>();
+  private closed = false;
+
+  constructor(readonly path: string, private readonly now: () => number) {}
+
+  append(type: string, data?: unknown): TranscriptLine {
+    const line: TranscriptLine = { seq: ++this.seq, at: this.now(), type, ...(data === undefined ? {} : { data }) };
+    if (this.closed) return line;
+    const text = JSON.stringify(line) + "\n";
+    this.chain = this.chain
+      .then(async () => {
+        const fh = await (this.handle ??= this.openFile());
+        await fh.appendFile(text, "utf8");
+        for (const l of this.listeners) l(line);
+      })
+      .catch(() => undefined);
+    return line;
+  }
+
+  /** Resolves once everything appended so far is written. */
+  flushed(): Promise<void> {
+    return this.chain;
+  }
+
+  /** Live lines as they are written; returns the unsubscribe function. */
+  follow(listener: (line: TranscriptLine) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  async close(): Promise<void> {
+    await this.chain;
+    this.closed = true;
+    this.listeners.clear();
+    const h = this.handle;
+    this.handle = undefined;
+    if (h) await (await h).close().catch(() => undefined);
+  }
+
+  private async openFile(): Promise<FileHandle> {
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    return open(this.path, "a", 0o600);
+  }
+}

@@ -1,0 +1,111 @@
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { Readable, Writable } from "node:stream";
+import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
+import { SvcError, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import type { ResolvedRecipe } from "./recipes.js";
+
+const HANDSHAKE_TIMEOUT_MS = 30_000;
+
+/**
+ * Spawns an ACP agent over stdio and drives it with the SDK's client side: initialize, new
+ * session (options and skills ride in `_meta.svc`), prompt, streamed updates, cancel.
+ */
+export async function startAcpSession(spec: SessionStartSpec, resolved: ResolvedRecipe, sink: SessionUpdateSink): Promise<AdapterSession> {
+  const { recipe } = resolved;
+  const child = spawnAgent(spec, resolved);
+  const stderrTail: string[] = [];
+  child.stderr.setEncoding("utf8");
+  child.stderr.on("data", (d: string) => {
+    stderrTail.push(d);
+    if (stderrTail.length > 20) stderrTail.shift();
+  });
+  const spawned = new Promise<void>((resolve, reject) => {
+    child.once("spawn", resolve);
+    child.once("error", (err: NodeJS.ErrnoException) =>
+      reject(
+        err.code === "ENOENT"
+          ? new SvcError("unavailable", `ACP agent "${spec.adapter}": ${recipe.bin} is not on PATH${recipe.install_hint ? `; install it: ${recipe.install_hint}` : ""}`)
+          : new SvcError("unavailable", `ACP agent "${spec.adapter}": could not start ${recipe.bin}: ${err.message}`),
+      ),
+    );
+  });
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  await spawned;
+
+  const client: Client = {
+    sessionUpdate: async (n: SessionNotification) => {
+      const update = n.update as { sessionUpdate: string; _meta?: { svc?: { quota?: { profile: string; remaining: number; window: string } } } };
+      sink.update(update.sessionUpdate, update);
+      const quota = update._meta?.svc?.quota;
+      if (quota && typeof quota.remaining === "number") sink.quota(quota);
+    },
+    requestPermission: async (req: RequestPermissionRequest): Promise<RequestPermissionResponse> => {
+      sink.update("permission_request", { toolCall: req.toolCall, options: req.options });
+      const pick = req.options.find((o) => o.kind === "allow_once") ?? req.options.find((o) => o.kind === "allow_always") ?? req.options[0];
+      return pick ? { outcome: { outcome: "selected", optionId: pick.optionId } } : { outcome: { outcome: "cancelled" } };
+    },
+  };
+  const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const conn = new ClientSideConnection(() => client, stream);
+  const died = exited.then(({ code, signal }) => {
+    const tail = stderrTail.join("").trim().split("\n").slice(-3).join(" | ");
+    const error = code === 0 ? undefined : `ACP agent "${spec.adapter}" exited (code ${code}, signal ${signal})${tail ? `: ${tail}` : ""}`;
+    sink.exited({ code, signal, ...(error ? { error } : {}) });
+    throw new SvcError("unavailable", error ?? `ACP agent "${spec.adapter}" exited`);
+  });
+  died.catch(() => undefined);
+  const guard = <T>(p: Promise<T>, what: string): Promise<T> =>
+    Promise.race([
+      p,
+      died,
+      new Promise<never>((_, reject) => setTimeout(() => reject(new SvcError("timeout", `ACP agent "${spec.adapter}" did not answer ${what} within ${HANDSHAKE_TIMEOUT_MS / 1000}s`)), HANDSHAKE_TIMEOUT_MS).unref()),
+    ]);
+
+  let sessionId: string;
+  let agentInfo: Record<string, unknown>;
+  try {
+    const init = await guard(conn.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } } }), "initialize");
+    agentInfo = { protocolVersion: init.protocolVersion, ...(init.agentInfo ? { agent: init.agentInfo } : {}), source: resolved.source, bin: recipe.bin };
+    const created = await guard(
+      conn.newSession({ cwd: spec.cwd, mcpServers: [], _meta: { svc: { sessionId: spec.sessionId, options: spec.options, skills: spec.skills } } }),
+      "session/new",
+    );
+    sessionId = created.sessionId;
+  } catch (err) {
+    child.kill("SIGKILL");
+    throw err;
+  }
+
+  return {
+    kind: "agent",
+    pid: child.pid,
+    info: agentInfo,
+    prompt: async (text) => {
+      try {
+        const res = await Promise.race([conn.prompt({ sessionId, prompt: [{ type: "text", text }] }), died]);
+        return { stopReason: res.stopReason };
+      } catch (err) {
+        // The connection closes a moment before the exit is reported: prefer the exit's account.
+        await Promise.race([died, new Promise((r) => setTimeout(r, 1000).unref())]);
+        throw err;
+      }
+    },
+    cancel: () => conn.cancel({ sessionId }),
+    stop: async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function spawnAgent(spec: SessionStartSpec, resolved: ResolvedRecipe): ChildProcessWithoutNullStreams {
+  const { recipe } = resolved;
+  const env: NodeJS.ProcessEnv = { ...process.env, ...recipe.env, SVC_SESSION_ID: spec.sessionId };
+  const secret = spec.auth?.apiKey ?? spec.auth?.token;
+  if (secret) env[recipe.apiKeyEnv ?? "SVC_ADAPTER_API_KEY"] = secret;
+  if (spec.auth?.mode) env.SVC_ADAPTER_AUTH_MODE = spec.auth.mode;
+  return spawn(recipe.bin, recipe.bin_args ?? [], { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+}

@@ -1,0 +1,57 @@
+/** A spawn recipe for an agent that speaks ACP over stdio (SPEC.md `acpAgents` fields). */
+export interface AcpRecipe {
+  bin: string;
+  bin_args?: string[];
+  name?: string;
+  description?: string;
+  env?: Record<string, string>;
+  resumable?: boolean;
+  models?: { default?: string; allowed?: string[] };
+  install_hint?: string;
+  /** Environment variable that carries `defaults.adapters.<slug>.auth.apiKey` (catalog only). */
+  apiKeyEnv?: string;
+}
+
+/**
+ * The curated catalog: real agents that speak the Agent Client Protocol today. A config
+ * `acpAgents` entry of the same slug shadows one of these; a real `@svc/adapter-<slug>` package
+ * shadows both.
+ */
+export const ACP_CATALOG: Readonly<Record<string, AcpRecipe>> = Object.freeze({
+  gemini: {
+    bin: "gemini",
+    bin_args: ["--acp"],
+    name: "Gemini CLI",
+    description: "Google's Gemini CLI in ACP mode (older releases use --experimental-acp)",
+    install_hint: "npm install -g @google/gemini-cli",
+    apiKeyEnv: "GEMINI_API_KEY",
+  },
+  claude: {
+    bin: "claude-agent-acp",
+    name: "Claude Code",
+    description: "Claude Code through the ACP adapter built on the Claude Agent SDK",
+    install_hint: "npm install -g @agentclientprotocol/claude-agent-acp (formerly @zed-industries/claude-code-acp)",
+    apiKeyEnv: "ANTHROPIC_API_KEY",
+  },
+  codex: {
+    bin: "codex-acp",
+    name: "Codex",
+    description: "OpenAI Codex through its ACP adapter",
+    install_hint: "npm install -g @agentclientprotocol/codex-acp (formerly @zed-industries/codex-acp)",
+    apiKeyEnv: "OPENAI_API_KEY",
+  },
+  opencode: {
+    bin: "opencode",
+    bin_args: ["acp"],
+    name: "OpenCode",
+    description: "sst's OpenCode agent in ACP mode",
+    install_hint: "npm install -g opencode-ai",
+  },
+  goose: {
+    bin: "goose",
+    bin_args: ["acp"],
+    name: "Goose",
+    description: "Block's Goose agent in ACP mode",
+    install_hint: "see https://block.github.io/goose/docs/getting-started/installation",
+  },
+});

@@ -1,0 +1,29 @@
+import { ACP_CATALOG, type AcpRecipe } from "./catalog.js";
+
+export interface ResolvedRecipe {
+  slug: string;
+  source: "config" | "catalog";
+  recipe: AcpRecipe;
+  /** The catalog entry this config entry shadows. */
+  shadows?: "catalog";
+}
+
+/** The recipe for `slug`: a config `acpAgents` entry shadows the catalog entry of the same slug. */
+export function resolveRecipe(slug: string, acpAgents: Record<string, unknown> | undefined): ResolvedRecipe | undefined {
+  const fromConfig = acpAgents?.[slug];
+  if (isRecipe(fromConfig)) {
+    return { slug, source: "config", recipe: fromConfig, ...(ACP_CATALOG[slug] ? { shadows: "catalog" as const } : {}) };
+  }
+  const fromCatalog = ACP_CATALOG[slug];
+  return fromCatalog ? { slug, source: "catalog", recipe: fromCatalog } : undefined;
+}
+
+/** Every slug the ACP adapter can start, config entries first. */
+export function allRecipes(acpAgents: Record<string, unknown> | undefined): ResolvedRecipe[] {
+  const slugs = new Set([...Object.keys(acpAgents ?? {}).filter((s) => isRecipe(acpAgents![s])), ...Object.keys(ACP_CATALOG)]);
+  return [...slugs].map((s) => resolveRecipe(s, acpAgents)!);
+}
+
+function isRecipe(v: unknown): v is AcpRecipe {
+  return typeof v === "object" && v !== null && typeof (v as { bin?: unknown }).bin === "string" && (v as { bin: string }).bin !== "";
+}

@@ -1,0 +1,121 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { readTranscript } from "../../../core/sessions/transcript-reader.js";
+import { FIXTURE_AGENTS, makeHarness, until, type Harness } from "./harness.js";
+
+let h: Harness;
+afterEach(async () => h?.cleanup());
+
+describe("session runtime with real ACP agents", () => {
+  it("starts an agent, runs a prompt, streams updates into events.jsonl under $SVC_HOME/sessions", async () => {
+    h = await makeHarness();
+    const { descriptor } = await h.runtime.start({ adapter: "echo", cwd: h.home });
+    expect(descriptor.eventsPath).toBe(join(h.home, "sessions", descriptor.id, "events.jsonl"));
+    expect(descriptor).toMatchObject({ adapter: "echo", source: "config", kind: "agent", state: "idle" });
+    expect(descriptor.info).toMatchObject({ agent: { name: "echo-agent" } });
+    const receipt = h.runtime.prompt(descriptor.id, "hello", { sender: { kind: "human" }, urgency: "queue" });
+    expect(receipt.delivery).toBe("started");
+    const result = await h.runtime.waitFor(descriptor.id, receipt.promptId);
+    expect(result).toMatchObject({ stopReason: "end_turn", text: "echo: hello" });
+    await h.runtime.get(descriptor.id).transcript.flushed();
+    const lines = await readTranscript(descriptor.eventsPath);
+    const types = lines.map((l) => l.type);
+    expect(types).toEqual(expect.arrayContaining(["session.starting", "session.started", "prompt.received", "prompt", "update", "turn.ended"]));
+    expect(lines.find((l) => l.type === "update")?.data).toMatchObject({ kind: "agent_message_chunk" });
+    expect(lines.map((l) => l.seq)).toEqual(lines.map((_, i) => i + 1));
+    expect(h.events.map((e) => e.type)).toEqual(expect.arrayContaining(["session:started", "session:turn-ended"]));
+  });
+
+  it("resolves a relative sessions.eventsDir against the home directory", async () => {
+    h = await makeHarness({ sessions: { eventsDir: "transcripts" } });
+    const { descriptor } = await h.runtime.start({ adapter: "echo", cwd: h.home });
+    expect(descriptor.eventsPath).toBe(join(h.home, "transcripts", descriptor.id, "events.jsonl"));
+  });
+
+  it("applies the defaults merge at start and never writes the auth secret anywhere", async () => {
+    const secret = "sk-test-DO-NOT-LEAK-0123456789";
+    h = await makeHarness({
+      defaults: {
+        options: { model: "base", verbose: true },
+        skills: ["global-skill"],
+        adapters: { echo: { options: { model: "echo-model" }, skills: ["echo-skill"], auth: { mode: "api-key", apiKey: secret } } },
+      },
+    });
+    const { descriptor } = await h.runtime.start({ adapter: "echo", cwd: h.home, options: { temperature: 0 }, prompt: "env?" });
+    expect(descriptor.options).toEqual({ model: "echo-model", verbose: true, temperature: 0 });
+    expect(descriptor.skills).toEqual(["global-skill", "echo-skill"]);
+    expect(descriptor.auth).toEqual({ mode: "api-key", hasApiKey: true });
+    const s = h.runtime.get(descriptor.id);
+    await until(() => s.turns === 1, "first turn");
+    const report = JSON.parse([...s.results.values()][0]!.text);
+    expect(report).toMatchObject({ hasKey: true, keyLength: secret.length, meta: { options: descriptor.options, skills: descriptor.skills } });
+    await s.transcript.flushed();
+    expect(await readFile(descriptor.eventsPath, "utf8")).not.toContain(secret);
+    expect(JSON.stringify(h.runtime.list())).not.toContain(secret);
+    expect(JSON.stringify(h.events)).not.toContain(secret);
+  });
+
+  it("queues a prompt behind an in-flight turn, in order", async () => {
+    h = await makeHarness({ acpAgents: { slow: { ...FIXTURE_AGENTS.slow, env: { SLOW_AGENT_TICKS: "5", SLOW_AGENT_INTERVAL_MS: "40" } } } });
+    const { descriptor } = await h.runtime.start({ adapter: "slow", cwd: h.home });
+    const first = h.runtime.prompt(descriptor.id, "one", { sender: { kind: "human" }, urgency: "queue" });
+    await until(() => h.runtime.get(descriptor.id).state === "busy", "busy");
+    const second = h.runtime.prompt(descriptor.id, "two", { sender: { kind: "human" }, urgency: "queue" });
+    expect(second).toMatchObject({ delivery: "queued", position: 0 });
+    expect(h.runtime.describe(h.runtime.get(descriptor.id)).pendingPrompts).toHaveLength(1);
+    const r1 = await h.runtime.waitFor(descriptor.id, first.promptId);
+    expect(r1.stopReason).toBe("end_turn");
+    expect(r1.text).toContain("done one");
+    const r2 = await h.runtime.waitFor(descriptor.id, second.promptId);
+    expect(r2.text).toContain("start two");
+  }, 20_000);
+
+  it("an interrupt cancels the in-flight turn and runs at once", async () => {
+    h = await makeHarness();
+    const { descriptor } = await h.runtime.start({ adapter: "slow", cwd: h.home });
+    const first = h.runtime.prompt(descriptor.id, "long", { sender: { kind: "human" }, urgency: "queue" });
+    await until(() => h.runtime.get(descriptor.id).turnHadOutput, "first output");
+    const second = h.runtime.prompt(descriptor.id, "urgent", { sender: { kind: "human" }, urgency: "interrupt" });
+    expect(second.delivery).toBe("interrupted");
+    const r1 = await h.runtime.waitFor(descriptor.id, first.promptId);
+    expect(r1.stopReason).toBe("cancelled");
+    expect(r1.text).not.toContain("done long");
+    const r2 = await h.runtime.waitFor(descriptor.id, second.promptId);
+    expect(r2.text).toContain("start urgent");
+  }, 20_000);
+
+  it("a crashing agent ends the session with its exit and fails the turn instead of hanging", async () => {
+    h = await makeHarness();
+    const { descriptor } = await h.runtime.start({ adapter: "crash", cwd: h.home });
+    const p = h.runtime.prompt(descriptor.id, "go", { sender: { kind: "human" }, urgency: "queue" });
+    const r = await h.runtime.waitFor(descriptor.id, p.promptId);
+    expect(r.stopReason).toBe("error");
+    expect(r.error).toMatch(/exited \(code 3/);
+    const d = h.runtime.describe(h.runtime.get(descriptor.id));
+    expect(d.state).toBe("ended");
+    expect(d.exit).toMatchObject({ code: 3 });
+    expect(() => h.runtime.prompt(descriptor.id, "again", { sender: { kind: "human" }, urgency: "queue" })).toThrow(/has ended/);
+    expect(h.events.map((e) => e.type)).toContain("session:ended");
+  });
+
+  it("an agent whose binary is missing fails the start with the install hint", async () => {
+    h = await makeHarness({ acpAgents: { ghost: { bin: "svc-no-such-agent-bin", install_hint: "npm i -g ghost-agent" } } });
+    await expect(h.runtime.start({ adapter: "ghost", cwd: h.home })).rejects.toThrow(/svc-no-such-agent-bin is not on PATH; install it: npm i -g ghost-agent/);
+  });
+
+  it("rejects an unknown adapter, a relative cwd and a missing directory", async () => {
+    h = await makeHarness();
+    await expect(h.runtime.start({ adapter: "nope", cwd: h.home })).rejects.toMatchObject({ code: "not_found" });
+    await expect(h.runtime.start({ adapter: "echo", cwd: "rel/dir" })).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(h.runtime.start({ adapter: "echo", cwd: join(h.home, "missing") })).rejects.toMatchObject({ code: "invalid_input" });
+  });
+
+  it("stop ends the agent process", async () => {
+    h = await makeHarness();
+    const { descriptor } = await h.runtime.start({ adapter: "echo", cwd: h.home });
+    const stopped = await h.runtime.stop(descriptor.id);
+    expect(stopped.state).toBe("ended");
+    expect(() => process.kill(descriptor.pid!, 0)).toThrow();
+  });
+});
