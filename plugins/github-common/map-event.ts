@@ -1,0 +1,222 @@
+/**
+ * Maps a GitHub webhook payload (by its `X-GitHub-Event` name) to an svc event:
+ * `type` is `github.<event>.<action>` (`github.push.pushed` for pushes, which have no action),
+ * `subjects` are the repository, then the pull requests or issue it concerns, then the branch.
+ * `data` is a compact summary, never the whole payload. Pure: the caller gives the event id.
+ */
+import type { SvcEvent } from "../../core/plugin-api/index.js";
+import { branchSubject, itemSubject, repoSubject } from "./subjects.js";
+
+/** The webhook event names the mapper understands. */
+export const GITHUB_EVENT_NAMES = [
+  "pull_request",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "issue_comment",
+  "check_run",
+  "check_suite",
+  "workflow_run",
+  "push",
+] as const;
+
+export type GithubEventName = (typeof GITHUB_EVENT_NAMES)[number];
+
+export interface MapOptions {
+  /** The stable event id (a delivery id, or one derived from the polled object); must not contain `.`. */
+  id: string;
+  /** ISO time used when the payload carries none. */
+  fallbackTime: string;
+}
+
+type Obj = Record<string, any>;
+
+export function isGithubEventName(name: string): name is GithubEventName {
+  return (GITHUB_EVENT_NAMES as readonly string[]).includes(name);
+}
+
+/** The svc event for a payload, or undefined when the event name or payload is not one we map. */
+export function mapGithubEvent(name: string, payload: unknown, opts: MapOptions): SvcEvent | undefined {
+  if (!isGithubEventName(name) || !isObj(payload)) return undefined;
+  const repo = repoOf(payload);
+  if (!repo) return undefined;
+  const mapped = MAPPERS[name](payload, repo);
+  if (!mapped) return undefined;
+  const action = name === "push" ? "pushed" : safeSegment(String(payload.action ?? "unknown"));
+  const subjects = [repoSubject(repo.owner, repo.repo)];
+  for (const n of mapped.numbers) subjects.push(itemSubject(repo.owner, repo.repo, n));
+  if (mapped.branch) subjects.push(branchSubject(repo.owner, repo.repo, mapped.branch));
+  return {
+    id: opts.id.replace(/\./g, "-"),
+    type: `github.${name}.${action}`,
+    subjects: [...new Set(subjects)],
+    time: typeof mapped.time === "string" && mapped.time ? mapped.time : opts.fallbackTime,
+    data: { event: name, action, repository: `${repo.owner}/${repo.repo}`, sender: login(payload.sender), ...mapped.data },
+  };
+}
+
+interface Mapped {
+  numbers: number[];
+  branch?: string;
+  time?: string;
+  data: Obj;
+}
+
+const MAPPERS: Record<GithubEventName, (p: Obj, repo: { owner: string; repo: string }) => Mapped | undefined> = {
+  pull_request: (p) => {
+    const pr = obj(p.pull_request);
+    const n = num(p.number ?? pr.number);
+    if (n === undefined) return undefined;
+    return { numbers: [n], time: pr.updated_at, data: { number: n, ...prSummary(pr) } };
+  },
+  pull_request_review: (p) => {
+    const pr = obj(p.pull_request);
+    const r = obj(p.review);
+    const n = num(pr.number);
+    if (n === undefined) return undefined;
+    return {
+      numbers: [n],
+      time: r.submitted_at ?? pr.updated_at,
+      data: { number: n, review: { id: r.id, state: r.state, author: login(r.user), body: clip(r.body), url: r.html_url, commit: r.commit_id } },
+    };
+  },
+  pull_request_review_comment: (p) => {
+    const pr = obj(p.pull_request);
+    const c = obj(p.comment);
+    const n = num(pr.number);
+    if (n === undefined) return undefined;
+    return {
+      numbers: [n],
+      time: c.updated_at ?? c.created_at,
+      data: { number: n, comment: { id: c.id, author: login(c.user), body: clip(c.body), path: c.path, line: c.line ?? null, url: c.html_url, reviewId: c.pull_request_review_id } },
+    };
+  },
+  issue_comment: (p) => {
+    const issue = obj(p.issue);
+    const c = obj(p.comment);
+    const n = num(issue.number);
+    if (n === undefined) return undefined;
+    return {
+      numbers: [n],
+      time: c.updated_at ?? c.created_at,
+      data: {
+        number: n,
+        isPullRequest: issue.pull_request !== undefined,
+        title: issue.title,
+        comment: { id: c.id, author: login(c.user), body: clip(c.body), url: c.html_url },
+      },
+    };
+  },
+  check_run: (p) => {
+    const run = obj(p.check_run);
+    return {
+      numbers: prNumbers(run.pull_requests),
+      branch: obj(run.check_suite).head_branch ?? undefined,
+      time: run.completed_at ?? run.started_at,
+      data: { checkRun: { id: run.id, name: run.name, status: run.status, conclusion: run.conclusion ?? null, headSha: run.head_sha, url: run.html_url } },
+    };
+  },
+  check_suite: (p) => {
+    const suite = obj(p.check_suite);
+    return {
+      numbers: prNumbers(suite.pull_requests),
+      branch: suite.head_branch ?? undefined,
+      time: suite.updated_at,
+      data: { checkSuite: { id: suite.id, app: obj(suite.app).slug, status: suite.status, conclusion: suite.conclusion ?? null, headSha: suite.head_sha } },
+    };
+  },
+  workflow_run: (p) => {
+    const run = obj(p.workflow_run);
+    return {
+      numbers: prNumbers(run.pull_requests),
+      branch: run.head_branch ?? undefined,
+      time: run.updated_at,
+      data: {
+        workflowRun: {
+          id: run.id,
+          name: run.name ?? obj(p.workflow).name,
+          runNumber: run.run_number,
+          attempt: run.run_attempt,
+          event: run.event,
+          status: run.status,
+          conclusion: run.conclusion ?? null,
+          headSha: run.head_sha,
+          url: run.html_url,
+        },
+      },
+    };
+  },
+  push: (p) => {
+    const ref = String(p.ref ?? "");
+    const head = obj(p.head_commit);
+    const commits = Array.isArray(p.commits) ? p.commits : [];
+    return {
+      numbers: [],
+      branch: ref.startsWith("refs/heads/") ? ref.slice(11) : ref || undefined,
+      time: head.timestamp,
+      data: {
+        ref,
+        before: p.before,
+        after: p.after,
+        forced: p.forced === true,
+        created: p.created === true,
+        deleted: p.deleted === true,
+        commits: commits.length,
+        headCommit: head.id ? { id: head.id, message: clip(head.message, 500), author: obj(head.author).username ?? obj(head.author).name } : null,
+        compare: p.compare,
+      },
+    };
+  },
+};
+
+/** The pull request fields events carry (also used by the poller for synthesized events). */
+export function prSummary(pr: Obj): Obj {
+  return {
+    title: pr.title,
+    state: pr.state,
+    merged: pr.merged === true || (pr.merged_at !== null && pr.merged_at !== undefined),
+    draft: pr.draft === true,
+    author: login(pr.user),
+    url: pr.html_url,
+    head: { ref: obj(pr.head).ref, sha: obj(pr.head).sha },
+    base: { ref: obj(pr.base).ref },
+    closedAt: pr.closed_at ?? null,
+    mergedAt: pr.merged_at ?? null,
+  };
+}
+
+function repoOf(p: Obj): { owner: string; repo: string } | undefined {
+  const full = obj(p.repository).full_name;
+  if (typeof full !== "string") return undefined;
+  const [owner, repo] = full.split("/");
+  return owner && repo ? { owner, repo } : undefined;
+}
+
+function prNumbers(list: unknown): number[] {
+  return Array.isArray(list) ? list.map((x) => num(obj(x).number)).filter((n): n is number => n !== undefined) : [];
+}
+
+function safeSegment(s: string): string {
+  return s.replace(/[^A-Za-z0-9_-]/g, "_") || "unknown";
+}
+
+function clip(s: unknown, max = 2000): string | null {
+  if (typeof s !== "string") return null;
+  return s.length > max ? `${s.slice(0, max)}…` : s;
+}
+
+function login(u: unknown): string | null {
+  const l = obj(u).login;
+  return typeof l === "string" ? l : null;
+}
+
+function num(v: unknown): number | undefined {
+  return typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined;
+}
+
+function obj(v: unknown): Obj {
+  return isObj(v) ? v : {};
+}
+
+function isObj(v: unknown): v is Obj {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
