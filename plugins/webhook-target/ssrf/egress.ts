@@ -92,7 +92,7 @@ export function createEgress(options: { allowSubnets?: string[]; resolver?: Reso
         });
         const responseHeaders = flattenHeaders(res.headers);
         if (res.statusCode >= 300 && res.statusCode < 400 && responseHeaders.location !== undefined && !isHttpsLocation(responseHeaders.location, parsed)) {
-          res.body.destroy();
+          res.body.on("error", () => undefined).destroy();
           throw new SvcError("redirect", `${host} answered ${res.statusCode} redirecting to a non-https location; redirects are never followed`);
         }
         const { bytes, truncated } = await readClamped(res.body, MAX_BODY_BYTES);
