@@ -3,6 +3,7 @@ import type { DependencyContainer } from "tsyringe";
 import type { PluginContext } from "../plugin-api/context.js";
 import { CLOCK, CONFIG, HOME, LOGGER, PLUGINS, RANDOM, SERVICES, SLEEP, resolve } from "../tokens.js";
 import { FILES } from "../storage/paths.js";
+import { SvcError } from "../errors.js";
 import type { LoadedPlugin } from "./registry.js";
 
 /** Builds the context a plugin receives at setup: everything it may use, nothing of the container. */
@@ -25,11 +26,33 @@ export function makePluginContext(c: DependencyContainer, plugin: LoadedPlugin):
   };
 }
 
-/** Sets up (once) and returns the instance of a loaded plugin. */
-export function pluginInstance<T extends LoadedPlugin["type"]>(c: DependencyContainer, type: T, kind: string) {
-  return resolve(c, PLUGINS).instance(type, kind, async (plugin) => {
+/** How long a plugin's setup may take before it counts as failed. */
+export const PLUGIN_SETUP_TIMEOUT_MS = 10_000;
+
+/**
+ * Sets up (once) and returns the instance of a loaded plugin. A setup that throws or takes longer
+ * than {@link PLUGIN_SETUP_TIMEOUT_MS} is recorded in `registry.failures` (phase `setup`), logged
+ * once, and rejects with the cause; the next call tries again.
+ */
+export function pluginInstance<T extends LoadedPlugin["type"]>(c: DependencyContainer, type: T, kind: string, timeoutMs = PLUGIN_SETUP_TIMEOUT_MS) {
+  const registry = resolve(c, PLUGINS);
+  return registry.instance(type, kind, async (plugin) => {
     const ctx = makePluginContext(c, plugin);
-    return (plugin.definition as { setup(ctx: PluginContext): unknown }).setup(ctx);
+    const abort = new AbortController();
+    const timedOut = resolve(c, SLEEP)(timeoutMs, abort.signal).then(() => {
+      throw new SvcError("timeout", `setup of ${type} plugin "${kind}" (package ${plugin.source.package}) did not finish within ${timeoutMs} ms`);
+    });
+    try {
+      return await Promise.race([Promise.resolve().then(() => (plugin.definition as { setup(ctx: PluginContext): unknown }).setup(ctx)), timedOut]);
+    } catch (err) {
+      const failure = { package: plugin.source.package, phase: "setup" as const, error: `${type} ${kind}: ${(err as Error).message}` };
+      registry.fail(failure);
+      ctx.logger.warn(`adapter package ${failure.package} failed (setup): ${failure.error}`, { package: failure.package, phase: "setup" });
+      throw err;
+    } finally {
+      abort.abort();
+      timedOut.catch(() => undefined);
+    }
   });
 }
 

@@ -1,5 +1,58 @@
 import type { Command } from "commander";
+import { usageError } from "../output.js";
 
-export function registerAdapters(_program: Command): void {
-  // Filled in by the adapters verb group.
+/** `svc adapters ls|install|rm`, the old name `svc plugins …`, and `svc install runtime-profile/<slug>`. */
+export function registerAdapters(program: Command): void {
+  addAdapterVerbs(
+    program.command("adapters").description("Adapter packages: list, install, remove (renamed from `plugins` in 0.20.0)"),
+    false,
+  );
+  addAdapterVerbs(program.command("plugins").description("Renamed to `adapters` in 0.20.0 (still works)"), true);
+
+  program
+    .command("install")
+    .description("Install a package into the tool's install location")
+    .argument("<what>", "runtime-profile/<slug>")
+    .option("--package <name>", "package to install (default: profileAliases[slug], else @svc/runtime-profile-<slug>)")
+    .action(async (what: string, opts: { package?: string }) => {
+      const m = /^runtime-profile\/([a-z0-9][a-z0-9-]*)$/.exec(what);
+      if (!m) throw usageError(`svc install expects runtime-profile/<slug> (a lower-case slug), got ${JSON.stringify(what)}`);
+      const { installRuntimeProfile } = await import("../adapters/runtime-profile.js");
+      await installRuntimeProfile(m[1]!, opts.package);
+    });
+}
+
+function addAdapterVerbs(group: Command, renamed: boolean): void {
+  if (renamed) {
+    group.hook("preAction", () => {
+      process.stderr.write("notice: `svc plugins` was renamed to `svc adapters` in 0.20.0; use `svc adapters …`\n");
+    });
+  }
+  group
+    .command("ls")
+    .alias("list")
+    .description("List built-in plugins and adapter packages: where each resolved, what it provides, which kinds it wins or lost, and failures")
+    .option("--json", "machine-readable output")
+    .option("--load", "also import each plugin and check its shape (runs plugin code)")
+    .action(async (opts: { json?: boolean; load?: boolean }) => {
+      const { listAdapters, printListing } = await import("../adapters/ls.js");
+      printListing(await listAdapters({ load: opts.load === true }), opts.json === true);
+    });
+  group
+    .command("install")
+    .description("npm install a package (name, folder or tarball) into the install location, validate its manifest, and append it to config adapters")
+    .argument("<spec>", "an npm spec: name[@range], ./folder, or ./package.tgz")
+    .action(async (spec: string) => {
+      const { installPackage } = await import("../adapters/install.js");
+      await installPackage(spec, { manifest: true });
+    });
+  group
+    .command("rm")
+    .alias("remove")
+    .description("Remove a package id from config adapters and uninstall it from the install location")
+    .argument("<id>", "package id as listed in adapters")
+    .action(async (id: string) => {
+      const { removeAdapter } = await import("../adapters/rm.js");
+      await removeAdapter(id);
+    });
 }

@@ -1,0 +1,119 @@
+/**
+ * `svc adapters ls`: each package, where it resolved, its version, what it provides, which kinds it
+ * wins and which it lost (to whom), plus the built-ins and every failure. By default only manifests
+ * are read (no plugin code runs); `--load` also imports each entry and checks its shape.
+ */
+import { loadConfigFile } from "../../config/load.js";
+import { installDir } from "../../plugin-host/locations.js";
+import { importPackage } from "../../plugin-host/load.js";
+import type { LoadFailure, PluginSource, ShadowRecord } from "../../plugin-host/registry.js";
+import { arbitrate, declaredPlugins, scanPackages, type ScannedPackage } from "../../plugin-host/scan.js";
+import { bold, dim, printJson, println, yellow } from "../output.js";
+import { configPath } from "./config-adapters.js";
+
+export interface ListedPlugin {
+  type: string;
+  kind: string;
+  description?: string;
+  /** `wins`: this one is used; `lost`: a later package replaced it. */
+  status: "wins" | "lost";
+  lostTo?: string;
+  replaces?: string[];
+}
+
+export interface ListedPackage {
+  id: string;
+  builtin: boolean;
+  resolvedFrom: PluginSource["resolvedFrom"];
+  dir: string;
+  version?: string;
+  plugins: ListedPlugin[];
+}
+
+export interface AdapterListing {
+  installDir: string;
+  cwd: string;
+  adapters: string[];
+  loaded: boolean;
+  builtins: ListedPackage[];
+  packages: ListedPackage[];
+  shadowed: Array<{ type: string; kind: string; winner: string; loser: string }>;
+  failures: LoadFailure[];
+}
+
+export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: string; load?: boolean } = {}): Promise<AdapterListing> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const ids = (await loadConfigFile(configPath(env))).config.adapters ?? [];
+  const scan = scanPackages({ ids, env, cwd });
+  let packages = scan.packages;
+  const failures = [...scan.failures];
+  if (options.load) {
+    const ok: ScannedPackage[] = [];
+    for (const pkg of packages) {
+      try {
+        await importPackage(pkg);
+        ok.push(pkg);
+      } catch (err) {
+        failures.push({ package: pkg.label, phase: (err as { phase?: LoadFailure["phase"] }).phase ?? "import", error: (err as Error).message });
+      }
+    }
+    packages = ok;
+  }
+  const { winners, shadowed } = arbitrate(declaredPlugins(packages));
+  const listed = packages.map((p) => listPackage(p, winners, shadowed));
+  return {
+    installDir: installDir(env),
+    cwd,
+    adapters: ids,
+    loaded: options.load === true,
+    builtins: listed.filter((p) => p.builtin),
+    packages: listed.filter((p) => !p.builtin),
+    shadowed: shadowed.map((s) => ({ type: s.type, kind: s.kind, winner: s.winner.package, loser: s.loser.package })),
+    failures,
+  };
+}
+
+function listPackage(pkg: ScannedPackage, winners: Map<string, { source: PluginSource }>, shadowed: ShadowRecord[]): ListedPackage {
+  const plugins = pkg.manifest.plugins.map((d): ListedPlugin => {
+    const winner = winners.get(`${d.type}:${d.kind}`)!.source;
+    const lost = winner !== pkg.source;
+    const replaces = shadowed.filter((s) => s.winner === pkg.source && s.type === d.type && s.kind === d.kind).map((s) => s.loser.package);
+    return {
+      type: d.type,
+      kind: d.kind,
+      ...(d.description ? { description: d.description } : {}),
+      status: lost ? "lost" : "wins",
+      ...(lost ? { lostTo: winner.package } : {}),
+      ...(replaces.length ? { replaces } : {}),
+    };
+  });
+  const s = pkg.source;
+  return { id: pkg.label, builtin: s.builtin, resolvedFrom: s.resolvedFrom, dir: s.dir, ...(s.version ? { version: s.version } : {}), plugins };
+}
+
+export function printListing(l: AdapterListing, json: boolean): void {
+  if (json) return printJson(l);
+  println(bold("Built-in plugins"));
+  for (const p of l.builtins) for (const line of pluginLines(p)) println(line);
+  println();
+  println(bold(`Adapters (config adapters, in load order; install location ${l.installDir}, then cwd ${l.cwd})`));
+  if (l.adapters.length === 0) println(dim("  (none: add one with `svc adapters install <spec>`)"));
+  for (const p of l.packages) {
+    println(`  ${p.id}${p.version ? `@${p.version}` : ""}  ${dim(`resolved from ${p.resolvedFrom}: ${p.dir}`)}`);
+    for (const line of pluginLines(p)) println("  " + line);
+  }
+  if (l.failures.length) {
+    println();
+    println(bold("Failures (not loaded)"));
+    for (const f of l.failures) println(`  ${yellow(f.package)} (${f.phase}): ${f.error}`);
+  }
+  if (!l.loaded) println(dim("\n(manifests only; `svc adapters ls --load` also imports each plugin and checks it)"));
+}
+
+function pluginLines(p: ListedPackage): string[] {
+  return p.plugins.map((pl) => {
+    const state = pl.status === "wins" ? `wins${pl.replaces ? ` (replaces ${pl.replaces.join(", ")})` : ""}` : yellow(`lost to ${pl.lostTo}`);
+    return `  ${pl.type.padEnd(8)} ${pl.kind.padEnd(20)} ${state}${pl.description ? dim(`  ${pl.description}`) : ""}`;
+  });
+}

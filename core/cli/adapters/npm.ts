@@ -1,0 +1,41 @@
+/** Running npm in the install location, with its progress shown on stderr. */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { SvcError } from "../../errors.js";
+import { svcRoot } from "../../plugin-host/locations.js";
+
+/**
+ * Runs `npm <args> --prefix <dir>`. Peer dependencies are not installed (`--legacy-peer-deps`):
+ * the peer every adapter has, svc itself, is the host. When svc is an installed package (not a
+ * source checkout) and the install location is its own root, dev dependencies are omitted.
+ */
+export function runNpm(args: string[], dir: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const extra = ["--prefix", dir, "--no-audit", "--no-fund", "--legacy-peer-deps"];
+  if (dir === svcRoot() && isInstalledPackage(dir)) extra.push("--omit=dev");
+  const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+  return new Promise((resolve, reject) => {
+    const child = spawn(npm, [...args, ...extra], { cwd: dir, env, stdio: ["ignore", process.stderr, process.stderr] });
+    child.on("error", (err) => reject(new SvcError("unavailable", `cannot run npm: ${err.message}`)));
+    child.on("close", (code) => {
+      if (code === 0) resolve();
+      else reject(new SvcError("internal", `npm ${args[0]} failed with exit code ${code} (its output is above)`));
+    });
+  });
+}
+
+function isInstalledPackage(root: string): boolean {
+  const parent = dirname(root);
+  return basename(parent) === "node_modules" || basename(dirname(parent)) === "node_modules";
+}
+
+/**
+ * Makes `svc` itself resolvable (`import … from "svc/plugin-api"`) for packages installed in the
+ * install location, by a `node_modules/svc` link to the running svc, unless one is already there.
+ */
+export function ensureHostLink(dir: string): void {
+  const root = svcRoot();
+  if (dir === root || existsSync(join(dir, "node_modules", "svc"))) return;
+  mkdirSync(join(dir, "node_modules"), { recursive: true });
+  symlinkSync(root, join(dir, "node_modules", "svc"), "junction");
+}

@@ -1,0 +1,82 @@
+/**
+ * Loading plugins into the registry: scan (resolve → manifest → validate → host range), then per
+ * package import → shape check. A failing package is recorded in `registry.failures` and is absent;
+ * everything else loads. Setup happens later, on first use ({@link pluginInstance}).
+ */
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import type { AnyPlugin } from "../plugin-api/index.js";
+import type { Logger } from "../runtime/logger.js";
+import type { LoadedPlugin, LoadFailure, PluginRegistry } from "./registry.js";
+import { BUILTIN_PACKAGE, scanPackages, type ScannedPackage, type ScanOptions } from "./scan.js";
+
+/** Imports every entry of a scanned package and checks each default export's shape. */
+export async function importPackage(pkg: ScannedPackage): Promise<LoadedPlugin[]> {
+  const out: LoadedPlugin[] = [];
+  for (const decl of pkg.manifest.plugins) {
+    const file = join(pkg.source.dir, decl.entry);
+    let mod: { default?: unknown };
+    try {
+      mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+    } catch (err) {
+      throw new LoadError("import", `importing ${decl.entry} (${decl.type} ${decl.kind}) failed: ${(err as Error).message}`);
+    }
+    const problem = shapeProblem(mod.default, decl.type, decl.kind);
+    if (problem) throw new LoadError("shape", `${decl.entry}: ${problem}`);
+    out.push({
+      type: decl.type,
+      kind: decl.kind,
+      ...(decl.description !== undefined ? { description: decl.description } : {}),
+      definition: mod.default as AnyPlugin,
+      source: pkg.source,
+    });
+  }
+  return out;
+}
+
+const DEFINE = { adapter: "defineAdapter", provider: "defineProvider", target: "defineTarget" } as const;
+
+/** Why a default export is not a plugin of the declared type and kind; `undefined` when it is. */
+export function shapeProblem(value: unknown, type: LoadedPlugin["type"], kind: string): string | undefined {
+  const fix = `default-export ${DEFINE[type]}({ kind: "${kind}", setup(ctx) { … } })`;
+  if (typeof value !== "object" || value === null) return `has no default export object; ${fix}`;
+  const v = value as Record<string, unknown>;
+  if (v.type !== type) return `default export has type ${JSON.stringify(v.type)}, the manifest declares "${type}"; ${fix}`;
+  if (v.kind !== kind) return `default export has kind ${JSON.stringify(v.kind)}, the manifest declares "${kind}"`;
+  if (typeof v.setup !== "function") return `default export has no setup(ctx) function; ${fix}`;
+  return undefined;
+}
+
+class LoadError extends Error {
+  constructor(
+    readonly phase: LoadFailure["phase"],
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Scans and loads built-ins then `options.ids` into `registry`; returns this run's failures. */
+export async function loadPlugins(registry: PluginRegistry, options: ScanOptions & { logger?: Logger }): Promise<LoadFailure[]> {
+  const { packages, failures } = scanPackages(options);
+  for (const pkg of packages) {
+    try {
+      for (const plugin of await importPackage(pkg)) registry.add(plugin);
+    } catch (err) {
+      failures.push({ package: pkg.label, phase: err instanceof LoadError ? err.phase : "import", error: (err as Error).message });
+    }
+  }
+  // Scan failures and import failures, reported in the order the packages were listed.
+  const order = (f: LoadFailure) => (f.package.startsWith(`${BUILTIN_PACKAGE} (`) ? -1 : options.ids.indexOf(f.package));
+  failures.sort((a, b) => order(a) - order(b));
+  for (const f of failures) {
+    registry.fail(f);
+    options.logger?.warn(failureLine(f), { package: f.package, phase: f.phase });
+  }
+  return failures;
+}
+
+/** The one warning line for a failed package. */
+export function failureLine(f: LoadFailure): string {
+  return `adapter package ${f.package} not loaded (${f.phase}): ${f.error}`;
+}
