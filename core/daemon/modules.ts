@@ -2,6 +2,7 @@ import { coreRoutesModule } from "./core-routes.js";
 import { pluginHostModule } from "../plugin-host/module.js";
 import { eventsModule } from "./events-module.js";
 import { mcpModule } from "./mcp-module.js";
+import { sentinelsModule } from "../sentinels/module.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
@@ -9,6 +10,7 @@ export const DAEMON_MODULES: DaemonModule[] = [
   coreRoutesModule,
   // plugins load before every module that uses them (after the config module, when there is one)
   pluginHostModule,
+  sentinelsModule,
   // keep last: they serve what the modules above register
   eventsModule,
   mcpModule,

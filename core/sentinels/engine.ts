@@ -1,0 +1,360 @@
+/**
+ * The sentinel engine: creation and removal through target plugins, the per-provider matcher
+ * index, deduplication, `until` and expiry, and delivery to targets. It implements the
+ * management API ({@link SentinelService}) and the plugin-facing ingress.
+ */
+import { inject, injectable } from "tsyringe";
+import { SvcError, toSvcError } from "../errors.js";
+import type { IngestResult, SentinelView } from "../plugin-api/context.js";
+import type { SvcEvent } from "../plugin-api/events.js";
+import type { DaemonEventBus } from "../daemon/event-bus.js";
+import type { Clock, Random } from "../runtime/clock.js";
+import type { Logger } from "../runtime/logger.js";
+import { CLOCK, DAEMON_EVENTS, LOGGER, RANDOM } from "../tokens.js";
+import { SENTINEL_DEDUP, SENTINEL_PLUGINS, SENTINEL_STORE } from "./tokens.js";
+import type { SentinelDedup } from "./dedup.js";
+import { expiryReason, type EndReason, type ExpiryPoint } from "./expiry.js";
+import { KeyedMutex } from "./keyed-mutex.js";
+import { SentinelIndex } from "./matcher.js";
+import type { SentinelPlugins } from "./plugin-access.js";
+import { defaultProvider, validateSpec } from "./validate.js";
+import type { ProviderReport, SentinelProjection, SentinelRecord, SentinelService, SentinelStatus } from "./service.js";
+import type { SentinelStore } from "./store.js";
+import { svcEventSchema, parseOrThrow } from "./spec-schema.js";
+
+type Matched = IngestResult["matched"];
+
+@injectable()
+export class SentinelEngine implements SentinelService {
+  private readonly indexes = new Map<string, SentinelIndex>();
+  private readonly mutex = new KeyedMutex();
+  private readonly ending = new Set<string>();
+  private readonly logger: Logger;
+
+  constructor(
+    @inject(SENTINEL_STORE as symbol) private readonly store: SentinelStore,
+    @inject(SENTINEL_DEDUP as symbol) private readonly dedup: SentinelDedup,
+    @inject(SENTINEL_PLUGINS as symbol) private readonly plugins: SentinelPlugins,
+    @inject(CLOCK as symbol) private readonly clock: Clock,
+    @inject(RANDOM as symbol) private readonly random: Random,
+    @inject(LOGGER as symbol) logger: Logger,
+    @inject(DAEMON_EVENTS as symbol) private readonly events: DaemonEventBus,
+  ) {
+    this.logger = logger.child({ area: "sentinels" });
+  }
+
+  /** Loads the store, indexes the active sentinels, drops orphan dedup files, sweeps expiry. */
+  async load(): Promise<void> {
+    const records = await this.store.load();
+    for (const rec of records) if (rec.status === "active") await this.indexRecord(rec);
+    for (const id of await this.dedup.orphans(new Set(records.map((r) => r.id)))) await this.dedup.remove(id);
+    await this.sweep("startup");
+  }
+
+  /** Expires every active sentinel whose `until` is reached (startup, periodic tick, poll). */
+  async sweep(via: ExpiryPoint): Promise<string[]> {
+    const ended: string[] = [];
+    for (const rec of this.store.all()) {
+      if (rec.status !== "active") continue;
+      await this.dedup.load(rec.id);
+      const reason = expiryReason(rec, this.clock.now(), this.dedup.delivered(rec.id));
+      if (reason && (await this.expire(rec.id, reason, via))) ended.push(rec.id);
+    }
+    return ended;
+  }
+
+  async create(input: unknown, principal: string): Promise<SentinelProjection> {
+    const { spec, target: targetInput } = await validateSpec(input, this.plugins, this.clock.now());
+    const target = await this.plugins.target(spec.target.kind);
+    const id = `snt_${this.random.ulid()}`;
+    const stored = await target.create(targetInput, { sentinelId: id, principal });
+    const now = this.clock.now();
+    const rec: SentinelRecord = {
+      id,
+      status: "active",
+      createdAt: now,
+      updatedAt: now,
+      deliveredCount: 0,
+      spec: { ...spec, target: { ...stored, kind: spec.target.kind } },
+    };
+    try {
+      await this.store.insert(rec);
+    } catch (err) {
+      await target.removed?.(rec).catch(() => undefined);
+      throw err;
+    }
+    await this.indexRecord(rec);
+    this.logger.info("sentinel created", { sentinel: id, provider: spec.provider, target: spec.target.kind });
+    this.events.emit("sentinel:created", { sentinelId: id, provider: spec.provider, target: spec.target.kind });
+    await this.callProvider(rec, "watch");
+    return this.projectRecord(rec);
+  }
+
+  async list(): Promise<SentinelProjection[]> {
+    const all = this.store.all().sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
+    return Promise.all(all.map((r) => this.projectRecord(r)));
+  }
+
+  get(id: string): SentinelView | undefined {
+    return this.store.get(id);
+  }
+
+  async project(id: string): Promise<SentinelProjection> {
+    return this.projectRecord(this.require(id));
+  }
+
+  async status(id: string): Promise<SentinelStatus> {
+    const rec = this.require(id);
+    const projection = await this.projectRecord(rec);
+    const target = await this.plugins.target(rec.spec.target.kind).catch(() => undefined);
+    const extra = await target?.status?.(rec);
+    return extra ? { ...projection, target: extra } : projection;
+  }
+
+  async remove(id: string): Promise<void> {
+    const rec = this.require(id);
+    await this.mutex.run(id, async () => {
+      this.indexes.get(rec.spec.provider ?? "")?.remove(id);
+      if (rec.status === "active") await this.callProvider(rec, "unwatch");
+      const target = await this.plugins.target(rec.spec.target.kind).catch(() => undefined);
+      await target?.removed?.(rec).catch((err: Error) => this.logger.warn("target removal hook failed", { sentinel: id, error: err.message }));
+      await this.store.remove(id);
+      await this.dedup.remove(id);
+    });
+    this.logger.info("sentinel removed", { sentinel: id });
+    this.events.emit("sentinel:removed", { sentinelId: id });
+  }
+
+  async pollNow(): Promise<{ polled: string[] }> {
+    await this.sweep("poll");
+    const polled: string[] = [];
+    for (const kind of this.plugins.providerKinds()) {
+      const p = await this.plugins.provider(kind).catch(() => undefined);
+      if (!p?.pollNow) continue;
+      await p.pollNow();
+      polled.push(kind);
+    }
+    return { polled };
+  }
+
+  async providers(): Promise<ProviderReport[]> {
+    return Promise.all(
+      this.plugins.providerKinds().map(async (kind) => {
+        const description = this.plugins.description("provider", kind);
+        try {
+          const readiness = await (await this.plugins.provider(kind)).readiness();
+          return { kind, ...(description ? { description } : {}), readiness };
+        } catch (err) {
+          return { kind, ...(description ? { description } : {}), readiness: { ready: false, detail: `provider failed: ${toSvcError(err).message}` } };
+        }
+      }),
+    );
+  }
+
+  async setupProvider(kind: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const provider = await this.plugins.provider(kind);
+    if (!provider.configure) throw new SvcError("invalid_input", `provider "${kind}" has no setup step`);
+    return provider.configure(input);
+  }
+
+  async ingest(provider: string, events: SvcEvent[]): Promise<IngestResult> {
+    const list = events.map((e, i) => parseOrThrow(svcEventSchema, e, "event", `[${i}]`) as SvcEvent);
+    const index = this.indexes.get(provider);
+    const instance = await this.plugins.provider(provider).catch(() => undefined);
+    const terminal = new Map<SvcEvent, string[]>();
+    const perSentinel = new Map<string, SvcEvent[]>();
+    for (const event of list) {
+      const subjects = instance?.terminalSubjects?.(event) ?? [];
+      if (subjects.length) terminal.set(event, subjects);
+      for (const id of index?.match(event) ?? []) {
+        const evs = perSentinel.get(id);
+        if (evs) evs.push(event);
+        else perSentinel.set(id, [event]);
+      }
+    }
+    const matched: Matched = [];
+    await Promise.all([...perSentinel].map(([id, evs]) => this.mutex.run(id, () => this.deliverAll(id, evs, terminal, matched))));
+    for (const subjects of terminal.values()) for (const s of subjects) await this.subjectTerminal(provider, s);
+    return { accepted: list.length, matched };
+  }
+
+  async subjectTerminal(provider: string, subject: string): Promise<void> {
+    for (const rec of this.store.all()) {
+      if (rec.status !== "active" || rec.spec.provider !== provider || !endsOn(rec, [subject])) continue;
+      await this.mutex.run(rec.id, () => this.expire(rec.id, "subject_terminal", "terminal"));
+    }
+  }
+
+  async markSeen(sentinelId: string, eventId: string): Promise<void> {
+    if (!this.store.get(sentinelId)) return;
+    await this.dedup.markSeen(sentinelId, eventId);
+  }
+
+  active(provider?: string): SentinelView[] {
+    const now = this.clock.now();
+    const out: SentinelView[] = [];
+    for (const rec of this.store.all()) {
+      if (rec.status !== "active" || (provider && rec.spec.provider !== provider) || this.ending.has(rec.id)) continue;
+      const reason = expiryReason(rec, now, Math.max(rec.deliveredCount, this.dedup.delivered(rec.id)));
+      if (reason) void this.expire(rec.id, reason, "poll");
+      else out.push(rec);
+    }
+    return out;
+  }
+
+  async isExpiredNow(sentinelId: string): Promise<boolean> {
+    const rec = this.store.get(sentinelId);
+    if (!rec || rec.status === "expired" || this.ending.has(sentinelId)) return true;
+    await this.dedup.load(sentinelId);
+    const reason = expiryReason(rec, this.clock.now(), this.dedup.delivered(sentinelId));
+    if (!reason) return false;
+    await this.expire(sentinelId, reason, "dispatch");
+    return true;
+  }
+
+  async updateStoredTarget(
+    sentinelId: string,
+    mutate: (stored: Record<string, unknown>) => Promise<Record<string, unknown>> | Record<string, unknown>,
+  ): Promise<SentinelView> {
+    return this.store.update(sentinelId, async (rec) => {
+      const next = await mutate(structuredClone(rec.spec.target));
+      return { ...rec, updatedAt: this.clock.now(), spec: { ...rec.spec, target: { ...next, kind: rec.spec.target.kind } } };
+    });
+  }
+
+  /** Delivers one sentinel's matched events in order; runs under the sentinel's mutex. */
+  private async deliverAll(id: string, events: SvcEvent[], terminal: Map<SvcEvent, string[]>, out: Matched): Promise<void> {
+    await this.dedup.load(id);
+    const ingressReason = this.reasonNow(id);
+    if (ingressReason) await this.expire(id, ingressReason, "ingress");
+    for (const event of events) {
+      const rec = this.store.get(id);
+      if (!rec || rec.status !== "active" || this.ending.has(id)) {
+        out.push({ sentinelId: id, eventId: event.id, outcome: "expired" });
+        continue;
+      }
+      if (this.dedup.has(id, event.id)) {
+        out.push({ sentinelId: id, eventId: event.id, outcome: "duplicate" });
+      } else {
+        const reason = this.reasonNow(id);
+        if (reason) {
+          await this.expire(id, reason, "dispatch");
+          out.push({ sentinelId: id, eventId: event.id, outcome: "expired" });
+          continue;
+        }
+        out.push(await this.deliverOne(rec, event));
+        const after = this.reasonNow(id);
+        if (after) await this.expire(id, after, "delivery");
+      }
+      const subjects = terminal.get(event);
+      if (subjects && endsOn(rec, subjects)) await this.expire(id, "subject_terminal", "terminal");
+    }
+  }
+
+  private async deliverOne(rec: SentinelRecord, event: SvcEvent): Promise<Matched[number]> {
+    const base = { sentinelId: rec.id, eventId: event.id };
+    try {
+      const target = await this.plugins.target(rec.spec.target.kind);
+      const { ack } = await target.deliver({ sentinel: rec, event });
+      await this.dedup.recordDelivery(rec.id, event.id, ack === "deferred" ? "deferred" : "now");
+    } catch (err) {
+      const e = toSvcError(err);
+      this.logger.warn("sentinel delivery failed", { sentinel: rec.id, event: event.id, code: e.code, error: e.message });
+      return { ...base, outcome: "failed", error: e.message };
+    }
+    this.logger.debug("sentinel matched", { sentinel: rec.id, event: event.id, type: event.type });
+    this.events.emit("sentinel:matched", {
+      sentinelId: rec.id,
+      eventId: event.id,
+      type: event.type,
+      subjects: event.subjects,
+      provider: rec.spec.provider,
+      target: rec.spec.target.kind,
+    });
+    return { ...base, outcome: "delivered" };
+  }
+
+  private reasonNow(id: string): EndReason | undefined {
+    const rec = this.store.get(id);
+    return rec ? expiryReason(rec, this.clock.now(), this.dedup.delivered(id)) : undefined;
+  }
+
+  /** Marks a sentinel expired (once), cancels its provider-side watch and tells its target. */
+  private async expire(id: string, reason: EndReason, via: ExpiryPoint): Promise<boolean> {
+    const current = this.store.get(id);
+    if (!current || current.status !== "active" || this.ending.has(id)) return false;
+    this.ending.add(id);
+    try {
+      this.indexes.get(current.spec.provider ?? "")?.remove(id);
+      const now = this.clock.now();
+      await this.dedup.load(id);
+      const rec = await this.store.update(id, (r) => ({
+        ...r,
+        status: "expired",
+        updatedAt: now,
+        endedAt: now,
+        endedReason: reason,
+        deliveredCount: Math.max(r.deliveredCount, this.dedup.delivered(id)),
+      }));
+      this.logger.info("sentinel ended:expired", { sentinel: id, reason, via });
+      this.events.emit("sentinel:ended", { sentinelId: id, status: "expired", reason, via });
+      await this.callProvider(rec, "unwatch");
+      const target = await this.plugins.target(rec.spec.target.kind).catch(() => undefined);
+      await target?.expired?.(rec).catch((err: Error) => this.logger.warn("target expiry hook failed", { sentinel: id, error: err.message }));
+      return true;
+    } finally {
+      this.ending.delete(id);
+    }
+  }
+
+  private async indexRecord(rec: SentinelRecord): Promise<void> {
+    const kind = rec.spec.provider ?? defaultProvider(rec.spec.match);
+    const provider = await this.plugins.provider(kind).catch(() => undefined);
+    if (!provider) this.logger.warn("sentinel provider is not loaded", { sentinel: rec.id, provider: kind });
+    let index = this.indexes.get(kind);
+    if (!index) this.indexes.set(kind, (index = new SentinelIndex()));
+    index.add(
+      rec.id,
+      rec.spec.match.map((c) => ({ sentinelId: rec.id, subject: c.subject, types: c.types ?? provider?.defaultTypes(c.subject) ?? ["*"] })),
+    );
+  }
+
+  private async callProvider(rec: SentinelRecord, hook: "watch" | "unwatch"): Promise<void> {
+    const provider = await this.plugins.provider(rec.spec.provider ?? "").catch(() => undefined);
+    await provider?.[hook]?.(rec).catch((err: Error) => this.logger.warn(`provider ${hook} failed`, { sentinel: rec.id, provider: rec.spec.provider, error: err.message }));
+  }
+
+  private async projectRecord(rec: SentinelRecord): Promise<SentinelProjection> {
+    await this.dedup.load(rec.id);
+    const target = await this.plugins.target(rec.spec.target.kind).catch(() => undefined);
+    const projected = target ? target.project(rec.spec.target) : { kind: rec.spec.target.kind, unavailable: true };
+    const { target: _stored, ...spec } = rec.spec;
+    return {
+      id: rec.id,
+      status: rec.status,
+      createdAt: rec.createdAt,
+      updatedAt: rec.updatedAt,
+      deliveredCount: Math.max(rec.deliveredCount, this.dedup.delivered(rec.id)),
+      ...(rec.endedAt !== undefined ? { endedAt: rec.endedAt } : {}),
+      ...(rec.endedReason !== undefined ? { endedReason: rec.endedReason } : {}),
+      spec: { ...spec, target: { ...projected, kind: rec.spec.target.kind } },
+    };
+  }
+
+  private require(id: string): SentinelRecord {
+    const rec = this.store.get(id);
+    if (!rec) throw new SvcError("not_found", `no sentinel ${id}; list them with \`svc sentinel list\``);
+    return rec;
+  }
+
+  /** The number of indexed (active) sentinels per provider, for diagnostics and benches. */
+  indexedCount(provider: string): number {
+    return this.indexes.get(provider)?.size ?? 0;
+  }
+}
+
+/** Whether one of `subjects` is a clause subject of `rec` (prefix clauses compare without the `*`). */
+function endsOn(rec: SentinelRecord, subjects: string[]): boolean {
+  if (rec.spec.until.kind !== "subject_terminal") return false;
+  return rec.spec.match.some((c) => subjects.includes(c.subject.endsWith("*") ? c.subject.slice(0, -1) : c.subject));
+}

@@ -1,0 +1,93 @@
+/**
+ * The sentinels DaemonModule: builds the engine (registered under SENTINELS), offers the host
+ * services "sentinels" and "credentials", adds the `/sentinels` routes, sets up and starts the
+ * loaded providers and targets, sweeps expiry at startup and on a periodic tick, and stops
+ * everything at stop.
+ */
+import type { DependencyContainer } from "tsyringe";
+import type { DaemonModule } from "../daemon/module.js";
+import { registerClass, registerValue } from "../runtime/inject.js";
+import { FileCredentialStore } from "../storage/credentials.js";
+import { CREDENTIALS, DAEMON_EVENTS, ENV, LOGGER, PLUGINS, ROUTES, SENTINELS, SERVICES, TOOLS, resolve } from "../tokens.js";
+import { SENTINEL_DEDUP, SENTINEL_PLUGINS, SENTINEL_STORE, SENTINEL_TICKER } from "./tokens.js";
+import { SentinelDedup } from "./dedup.js";
+import { SentinelEngine } from "./engine.js";
+import { pluginsFromContainer } from "./plugin-access.js";
+import { sentinelRoutes } from "./routes.js";
+import { SentinelStore } from "./store.js";
+import { intervalTicker, tickIntervalMs } from "./ticker.js";
+
+/** Registers the sentinel services in `c` (the daemon does it at start; tests may do it directly). */
+export function registerSentinelServices(c: DependencyContainer): SentinelEngine {
+  registerClass(c, SENTINEL_STORE, SentinelStore);
+  registerClass(c, SENTINEL_DEDUP, SentinelDedup);
+  if (!c.isRegistered(SENTINEL_PLUGINS as symbol)) registerValue(c, SENTINEL_PLUGINS, pluginsFromContainer(c));
+  registerClass(c, SENTINELS, SentinelEngine);
+  registerClass(c, CREDENTIALS, FileCredentialStore);
+  return resolve(c, SENTINELS) as SentinelEngine;
+}
+
+const stops = new WeakMap<DependencyContainer, () => void>();
+
+export const sentinelsModule: DaemonModule = {
+  name: "sentinels",
+  async start(c) {
+    const logger = resolve(c, LOGGER).child({ area: "sentinels" });
+    const engine = registerSentinelServices(c);
+    const services = resolve(c, SERVICES);
+    services.provide("sentinels", engine);
+    services.provide("credentials", resolve(c, CREDENTIALS));
+    const routes = resolve(c, ROUTES);
+    // Plugins set up below need these; another module may already offer them.
+    if (!services.has("routes")) services.provide("routes", routes);
+    if (!services.has("tools")) services.provide("tools", resolve(c, TOOLS));
+    if (!services.has("events")) services.provide("events", resolve(c, DAEMON_EVENTS));
+    for (const r of sentinelRoutes(engine)) routes.add(r);
+    await engine.load();
+    await startPlugins(c, engine);
+    const ticker = c.isRegistered(SENTINEL_TICKER as symbol) ? resolve(c, SENTINEL_TICKER) : intervalTicker;
+    const stopTick = ticker.every(tickIntervalMs(resolve(c, ENV)), () => {
+      engine.sweep("tick").catch((err: Error) => logger.error("sentinel expiry tick failed", { error: err.message }));
+    });
+    stops.set(c, stopTick);
+  },
+  async stop(c) {
+    stops.get(c)?.();
+    stops.delete(c);
+    const registry = resolve(c, PLUGINS);
+    const logger = resolve(c, LOGGER).child({ area: "sentinels" });
+    for (const { type, kind, instance } of await registry.setUpInstances()) {
+      if (type !== "provider" && type !== "target") continue;
+      await (instance as { stop?(): Promise<void> }).stop?.().catch((err: Error) => logger.warn("plugin stop failed", { plugin: `${type}:${kind}`, error: err.message }));
+    }
+  },
+};
+
+async function startPlugins(c: DependencyContainer, engine: SentinelEngine): Promise<void> {
+  const registry = resolve(c, PLUGINS);
+  const plugins = resolve(c, SENTINEL_PLUGINS);
+  const logger = resolve(c, LOGGER).child({ area: "sentinels" });
+  const failed = (type: "provider" | "target", kind: string, err: unknown) => {
+    const error = err instanceof Error ? err.message : String(err);
+    logger.error("plugin failed to start", { plugin: `${type}:${kind}`, error });
+    registry.fail({ package: registry.get(type, kind)?.source.package ?? kind, phase: "setup", error });
+  };
+  for (const kind of plugins.targetKinds()) {
+    try {
+      await (await plugins.target(kind)).start?.();
+    } catch (err) {
+      failed("target", kind, err);
+    }
+  }
+  for (const kind of plugins.providerKinds()) {
+    try {
+      const provider = await plugins.provider(kind);
+      await provider.start?.();
+      for (const s of engine.active(kind)) {
+        await provider.watch?.(s).catch((err: Error) => logger.warn("provider watch failed", { sentinel: s.id, provider: kind, error: err.message }));
+      }
+    } catch (err) {
+      failed("provider", kind, err);
+    }
+  }
+}

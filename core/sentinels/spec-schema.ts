@@ -1,0 +1,54 @@
+/**
+ * SentinelSpec as SPEC.md gives it, plus the event shape pushed by providers. The `target` object
+ * is only checked for a `kind` here: the loaded target plugin's `inputSchema` validates the rest.
+ */
+import { z } from "zod";
+import { SvcError, issuesToDetails } from "../errors.js";
+
+const slug = z.string().regex(/^[a-z][a-z0-9-]*$/, "must be a lower-case slug (a-z, 0-9, -)");
+
+export const matchClauseSchema = z.strictObject({
+  subject: z.string().min(1, "must not be empty").describe("exact subject, or a prefix when it ends with `*`"),
+  types: z.array(z.string().min(1, "must not be empty")).min(1, "give at least one type glob, or omit types").optional()
+    .describe("type globs (picomatch); omitted: the provider's defaultTypes(subject)"),
+});
+
+export const untilSchema = z.discriminatedUnion("kind", [
+  z.strictObject({ kind: z.literal("subject_terminal") }),
+  z.strictObject({ kind: z.literal("at"), ms: z.number().int("must be an integer (epoch ms)").positive() }),
+  z.strictObject({ kind: z.literal("count"), n: z.number().int("must be an integer").positive() }),
+  z.strictObject({ kind: z.literal("never") }),
+]);
+
+export const targetInputSchema = z.looseObject({ kind: slug });
+
+export const sentinelSpecSchema = z.strictObject({
+  match: z.array(matchClauseSchema).min(1, "give at least one match clause"),
+  until: untilSchema,
+  target: targetInputSchema,
+  provider: slug.optional(),
+  group: z.string().min(1).max(200).optional(),
+  label: z.string().min(1).max(200).optional(),
+});
+
+export type SentinelSpecInput = z.infer<typeof sentinelSpecSchema>;
+export type MatchClause = z.infer<typeof matchClauseSchema>;
+export type SentinelUntil = z.infer<typeof untilSchema>;
+
+/** A sentinel event as providers hand it to the engine (SvcEvent, validated). */
+export const svcEventSchema = z.strictObject({
+  id: z.string().min(1).max(200).refine((s) => !s.includes("."), "must not contain \".\""),
+  type: z.string().min(1).max(200),
+  subjects: z.array(z.string().min(1)).min(1, "give at least one subject"),
+  time: z.string().optional(),
+  data: z.unknown().optional(),
+});
+
+/** Parses with `schema` or throws `invalid_input` with the zod issues as `[{path, message}]`. */
+export function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown, what: string, prefix = ""): z.infer<S> {
+  const r = schema.safeParse(input);
+  if (r.success) return r.data;
+  const details = issuesToDetails(r.error.issues, prefix);
+  const first = details[0]!;
+  throw new SvcError("invalid_input", `invalid ${what}: ${first.path}: ${first.message}`, { details });
+}

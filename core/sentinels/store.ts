@@ -1,0 +1,91 @@
+/**
+ * `$SVC_HOME/sentinels.json`: the sentinel records. Every change is a read-modify-write under the
+ * file's cross-process lock, written atomically and fsynced (kill -9 leaves the old or the new
+ * file). Reads are served from memory: only the daemon writes this file.
+ */
+import { inject, injectable } from "tsyringe";
+import { SvcError } from "../errors.js";
+import { readJsonFile, updateJsonFile } from "../storage/json-file.js";
+import { homeFile } from "../storage/paths.js";
+import { HOME } from "../tokens.js";
+import type { SentinelRecord } from "./service.js";
+
+interface SentinelsFile {
+  version: 1;
+  sentinels: SentinelRecord[];
+}
+
+@injectable()
+export class SentinelStore {
+  readonly path: string;
+  private readonly records = new Map<string, SentinelRecord>();
+
+  constructor(@inject(HOME as symbol) home: string) {
+    this.path = homeFile(home, "sentinels");
+  }
+
+  /** (Re)reads the file into memory. A file that is not a sentinels file is an error naming it. */
+  async load(): Promise<SentinelRecord[]> {
+    const file = await readJsonFile<SentinelsFile>(this.path);
+    this.replaceAll(file === undefined ? [] : checked(this.path, file).sentinels);
+    return this.all();
+  }
+
+  all(): SentinelRecord[] {
+    return [...this.records.values()];
+  }
+
+  get(id: string): SentinelRecord | undefined {
+    return this.records.get(id);
+  }
+
+  async insert(rec: SentinelRecord): Promise<void> {
+    await this.write((list) => {
+      if (list.some((r) => r.id === rec.id)) throw new SvcError("conflict", `sentinel ${rec.id} already exists`);
+      return [...list, rec];
+    });
+  }
+
+  /** Applies `mutate` to the stored record under the lock; throws `not_found`. */
+  async update(id: string, mutate: (rec: SentinelRecord) => SentinelRecord | Promise<SentinelRecord>): Promise<SentinelRecord> {
+    let out: SentinelRecord | undefined;
+    await this.write(async (list) => {
+      const i = list.findIndex((r) => r.id === id);
+      if (i < 0) throw new SvcError("not_found", `no sentinel ${id}`);
+      out = await mutate(structuredClone(list[i]!));
+      return list.map((r, j) => (j === i ? out! : r));
+    });
+    return out!;
+  }
+
+  /** Removes the record; false when there was none. */
+  async remove(id: string): Promise<boolean> {
+    let found = false;
+    await this.write((list) => {
+      found = list.some((r) => r.id === id);
+      return found ? list.filter((r) => r.id !== id) : undefined;
+    });
+    return found;
+  }
+
+  private async write(mutate: (list: SentinelRecord[]) => SentinelRecord[] | undefined | Promise<SentinelRecord[] | undefined>): Promise<void> {
+    const next = await updateJsonFile<SentinelsFile>(this.path, async (current) => {
+      const list = current === undefined ? [] : checked(this.path, current).sentinels;
+      const changed = await mutate(list);
+      return changed === undefined ? undefined : { version: 1, sentinels: changed };
+    });
+    if (next) this.replaceAll(checked(this.path, next).sentinels);
+  }
+
+  private replaceAll(list: SentinelRecord[]): void {
+    this.records.clear();
+    for (const r of list) this.records.set(r.id, r);
+  }
+}
+
+function checked(path: string, file: SentinelsFile): SentinelsFile {
+  if (typeof file !== "object" || file === null || !Array.isArray(file.sentinels)) {
+    throw new SvcError("config_invalid", `${path} is not a sentinels file (expected {"version": 1, "sentinels": [...]})`);
+  }
+  return file;
+}
