@@ -1,0 +1,120 @@
+/**
+ * Challenge verification of a webhook callback (before activation and on rotation): a signed
+ * `{type: "verification", challenge}` POST through the SSRF gate's egress; the callback must
+ * answer 2xx with JSON `{challenge}` equal to ours (compared in constant time).
+ */
+import { timingSafeEqual } from "node:crypto";
+import { SvcError, type Clock, type Logger, type Random } from "../../core/plugin-api/index.js";
+import { challengeCacheKey, createChallengeCache, type ChallengeCache } from "./challenge-cache.js";
+import { decodeSecret, SECRET_RULE } from "./secret.js";
+import type { Egress } from "./ssrf/egress.js";
+
+/** The verification POST's timeout. */
+export const CHALLENGE_TIMEOUT_MS = 10_000;
+
+export type ChallengeFailure = "challenge_failed" | "timeout" | "non_https" | "ssrf_blocked" | "non_2xx";
+
+export interface ChallengeVerifier {
+  /** Resolves when the callback echoed the challenge (or a success is cached); throws SvcError(code = ChallengeFailure). */
+  verify(input: { url: string; secret: string; subscriptionId: string; principal: string }): Promise<void>;
+}
+
+export interface ChallengeDeps {
+  egress: Pick<Egress, "post">;
+  clock: Clock;
+  random: Random;
+  /** Returns the full `webhook-signature` header value (the signer's, the only signing code). */
+  sign: (secret: string, msgId: string, timestamp: number, body: string) => string;
+  /** Defaults to a 10-minute cache on `clock`. */
+  cache?: ChallengeCache;
+  /** Defaults to {@link CHALLENGE_TIMEOUT_MS}. */
+  timeoutMs?: number;
+  logger?: Logger;
+}
+
+const EGRESS_TO_CHALLENGE: Record<string, ChallengeFailure> = {
+  non_https: "non_https",
+  private_target: "ssrf_blocked",
+  redirect: "ssrf_blocked",
+  timeout: "timeout",
+  connect: "timeout",
+};
+
+export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier {
+  const cache = deps.cache ?? createChallengeCache(deps.clock);
+  const timeoutMs = deps.timeoutMs ?? CHALLENGE_TIMEOUT_MS;
+
+  return {
+    async verify({ url, secret, subscriptionId, principal }) {
+      const target = httpsUrl(url);
+      const host = target.host;
+      if (!decodeSecret(secret)) throw new SvcError("challenge_failed", `the webhook secret is malformed: ${SECRET_RULE}`);
+      const key = challengeCacheKey(principal, target, secret);
+      if (cache.has(key)) return;
+
+      const challenge = deps.random.hex(32);
+      const msgId = `msg_verification_${deps.random.ulid()}`;
+      const timestamp = Math.floor(deps.clock.now() / 1000);
+      const body = JSON.stringify({ type: "verification", challenge });
+      let signature: string;
+      try {
+        signature = deps.sign(secret, msgId, timestamp, body);
+      } catch {
+        throw new SvcError("challenge_failed", `the webhook secret could not sign: ${SECRET_RULE}`);
+      }
+      const headers = {
+        "content-type": "application/json",
+        "webhook-id": msgId,
+        "webhook-timestamp": String(timestamp),
+        "webhook-signature": signature,
+        "x-mcp-subscription-id": subscriptionId,
+      };
+
+      let res;
+      try {
+        res = await deps.egress.post(target.href, { headers, body, timeoutMs });
+      } catch (err) {
+        const reason = SvcError.is(err) ? EGRESS_TO_CHALLENGE[err.code] : undefined;
+        if (!reason || !SvcError.is(err)) throw err;
+        throw new SvcError(reason, `challenge verification of ${host} failed: ${err.message}`, { cause: err });
+      }
+      if (res.status >= 300 && res.status < 400 && res.headers.location !== undefined) {
+        throw new SvcError("ssrf_blocked", `challenge verification of ${host} failed: it answered ${res.status} (a redirect); redirects are never followed`);
+      }
+      if (res.status < 200 || res.status > 299) {
+        throw new SvcError("non_2xx", `challenge verification of ${host} failed: it answered ${res.status}; a 2xx with {"challenge": ...} is required`);
+      }
+      if (!echoes(res.body, challenge)) {
+        throw new SvcError("challenge_failed", `challenge verification of ${host} failed: the response is not JSON {"challenge": <the challenge sent>}`);
+      }
+      cache.remember(key);
+      deps.logger?.info("webhook callback verified", { host, subscriptionId });
+    },
+  };
+}
+
+function httpsUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new SvcError("non_https", "the callback URL does not parse; an https:// URL is required");
+  }
+  if (parsed.protocol !== "https:") throw new SvcError("non_https", `the callback URL for ${parsed.host || "(no host)"} is not https; only https is allowed`);
+  return parsed;
+}
+
+function echoes(body: Buffer, challenge: string): boolean {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString("utf8"));
+  } catch {
+    return false;
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return false;
+  const echoed = (parsed as { challenge?: unknown }).challenge;
+  if (typeof echoed !== "string") return false;
+  const a = Buffer.from(echoed, "utf8");
+  const b = Buffer.from(challenge, "utf8");
+  return a.length === b.length && timingSafeEqual(a, b);
+}
