@@ -1,0 +1,67 @@
+import { SvcError } from "../../core/plugin-api/index.js";
+import type { Egress } from "./ssrf/egress.js";
+import { signatureHeader } from "./signer.js";
+
+export type AttemptOutcome =
+  | { kind: "delivered"; status: number }
+  | { kind: "rejected"; error: string }
+  | { kind: "retry"; error: string };
+
+export interface AttemptInput {
+  url: string;
+  sentinelId: string;
+  eventId: string;
+  body: Buffer;
+  keys: Buffer[];
+  /** Unix seconds of this attempt (fresh each time). */
+  timestamp: number;
+  timeoutMs: number;
+}
+
+/**
+ * One delivery POST and its classification (SPEC.md "Delivery rules"): 2xx acks; 410 and 413
+ * are terminal; 3xx, other 4xx, 5xx and network errors retry. Errors name the host only.
+ */
+export async function attemptDelivery(egress: Pick<Egress, "post">, input: AttemptInput): Promise<AttemptOutcome> {
+  const host = hostOf(input.url);
+  const headers = {
+    "webhook-id": input.eventId,
+    "webhook-timestamp": String(input.timestamp),
+    "webhook-signature": signatureHeader(input.keys, input.eventId, input.timestamp, input.body),
+    "content-type": "application/json",
+    "x-mcp-subscription-id": input.sentinelId,
+  };
+  let status: number;
+  try {
+    status = (await egress.post(input.url, { headers, body: input.body, timeoutMs: input.timeoutMs })).status;
+  } catch (err) {
+    const code = SvcError.is(err) ? err.code : "connect";
+    return { kind: "retry", error: `${code}: the request to ${host} failed` + describe(code, input.timeoutMs) };
+  }
+  if (status >= 200 && status < 300) return { kind: "delivered", status };
+  if (status === 410 || status === 413) return { kind: "rejected", error: `${host} answered HTTP ${status} (terminal, not retried)` };
+  return { kind: "retry", error: `${host} answered HTTP ${status}` };
+}
+
+function describe(code: string, timeoutMs: number): string {
+  switch (code) {
+    case "timeout":
+      return ` (no answer within ${timeoutMs} ms)`;
+    case "redirect":
+      return " (a redirect to a non-https location; redirects are never followed)";
+    case "private_target":
+      return " (the SSRF gate blocked a non-public address)";
+    case "non_https":
+      return " (not https)";
+    default:
+      return "";
+  }
+}
+
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "(invalid url)";
+  }
+}

@@ -1,0 +1,190 @@
+import type { Clock, Logger, SentinelIngress, Sleep } from "../../core/plugin-api/index.js";
+import type { Egress } from "./ssrf/egress.js";
+import { attemptDelivery, hostOf, type AttemptOutcome } from "./attempt.js";
+import { LIMITS } from "./limits.js";
+import type { Outbox } from "./outbox/outbox.js";
+import type { DeadReason, OutboxRow } from "./outbox/row.js";
+import { Semaphore } from "./semaphore.js";
+import { asStoredTarget, signingKeys, type StoredWebhookTarget } from "./signing-keys.js";
+import type { SecretVault } from "./vault.js";
+
+export interface DispatcherOptions {
+  outbox: Outbox;
+  vault: SecretVault;
+  egress: Pick<Egress, "post">;
+  sentinels: () => SentinelIngress;
+  clock: Clock;
+  sleep: Sleep;
+  logger: Logger;
+  /** Per-attempt timeout (default 15 s; tests inject a short one). */
+  attemptTimeoutMs?: number;
+  /** Attempts in flight to one callback host (default 16). */
+  perCallback?: number;
+  /** Attempts in flight overall (default 256). */
+  maxInFlight?: number;
+}
+
+/**
+ * Delivers outbox rows: up to 5 attempts per row with waits of 500 ms, 1 s, 2 s, 4 s, each attempt
+ * re-signed with a fresh timestamp over the same stored bytes and recorded in the row. Each
+ * callback host has its own concurrency lane, and a row waiting between attempts holds no slot,
+ * so a slow or failing callback never stalls deliveries to the others.
+ */
+export class Dispatcher {
+  private readonly jobs = new Map<string, Promise<void>>();
+  private readonly lanes = new Map<string, Semaphore>();
+  private readonly global: Semaphore;
+  private readonly stopping = new AbortController();
+
+  constructor(private readonly o: DispatcherOptions) {
+    this.global = new Semaphore(o.maxInFlight ?? 256);
+  }
+
+  /** Starts delivering a row unless it is already being delivered. */
+  enqueue(requestId: string): void {
+    if (this.jobs.has(requestId) || this.stopping.signal.aborted) return;
+    const job = this.run(requestId)
+      .catch((err: Error) => this.o.logger.error("webhook delivery job failed", { requestId, error: err.message }))
+      .finally(() => this.jobs.delete(requestId));
+    this.jobs.set(requestId, job);
+  }
+
+  /** Resolves once every started delivery has finished (tests, shutdown). */
+  async idle(): Promise<void> {
+    while (this.jobs.size > 0) await Promise.all([...this.jobs.values()]);
+  }
+
+  get active(): number {
+    return this.jobs.size;
+  }
+
+  /** Stops starting attempts and waits (at most `graceMs`) for attempts in flight. */
+  async stop(graceMs = 2_000): Promise<void> {
+    this.stopping.abort(new Error("the webhook dispatcher is stopping"));
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.idle(), new Promise<void>((r) => (timer = setTimeout(r, graceMs)))]);
+    clearTimeout(timer);
+  }
+
+  /** Tells the engine about a terminal row (markSeen), then records that it did. */
+  async acknowledge(row: OutboxRow): Promise<void> {
+    try {
+      await this.o.sentinels().markSeen(row.sentinelId, row.eventId);
+      await this.o.outbox.markSeen(row.requestId);
+    } catch (err) {
+      this.o.logger.warn("could not mark a delivered event seen; retried later", { sentinelId: row.sentinelId, eventId: row.eventId, error: (err as Error).message });
+    }
+  }
+
+  private async run(requestId: string): Promise<void> {
+    const { outbox } = this.o;
+    for (;;) {
+      if (this.stopping.signal.aborted) return;
+      const row = outbox.get(requestId);
+      if (!row || row.status !== "pending") return;
+      const next = await this.attemptOnce(row);
+      if (next === "stopped") return;
+      const after = outbox.get(requestId);
+      if (!after) return;
+      if (after.status !== "pending") {
+        if (!after.seen) await this.acknowledge(after);
+        return;
+      }
+      const wait = LIMITS.retryWaitsMs[after.deliveryState.attempts - 1] ?? LIMITS.retryWaitsMs.at(-1)!;
+      try {
+        await this.o.sleep(wait, this.stopping.signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** One pass: expiry check, keys, body, POST, and the recorded outcome. */
+  private async attemptOnce(row: OutboxRow): Promise<"recorded" | "stopped"> {
+    const { outbox, clock } = this.o;
+    const stop = await this.stopReason(row);
+    if (stop) {
+      await outbox.kill(row.requestId, stop.reason, stop.error);
+      return "recorded";
+    }
+    const target = stop === undefined ? this.targetOf(row.sentinelId) : undefined;
+    if (!target) {
+      await outbox.kill(row.requestId, "sentinel_removed", "the sentinel is gone");
+      return "recorded";
+    }
+    const keys = await signingKeys(target, this.o.vault, clock.now());
+    if (!keys.ok) {
+      await outbox.kill(row.requestId, keys.reason, keys.error);
+      return "recorded";
+    }
+    let body: Buffer;
+    try {
+      body = await outbox.readBody(row);
+    } catch (err) {
+      await outbox.kill(row.requestId, "delivered_rejected", (err as Error).message);
+      return "recorded";
+    }
+    const host = hostOf(target.url);
+    const release = await this.slot(host);
+    let outcome: AttemptOutcome;
+    try {
+      if (this.stopping.signal.aborted) return "stopped";
+      outcome = await attemptDelivery(this.o.egress, {
+        url: target.url,
+        sentinelId: row.sentinelId,
+        eventId: row.eventId,
+        body,
+        keys: keys.keys,
+        timestamp: Math.floor(clock.now() / 1000),
+        timeoutMs: this.o.attemptTimeoutMs ?? LIMITS.attemptTimeoutMs,
+      });
+    } finally {
+      release();
+    }
+    const attempts = row.deliveryState.attempts + 1;
+    const at = clock.now();
+    if (outcome.kind === "delivered") {
+      await outbox.update(row.requestId, { status: "delivered", deliveryState: { attempts, lastError: row.deliveryState.lastError, lastAt: at } });
+      this.o.logger.debug("webhook delivered", { sentinelId: row.sentinelId, eventId: row.eventId, host, attempts });
+      return "recorded";
+    }
+    const deliveryState = { attempts, lastError: outcome.error, lastAt: at };
+    const terminal = outcome.kind === "rejected" || attempts >= LIMITS.maxAttempts;
+    await outbox.update(row.requestId, terminal ? { status: "dead", deliveryState, deadReason: "delivered_rejected" } : { status: "pending", deliveryState });
+    if (terminal) this.o.logger.warn("webhook delivery rejected", { sentinelId: row.sentinelId, eventId: row.eventId, host, attempts });
+    return "recorded";
+  }
+
+  /**
+   * Expiry at dispatch (SPEC.md): a removed sentinel ends the row as `sentinel_removed`; an
+   * expired one as `sentinel_expired`, nothing sent. A sentinel that ended because its `count` was
+   * reached or its subject went terminal still delivers the events it accepted before ending.
+   */
+  private async stopReason(row: OutboxRow): Promise<{ reason: DeadReason; error: string } | undefined> {
+    const ingress = this.o.sentinels();
+    const before = ingress.get(row.sentinelId);
+    if (!before) return { reason: "sentinel_removed", error: "the sentinel was removed" };
+    if (!(await ingress.isExpiredNow(row.sentinelId))) return undefined;
+    const view = ingress.get(row.sentinelId);
+    if (!view) return { reason: "sentinel_removed", error: "the sentinel was removed" };
+    const until = view.spec.until.kind;
+    if (until === "count" || until === "subject_terminal") return undefined;
+    return { reason: "sentinel_expired", error: "the sentinel expired before delivery; nothing was sent" };
+  }
+
+  private targetOf(sentinelId: string): StoredWebhookTarget | undefined {
+    return asStoredTarget(this.o.sentinels().get(sentinelId)?.spec.target);
+  }
+
+  private async slot(host: string): Promise<() => void> {
+    let lane = this.lanes.get(host);
+    if (!lane) this.lanes.set(host, (lane = new Semaphore(this.o.perCallback ?? 16)));
+    const releaseLane = await lane.acquire();
+    const releaseGlobal = await this.global.acquire();
+    return () => {
+      releaseGlobal();
+      releaseLane();
+      if (!lane.busy) this.lanes.delete(host);
+    };
+  }
+}

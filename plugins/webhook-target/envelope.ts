@@ -1,0 +1,52 @@
+import type { SvcEvent } from "../../core/plugin-api/index.js";
+import { SvcError } from "../../core/plugin-api/index.js";
+import { LIMITS } from "./limits.js";
+
+/**
+ * The delivered event envelope, the body of every delivery POST (fields in this order):
+ * - `id`: the stable event id (also the `webhook-id` header; never contains `.`)
+ * - `type`: the event type, `<scheme>.<object>.<action>`
+ * - `subjects`: the event's subject hierarchy, broadest first
+ * - `time`: ISO-8601 time of the occurrence (the time of serialization when the event has none)
+ * - `sentinelId`: the sentinel that matched (also the `X-MCP-Subscription-Id` header)
+ * - `data`: the event's payload, or `{summary, subject}` when the envelope was too large
+ * - `truncated`: `true` only when `data` was replaced
+ */
+export interface Envelope {
+  id: string;
+  type: string;
+  subjects: string[];
+  time: string;
+  sentinelId: string;
+  data: unknown;
+  truncated?: true;
+}
+
+/**
+ * Serializes the envelope once. Over {@link LIMITS.maxBodyBytes} bytes, `data` becomes
+ * `{summary, subject}` and `truncated: true`. The returned bytes are what is persisted, signed and
+ * sent on every attempt.
+ */
+export function buildEnvelope(sentinelId: string, event: SvcEvent, now: number): Buffer {
+  const base = {
+    id: event.id,
+    type: event.type,
+    subjects: event.subjects,
+    time: event.time ?? new Date(now).toISOString(),
+    sentinelId,
+  };
+  const full = Buffer.from(JSON.stringify({ ...base, data: event.data ?? null } satisfies Envelope), "utf8");
+  if (full.length <= LIMITS.maxBodyBytes) return full;
+  const data = {
+    summary: `data omitted: the envelope was ${full.length} bytes, over the ${LIMITS.maxBodyBytes}-byte delivery limit`,
+    subject: event.subjects.at(-1) ?? null,
+  };
+  const cut = Buffer.from(JSON.stringify({ ...base, data, truncated: true } satisfies Envelope), "utf8");
+  if (cut.length > LIMITS.maxBodyBytes) {
+    throw new SvcError(
+      "payload_too_large",
+      `event ${event.id} cannot be delivered: even without its data the envelope is ${cut.length} bytes, over the ${LIMITS.maxBodyBytes}-byte limit`,
+    );
+  }
+  return cut;
+}

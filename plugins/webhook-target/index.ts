@@ -1,0 +1,43 @@
+/**
+ * The built-in `webhook` target: matched events become signed Standard Webhooks POSTs to an
+ * external HTTPS callback, through a durable outbox, bounded retries and the SSRF gate. See the
+ * README section "Webhook target".
+ */
+import { SvcError, defineTarget } from "../../core/plugin-api/index.js";
+import { createChallengeVerifier } from "./challenge.js";
+import { rotateSecret } from "./rotation.js";
+import { sign } from "./signer.js";
+import { createEgress } from "./ssrf/egress.js";
+import { createWebhookTarget } from "./target.js";
+
+export default defineTarget({
+  kind: "webhook",
+  description: "Signed HTTPS POSTs (Standard Webhooks) through a durable outbox",
+  setup(ctx) {
+    const allowSubnets = (ctx.config().webhooks?.allowSubnets as string[] | undefined) ?? [];
+    const egress = createEgress({ allowSubnets, logger: ctx.logger });
+    const verifier = createChallengeVerifier({ egress, clock: ctx.clock, random: ctx.random, sign, logger: ctx.logger });
+    const target = createWebhookTarget(ctx, { egress, verifier });
+    if (ctx.hasService("routes")) {
+      ctx.service("routes").add({
+        method: "POST",
+        path: "/sentinels/:id/rotate-secret",
+        auth: "token",
+        maxBodyBytes: 4_096,
+        handler: async (req) => {
+          const body = req.body.length === 0 ? {} : req.json<{ secret?: unknown }>();
+          if (body.secret !== undefined && typeof body.secret !== "string") {
+            throw new SvcError("invalid_input", "secret must be a whsec_ string, or absent to have the daemon generate one");
+          }
+          const secret = body.secret;
+          const result = await rotateSecret(
+            { sentinels: ctx.service("sentinels"), vault: target.vault, verifier, clock: ctx.clock, random: ctx.random },
+            { sentinelId: req.params.id!, principal: req.principal, ...(secret !== undefined ? { secret } : {}) },
+          );
+          return { status: 200, body: result };
+        },
+      });
+    }
+    return target;
+  },
+});

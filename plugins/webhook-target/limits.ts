@@ -1,0 +1,22 @@
+/** Every number of SPEC.md "Limits" and "Delivery rules" that the webhook target enforces. */
+export const LIMITS = {
+  /** A serialized envelope over this many bytes has its `data` replaced and `truncated: true`. */
+  maxBodyBytes: 262_144,
+  /** Delivery attempts per outbox row. */
+  maxAttempts: 5,
+  /** Waits before attempts 2 to 5 (exponential from 250 ms, capped at 4 s). */
+  retryWaitsMs: [500, 1_000, 2_000, 4_000] as readonly number[],
+  /** Timeout of one delivery attempt. */
+  attemptTimeoutMs: 15_000,
+  /** Both the current and the previous secret sign for this long after `rotatedAt`. */
+  rotationWindowMs: 10 * 60_000,
+  /** Rows in the outbox; the oldest terminal rows are evicted first, pending rows never. */
+  outboxCap: 2_000,
+  /** Delivered rows are removed this long after delivery. */
+  deliveredRetentionMs: 24 * 3_600_000,
+  /** Pending rows older than this become dead (`age_out`). */
+  pendingMaxAgeMs: 7 * 24 * 3_600_000,
+  /** Secret length after base64 decoding. */
+  secretMinBytes: 24,
+  secretMaxBytes: 64,
+} as const;

@@ -1,0 +1,75 @@
+import { createHash } from "node:crypto";
+import { mkdir, open, readdir, readFile, rm } from "node:fs/promises";
+import { join } from "node:path";
+import { SvcError, fsyncDir } from "../../../core/plugin-api/index.js";
+import type { BodyRef } from "./row.js";
+
+/**
+ * Exact serialized bodies, one file per row, written once (fsynced, mode 0600) and never
+ * rewritten: a status change touches only the journal, and bodies are read from disk for each
+ * attempt rather than held in memory.
+ */
+export class BodyStore {
+  private dirDirty = false;
+
+  constructor(readonly dir: string) {}
+
+  async init(): Promise<void> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+  }
+
+  /** Writes the body of a new row. The directory entry becomes durable with {@link syncDir}. */
+  async write(requestId: string, body: Buffer): Promise<BodyRef> {
+    const file = `${requestId}.json`;
+    const handle = await open(join(this.dir, file), "wx", 0o600);
+    try {
+      await handle.writeFile(body);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    this.dirDirty = true;
+    return { file, length: body.length, sha256: sha256(body) };
+  }
+
+  /** Makes new files' directory entries durable (one fsync for a whole batch). */
+  async syncDir(): Promise<void> {
+    if (!this.dirDirty) return;
+    this.dirDirty = false;
+    await fsyncDir(this.dir);
+  }
+
+  /** The exact bytes of a row's body; throws `internal` when the file is missing or altered. */
+  async read(ref: BodyRef): Promise<Buffer> {
+    let body: Buffer;
+    try {
+      body = await readFile(join(this.dir, ref.file));
+    } catch (err) {
+      throw new SvcError("internal", `the stored body ${ref.file} is missing from the outbox`, { cause: err });
+    }
+    if (body.length !== ref.length || sha256(body) !== ref.sha256) {
+      throw new SvcError("internal", `the stored body ${ref.file} does not match its recorded length and sha256`);
+    }
+    return body;
+  }
+
+  async remove(ref: BodyRef): Promise<void> {
+    await rm(join(this.dir, ref.file), { force: true });
+  }
+
+  async list(): Promise<string[]> {
+    return readdir(this.dir);
+  }
+
+  async readRaw(file: string): Promise<Buffer> {
+    return readFile(join(this.dir, file));
+  }
+
+  async removeFile(file: string): Promise<void> {
+    await rm(join(this.dir, file), { force: true });
+  }
+}
+
+export function sha256(body: Buffer): string {
+  return createHash("sha256").update(body).digest("hex");
+}

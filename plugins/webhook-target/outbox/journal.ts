@@ -1,0 +1,135 @@
+import { open, type FileHandle } from "node:fs/promises";
+import type { JournalRecord, NewRecord } from "./row.js";
+
+/**
+ * The outbox's append-only state journal (one JSON line per record) with group commit: records
+ * appended while a write is in flight share the next write and fdatasync. After a batch is durable,
+ * `apply` runs for each record in order, synchronously, before the appenders resume; so memory
+ * only ever holds durable state, and {@link between} (compaction) sees a consistent state.
+ */
+export class Journal {
+  private queue: Array<{ records: JournalRecord[]; done: (results: boolean[]) => void; fail: (err: unknown) => void }> = [];
+  private tasks: Array<() => Promise<void>> = [];
+  private flushing = false;
+  private idle: Array<() => void> = [];
+
+  private constructor(
+    private handle: FileHandle,
+    private seq: number,
+    private readonly apply: (record: JournalRecord) => boolean,
+    private readonly beforeWrite: (records: JournalRecord[]) => Promise<void>,
+    private readonly between: () => Promise<void>,
+  ) {}
+
+  static async open(
+    path: string,
+    seq: number,
+    hooks: {
+      apply: (record: JournalRecord) => boolean;
+      beforeWrite: (records: JournalRecord[]) => Promise<void>;
+      between: () => Promise<void>;
+    },
+  ): Promise<Journal> {
+    const handle = await open(path, "a", 0o600);
+    return new Journal(handle, seq, hooks.apply, hooks.beforeWrite, hooks.between);
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  /** Appends records durably; resolves with `apply`'s result for each (false: it changed nothing). */
+  append(records: NewRecord[]): Promise<boolean[]> {
+    const stamped = records.map((r) => ({ ...r, seq: ++this.seq }) as JournalRecord);
+    return new Promise((done, fail) => {
+      this.queue.push({ records: stamped, done, fail });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  /**
+   * Runs `fn` while no batch is being written (for compaction from outside the write loop).
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    return new Promise((resolve, reject) => {
+      this.tasks.push(() => fn().then(resolve, reject));
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  /** Empties the file (its records are all in a snapshot now). Only call from `between` or `exclusive`. */
+  async truncate(): Promise<void> {
+    await this.handle.truncate(0);
+    await this.handle.datasync();
+  }
+
+  /** Resolves once nothing is queued or being written. */
+  drained(): Promise<void> {
+    if (!this.flushing && this.queue.length === 0 && this.tasks.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
+  }
+
+  async close(): Promise<void> {
+    await this.drained();
+    await this.handle.close();
+  }
+
+  private async writeBatch(batch: Journal["queue"]): Promise<void> {
+    const records = batch.flatMap((b) => b.records);
+    try {
+      await this.beforeWrite(records);
+      await this.handle.write(records.map((r) => JSON.stringify(r) + "\n").join(""));
+      await this.handle.datasync();
+    } catch (err) {
+      for (const b of batch) b.fail(err);
+      return;
+    }
+    for (const b of batch) b.done(b.records.map((r) => this.apply(r)));
+    await this.between().catch(() => undefined);
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0 || this.tasks.length > 0) {
+        if (this.queue.length > 0) await this.writeBatch(this.queue.splice(0));
+        for (const task of this.tasks.splice(0)) await task();
+      }
+    } finally {
+      this.flushing = false;
+      for (const resolve of this.idle.splice(0)) resolve();
+    }
+  }
+}
+
+/**
+ * Parses journal text. A torn last line (a kill -9 mid-append) is dropped; an unparsable line
+ * elsewhere is skipped and counted.
+ */
+export function parseJournal(text: string): { records: JournalRecord[]; skipped: number; torn: boolean } {
+  const lines = text.split("\n");
+  const last = lines.pop() ?? "";
+  const records: JournalRecord[] = [];
+  let skipped = 0;
+  for (const line of lines) {
+    if (line.trim() === "") continue;
+    const rec = parseRecord(line);
+    if (rec) records.push(rec);
+    else skipped++;
+  }
+  const torn = last.trim() !== "";
+  if (torn) {
+    const rec = parseRecord(last);
+    if (rec) records.push(rec);
+  }
+  return { records, skipped, torn };
+}
+
+function parseRecord(line: string): JournalRecord | undefined {
+  try {
+    const rec = JSON.parse(line) as JournalRecord;
+    return rec && typeof rec === "object" && typeof rec.seq === "number" && typeof rec.op === "string" ? rec : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,292 @@
+import { join } from "node:path";
+import type { Logger } from "../../../core/plugin-api/index.js";
+import { SvcError } from "../../../core/plugin-api/index.js";
+import { LIMITS } from "../limits.js";
+import { BodyStore } from "./body-store.js";
+import { Journal } from "./journal.js";
+import { loadState, writeSnapshot, OUTBOX_FILES } from "./persistence.js";
+import { isTerminal, rowKey, type DeadReason, type DeliveryState, type JournalRecord, type OutboxRow, type RowStatus } from "./row.js";
+
+export interface OutboxOptions {
+  home: string;
+  now: () => number;
+  /** A fresh request id (ulid-based, never containing `.`). */
+  newId: () => string;
+  logger: Logger;
+  /** Row cap (default 2,000). */
+  cap?: number;
+  /** Journal records between two compactions (default 2,048). */
+  compactEvery?: number;
+}
+
+export interface AddResult {
+  row: OutboxRow;
+  /** False when a row for `(sentinelId, eventId)` already existed. */
+  created: boolean;
+}
+
+/**
+ * The webhook outbox: rows unique per `(sentinelId, eventId)`, durable before {@link add} resolves,
+ * with the transitions of SPEC.md's "Outbox row" table. Row metadata lives in memory and in
+ * `sentinel-webhook-outbox.json` (a snapshot) plus `sentinel-webhook-outbox.journal` (appended
+ * state changes, compacted into the snapshot); bodies live in `sentinel-webhook-outbox.bodies/`,
+ * written once. See the README, "Webhook target", for the layout and its crash rules.
+ */
+export class Outbox {
+  private readonly rows = new Map<string, OutboxRow>();
+  private readonly byKey = new Map<string, string>();
+  private readonly adding = new Map<string, Promise<AddResult>>();
+  private readonly evicting = new Set<string>();
+  private journal!: Journal;
+  private appliedSeq = 0;
+  private sinceCompact = 0;
+  private readonly cap: number;
+  private readonly compactEvery: number;
+  readonly bodies: BodyStore;
+
+  private constructor(private readonly opts: OutboxOptions) {
+    this.cap = opts.cap ?? LIMITS.outboxCap;
+    this.compactEvery = opts.compactEvery ?? 2_048;
+    this.bodies = new BodyStore(join(opts.home, OUTBOX_FILES.bodies));
+  }
+
+  static async open(opts: OutboxOptions): Promise<Outbox> {
+    const outbox = new Outbox(opts);
+    await outbox.load();
+    return outbox;
+  }
+
+  /** Adds the row for an event, or returns the existing one (a duplicate never creates a second row). */
+  add(input: { sentinelId: string; eventId: string; body: Buffer }): Promise<AddResult> {
+    const key = rowKey(input.sentinelId, input.eventId);
+    const existing = this.byKey.get(key);
+    if (existing) return Promise.resolve({ row: this.rows.get(existing)!, created: false });
+    const inflight = this.adding.get(key);
+    if (inflight) return inflight.then((r) => ({ row: r.row, created: false }));
+    const p = this.insert(input).finally(() => this.adding.delete(key));
+    this.adding.set(key, p);
+    return p;
+  }
+
+  get(requestId: string): OutboxRow | undefined {
+    return this.rows.get(requestId);
+  }
+
+  rowsOf(sentinelId: string): OutboxRow[] {
+    return [...this.rows.values()].filter((r) => r.sentinelId === sentinelId).sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  pending(): OutboxRow[] {
+    return [...this.rows.values()].filter((r) => r.status === "pending").sort((a, b) => a.createdAt - b.createdAt);
+  }
+
+  /** Terminal rows whose event the engine has not yet been told about. */
+  unseenTerminal(): OutboxRow[] {
+    return [...this.rows.values()].filter((r) => isTerminal(r) && !r.seen);
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  readBody(row: OutboxRow): Promise<Buffer> {
+    return this.bodies.read(row.bodyBytes);
+  }
+
+  /**
+   * Records an attempt or a status change of a pending row. Returns false (and changes nothing)
+   * when the row is gone or already terminal.
+   */
+  async update(requestId: string, next: { status: RowStatus; deliveryState: DeliveryState; deadReason?: DeadReason }): Promise<boolean> {
+    const row = this.rows.get(requestId);
+    if (!row || isTerminal(row)) return false;
+    const [ok] = await this.journal.append([{ op: "update", requestId, ...next, at: this.opts.now() }]);
+    return ok === true;
+  }
+
+  /** Moves a pending row to dead with `reason`, keeping its delivery state. */
+  kill(requestId: string, reason: DeadReason, lastError?: string): Promise<boolean> {
+    const row = this.rows.get(requestId);
+    if (!row || isTerminal(row)) return Promise.resolve(false);
+    const deliveryState = lastError === undefined ? row.deliveryState : { ...row.deliveryState, lastError };
+    return this.update(requestId, { status: "dead", deliveryState, deadReason: reason });
+  }
+
+  /** Kills every pending row of a sentinel; returns the rows that changed. */
+  async killSentinel(sentinelId: string, reason: DeadReason): Promise<OutboxRow[]> {
+    const changed: OutboxRow[] = [];
+    for (const row of this.rowsOf(sentinelId)) {
+      if (await this.kill(row.requestId, reason)) changed.push(this.rows.get(row.requestId)!);
+    }
+    return changed;
+  }
+
+  /** Records that the engine marked the row's event seen. */
+  async markSeen(requestId: string): Promise<void> {
+    if (this.rows.has(requestId)) await this.journal.append([{ op: "seen", requestId }]);
+  }
+
+  /**
+   * The reaping rules: delivered rows are removed 24 hours after delivery; pending rows older
+   * than 7 days become dead (`age_out`). Returns the rows that aged out.
+   */
+  async reap(): Promise<OutboxRow[]> {
+    const now = this.opts.now();
+    const expiredDelivered = [...this.rows.values()].filter((r) => r.status === "delivered" && r.updatedAt + LIMITS.deliveredRetentionMs <= now);
+    await this.remove(expiredDelivered);
+    const aged: OutboxRow[] = [];
+    for (const row of this.pending()) {
+      if (row.createdAt + LIMITS.pendingMaxAgeMs > now) continue;
+      if (await this.kill(row.requestId, "age_out", `not delivered within ${LIMITS.pendingMaxAgeMs / 86_400_000} days`)) {
+        aged.push(this.rows.get(row.requestId)!);
+      }
+    }
+    return aged;
+  }
+
+  /** Writes a fresh snapshot and empties the journal (also done at open and close). */
+  compact(): Promise<void> {
+    return this.journal.exclusive(() => this.snapshotNow());
+  }
+
+  async close(): Promise<void> {
+    await this.compact();
+    await this.journal.close();
+  }
+
+  private async insert(input: { sentinelId: string; eventId: string; body: Buffer }): Promise<AddResult> {
+    const evict = this.chooseEvictions(input);
+    const requestId = this.opts.newId();
+    const bodyBytes = await this.bodies.write(requestId, input.body);
+    const now = this.opts.now();
+    const row: OutboxRow = {
+      sentinelId: input.sentinelId,
+      requestId,
+      eventId: input.eventId,
+      bodyBytes,
+      cursor: null,
+      deliveryState: { attempts: 0, lastError: null, lastAt: null },
+      status: "pending",
+      createdAt: now,
+      updatedAt: now,
+      seen: false,
+    };
+    let results: boolean[];
+    try {
+      results = await this.journal.append([...evict.map((r) => ({ op: "remove" as const, requestId: r.requestId })), { op: "add" as const, row }]);
+    } catch (err) {
+      await this.bodies.remove(bodyBytes).catch(() => undefined);
+      throw err;
+    } finally {
+      evict.forEach((r) => this.evicting.delete(r.requestId));
+    }
+    await Promise.all(evict.map((r) => this.bodies.remove(r.bodyBytes).catch(() => undefined)));
+    return { row: this.rows.get(requestId)!, created: results.at(-1) === true };
+  }
+
+  /** The oldest terminal rows to evict so one more row fits under the cap; never a pending row. */
+  private chooseEvictions(input: { sentinelId: string; eventId: string }): OutboxRow[] {
+    const need = this.rows.size - this.evicting.size + this.adding.size - this.cap;
+    if (need <= 0) return [];
+    const candidates = [...this.rows.values()]
+      .filter((r) => isTerminal(r) && !this.evicting.has(r.requestId))
+      .sort((a, b) => Number(b.seen) - Number(a.seen) || a.updatedAt - b.updatedAt)
+      .slice(0, need);
+    if (candidates.length < need) {
+      throw new SvcError(
+        "unavailable",
+        `the webhook outbox is full: all ${this.cap} rows are pending delivery, so event ${input.eventId} for sentinel ${input.sentinelId} was not accepted; send it again once deliveries drain`,
+      );
+    }
+    candidates.forEach((r) => this.evicting.add(r.requestId));
+    return candidates;
+  }
+
+  private async remove(rows: OutboxRow[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.journal.append(rows.map((r) => ({ op: "remove" as const, requestId: r.requestId })));
+    await Promise.all(rows.map((r) => this.bodies.remove(r.bodyBytes).catch(() => undefined)));
+  }
+
+  private apply = (rec: JournalRecord): boolean => {
+    if (rec.seq > this.appliedSeq) this.appliedSeq = rec.seq;
+    this.sinceCompact++;
+    switch (rec.op) {
+      case "add": {
+        const key = rowKey(rec.row.sentinelId, rec.row.eventId);
+        const owner = this.byKey.get(key);
+        if (owner !== undefined && owner !== rec.row.requestId) return false;
+        this.rows.set(rec.row.requestId, { ...rec.row });
+        this.byKey.set(key, rec.row.requestId);
+        return true;
+      }
+      case "update": {
+        const row = this.rows.get(rec.requestId);
+        if (!row || isTerminal(row)) return false;
+        row.status = rec.status;
+        row.deliveryState = rec.deliveryState;
+        row.updatedAt = rec.at;
+        if (rec.deadReason) row.deadReason = rec.deadReason;
+        return true;
+      }
+      case "seen": {
+        const row = this.rows.get(rec.requestId);
+        if (!row) return false;
+        row.seen = true;
+        return true;
+      }
+      case "remove": {
+        const row = this.rows.get(rec.requestId);
+        if (!row) return false;
+        this.rows.delete(rec.requestId);
+        this.byKey.delete(rowKey(row.sentinelId, row.eventId));
+        return true;
+      }
+    }
+  };
+
+  private async load(): Promise<void> {
+    const { home, logger } = this.opts;
+    await this.bodies.init();
+    const state = await loadState(home, this.bodies, logger, this.opts.now);
+    for (const row of state.rows) this.apply({ seq: 0, op: "add", row });
+    for (const rec of state.journal) if (rec.seq > state.seq) this.apply(rec);
+    this.appliedSeq = Math.max(this.appliedSeq, state.seq);
+    await this.dropOrphansAndLostBodies();
+    await this.snapshotNow(false);
+    this.journal = await Journal.open(join(home, OUTBOX_FILES.journal), this.appliedSeq, {
+      apply: this.apply,
+      beforeWrite: async (records) => {
+        if (records.some((r) => r.op === "add")) await this.bodies.syncDir();
+      },
+      between: async () => {
+        if (this.sinceCompact < this.compactEvery) return;
+        await this.snapshotNow().catch((err: Error) => logger.error("outbox compaction failed", { error: err.message }));
+      },
+    });
+    await this.journal.truncate();
+  }
+
+  /** Deletes body files no row references; a pending row whose body is gone becomes dead. */
+  private async dropOrphansAndLostBodies(): Promise<void> {
+    const files = new Set(await this.bodies.list());
+    const referenced = new Set<string>();
+    for (const row of this.rows.values()) {
+      referenced.add(row.bodyBytes.file);
+      if (row.status === "pending" && !files.has(row.bodyBytes.file)) {
+        row.status = "dead";
+        row.deadReason = "delivered_rejected";
+        row.deliveryState = { ...row.deliveryState, lastError: "the stored body is missing from the outbox" };
+        row.updatedAt = this.opts.now();
+        this.opts.logger.error("outbox row lost its stored body", { sentinelId: row.sentinelId, eventId: row.eventId });
+      }
+    }
+    for (const f of files) if (!referenced.has(f)) await this.bodies.removeFile(f);
+  }
+
+  private async snapshotNow(truncate = true): Promise<void> {
+    await writeSnapshot(this.opts.home, this.appliedSeq, [...this.rows.values()]);
+    this.sinceCompact = 0;
+    if (truncate) await this.journal.truncate();
+  }
+}

@@ -1,0 +1,51 @@
+/** An outbox row as SPEC.md "OutboxRow" gives it, plus the bookkeeping the state table needs. */
+export type RowStatus = "pending" | "delivered" | "dead";
+
+/** SPEC.md "Outbox dead reasons", plus `age_out` for the 7-day rule. */
+export type DeadReason = "delivered_rejected" | "sentinel_expired" | "sentinel_removed" | "age_out";
+
+export interface DeliveryState {
+  attempts: number;
+  /** The last failure, naming the callback host only (never its path, query or a secret). */
+  lastError: string | null;
+  /** Epoch ms of the last attempt. */
+  lastAt: number | null;
+}
+
+/** Where the exact serialized body lives: a file written once, checked on every read. */
+export interface BodyRef {
+  /** File name inside the bodies folder. */
+  file: string;
+  length: number;
+  sha256: string;
+}
+
+export interface OutboxRow {
+  sentinelId: string;
+  requestId: string;
+  eventId: string;
+  bodyBytes: BodyRef;
+  /** Always null in v1: rows are non-replayable. */
+  cursor: null;
+  deliveryState: DeliveryState;
+  status: RowStatus;
+  deadReason?: DeadReason;
+  createdAt: number;
+  /** Epoch ms of the last status change (delivery time for delivered rows). */
+  updatedAt: number;
+  /** The engine was told (markSeen) that the event's delivery is terminal. */
+  seen: boolean;
+}
+
+/** One line of the state journal. */
+export type JournalRecord =
+  | { seq: number; op: "add"; row: OutboxRow }
+  | { seq: number; op: "update"; requestId: string; status: RowStatus; deliveryState: DeliveryState; deadReason?: DeadReason; at: number }
+  | { seq: number; op: "seen"; requestId: string }
+  | { seq: number; op: "remove"; requestId: string };
+
+export type NewRecord = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, "seq"> : never) : never;
+
+export const rowKey = (sentinelId: string, eventId: string): string => `${sentinelId}\u0000${eventId}`;
+
+export const isTerminal = (row: Pick<OutboxRow, "status">): boolean => row.status !== "pending";

@@ -1,0 +1,61 @@
+import type { Clock, Random, SentinelIngress } from "../../core/plugin-api/index.js";
+import { SvcError } from "../../core/plugin-api/index.js";
+import { LIMITS } from "./limits.js";
+import { generateSecret, parseSecret } from "./secret.js";
+import { asStoredTarget } from "./signing-keys.js";
+import type { SecretVault } from "./vault.js";
+import type { ChallengeVerifierLike } from "./target.js";
+
+export interface RotationResult {
+  sentinelId: string;
+  /** False when the given secret is already the current one (nothing changed, no restamp). */
+  rotated: boolean;
+  rotatedAt?: number;
+  /** Until when the previous secret also signs. */
+  dualSignUntil?: number;
+  /** Only when the daemon generated the secret: shown once, never stored anywhere but the vault. */
+  secret?: string;
+}
+
+/**
+ * Rotates a webhook sentinel's secret: the new secret is challenge-verified first, then stored in
+ * the vault and made current; the previous one is kept as `prevSecretRef` with `rotatedAt`, so
+ * both sign for 10 minutes. Setting the current secret again changes nothing.
+ */
+export async function rotateSecret(
+  deps: { sentinels: SentinelIngress; vault: SecretVault; verifier: ChallengeVerifierLike; clock: Clock; random: Random },
+  input: { sentinelId: string; secret?: string; principal: string },
+): Promise<RotationResult> {
+  const { sentinels, vault, verifier, clock, random } = deps;
+  const view = sentinels.get(input.sentinelId);
+  if (!view) throw new SvcError("not_found", `no sentinel ${input.sentinelId}`);
+  const stored = asStoredTarget(view.spec.target);
+  if (!stored) throw new SvcError("invalid_input", `sentinel ${input.sentinelId} has a ${view.spec.target.kind} target; only webhook targets have a secret to rotate`);
+  const generated = input.secret === undefined;
+  const secret = input.secret ?? generateSecret(random);
+  parseSecret(secret, "invalid_input");
+  if (!generated && (await vault.get(stored.secretRef)) === secret) return { sentinelId: input.sentinelId, rotated: false };
+  await verifier.verify({ url: stored.url, secret, subscriptionId: input.sentinelId, principal: input.principal });
+  const ref = await vault.put(input.sentinelId, secret);
+  const rotatedAt = clock.now();
+  let dropped: string | undefined;
+  try {
+    await sentinels.updateStoredTarget(input.sentinelId, (current) => {
+      const cur = asStoredTarget(current);
+      if (!cur) throw new SvcError("conflict", `sentinel ${input.sentinelId} no longer has a webhook target`);
+      dropped = cur.prevSecretRef;
+      return { ...cur, secretRef: ref, prevSecretRef: cur.secretRef, rotatedAt };
+    });
+  } catch (err) {
+    await vault.remove([ref]).catch(() => undefined);
+    throw err;
+  }
+  await vault.remove([dropped]);
+  return {
+    sentinelId: input.sentinelId,
+    rotated: true,
+    rotatedAt,
+    dualSignUntil: rotatedAt + LIMITS.rotationWindowMs,
+    ...(generated ? { secret } : {}),
+  };
+}

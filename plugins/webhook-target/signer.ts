@@ -1,0 +1,27 @@
+import { createHmac } from "node:crypto";
+import { parseSecret } from "./secret.js";
+
+/**
+ * Standard Webhooks signing, the only signing code of the webhook target: HMAC-SHA256 over
+ * `<msgId>.<timestamp>.<body>` keyed by the base64-decoded part of the secret after `whsec_`,
+ * base64-encoded, prefixed `v1,`.
+ */
+export function signWithKey(key: Buffer, msgId: string, timestamp: number, body: Buffer | string): string {
+  const mac = createHmac("sha256", key);
+  mac.update(`${msgId}.${timestamp}.`, "utf8");
+  mac.update(body);
+  return `v1,${mac.digest("base64")}`;
+}
+
+/** Signs with a `whsec_` secret; throws `challenge_failed` (never echoing it) when the secret is malformed. */
+export function sign(secret: string, msgId: string, timestamp: number, body: Buffer | string): string {
+  return signWithKey(parseSecret(secret), msgId, timestamp, body);
+}
+
+/**
+ * The `webhook-signature` header value: one `v1,<sig>` per key, space-separated (current key
+ * first; two during a rotation window).
+ */
+export function signatureHeader(keys: readonly Buffer[], msgId: string, timestamp: number, body: Buffer | string): string {
+  return keys.map((k) => signWithKey(k, msgId, timestamp, body)).join(" ");
+}

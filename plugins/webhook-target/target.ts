@@ -1,0 +1,181 @@
+import { z } from "zod";
+import type { PluginContext, SentinelIngress, SentinelView, TargetInstance } from "../../core/plugin-api/index.js";
+import { SvcError } from "../../core/plugin-api/index.js";
+import type { Egress } from "./ssrf/egress.js";
+import { Dispatcher } from "./dispatcher.js";
+import { buildEnvelope } from "./envelope.js";
+import { Outbox } from "./outbox/outbox.js";
+import type { OutboxRow } from "./outbox/row.js";
+import { parseSecret } from "./secret.js";
+import { asStoredTarget } from "./signing-keys.js";
+import { SecretVault } from "./vault.js";
+
+/** The challenge verifier as the webhook target uses it (plugins/webhook-target/challenge.ts). */
+export interface ChallengeVerifierLike {
+  verify(input: { url: string; secret: string; subscriptionId: string; principal: string }): Promise<void>;
+}
+
+export interface WebhookTargetDeps {
+  egress: Egress;
+  verifier: ChallengeVerifierLike;
+  /** Per-attempt timeout override (tests). */
+  attemptTimeoutMs?: number;
+  /** Reaping tick in ms (default 60 s; 0 disables the timer, tests call `tick()`). */
+  tickMs?: number;
+}
+
+export interface WebhookTarget extends TargetInstance {
+  readonly vault: SecretVault;
+  /** Opens the outbox (once) and resumes pending deliveries with their stored bytes. */
+  resumeWebhookDeliveries(): Promise<void>;
+  /** Reaping and retried acknowledgements (run by the periodic tick). */
+  tick(): Promise<void>;
+  /** Resolves when no delivery is in progress (tests, bench). */
+  idle(): Promise<void>;
+  outbox(): Promise<Outbox>;
+}
+
+const inputSchema = z.object({
+  kind: z.literal("webhook"),
+  url: z.string().min(1, "the callback URL is required"),
+  secret: z.string().min(1, "a whsec_ secret is required"),
+});
+
+/** The `webhook` target: secrets in the vault, challenge at creation, durable outbox, signed delivery. */
+export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps): WebhookTarget {
+  const logger = ctx.logger;
+  const vault = new SecretVault(ctx.home, ctx.random, () => ctx.clock.now());
+  const sentinels = (): SentinelIngress => ctx.service("sentinels");
+  let opened: Promise<{ outbox: Outbox; dispatcher: Dispatcher }> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+
+  const open = () =>
+    (opened ??= (async () => {
+      const outbox = await Outbox.open({ home: ctx.home, now: () => ctx.clock.now(), newId: () => `req_${ctx.random.ulid()}`, logger });
+      const dispatcher = new Dispatcher({
+        outbox,
+        vault,
+        egress: deps.egress,
+        sentinels,
+        clock: ctx.clock,
+        sleep: ctx.sleep,
+        logger,
+        ...(deps.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: deps.attemptTimeoutMs } : {}),
+      });
+      return { outbox, dispatcher };
+    })());
+
+  const tick = async () => {
+    const { outbox, dispatcher } = await open();
+    for (const row of await outbox.reap()) await dispatcher.acknowledge(row);
+    for (const row of outbox.unseenTerminal()) await dispatcher.acknowledge(row);
+  };
+
+  const target: WebhookTarget = {
+    inputSchema,
+    vault,
+
+    async create(input, meta) {
+      const { url, secret } = inputSchema.parse(input);
+      const callback = parseCallbackUrl(url);
+      parseSecret(secret);
+      await deps.verifier.verify({ url: callback, secret, subscriptionId: meta.sentinelId, principal: meta.principal });
+      const secretRef = await vault.put(meta.sentinelId, secret);
+      return { kind: "webhook", url: callback, secretRef };
+    },
+
+    project(stored) {
+      return { kind: "webhook", url: typeof stored.url === "string" ? stored.url : "", hasSecret: true, secretRedacted: true };
+    },
+
+    async deliver({ sentinel, event }) {
+      if (event.id.includes(".")) {
+        throw new SvcError("invalid_input", `event id ${JSON.stringify(event.id)} contains "."; event ids become webhook-id headers and must not`);
+      }
+      const { outbox, dispatcher } = await open();
+      const body = buildEnvelope(sentinel.id, event, ctx.clock.now());
+      const { row } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
+      if (row.status === "pending") dispatcher.enqueue(row.requestId);
+      else if (!row.seen) await dispatcher.acknowledge(row);
+      return { ack: "deferred" };
+    },
+
+    async removed(sentinel: SentinelView) {
+      const { outbox } = await open();
+      for (const row of await outbox.killSentinel(sentinel.id, "sentinel_removed")) await outbox.markSeen(row.requestId);
+      await vault.removeSentinel(sentinel.id);
+    },
+
+    async status(sentinel: SentinelView) {
+      const { outbox } = await open();
+      const rows = outbox.rowsOf(sentinel.id).map(statusRow);
+      const count = (s: string) => rows.filter((r) => r.status === s).length;
+      const stored = asStoredTarget(sentinel.spec.target);
+      return {
+        outbox: { pending: count("pending"), delivered: count("delivered"), dead: count("dead"), rows },
+        ...(stored?.rotatedAt ? { rotatedAt: stored.rotatedAt } : {}),
+      };
+    },
+
+    async resumeWebhookDeliveries() {
+      const { outbox, dispatcher } = await open();
+      const pending = outbox.pending();
+      for (const row of pending) dispatcher.enqueue(row.requestId);
+      if (pending.length > 0) logger.info("resumed webhook deliveries", { pending: pending.length });
+      await tick();
+    },
+
+    async start() {
+      await target.resumeWebhookDeliveries();
+      const every = deps.tickMs ?? 60_000;
+      if (every > 0) {
+        timer = setInterval(() => void tick().catch((err: Error) => logger.error("webhook outbox tick failed", { error: err.message })), every);
+        timer.unref();
+      }
+    },
+
+    async stop() {
+      clearInterval(timer);
+      if (opened) {
+        const { outbox, dispatcher } = await opened;
+        await dispatcher.stop();
+        await outbox.close();
+        opened = undefined;
+      }
+      await deps.egress.close();
+    },
+
+    tick,
+    idle: async () => (await open()).dispatcher.idle(),
+    outbox: async () => (await open()).outbox,
+  };
+  return target;
+}
+
+function parseCallbackUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new SvcError("invalid_input", "the callback URL is not a valid absolute URL; give an https:// URL");
+  }
+  if (parsed.protocol !== "https:") throw new SvcError("non_https", `the callback URL must be https (got ${parsed.protocol.replace(":", "")}://${parsed.host})`);
+  if (parsed.username || parsed.password) throw new SvcError("invalid_input", `the callback URL for ${parsed.host} must not carry credentials; authenticity comes from the signature`);
+  parsed.hash = "";
+  return parsed.toString();
+}
+
+function statusRow(row: OutboxRow) {
+  return {
+    requestId: row.requestId,
+    eventId: row.eventId,
+    status: row.status,
+    ...(row.deadReason ? { deadReason: row.deadReason } : {}),
+    attempts: row.deliveryState.attempts,
+    lastError: row.deliveryState.lastError,
+    lastAt: row.deliveryState.lastAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    bodyLength: row.bodyBytes.length,
+  };
+}

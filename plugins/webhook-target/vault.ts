@@ -1,0 +1,111 @@
+import { join } from "node:path";
+import type { Random } from "../../core/plugin-api/index.js";
+import { SvcError, readJsonFile, updateJsonFile } from "../../core/plugin-api/index.js";
+
+/** `$SVC_HOME/sentinels-secrets.json`: raw webhook secrets by `swsec_<ulid>` ref (mode 0600). */
+export const VAULT_FILE = "sentinels-secrets.json";
+
+interface VaultRow {
+  sentinelId: string;
+  secret: string;
+  createdAt: number;
+}
+
+interface VaultFile {
+  version: 1;
+  secrets: Record<string, VaultRow>;
+}
+
+const FILE_MODE = 0o600;
+
+/**
+ * The sidecar store of raw webhook secrets. Sentinel records hold only the opaque ref; the file is
+ * created 0600 from its first byte and every change is atomic, fsynced and locked. The daemon is
+ * its only writer, so reads are served from memory once loaded.
+ */
+export class SecretVault {
+  private readonly path: string;
+  private cache?: Map<string, VaultRow>;
+
+  constructor(home: string, private readonly random: Random, private readonly now: () => number) {
+    this.path = join(home, VAULT_FILE);
+  }
+
+  /** Stores a secret for a sentinel and returns its new ref. */
+  async put(sentinelId: string, secret: string): Promise<string> {
+    const ref = `swsec_${this.random.ulid()}`;
+    await this.update((rows) => rows.set(ref, { sentinelId, secret, createdAt: this.now() }));
+    return ref;
+  }
+
+  async get(ref: string): Promise<string | undefined> {
+    const rows = await this.load();
+    return rows.get(ref)?.secret;
+  }
+
+  /** Removes the given refs (unknown refs are ignored). */
+  async remove(refs: ReadonlyArray<string | undefined>): Promise<void> {
+    const wanted = refs.filter((r): r is string => typeof r === "string");
+    if (wanted.length === 0) return;
+    await this.update((rows) => wanted.forEach((r) => rows.delete(r)));
+  }
+
+  /** Removes every secret of a sentinel. */
+  async removeSentinel(sentinelId: string): Promise<void> {
+    await this.update((rows) => {
+      for (const [ref, row] of rows) if (row.sentinelId === sentinelId) rows.delete(ref);
+    });
+  }
+
+  /** Removes rows for which `keep(ref, sentinelId)` is false; returns how many went. */
+  async prune(keep: (ref: string, sentinelId: string) => boolean): Promise<number> {
+    let removed = 0;
+    await this.update((rows) => {
+      for (const [ref, row] of rows) {
+        if (!keep(ref, row.sentinelId)) {
+          rows.delete(ref);
+          removed++;
+        }
+      }
+    });
+    return removed;
+  }
+
+  private async load(): Promise<Map<string, VaultRow>> {
+    if (!this.cache) this.cache = toMap(await this.guard(() => readJsonFile<VaultFile>(this.path)));
+    return this.cache;
+  }
+
+  private async update(mutate: (rows: Map<string, VaultRow>) => void): Promise<void> {
+    let next: Map<string, VaultRow> | undefined;
+    await this.guard(() =>
+      updateJsonFile<VaultFile>(
+        this.path,
+        (current) => {
+          next = toMap(current);
+          mutate(next);
+          return { version: 1, secrets: Object.fromEntries(next) };
+        },
+        { mode: FILE_MODE },
+      ),
+    );
+    this.cache = next;
+  }
+
+  /** A JSON parse error quotes the file's text, which holds secrets: replace it with a safe message. */
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (SvcError.is(err) && err.code === "config_invalid") {
+        throw new SvcError("internal", `${this.path} is not valid JSON; it holds webhook secrets, so svc leaves it untouched: restore it from a backup or remove it (webhook sentinels then need new secrets)`);
+      }
+      throw err;
+    }
+  }
+}
+
+function toMap(file: VaultFile | undefined): Map<string, VaultRow> {
+  const secrets = file && typeof file === "object" && file.secrets && typeof file.secrets === "object" ? file.secrets : {};
+  return new Map(Object.entries(secrets));
+}
