@@ -2,6 +2,7 @@ import { coreRoutesModule } from "./core-routes.js";
 import { pluginHostModule } from "../plugin-host/module.js";
 import { eventsModule } from "./events-module.js";
 import { mcpModule } from "./mcp-module.js";
+import { sessionsModule } from "../sessions/module.js";
 import { sentinelsModule } from "../sentinels/module.js";
 import type { DaemonModule } from "./module.js";
 
@@ -10,6 +11,7 @@ export const DAEMON_MODULES: DaemonModule[] = [
   coreRoutesModule,
   // plugins load before every module that uses them (after the config module, when there is one)
   pluginHostModule,
+  sessionsModule,
   sentinelsModule,
   // keep last: they serve what the modules above register
   eventsModule,

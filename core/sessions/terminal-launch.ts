@@ -33,3 +33,18 @@ export function resolvePresetLaunch(
   const cwd = rawCwd === undefined ? undefined : isAbsolute(rawCwd) ? rawCwd : resolve(base, rawCwd);
   return { argv, env: preset.env ?? {}, cwd, workspace: preset.workspace, name: preset.name, label: preset.label };
 }
+
+/**
+ * The directory of a workspace slug: `<worktrees root>/<repoName>/<slug>` (the worktree layout),
+ * the first repository that has it. Undefined when none does.
+ */
+export async function findWorkspaceDir(worktreesRoot: string, slug: string): Promise<string | undefined> {
+  const { readdir, stat } = await import("node:fs/promises");
+  const { join } = await import("node:path");
+  const repos = await readdir(worktreesRoot).catch(() => [] as string[]);
+  for (const repo of repos.sort()) {
+    const dir = join(worktreesRoot, repo, slug);
+    if ((await stat(dir).catch(() => undefined))?.isDirectory()) return dir;
+  }
+  return undefined;
+}

@@ -1,5 +1,81 @@
 import type { Command } from "commander";
 
-export function registerSessions(_program: Command): void {
-  // Filled in by the sessions verb group.
+const collect = (v: string, prev: string[] = []) => [...prev, v];
+
+function startOptions(cmd: Command): Command {
+  return cmd
+    .requiredOption("--adapter <slug>", "adapter slug: an @svc/adapter-<slug> package, an acpAgents key, or a catalog agent (see `svc acp ls`)")
+    .option("--cwd <dir>", "working directory (relative to this cwd); default this cwd")
+    .option("--prompt <text>", "first prompt")
+    .option("--label <label>", "label shown in listings")
+    .option("--option <k=v>", "spawn option over the config defaults (repeatable)", collect)
+    .option("--skill <skill>", "skill (repeatable; replaces the defaults' skills)", collect)
+    .option("--json", "machine-readable output");
+}
+
+/** `svc sessions start|run|list|prompt|stop|export|terminal`. */
+export function registerSessions(program: Command): void {
+  const sessions = program.command("sessions").description("Agent and terminal sessions run by the daemon");
+  startOptions(sessions.command("start").description("Start an agent session (config defaults merged)")).action(async (opts) => {
+    const { sessionsStart } = await import("../sessions/verbs.js");
+    await sessionsStart(opts);
+  });
+  startOptions(sessions.command("run").description("Start a session, prompt it, wait for the turn to end, print the result, stop it"))
+    .option("--keep", "leave the session running afterwards")
+    .option("--timeout <seconds>", "how long to wait for the turn", "600")
+    .action(async (opts) => {
+      const { sessionsRun } = await import("../sessions/verbs.js");
+      await sessionsRun(opts);
+    });
+  sessions
+    .command("list")
+    .alias("ls")
+    .description("List sessions: state, activity (running, attention, quiet), pending prompts")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const { sessionsList } = await import("../sessions/verbs.js");
+      await sessionsList(opts.json === true);
+    });
+  sessions
+    .command("prompt")
+    .description("Prompt a session: queued behind an in-flight turn, or interrupting it")
+    .argument("<id>")
+    .argument("<text>")
+    .option("--interrupt", "cancel the in-flight turn and run this prompt now")
+    .option("--no-interrupt", "queue even when defaults.agentPromptInterrupt is true")
+    .option("--wait", "wait for the turn to end and print its result")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, text: string, opts: { interrupt?: boolean; wait?: boolean; json?: boolean }) => {
+      const { sessionsPrompt } = await import("../sessions/verbs.js");
+      await sessionsPrompt(id, text, opts);
+    });
+  sessions
+    .command("stop")
+    .description("Stop a session and its process")
+    .argument("<id>")
+    .action(async (id: string) => {
+      const { sessionsStop } = await import("../sessions/verbs.js");
+      await sessionsStop(id);
+    });
+  sessions
+    .command("export")
+    .description("Print a session's descriptor and transcript as JSON")
+    .argument("<id>")
+    .action(async (id: string) => {
+      const { sessionsExport } = await import("../sessions/verbs.js");
+      await sessionsExport(id);
+    });
+  sessions
+    .command("terminal")
+    .description("Start a terminal session from a local terminalPresets entry, or run `-- <argv...>`; output goes to terminal.jsonl")
+    .argument("[argv...]", "the command, after `--`")
+    .option("--preset <name>", "a terminalPresets entry")
+    .option("--cwd <dir>", "working directory (relative to this cwd)")
+    .option("--label <label>", "label shown in listings")
+    .option("--name <name>", "stable session name")
+    .option("--json", "machine-readable output")
+    .action(async (argv: string[], opts: { preset?: string; cwd?: string; label?: string; name?: string; json?: boolean }) => {
+      const { sessionsTerminal } = await import("../sessions/verbs.js");
+      await sessionsTerminal(argv, opts);
+    });
 }

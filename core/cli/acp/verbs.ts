@@ -1,0 +1,88 @@
+import { validateConfigTree } from "../../config/load.js";
+import { loadConfigFile } from "../../config/load.js";
+import { SvcError } from "../../errors.js";
+import { declaredPlugins, scanPackages } from "../../plugin-host/scan.js";
+import type { AcpRecipe } from "../../../plugins/acp/catalog.js";
+import { updateJsonFile } from "../../storage/json-file.js";
+import { homeFile, svcHome } from "../../storage/paths.js";
+import { dim, printJson, printTable, println, warn } from "../output.js";
+import { acpListing } from "./listing.js";
+
+const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
+
+export interface AcpAddInput {
+  bin: string;
+  arg?: string[];
+  env?: string[];
+  name?: string;
+  description?: string;
+  resumable?: boolean;
+  installHint?: string;
+}
+
+/** `svc acp add`: writes `acpAgents.<slug>` into the raw config tree under its lock (unknown keys kept). */
+export async function acpAdd(slug: string, input: AcpAddInput): Promise<void> {
+  if (!SLUG.test(slug)) throw new SvcError("usage", `slug must be lower-case letters, digits, ".", "_" or "-", got ${JSON.stringify(slug)}`);
+  const env: Record<string, string> = {};
+  for (const pair of input.env ?? []) {
+    const i = pair.indexOf("=");
+    if (i <= 0) throw new SvcError("usage", `--env expects KEY=VALUE, got ${JSON.stringify(pair)}`);
+    env[pair.slice(0, i)] = pair.slice(i + 1);
+  }
+  const entry: AcpRecipe = {
+    bin: input.bin,
+    ...(input.arg?.length ? { bin_args: input.arg } : {}),
+    ...(input.name ? { name: input.name } : {}),
+    ...(input.description ? { description: input.description } : {}),
+    ...(Object.keys(env).length ? { env } : {}),
+    ...(input.resumable ? { resumable: true } : {}),
+    ...(input.installHint ? { install_hint: input.installHint } : {}),
+  };
+  const path = homeFile(svcHome(), "config");
+  await updateJsonFile<Record<string, unknown>>(path, (cur) => {
+    const tree = structuredClone(cur ?? {});
+    const agents = (typeof tree.acpAgents === "object" && tree.acpAgents !== null && !Array.isArray(tree.acpAgents) ? tree.acpAgents : {}) as Record<string, unknown>;
+    tree.acpAgents = { ...agents, [slug]: entry };
+    validateConfigTree(path, tree);
+    return tree;
+  });
+  println(`added acpAgents.${slug} (${input.bin}) to ${path}`);
+}
+
+/** `svc acp rm`. */
+export async function acpRm(slug: string): Promise<void> {
+  const path = homeFile(svcHome(), "config");
+  let found = false;
+  await updateJsonFile<Record<string, unknown>>(path, (cur) => {
+    const agents = cur?.acpAgents as Record<string, unknown> | undefined;
+    if (!cur || !agents || !(slug in agents)) return undefined;
+    found = true;
+    const { [slug]: _removed, ...rest } = agents;
+    return { ...cur, acpAgents: rest };
+  });
+  if (!found) throw new SvcError("not_found", `no acpAgents.${slug} in ${path} (catalog entries cannot be removed, only shadowed)`);
+  println(`removed acpAgents.${slug} from ${path}`);
+}
+
+/** `svc acp ls`. */
+export async function acpLs(json: boolean): Promise<void> {
+  const file = await loadConfigFile(homeFile(svcHome(), "config"));
+  for (const w of file.warnings) warn(w);
+  const scan = scanPackages({ ids: file.config.adapters ?? [], env: process.env, cwd: process.cwd(), builtins: false });
+  const packages = declaredPlugins(scan.packages)
+    .filter((d) => d.type === "adapter")
+    .map((d) => ({ kind: d.kind, package: d.source.package, description: d.description }));
+  const rows = acpListing((file.config.acpAgents ?? {}) as Record<string, AcpRecipe>, packages);
+  if (json) return printJson({ agents: rows });
+  printTable(
+    ["SLUG", "SOURCE", "NAME", "COMMAND", "STATUS"],
+    rows.map((r) => [
+      r.slug,
+      r.source + (r.shadows.length ? ` (shadows ${r.shadows.join(", ")})` : ""),
+      r.name,
+      r.package ?? [r.bin, ...(r.args ?? [])].join(" "),
+      r.package ? "package" : r.onPath ? "on PATH" : `missing: ${r.install_hint ?? "not on PATH"}`,
+    ]),
+  );
+  println(dim("resolution order: @svc/adapter-<slug> package, then config acpAgents, then the built-in catalog"));
+}

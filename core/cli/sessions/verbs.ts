@@ -1,0 +1,130 @@
+import { isAbsolute, resolve } from "node:path";
+import { loadConfigFile } from "../../config/load.js";
+import { SvcError } from "../../errors.js";
+import type { PromptReceipt } from "../../plugin-api/sessions.js";
+import type { SessionDescriptor, TurnResult } from "../../sessions/types.js";
+import { homeFile, svcHome } from "../../storage/paths.js";
+import { DaemonClient } from "../daemon-client.js";
+import { dim, printJson, printTable, println } from "../output.js";
+
+export interface StartFlags {
+  adapter: string;
+  cwd?: string;
+  prompt?: string;
+  label?: string;
+  option?: string[];
+  skill?: string[];
+  json?: boolean;
+}
+
+/** `--option k=v`: true/false become booleans, numbers numbers, the rest strings. */
+export function parseOptions(pairs: string[] = []): Record<string, boolean | number | string> {
+  const out: Record<string, boolean | number | string> = {};
+  for (const pair of pairs) {
+    const i = pair.indexOf("=");
+    if (i <= 0) throw new SvcError("usage", `--option expects key=value, got ${JSON.stringify(pair)}`);
+    const raw = pair.slice(i + 1);
+    out[pair.slice(0, i)] = raw === "true" ? true : raw === "false" ? false : raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+  }
+  return out;
+}
+
+function startBody(f: StartFlags, wait: boolean) {
+  return {
+    adapter: f.adapter,
+    cwd: resolve(process.cwd(), f.cwd ?? "."),
+    ...(f.prompt ? { prompt: f.prompt } : {}),
+    ...(f.label ? { label: f.label } : {}),
+    ...(f.option?.length ? { options: parseOptions(f.option) } : {}),
+    ...(f.skill?.length ? { skills: f.skill } : {}),
+    ...(wait ? { wait: true } : {}),
+  };
+}
+
+export async function sessionsStart(f: StartFlags): Promise<void> {
+  const client = await DaemonClient.connect();
+  const res = await client.request<{ descriptor: SessionDescriptor; receipt?: PromptReceipt }>("POST", "/sessions", startBody(f, false));
+  if (f.json) return printJson(res);
+  println(`started ${res.descriptor.id} (${res.descriptor.adapter}, ${res.descriptor.source})`);
+  println(dim(`transcript: ${res.descriptor.eventsPath}`));
+}
+
+/** `svc sessions run`: start, prompt, wait for the turn to end, print the result, stop the session. */
+export async function sessionsRun(f: StartFlags & { keep?: boolean; timeout?: string }): Promise<void> {
+  if (!f.prompt) throw new SvcError("usage", "svc sessions run needs --prompt <text>");
+  const client = await DaemonClient.connect();
+  const timeoutMs = Number(f.timeout ?? 600) * 1000;
+  const res = await client.request<{ descriptor: SessionDescriptor; result?: TurnResult }>("POST", "/sessions", startBody(f, true), { timeoutMs });
+  if (!f.keep) await client.request("POST", `/sessions/${encodeURIComponent(res.descriptor.id)}/stop`);
+  if (f.json) return printJson(res);
+  if (res.result?.text) process.stdout.write(res.result.text.endsWith("\n") ? res.result.text : res.result.text + "\n");
+  if (res.result?.error) throw new SvcError("unavailable", `session ${res.descriptor.id}: ${res.result.error}`);
+}
+
+export async function sessionsList(json: boolean): Promise<void> {
+  const client = await DaemonClient.connect();
+  const { sessions } = await client.request<{ sessions: SessionDescriptor[] }>("GET", "/sessions");
+  if (json) return printJson({ sessions });
+  if (sessions.length === 0) return println("no sessions");
+  printTable(
+    ["ID", "ADAPTER", "STATE", "ACTIVITY", "TURNS", "PENDING", "LABEL"],
+    sessions.map((s) => [s.id, s.adapter, s.stalledSinceMs !== undefined ? `${s.state} (stalled)` : s.state, s.activity, s.turns, pending(s), s.label ?? ""]),
+  );
+}
+
+function pending(s: SessionDescriptor): string {
+  const stale = s.pendingPrompts.filter((p) => p.stale).length;
+  return `${s.pendingPrompts.length}${stale ? ` (${stale} stale)` : ""}`;
+}
+
+export async function sessionsPrompt(id: string, text: string, opts: { interrupt?: boolean; wait?: boolean; json?: boolean }): Promise<void> {
+  const client = await DaemonClient.connect();
+  const res = await client.request<{ receipt: PromptReceipt; result?: TurnResult }>(
+    "POST",
+    `/sessions/${encodeURIComponent(id)}/prompt`,
+    { text, ...(opts.interrupt !== undefined ? { interrupt: opts.interrupt } : {}), ...(opts.wait ? { wait: true } : {}) },
+    { timeoutMs: opts.wait ? 3_600_000 : 60_000 },
+  );
+  if (opts.json) return printJson(res);
+  println(`${res.receipt.delivery} ${res.receipt.promptId}${res.receipt.note ? ` (${res.receipt.note})` : ""}`);
+  if (res.result?.text) println(res.result.text);
+}
+
+export async function sessionsStop(id: string): Promise<void> {
+  const client = await DaemonClient.connect();
+  const { descriptor } = await client.request<{ descriptor: SessionDescriptor }>("POST", `/sessions/${encodeURIComponent(id)}/stop`);
+  println(`stopped ${descriptor.id}`);
+}
+
+export async function sessionsExport(id: string): Promise<void> {
+  const client = await DaemonClient.connect();
+  printJson(await client.request("GET", `/sessions/${encodeURIComponent(id)}/export`));
+}
+
+/**
+ * `svc sessions terminal`: the preset comes from the local config; a relative cwd (flag or
+ * preset) resolves against this CLI's cwd before it is sent.
+ */
+export async function sessionsTerminal(argv: string[], opts: { preset?: string; cwd?: string; label?: string; name?: string; json?: boolean }): Promise<void> {
+  let cwd = opts.cwd;
+  if (cwd === undefined && opts.preset) {
+    const file = await loadConfigFile(homeFile(svcHome(), "config"));
+    const preset = file.config.terminalPresets?.[opts.preset];
+    if (!preset) throw new SvcError("not_found", `no terminal preset "${opts.preset}" in terminalPresets; presets: ${Object.keys(file.config.terminalPresets ?? {}).join(", ") || "(none)"}`);
+    cwd = preset.cwd ?? (preset.workspace ? undefined : ".");
+  }
+  cwd ??= opts.preset ? undefined : ".";
+  const body = {
+    ...(opts.preset ? { preset: opts.preset } : {}),
+    ...(argv.length ? { argv } : {}),
+    ...(cwd !== undefined ? { cwd: isAbsolute(cwd) ? cwd : resolve(process.cwd(), cwd) } : {}),
+    ...(opts.label ? { label: opts.label } : {}),
+    ...(opts.name ? { name: opts.name } : {}),
+  };
+  if (!body.preset && !body.argv) throw new SvcError("usage", "svc sessions terminal needs --preset <name> or a command after `--`");
+  const client = await DaemonClient.connect();
+  const res = await client.request<{ descriptor: SessionDescriptor }>("POST", "/sessions/terminal", body);
+  if (opts.json) return printJson(res);
+  println(`started ${res.descriptor.id} (terminal)`);
+  println(dim(`output: ${res.descriptor.terminalPath}`));
+}

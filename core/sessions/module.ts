@@ -1,0 +1,46 @@
+import type { DependencyContainer } from "tsyringe";
+import type { DaemonModule } from "../daemon/module.js";
+import { registerClass, registerValue } from "../runtime/inject.js";
+import { CONFIG, HOME, LOGGER, ROUTES, SERVICES, SESSIONS, SESSION_ADAPTERS, TOOLS, resolve } from "../tokens.js";
+import { registryAdapterLookup } from "./adapter-lookup.js";
+import { SessionMessaging } from "./messaging.js";
+import { sessionRoutes } from "./routes.js";
+import { SessionRuntime } from "./runtime.js";
+import { sessionTools } from "./tools.js";
+
+const TICK_MS = 1000;
+const timers = new WeakMap<DependencyContainer, NodeJS.Timeout>();
+
+/**
+ * Agent sessions in the daemon: the runtime (offered to plugins as the host service "sessions"),
+ * its routes and MCP tools, and the watchdog tick.
+ */
+export const sessionsModule: DaemonModule = {
+  name: "sessions",
+  async start(c: DependencyContainer) {
+    if (!c.isRegistered(SESSION_ADAPTERS as never)) registerValue(c, SESSION_ADAPTERS, registryAdapterLookup(c));
+    registerClass(c, SESSIONS, SessionRuntime);
+    const runtime = resolve(c, SESSIONS);
+    const config = resolve(c, CONFIG);
+    const messaging = new SessionMessaging(runtime, config);
+    resolve(c, SERVICES).provide("sessions", runtime);
+    const routes = resolve(c, ROUTES);
+    for (const r of sessionRoutes(runtime, messaging, config, resolve(c, HOME))) routes.add(r);
+    const tools = resolve(c, TOOLS);
+    for (const t of sessionTools(runtime, messaging)) tools.add(t);
+    const timer = setInterval(() => {
+      try {
+        runtime.tick();
+      } catch (err) {
+        resolve(c, LOGGER).error("session watchdog tick failed", { error: (err as Error).message });
+      }
+    }, TICK_MS);
+    timer.unref();
+    timers.set(c, timer);
+  },
+  async stop(c: DependencyContainer) {
+    clearInterval(timers.get(c));
+    timers.delete(c);
+    await resolve(c, SESSIONS).stopAll();
+  },
+};

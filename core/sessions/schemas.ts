@@ -1,0 +1,37 @@
+import { z } from "zod";
+
+const optionValue = z.union([z.boolean(), z.number(), z.string()]);
+
+/** Inputs of the session routes and tools (the tools reuse the field shapes). */
+export const startFields = {
+  adapter: z.string().min(1).describe("Adapter slug: an @svc/adapter-<slug> package, an acpAgents key or a catalog agent"),
+  cwd: z.string().min(1).optional().describe("Absolute working directory; default the daemon's cwd"),
+  prompt: z.string().min(1).optional().describe("First prompt"),
+  label: z.string().min(1).optional(),
+  name: z.string().min(1).optional(),
+  options: z.record(z.string(), optionValue).optional().describe("Spawn options over defaults.options and defaults.adapters.<slug>.options"),
+  skills: z.array(z.string().min(1)).optional().describe("Replaces the defaults' skills"),
+  parentSessionId: z.string().min(1).optional().describe("The spawning session (lineage for message_parent)"),
+};
+
+export const startBody = z.object({ ...startFields, wait: z.boolean().optional() }).strict();
+
+export const terminalBody = z
+  .object({
+    preset: z.string().min(1).optional(),
+    argv: z.array(z.string()).optional(),
+    cwd: z.string().min(1).optional(),
+    label: z.string().min(1).optional(),
+    name: z.string().min(1).optional(),
+  })
+  .strict();
+
+export const urgency = z.enum(["queue", "steer", "interrupt"]);
+
+export const promptBody = z
+  .object({
+    text: z.string().min(1),
+    interrupt: z.boolean().optional(),
+    wait: z.boolean().optional(),
+  })
+  .strict();

@@ -1,0 +1,138 @@
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { FIXTURE_AGENTS, fixtureAgent } from "../core/sessions/harness.js";
+
+let home: { home: string; cleanup(): Promise<void> };
+let daemon: DaemonProcess;
+
+async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await cond())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+beforeAll(async () => {
+  home = await makeTempHome("svc-e2e-sessions-");
+  await writeFile(
+    join(home.home, "config.json"),
+    JSON.stringify({
+      acpAgents: { ...FIXTURE_AGENTS, gemini: fixtureAgent("echo-agent.mjs", { name: "Gemini shadowed by a fixture" }) },
+      terminalPresets: { hello: { argv: ["bash", "-c", "echo preset:$GREETING; pwd"], env: { GREETING: "hola" }, cwd: "sub", label: "greeter" } },
+      futureKey: { kept: true },
+    }),
+  );
+  await import("node:fs/promises").then((fs) => fs.mkdir(join(home.home, "sub")));
+  daemon = await startDaemonProcess({ home: home.home, env: { SVC_TERMINAL_NO_PTY: "1" } });
+});
+
+afterAll(async () => {
+  await daemon?.stop();
+  await home?.cleanup();
+});
+
+describe("sessions through the daemon, the CLI and the routes", () => {
+  it("svc sessions run prints the agent's answer; the transcript is on disk and served by the route", async () => {
+    const r = await runCli(["sessions", "run", "--adapter", "echo", "--prompt", "ping", "--keep", "--json"], { home: home.home });
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.result).toMatchObject({ stopReason: "end_turn", text: "echo: ping" });
+    const { descriptor } = out;
+    expect(descriptor.eventsPath).toBe(join(home.home, "sessions", descriptor.id, "events.jsonl"));
+    const disk = (await readFile(descriptor.eventsPath, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    expect(disk.map((l: { type: string }) => l.type)).toContain("turn.ended");
+    const res = await daemon.fetch(`/sessions/${descriptor.id}/events`, { auth: false });
+    expect(res.status).toBe(200);
+    const served = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
+    expect(served.slice(0, disk.length)).toEqual(disk);
+    const conv = await (await daemon.fetch(`/conversations/${descriptor.id}`, { auth: false })).json();
+    expect(conv.messages).toEqual([expect.objectContaining({ role: "user", text: "ping" }), expect.objectContaining({ role: "agent", text: "echo: ping" })]);
+  });
+
+  it("follow mode streams live lines until the session ends", async () => {
+    const start = await (await daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "slow", cwd: home.home, prompt: "watch" }), headers: { "content-type": "application/json" } })).json();
+    const id = start.descriptor.id;
+    const res = await daemon.fetch(`/sessions/${id}/events?follow=1`, { auth: false });
+    expect(res.headers.get("content-type")).toContain("application/x-ndjson");
+    const reader = res.body!.getReader();
+    let text = "";
+    const dec = new TextDecoder();
+    while (!text.includes('"turn.ended"')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += dec.decode(value);
+    }
+    expect(text).toContain("tick 3");
+    await daemon.fetch(`/sessions/${id}/stop`, { method: "POST" });
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += dec.decode(value);
+    }
+    const seqs = text.trim().split("\n").map((l) => JSON.parse(l).seq);
+    expect(seqs).toEqual(seqs.map((_: number, i: number) => i + 1));
+    expect(text).toContain('"session.ended"');
+  });
+
+  it("state-changing routes need the token even from loopback; reads do not", async () => {
+    const denied = await daemon.fetch("/sessions", { method: "POST", auth: false, body: JSON.stringify({ adapter: "echo" }), headers: { "content-type": "application/json" } });
+    expect(denied.status).toBe(401);
+    expect((await daemon.fetch("/sessions", { auth: false })).status).toBe(200);
+    const bad = await daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "nope", cwd: home.home }), headers: { "content-type": "application/json" } });
+    expect(bad.status).toBe(404);
+    expect((await bad.json()).error.message).toContain("svc acp add nope");
+  });
+
+  it("an ACP agent from the config shadows the catalog entry of the same slug", async () => {
+    const r = await runCli(["sessions", "run", "--adapter", "gemini", "--prompt", "who", "--json"], { home: home.home });
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    expect(out.descriptor).toMatchObject({ adapter: "gemini", source: "config" });
+    expect(out.result.text).toBe("echo: who");
+    const ls = await runCli(["acp", "ls", "--json"], { home: home.home });
+    const gemini = JSON.parse(ls.stdout).agents.find((a: { slug: string }) => a.slug === "gemini");
+    expect(gemini).toMatchObject({ source: "config", shadows: ["catalog"], onPath: true });
+  });
+
+  it("svc sessions terminal -- bash -lc 'echo hi' records hi in terminal.jsonl", async () => {
+    const r = await runCli(["sessions", "terminal", "--json", "--", "bash", "-lc", "echo hi"], { home: home.home });
+    expect(r.stderr).toBe("");
+    const { descriptor } = JSON.parse(r.stdout);
+    expect(descriptor.terminalPath).toBe(join(home.home, "sessions", descriptor.id, "terminal.jsonl"));
+    await until(async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes("hi"), "terminal output");
+    const lines = (await readFile(descriptor.terminalPath, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines.map((l: { data: { text: string } }) => l.data.text).join("")).toBe("hi\n");
+    await until(async () => (await (await daemon.fetch(`/sessions/${descriptor.id}`)).json()).descriptor.state === "ended", "terminal exit");
+  });
+
+  it("a terminal preset applies argv, env over the daemon's, a cwd relative to the CLI's cwd and the label", async () => {
+    const r = await runCli(["sessions", "terminal", "--preset", "hello", "--json"], { home: home.home, cwd: home.home });
+    expect(r.stderr).toBe("");
+    const { descriptor } = JSON.parse(r.stdout);
+    expect(descriptor).toMatchObject({ label: "greeter", cwd: join(home.home, "sub") });
+    await until(async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes(join(home.home, "sub")), "preset output");
+    expect(await readFile(descriptor.terminalPath, "utf8")).toContain("preset:hola");
+    const missing = await runCli(["sessions", "terminal", "--preset", "nope"], { home: home.home });
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('no terminal preset "nope"');
+  });
+
+  it("svc sessions list, prompt and export work against the daemon", async () => {
+    const started = JSON.parse((await runCli(["sessions", "start", "--adapter", "echo", "--label", "lister", "--option", "model=x", "--json"], { home: home.home })).stdout);
+    const id = started.descriptor.id;
+    expect(started.descriptor.options).toEqual({ model: "x" });
+    const p = await runCli(["sessions", "prompt", id, "hello there", "--wait"], { home: home.home });
+    expect(p.stdout).toContain("echo: hello there");
+    const list = JSON.parse((await runCli(["sessions", "list", "--json"], { home: home.home })).stdout);
+    expect(list.sessions.find((s: { id: string }) => s.id === id)).toMatchObject({ label: "lister", turns: 1 });
+    const table = await runCli(["sessions", "list"], { home: home.home });
+    expect(table.stdout).toContain("lister");
+    const exp = JSON.parse((await runCli(["sessions", "export", id], { home: home.home })).stdout);
+    expect(exp.events.some((l: { type: string }) => l.type === "turn.ended")).toBe(true);
+    expect((await runCli(["sessions", "stop", id], { home: home.home })).stdout).toContain(`stopped ${id}`);
+  });
+});
