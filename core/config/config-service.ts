@@ -2,6 +2,7 @@
  * The configuration as services see it: the latest good effective configuration, its warnings,
  * and a reload that keeps the last good one when the file turns bad.
  */
+import type { ValueSource } from "./resolve.js";
 import type { DEFAULTS, SvcConfigFile } from "./schema.js";
 
 export interface ConfigSnapshot {
@@ -10,6 +11,14 @@ export interface ConfigSnapshot {
   /** The effective configuration: defaults, file, active profile, env and flags folded in. */
   effective: EffectiveConfig;
   warnings: string[];
+  /** Where each leaf of `effective` came from, keyed by dotted path. */
+  sources: Record<string, ValueSource>;
+  /** The config file's absolute path. */
+  path: string;
+  /** Whether the file exists (it is created lazily, by the first `config set`). */
+  exists: boolean;
+  /** The profile folded in, if any. */
+  profile?: string;
 }
 
 /** The effective configuration: every defaulted section and field present. */
@@ -21,6 +30,7 @@ type Widen<T> = T extends string ? string : T extends number ? number : T extend
 type WithDefaults<F, D> = { [K in keyof F as K extends keyof D ? never : K]: F[K] } & {
   -readonly [K in keyof D]-?: K extends keyof F
     ? D[K] extends readonly unknown[] ? NonNullable<F[K]>
+      : string extends keyof D[K] ? NonNullable<F[K]>
       : D[K] extends object ? WithDefaults<NonNullable<F[K]>, D[K]> : NonNullable<F[K]>
     : Widen<D[K]>;
 };

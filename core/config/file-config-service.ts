@@ -1,3 +1,4 @@
+import { dirname } from "node:path";
 import type { Logger } from "../runtime/logger.js";
 import type { ConfigService, ConfigSnapshot } from "./config-service.js";
 import { loadConfigFile } from "./load.js";
@@ -30,9 +31,13 @@ export class FileConfigService implements ConfigService {
     try {
       this.snapshot = await this.read();
     } catch (error) {
-      this.logger?.warn("config.json is invalid; keeping the last good configuration", { error: (error as Error).message });
+      this.logger?.warn("config.json is invalid; the daemon keeps its last good configuration until the file is fixed", {
+        path: this.path,
+        error: (error as Error).message,
+      });
       return { ok: false, error: error as Error };
     }
+    for (const w of this.snapshot.warnings) this.logger?.warn(w);
     for (const l of this.listeners) l(this.snapshot);
     return { ok: true, snapshot: this.snapshot };
   }
@@ -44,7 +49,15 @@ export class FileConfigService implements ConfigService {
 
   private async read(): Promise<ConfigSnapshot> {
     const file = await loadConfigFile(this.path);
-    const { effective, warnings } = resolveConfig(file.config, this.env, this.flags);
-    return { raw: file.raw, effective, warnings: [...file.warnings, ...warnings] };
+    const { effective, warnings, sources, profile } = resolveConfig(file.config, this.env, this.flags, dirname(this.path));
+    return {
+      raw: file.raw,
+      effective,
+      warnings: [...file.warnings, ...warnings],
+      sources,
+      path: this.path,
+      exists: file.exists,
+      ...(profile !== undefined ? { profile } : {}),
+    };
   }
 }

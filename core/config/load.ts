@@ -1,9 +1,14 @@
 /**
- * Reading config.json: raw JSON tree → `{raw, config, warnings, errors}`. Never creates the file.
+ * Reading config.json: raw JSON tree → `{raw, config, warnings}`. Never creates the file.
+ * A file that is not JSON, or a key of the wrong type, is a `config_invalid` error naming the
+ * file, the dotted key, what was found and what is allowed. Entries SPEC.md says are dropped
+ * (an `acpAgents` entry without a string `bin`, an invalid `provisionConcurrencyByRepo` entry)
+ * are dropped with a warning and the rest loads.
  */
 import { readTextFile } from "../storage/json-file.js";
-import { issuesToDetails, SvcError } from "../errors.js";
-import { acpAgentSchema, configSchema, type SvcConfigFile } from "./schema.js";
+import { formatPath, issuesToDetails, SvcError } from "../errors.js";
+import { acpAgentSchema, tolerantConfigSchema, type AcpAgentEntry, type SvcConfigFile } from "./schema.js";
+import { isSecretPath } from "./secrets.js";
 
 export interface LoadedConfigFile {
   path: string;
@@ -16,13 +21,16 @@ export interface LoadedConfigFile {
 export async function loadConfigFile(path: string): Promise<LoadedConfigFile> {
   const text = await readTextFile(path);
   if (text === undefined) return { path, exists: false, raw: {}, config: {}, warnings: [] };
-  let raw: unknown;
+  return { path, exists: true, ...validateConfigTree(path, parseConfigText(path, text)) };
+}
+
+/** Parses the file's text; throws `config_invalid` naming the file when it is not JSON. */
+export function parseConfigText(path: string, text: string): unknown {
   try {
-    raw = JSON.parse(text);
+    return JSON.parse(text);
   } catch (err) {
-    throw new SvcError("config_invalid", `${path} is not valid JSON: ${(err as Error).message}`);
+    throw new SvcError("config_invalid", `${path} is not valid JSON (${(err as Error).message}); fix it by hand or remove it`);
   }
-  return { path, exists: true, ...validateConfigTree(path, raw) };
 }
 
 /** Validates a raw tree; throws `config_invalid` naming the file, the dotted key, what was found and what is allowed. */
@@ -31,25 +39,47 @@ export function validateConfigTree(path: string, raw: unknown): { raw: Record<st
     throw new SvcError("config_invalid", `${path}: the top level must be a JSON object, found ${describe(raw)}`);
   }
   const tree = raw as Record<string, unknown>;
-  const result = configSchema.safeParse(tree);
+  const result = tolerantConfigSchema.safeParse(tree);
   if (!result.success) {
     const details = issuesToDetails(result.error.issues);
-    const first = result.error.issues[0]!;
-    const found = describe(valueAt(tree, first.path));
-    throw new SvcError("config_invalid", `${path}: ${details[0]!.path}: ${first.message} (found ${found})`, { details });
+    const lines = result.error.issues.map((issue) => {
+      const key = formatPath("", issue.path);
+      const found = valueAt(tree, issue.path);
+      const shown = isSecretPath(issue.path.map(String)) && typeof found === "string" ? "a string (value hidden)" : describe(found);
+      return `key ${key}: found ${shown}, allowed: ${allowedFrom(issue.message)}`;
+    });
+    throw new SvcError("config_invalid", `${path}: ${lines.join("\n  ")}`, { details });
   }
   const warnings: string[] = [];
-  const config = result.data;
+  const config = result.data as SvcConfigFile & Record<string, unknown>;
   if (config.acpAgents) {
-    const kept: Record<string, unknown> = {};
-    for (const [slug, entry] of Object.entries(config.acpAgents)) {
+    const kept: Record<string, AcpAgentEntry> = {};
+    for (const [slug, entry] of Object.entries(config.acpAgents as Record<string, unknown>)) {
       const parsed = acpAgentSchema.safeParse(entry);
       if (parsed.success) kept[slug] = parsed.data;
-      else warnings.push(`acpAgents.${slug} dropped: an ACP agent entry needs a string "bin"`);
+      else warnings.push(`${path}: acpAgents.${slug} dropped: an ACP agent entry needs a string "bin" (${parsed.error.issues[0]!.message})`);
     }
     config.acpAgents = kept;
   }
+  const byRepo = config.worktrees?.provisionConcurrencyByRepo as Record<string, unknown> | undefined;
+  if (byRepo) {
+    const kept: Record<string, number> = {};
+    for (const [repo, cap] of Object.entries(byRepo)) {
+      if (repo !== "" && typeof cap === "number" && Number.isInteger(cap) && cap >= 0) kept[repo] = cap;
+      else warnings.push(`${path}: worktrees.provisionConcurrencyByRepo.${repo} ignored: the cap must be an integer >= 0, found ${describe(cap)}`);
+    }
+    config.worktrees!.provisionConcurrencyByRepo = kept;
+  }
   return { raw: tree, config, warnings };
+}
+
+/** Turns a zod issue message into "what is allowed". */
+export function allowedFrom(message: string): string {
+  const type = /^Invalid input: expected (\w+), received \w+$/.exec(message);
+  if (type) return type[1] === "nonoptional" ? "a value" : `${/^[aeiou]/.test(type[1]!) ? "an" : "a"} ${type[1]}`;
+  const option = /^Invalid option: expected one of (.+)$/.exec(message);
+  if (option) return `one of ${option[1]!.split("|").join(", ")}`;
+  return message.replace(/^Invalid input: /, "");
 }
 
 export function valueAt(tree: unknown, path: ReadonlyArray<PropertyKey>): unknown {
@@ -67,5 +97,5 @@ export function describe(v: unknown): string {
   if (Array.isArray(v)) return "an array";
   if (typeof v === "string") return `the string ${JSON.stringify(v.length > 40 ? v.slice(0, 40) + "…" : v)}`;
   if (typeof v === "object") return "an object";
-  return `${typeof v} ${String(v)}`;
+  return `the ${typeof v} ${String(v)}`;
 }

@@ -1,9 +1,13 @@
 /**
- * The one resolver: flags > env > active profile > file > built-in default, key by key.
- * (The config issue extends this with per-key sources; this is the shape every service uses.)
+ * The one resolver, used by the daemon and every verb: per key, verb flags > env overrides >
+ * active profile (daemon, tunnel, features only) > config.json > built-in default. It records
+ * where each leaf value came from, for `svc config get --source` and the `config_get` tool.
  */
+import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import { SvcError } from "../errors.js";
+import { expandTilde, svcHome } from "../storage/paths.js";
 import type { EffectiveConfig } from "./config-service.js";
+import { ENV_OVERRIDES, readEnvOverride } from "./env-overrides.js";
 import { DEFAULTS, type SvcConfigFile } from "./schema.js";
 
 export interface ConfigFlags {
@@ -11,54 +15,175 @@ export interface ConfigFlags {
   bind?: string;
   authToken?: string;
   profile?: string;
+  /** `--root` of the worktree verbs; a relative path resolves against the cwd. */
+  worktreesRoot?: string;
 }
+
+/** Where a value came from. */
+export type ValueSource =
+  | { kind: "flag"; name: string }
+  | { kind: "env"; name: string }
+  | { kind: "profile"; name: string }
+  | { kind: "config" }
+  | { kind: "default" };
 
 export interface ResolveResult {
   effective: EffectiveConfig;
   warnings: string[];
+  /** Source of every leaf, keyed by dotted path. */
+  sources: Record<string, ValueSource>;
+  /** The profile folded in, if any. */
+  profile?: string;
 }
 
-export function resolveConfig(file: SvcConfigFile, env: NodeJS.ProcessEnv, flags: ConfigFlags = {}): ResolveResult {
+/** Flags the resolver knows, with the dotted key each one sets and its spelling on the command line. */
+export const FLAG_KEYS: ReadonlyArray<{ flag: keyof ConfigFlags; key: string; spelling: string }> = [
+  { flag: "port", key: "daemon.port", spelling: "--port" },
+  { flag: "bind", key: "daemon.bind", spelling: "--bind" },
+  { flag: "authToken", key: "daemon.authToken", spelling: "--auth-token" },
+  { flag: "worktreesRoot", key: "worktrees.root", spelling: "--root" },
+];
+
+export const PROFILE_SECTIONS = ["daemon", "tunnel", "features"] as const;
+
+/**
+ * Resolves the effective configuration. `home` is `$SVC_HOME` (default from `env`); `cwd`
+ * resolves a relative `--root`.
+ */
+export function resolveConfig(
+  file: SvcConfigFile,
+  env: NodeJS.ProcessEnv,
+  flags: ConfigFlags = {},
+  home: string = svcHome(env),
+  cwd: string = process.cwd(),
+): ResolveResult {
   const warnings: string[] = [];
-  const profileName = flags.profile ?? file.activeProfile;
-  let profile: Record<string, any> = {};
+  const sources: Record<string, ValueSource> = {};
+  const eff = structuredClone(DEFAULTS) as unknown as Record<string, unknown>;
+  markLeaves(sources, [], DEFAULTS, { kind: "default" });
+  overlay(eff, file as Record<string, unknown>, [], sources);
+
+  const profileName = pickProfile(file, flags, warnings);
   if (profileName !== undefined) {
-    const found = file.profiles?.[profileName];
-    if (found) profile = found;
-    else if (flags.profile !== undefined) {
-      throw new SvcError("config_invalid", `profile "${profileName}" does not exist; known profiles: ${Object.keys(file.profiles ?? {}).join(", ") || "(none)"}`);
-    } else warnings.push(`activeProfile "${profileName}" names no profile; using the top-level configuration`);
+    const profile = file.profiles![profileName]!;
+    for (const section of PROFILE_SECTIONS) {
+      const block = profile[section] as Record<string, unknown> | undefined;
+      if (!block) continue;
+      const target = eff[section] as Record<string, unknown>;
+      for (const [k, v] of Object.entries(block)) {
+        if (v === undefined) continue;
+        target[k] = structuredClone(v);
+        setSource(sources, [section, k], { kind: "profile", name: profileName });
+      }
+    }
   }
-  const merged: Record<string, any> = structuredClone(file);
-  for (const section of ["daemon", "tunnel", "features"] as const) {
-    if (profile[section]) merged[section] = { ...(merged[section] ?? {}), ...profile[section] };
+
+  for (const o of ENV_OVERRIDES) {
+    const value = readEnvOverride(o, env);
+    if (value === undefined) continue;
+    const path = o.key.split(".");
+    if (o.afterFile && getPath(eff, path) !== undefined) continue;
+    setPath(eff, path, value);
+    setSource(sources, path, { kind: "env", name: o.name });
   }
-  const effective = deepDefaults(merged, DEFAULTS) as EffectiveConfig;
-  const envNum = (name: string): number | undefined => {
-    const v = env[name];
-    if (v === undefined || v === "") return undefined;
-    const n = Number(v);
-    if (!Number.isFinite(n)) throw new SvcError("config_invalid", `environment variable ${name}=${JSON.stringify(v)} is not a number`);
-    return n;
-  };
-  const stall = envNum("SVC_TURN_STALL_AFTER_MS");
-  if (stall !== undefined) effective.daemon.turnStallAfterMs = stall;
-  if (flags.port !== undefined) effective.daemon.port = flags.port;
-  if (flags.bind !== undefined) effective.daemon.bind = flags.bind;
-  if (flags.authToken !== undefined) effective.daemon.authToken = flags.authToken;
-  return { effective, warnings };
+
+  for (const f of FLAG_KEYS) {
+    const value = flags[f.flag];
+    if (value === undefined) continue;
+    const path = f.key.split(".");
+    setPath(eff, path, f.flag === "worktreesRoot" ? resolvePath(cwd, expandTilde(String(value))) : value);
+    setSource(sources, path, { kind: "flag", name: f.spelling });
+  }
+
+  const effective = eff as unknown as EffectiveConfig;
+  finishPaths(effective, sources, home);
+  if (sources["pairing.autoconnect"]?.kind === "default") effective.pairing.autoconnect = effective.pairing.rendezvous !== "";
+  return { effective, warnings, sources, ...(profileName !== undefined ? { profile: profileName } : {}) };
 }
 
-function deepDefaults(value: Record<string, any>, defaults: Record<string, any>): Record<string, any> {
-  const out: Record<string, any> = { ...value };
-  for (const [k, d] of Object.entries(defaults)) {
-    const v = out[k];
-    if (v === undefined) out[k] = structuredClone(d);
-    else if (isPlainObject(v) && isPlainObject(d)) out[k] = deepDefaults(v, d);
+/** "flag --port", "env SVC_X", "profile work", "config", "default". */
+export function formatSource(s: ValueSource): string {
+  return s.kind === "flag" || s.kind === "env" || s.kind === "profile" ? `${s.kind} ${s.name}` : s.kind;
+}
+
+/** The sources of `key` and of everything under it (dotted key → source). */
+export function sourcesUnder(sources: Record<string, ValueSource>, key: string): Record<string, ValueSource> {
+  const out: Record<string, ValueSource> = {};
+  for (const [k, s] of Object.entries(sources)) if (k === key || k.startsWith(key + ".")) out[k] = s;
+  if (Object.keys(out).length === 0) {
+    for (const [k, s] of Object.entries(sources)) if (key.startsWith(k + ".")) out[k] = s;
   }
   return out;
 }
 
-function isPlainObject(v: unknown): v is Record<string, any> {
+function pickProfile(file: SvcConfigFile, flags: ConfigFlags, warnings: string[]): string | undefined {
+  const known = Object.keys(file.profiles ?? {});
+  if (flags.profile !== undefined) {
+    if (!known.includes(flags.profile)) {
+      throw new SvcError("config_invalid", `--profile ${flags.profile}: no such profile in config.json; known profiles: ${known.join(", ") || "(none)"}`);
+    }
+    return flags.profile;
+  }
+  if (file.activeProfile === undefined) return undefined;
+  if (known.includes(file.activeProfile)) return file.activeProfile;
+  warnings.push(`activeProfile "${file.activeProfile}" names no profile (known: ${known.join(", ") || "none"}); using the top-level configuration`);
+  return undefined;
+}
+
+function finishPaths(eff: EffectiveConfig, sources: Record<string, ValueSource>, home: string): void {
+  const fromDefault = (key: string) => sources[key]?.kind === "default";
+  eff.worktrees.root = fromDefault("worktrees.root") ? join(home, "worktrees") : expandTilde(eff.worktrees.root);
+  const events = expandTilde(eff.sessions.eventsDir);
+  eff.sessions.eventsDir = fromDefault("sessions.eventsDir") ? join(home, "sessions") : isAbsolute(events) ? events : resolvePath(home, events);
+  const byRepo: Record<string, number> = {};
+  for (const [k, v] of Object.entries(eff.worktrees.provisionConcurrencyByRepo)) byRepo[expandTilde(k)] = v;
+  eff.worktrees.provisionConcurrencyByRepo = byRepo;
+}
+
+function overlay(target: Record<string, unknown>, layer: Record<string, unknown>, at: string[], sources: Record<string, ValueSource>): void {
+  for (const [k, v] of Object.entries(layer)) {
+    if (v === undefined) continue;
+    const path = [...at, k];
+    const cur = target[k];
+    if (isPlainObject(v) && isPlainObject(cur)) {
+      overlay(cur, v, path, sources);
+    } else {
+      target[k] = structuredClone(v);
+      setSource(sources, path, { kind: "config" });
+      if (isPlainObject(v)) markLeaves(sources, path, v, { kind: "config" });
+    }
+  }
+}
+
+function markLeaves(sources: Record<string, ValueSource>, at: string[], value: unknown, source: ValueSource): void {
+  if (isPlainObject(value) && Object.keys(value).length > 0) {
+    for (const [k, v] of Object.entries(value)) markLeaves(sources, [...at, k], v, source);
+  } else if (at.length > 0) setSource(sources, at, source);
+}
+
+function setSource(sources: Record<string, ValueSource>, path: string[], source: ValueSource): void {
+  const key = path.join(".");
+  for (const k of Object.keys(sources)) {
+    if (k.startsWith(key + ".") || key.startsWith(k + ".")) delete sources[k];
+  }
+  sources[key] = source;
+}
+
+function getPath(tree: Record<string, unknown>, path: string[]): unknown {
+  let cur: unknown = tree;
+  for (const seg of path) cur = isPlainObject(cur) ? cur[seg] : undefined;
+  return cur;
+}
+
+function setPath(tree: Record<string, unknown>, path: string[], value: unknown): void {
+  let cur = tree;
+  for (const seg of path.slice(0, -1)) {
+    if (!isPlainObject(cur[seg])) cur[seg] = {};
+    cur = cur[seg] as Record<string, unknown>;
+  }
+  cur[path.at(-1)!] = value;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }

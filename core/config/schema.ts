@@ -6,233 +6,281 @@
  * Defaults are declared in {@link DEFAULTS} (and applied by the resolver), not with `.default()`,
  * so that parsing never invents values and "absent" stays distinct from "set".
  */
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
+import { DEFAULT_JUDGE_BASE_URL, DEFAULT_PAIR_PAGE, DEFAULT_RENDEZVOUS_URL } from "./constants.js";
 
 const nonEmpty = z.string().min(1);
 const stringRecord = z.record(z.string(), z.string());
+const WS_URL = /^wss?:\/\/[^\s/?#]+\S*$/;
 
 export const daemonSchema = z.looseObject({
-  port: z.number().int().min(0).max(65535).optional().describe("Listen port"),
+  port: z.number().int().min(0).max(65535).optional().describe("Listen port (0 picks a free port)"),
   bind: nonEmpty.optional().describe("Bind address (loopback only by default)"),
   allowedOrigins: z.array(nonEmpty).optional().describe("CORS allow-list for browser callers of the daemon API"),
-  authToken: nonEmpty.optional().describe("Stable bearer token for /mcp, /events, /conversations* and the heartbeat tick route; `svc serve --auth-token` overrides it"),
+  authToken: nonEmpty.optional().describe("Stable bearer token (secret); `svc serve --auth-token` overrides it"),
   turnStallAfterMs: z.number().optional().describe("Turn-liveness watchdog threshold in ms; 0 or negative disables"),
 });
-
-const pairPageSchema = z
-  .string()
-  .refine(isPairPage, "must be an http(s) URL, or a template with {fp} in the hostname");
 
 export const pairingSchema = z.looseObject({
   rendezvous: z
     .string()
-    .refine((v) => v === "" || isWsUrl(v), "must be a ws:// or wss:// URL, or \"\" to opt out")
+    .regex(/^$|^wss?:\/\/[^\s/?#]+\S*$/, "must be a ws:// or wss:// URL, or \"\" to opt out")
     .optional()
-    .describe("Rendezvous broker WebSocket URL; absent = hosted default, \"\" = explicit opt-out"),
+    .describe("Rendezvous broker WebSocket URL: absent = the hosted default, a URL = that broker, \"\" = explicit opt-out (`pair offer` then needs --rendezvous)"),
   autoconnect: z.boolean().optional().describe("Open standing rendezvous connections for every persisted pairing on boot"),
-  pairPage: pairPageSchema.optional().describe("Web pair page for `pair offer --qr`: a template with {fp} in the hostname, or a plain http(s) URL"),
+  pairPage: z
+    .string()
+    .regex(/^https?:\/\//, "must be an http(s) URL")
+    .refine(isPairPage, "must be a plain http(s) URL, or a template with {fp} in the hostname only")
+    .optional()
+    .describe("Web pair page for `pair offer --qr`: a template with {fp} in the hostname (one origin per daemon) or a plain http(s) URL; `--pair-page` overrides it"),
 });
 
-const optionValue = z.union([z.boolean(), z.number(), z.string()]);
+const optionValue = z.union([z.boolean(), z.number(), z.string()], { error: "must be a boolean, a number or a string" });
 
 export const adapterAuthSchema = z.looseObject({
-  mode: z.enum(["subscription", "api-key"]).optional(),
-  token: nonEmpty.optional(),
-  apiKey: nonEmpty.optional(),
-  provider: nonEmpty.optional(),
+  mode: z.enum(["subscription", "api-key"]).optional().describe("Billing mode"),
+  token: nonEmpty.optional().describe("Subscription token (secret)"),
+  apiKey: nonEmpty.optional().describe("API key (secret)"),
+  provider: nonEmpty.optional().describe("Provider name"),
 });
 
 export const adapterDefaultsSchema = z.looseObject({
-  skills: z.array(nonEmpty).optional(),
-  options: z.record(z.string(), optionValue).optional(),
-  auth: adapterAuthSchema.optional(),
+  skills: z.array(nonEmpty).optional().describe("Skills added for this adapter (union with defaults.skills)"),
+  options: z.record(z.string(), optionValue).optional().describe("Options for this adapter, over defaults.options"),
+  auth: adapterAuthSchema.optional().describe("Billing-auth defaults merged at spawn"),
 });
 
 const pct = z.number().min(0).max(100);
 
 export const contextContinuitySchema = z.looseObject({
-  mode: z.enum(["off", "warn", "compact", "continue-fresh"]).optional(),
-  warnAtPct: pct.optional(),
-  compactAtPct: pct.optional(),
-  continueFreshAtPct: pct.optional(),
-  hardStopAtPct: pct.optional(),
-  handoffAtQuotaRemaining: z.number().min(0).optional(),
+  mode: nonEmpty.optional().describe("Context-window policy mode (values defined by the session runtime)"),
+  warnAtPct: pct.optional().describe("Context use (percent) at which to warn"),
+  compactAtPct: pct.optional().describe("Context use (percent) at which to compact"),
+  continueFreshAtPct: pct.optional().describe("Context use (percent) at which to continue in a fresh session"),
+  hardStopAtPct: pct.optional().describe("Context use (percent) at which to stop"),
+  handoffAtQuotaRemaining: z.number().min(0).optional().describe("Emit session:handoff-suggested once per quota window when this many requests or fewer remain; unset = off"),
 });
 
 export const messagingSchema = z.looseObject({
-  allowSiblings: z.boolean().optional(),
-  agentInterrupt: z.enum(["allow", "deny"]).optional(),
-  pendingPromptStaleMinutes: z.number().min(0).optional(),
+  allowSiblings: z.boolean().optional().describe("Let message_send and message_reply reach a sibling session"),
+  agentInterrupt: z.enum(["allow", "deny"]).optional().describe("Whether a session sender's urgency interrupt may cancel the recipient's turn (denied = delivered as steer)"),
+  pendingPromptStaleMinutes: z.number().min(0).optional().describe("Minutes a queued prompt may wait before it is flagged stale"),
 });
 
 export const defaultsSchema = z.looseObject({
   skills: z.array(nonEmpty).optional().describe("Global skills folded into every spawn's options.skills"),
   options: z.record(z.string(), optionValue).optional().describe("Global options merged into every spawn"),
   adapters: z.record(z.string(), adapterDefaultsSchema).optional().describe("Per-adapter overrides keyed by adapter slug"),
-  defaultRoleDepthCutoff: z.number().int().min(0).optional().describe("Spawn depth at or above which a session defaults to executor"),
-  maxGrantableDelegation: z.number().int().min(0).optional().describe("Cap on delegation a supervisor can grant a child"),
+  defaultRoleDepthCutoff: z.number().int().min(0).optional().describe("Spawn depth at or above which a session defaults to executor instead of supervisor"),
+  maxGrantableDelegation: z.number().int().min(0).optional().describe("Trust-boundary cap on delegation a supervisor can grant a child; unset = no cap"),
   extTracing: z.boolean().optional().describe("Opt in to per-session tracing by default"),
   traceRedactor: nonEmpty.optional().describe("Redactor slug applied to traced session content"),
-  agentPromptInterrupt: z.boolean().optional().describe("Default interrupt for agent_prompt and message_parent calls that omit it"),
+  agentPromptInterrupt: z.boolean().optional().describe("Default interrupt for agent_prompt and message_parent calls that omit it (false queues, true cancels the in-flight turn)"),
   contextContinuity: contextContinuitySchema.optional().describe("Context-window policy"),
   messaging: messagingSchema.optional().describe("Inter-session messaging policy"),
 });
 
 export const acpAgentSchema = z.looseObject({
-  bin: nonEmpty.describe("Executable to spawn"),
-  bin_args: z.array(z.string()).optional(),
-  name: nonEmpty.optional(),
-  description: z.string().optional(),
-  env: stringRecord.optional(),
-  resumable: z.boolean().optional(),
-  models: z.looseObject({ default: nonEmpty.optional(), allowed: z.array(nonEmpty).optional() }).optional(),
-  install_hint: z.string().optional(),
+  bin: nonEmpty.describe("Executable to spawn (required)"),
+  bin_args: z.array(z.string()).optional().describe("Extra argv"),
+  name: nonEmpty.optional().describe("Display name; default the slug"),
+  description: z.string().optional().describe("One-line summary shown by `acp ls`"),
+  env: stringRecord.optional().describe("Always-on environment variables"),
+  resumable: z.boolean().optional().describe("Advertise resumable and native-resume continuation"),
+  models: z
+    .looseObject({ default: nonEmpty.optional(), allowed: z.array(nonEmpty).optional() })
+    .optional()
+    .describe("Known model ids {default?, allowed?}, informational"),
+  install_hint: z.string().optional().describe("Shown by `acp ls` when bin is missing from PATH"),
 });
 
+const worktreesFields = {
+  root: z
+    .string()
+    .regex(/^(\/|~\/)/, "must be an absolute path (or start with ~/)")
+    .optional()
+    .describe("Directory under which worktrees are created, layout <root>/<repoName>/<slug>; `--root` overrides it"),
+  isolation: z.enum(["always", "on-request", "never"]).optional().describe("Worktree policy for agent_start's worktree field"),
+  provisionConcurrency: z.number().int().min(0).optional().describe("Daemon-wide cap on concurrent heavy provisioning phases; 0 disables the cap"),
+  provisionLoadFactor: z.number().min(0).optional().describe("Load guard: no admission while the 1-minute load average exceeds cores x factor; 0 = off"),
+};
+
 export const worktreesSchema = z.looseObject({
-  root: z.string().refine((p) => p.startsWith("/") || p.startsWith("~/"), "must be an absolute path").optional(),
-  isolation: z.enum(["always", "on-request", "never"]).optional(),
-  provisionConcurrency: z.number().int().min(0).optional(),
-  provisionConcurrencyByRepo: z.record(z.string(), z.unknown()).optional(),
-  provisionLoadFactor: z.number().min(0).optional(),
+  ...worktreesFields,
+  provisionConcurrencyByRepo: z
+    .record(z.string(), z.number().int().min(0))
+    .optional()
+    .describe("Extra per-repo cap {<repo path or directory name>: cap}; ~/ expands; invalid entries are ignored"),
 });
 
 export const spawnSchema = z.looseObject({
-  attach: z.enum(["always", "on-request"]).optional(),
-  dedupe: z.enum(["always", "on-request"]).optional(),
+  attach: z.enum(["always", "on-request"]).optional().describe("Whether a spawn auto-attaches to its caller as parent lineage"),
+  dedupe: z.enum(["always", "on-request"]).optional().describe("Implicit idempotency-key policy (label plus a hash of the initial prompt)"),
 });
 
 export const provenanceSchema = z.looseObject({
-  wrapGh: z.boolean().optional(),
+  wrapGh: z.boolean().optional().describe("Prepend a shim to spawned sessions' PATH that stamps a provenance footer on pull requests created with the code host's CLI"),
 });
 
 export const terminalPresetSchema = z.looseObject({
-  argv: z.array(z.string()).min(1).optional(),
-  env: stringRecord.optional(),
-  cwd: nonEmpty.optional(),
-  workspace: nonEmpty.optional(),
-  name: nonEmpty.optional(),
-  label: nonEmpty.optional(),
+  argv: z.array(z.string()).min(1).optional().describe("Command and args"),
+  env: stringRecord.optional().describe("Extra environment variables"),
+  cwd: nonEmpty.optional().describe("Working directory; relative paths resolve against the CLI's cwd"),
+  workspace: nonEmpty.optional().describe("Workspace slug used for the cwd when cwd is omitted"),
+  name: nonEmpty.optional().describe("Stable session name passed to the registry"),
+  label: nonEmpty.optional().describe("Human-readable label in session listings"),
 });
 
 export const sessionsSchema = z.looseObject({
-  attentionDelaySec: z.number().min(0).optional(),
-  eventsDir: nonEmpty.optional(),
+  attentionDelaySec: z.number().min(0).optional().describe("Seconds a session stays shown as running after its last turn ends"),
+  eventsDir: nonEmpty.optional().describe("Root of per-session transcripts <eventsDir>/<sessionId>/events.jsonl; relative paths resolve against $SVC_HOME; takes effect on restart"),
 });
 
 export const featuresSchema = z.looseObject({
-  pty: z.boolean().optional(),
-  llmEndpoint: z.boolean().optional(),
+  pty: z.boolean().optional().describe("Informational hint that pseudo-terminal support is desired"),
+  llmEndpoint: z.boolean().optional().describe("Enable the local llm-endpoint proxy sidecar and its llm_endpoint_* tools"),
 });
 
-export const modelRoleValueSchema = z.union([
-  nonEmpty,
-  z.looseObject({ model: nonEmpty, route: nonEmpty.optional(), profile: nonEmpty.optional() }),
-]);
+export const modelRoleObjectSchema = z.looseObject({
+  model: nonEmpty.describe("Model id"),
+  route: nonEmpty.optional().describe("Route (adapter) to run the model through"),
+  profile: nonEmpty.optional().describe("Access profile"),
+});
 
-export const modelsSchema = z.record(z.string(), modelRoleValueSchema);
+export const modelRoleValueSchema = z.union([nonEmpty, modelRoleObjectSchema], {
+  error: "must be a model id string or {model, route?, profile?}",
+});
+
+export const modelsSchema = z.record(z.string().min(1), modelRoleValueSchema);
 
 export const extJudgeSchema = z.looseObject({
-  apiKey: nonEmpty.optional(),
-  model: nonEmpty.optional(),
-  baseUrl: z.url({ protocol: /^https?$/ }).optional(),
+  apiKey: nonEmpty.optional().describe("Judge API key (secret); read before EXT_JUDGE_API_KEY; hand-edit only (mode 0600 recommended)"),
+  model: nonEmpty.optional().describe("Judge model id"),
+  baseUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional().describe("Judge endpoint override"),
 });
 
-export const tunnelSchema = z
-  .looseObject({
-    host: z.string().refine(isWsUrl, "must be a ws:// or wss:// URL").optional(),
-    token: nonEmpty.optional(),
-    autoconnect: z.boolean().optional(),
-    e2e: z.boolean().optional(),
-  })
-  .refine((t) => t.e2e !== true || typeof t.token === "string", {
-    message: "tunnel.e2e requires tunnel.token to be set",
-    path: ["e2e"],
-  });
+export const tunnelSchema = z.looseObject({
+  host: z.string().regex(WS_URL, "must be a ws:// or wss:// URL").optional().describe("WebSocket URL of the tunnel host"),
+  token: nonEmpty.optional().describe("Bearer token (secret) used before credentials.json; required for e2e"),
+  autoconnect: z.boolean().optional().describe("Connect automatically on daemon start"),
+  e2e: z.boolean().optional().describe("End-to-end encryption of the tunnel; requires token"),
+});
 
 export const webhooksSchema = z.looseObject({
-  allowSubnets: z.array(z.string().refine(isCidr, "must be a CIDR range such as 127.0.0.0/8 or ::1/128")).optional(),
+  allowSubnets: z
+    .array(z.string().refine((v) => ipaddr.isValidCIDR(v), "must be a CIDR range such as 127.0.0.0/8 or ::1/128"))
+    .optional()
+    .describe("CIDR ranges the webhook SSRF gate allows although they are private (e.g. test receivers)"),
 });
 
 export const profileSchema = z.looseObject({
-  daemon: daemonSchema.optional(),
-  tunnel: tunnelSchema.optional(),
-  features: featuresSchema.optional(),
+  daemon: daemonSchema.optional().describe("Overrides of the daemon block"),
+  tunnel: tunnelSchema.optional().describe("Overrides of the tunnel block"),
+  features: featuresSchema.optional().describe("Overrides of the features block"),
 });
 
-export const configSchema = z.looseObject({
-  adapters: z.array(nonEmpty).optional().describe("Adapter package ids, loaded in array order; last write wins"),
-  profileAliases: stringRecord.optional().describe("Runtime-profile slug to package name"),
-  corpusPresetPackages: z.array(nonEmpty).optional().describe("Packages scanned by `corpus` for starter presets"),
-  daemon: daemonSchema.optional(),
-  pairing: pairingSchema.optional(),
-  defaults: defaultsSchema.optional(),
-  acpAgents: z.record(z.string(), z.unknown()).optional().describe("ACP agent spawn recipes keyed by slug (malformed entries are dropped with a warning)"),
-  worktrees: worktreesSchema.optional(),
-  spawn: spawnSchema.optional(),
-  provenance: provenanceSchema.optional(),
-  terminalPresets: z.record(z.string(), terminalPresetSchema).optional(),
-  sessions: sessionsSchema.optional(),
-  features: featuresSchema.optional(),
-  models: modelsSchema.optional(),
-  extJudge: extJudgeSchema.optional(),
-  tunnel: tunnelSchema.optional(),
-  webhooks: webhooksSchema.optional(),
-  profiles: z.record(z.string(), profileSchema).optional(),
-  activeProfile: nonEmpty.optional(),
-});
+const topLevelFields = {
+  adapters: z.array(nonEmpty).optional().describe("Adapter package ids (svc/adapter/v1), loaded in array order; last write wins on duplicate kinds"),
+  profileAliases: stringRecord.optional().describe("Runtime-profile slug to package name for `svc install runtime-profile/<slug>`"),
+  corpusPresetPackages: z.array(nonEmpty).optional().describe("Packages scanned by `corpus` for starter presets (svc/corpus-preset/v1)"),
+  daemon: daemonSchema.optional().describe("The daemon's listener, browser access and turn watchdog"),
+  pairing: pairingSchema.optional().describe("Pairing with other devices through a rendezvous broker"),
+  defaults: defaultsSchema.optional().describe("Applied to every agent start (CLI sessions start/run, tool start_agent_session, HTTP API)"),
+  spawn: spawnSchema.optional().describe("Spawn lineage and implicit idempotency"),
+  provenance: provenanceSchema.optional().describe("Provenance stamping of pull requests created by agent sessions"),
+  terminalPresets: z.record(z.string(), terminalPresetSchema).optional().describe("Named launch recipes for `svc sessions terminal --preset <name>`"),
+  sessions: sessionsSchema.optional().describe("Session display and transcript storage"),
+  features: featuresSchema.optional().describe("Optional features; defaults conservative"),
+  models: modelsSchema.optional().describe("Dotted role name to a model id or {model, route?, profile?}"),
+  extJudge: extJudgeSchema.optional().describe("External judge backend used by the session steward"),
+  tunnel: tunnelSchema.optional().describe("Outbound tunnel defaults read by `svc serve` when --connect is not passed"),
+  webhooks: webhooksSchema.optional().describe("Webhook delivery settings"),
+  profiles: z.record(z.string(), profileSchema).optional().describe("Named bundles that shallow-override daemon, tunnel and features"),
+  activeProfile: nonEmpty.optional().describe("Profile selected when --profile is not passed"),
+};
+
+/** The whole file, every entry strict: the source of the JSON Schema, the docs and the types. */
+export const configSchema = z
+  .looseObject({
+    ...topLevelFields,
+    acpAgents: z.record(z.string(), acpAgentSchema).optional().describe("ACP agent spawn recipes keyed by adapter slug"),
+    worktrees: worktreesSchema.optional().describe("Git worktrees for isolated agent sessions, and the provisioning scheduler"),
+  })
+  .superRefine(checkTunnels);
+
+/**
+ * The schema a file is loaded with: like {@link configSchema}, except that the entries SPEC.md
+ * says are dropped (malformed `acpAgents` entries, invalid `provisionConcurrencyByRepo` entries)
+ * pass here and are filtered, with a warning, by the loader.
+ */
+export const tolerantConfigSchema = z
+  .looseObject({
+    ...topLevelFields,
+    acpAgents: z.record(z.string(), z.unknown()).optional(),
+    worktrees: z.looseObject({ ...worktreesFields, provisionConcurrencyByRepo: z.record(z.string(), z.unknown()).optional() }).optional(),
+  })
+  .superRefine(checkTunnels);
+
+/** `tunnel.e2e: true` needs a token, at the top level and in every profile (after the profile's fall-through). */
+function checkTunnels(cfg: { tunnel?: z.infer<typeof tunnelSchema>; profiles?: Record<string, z.infer<typeof profileSchema>> }, ctx: z.RefinementCtx): void {
+  const check = (t: z.infer<typeof tunnelSchema> | undefined, path: PropertyKey[]) => {
+    if (t?.e2e === true && typeof t.token !== "string") {
+      ctx.addIssue({ code: "custom", path, message: "tunnel.e2e: true requires tunnel.token to be set (set the token first)" });
+    }
+  };
+  check(cfg.tunnel, ["tunnel", "e2e"]);
+  for (const [name, p] of Object.entries(cfg.profiles ?? {})) {
+    if (p.tunnel) check({ ...cfg.tunnel, ...p.tunnel }, ["profiles", name, "tunnel", "e2e"]);
+  }
+}
 
 export type SvcConfigFile = z.infer<typeof configSchema>;
 export type AcpAgentEntry = z.infer<typeof acpAgentSchema>;
 export type TerminalPreset = z.infer<typeof terminalPresetSchema>;
 export type ModelRoleValue = z.infer<typeof modelRoleValueSchema>;
+export type ProfileEntry = z.infer<typeof profileSchema>;
 
-/** Built-in defaults, applied by the resolver. */
+/**
+ * Built-in defaults, applied by the resolver. Values under `$SVC_HOME` are written with `~/.svc`
+ * here and resolved against the actual home by the resolver.
+ */
 export const DEFAULTS = {
-  daemon: { port: 18790, bind: "127.0.0.1", allowedOrigins: [] as string[], turnStallAfterMs: 300_000 },
+  adapters: [] as string[],
+  profileAliases: {} as Record<string, string>,
   corpusPresetPackages: ["@svc/corpus-presets"],
+  daemon: { port: 18790, bind: "127.0.0.1", allowedOrigins: [] as string[], turnStallAfterMs: 300_000 },
+  pairing: { rendezvous: DEFAULT_RENDEZVOUS_URL, autoconnect: true, pairPage: DEFAULT_PAIR_PAGE },
   defaults: {
+    skills: [] as string[],
+    options: {} as Record<string, boolean | number | string>,
     defaultRoleDepthCutoff: 1,
+    extTracing: false,
     agentPromptInterrupt: false,
     messaging: { allowSiblings: false, agentInterrupt: "deny" as const, pendingPromptStaleMinutes: 5 },
   },
-  worktrees: { isolation: "on-request" as const, provisionConcurrency: 2, provisionLoadFactor: 0 },
+  acpAgents: {} as Record<string, AcpAgentEntry>,
+  worktrees: { root: "~/.svc/worktrees", isolation: "on-request" as const, provisionConcurrency: 2, provisionConcurrencyByRepo: {} as Record<string, number>, provisionLoadFactor: 0 },
   spawn: { attach: "always" as const, dedupe: "always" as const },
   provenance: { wrapGh: false },
-  sessions: { attentionDelaySec: 60 },
+  terminalPresets: {} as Record<string, TerminalPreset>,
+  sessions: { attentionDelaySec: 60, eventsDir: "~/.svc/sessions" },
   features: { pty: false, llmEndpoint: false },
-  extJudge: { model: "ext-latest" },
+  extJudge: { model: "ext-latest", baseUrl: DEFAULT_JUDGE_BASE_URL },
+  tunnel: { autoconnect: false, e2e: false },
   webhooks: { allowSubnets: [] as string[] },
+  profiles: {} as Record<string, ProfileEntry>,
 } as const;
 
-function isWsUrl(v: string): boolean {
-  try {
-    const u = new URL(v);
-    return u.protocol === "ws:" || u.protocol === "wss:";
-  } catch {
-    return false;
-  }
-}
-
 function isPairPage(v: string): boolean {
-  const probe = v.replaceAll("{fp}", "fp");
+  const marker = "zzfpzz";
   try {
-    const u = new URL(probe);
+    const u = new URL(v.replaceAll("{fp}", marker));
     if (u.protocol !== "http:" && u.protocol !== "https:") return false;
     if (!v.includes("{fp}")) return true;
-    // {fp} must sit in the hostname: one browser origin per daemon.
-    const host = new URL(v.replaceAll("{fp}", "zzfpzz")).hostname;
-    return host.includes("zzfpzz") && !new URL(v.replaceAll("{fp}", "zzfpzz")).pathname.includes("zzfpzz");
+    return u.hostname.includes(marker) && !(u.pathname + u.search + u.hash).includes(marker);
   } catch {
     return false;
   }
-}
-
-function isCidr(v: string): boolean {
-  const m = /^(.+)\/(\d{1,3})$/.exec(v);
-  if (!m) return false;
-  const [, addr, bits] = m;
-  const n = Number(bits);
-  if (/^\d{1,3}(\.\d{1,3}){3}$/.test(addr!)) return n <= 32 && addr!.split(".").every((o) => Number(o) <= 255);
-  return addr!.includes(":") && n <= 128;
 }

@@ -1,0 +1,91 @@
+/** The `svc config` verbs (loaded lazily by commands/config.ts). */
+import { stat } from "node:fs/promises";
+import { FileConfigService } from "../config/file-config-service.js";
+import type { ConfigSnapshot } from "../config/config-service.js";
+import { parseCliValue } from "../config/edit.js";
+import { configJsonSchemaText } from "../config/json-schema.js";
+import { lookupKey } from "../config/lookup.js";
+import { formatSource } from "../config/resolve.js";
+import { isSecretPath, redactSecrets } from "../config/secrets.js";
+import { setConfigKey, unsetConfigKey } from "../config/write.js";
+import { homeFile, svcHome } from "../storage/paths.js";
+import { printJson, println, warn } from "./output.js";
+
+function configPath(): string {
+  return homeFile(svcHome(process.env), "config");
+}
+
+async function snapshot(profile?: string): Promise<ConfigSnapshot> {
+  const svc = await FileConfigService.open(configPath(), process.env, profile !== undefined ? { profile } : {});
+  const snap = svc.current();
+  for (const w of snap.warnings) warn(w);
+  return snap;
+}
+
+export async function showConfig(opts: { json?: boolean; effective?: boolean; reveal?: boolean; profile?: string }): Promise<void> {
+  const snap = await snapshot(opts.profile);
+  await warnOpenSecretFile(snap);
+  const tree = opts.effective ? snap.effective : snap.raw;
+  const shown = opts.reveal ? tree : redactSecrets(tree);
+  if (opts.json) return printJson(shown);
+  if (!opts.effective && !snap.exists) println(`# ${snap.path} does not exist yet; built-in defaults apply (see --effective)`);
+  for (const [key, value] of flatten(shown)) {
+    const source = opts.effective ? snap.sources[key] : undefined;
+    println(`${key} = ${JSON.stringify(value)}${source ? `  (${formatSource(source)})` : ""}`);
+  }
+}
+
+export async function getConfig(key: string, opts: { json?: boolean; source?: boolean; reveal?: boolean; profile?: string }): Promise<void> {
+  const found = lookupKey(await snapshot(opts.profile), key, { reveal: opts.reveal });
+  if (opts.json) return printJson(opts.source ? found : found.value);
+  const isLeaf = found.sources === undefined;
+  if (isLeaf) {
+    println(`${typeof found.value === "string" ? found.value : JSON.stringify(found.value)}${opts.source ? `  (${found.source})` : ""}`);
+    return;
+  }
+  if (!opts.source) return println(JSON.stringify(found.value, null, 2));
+  if (key === "models" || key.startsWith("models.")) {
+    for (const [role, v] of Object.entries(found.value as Record<string, object>)) println(`models.${role} = ${JSON.stringify(v)}  (${found.sources![`models.${role}`]})`);
+    return;
+  }
+  for (const [k, v] of flatten(found.value, key)) println(`${k} = ${JSON.stringify(v)}  (${found.sources![k] ?? "config"})`);
+}
+
+export async function setConfig(key: string, text: string, opts: { string?: boolean }): Promise<void> {
+  const value = parseCliValue(text, opts.string);
+  const result = await setConfigKey(configPath(), key, value);
+  for (const w of result.warnings) warn(w);
+  println(isSecretPath(key.split(".")) ? `set ${key}` : `set ${key} = ${JSON.stringify(value)}`);
+}
+
+export async function unsetConfig(key: string): Promise<void> {
+  const result = await unsetConfigKey(configPath(), key);
+  for (const w of result.warnings) warn(w);
+  println(result.changed ? `unset ${key}` : `${key} was not set; nothing changed`);
+}
+
+export function printSchema(): void {
+  process.stdout.write(configJsonSchemaText());
+}
+
+export async function printPath(opts: { json?: boolean }): Promise<void> {
+  const path = configPath();
+  const exists = await stat(path).then(() => true, () => false);
+  if (opts.json) printJson({ path, exists });
+  else println(path);
+}
+
+/** Warns when the file holds extJudge.apiKey and group or others can read it. */
+async function warnOpenSecretFile(snap: ConfigSnapshot): Promise<void> {
+  const apiKey = (snap.raw.extJudge as { apiKey?: unknown } | undefined)?.apiKey;
+  if (!snap.exists || apiKey === undefined) return;
+  const mode = (await stat(snap.path)).mode & 0o777;
+  if (mode & 0o044) warn(`${snap.path} holds extJudge.apiKey and is readable by group or others (mode ${mode.toString(8).padStart(4, "0")}); run chmod 600 ${snap.path}`);
+}
+
+function flatten(value: unknown, prefix = ""): Array<[string, unknown]> {
+  if (typeof value === "object" && value !== null && !Array.isArray(value) && (Object.keys(value).length > 0 || prefix === "")) {
+    return Object.entries(value).flatMap(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k));
+  }
+  return [[prefix, value]];
+}

@@ -1,0 +1,51 @@
+/**
+ * The configuration's MCP tools: `config_get` (value and source, secrets redacted), `config_set`
+ * (the CLI's rules: validated, refuses extJudge.apiKey) and the read-only `model_roles`.
+ */
+import { z } from "zod";
+import type { ToolDef } from "../plugin-api/tools.js";
+import type { ConfigService } from "./config-service.js";
+import { lookupKey, modelRoleTable } from "./lookup.js";
+import { holdsSecret } from "./secrets.js";
+import { setConfigKey, unsetConfigKey } from "./write.js";
+import { parseKey } from "./edit.js";
+
+const keyField = z.string().min(1).describe("Dotted key, e.g. daemon.port or models.review.small");
+
+export function configTools(config: ConfigService): ToolDef[] {
+  const configGet: ToolDef<{ key: typeof keyField }> = {
+    name: "config_get",
+    title: "Read a configuration value",
+    description: "The effective value of a dotted config.json key and where it came from (flag, env VAR, profile NAME, config, default). Secrets are redacted. `models` gives the resolved role table.",
+    inputSchema: { key: keyField },
+    readOnly: true,
+    handler: ({ key }) => lookupKey(config.current(), key),
+  };
+  const setShape = {
+    key: keyField,
+    value: z.unknown().optional().describe("The new value (any JSON); omit together with unset: true to remove the key"),
+    unset: z.boolean().optional().describe("Remove the key instead of setting it"),
+  };
+  const configSet: ToolDef<typeof setShape> = {
+    name: "config_set",
+    title: "Change a configuration value",
+    description: "Set (or unset) one dotted key in config.json. The whole file is validated first; an invalid value changes nothing. extJudge.apiKey is not writable here (hand-edit the file, mode 0600).",
+    inputSchema: setShape,
+    handler: async ({ key, value, unset }) => {
+      const path = config.current().path;
+      const result = unset ? await unsetConfigKey(path, key) : await setConfigKey(path, key, value);
+      const reload = await config.reload();
+      const shown = holdsSecret(parseKey(key)) ? "[redacted]" : value;
+      return { key, ...(unset ? { unset: true } : { value: shown }), changed: result.changed, warnings: result.warnings, applied: reload.ok };
+    },
+  };
+  const modelRoles: ToolDef = {
+    name: "model_roles",
+    title: "Model roles",
+    description: "The resolved model role table (review.small, review.large, review.pr, judge.session and any configured role), each with its source: config or default.",
+    inputSchema: {},
+    readOnly: true,
+    handler: () => ({ roles: modelRoleTable(config.current()) }),
+  };
+  return [configGet, configSet, modelRoles] as ToolDef[];
+}

@@ -1,0 +1,127 @@
+/**
+ * `config set` / `config unset` (CLI verbs and the `config_set` tool share these): edit the raw
+ * tree at a dotted key, validate the whole resulting tree, then write it under the cross-process
+ * lock. Anything refused leaves the file byte-for-byte unchanged; no write creates the file
+ * except a successful set.
+ */
+import { SvcError } from "../errors.js";
+import { updateJsonFile } from "../storage/json-file.js";
+import { getAt, parseKey, setAt, unsetAt } from "./edit.js";
+import { allowedFrom, describe, validateConfigTree } from "./load.js";
+import { unknownModelWarnings } from "./models.js";
+import { acpAgentSchema, worktreesSchema } from "./schema.js";
+
+export interface ConfigWriteResult {
+  /** False when nothing had to change (unset of an absent key). */
+  changed: boolean;
+  warnings: string[];
+}
+
+type Tree = Record<string, unknown>;
+
+/** Sets `key` to `value` in the file at `path`. */
+export async function setConfigKey(path: string, key: string, value: unknown): Promise<ConfigWriteResult> {
+  const segs = parseKey(key);
+  refuseSecretWrite(path, segs, value);
+  const warnings: string[] = [];
+  await updateJsonFile<Tree>(path, (current) => {
+    const before = asTree(path, current);
+    const next = setAt(before, segs, value);
+    if (getAt(next, ["extJudge", "apiKey"]) !== undefined && getAt(next, ["extJudge", "apiKey"]) !== getAt(before, ["extJudge", "apiKey"])) {
+      refuseSecretWrite(path, ["extJudge", "apiKey"], value);
+    }
+    const fresh = refusedUnless(key, path, () => {
+      validateEntry(path, segs, next);
+      return validateConfigTree(path, next).warnings;
+    });
+    const old = warningsOf(path, before);
+    warnings.push(...fresh.filter((w) => !old.includes(w)));
+    warnings.push(...modelWarnings(segs, value), ...profileWarnings(next));
+    return next;
+  });
+  return { changed: true, warnings };
+}
+
+/** Removes `key` from the file at `path`; an absent key (or file) changes nothing. */
+export async function unsetConfigKey(path: string, key: string): Promise<ConfigWriteResult> {
+  const segs = parseKey(key);
+  let changed = false;
+  const warnings: string[] = [];
+  await updateJsonFile<Tree>(path, (current) => {
+    if (current === undefined) return undefined;
+    const { tree, removed } = unsetAt(asTree(path, current), segs);
+    if (!removed) return undefined;
+    refusedUnless(key, path, () => validateConfigTree(path, tree));
+    warnings.push(...profileWarnings(tree));
+    changed = true;
+    return tree;
+  });
+  return { changed, warnings };
+}
+
+/** Runs a validation; a `config_invalid` failure becomes a refusal that says the file is unchanged. */
+function refusedUnless<T>(key: string, path: string, validate: () => T): T {
+  try {
+    return validate();
+  } catch (err) {
+    if (!SvcError.is(err) || err.code !== "config_invalid") throw err;
+    throw new SvcError("config_invalid", `refused to change ${key}; ${path} is unchanged. ${err.message}`, err.details ? { details: err.details } : {});
+  }
+}
+
+function refuseSecretWrite(path: string, segs: string[], value: unknown): void {
+  const targetsKey = segs[0] === "extJudge" && (segs.length === 1 ? typeof value === "object" && value !== null && "apiKey" in value : segs[1] === "apiKey");
+  if (!targetsKey) return;
+  throw new SvcError(
+    "forbidden",
+    `extJudge.apiKey is not writable through \`svc config set\` or the config_set tool (it would land in shell history or a transcript). ` +
+      `Hand-edit ${path} instead and keep the file private: chmod 600 ${path}. Or set EXT_JUDGE_API_KEY in the daemon's environment.`,
+  );
+}
+
+function asTree(path: string, current: unknown): Tree {
+  if (current === undefined) return {};
+  if (typeof current !== "object" || current === null || Array.isArray(current)) {
+    throw new SvcError("config_invalid", `${path}: the top level must be a JSON object; fix the file by hand first`);
+  }
+  return current as Tree;
+}
+
+/** Entries the loader would silently drop are refused when they are the key being set. */
+function validateEntry(path: string, segs: string[], next: Tree): void {
+  const check = (schema: { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, at: string[]) => {
+    const r = schema.safeParse(getAt(next, at));
+    if (!r.success) {
+      const issue = r.error!.issues[0]!;
+      const sub = [...at, ...issue.path.map(String)];
+      throw new SvcError("config_invalid", `${path}: key ${sub.join(".")}: found ${describe(getAt(next, sub))}, allowed: ${allowedFrom(issue.message)}`);
+    }
+  };
+  if (segs[0] === "acpAgents" && segs.length >= 2) check(acpAgentSchema, segs.slice(0, 2));
+  if (segs[0] === "worktrees" && segs[1] === "provisionConcurrencyByRepo" && segs.length <= 3) {
+    check(worktreesSchema.shape.provisionConcurrencyByRepo, ["worktrees", "provisionConcurrencyByRepo"]);
+  }
+}
+
+function modelWarnings(segs: string[], value: unknown): string[] {
+  if (segs[0] !== "models") return [];
+  if (segs.length === 2) return unknownModelWarnings(segs[1]!, value);
+  if (segs.length === 1 && typeof value === "object" && value !== null) {
+    return Object.entries(value).flatMap(([role, v]) => unknownModelWarnings(role, v));
+  }
+  return [];
+}
+
+function warningsOf(path: string, tree: Tree): string[] {
+  try {
+    return validateConfigTree(path, tree).warnings;
+  } catch {
+    return [];
+  }
+}
+
+function profileWarnings(tree: Tree): string[] {
+  const active = tree.activeProfile;
+  const profiles = (tree.profiles ?? {}) as Tree;
+  return typeof active === "string" && !Object.hasOwn(profiles, active) ? [`activeProfile "${active}" names no profile; the top-level configuration applies`] : [];
+}
