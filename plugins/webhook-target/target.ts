@@ -48,6 +48,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   const sentinels = (): SentinelIngress => ctx.service("sentinels");
   let opened: Promise<{ outbox: Outbox; dispatcher: Dispatcher }> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
 
   const open = () =>
     (opened ??= (async () => {
@@ -135,6 +136,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     },
 
     async stop() {
+      if (stopped) return;
+      stopped = true;
       clearInterval(timer);
       if (opened) {
         const { outbox, dispatcher } = await opened;
@@ -142,7 +145,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         await outbox.close();
         opened = undefined;
       }
-      await deps.egress.close();
+      await Promise.race([deps.egress.close().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000).unref())]);
     },
 
     tick,

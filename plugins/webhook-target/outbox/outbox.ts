@@ -186,7 +186,7 @@ export class Outbox {
 
   /** The oldest terminal rows to evict so one more row fits under the cap; never a pending row. */
   private chooseEvictions(input: { sentinelId: string; eventId: string }): OutboxRow[] {
-    const need = this.rows.size - this.evicting.size + this.adding.size - this.cap;
+    const need = this.rows.size - this.evicting.size + this.adding.size + 1 - this.cap;
     if (need <= 0) return [];
     const candidates = [...this.rows.values()]
       .filter((r) => isTerminal(r) && !this.evicting.has(r.requestId))

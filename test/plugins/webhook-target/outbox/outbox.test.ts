@@ -1,0 +1,195 @@
+import { appendFile, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { FakeClock, createRandom } from "../../../../core/runtime/clock.js";
+import { createMemoryLogger } from "../../../../core/runtime/logger.js";
+import { Outbox } from "../../../../plugins/webhook-target/outbox/outbox.js";
+import { OUTBOX_FILES } from "../../../../plugins/webhook-target/outbox/persistence.js";
+import { makeTempHome } from "../../../support/cli.js";
+
+const HOUR = 3_600_000;
+const body = (id: string, sentinelId = "snt_1", pad = 0) => Buffer.from(JSON.stringify({ id, type: "t.o.a", subjects: ["s"], time: "t", sentinelId, data: "x".repeat(pad) }));
+
+describe("webhook outbox", () => {
+  let home: string;
+  let cleanup: () => Promise<void>;
+  let clock: FakeClock;
+  const opened: Outbox[] = [];
+  const open = async (extra: { cap?: number; compactEvery?: number } = {}) => {
+    const random = createRandom(clock);
+    const ob = await Outbox.open({ home, now: () => clock.now(), newId: () => `req_${random.ulid()}`, logger: createMemoryLogger(), ...extra });
+    opened.push(ob);
+    return ob;
+  };
+  beforeEach(async () => {
+    ({ home, cleanup } = await makeTempHome("svc-outbox-"));
+    clock = new FakeClock(Date.UTC(2026, 0, 1));
+  });
+  afterEach(async () => {
+    for (const ob of opened.splice(0)) await ob.close().catch(() => undefined);
+    await cleanup();
+  });
+
+  it("adds a pending row once per (sentinelId, eventId), also under concurrent duplicates", async () => {
+    const ob = await open();
+    const [a, b, c] = await Promise.all([
+      ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") }),
+      ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") }),
+      ob.add({ sentinelId: "snt_2", eventId: "e1", body: body("e1", "snt_2") }),
+    ]);
+    expect(a.created).toBe(true);
+    expect(b.created).toBe(false);
+    expect(b.row.requestId).toBe(a.row.requestId);
+    expect(c.created).toBe(true);
+    expect(a.row).toMatchObject({ sentinelId: "snt_1", eventId: "e1", cursor: null, status: "pending", deliveryState: { attempts: 0, lastError: null, lastAt: null } });
+    expect(a.row.requestId).not.toContain(".");
+    expect((await ob.readBody(a.row)).equals(body("e1"))).toBe(true);
+    expect((await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") })).created).toBe(false);
+    expect(ob.size).toBe(2);
+  });
+
+  it("is durable across reopen: rows, statuses and exact bytes", async () => {
+    const ob = await open();
+    const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1", "snt_1", 1000) });
+    await ob.update(row.requestId, { status: "pending", deliveryState: { attempts: 1, lastError: "x.test answered HTTP 500", lastAt: 5 } });
+    await ob.close();
+    const again = await open();
+    const back = again.get(row.requestId)!;
+    expect(back.deliveryState).toEqual({ attempts: 1, lastError: "x.test answered HTTP 500", lastAt: 5 });
+    expect((await again.readBody(back)).equals(body("e1", "snt_1", 1000))).toBe(true);
+  });
+
+  it("implements the state table: terminal rows never change status again", async () => {
+    const ob = await open();
+    const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
+    expect(await ob.update(row.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } })).toBe(true);
+    expect(await ob.update(row.requestId, { status: "dead", deliveryState: { attempts: 2, lastError: "x", lastAt: 2 }, deadReason: "delivered_rejected" })).toBe(false);
+    expect(await ob.kill(row.requestId, "sentinel_removed")).toBe(false);
+    expect(ob.get(row.requestId)!.status).toBe("delivered");
+    const { row: r2 } = await ob.add({ sentinelId: "snt_1", eventId: "e2", body: body("e2") });
+    const { row: r3 } = await ob.add({ sentinelId: "snt_9", eventId: "e3", body: body("e3", "snt_9") });
+    const killed = await ob.killSentinel("snt_1", "sentinel_removed");
+    expect(killed.map((r) => r.requestId)).toEqual([r2.requestId]);
+    expect(ob.get(r2.requestId)).toMatchObject({ status: "dead", deadReason: "sentinel_removed" });
+    expect(ob.get(r3.requestId)!.status).toBe("pending");
+    expect(ob.unseenTerminal().map((r) => r.requestId).sort()).toEqual([row.requestId, r2.requestId].sort());
+    await ob.markSeen(row.requestId);
+    expect(ob.unseenTerminal().map((r) => r.requestId)).toEqual([r2.requestId]);
+  });
+
+  it("reaps delivered rows 24 hours after delivery and ages pending rows out after 7 days", async () => {
+    const ob = await open();
+    const { row: d } = await ob.add({ sentinelId: "snt_1", eventId: "d", body: body("d") });
+    await ob.update(d.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() } });
+    const { row: p } = await ob.add({ sentinelId: "snt_1", eventId: "p", body: body("p") });
+    clock.advance(24 * HOUR - 1);
+    expect(await ob.reap()).toEqual([]);
+    expect(ob.get(d.requestId)).toBeDefined();
+    clock.advance(1);
+    await ob.reap();
+    expect(ob.get(d.requestId)).toBeUndefined();
+    expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([p.bodyBytes.file]);
+    clock.advance(6 * 24 * HOUR - 1);
+    expect(await ob.reap()).toEqual([]);
+    clock.advance(1);
+    const aged = await ob.reap();
+    expect(aged.map((r) => [r.requestId, r.status, r.deadReason])).toEqual([[p.requestId, "dead", "age_out"]]);
+  });
+
+  it("evicts the oldest terminal rows at the cap, never a pending one, and refuses new events when all are pending", async () => {
+    const ob = await open({ cap: 3 });
+    const rows = [];
+    for (const id of ["a", "b", "c"]) {
+      rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id) })).row);
+      clock.advance(1);
+    }
+    await ob.update(rows[1]!.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } });
+    clock.advance(1);
+    await ob.update(rows[0]!.requestId, { status: "dead", deliveryState: { attempts: 5, lastError: "x", lastAt: 1 }, deadReason: "delivered_rejected" });
+    await ob.add({ sentinelId: "snt_1", eventId: "d", body: body("d") });
+    expect(ob.get(rows[1]!.requestId)).toBeUndefined();
+    expect(ob.get(rows[0]!.requestId)).toBeDefined();
+    await ob.add({ sentinelId: "snt_1", eventId: "e", body: body("e") });
+    expect(ob.get(rows[0]!.requestId)).toBeUndefined();
+    expect(ob.size).toBe(3);
+    const err = await ob.add({ sentinelId: "snt_1", eventId: "f", body: body("f") }).catch((e) => e);
+    expect(err).toMatchObject({ code: "unavailable" });
+    expect(err.message).toMatch(/outbox is full: all 3 rows are pending/);
+    expect(ob.size).toBe(3);
+    expect((await readdir(join(home, OUTBOX_FILES.bodies))).length).toBe(3);
+  });
+
+  it("changes status by appending to the journal: body files are never rewritten", async () => {
+    const ob = await open();
+    const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1", "snt_1", 200_000) });
+    const bodyPath = join(home, OUTBOX_FILES.bodies, row.bodyBytes.file);
+    const before = await stat(bodyPath);
+    const journalBefore = (await stat(join(home, OUTBOX_FILES.journal))).size;
+    await ob.update(row.requestId, { status: "pending", deliveryState: { attempts: 1, lastError: "e", lastAt: 1 } });
+    const after = await stat(bodyPath);
+    expect([after.ino, after.mtimeMs]).toEqual([before.ino, before.mtimeMs]);
+    expect((await stat(join(home, OUTBOX_FILES.journal))).size - journalBefore).toBeLessThan(400);
+  });
+
+  it("compacts the journal into the snapshot", async () => {
+    const ob = await open({ compactEvery: 10 });
+    for (let i = 0; i < 25; i++) await ob.add({ sentinelId: "snt_1", eventId: `e${i}`, body: body(`e${i}`) });
+    const snap = JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8"));
+    expect(snap.rows.length).toBeGreaterThanOrEqual(20);
+    const journalLines = (await readFile(join(home, OUTBOX_FILES.journal), "utf8")).split("\n").filter(Boolean);
+    expect(journalLines.length).toBeLessThan(10);
+    await ob.close();
+    expect((await open()).size).toBe(25);
+  });
+
+  it("drops a torn journal tail and skips an unreadable line, keeping every complete record", async () => {
+    const ob = await open();
+    const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
+    const { row: r2 } = await ob.add({ sentinelId: "snt_1", eventId: "e2", body: body("e2") });
+    await ob.update(r2.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } });
+    opened.splice(opened.indexOf(ob), 1);
+    const journal = join(home, OUTBOX_FILES.journal);
+    const lines = (await readFile(journal, "utf8")).split("\n").filter(Boolean);
+    await writeFile(journal, [lines[0], "{garbage", ...lines.slice(1)].join("\n") + "\n" + '{"seq":99,"op":"upd');
+    const again = await open();
+    expect(again.get(row.requestId)!.status).toBe("pending");
+    expect(again.get(r2.requestId)!.status).toBe("delivered");
+  });
+
+  it("rebuilds rows from the stored bodies when the snapshot is corrupt, and removes orphan bodies", async () => {
+    const ob = await open();
+    const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
+    await ob.close();
+    opened.splice(0);
+    await writeFile(join(home, OUTBOX_FILES.snapshot), '{"version":1,"seq":');
+    await writeFile(join(home, OUTBOX_FILES.bodies, "req_orphan.json"), '{"id":"torn');
+    const again = await open();
+    expect(again.get(row.requestId)).toMatchObject({ sentinelId: "snt_1", eventId: "e1", status: "pending" });
+    expect((await again.readBody(again.get(row.requestId)!)).equals(body("e1"))).toBe(true);
+    const files = await readdir(home);
+    expect(files.some((f) => f.startsWith(`${OUTBOX_FILES.snapshot}.corrupt-`))).toBe(true);
+    expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([row.bodyBytes.file]);
+  });
+
+  it("ends a pending row whose stored body vanished as dead, and detects an altered body", async () => {
+    const ob = await open();
+    const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
+    const { row: r2 } = await ob.add({ sentinelId: "snt_1", eventId: "e2", body: body("e2") });
+    await appendFile(join(home, OUTBOX_FILES.bodies, r2.bodyBytes.file), " ");
+    await expect(ob.readBody(ob.get(r2.requestId)!)).rejects.toThrow(/does not match/);
+    await ob.close();
+    opened.splice(0);
+    const { rm } = await import("node:fs/promises");
+    await rm(join(home, OUTBOX_FILES.bodies, row.bodyBytes.file));
+    const again = await open();
+    expect(again.get(row.requestId)).toMatchObject({ status: "dead", deadReason: "delivered_rejected" });
+  });
+
+  it("creates its files with mode 0600", async () => {
+    const ob = await open();
+    const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
+    for (const f of [OUTBOX_FILES.snapshot, OUTBOX_FILES.journal, join(OUTBOX_FILES.bodies, row.bodyBytes.file)]) {
+      expect((await stat(join(home, f))).mode & 0o777).toBe(0o600);
+    }
+  });
+});
