@@ -72,24 +72,22 @@ function embeddedIpv4(addr: IPv6, where: "last32" | "6to4"): IPv4 {
 function classifyParsed(input: string, addr: IPv4 | IPv6): AddressClass {
   if (addr.kind() === "ipv4") {
     const hit = mostSpecific(addr, V4);
-    if (!hit) return { address: input, family: 4, blocked: false, range: null, reason: "global unicast" };
-    return { address: input, family: 4, blocked: true, range: ref(hit), reason: `in ${describe(hit)}` };
+    if (!hit) return { address: input, family: 4, blocked: false, range: null, reason: "is global unicast" };
+    return { address: input, family: 4, blocked: true, range: ref(hit), reason: `falls in ${describe(hit)}` };
   }
   const v6 = addr as IPv6;
   const hit = mostSpecific(v6, V6);
   if (hit?.embeds) {
     const inner4 = embeddedIpv4(v6, hit.embeds);
     const embedded = classifyParsed(inner4.toString(), inner4);
-    const reason = embedded.blocked
-      ? `embeds IPv4 ${embedded.address} (${describe(hit)}), which is ${embedded.reason}`
-      : `embeds IPv4 ${embedded.address} (${describe(hit)}), which is global unicast`;
+    const reason = `embeds IPv4 ${embedded.address} (${describe(hit)}), which ${embedded.reason}`;
     return { address: input, family: 6, blocked: embedded.blocked, range: ref(hit), embedded, reason };
   }
-  if (hit) return { address: input, family: 6, blocked: true, range: ref(hit), reason: `in ${describe(hit)}` };
+  if (hit) return { address: input, family: 6, blocked: true, range: ref(hit), reason: `falls in ${describe(hit)}` };
   if (!v6.match(V6_GLOBAL)) {
-    return { address: input, family: 6, blocked: true, range: ref(IPV6_RESERVED), reason: `in ${describe(IPV6_RESERVED)}` };
+    return { address: input, family: 6, blocked: true, range: ref(IPV6_RESERVED), reason: `falls in ${describe(IPV6_RESERVED)}` };
   }
-  return { address: input, family: 6, blocked: false, range: null, reason: "global unicast" };
+  return { address: input, family: 6, blocked: false, range: null, reason: "is global unicast" };
 }
 
 /**
@@ -99,6 +97,6 @@ function classifyParsed(input: string, addr: IPv4 | IPv6): AddressClass {
  */
 export function classifyAddress(input: string): AddressClass {
   const addr = parseStrictIp(input);
-  if (!addr) return { address: input, family: null, blocked: true, range: null, reason: "not an IP address" };
+  if (!addr) return { address: input, family: null, blocked: true, range: null, reason: "is not an IP address" };
   return classifyParsed(input, addr);
 }

@@ -70,9 +70,14 @@ export async function inspectTarget(url: URL, deps: { resolver: Resolver; allow:
     return exemptedBy ? { ...cls, allowed: true, exemptedBy } : { ...cls, allowed: false };
   });
   const blocked = addresses.filter((a) => !a.allowed);
-  if (blocked.length === 0) return { hostname, port, host, addresses, allowed: true, reason: "every address is globally reachable or allowed by webhooks.allowSubnets" };
+  if (blocked.length === 0) {
+    const exempted = addresses.some((a) => a.exemptedBy !== undefined);
+    return { hostname, port, host, addresses, allowed: true, reason: `every address is globally reachable${exempted ? " or exempted by webhooks.allowSubnets" : ""}` };
+  }
   const first = blocked[0]!;
-  return { hostname, port, host, addresses, allowed: false, failure: "private_target", reason: `${host} resolves to ${first.address}, ${first.reason}` };
+  const where = isIP(hostname) ? `the address ${first.address}` : `${hostname} resolves to ${first.address}, which`;
+  const count = addresses.length > 1 ? ` (${blocked.length} of ${addresses.length} addresses blocked)` : "";
+  return { hostname, port, host, addresses, allowed: false, failure: "private_target", reason: `${where} ${first.reason}${count}` };
 }
 
 /** Like {@link inspectTarget} but throws `private_target` / `connect` (message names the host only). */

@@ -62,7 +62,7 @@ describe("classifyAddress: examples", () => {
   });
 
   it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "2a00:1450:4001::200e"])("%s is global unicast", (address) => {
-    expect(classifyAddress(address)).toMatchObject({ blocked: false, range: null, reason: "global unicast" });
+    expect(classifyAddress(address)).toMatchObject({ blocked: false, range: null, reason: "is global unicast" });
   });
 
   it.each([

@@ -1,0 +1,74 @@
+/** `svc webhooks check <url> [--json]` (loaded lazily by commands/webhooks.ts). */
+import { FileConfigService } from "../../config/file-config-service.js";
+import { SvcError } from "../../errors.js";
+import { homeFile, svcHome } from "../../storage/paths.js";
+import { parseAllowSubnets } from "../../../plugins/webhook-target/ssrf/allow-subnets.js";
+import { inspectTarget, parseHttpsUrl, type AddressDecision } from "../../../plugins/webhook-target/ssrf/gate.js";
+import { systemResolver, type Resolver } from "../../../plugins/webhook-target/ssrf/resolver.js";
+import { bold, green, printJson, printTable, println, red, usageError, warn } from "../output.js";
+
+/** The gate's verdict on one URL, as `svc webhooks check` reports it. */
+export interface WebhookCheckReport {
+  /** `host[:port]` of the URL (never its path or query). */
+  host: string;
+  allowed: boolean;
+  /** The gate's failure reason when blocked: `non_https`, `private_target` or `connect`. */
+  failure: "non_https" | "private_target" | "connect" | null;
+  reason: string;
+  allowSubnets: string[];
+  addresses: AddressDecision[];
+}
+
+/** Checks a URL without sending anything; throws `usage` when it does not parse. */
+export async function checkWebhookUrl(url: string, deps: { resolver: Resolver; allowSubnets: string[] }): Promise<WebhookCheckReport> {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw usageError(`${JSON.stringify(url)} is not a URL; expected e.g. https://hooks.example.com/svc`);
+  }
+  const base = { host: parsed.host, allowSubnets: deps.allowSubnets };
+  try {
+    parseHttpsUrl(url);
+  } catch (err) {
+    if (!SvcError.is(err)) throw err;
+    return { ...base, allowed: false, failure: "non_https", reason: err.message, addresses: [] };
+  }
+  const inspection = await inspectTarget(parsed, { resolver: deps.resolver, allow: parseAllowSubnets(deps.allowSubnets) });
+  return { ...base, allowed: inspection.allowed, failure: inspection.failure ?? null, reason: inspection.reason, addresses: inspection.addresses };
+}
+
+/** Runs the verb; returns the exit code (0 allowed, 1 blocked). */
+export async function runWebhooksCheck(url: string, opts: { json: boolean; resolver?: Resolver }): Promise<number> {
+  const config = (await FileConfigService.open(homeFile(svcHome(process.env), "config"), process.env)).current();
+  for (const w of config.warnings) warn(w);
+  const allowSubnets = [...(config.effective.webhooks?.allowSubnets ?? [])];
+  const report = await checkWebhookUrl(url, { resolver: opts.resolver ?? systemResolver, allowSubnets });
+  if (opts.json) printJson(report);
+  else printReport(report);
+  return report.allowed ? 0 : 1;
+}
+
+function printReport(r: WebhookCheckReport): void {
+  println(`${bold(r.host || "(no host)")}${r.allowSubnets.length ? `  (webhooks.allowSubnets: ${r.allowSubnets.join(", ")})` : ""}`);
+  if (r.addresses.length > 0) {
+    printTable(
+      ["ADDRESS", "RANGE", "VERDICT"],
+      r.addresses.map((a) => [a.address, rangeText(a), verdictText(a)]),
+    );
+  }
+  println(r.allowed ? `${green("allowed")}: ${r.reason}` : `${red("blocked")} (${r.failure}): ${r.reason}`);
+}
+
+function rangeText(a: AddressDecision): string {
+  if (!a.range) return a.family === null ? "not an IP address" : "global unicast";
+  const own = `${a.range.cidr} ${a.range.name} (${a.range.rfc})`;
+  if (!a.embedded) return own;
+  const inner = a.embedded.range ? `${a.embedded.range.cidr} ${a.embedded.range.name}` : "global unicast";
+  return `${own}; embeds ${a.embedded.address} (${inner})`;
+}
+
+function verdictText(a: AddressDecision): string {
+  if (a.exemptedBy) return `allowed (webhooks.allowSubnets ${a.exemptedBy})`;
+  return a.allowed ? "allowed" : "blocked";
+}
