@@ -28,7 +28,9 @@ type Matched = IngestResult["matched"];
 export class SentinelEngine implements SentinelService {
   private readonly indexes = new Map<string, SentinelIndex>();
   private readonly mutex = new KeyedMutex();
-  private readonly ending = new Set<string>();
+  /** Expiries in progress, by sentinel id. */
+  private readonly ending = new Map<string, Promise<boolean>>();
+  private readonly sweeps = new Set<Promise<unknown>>();
   private readonly logger: Logger;
 
   constructor(
@@ -52,7 +54,14 @@ export class SentinelEngine implements SentinelService {
   }
 
   /** Expires every active sentinel whose `until` is reached (startup, periodic tick, poll). */
-  async sweep(via: ExpiryPoint): Promise<string[]> {
+  sweep(via: ExpiryPoint): Promise<string[]> {
+    const p = this.sweepNow(via);
+    this.sweeps.add(p);
+    void p.catch(() => undefined).finally(() => this.sweeps.delete(p));
+    return p;
+  }
+
+  private async sweepNow(via: ExpiryPoint): Promise<string[]> {
     const ended: string[] = [];
     for (const rec of this.store.all()) {
       if (rec.status !== "active") continue;
@@ -196,7 +205,7 @@ export class SentinelEngine implements SentinelService {
     for (const rec of this.store.all()) {
       if (rec.status !== "active" || (provider && rec.spec.provider !== provider) || this.ending.has(rec.id)) continue;
       const reason = expiryReason(rec, now, Math.max(rec.deliveredCount, this.dedup.delivered(rec.id)));
-      if (reason) void this.expire(rec.id, reason, "poll");
+      if (reason) this.expire(rec.id, reason, "poll").catch(() => undefined);
       else out.push(rec);
     }
     return out;
@@ -280,15 +289,22 @@ export class SentinelEngine implements SentinelService {
   }
 
   /** Marks a sentinel expired (once), cancels its provider-side watch and tells its target. */
-  private async expire(id: string, reason: EndReason, via: ExpiryPoint): Promise<boolean> {
+  private expire(id: string, reason: EndReason, via: ExpiryPoint): Promise<boolean> {
     const current = this.store.get(id);
-    if (!current || current.status !== "active" || this.ending.has(id)) return false;
-    this.ending.add(id);
+    if (!current || current.status !== "active" || this.ending.has(id)) return Promise.resolve(false);
+    const p = this.doExpire(current, reason, via).finally(() => this.ending.delete(id));
+    this.ending.set(id, p);
+    return p;
+  }
+
+  private async doExpire(current: SentinelRecord, reason: EndReason, via: ExpiryPoint): Promise<boolean> {
+    const id = current.id;
+    this.indexes.get(current.spec.provider ?? "")?.remove(id);
+    const now = this.clock.now();
+    await this.dedup.load(id);
+    let rec: SentinelRecord;
     try {
-      this.indexes.get(current.spec.provider ?? "")?.remove(id);
-      const now = this.clock.now();
-      await this.dedup.load(id);
-      const rec = await this.store.update(id, (r) => ({
+      rec = await this.store.update(id, (r) => ({
         ...r,
         status: "expired",
         updatedAt: now,
@@ -296,15 +312,23 @@ export class SentinelEngine implements SentinelService {
         endedReason: reason,
         deliveredCount: Math.max(r.deliveredCount, this.dedup.delivered(id)),
       }));
-      this.logger.info("sentinel ended:expired", { sentinel: id, reason, via });
-      this.events.emit("sentinel:ended", { sentinelId: id, status: "expired", reason, via });
-      await this.callProvider(rec, "unwatch");
-      const target = await this.plugins.target(rec.spec.target.kind).catch(() => undefined);
-      await target?.expired?.(rec).catch((err: Error) => this.logger.warn("target expiry hook failed", { sentinel: id, error: err.message }));
-      return true;
-    } finally {
-      this.ending.delete(id);
+    } catch (err) {
+      if (SvcError.is(err) && err.code === "not_found") return false;
+      this.logger.error("sentinel expiry could not be stored", { sentinel: id, reason, via, error: toSvcError(err).message });
+      throw err;
     }
+    this.logger.info("sentinel ended:expired", { sentinel: id, reason, via });
+    this.events.emit("sentinel:ended", { sentinelId: id, status: "expired", reason, via });
+    await this.callProvider(rec, "unwatch");
+    const target = await this.plugins.target(rec.spec.target.kind).catch(() => undefined);
+    await target?.expired?.(rec).catch((err: Error) => this.logger.warn("target expiry hook failed", { sentinel: id, error: err.message }));
+    return true;
+  }
+
+  /** Resolves once every expiry in progress has finished (module stop, tests). */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.sweeps]);
+    await Promise.allSettled([...this.ending.values()]);
   }
 
   private async indexRecord(rec: SentinelRecord): Promise<void> {

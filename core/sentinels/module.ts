@@ -54,6 +54,7 @@ export const sentinelsModule: DaemonModule = {
   async stop(c) {
     stops.get(c)?.();
     stops.delete(c);
+    await (resolve(c, SENTINELS) as SentinelEngine).settled();
     const registry = resolve(c, PLUGINS);
     const logger = resolve(c, LOGGER).child({ area: "sentinels" });
     for (const { type, kind, instance } of await registry.setUpInstances()) {
