@@ -15,6 +15,7 @@ import type { RouteDef, RouteRequest } from "../plugin-api/http.js";
 import { DAEMON_EVENTS, ROUTES, resolve } from "../tokens.js";
 import type { DaemonEventBus, StampedEvent } from "./event-bus.js";
 import type { DaemonModule } from "./module.js";
+import { redactSecrets } from "./mcp/redact.js";
 
 export interface EventsRouteOptions {
   /** Interval of the keep-alive comment; default 15 s. */
@@ -23,28 +24,6 @@ export interface EventsRouteOptions {
   retryMs?: number;
   /** A client whose unsent output exceeds this many bytes is disconnected; default 4 MiB. */
   maxBufferedBytes?: number;
-}
-
-const SECRET_KEY_ENDINGS = ["secret", "password", "passwd", "authorization", "apikey", "authtoken", "accesstoken", "refreshtoken", "bearertoken", "privatekey"];
-const SECRET_KEYS = new Set(["token", "credential", "credentials"]);
-
-function isSecretKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/[-_]/g, "");
-  return SECRET_KEYS.has(k) || SECRET_KEY_ENDINGS.some((end) => k.endsWith(end));
-}
-const SECRET_VALUE = /^(whsec_|swsec_|gh[pousr]_|github_pat_)/;
-
-/** A deep copy of `value` with secret-looking keys and values replaced by `[redacted]`. */
-export function redactSecrets(value: unknown, depth = 0): unknown {
-  if (depth > 32) return "[truncated]";
-  if (typeof value === "string") return SECRET_VALUE.test(value) ? "[redacted]" : value;
-  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
-  if (typeof value !== "object" || value === null) return value;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) {
-    out[k] = isSecretKey(k) && typeof v === "string" ? "[redacted]" : redactSecrets(v, depth + 1);
-  }
-  return out;
 }
 
 export function formatSseEvent(e: StampedEvent): string {

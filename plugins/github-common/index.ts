@@ -2,3 +2,4 @@
 export * from "./subjects.js";
 export * from "./map-event.js";
 export * from "./vocabulary.js";
+export * from "./gh-cli.js";

@@ -2,7 +2,8 @@ import { EventEmitter } from "node:events";
 import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DaemonEventBus } from "../../../core/daemon/event-bus.js";
-import { eventsRoute, formatSseEvent, redactSecrets } from "../../../core/daemon/events-module.js";
+import { eventsRoute, formatSseEvent } from "../../../core/daemon/events-module.js";
+import { redactSecrets } from "../../../core/daemon/mcp/redact.js";
 import type { RouteRequest } from "../../../core/plugin-api/http.js";
 
 /** A response double: records what is written, emits "close" when the client goes away. */

@@ -1,0 +1,134 @@
+/**
+ * The sentinel MCP tools (SPEC.md "Tools"): ToolDefs over the {@link SentinelService}, added to the
+ * TOOLS table by {@link sentinelToolsModule}. `sentinel_watch` creates session targets only;
+ * listings are the redacted projections; provider settings go to the provider's setup step and
+ * are never shown back.
+ */
+import type { DependencyContainer } from "tsyringe";
+import { z } from "zod";
+import { SvcError } from "../errors.js";
+import type { DaemonModule } from "../daemon/module.js";
+import { redactSecrets } from "../daemon/mcp/redact.js";
+import { pluginInstance } from "../plugin-host/context.js";
+import type { ToolDef } from "../plugin-api/tools.js";
+import { PLUGINS, SENTINELS, TOOLS, resolve } from "../tokens.js";
+import { untilSchema } from "./spec-schema.js";
+import type { SentinelService } from "./service.js";
+
+export interface SentinelToolDeps {
+  service(): SentinelService;
+  /** Turns `prUrl` into a subject through a provider's `resolveSubject` (the given one, else the first that accepts it). */
+  resolvePrUrl(prUrl: string, provider?: string): Promise<string>;
+}
+
+const watchShape = {
+  subject: z.string().min(1).optional().describe("subject to watch, e.g. github:acme/api#42; a trailing * makes it a prefix"),
+  prUrl: z.string().url().optional().describe("a pull request URL, resolved to its subject by the provider (instead of subject)"),
+  types: z.array(z.string().min(1)).min(1).optional().describe("event type globs; omitted: the provider's default types for the subject"),
+  until: untilSchema.optional().describe("when watching stops; default {kind: subject_terminal}"),
+  provider: z.string().regex(/^[a-z][a-z0-9-]*$/).optional().describe("provider slug (local-gh, webhook, agentpush); default from the subject"),
+  sessionId: z.string().min(1).describe("the session that receives matching events"),
+  urgency: z.enum(["queue", "steer", "interrupt"]).optional().describe("how events are prompted into the session"),
+  label: z.string().min(1).max(200).optional(),
+  group: z.string().min(1).max(200).optional(),
+};
+
+export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
+  const watch: ToolDef<typeof watchShape> = {
+    name: "sentinel_watch",
+    title: "Watch events for a session",
+    description:
+      "Create a sentinel that delivers matching events into a session (session targets only). Give `subject` or `prUrl`, and `sessionId`.",
+    inputSchema: watchShape,
+    async handler(input, ctx) {
+      if ((input.subject === undefined) === (input.prUrl === undefined)) {
+        throw new SvcError("invalid_input", "give exactly one of subject or prUrl", {
+          details: [{ path: input.subject === undefined ? "subject" : "prUrl", message: "give exactly one of subject or prUrl" }],
+        });
+      }
+      const subject = input.subject ?? (await deps.resolvePrUrl(input.prUrl!, input.provider));
+      const spec = {
+        match: [{ subject, ...(input.types ? { types: input.types } : {}) }],
+        until: input.until ?? { kind: "subject_terminal" },
+        target: { kind: "session", sessionId: input.sessionId, ...(input.urgency ? { urgency: input.urgency } : {}) },
+        ...(input.provider ? { provider: input.provider } : {}),
+        ...(input.label ? { label: input.label } : {}),
+        ...(input.group ? { group: input.group } : {}),
+      };
+      return deps.service().create(spec, ctx.principal);
+    },
+  };
+  const list: ToolDef<{}> = {
+    name: "sentinel_list",
+    description: "List all sentinels (webhook secrets are never returned: targets are shown in their redacted projection).",
+    inputSchema: {},
+    readOnly: true,
+    handler: async () => ({ sentinels: await deps.service().list() }),
+  };
+  const unwatchShape = { id: z.string().min(1).describe("the sentinel id (snt_…)") };
+  const unwatch: ToolDef<typeof unwatchShape> = {
+    name: "sentinel_unwatch",
+    description: "Stop and remove a sentinel.",
+    inputSchema: unwatchShape,
+    async handler(input) {
+      await deps.service().remove(input.id);
+      return { removed: input.id };
+    },
+  };
+  const pollNow: ToolDef<{}> = {
+    name: "sentinel_poll_now",
+    description: "Trigger an immediate poll cycle of every polling provider (and an expiry sweep).",
+    inputSchema: {},
+    handler: () => deps.service().pollNow(),
+  };
+  const adapters: ToolDef<{}> = {
+    name: "list_sentinel_adapters",
+    description: "Report each loaded sentinel provider and whether it is ready (e.g. gh installed and authenticated, webhook secret set).",
+    inputSchema: {},
+    readOnly: true,
+    handler: async () => ({ providers: await deps.service().providers() }),
+  };
+  const setupShape = {
+    provider: z.string().regex(/^[a-z][a-z0-9-]*$/).describe("provider slug, e.g. webhook"),
+    settings: z.record(z.string(), z.unknown()).describe("provider settings, e.g. {secret, publicBaseUrl} for webhook"),
+  };
+  const setup: ToolDef<typeof setupShape> = {
+    name: "setup_sentinel_provider",
+    description: "Configure a sentinel provider (a secret, an API key, a public base URL). Secrets are stored in credentials.json (0600) and never shown back.",
+    inputSchema: setupShape,
+    async handler(input) {
+      const summary = await deps.service().setupProvider(input.provider, input.settings);
+      return { provider: input.provider, configured: redactSecrets(summary) };
+    },
+  };
+  return [watch, list, unwatch, pollNow, adapters, setup] as unknown as ToolDef[];
+}
+
+/** `prUrl` resolution through the loaded providers' `resolveSubject`. */
+export function prUrlResolver(c: DependencyContainer): SentinelToolDeps["resolvePrUrl"] {
+  return async (prUrl, provider) => {
+    const kinds = provider ? [provider] : resolve(c, PLUGINS).kinds("provider");
+    const reasons: string[] = [];
+    for (const kind of kinds) {
+      const instance = await pluginInstance(c, "provider", kind);
+      if (!instance.resolveSubject) continue;
+      try {
+        return instance.resolveSubject({ prUrl });
+      } catch (err) {
+        reasons.push(`${kind}: ${(err as Error).message}`);
+      }
+    }
+    throw new SvcError("invalid_input", `prUrl could not be resolved by ${provider ? `provider ${provider}` : "any loaded provider"}${reasons.length ? ` (${reasons.join("; ")})` : ""}`, {
+      details: [{ path: "prUrl", message: reasons[0] ?? "no provider resolves pull request URLs" }],
+    });
+  };
+}
+
+/** Adds the sentinel tools to the TOOLS table; the service is resolved at call time. */
+export const sentinelToolsModule: DaemonModule = {
+  name: "sentinel-tools",
+  async start(c) {
+    const tools = resolve(c, TOOLS);
+    for (const tool of sentinelTools({ service: () => resolve(c, SENTINELS), resolvePrUrl: prUrlResolver(c) })) tools.add(tool);
+  },
+};

@@ -1,0 +1,97 @@
+/**
+ * The `local-gh` provider: watches GitHub repositories (`github:<owner>/<repo>`) and pull requests
+ * (`github:<owner>/<repo>#<n>`) by polling through the locally installed, authenticated `gh` CLI.
+ * Default interval 60 s (or the server's X-Poll-Interval when larger); setup takes `intervalSeconds`.
+ */
+import { SvcError, defineProvider, type PluginContext, type ProviderInstance } from "../../core/plugin-api/index.js";
+import { createGhCli, defaultTypes, normalizeSubject, subjectFromPrUrl, terminalSubjects, type GhCli } from "../github-common/index.js";
+import { Poller } from "./poller.js";
+
+export const DEFAULT_INTERVAL_MS = 60_000;
+const NS = "provider-local-gh";
+
+export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCli()): ProviderInstance & { poller: Poller } {
+  let intervalMs = DEFAULT_INTERVAL_MS;
+  let loaded = false;
+  const loadInterval = async () => {
+    if (loaded || !ctx.hasService("credentials")) return;
+    const stored = Number(await ctx.service("credentials").get(NS, "intervalSeconds"));
+    if (Number.isInteger(stored) && stored > 0) intervalMs = stored * 1000;
+    loaded = true;
+  };
+  const poller = new Poller({ gh, ingress: () => ctx.service("sentinels"), clock: ctx.clock, logger: ctx.logger, intervalMs: () => intervalMs });
+  let chain: Promise<unknown> = Promise.resolve();
+  const runCycle = () => {
+    const next = chain.then(async () => {
+      await loadInterval();
+      return poller.cycle();
+    });
+    chain = next.catch((err: Error) => ctx.logger.warn("local-gh poll cycle failed", { error: err.message }));
+    return next;
+  };
+  let abort: AbortController | undefined;
+  let loop: Promise<void> | undefined;
+
+  return {
+    poller,
+    defaultTypes,
+    terminalSubjects,
+    resolveSubject(input) {
+      if (input.prUrl !== undefined) return subjectFromPrUrl(input.prUrl);
+      if (input.subject !== undefined) return normalizeSubject(input.subject);
+      throw new SvcError("invalid_input", "give a subject or a prUrl");
+    },
+    async pollNow() {
+      await runCycle();
+    },
+    async readiness() {
+      const st = await gh.status();
+      const now = ctx.clock.now();
+      const limited = poller.blockedUntil > now ? new Date(poller.blockedUntil).toISOString() : undefined;
+      const detail = limited ? `${st.detail}; rate limited by GitHub until ${limited}` : st.detail;
+      return {
+        ready: st.installed && st.authenticated,
+        detail,
+        gh: { installed: st.installed, authenticated: st.authenticated },
+        intervalSeconds: Math.max(intervalMs, poller.serverIntervalMs) / 1000,
+        ...(ctx.hasService("sentinels") ? { watching: poller.watching() } : {}),
+        ...(limited ? { rateLimitedUntil: limited } : {}),
+        ...(poller.lastPollAt ? { lastPollAt: new Date(poller.lastPollAt).toISOString() } : {}),
+        ...(poller.lastErrors.length ? { lastErrors: poller.lastErrors } : {}),
+      };
+    },
+    async configure(input) {
+      const unknown = Object.keys(input).filter((k) => k !== "intervalSeconds");
+      if (unknown.length) throw new SvcError("invalid_input", `local-gh settings: unknown ${unknown.join(", ")}; allowed: intervalSeconds`);
+      const n = input.intervalSeconds;
+      if (typeof n !== "number" || !Number.isInteger(n) || n < 10 || n > 3600) {
+        throw new SvcError("invalid_input", "local-gh settings: intervalSeconds must be an integer from 10 to 3600", { details: [{ path: "intervalSeconds", message: "an integer from 10 to 3600" }] });
+      }
+      await ctx.service("credentials").set(NS, "intervalSeconds", String(n));
+      intervalMs = n * 1000;
+      loaded = true;
+      return { intervalSeconds: n };
+    },
+    async start() {
+      abort = new AbortController();
+      const signal = abort.signal;
+      loop = (async () => {
+        while (!signal.aborted) {
+          await runCycle().catch(() => undefined);
+          const wait = Math.max(intervalMs, poller.serverIntervalMs, poller.blockedUntil - ctx.clock.now());
+          await ctx.sleep(wait, signal).catch(() => undefined);
+        }
+      })();
+    },
+    async stop() {
+      abort?.abort();
+      await loop;
+    },
+  };
+}
+
+export default defineProvider({
+  kind: "local-gh",
+  description: "Polls GitHub repositories and pull requests through the local gh CLI",
+  setup: (ctx) => createLocalGhProvider(ctx),
+});

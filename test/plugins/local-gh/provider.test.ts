@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { createGhCli } from "../../../plugins/github-common/index.js";
+import localGh, { createLocalGhProvider } from "../../../plugins/local-gh/index.js";
+import { MemoryCredentials, RecordingIngress, fakeGh, pluginContext, sentinel } from "./helpers.js";
+
+describe("local-gh provider", () => {
+  it("is a provider plugin of kind local-gh", () => {
+    expect(localGh).toMatchObject({ type: "provider", kind: "local-gh" });
+  });
+
+  it("readiness: ready when gh is on PATH and authenticated", async () => {
+    const { gh } = await fakeGh("pr-42");
+    const p = createLocalGhProvider(pluginContext({ sentinels: new RecordingIngress([sentinel("s", ["github:acme/api#42"], 0)]) }), gh);
+    expect(await p.readiness()).toMatchObject({ ready: true, gh: { installed: true, authenticated: true }, intervalSeconds: 60, watching: { repos: 1, pullRequests: 1 } });
+  });
+
+  it("readiness: not ready when gh is not logged in, or not on PATH, with an actionable line", async () => {
+    const { gh } = await fakeGh("logged-out");
+    const out = await createLocalGhProvider(pluginContext({}), gh).readiness();
+    expect(out).toMatchObject({ ready: false, gh: { installed: true, authenticated: false } });
+    expect(out.detail).toMatch(/gh auth login/);
+    const missing = createGhCli({ bin: "gh-definitely-not-installed", env: { PATH: "/nonexistent" } });
+    const none = await createLocalGhProvider(pluginContext({}), missing).readiness();
+    expect(none).toMatchObject({ ready: false, gh: { installed: false } });
+    expect(none.detail).toMatch(/not on PATH/);
+  });
+
+  it("resolves pull request URLs and normalizes GitHub subjects", () => {
+    const p = createLocalGhProvider(pluginContext({}));
+    expect(p.resolveSubject!({ prUrl: "https://github.com/Acme/API/pull/42" })).toBe("github:acme/api#42");
+    expect(p.resolveSubject!({ subject: "github:Acme/API" })).toBe("github:acme/api");
+    expect(() => p.resolveSubject!({ prUrl: "https://example.com/x" })).toThrow(/pull/);
+    expect(p.defaultTypes("github:acme/api#1")).toContain("github.pull_request.*");
+  });
+
+  it("setup stores the interval through the credentials service and validates it", async () => {
+    const creds = new MemoryCredentials();
+    const p = createLocalGhProvider(pluginContext({ credentials: creds }));
+    expect(await p.configure!({ intervalSeconds: 120 })).toEqual({ intervalSeconds: 120 });
+    expect(creds.values.get("provider-local-gh/intervalSeconds")).toBe("120");
+    await expect(p.configure!({ intervalSeconds: 1 })).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(p.configure!({ token: "x" })).rejects.toThrow(/allowed: intervalSeconds/);
+  });
+
+  it("pollNow runs a cycle through the sentinels service", async () => {
+    const { gh } = await fakeGh("pr-42");
+    const ingress = new RecordingIngress([sentinel("s", ["github:acme/api"], Date.parse("2026-01-10T09:20:00Z"))]);
+    const p = createLocalGhProvider(pluginContext({ sentinels: ingress, credentials: new MemoryCredentials() }), gh);
+    await p.pollNow!();
+    expect(ingress.ingested.map((e) => e.id)).toEqual(["ghev-34567890002"]);
+  });
+});
