@@ -33,6 +33,7 @@ export type {
   PromptSender,
   PromptReceipt,
   ParkedDelivery,
+  DeliveryRef,
 } from "./sessions.js";
 export { SvcError, type SvcErrorCode } from "../errors.js";
 

@@ -91,6 +91,12 @@ export interface PromptReceipt {
   position: number;
 }
 
+/** The sentinel event a delivered prompt carries. */
+export interface DeliveryRef {
+  sentinelId: string;
+  eventId: string;
+}
+
 /** An event kept for a session that has ended (the session target parks instead of dropping). */
 export interface ParkedDelivery {
   sentinelId: string;
@@ -104,7 +110,11 @@ export interface ParkedDelivery {
 export interface SessionHost {
   /** `live`: accepting prompts; `ended`: gone; `unknown`: never existed here. */
   state(sessionId: string): "live" | "ended" | "unknown";
-  deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency }): Promise<PromptReceipt>;
+  /**
+   * Prompts a live session under the messaging policy. With `ref`, a prompt still queued when the
+   * session ends is parked (not lost).
+   */
+  deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef }): Promise<PromptReceipt>;
   park(sessionId: string, entry: ParkedDelivery): Promise<void>;
   parked(sessionId: string, sentinelId?: string): Promise<ParkedDelivery[]>;
 }

@@ -1,4 +1,4 @@
-import type { AdapterSession, PromptReceipt, PromptSender, PromptUrgency, SessionUpdateSink } from "../plugin-api/sessions.js";
+import type { AdapterSession, DeliveryRef, PromptReceipt, PromptSender, PromptUrgency, SessionUpdateSink } from "../plugin-api/sessions.js";
 import type { TranscriptWriter } from "./transcript.js";
 import type { AdapterSource, SessionDescriptor, SessionState, TurnResult } from "./types.js";
 
@@ -9,13 +9,15 @@ export interface PendingPrompt {
   urgency: PromptUrgency;
   enqueuedAt: number;
   staleNotified: boolean;
+  ref?: DeliveryRef;
 }
 
 export interface LiveSessionHooks {
   now(): number;
   /** The turn loop and the sink report here (events, watchdog bookkeeping). */
   onTurnEnded(session: LiveSession, result: TurnResult): void;
-  onExited(session: LiveSession): void;
+  /** `unrun`: prompts still queued when the process ended. */
+  onExited(session: LiveSession, unrun: PendingPrompt[]): void;
   onQuota(session: LiveSession, report: { profile: string; remaining: number; window: string }): void;
 }
 
@@ -45,6 +47,8 @@ export class LiveSession {
   private readonly waiters = new Map<string, Array<(r: TurnResult) => void>>();
   readonly results = new Map<string, TurnResult>();
   readonly quotaWindowsSignalled = new Set<string>();
+  /** Set once the process ended: parking and closing the transcripts. */
+  closing?: Promise<void>;
 
   constructor(
     readonly fixed: Fixed,
@@ -89,8 +93,9 @@ export class LiveSession {
         this.endedAt = this.hooks.now();
         this.exit = info;
         this.transcript.append("session.ended", info);
+        const unrun = [...this.queue];
         this.failPending(info.error ?? `the session's process exited (code ${info.code}, signal ${info.signal})`);
-        this.hooks.onExited(this);
+        this.hooks.onExited(this, unrun);
       },
     };
   }

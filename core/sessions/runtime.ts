@@ -5,7 +5,7 @@ import type { ConfigService } from "../config/config-service.js";
 import { messagingPolicy, resolveSpawnDefaults, roleForDepth } from "../config/spawn-defaults.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import { SvcError } from "../errors.js";
-import type { ParkedDelivery, PromptReceipt, PromptSender, PromptUrgency, SessionHost, SpawnAuth } from "../plugin-api/sessions.js";
+import type { DeliveryRef, ParkedDelivery, PromptReceipt, PromptSender, PromptUrgency, SessionHost, SpawnAuth } from "../plugin-api/sessions.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { updateJsonFile, readJsonFile } from "../storage/json-file.js";
@@ -42,10 +42,12 @@ export class SessionRuntime implements SessionHost {
     this.hooks = {
       now: () => this.clock.now(),
       onTurnEnded: (s, r) => this.events.emit("session:turn-ended", { sessionId: s.id, promptId: r.promptId, stopReason: r.stopReason, ...(r.error ? { error: r.error } : {}) }),
-      onExited: (s) => {
+      onExited: (s, unrun) => {
         this.events.emit("session:ended", { sessionId: s.id, exit: s.exit });
-        void s.transcript.close();
-        void s.terminal?.close();
+        s.closing = this.parkUnrun(s, unrun).finally(async () => {
+          await s.transcript.close();
+          await s.terminal?.close();
+        });
       },
       onQuota: (s, q) => this.onQuota(s, q),
     };
@@ -113,7 +115,7 @@ export class SessionRuntime implements SessionHost {
   }
 
   /** Queues, steers or interrupts; the caller has applied the messaging policy to `urgency`. */
-  prompt(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string }): PromptReceipt {
+  prompt(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string; ref?: DeliveryRef }): PromptReceipt {
     const s = this.live(sessionId);
     if (!s.handle?.prompt && s.fixed.kind === "agent" && s.state !== "starting") throw new SvcError("invalid_input", `session ${sessionId} does not take prompts`);
     if (s.fixed.kind === "terminal") {
@@ -123,13 +125,23 @@ export class SessionRuntime implements SessionHost {
       return { promptId: `prm_${this.random.ulid()}`, sessionId, delivery: "started", position: 0 };
     }
     if (typeof text !== "string" || text.trim() === "") throw new SvcError("invalid_input", "prompt text must be a non-empty string");
-    const pending = { promptId: `prm_${this.random.ulid()}`, text, sender: opts.sender, urgency: opts.urgency, enqueuedAt: this.clock.now(), staleNotified: false };
+    const pending = { promptId: `prm_${this.random.ulid()}`, text, sender: opts.sender, urgency: opts.urgency, enqueuedAt: this.clock.now(), staleNotified: false, ...(opts.ref ? { ref: opts.ref } : {}) };
     return s.enqueue(pending, opts.requested, opts.note);
   }
 
   /** SessionHost: a delivery from a non-human sender, under `defaults.messaging.agentInterrupt`. */
-  async deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency }): Promise<PromptReceipt> {
-    return this.prompt(sessionId, text, this.applyInterruptPolicy(opts.sender, opts.urgency));
+  async deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef }): Promise<PromptReceipt> {
+    return this.prompt(sessionId, text, { ...this.applyInterruptPolicy(opts.sender, opts.urgency), ...(opts.ref ? { ref: opts.ref } : {}) });
+  }
+
+  /** Sentinel prompts that never ran because the session ended are parked, not lost. */
+  private async parkUnrun(s: LiveSession, unrun: LiveSession["queue"]): Promise<void> {
+    for (const p of unrun) {
+      if (!p.ref) continue;
+      await this.park(s.id, { ...p.ref, text: p.text, parkedAt: this.clock.now(), reason: "the session ended before this prompt ran" }).catch((err: Error) =>
+        this.logger.error("could not park an undelivered prompt", { sessionId: s.id, sentinel: p.ref!.sentinelId, event: p.ref!.eventId, error: err.message }),
+      );
+    }
   }
 
   /** Human senders keep interrupt; others are cut back to steer when `agentInterrupt` is `deny`. */
@@ -150,6 +162,7 @@ export class SessionRuntime implements SessionHost {
       await s.handle?.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId, error: err.message }));
       s.sink().exited({ code: s.exit?.code ?? null, signal: s.exit?.signal ?? "SIGTERM", error: "stopped" });
     }
+    await s.closing;
     return this.describe(s);
   }
 
