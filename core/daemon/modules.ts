@@ -4,6 +4,7 @@ import { eventsModule } from "./events-module.js";
 import { mcpModule } from "./mcp-module.js";
 import { sessionsModule } from "../sessions/module.js";
 import { sentinelsModule } from "../sentinels/module.js";
+import { sentinelToolsModule } from "../sentinels/tools.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
@@ -13,6 +14,7 @@ export const DAEMON_MODULES: DaemonModule[] = [
   pluginHostModule,
   sessionsModule,
   sentinelsModule,
+  sentinelToolsModule,
   // keep last: they serve what the modules above register
   eventsModule,
   mcpModule,
