@@ -66,14 +66,18 @@ export async function loadPlugins(registry: PluginRegistry, options: ScanOptions
       failures.push({ package: pkg.label, phase: err instanceof LoadError ? err.phase : "import", error: (err as Error).message });
     }
   }
-  // Scan failures and import failures, reported in the order the packages were listed.
-  const order = (f: LoadFailure) => (f.package.startsWith(`${BUILTIN_PACKAGE} (`) ? -1 : options.ids.indexOf(f.package));
-  failures.sort((a, b) => order(a) - order(b));
-  for (const f of failures) {
+  const ordered = inListedOrder(failures, options.ids);
+  for (const f of ordered) {
     registry.fail(f);
     options.logger?.warn(failureLine(f), { package: f.package, phase: f.phase });
   }
-  return failures;
+  return ordered;
+}
+
+/** Failures in the order the packages load: built-ins, then `ids`. */
+export function inListedOrder(failures: LoadFailure[], ids: readonly string[]): LoadFailure[] {
+  const order = (f: LoadFailure) => (f.package.startsWith(`${BUILTIN_PACKAGE} (`) ? -1 : ids.indexOf(f.package));
+  return [...failures].sort((a, b) => order(a) - order(b));
 }
 
 /** The one warning line for a failed package. */

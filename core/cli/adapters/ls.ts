@@ -5,7 +5,7 @@
  */
 import { loadConfigFile } from "../../config/load.js";
 import { installDir } from "../../plugin-host/locations.js";
-import { importPackage } from "../../plugin-host/load.js";
+import { importPackage, inListedOrder } from "../../plugin-host/load.js";
 import type { LoadFailure, PluginSource, ShadowRecord } from "../../plugin-host/registry.js";
 import { arbitrate, declaredPlugins, scanPackages, type ScannedPackage } from "../../plugin-host/scan.js";
 import { bold, dim, printJson, println, yellow } from "../output.js";
@@ -70,7 +70,7 @@ export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: str
     builtins: listed.filter((p) => p.builtin),
     packages: listed.filter((p) => !p.builtin),
     shadowed: shadowed.map((s) => ({ type: s.type, kind: s.kind, winner: s.winner.package, loser: s.loser.package })),
-    failures,
+    failures: inListedOrder(failures, ids),
   };
 }
 

@@ -1,0 +1,136 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { DependencyContainer } from "tsyringe";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createContainer } from "../../../core/container.js";
+import type { SentinelIngress, SvcEvent } from "../../../core/plugin-api/index.js";
+import { pluginInstance } from "../../../core/plugin-host/context.js";
+import { loadPlugins } from "../../../core/plugin-host/load.js";
+import { pluginHostModule } from "../../../core/plugin-host/module.js";
+import type { PluginRegistry } from "../../../core/plugin-host/registry.js";
+import { registerValue } from "../../../core/runtime/inject.js";
+import { createMemoryLogger } from "../../../core/runtime/logger.js";
+import { ENV, LOGGER, PLUGINS, SERVICES, SLEEP, resolve } from "../../../core/tokens.js";
+import { makeSandbox, type Sandbox } from "./sandbox.js";
+
+let sb: Sandbox;
+let c: DependencyContainer;
+let logger: ReturnType<typeof createMemoryLogger>;
+let registry: PluginRegistry;
+const ingested: Array<{ provider: string; events: SvcEvent[] }> = [];
+
+beforeEach(async () => {
+  sb = await makeSandbox();
+  logger = createMemoryLogger();
+  c = await createContainer({ home: sb.home, env: sb.env, logger });
+  registry = resolve(c, PLUGINS);
+  ingested.length = 0;
+  resolve(c, SERVICES).provide("sentinels", {
+    ingest: async (provider: string, events: SvcEvent[]) => {
+      ingested.push({ provider, events });
+      return { accepted: events.length, matched: [] };
+    },
+  } as unknown as SentinelIngress);
+});
+afterEach(() => sb.cleanup());
+
+describe("fixture plugins work through their PluginContext", () => {
+  beforeEach(async () => {
+    for (const name of ["svc-fixture-provider", "svc-fixture-target", "svc-fixture-adapter"]) await sb.place("cwd", name);
+    await loadPlugins(registry, { ids: ["svc-fixture-provider", "svc-fixture-target", "svc-fixture-adapter"], env: sb.env, cwd: sb.cwd, builtins: false });
+    expect(registry.failures).toEqual([]);
+  });
+
+  it("the provider hands events to the host's sentinels service", async () => {
+    const provider = await pluginInstance(c, "provider", "fixture-ticks");
+    expect(provider.defaultTypes("fixture:clock")).toEqual(["fixture.tick.fired"]);
+    expect(await provider.readiness()).toMatchObject({ ready: true });
+    await provider.pollNow!();
+    await provider.pollNow!();
+    expect(ingested.map((i) => [i.provider, i.events[0]!.id])).toEqual([
+      ["fixture-ticks", "tick-1"],
+      ["fixture-ticks", "tick-2"],
+    ]);
+    expect(await pluginInstance(c, "provider", "fixture-ticks")).toBe(provider);
+  });
+
+  it("the target validates input with the host's zod, refuses with an SvcError, and writes under its storage folder", async () => {
+    const target = await pluginInstance(c, "target", "fixture-memo");
+    expect(target.inputSchema.safeParse({ kind: "fixture-memo" }).success).toBe(false);
+    await expect(target.create({ kind: "fixture-memo", label: "refuse" }, { sentinelId: "s1", principal: "loopback" })).rejects.toMatchObject({ code: "invalid_input" });
+    const stored = await target.create({ kind: "fixture-memo", label: "memo" }, { sentinelId: "s1", principal: "loopback" });
+    const sentinel = { id: "s1", status: "active", createdAt: 0, spec: { match: [], until: { kind: "never" as const }, target: stored } };
+    expect(await target.deliver({ sentinel, event: { id: "e1", type: "x.y.z", subjects: ["x"] } })).toEqual({ ack: "now" });
+    const written = await readFile(join(sb.home, "plugins", "target-fixture-memo", "memo.jsonl"), "utf8");
+    expect(JSON.parse(written)).toEqual({ sentinelId: "s1", eventId: "e1" });
+  });
+
+  it("the adapter starts a session", async () => {
+    const adapter = await pluginInstance(c, "adapter", "fixture-echo");
+    expect(await adapter.slugs!()).toEqual(["echo"]);
+    expect(await (adapter.start as (p: string) => Promise<unknown>)("hi")).toEqual({ slug: "echo", reply: "echo: hi" });
+  });
+
+  it("an unknown kind is not_found, naming the loaded kinds", async () => {
+    await expect(pluginInstance(c, "provider", "jira")).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining("fixture-ticks") });
+  });
+});
+
+describe("setup isolation", () => {
+  const plugin = (setup: () => unknown) => ({
+    type: "provider" as const,
+    kind: "slow",
+    definition: { type: "provider" as const, kind: "slow", setup } as never,
+    source: { package: "pkg-slow", builtin: false, resolvedFrom: "cwd" as const, dir: "/nowhere" },
+  });
+
+  it("a setup that does not finish in time is a setup failure (timed by the injected Sleep)", async () => {
+    const child = c.createChildContainer();
+    registerValue(child, SLEEP, () => Promise.resolve());
+    registry.add(plugin(() => new Promise(() => undefined)));
+    await expect(pluginInstance(child, "provider", "slow", 50)).rejects.toMatchObject({ code: "timeout", message: expect.stringContaining("pkg-slow") });
+    expect(registry.failures).toEqual([{ package: "pkg-slow", phase: "setup", error: expect.stringContaining("did not finish within 50 ms") }]);
+    expect(logger.lines.some((l) => l.includes("adapter package pkg-slow failed (setup)"))).toBe(true);
+  });
+
+  it("a setup that throws is recorded, and the next use tries again", async () => {
+    let calls = 0;
+    registry.add(
+      plugin(() => {
+        calls += 1;
+        if (calls === 1) throw new Error("first setup fails");
+        return { defaultTypes: () => [], readiness: async () => ({ ready: true, detail: "" }) };
+      }),
+    );
+    await expect(pluginInstance(c, "provider", "slow")).rejects.toThrow("first setup fails");
+    expect(registry.failures[0]).toMatchObject({ package: "pkg-slow", phase: "setup" });
+    await expect(pluginInstance(c, "provider", "slow")).resolves.toHaveProperty("defaultTypes");
+  });
+});
+
+describe("the daemon module", () => {
+  it("loads built-ins, then config adapters, logging one warning per failed package", async () => {
+    await sb.place("cwd", "svc-fixture-provider");
+    await sb.place("install", "svc-fixture-throws");
+    await sb.writeConfig({ adapters: ["svc-fixture-throws", "svc-fixture-provider", "svc-fixture-missing"] });
+    const d = await createContainer({ home: sb.home, env: sb.env, logger });
+    const cwd = process.cwd();
+    process.chdir(sb.cwd);
+    try {
+      await pluginHostModule.start(d);
+    } finally {
+      process.chdir(cwd);
+    }
+    const reg = resolve(d, PLUGINS);
+    expect(reg.get("provider", "fixture-ticks")!.source.resolvedFrom).toBe("cwd");
+    const thirdParty = reg.failures.filter((f) => !f.package.startsWith("svc ("));
+    expect(thirdParty.map((f) => [f.package, f.phase])).toEqual([
+      ["svc-fixture-throws", "import"],
+      ["svc-fixture-missing", "resolve"],
+    ]);
+    const warns = logger.lines.map((l) => JSON.parse(l)).filter((l) => l.level === "warn");
+    expect(warns.length).toBe(reg.failures.length);
+    expect(resolve(d, ENV)).toBe(sb.env);
+    expect(resolve(d, LOGGER)).toBe(logger);
+  });
+});
