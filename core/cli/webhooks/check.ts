@@ -34,7 +34,8 @@ export async function checkWebhookUrl(url: string, deps: { resolver: Resolver; a
     if (!SvcError.is(err)) throw err;
     return { ...base, allowed: false, failure: "non_https", reason: err.message, addresses: [] };
   }
-  const inspection = await inspectTarget(parsed, { resolver: deps.resolver, allow: parseAllowSubnets(deps.allowSubnets) });
+  const allow = parseAllowSubnets(deps.allowSubnets);
+  const inspection = await inspectTarget(parsed, { resolver: deps.resolver, allow });
   return { ...base, allowed: inspection.allowed, failure: inspection.failure ?? null, reason: inspection.reason, addresses: inspection.addresses };
 }
 
@@ -43,6 +44,7 @@ export async function runWebhooksCheck(url: string, opts: { json: boolean; resol
   const config = (await FileConfigService.open(homeFile(svcHome(process.env), "config"), process.env)).current();
   for (const w of config.warnings) warn(w);
   const allowSubnets = [...(config.effective.webhooks?.allowSubnets ?? [])];
+  for (const w of parseAllowSubnets(allowSubnets).invalid) warn(`webhooks.allowSubnets entry ${JSON.stringify(w)} is not a CIDR range and is ignored`);
   const report = await checkWebhookUrl(url, { resolver: opts.resolver ?? systemResolver, allowSubnets });
   if (opts.json) printJson(report);
   else printReport(report);

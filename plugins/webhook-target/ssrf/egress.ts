@@ -8,7 +8,7 @@
 import type { LookupAddress } from "node:dns";
 import { Agent } from "undici";
 import { SvcError, type Logger } from "../../../core/plugin-api/index.js";
-import { parseAllowSubnets } from "./allow-subnets.js";
+import { allowSubnetsWarnings, parseAllowSubnets } from "./allow-subnets.js";
 import { mapEgressError } from "./egress-errors.js";
 import { admitTarget, parseHttpsUrl } from "./gate.js";
 import { readClamped } from "./read-clamped.js";
@@ -42,8 +42,13 @@ type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Look
 
 const MAX_REMEMBERED_HOSTS = 1024;
 
+/**
+ * Creates the egress client. With a logger, a non-empty `allowSubnets` is logged as a warning at
+ * creation (the daemon creates its egress at start).
+ */
 export function createEgress(options: { allowSubnets?: string[]; resolver?: Resolver; logger?: Logger } = {}): Egress {
   const allow = parseAllowSubnets(options.allowSubnets ?? []);
+  for (const warning of allowSubnetsWarnings(allow)) options.logger?.warn(warning);
   const resolver = options.resolver ?? systemResolver;
   const validated = new Map<string, LookupAddress[]>();
 

@@ -233,3 +233,34 @@ describe("egress: failures of the receiver", () => {
     expect(res.body.toString()).toBe("boom");
   });
 });
+
+describe("egress: webhooks.allowSubnets", () => {
+  it("warns at creation while the list is non-empty, and ignores entries that are not CIDR ranges", async () => {
+    const { createMemoryLogger } = await import("../../../../core/runtime/logger.js");
+    const quiet = createMemoryLogger();
+    await createEgress({ allowSubnets: [], logger: quiet }).close();
+    expect(quiet.lines).toHaveLength(0);
+    const logger = createMemoryLogger();
+    const e = createEgress({ allowSubnets: ["127.0.0.0/8", "zz::/64"], resolver, logger });
+    try {
+      expect(logger.lines.map((l) => JSON.parse(l))).toMatchObject([
+        { level: "warn", msg: expect.stringContaining("127.0.0.0/8") },
+        { level: "warn", msg: expect.stringContaining('"zz::/64"') },
+      ]);
+      expect((await e.post(url(), { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("exempts an IPv4-mapped answer through its embedded IPv4's subnet, and never relaxes https", async () => {
+    const e = createEgress({ allowSubnets: ["127.0.0.0/8"], resolver: tableResolver({ "mapped.receiver.test": ["::ffff:127.0.0.1"] }) });
+    try {
+      const u = `https://mapped.receiver.test:${rx.port}/`;
+      expect((await e.post(u, { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
+      expect((await failure(e.post(`http://127.0.0.1:${rx.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 }))).code).toBe("non_https");
+    } finally {
+      await e.close();
+    }
+  });
+});
