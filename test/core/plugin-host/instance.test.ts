@@ -59,7 +59,7 @@ describe("fixture plugins work through their PluginContext", () => {
     expect(target.inputSchema.safeParse({ kind: "fixture-memo" }).success).toBe(false);
     await expect(target.create({ kind: "fixture-memo", label: "refuse" }, { sentinelId: "s1", principal: "loopback" })).rejects.toMatchObject({ code: "invalid_input" });
     const stored = await target.create({ kind: "fixture-memo", label: "memo" }, { sentinelId: "s1", principal: "loopback" });
-    const sentinel = { id: "s1", status: "active", createdAt: 0, spec: { match: [], until: { kind: "never" as const }, target: stored } };
+    const sentinel = { id: "s1", status: "active", createdAt: 0, spec: { match: [], until: { kind: "never" as const }, target: { ...stored, kind: "fixture-memo" } } };
     expect(await target.deliver({ sentinel, event: { id: "e1", type: "x.y.z", subjects: ["x"] } })).toEqual({ ack: "now" });
     const written = await readFile(join(sb.home, "plugins", "target-fixture-memo", "memo.jsonl"), "utf8");
     expect(JSON.parse(written)).toEqual({ sentinelId: "s1", eventId: "e1" });
