@@ -1,0 +1,72 @@
+/**
+ * The `webhook` provider: receives GitHub's webhooks at `POST /providers/webhook/github` (signed
+ * with the secret set through `setup_sentinel_provider`), and, when a public base URL is set,
+ * registers one repository hook per watched repository through `gh`. Same subjects and event
+ * types as `local-gh` (one mapper serves both).
+ */
+import { SvcError, defineProvider, type PluginContext, type ProviderInstance } from "../../core/plugin-api/index.js";
+import { createGhCli, defaultTypes, normalizeSubject, subjectFromPrUrl, terminalSubjects, type GhCli } from "../github-common/index.js";
+import { HookRegistry } from "./hooks.js";
+import { ingressRoute } from "./ingress-route.js";
+import { hookUrl, readSettings, writeSettings } from "./settings.js";
+
+export function createWebhookProvider(ctx: PluginContext, gh: GhCli = createGhCli()): ProviderInstance & { hooks: HookRegistry } {
+  const settings = () => readSettings(ctx.service("credentials"));
+  const hooks = new HookRegistry(gh, settings, ctx.logger);
+  return {
+    hooks,
+    defaultTypes,
+    terminalSubjects,
+    resolveSubject(input) {
+      if (input.prUrl !== undefined) return subjectFromPrUrl(input.prUrl);
+      if (input.subject !== undefined) return normalizeSubject(input.subject);
+      throw new SvcError("invalid_input", "give a subject or a prUrl");
+    },
+    async readiness() {
+      const s = await settings();
+      const missing = [!s.secret && "a secret", !s.publicBaseUrl && "a public base URL (to register repository hooks through gh)"].filter(Boolean);
+      const errors = Object.fromEntries(hooks.errors);
+      return {
+        ready: Boolean(s.secret),
+        detail: missing.length
+          ? `not set: ${missing.join(", ")}; use setup_sentinel_provider with provider webhook`
+          : `receiving at ${hookUrl(s.publicBaseUrl!)}; ${hooks.registered().length} repository hook(s) registered`,
+        secretSet: Boolean(s.secret),
+        publicBaseUrl: s.publicBaseUrl ?? null,
+        watchedRepos: hooks.watchedRepos(),
+        registeredHooks: hooks.registered(),
+        ...(Object.keys(errors).length ? { hookErrors: errors } : {}),
+      };
+    },
+    async configure(input) {
+      await writeSettings(ctx.service("credentials"), input);
+      await hooks.sync();
+      const s = await settings();
+      return {
+        secretSet: Boolean(s.secret),
+        publicBaseUrl: s.publicBaseUrl ?? null,
+        hookUrl: s.publicBaseUrl ? hookUrl(s.publicBaseUrl) : null,
+        registeredHooks: hooks.registered(),
+      };
+    },
+    watch: (sentinel) => hooks.watch(sentinel),
+    unwatch: (sentinel) => hooks.unwatch(sentinel),
+    async start() {
+      if (!ctx.hasService("routes")) return;
+      ctx.service("routes").add(
+        ingressRoute({
+          secret: async () => (await settings()).secret,
+          ingress: () => ctx.service("sentinels"),
+          logger: ctx.logger,
+          now: () => ctx.clock.now(),
+        }),
+      );
+    },
+  };
+}
+
+export default defineProvider({
+  kind: "webhook",
+  description: "Receives GitHub webhooks (HMAC-verified) and registers repository hooks through gh",
+  setup: (ctx) => createWebhookProvider(ctx),
+});
