@@ -8,6 +8,7 @@ import { SvcError, type Clock, type Logger, type Random } from "../../core/plugi
 import { challengeCacheKey, createChallengeCache, type ChallengeCache } from "./challenge-cache.js";
 import { decodeSecret, SECRET_RULE } from "./secret.js";
 import type { Egress } from "./ssrf/egress.js";
+import { parseHttpsUrl } from "./ssrf/gate.js";
 
 /** The verification POST's timeout. */
 export const CHALLENGE_TIMEOUT_MS = 10_000;
@@ -46,7 +47,7 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
 
   return {
     async verify({ url, secret, subscriptionId, principal }) {
-      const target = httpsUrl(url);
+      const target = parseHttpsUrl(url);
       const host = target.host;
       if (!decodeSecret(secret)) throw new SvcError("challenge_failed", `the webhook secret is malformed: ${SECRET_RULE}`);
       const key = challengeCacheKey(principal, target, secret);
@@ -91,17 +92,6 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
       deps.logger?.info("webhook callback verified", { host, subscriptionId });
     },
   };
-}
-
-function httpsUrl(url: string): URL {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new SvcError("non_https", "the callback URL does not parse; an https:// URL is required");
-  }
-  if (parsed.protocol !== "https:") throw new SvcError("non_https", `the callback URL for ${parsed.host || "(no host)"} is not https; only https is allowed`);
-  return parsed;
 }
 
 function echoes(body: Buffer, challenge: string): boolean {

@@ -6,6 +6,7 @@
  * Redirects are never followed; bodies are clamped to {@link MAX_BODY_BYTES}.
  */
 import type { LookupAddress } from "node:dns";
+import type { LookupFunction } from "node:net";
 import { Agent } from "undici";
 import { SvcError, type Logger } from "../../../core/plugin-api/index.js";
 import { allowSubnetsWarnings, parseAllowSubnets } from "./allow-subnets.js";
@@ -38,8 +39,6 @@ export interface Egress {
   close(): Promise<void>;
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-
 const MAX_REMEMBERED_HOSTS = 1024;
 
 /**
@@ -52,18 +51,18 @@ export function createEgress(options: { allowSubnets?: string[]; resolver?: Reso
   const resolver = options.resolver ?? systemResolver;
   const validated = new Map<string, LookupAddress[]>();
 
-  const lookup = (hostname: string, opts: unknown, callback: LookupCallback): void => {
-    const { all = false, family = 0 } = typeof opts === "object" && opts !== null ? (opts as { all?: boolean; family?: number }) : { family: Number(opts) || 0 };
+  const lookup: LookupFunction = (hostname, opts, callback) => {
+    const family = familyNumber(opts.family);
     const answers = (validated.get(hostname.toLowerCase()) ?? []).filter((a) => family === 0 || a.family === family);
     if (answers.length === 0) {
       const err: NodeJS.ErrnoException = Object.assign(new Error(`no validated address for ${hostname}`), { code: "ENOTFOUND" });
-      return callback(err, all ? [] : "", 0);
+      return callback(err, opts.all ? [] : "", 0);
     }
-    if (all) callback(null, answers);
+    if (opts.all) callback(null, answers);
     else callback(null, answers[0]!.address, answers[0]!.family);
   };
 
-  const agent = new Agent({ connect: { lookup: lookup as never, timeout: 60_000 }, keepAliveTimeout: 4_000 });
+  const agent = new Agent({ connect: { lookup, timeout: 60_000 }, keepAliveTimeout: 4_000 });
 
   const remember = (hostname: string, addresses: LookupAddress[]): void => {
     validated.delete(hostname);
@@ -115,6 +114,12 @@ export function createEgress(options: { allowSubnets?: string[]; resolver?: Reso
       await agent.close();
     },
   };
+}
+
+function familyNumber(family: number | "IPv4" | "IPv6" | undefined): 0 | 4 | 6 {
+  if (family === 4 || family === "IPv4") return 4;
+  if (family === 6 || family === "IPv6") return 6;
+  return 0;
 }
 
 function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
