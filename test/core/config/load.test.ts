@@ -1,0 +1,145 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SvcError } from "../../../core/errors.js";
+import { loadConfigFile, validateConfigTree } from "../../../core/config/load.js";
+import { configSchema } from "../../../core/config/schema.js";
+import { makeTempHome } from "../../support/cli.js";
+
+const FILE = "/h/config.json";
+
+function errorOf(fn: () => unknown): SvcError {
+  try {
+    fn();
+  } catch (e) {
+    if (SvcError.is(e)) return e;
+    throw e;
+  }
+  throw new Error("expected an error");
+}
+
+describe("loadConfigFile", () => {
+  let home: Awaited<ReturnType<typeof makeTempHome>>;
+  beforeEach(async () => (home = await makeTempHome()));
+  afterEach(() => home.cleanup());
+
+  it("an absent file is an empty configuration and is not created", async () => {
+    const path = join(home.home, "config.json");
+    const r = await loadConfigFile(path);
+    expect(r).toMatchObject({ exists: false, raw: {}, config: {}, warnings: [] });
+    await expect(import("node:fs/promises").then((fs) => fs.stat(path))).rejects.toThrow(/ENOENT/);
+  });
+
+  it("a file that is not JSON is config_invalid naming the file", async () => {
+    const path = join(home.home, "config.json");
+    await writeFile(path, "{ daemon: ");
+    await expect(loadConfigFile(path)).rejects.toMatchObject({ code: "config_invalid", message: expect.stringContaining(path) });
+  });
+});
+
+describe("validateConfigTree", () => {
+  it.each([
+    [{ daemon: { port: "80" } }, "daemon.port", 'the string "80"', "a number"],
+    [{ daemon: { port: 70000 } }, "daemon.port", "the number 70000", "<=65535"],
+    [{ worktrees: { isolation: "sometimes" } }, "worktrees.isolation", 'the string "sometimes"', '"always", "on-request", "never"'],
+    [{ adapters: "pkg" }, "adapters", 'the string "pkg"', "an array"],
+    [{ defaults: { messaging: { agentInterrupt: "maybe" } } }, "defaults.messaging.agentInterrupt", 'the string "maybe"', '"allow", "deny"'],
+    [{ models: { "review.small": 5 } }, "models.review.small", "the number 5", "model id string or {model"],
+    [{ pairing: { rendezvous: "http://x" } }, "pairing.rendezvous", 'the string "http://x"', "ws:// or wss://"],
+    [{ tunnel: { e2e: true } }, "tunnel.e2e", "the boolean true", "requires tunnel.token"],
+    [{ webhooks: { allowSubnets: ["10.0.0.0/33"] } }, "webhooks.allowSubnets[0]", "10.0.0.0/33", "CIDR"],
+  ])("%j: names the file, key %s, what was found and what is allowed", (tree, key, found, allowed) => {
+    const e = errorOf(() => validateConfigTree(FILE, tree));
+    expect(e.code).toBe("config_invalid");
+    expect(e.message).toContain(FILE);
+    expect(e.message).toContain(`key ${key}`);
+    expect(e.message).toContain(found);
+    expect(e.message).toContain(allowed);
+  });
+
+  it("never shows a secret in an error", () => {
+    const e = errorOf(() => validateConfigTree(FILE, { daemon: { authToken: "" }, tunnel: { token: 42 } }));
+    expect(e.message).toContain("key daemon.authToken");
+  });
+
+  it("a profile's tunnel.e2e falls through to the top-level token", () => {
+    expect(() => validateConfigTree(FILE, { tunnel: { token: "t" }, profiles: { p: { tunnel: { e2e: true } } } })).not.toThrow();
+    expect(errorOf(() => validateConfigTree(FILE, { profiles: { p: { tunnel: { e2e: true } } } })).message).toContain("profiles.p.tunnel.e2e");
+  });
+
+  it("drops a malformed acpAgents entry with a warning and loads the rest", () => {
+    const r = validateConfigTree(FILE, { acpAgents: { good: { bin: "agent" }, bad: { name: "no bin" }, worse: 7 }, daemon: { port: 1 } });
+    expect(Object.keys(r.config.acpAgents!)).toEqual(["good"]);
+    expect(r.warnings).toHaveLength(2);
+    expect(r.warnings[0]).toMatch(/acpAgents\.bad dropped.*"bin"/);
+    expect(r.config.daemon!.port).toBe(1);
+    expect((r.raw.acpAgents as Record<string, unknown>).bad).toEqual({ name: "no bin" });
+  });
+
+  it("ignores invalid provisionConcurrencyByRepo entries with a warning", () => {
+    const r = validateConfigTree(FILE, { worktrees: { provisionConcurrencyByRepo: { a: 1, b: -1, c: "2", d: 1.5 } } });
+    expect(r.config.worktrees!.provisionConcurrencyByRepo).toEqual({ a: 1 });
+    expect(r.warnings).toHaveLength(3);
+  });
+
+  it("keeps unknown keys at every depth", () => {
+    const tree = { future: 1, daemon: { later: [1] }, defaults: { messaging: { x: true }, adapters: { a: { auth: { y: 1 } } } } };
+    const r = validateConfigTree(FILE, tree);
+    expect(r.config).toMatchObject(tree);
+  });
+
+  it("absent stays distinct from \"\"", () => {
+    expect(validateConfigTree(FILE, { pairing: { rendezvous: "" } }).config.pairing).toEqual({ rendezvous: "" });
+    expect(validateConfigTree(FILE, { pairing: {} }).config.pairing).toEqual({});
+  });
+
+  it("the top level must be an object", () => {
+    expect(errorOf(() => validateConfigTree(FILE, [1])).message).toMatch(/top level must be a JSON object, found an array/);
+  });
+});
+
+describe("the schema covers every SPEC.md key", () => {
+  const SPEC_KEYS: Record<string, string[]> = {
+    "": ["adapters", "profileAliases", "corpusPresetPackages", "daemon", "pairing", "defaults", "acpAgents", "worktrees", "spawn", "provenance", "terminalPresets", "sessions", "features", "models", "extJudge", "tunnel", "profiles", "activeProfile", "webhooks"],
+    daemon: ["port", "bind", "allowedOrigins", "authToken", "turnStallAfterMs"],
+    pairing: ["rendezvous", "autoconnect", "pairPage"],
+    defaults: ["skills", "options", "adapters", "defaultRoleDepthCutoff", "maxGrantableDelegation", "extTracing", "traceRedactor", "agentPromptInterrupt", "contextContinuity", "messaging"],
+    worktrees: ["root", "isolation", "provisionConcurrency", "provisionConcurrencyByRepo", "provisionLoadFactor"],
+    spawn: ["attach", "dedupe"],
+    provenance: ["wrapGh"],
+    sessions: ["attentionDelaySec", "eventsDir"],
+    features: ["pty", "llmEndpoint"],
+    extJudge: ["apiKey", "model", "baseUrl"],
+    tunnel: ["host", "token", "autoconnect", "e2e"],
+  };
+  it.each(Object.entries(SPEC_KEYS))("section %s", (section, keys) => {
+    const shape = configSchema.shape as Record<string, { unwrap?: () => { shape: Record<string, unknown> } }>;
+    const fields = section === "" ? shape : shape[section]!.unwrap!().shape;
+    expect(Object.keys(fields).sort()).toEqual([...keys].sort());
+  });
+
+  it.each([
+    [{ pairing: { pairPage: "https://{fp}.pair.example.com/" } }, true],
+    [{ pairing: { pairPage: "https://pair.example.com/x" } }, true],
+    [{ pairing: { pairPage: "https://pair.example.com/{fp}" } }, false],
+    [{ pairing: { pairPage: "ftp://{fp}.example.com" } }, false],
+    [{ extJudge: { baseUrl: "https://judge.example.com" } }, true],
+    [{ extJudge: { baseUrl: "ftp://judge.example.com" } }, false],
+    [{ worktrees: { root: "relative" } }, false],
+    [{ worktrees: { provisionLoadFactor: -1 } }, false],
+    [{ terminalPresets: { a: { argv: [] } } }, false],
+    [{ terminalPresets: { a: { argv: ["top"], cwd: "rel" } } }, true],
+    [{ defaults: { options: { a: true, b: 1, c: "x" } } }, true],
+    [{ defaults: { options: { a: [1] } } }, false],
+    [{ defaults: { adapters: { x: { auth: { mode: "sso" } } } } }, false],
+    [{ defaults: { contextContinuity: { warnAtPct: 101 } } }, false],
+    [{ models: { "review.large": { model: "m", route: "r", profile: "p" } } }, true],
+    [{ models: { "review.large": { route: "r" } } }, false],
+    [{ profileAliases: { fast: 1 } }, false],
+    [{ corpusPresetPackages: [""] }, false],
+    [{ activeProfile: "" }, false],
+    [{ webhooks: { allowSubnets: ["::1/128", "127.0.0.0/8"] } }, true],
+  ])("%j valid: %s", (tree, ok) => {
+    expect(configSchema.safeParse(tree).success).toBe(ok);
+  });
+});
