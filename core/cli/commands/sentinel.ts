@@ -1,5 +1,100 @@
 import type { Command } from "commander";
 
-export function registerSentinel(_program: Command): void {
-  // Filled in by the sentinel verb group.
+/**
+ * `svc sentinel watch|list|status|unwatch|poll-now|push|rotate-secret|providers`: everything through the
+ * daemon's REST API. Each subcommand is one block below; implementations load lazily.
+ */
+export function registerSentinel(program: Command): void {
+  const sentinel = program.command("sentinel").description("Sentinels: watch events and deliver matches to a target (through the running daemon)");
+
+  sentinel
+    .command("watch")
+    .description("Create a sentinel delivering matching events to a session (session targets only; webhook targets go through POST /sentinels)")
+    .argument("[subject]", "subject to watch; a trailing * makes it a prefix (e.g. github:acme/api#42, ci:*)")
+    .option("--pr <url>", "watch a pull request by URL instead of a subject (https://github.com/<owner>/<repo>/pull/<n>)")
+    .option("--types <globs>", "comma-separated type globs (default: the provider's default types for the subject)")
+    .option("--until <until>", "never | count:<n> | at:<ISO time or epoch ms> | subject_terminal (default: subject_terminal with --pr, else never)")
+    .option("--provider <slug>", "provider slug, e.g. local-gh, webhook, agentpush (default: local-gh for github: subjects, else agentpush)")
+    .requiredOption("--session <id>", "session that receives the matched events")
+    .option("--urgency <urgency>", "how the session receives events: queue, steer or interrupt (default: the session target's, from defaults.agentPromptInterrupt)")
+    .option("--label <label>", "human-readable label")
+    .option("--group <group>", "fan-out group (descriptive)")
+    .option("--json", "print the created sentinel as JSON")
+    .action(async (subject: string | undefined, opts) => {
+      const { watch } = await import("../sentinel/watch.js");
+      await watch(subject, opts);
+    });
+
+  sentinel
+    .command("list")
+    .alias("ls")
+    .description("List sentinels (targets shown redacted)")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const { list } = await import("../sentinel/show.js");
+      await list(opts.json === true);
+    });
+
+  sentinel
+    .command("status")
+    .description("Show one sentinel, with its target's status (e.g. webhook outbox rows and their delivery state)")
+    .argument("<id>", "sentinel id (snt_…)")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { status } = await import("../sentinel/show.js");
+      await status(id, opts.json === true);
+    });
+
+  sentinel
+    .command("unwatch")
+    .alias("rm")
+    .description("Stop and remove a sentinel")
+    .argument("<id>", "sentinel id (snt_…)")
+    .action(async (id: string) => {
+      const { unwatch } = await import("../sentinel/actions.js");
+      await unwatch(id);
+    });
+
+  sentinel
+    .command("poll-now")
+    .description("Trigger an immediate poll cycle of the polling providers")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const { pollNow } = await import("../sentinel/actions.js");
+      await pollNow(opts.json === true);
+    });
+
+  sentinel
+    .command("push")
+    .description("Push an event to the agentpush provider (answers once every matched event is durably accepted)")
+    .argument("<subjects...>", "the event's subjects, broadest first (e.g. ci:api ci:api#build-7)")
+    .requiredOption("--type <type>", "event type, e.g. ci.build.finished")
+    .option("--id <id>", "stable event id, no '.' (default: a fresh ULID)")
+    .option("--data <json>", "event data as JSON")
+    .option("--terminal", "mark the event's last subject terminal (ends until: subject_terminal sentinels on it)")
+    .option("--json", "print the ingest result as JSON")
+    .action(async (subjects: string[], opts) => {
+      const { push } = await import("../sentinel/actions.js");
+      await push(subjects, opts);
+    });
+
+  sentinel
+    .command("rotate-secret")
+    .description("Rotate a webhook sentinel's secret: the new one is challenge-verified first; the previous one also signs for 10 minutes")
+    .argument("<id>", "sentinel id (snt_…) with a webhook target")
+    .option("--secret <secret>", "the new whsec_ secret, or - to read it from stdin (default: the daemon generates one and prints it once)")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { secret?: string; json?: boolean }) => {
+      const { rotateSecret } = await import("../sentinel/rotate-secret.js");
+      await rotateSecret(id, opts);
+    });
+
+  sentinel
+    .command("providers")
+    .description("Report each loaded provider's readiness")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { json?: boolean }) => {
+      const { providers } = await import("../sentinel/show.js");
+      await providers(opts.json === true);
+    });
 }
