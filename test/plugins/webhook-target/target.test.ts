@@ -65,7 +65,7 @@ describe("webhook target plugin", () => {
     expect(target.project(stored)).toEqual({ kind: "webhook", url, hasSecret: true, secretRedacted: true });
   });
 
-  it.each([
+  it.each<[string, { secret: string; handler: string; url?: string }, string]>([
     ["a wrong challenge echo", { secret: SECRET, handler: "wrong" }, "challenge_failed"],
     ["a non-2xx answer", { secret: SECRET, handler: "500" }, "non_2xx"],
     ["a malformed secret", { secret: "whsec_AAAA", handler: "echo" }, "challenge_failed"],

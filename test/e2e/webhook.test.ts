@@ -1,0 +1,145 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+
+const SECRET = `whsec_${Buffer.alloc(32, 42).toString("base64")}`;
+
+async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error("condition not reached in time");
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
+  let home: string;
+  let cleanup: () => Promise<void>;
+  let d: DaemonProcess;
+  let rx: WebhookReceiver;
+  let sentinelId: string;
+
+  const json = async (path: string, init: RequestInit = {}) => {
+    const res = await d.fetch(path, { ...init, headers: { "content-type": "application/json", ...(init.headers ?? {}) } });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const spec = (url: string, secret = SECRET) => ({
+    match: [{ subject: "ci:api*" }],
+    until: { kind: "never" },
+    provider: "agentpush",
+    target: { kind: "webhook", url, secret },
+  });
+  const push = (events: unknown[]) => json("/providers/agentpush/events", { method: "POST", body: JSON.stringify(events) });
+  const rowsOf = async (id: string) => (await json(`/sentinels/${id}`)).body.target.outbox.rows as Array<Record<string, any>>;
+
+  beforeAll(async () => {
+    ({ home, cleanup } = await makeTempHome("svc-e2e-webhook-"));
+    await writeFile(join(home, "config.json"), JSON.stringify(LOOPBACK_CONFIG));
+    rx = await startWebhookReceiver([SECRET]);
+    d = await startDaemonProcess({ home });
+  });
+  afterAll(async () => {
+    await d?.stop();
+    await rx?.close();
+    await cleanup();
+  });
+
+  it("creates a webhook sentinel after the challenge, keeping the secret only in the 0600 sidecar", async () => {
+    const res = await json("/sentinels", { method: "POST", body: JSON.stringify(spec(rx.url)) });
+    expect(res.status).toBe(201);
+    sentinelId = res.body.id;
+    expect(res.body.spec.target).toEqual({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true });
+    expect(rx.challenges).toBe(1);
+    const raw = SECRET.slice(6);
+    expect(await readFile(join(home, "sentinels.json"), "utf8")).not.toContain(raw);
+    expect(await readFile(join(home, "sentinels.json"), "utf8")).toMatch(/"secretRef": "swsec_/);
+    expect(await readFile(join(home, "sentinels-secrets.json"), "utf8")).toContain(SECRET);
+    expect((await stat(join(home, "sentinels-secrets.json"))).mode & 0o777).toBe(0o600);
+    const list = await json("/sentinels");
+    expect(JSON.stringify(list.body)).not.toContain(raw);
+    const cli = await runCli(["sentinel", "list", "--json"], { home });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain("secretRedacted");
+    expect(cli.stdout).not.toContain(raw);
+  });
+
+  it("refuses a callback that echoes the wrong challenge, storing nothing", async () => {
+    rx.wrongEcho = true;
+    try {
+      const before = await readFile(join(home, "sentinels-secrets.json"), "utf8");
+      const res = await json("/sentinels", { method: "POST", body: JSON.stringify(spec(rx.url, `whsec_${Buffer.alloc(32, 7).toString("base64")}`)) });
+      expect(res.status).toBe(422);
+      expect(res.body.error.code).toBe("challenge_failed");
+      expect((await json("/sentinels")).body.sentinels).toHaveLength(1);
+      expect(await readFile(join(home, "sentinels-secrets.json"), "utf8")).toBe(before);
+    } finally {
+      rx.wrongEcho = false;
+    }
+  });
+
+  it("delivers pushed events as signed POSTs the standardwebhooks package verifies, with stable ids and exact bytes", async () => {
+    const events = Array.from({ length: 5 }, (_, i) => ({ id: `evt_e2e_${i}`, type: "ci.build.finished", subjects: ["ci:api", `ci:api#${i}`], data: { n: i } }));
+    expect((await push(events)).status).toBe(200);
+    await until(() => rx.deliveries.length >= 5);
+    expect(rx.unverified).toHaveLength(0);
+    expect(rx.deliveries.map((x) => x.id).sort()).toEqual(events.map((e) => e.id).sort());
+    for (const x of rx.deliveries) {
+      expect(x.subscriptionId).toBe(sentinelId);
+      expect(x.id).not.toContain(".");
+      expect(JSON.parse(x.body)).toMatchObject({ id: x.id, type: "ci.build.finished", sentinelId, subjects: ["ci:api", expect.any(String)] });
+    }
+    const rows = await until(async () => {
+      const r = await rowsOf(sentinelId);
+      return r.length === 5 && r.every((row) => row.status === "delivered") ? r : undefined;
+    });
+    expect(rows[0]).toMatchObject({ attempts: 1, lastError: null });
+    expect((await push(events.slice(0, 1))).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(rx.deliveries.filter((x) => x.id === "evt_e2e_0")).toHaveLength(1);
+  });
+
+  it("records retries and terminal rejections in the row; `svc sentinel status` shows them", async () => {
+    rx.respond = (x, res) => res.writeHead(x.id === "evt_gone" ? 410 : 200).end();
+    expect((await push([{ id: "evt_gone", type: "ci.build.finished", subjects: ["ci:api"] }])).status).toBe(200);
+    const row = await until(async () => (await rowsOf(sentinelId)).find((r) => r.eventId === "evt_gone" && r.status === "dead"));
+    expect(row).toMatchObject({ deadReason: "delivered_rejected", attempts: 1 });
+    expect(row.lastError).toBe(`127.0.0.1:${rx.port} answered HTTP 410 (terminal, not retried)`);
+    const cli = await runCli(["sentinel", "status", sentinelId, "--json"], { home });
+    expect(cli.code).toBe(0);
+    expect(cli.stdout).toContain("delivered_rejected");
+    rx.respond = (_x, res) => res.writeHead(200).end();
+  });
+
+  it("rotates the secret from the CLI: printed once, challenge-verified, both secrets sign during the window", async () => {
+    const challengesBefore = rx.challenges;
+    const cli = await runCli(["sentinel", "rotate-secret", sentinelId], { home });
+    expect(cli.code, cli.stderr).toBe(0);
+    const fresh = cli.stdout.split("\n").find((l) => l.startsWith("whsec_"))!;
+    expect(fresh).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(rx.challenges).toBe(challengesBefore + 1);
+    rx.secrets.push(fresh);
+    expect(await readFile(join(home, "sentinels.json"), "utf8")).not.toContain(fresh.slice(6));
+    expect((await json(`/sentinels/${sentinelId}`)).body.spec.target).toEqual({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true });
+    expect((await push([{ id: "evt_rot", type: "ci.build.finished", subjects: ["ci:api"] }])).status).toBe(200);
+    const x = await until(() => rx.deliveries.find((r) => r.id === "evt_rot"));
+    expect(x.signatures).toBe(2);
+    expect(x.verifiedBy.sort()).toEqual([0, 1]);
+    const again = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", fresh, "--json"], { home });
+    expect(JSON.parse(again.stdout)).toEqual({ sentinelId, rotated: false });
+    const bad = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "whsec_tooshort"], { home });
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(/malformed/);
+    expect(bad.stderr).not.toContain("tooshort");
+  });
+
+  it("removing the sentinel removes its secrets; no secret ever reached the daemon's log", async () => {
+    expect((await json(`/sentinels/${sentinelId}`, { method: "DELETE" })).status).toBe(200);
+    expect(JSON.parse(await readFile(join(home, "sentinels-secrets.json"), "utf8")).secrets).toEqual({});
+    for (const s of rx.secrets) expect(d.logs()).not.toContain(s.slice(6));
+    expect(d.logs()).not.toContain("private-query");
+  });
+});
