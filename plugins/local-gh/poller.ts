@@ -90,6 +90,8 @@ export class Poller {
       errors.push(`rate limited by GitHub: polling paused for ${Math.ceil(wait / 1000)} s`);
       this.deps.logger.warn("local-gh rate limited", { status: err.res.status, waitMs: wait });
     }
+    // In occurrence order, so a check that finished before a merge is delivered before the merge ends a sentinel.
+    events.sort((a, b) => (Date.parse(a.time ?? "") || 0) - (Date.parse(b.time ?? "") || 0));
     if (events.length) await this.deps.ingress().ingest("local-gh", events);
     this.lastPollAt = now;
     this.lastErrors = errors;

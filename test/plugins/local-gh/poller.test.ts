@@ -31,8 +31,8 @@ describe("local-gh poller against the fake gh", () => {
     await t.poller.cycle();
     expect(t.ingress.ingested.slice(1).map((e) => e.type)).toEqual([
       "github.issue_comment.created",
-      "github.pull_request.closed",
       "github.check_run.completed",
+      "github.pull_request.closed",
     ]);
     const closed = t.ingress.ingested.find((e) => e.type === "github.pull_request.closed")!;
     expect(closed.id).toBe(`ghpr-279147437-closed-${Date.parse("2026-01-10T10:40:00Z")}`);
