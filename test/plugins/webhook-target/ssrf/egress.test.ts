@@ -264,3 +264,70 @@ describe("egress: webhooks.allowSubnets", () => {
     }
   });
 });
+
+describe("egress: no second lookup, no rebinding window", () => {
+  it("connects to the validated address, not to what the system resolver would answer", async () => {
+    const rx2 = await startReceiver("127.0.0.2");
+    const e = createEgress({ allowSubnets: ["127.0.0.2/32"], resolver: tableResolver({ localhost: ["127.0.0.2"] }) });
+    try {
+      expect((await e.post(`https://localhost:${rx2.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
+      expect(rx2.seen[0]).toMatchObject({ localAddress: "127.0.0.2", servername: "localhost" });
+      expect(rx2.seen[0]!.headers.host).toBe(`localhost:${rx2.port}`);
+    } finally {
+      await e.close();
+      await rx2.close();
+    }
+  });
+
+  it("re-validates on every request: a name that turns private is refused even with a kept-alive connection", async () => {
+    const answers = [["127.0.0.1"], ["127.0.0.9"]];
+    const flipping = { lookupAll: async () => answers.shift()!.map((address) => ({ address, family: 4 as const })) };
+    const e = createEgress({ allowSubnets: ["127.0.0.1/32"], resolver: flipping });
+    try {
+      expect((await e.post(url(), { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
+      expect((await failure(e.post(url(), { headers: json, body: "{}", timeoutMs: 5_000 }))).code).toBe("private_target");
+      expect(rx.seen).toHaveLength(1);
+    } finally {
+      await e.close();
+    }
+  });
+
+  it("does not send URL credentials or the fragment", async () => {
+    await post(`https://user:pass@receiver.test:${rx.port}/hook#frag`);
+    expect(rx.seen[0]!.headers.authorization).toBeUndefined();
+    expect(rx.seen[0]!.path).toBe("/hook");
+  });
+});
+
+describe("egress: certificate verification uses Node's normal trust store", () => {
+  let untrusted: { key: Buffer; cert: Buffer } | undefined;
+  beforeAll(async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { mkdtempSync, readFileSync, rmSync } = await import("node:fs");
+    const { tmpdir } = await import("node:os");
+    const { join } = await import("node:path");
+    const dir = mkdtempSync(join(tmpdir(), "svc-untrusted-"));
+    try {
+      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
+        "-subj", "/CN=receiver.test", "-addext", "subjectAltName=DNS:receiver.test", "-keyout", join(dir, "k.pem"), "-out", join(dir, "c.pem")], { stdio: "ignore" });
+      untrusted = { key: readFileSync(join(dir, "k.pem")), cert: readFileSync(join(dir, "c.pem")) };
+    } catch {
+      untrusted = undefined;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("refuses a self-signed certificate that no trusted CA signed (`connect`)", async (ctx) => {
+    if (!untrusted) return ctx.skip();
+    const bad = await startReceiver("127.0.0.1", untrusted);
+    try {
+      const err = await failure(post(`https://receiver.test:${bad.port}/`));
+      expect(err.code).toBe("connect");
+      expect(err.message).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|CERT/);
+      expect(bad.seen).toHaveLength(0);
+    } finally {
+      await bad.close();
+    }
+  });
+});

@@ -17,6 +17,8 @@ export interface SeenRequest {
   servername: string | false;
   /** The client's port: equal across requests that shared one connection. */
   remotePort: number | undefined;
+  /** The local address the connection arrived at. */
+  localAddress: string | undefined;
 }
 
 export type Handler = (req: SeenRequest, res: ServerResponse, raw: IncomingMessage) => void;
@@ -29,10 +31,10 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(host = "127.0.0.1"): Promise<Receiver> {
+export async function startReceiver(host = "127.0.0.1", tls: { key: Buffer; cert: Buffer } = TEST_TLS): Promise<Receiver> {
   const seen: SeenRequest[] = [];
   let handler: Handler = (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}");
-  const server: Server = createServer({ key: TEST_TLS.key, cert: TEST_TLS.cert }, (req, res) => {
+  const server: Server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
@@ -43,6 +45,7 @@ export async function startReceiver(host = "127.0.0.1"): Promise<Receiver> {
         body: Buffer.concat(chunks),
         servername: (req.socket as TLSSocket).servername ?? false,
         remotePort: req.socket.remotePort,
+        localAddress: req.socket.localAddress,
       };
       seen.push(entry);
       handler(entry, res, req);
