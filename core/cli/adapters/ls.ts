@@ -3,7 +3,8 @@
  * wins and which it lost (to whom), plus the built-ins and every failure. By default only manifests
  * are read (no plugin code runs); `--load` also imports each entry and checks its shape.
  */
-import { loadConfigFile } from "../../config/load.js";
+import { SvcError } from "../../errors.js";
+import { readJsonFile } from "../../storage/json-file.js";
 import { installDir } from "../../plugin-host/locations.js";
 import { importPackage, inListedOrder } from "../../plugin-host/load.js";
 import type { LoadFailure, PluginSource, ShadowRecord } from "../../plugin-host/registry.js";
@@ -44,7 +45,7 @@ export interface AdapterListing {
 export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: string; load?: boolean } = {}): Promise<AdapterListing> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const ids = (await loadConfigFile(configPath(env))).config.adapters ?? [];
+  const ids = await configuredIds(configPath(env));
   const scan = scanPackages({ ids, env, cwd });
   let packages = scan.packages;
   const failures = [...scan.failures];
@@ -72,6 +73,16 @@ export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: str
     shadowed: shadowed.map((s) => ({ type: s.type, kind: s.kind, winner: s.winner.package, loser: s.loser.package })),
     failures: inListedOrder(failures, ids),
   };
+}
+
+/** The raw `adapters` list (the full config schema is not loaded: `ls` is on the cold-start budget). */
+async function configuredIds(path: string): Promise<string[]> {
+  const raw = await readJsonFile<Record<string, unknown>>(path);
+  const ids = raw?.adapters ?? [];
+  if (!Array.isArray(ids) || !ids.every((id) => typeof id === "string")) {
+    throw new SvcError("config_invalid", `${path}: adapters must be an array of package ids (strings)`);
+  }
+  return ids;
 }
 
 function listPackage(pkg: ScannedPackage, winners: Map<string, { source: PluginSource }>, shadowed: ShadowRecord[]): ListedPackage {

@@ -1,0 +1,13 @@
+/**
+ * The bench suites, in run order. To add one: write suites/<name>.ts exporting a BenchSuite
+ * (`{name, run(): Promise<BenchLine[]>}`, each line with a baseline measured in the same run)
+ * and add one line here. `npm run bench -- <name>` runs only the named suites.
+ */
+import type { BenchSuite } from "../types.js";
+import { coldStart } from "./cold-start.js";
+import { sessions } from "./sessions.js";
+
+export const SUITES: BenchSuite[] = [
+  coldStart,
+  sessions,
+];
