@@ -158,7 +158,12 @@ export const modelsSchema = z.record(z.string().min(1), modelRoleValueSchema);
 export const extJudgeSchema = z.looseObject({
   apiKey: nonEmpty.optional().describe("Judge API key (secret); read before EXT_JUDGE_API_KEY; hand-edit only (mode 0600 recommended)"),
   model: nonEmpty.optional().describe("Judge model id"),
-  baseUrl: z.url({ protocol: /^https?$/, error: "must be an http(s) URL" }).optional().describe("Judge endpoint override"),
+  baseUrl: z
+    .string()
+    .regex(/^https?:\/\/[^\s/?#]+\S*$/, "must be an http(s) URL")
+    .refine((v) => URL.canParse(v), "must be an http(s) URL")
+    .optional()
+    .describe("Judge endpoint override"),
 });
 
 export const tunnelSchema = z.looseObject({

@@ -1,3 +1,4 @@
+import { configModule } from "../config/module.js";
 import { coreRoutesModule } from "./core-routes.js";
 import { pluginHostModule } from "../plugin-host/module.js";
 import { eventsModule } from "./events-module.js";
@@ -9,6 +10,7 @@ import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
 export const DAEMON_MODULES: DaemonModule[] = [
+  configModule,
   coreRoutesModule,
   // plugins load before every module that uses them (after the config module, when there is one)
   pluginHostModule,
