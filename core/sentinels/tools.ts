@@ -14,11 +14,14 @@ import type { ToolDef } from "../plugin-api/tools.js";
 import { PLUGINS, SENTINELS, TOOLS, resolve } from "../tokens.js";
 import { untilSchema } from "./spec-schema.js";
 import type { SentinelService } from "./service.js";
+import { defaultProvider } from "./validate.js";
 
 export interface SentinelToolDeps {
   service(): SentinelService;
   /** Turns `prUrl` into a subject through a provider's `resolveSubject` (the given one, else the first that accepts it). */
   resolvePrUrl(prUrl: string, provider?: string): Promise<string>;
+  /** Normalizes a subject through its provider's `resolveSubject` (the given one, else the engine's default for it). */
+  normalizeSubject(subject: string, provider?: string): Promise<string>;
 }
 
 const watchShape = {
@@ -46,7 +49,8 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
           details: [{ path: input.subject === undefined ? "subject" : "prUrl", message: "give exactly one of subject or prUrl" }],
         });
       }
-      const subject = input.subject ?? (await deps.resolvePrUrl(input.prUrl!, input.provider));
+      const subject =
+        input.subject !== undefined ? await deps.normalizeSubject(input.subject, input.provider) : await deps.resolvePrUrl(input.prUrl!, input.provider);
       const spec = {
         match: [{ subject, ...(input.types ? { types: input.types } : {}) }],
         until: input.until ?? { kind: "subject_terminal" },
@@ -124,11 +128,21 @@ export function prUrlResolver(c: DependencyContainer): SentinelToolDeps["resolve
   };
 }
 
+/** Subject normalization through the provider that will watch it (e.g. GitHub owner and repo lower-cased). */
+export function subjectNormalizer(c: DependencyContainer): SentinelToolDeps["normalizeSubject"] {
+  return async (subject, provider) => {
+    const kind = provider ?? defaultProvider([{ subject }]);
+    if (!resolve(c, PLUGINS).get("provider", kind)) return subject;
+    const instance = await pluginInstance(c, "provider", kind);
+    return instance.resolveSubject ? instance.resolveSubject({ subject }) : subject;
+  };
+}
+
 /** Adds the sentinel tools to the TOOLS table; the service is resolved at call time. */
 export const sentinelToolsModule: DaemonModule = {
   name: "sentinel-tools",
   async start(c) {
     const tools = resolve(c, TOOLS);
-    for (const tool of sentinelTools({ service: () => resolve(c, SENTINELS), resolvePrUrl: prUrlResolver(c) })) tools.add(tool);
+    for (const tool of sentinelTools({ service: () => resolve(c, SENTINELS), resolvePrUrl: prUrlResolver(c), normalizeSubject: subjectNormalizer(c) })) tools.add(tool);
   },
 };
