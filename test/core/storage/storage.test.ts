@@ -96,7 +96,7 @@ describe("cross-process lock", () => {
   it("a corrupt file is reported with its path, and left untouched", async () => {
     const file = join(home, "torn.json");
     await writeFile(file, '{"half": ');
-    const err: Error = await readJsonFile(file).catch((e: Error) => e);
+    const err = (await readJsonFile(file).catch((e: Error) => e)) as Error;
     expect(err.message).toContain(file);
     expect(err.message).toContain("not valid JSON");
     await expect(updateJsonFile(file, () => ({}))).rejects.toThrow("not valid JSON");
