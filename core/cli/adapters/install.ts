@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
+import { loadConfigFile } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import { installDir } from "../../plugin-host/locations.js";
 import { loadManifest, PhaseError, readRawManifest } from "../../plugin-host/manifest.js";
@@ -34,6 +35,7 @@ export async function installPackage(spec: string, options: InstallOptions): Pro
   const env = options.env ?? process.env;
   const dir = installDir(env);
   const npmSpec = localSpec(spec, options.cwd ?? process.cwd()) ?? spec;
+  await loadConfigFile(configPath(env)); // a broken config.json is reported before anything is installed
   const saved = snapshot(dir);
   println(`installing ${spec} into ${dir}`);
   await runNpm(["install", npmSpec], dir, env);

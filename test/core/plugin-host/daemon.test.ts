@@ -1,0 +1,35 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDaemonProcess, type DaemonProcess } from "../../support/cli.js";
+import { makeSandbox, type Sandbox } from "./sandbox.js";
+
+describe("the daemon loads plugins at start", () => {
+  let sb: Sandbox;
+  let daemon: DaemonProcess;
+  beforeAll(async () => {
+    sb = await makeSandbox();
+    await sb.place("install", "svc-fixture-provider");
+    await sb.place("install", "svc-fixture-wrong-shape");
+    await sb.writeConfig({ adapters: ["svc-fixture-provider", "svc-fixture-wrong-shape", "svc-fixture-missing"] });
+    daemon = await startDaemonProcess({ home: sb.home, env: { SVC_INSTALL_DIR: sb.install } });
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+    await sb.cleanup();
+  });
+
+  it("keeps serving with broken packages, logging one warning per failed package naming it and the cause", async () => {
+    expect((await daemon.fetch("/health")).status).toBe(200);
+    const lines = daemon
+      .logs()
+      .split("\n")
+      .filter((l) => l.startsWith("{"))
+      .map((l) => JSON.parse(l) as { level: string; msg: string; package?: string; phase?: string });
+    const warns = lines.filter((l) => l.level === "warn" && l.package?.startsWith("svc-fixture-"));
+    expect(warns.map((w) => [w.package, w.phase])).toEqual([
+      ["svc-fixture-wrong-shape", "shape"],
+      ["svc-fixture-missing", "resolve"],
+    ]);
+    expect(warns[0]!.msg).toContain("adapter package svc-fixture-wrong-shape not loaded (shape): ./index.js: default export has no setup(ctx) function");
+    expect(lines.some((l) => l.msg === "plugins loaded")).toBe(true);
+  });
+});
