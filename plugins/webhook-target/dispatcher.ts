@@ -99,7 +99,10 @@ export class Dispatcher {
     }
   }
 
-  /** One pass: expiry check, keys, body, POST, and the recorded outcome. */
+  /**
+   * One pass: expiry check, keys, then (holding a slot, so only attempts in flight hold a body in
+   * memory) the stored body, the POST, and the recorded outcome.
+   */
   private async attemptOnce(row: OutboxRow): Promise<"recorded" | "stopped"> {
     const { outbox, clock } = this.o;
     const stop = await this.stopReason(row);
@@ -107,7 +110,7 @@ export class Dispatcher {
       await outbox.kill(row.requestId, stop.reason, stop.error);
       return "recorded";
     }
-    const target = stop === undefined ? this.targetOf(row.sentinelId) : undefined;
+    const target = this.targetOf(row.sentinelId);
     if (!target) {
       await outbox.kill(row.requestId, "sentinel_removed", "the sentinel is gone");
       return "recorded";
@@ -117,18 +120,18 @@ export class Dispatcher {
       await outbox.kill(row.requestId, keys.reason, keys.error);
       return "recorded";
     }
-    let body: Buffer;
-    try {
-      body = await outbox.readBody(row);
-    } catch (err) {
-      await outbox.kill(row.requestId, "delivered_rejected", (err as Error).message);
-      return "recorded";
-    }
     const host = hostOf(target.url);
     const release = await this.slot(host);
     let outcome: AttemptOutcome;
     try {
       if (this.stopping.signal.aborted) return "stopped";
+      let body: Buffer;
+      try {
+        body = await outbox.readBody(row);
+      } catch (err) {
+        await outbox.kill(row.requestId, "delivered_rejected", (err as Error).message);
+        return "recorded";
+      }
       outcome = await attemptDelivery(this.o.egress, {
         url: target.url,
         sentinelId: row.sentinelId,
