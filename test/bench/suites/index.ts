@@ -6,8 +6,10 @@
 import type { BenchSuite } from "../types.js";
 import { coldStart } from "./cold-start.js";
 import { sessions } from "./sessions.js";
+import { webhook } from "./webhook.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
   sessions,
+  webhook,
 ];
