@@ -253,7 +253,7 @@ export class SentinelEngine implements SentinelService {
         }
         out.push(await this.deliverOne(rec, event));
         const after = this.reasonNow(id);
-        if (after) await this.expire(id, after, "delivery");
+        if (after) await this.expire(id, after, "dispatch");
       }
       const subjects = terminal.get(event);
       if (subjects && endsOn(rec, subjects)) await this.expire(id, "subject_terminal", "terminal");

@@ -3,7 +3,7 @@ import type { SentinelRecord } from "./service.js";
 export type EndReason = NonNullable<SentinelRecord["endedReason"]>;
 
 /** Where an expiry was noticed (carried in the `ended:expired` log line and the daemon event). */
-export type ExpiryPoint = "startup" | "tick" | "poll" | "ingress" | "dispatch" | "delivery" | "terminal";
+export type ExpiryPoint = "startup" | "tick" | "poll" | "ingress" | "dispatch" | "terminal";
 
 /**
  * Whether `rec` has reached its `until` at `now` given `delivered` deliveries. `subject_terminal`

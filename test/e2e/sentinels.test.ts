@@ -19,17 +19,19 @@ async function deliveries(): Promise<Array<{ sentinelId: string; eventId: string
 }
 const delivered = async (id: string) => (await deliveries()).filter((r) => r.sentinelId === id).map((r) => r.eventId);
 
+/** A response's JSON body, loosely typed for assertions. */
+const body = async (res: Response): Promise<any> => res.json();
 const start = () => startDaemonProcess({ home: sb.home, env: { SVC_INSTALL_DIR: sb.install } });
 const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 async function create(spec: Record<string, unknown>): Promise<{ id: string; status: string; spec: Record<string, unknown> }> {
   const res = await d.fetch("/sentinels", json(spec));
   expect(res.status, await res.clone().text()).toBe(201);
-  return res.json();
+  return body(res);
 }
 async function push(events: unknown): Promise<{ accepted: number; matched: Array<{ sentinelId: string; eventId: string; outcome: string }> }> {
   const res = await d.fetch("/providers/agentpush/events", json(events));
   expect(res.status, await res.clone().text()).toBe(200);
-  return res.json();
+  return body(res);
 }
 const rec = (name: string, extra: Record<string, unknown> = {}) => ({
   match: [{ subject: `job:${name}` }],
@@ -54,16 +56,16 @@ describe("/sentinels REST", () => {
   it("creates (201, projection), lists, gets with target status, deletes (200) and then 404s", async () => {
     const s = await create(rec("rest", { label: "rest one", group: "g1" }));
     expect(s).toMatchObject({ status: "active", spec: { provider: "agentpush", label: "rest one", target: { kind: "recording", name: "rest", ack: "now" } } });
-    const list = await (await d.fetch("/sentinels")).json();
+    const list = await body(await d.fetch("/sentinels"));
     expect(list.sentinels.map((x: { id: string }) => x.id)).toContain(s.id);
     const got = await d.fetch(`/sentinels/${s.id}`);
     expect(got.status).toBe(200);
-    expect(await got.json()).toMatchObject({ id: s.id, target: { deliveries: 0 } });
+    expect(await body(got)).toMatchObject({ id: s.id, target: { deliveries: 0 } });
     const del = await d.fetch(`/sentinels/${s.id}`, { method: "DELETE" });
-    expect([del.status, await del.json()]).toEqual([200, { removed: s.id }]);
+    expect([del.status, await body(del)]).toEqual([200, { removed: s.id }]);
     expect((await d.fetch(`/sentinels/${s.id}`)).status).toBe(404);
     const again = await d.fetch(`/sentinels/${s.id}`, { method: "DELETE" });
-    expect([again.status, (await again.json()).error.code]).toEqual([404, "not_found"]);
+    expect([again.status, (await body(again)).error.code]).toEqual([404, "not_found"]);
     const hooks = await readFile(join(sb.home, "plugins", "target-recording", "hooks.jsonl"), "utf8");
     expect(hooks).toContain(`"removed","sentinelId":"${s.id}"`);
   });
@@ -71,10 +73,10 @@ describe("/sentinels REST", () => {
   it("answers 400 invalid_input with the zod issues as [{path, message}]", async () => {
     const res = await d.fetch("/sentinels", json({ match: [], until: { kind: "count", n: 0 }, target: { kind: "recording" } }));
     expect(res.status).toBe(400);
-    const body = await res.json();
-    expect(body.error.code).toBe("invalid_input");
-    expect(body.error.details).toEqual(expect.arrayContaining([{ path: "match", message: expect.any(String) }, { path: "until.n", message: expect.any(String) }]));
-    const target = await (await d.fetch("/sentinels", json(rec("x", { target: { kind: "recording" } })))).json();
+    const err = (await body(res)).error;
+    expect(err.code).toBe("invalid_input");
+    expect(err.details).toEqual(expect.arrayContaining([{ path: "match", message: expect.any(String) }, { path: "until.n", message: expect.any(String) }]));
+    const target = await body(await d.fetch("/sentinels", json(rec("x", { target: { kind: "recording" } }))));
     expect(target.error.details).toEqual([expect.objectContaining({ path: "target.name" })]);
     const notJson = await d.fetch("/sentinels", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
     expect(notJson.status).toBe(400);
@@ -83,15 +85,15 @@ describe("/sentinels REST", () => {
   it("an unknown target kind is a 400 listing the loaded target kinds; routine is 501; a refusing target stores nothing", async () => {
     const unknown = await d.fetch("/sentinels", json(rec("x", { target: { kind: "pager" } })));
     expect(unknown.status).toBe(400);
-    const msg = (await unknown.json()).error.message as string;
+    const msg = (await body(unknown)).error.message as string;
     expect(msg).toMatch(/loaded target kinds: .*recording/);
     expect(msg).toMatch(/routine/);
     const routine = await d.fetch("/sentinels", json(rec("x", { target: { kind: "routine", routineId: "r1" } })));
-    expect([routine.status, (await routine.json()).error.code]).toEqual([501, "not_implemented"]);
-    const before = (await (await d.fetch("/sentinels")).json()).sentinels.length;
+    expect([routine.status, (await body(routine)).error.code]).toEqual([501, "not_implemented"]);
+    const before = (await body(await d.fetch("/sentinels"))).sentinels.length;
     const refused = await d.fetch("/sentinels", json(rec("x", { target: { kind: "recording", name: "x", refuse: true } })));
     expect(refused.status).toBe(403);
-    expect((await (await d.fetch("/sentinels")).json()).sentinels.length).toBe(before);
+    expect((await body(await d.fetch("/sentinels"))).sentinels.length).toBe(before);
   });
 
   it("requires the bearer token, even from loopback", async () => {
@@ -122,10 +124,10 @@ describe("agentpush and delivery", () => {
 
   it("rejects malformed pushes with 400 and delivers nothing", async () => {
     const s = await create(rec("bad"));
-    for (const body of [{ id: "a.b", type: "t", subjects: ["job:bad"] }, { id: "a", type: "t", subjects: [] }, [], { id: "a", subjects: ["job:bad"] }]) {
-      const res = await d.fetch("/providers/agentpush/events", json(body));
-      expect(res.status, JSON.stringify(body)).toBe(400);
-      expect((await res.json()).error.details[0]).toEqual({ path: expect.any(String), message: expect.any(String) });
+    for (const input of [{ id: "a.b", type: "t", subjects: ["job:bad"] }, { id: "a", type: "t", subjects: [] }, [], { id: "a", subjects: ["job:bad"] }]) {
+      const res = await d.fetch("/providers/agentpush/events", json(input));
+      expect(res.status, JSON.stringify(input)).toBe(400);
+      expect((await body(res)).error.details[0]).toEqual({ path: expect.any(String), message: expect.any(String) });
     }
     expect(await delivered(s.id)).toEqual([]);
   });
@@ -144,7 +146,7 @@ describe("agentpush and delivery", () => {
     await push([e("d1"), e("d2"), e("d3")]);
     expect(await delivered(s.id)).toEqual(["d1", "d2", "d3"]);
     expect(await delivered(deferred.id)).toEqual(["d1", "d2", "d3"]);
-    expect((await (await d.fetch(`/sentinels/${s.id}`)).json()).deliveredCount).toBe(3);
+    expect((await body(await d.fetch(`/sentinels/${s.id}`))).deliveredCount).toBe(3);
   });
 
   it("until count and subject_terminal end watching; nothing is delivered afterwards", async () => {
@@ -157,7 +159,7 @@ describe("agentpush and delivery", () => {
     expect(await delivered(counted.id)).toEqual(["c1", "c2"]);
     expect(await delivered(term.id)).toEqual(["t1"]);
     for (const [s, reason] of [[counted, "count"], [term, "subject_terminal"]] as const) {
-      expect(await (await d.fetch(`/sentinels/${s.id}`)).json()).toMatchObject({ status: "expired", endedReason: reason });
+      expect(await body(await d.fetch(`/sentinels/${s.id}`))).toMatchObject({ status: "expired", endedReason: reason });
       expect(d.logs()).toMatch(new RegExp(`ended:expired.*"sentinel":"${s.id}".*"reason":"${reason}"`));
     }
   });

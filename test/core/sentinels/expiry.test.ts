@@ -76,7 +76,7 @@ describe("until: at, seen at each point first", () => {
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["e1"]);
     const lines = ended(h);
     expect(lines).toHaveLength(1);
-    expect(["delivery", "dispatch"]).toContain(lines[0].via);
+    expect(lines[0].via).toBe("dispatch");
     expect(await h.engine.isExpiredNow(p.id)).toBe(true);
     expect(await h.engine.isExpiredNow("snt_missing")).toBe(true);
   });
@@ -119,7 +119,7 @@ describe("until: count and subject_terminal", () => {
     const r = await h.engine.ingest("agentpush", [ev("e2", ["s"]), ev("e3", ["s"])]);
     expect(r.matched.map((m) => m.outcome)).toEqual(["delivered", "expired"]);
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["e1", "e2"]);
-    await expectExpired(h, p.id, "count", "delivery");
+    await expectExpired(h, p.id, "count", "dispatch");
     expect((await h.engine.project(p.id)).deliveredCount).toBe(2);
   });
 

@@ -136,3 +136,38 @@ export const spec = (subject: string | string[], extra: Record<string, unknown> 
 });
 
 export const ev = (id: string, subjects: string[], type = "ci.build.finished"): SvcEvent => ({ id, type, subjects });
+
+/**
+ * The daemon in-process (real HTTP server, real routes and auth) with the fake clock, the
+ * manual ticker and the test plugins: for the time rules over HTTP without real waiting.
+ */
+export async function startTestDaemon(home: string, opts: { clock?: FakeClock; rec?: Recorder } = {}) {
+  const { startDaemon } = await import("../../../core/daemon/daemon.js");
+  const { coreRoutesModule } = await import("../../../core/daemon/core-routes.js");
+  const clock = opts.clock ?? new FakeClock();
+  const rec = opts.rec ?? newRecorder();
+  const ticker = new ManualTicker();
+  const logger = createMemoryLogger();
+  const setup = {
+    name: "test-plugins",
+    async start(c: DependencyContainer) {
+      registerValue(c, SENTINEL_TICKER, ticker);
+      const registry = resolve(c, PLUGINS);
+      for (const definition of testPlugins(rec)) {
+        registry.add({ type: definition.type, kind: definition.kind, definition, source: { package: "test", builtin: false, resolvedFrom: "cwd", dir: home } });
+      }
+    },
+  };
+  const daemon = await startDaemon({ home, env: {}, clock, logger, modules: [coreRoutesModule, setup, sentinelsModule] });
+  const base = `http://127.0.0.1:${daemon.info.port}`;
+  const call = async (method: string, path: string, body?: unknown, auth = true) => {
+    const res = await fetch(base + path, {
+      method,
+      headers: { ...(auth ? { authorization: `Bearer ${daemon.info.token}` } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+  const engine = resolve(daemon.container, SENTINELS) as SentinelEngine;
+  return { daemon, engine, clock, ticker, rec, logs: logger.lines, call, stop: () => daemon.stop() };
+}
