@@ -29,6 +29,13 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
     chain = next.catch((err: Error) => ctx.logger.warn("local-gh poll cycle failed", { error: err.message }));
     return next;
   };
+  let queued: Promise<unknown> | undefined;
+  /** One early cycle for any number of watches in a row (e.g. every active sentinel at boot). */
+  const soon = () =>
+    (queued ??= Promise.resolve().then(() => {
+      queued = undefined;
+      return runCycle();
+    }));
   let abort: AbortController | undefined;
   let loop: Promise<void> | undefined;
 
@@ -41,6 +48,12 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
       if (input.subject !== undefined) return normalizeSubject(input.subject);
       throw new SvcError("invalid_input", "give a subject or a prUrl");
     },
+    /** A new watch is polled at once: its baseline is taken now, and a pull request already closed ends its sentinel. */
+    async watch() {
+      void soon().catch(() => undefined);
+    },
+    /** The next cycle polls only what active sentinels still watch; its conditional-request state is dropped then. */
+    async unwatch() {},
     async pollNow() {
       await runCycle();
     },

@@ -50,3 +50,21 @@ describe("local-gh provider", () => {
     expect(ingress.ingested.map((e) => e.id)).toEqual(["ghev-34567890002"]);
   });
 });
+
+describe("local-gh watch", () => {
+  it("polls once soon after any number of watches in a row, so a closed pull request ends its sentinel promptly", async () => {
+    const fake = await fakeGh("pr-42");
+    const { writeFile, readFile } = await import("node:fs/promises");
+    const api = JSON.parse(await readFile(`${fake.dir}/api.json`, "utf8"));
+    api["GET repos/acme/api/pulls/42"] = api["GET repos/acme/api/pulls/42"].slice(2);
+    await writeFile(`${fake.dir}/api.json`, JSON.stringify(api));
+    const s = sentinel("s", ["github:acme/api#42"], Date.parse("2026-01-10T09:20:00Z"));
+    const ingress = new RecordingIngress([s]);
+    const p = createLocalGhProvider(pluginContext({ sentinels: ingress, credentials: new MemoryCredentials() }), fake.gh);
+    await Promise.all([p.watch!(s), p.watch!(s), p.watch!(s)]);
+    await p.pollNow!(); // queued behind the early cycle
+    const pulls = (await fake.calls()).filter((c) => c.path === "repos/acme/api/pulls/42");
+    expect(pulls).toHaveLength(2);
+    expect(ingress.ingested.filter((e) => e.type === "github.pull_request.closed")).toHaveLength(1);
+  });
+});
