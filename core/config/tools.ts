@@ -3,6 +3,7 @@
  * (the CLI's rules: validated, refuses extJudge.apiKey) and the read-only `model_roles`.
  */
 import { z } from "zod";
+import { SvcError } from "../errors.js";
 import type { ToolDef } from "../plugin-api/tools.js";
 import type { ConfigService } from "./config-service.js";
 import { lookupKey, modelRoleTable } from "./lookup.js";
@@ -32,6 +33,7 @@ export function configTools(config: ConfigService): ToolDef[] {
     description: "Set (or unset) one dotted key in config.json. The whole file is validated first; an invalid value changes nothing. extJudge.apiKey is not writable here (hand-edit the file, mode 0600).",
     inputSchema: setShape,
     handler: async ({ key, value, unset }) => {
+      if (!unset && value === undefined) throw new SvcError("invalid_input", "config_set needs a value (or unset: true)");
       const path = config.current().path;
       const result = unset ? await unsetConfigKey(path, key) : await setConfigKey(path, key, value);
       const reload = await config.reload();

@@ -157,6 +157,23 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
     expect(resolve({ pairing: { rendezvous: "wss://b.example" } }).effective.pairing).toMatchObject({ rendezvous: "wss://b.example", autoconnect: true });
   });
 
+  it("every key of the README's full example resolves from the file (or the profile it selects)", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const { sectionOf } = await import("../../support/readme.js");
+    const { REPO_ROOT } = await import("../../support/paths.js");
+    const text = sectionOf(await readFile(join(REPO_ROOT, "README.md"), "utf8"), "config-example");
+    const example = JSON.parse(/```json\n([\s\S]*?)```/.exec(text)![1]!) as SvcConfigFile;
+    const r = resolve(example);
+    const fromProfile = new Set(["daemon.port", "tunnel.autoconnect", "features.llmEndpoint"]);
+    const leaves = (v: unknown, at: string[]): string[] =>
+      typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length > 0
+        ? Object.entries(v).flatMap(([k, c]) => leaves(c, [...at, k]))
+        : [at.join(".")];
+    const keys = leaves(example, []).filter((k) => !k.startsWith("profiles.") && k !== "activeProfile");
+    expect(keys.length).toBeGreaterThan(60);
+    for (const key of keys) expect.soft(formatSource(r.sources[key]!), key).toBe(fromProfile.has(key) ? "profile work" : "config");
+  });
+
   it("keeps unknown keys and marks file values as config", () => {
     const r = resolve({ daemon: { port: 1, future: { x: 1 } }, brandNew: true } as SvcConfigFile);
     expect((r.effective as unknown as { brandNew: boolean }).brandNew).toBe(true);

@@ -1,0 +1,58 @@
+import { readFile, stat, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { setConfigKey, unsetConfigKey } from "../../../core/config/write.js";
+import { makeTempHome } from "../../support/cli.js";
+
+describe("setConfigKey / unsetConfigKey", () => {
+  let home: Awaited<ReturnType<typeof makeTempHome>>;
+  let file: string;
+  beforeEach(async () => {
+    home = await makeTempHome();
+    file = join(home.home, "config.json");
+  });
+  afterEach(() => home.cleanup());
+  const read = async () => JSON.parse(await readFile(file, "utf8"));
+
+  it("unset on an absent file changes nothing and creates nothing", async () => {
+    expect(await unsetConfigKey(file, "daemon.port")).toEqual({ changed: false, warnings: [] });
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
+  });
+
+  it("warns when activeProfile names no profile, and accepts it", async () => {
+    const r = await setConfigKey(file, "activeProfile", "work");
+    expect(r.warnings.join()).toMatch(/activeProfile "work" names no profile/);
+    expect((await setConfigKey(file, "profiles.work", { daemon: { port: 1 } })).warnings).toEqual([]);
+  });
+
+  it("model warnings cover a whole models object", async () => {
+    const r = await setConfigKey(file, "models", { "review.small": "x-1", "review.pr": "claude-sonnet-4-5", custom: { model: "y-2" } });
+    expect(r.warnings).toHaveLength(2);
+  });
+
+  it("sets per-repo caps under keys with dots and refuses invalid caps", async () => {
+    await setConfigKey(file, "worktrees.provisionConcurrencyByRepo.~/src/my.repo", 1);
+    expect(await read()).toEqual({ worktrees: { provisionConcurrencyByRepo: { "~/src/my.repo": 1 } } });
+    await expect(setConfigKey(file, "worktrees.provisionConcurrencyByRepo.api", "two")).rejects.toThrow(/provisionConcurrencyByRepo\.api/);
+  });
+
+  it("an existing malformed acpAgents entry does not block other writes, and reports no new warning", async () => {
+    await writeFile(file, JSON.stringify({ acpAgents: { old: { name: "no bin" } } }));
+    const r = await setConfigKey(file, "spawn.dedupe", "on-request");
+    expect(r.warnings).toEqual([]);
+    expect(await read()).toEqual({ acpAgents: { old: { name: "no bin" } }, spawn: { dedupe: "on-request" } });
+  });
+
+  it("unsetting the token while tunnel.e2e is true is refused", async () => {
+    await setConfigKey(file, "tunnel", { token: "t", e2e: true });
+    const before = await readFile(file, "utf8");
+    await expect(unsetConfigKey(file, "tunnel.token")).rejects.toThrow(/requires tunnel\.token/);
+    expect(await readFile(file, "utf8")).toBe(before);
+  });
+
+  it("a top level that is not an object is refused without touching the file", async () => {
+    await writeFile(file, "[1,2]");
+    await expect(setConfigKey(file, "daemon.port", 1)).rejects.toThrow(/top level must be a JSON object/);
+    expect(await readFile(file, "utf8")).toBe("[1,2]");
+  });
+});
