@@ -115,6 +115,22 @@ describe("svc adapters install / rm (offline: folder and tarball specs)", () => 
     expect(await readFile(join(sb.home, "config.json"), "utf8")).toBe(configBefore);
   });
 
+  it("refusing an upgrade restores the version that was installed", async () => {
+    const { execFileSync } = await import("node:child_process");
+    const { cp } = await import("node:fs/promises");
+    const v2 = join(sb.src, "adapter-v2");
+    await cp(join(sb.src, "svc-fixture-adapter"), v2, { recursive: true });
+    const pj = await readJson(join(v2, "package.json"));
+    await writeFile(join(v2, "package.json"), JSON.stringify({ ...pj, version: "2.0.0" }));
+    await writeFile(join(v2, "svc-adapter.json"), JSON.stringify({ schema: "svc/adapter/v1", svc: ">=0.20.0", plugins: [] }));
+    const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", sb.src], { cwd: v2, encoding: "utf8" }).trim().split("\n").at(-1)!;
+    const r = await cli(["adapters", "install", join(sb.src, tgz)]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("plugins: Too small");
+    expect((await readJson(join(sb.install, "node_modules", "svc-fixture-adapter", "package.json"))).version).toBe("1.0.0");
+    expect((await readJson(join(sb.install, "package.json"))).dependencies["svc-fixture-adapter"]).toContain("svc-fixture-adapter-1.0.0.tgz");
+  });
+
   it("refuses a package whose host range this svc does not satisfy", async () => {
     await sb.source("svc-fixture-host-range");
     const r = await cli(["adapters", "install", "./src/svc-fixture-host-range"]);
