@@ -6,10 +6,12 @@
 import type { BenchSuite } from "../types.js";
 import { coldStart } from "./cold-start.js";
 import { sessions } from "./sessions.js";
+import { sentinels } from "./sentinels.js";
 import { webhook } from "./webhook.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
   sessions,
+  sentinels,
   webhook,
 ];
