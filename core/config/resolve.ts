@@ -73,7 +73,7 @@ export function resolveConfig(
       for (const [k, v] of Object.entries(block)) {
         if (v === undefined) continue;
         target[k] = structuredClone(v);
-        setSource(sources, [section, k], { kind: "profile", name: profileName });
+        setSource(sources, [section, k], { kind: "profile", name: profileName }, true);
       }
     }
   }
@@ -149,7 +149,7 @@ function overlay(target: Record<string, unknown>, layer: Record<string, unknown>
       overlay(cur, v, path, sources);
     } else {
       target[k] = structuredClone(v);
-      setSource(sources, path, { kind: "config" });
+      setSource(sources, path, { kind: "config" }, isPlainObject(cur));
       if (isPlainObject(v)) markLeaves(sources, path, v, { kind: "config" });
     }
   }
@@ -161,11 +161,11 @@ function markLeaves(sources: Record<string, ValueSource>, at: string[], value: u
   } else if (at.length > 0) setSource(sources, at, source);
 }
 
-function setSource(sources: Record<string, ValueSource>, path: string[], source: ValueSource): void {
+/** Records `source` for `path`, replacing the source of any enclosing leaf (and, when asked, of any leaf under it). */
+function setSource(sources: Record<string, ValueSource>, path: string[], source: ValueSource, replacesSubtree = false): void {
   const key = path.join(".");
-  for (const k of Object.keys(sources)) {
-    if (k.startsWith(key + ".") || key.startsWith(k + ".")) delete sources[k];
-  }
+  for (let i = 1; i < path.length; i++) delete sources[path.slice(0, i).join(".")];
+  if (replacesSubtree) for (const k of Object.keys(sources)) if (k.startsWith(key + ".")) delete sources[k];
   sources[key] = source;
 }
 

@@ -5,12 +5,14 @@
  */
 import type { BenchSuite } from "../types.js";
 import { coldStart } from "./cold-start.js";
+import { config } from "./config.js";
 import { sessions } from "./sessions.js";
 import { sentinels } from "./sentinels.js";
 import { webhook } from "./webhook.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
+  config,
   sessions,
   sentinels,
   webhook,
