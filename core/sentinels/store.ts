@@ -73,7 +73,7 @@ export class SentinelStore {
       const list = current === undefined ? [] : checked(this.path, current).sentinels;
       const changed = await mutate(list);
       return changed === undefined ? undefined : { version: 1, sentinels: changed };
-    });
+    }, { mode: 0o600 });
     if (next) this.replaceAll(checked(this.path, next).sentinels);
   }
 
