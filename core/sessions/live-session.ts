@@ -178,7 +178,8 @@ export class LiveSession {
     this.pump();
   }
 
-  private settle(result: TurnResult): void {
+  /** Records a prompt's outcome and wakes its waiters. */
+  settle(result: TurnResult): void {
     this.results.set(result.promptId, result);
     if (this.results.size > 200) this.results.delete(this.results.keys().next().value!);
     for (const w of this.waiters.get(result.promptId) ?? []) w(result);

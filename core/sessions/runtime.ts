@@ -117,15 +117,17 @@ export class SessionRuntime implements SessionHost {
   /** Queues, steers or interrupts; the caller has applied the messaging policy to `urgency`. */
   prompt(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string; ref?: DeliveryRef }): PromptReceipt {
     const s = this.live(sessionId);
-    if (!s.handle?.prompt && s.fixed.kind === "agent" && s.state !== "starting") throw new SvcError("invalid_input", `session ${sessionId} does not take prompts`);
-    if (s.fixed.kind === "terminal") {
-      if (!s.handle?.write) throw new SvcError("invalid_input", `terminal session ${sessionId} has no input`);
-      s.handle.write(text.endsWith("\n") ? text : text + "\n");
-      s.transcript.append("input", { sender: opts.sender, bytes: Buffer.byteLength(text) });
-      return { promptId: `prm_${this.random.ulid()}`, sessionId, delivery: "started", position: 0 };
-    }
     if (typeof text !== "string" || text.trim() === "") throw new SvcError("invalid_input", "prompt text must be a non-empty string");
-    const pending = { promptId: `prm_${this.random.ulid()}`, text, sender: opts.sender, urgency: opts.urgency, enqueuedAt: this.clock.now(), staleNotified: false, ...(opts.ref ? { ref: opts.ref } : {}) };
+    const promptId = `prm_${this.random.ulid()}`;
+    if (s.fixed.kind === "terminal") {
+      if (!s.handle?.write) throw new SvcError("invalid_input", `terminal session ${sessionId} takes no input`);
+      s.handle.write(text.endsWith("\n") ? text : text + "\n");
+      s.transcript.append("input", { promptId, sender: opts.sender, bytes: Buffer.byteLength(text) });
+      s.settle({ promptId, stopReason: "written", text: "" });
+      return { promptId, sessionId, delivery: "started", position: 0 };
+    }
+    if (s.handle && !s.handle.prompt) throw new SvcError("invalid_input", `session ${sessionId} (adapter ${s.fixed.adapter}) takes no prompts`);
+    const pending = { promptId, text, sender: opts.sender, urgency: opts.urgency, enqueuedAt: this.clock.now(), staleNotified: false, ...(opts.ref ? { ref: opts.ref } : {}) };
     return s.enqueue(pending, opts.requested, opts.note);
   }
 

@@ -9,6 +9,8 @@ import { FIXTURE_AGENTS } from "../core/sessions/harness.js";
 let home: { home: string; cleanup(): Promise<void> };
 let daemon: DaemonProcess;
 
+const body = async (r: Response | Promise<Response>): Promise<Record<string, any>> => (await (await r).json()) as Record<string, any>;
+
 const json = (body: unknown) => ({ method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
 
 async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
@@ -34,21 +36,21 @@ afterAll(async () => {
 
 describe("a sentinel with a session target, end to end", () => {
   it("delivers a pushed event into an ACP session as a prompt, and parks events once the session has ended", async () => {
-    const { descriptor } = await (await daemon.fetch("/sessions", json({ adapter: "echo", cwd: home.home }))).json();
+    const { descriptor } = await body(daemon.fetch("/sessions", json({ adapter: "echo", cwd: home.home })));
     const created = await daemon.fetch("/sentinels", json({ match: [{ subject: "ci:acme/api*" }], until: { kind: "never" }, target: { kind: "session", sessionId: descriptor.id }, provider: "agentpush", label: "ci" }));
     expect(created.status).toBe(201);
-    const sentinel = await created.json();
+    const sentinel = await body(created);
     const push = await daemon.fetch("/providers/agentpush/events", json({ id: "build-1", type: "ci.build.failed", subjects: ["ci:acme/api", "ci:acme/api#7"], data: { job: "test" } }));
     expect(push.status).toBe(200);
     const recap = await until(async () => {
-      const r = await (await daemon.fetch(`/sessions/${descriptor.id}/recap`)).json();
+      const r = await body(daemon.fetch(`/sessions/${descriptor.id}/recap`));
       return r.lastResult ? r : undefined;
     }, "the event's turn");
     expect(recap.lastResult.text).toContain(`echo: [svc sentinel ${sentinel.id} "ci"] ci.build.failed on ci:acme/api#7 (event build-1)`);
 
     await daemon.fetch(`/sessions/${descriptor.id}/stop`, { method: "POST" });
     expect((await daemon.fetch("/providers/agentpush/events", json({ id: "build-2", type: "ci.build.failed", subjects: ["ci:acme/api"] }))).status).toBe(200);
-    const status = await (await daemon.fetch(`/sentinels/${sentinel.id}`)).json();
+    const status = await body(daemon.fetch(`/sentinels/${sentinel.id}`));
     expect(status.target).toMatchObject({ sessionId: descriptor.id, session: "ended", parked: 1, parkedEvents: [{ eventId: "build-2" }] });
     const cli = await runCli(["sentinel", "status", sentinel.id, "--json"], { home: home.home });
     if (cli.code === 0) expect(JSON.parse(cli.stdout).target).toMatchObject({ parked: 1 });

@@ -7,6 +7,8 @@ import { FIXTURE_AGENTS, fixtureAgent } from "../core/sessions/harness.js";
 let home: { home: string; cleanup(): Promise<void> };
 let daemon: DaemonProcess;
 
+const body = async (r: Response | Promise<Response>): Promise<Record<string, any>> => (await (await r).json()) as Record<string, any>;
+
 async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
   while (!(await cond())) {
@@ -49,12 +51,12 @@ describe("sessions through the daemon, the CLI and the routes", () => {
     expect(res.status).toBe(200);
     const served = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
     expect(served.slice(0, disk.length)).toEqual(disk);
-    const conv = await (await daemon.fetch(`/conversations/${descriptor.id}`, { auth: false })).json();
+    const conv = await body(daemon.fetch(`/conversations/${descriptor.id}`, { auth: false }));
     expect(conv.messages).toEqual([expect.objectContaining({ role: "user", text: "ping" }), expect.objectContaining({ role: "agent", text: "echo: ping" })]);
   });
 
   it("follow mode streams live lines until the session ends", async () => {
-    const start = await (await daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "slow", cwd: home.home, prompt: "watch" }), headers: { "content-type": "application/json" } })).json();
+    const start = await body(daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "slow", cwd: home.home, prompt: "watch" }), headers: { "content-type": "application/json" } }));
     const id = start.descriptor.id;
     const res = await daemon.fetch(`/sessions/${id}/events?follow=1`, { auth: false });
     expect(res.headers.get("content-type")).toContain("application/x-ndjson");
@@ -84,7 +86,7 @@ describe("sessions through the daemon, the CLI and the routes", () => {
     expect((await daemon.fetch("/sessions", { auth: false })).status).toBe(200);
     const bad = await daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "nope", cwd: home.home }), headers: { "content-type": "application/json" } });
     expect(bad.status).toBe(404);
-    expect((await bad.json()).error.message).toContain("svc acp add nope");
+    expect((await body(bad)).error.message).toContain("svc acp add nope");
   });
 
   it("an ACP agent from the config shadows the catalog entry of the same slug", async () => {
@@ -106,7 +108,7 @@ describe("sessions through the daemon, the CLI and the routes", () => {
     await until(async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes("hi"), "terminal output");
     const lines = (await readFile(descriptor.terminalPath, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
     expect(lines.map((l: { data: { text: string } }) => l.data.text).join("")).toBe("hi\n");
-    await until(async () => (await (await daemon.fetch(`/sessions/${descriptor.id}`)).json()).descriptor.state === "ended", "terminal exit");
+    await until(async () => (await body(daemon.fetch(`/sessions/${descriptor.id}`))).descriptor.state === "ended", "terminal exit");
   });
 
   it("a terminal preset applies argv, env over the daemon's, a cwd relative to the CLI's cwd and the label", async () => {

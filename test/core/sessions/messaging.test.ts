@@ -1,7 +1,9 @@
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionMessaging } from "../../../core/sessions/messaging.js";
 import { CONFIG, resolve } from "../../../core/tokens.js";
-import { makeHarness, until, type Harness } from "./harness.js";
+import { FIXTURE_AGENTS, makeHarness, until, type Harness } from "./harness.js";
 
 let h: Harness;
 let m: SessionMessaging;
@@ -18,21 +20,17 @@ async function family(config: Record<string, unknown> = {}) {
 }
 
 describe("messaging policy", () => {
-  it("records lineage: depth and role from defaults.defaultRoleDepthCutoff", async () => {
+  it("message_send reaches a child and the parent; a sibling only with allowSiblings; an unrelated session never", async () => {
     const f = await family();
     expect(h.runtime.describe(h.runtime.get(f.parent))).toMatchObject({ depth: 0, role: "supervisor" });
     expect(h.runtime.describe(h.runtime.get(f.a))).toMatchObject({ depth: 1, role: "executor", parentId: f.parent });
-  });
-
-  it("message_send reaches a child and the parent; a sibling only with allowSiblings; an unrelated session never", async () => {
-    const f = await family();
     expect(m.messageSend(f.parent, f.a, "to child")).toMatchObject({ to: f.a, from: f.parent });
     expect(m.messageSend(f.a, f.parent, "to parent").to).toBe(f.parent);
     expect(() => m.messageSend(f.a, f.b, "to sibling")).toThrow(/allowSiblings/);
     expect(() => m.messageSend(f.b, f.stranger, "hi")).toThrow(/neither the parent, a child nor a sibling/);
-    await h.cleanup();
-    const g = await family({ defaults: { messaging: { allowSiblings: true } } });
-    expect(m.messageSend(g.a, g.b, "to sibling").to).toBe(g.b);
+    await writeFile(join(h.home, "config.json"), JSON.stringify({ acpAgents: FIXTURE_AGENTS, defaults: { messaging: { allowSiblings: true } } }));
+    expect((await resolve(h.c, CONFIG).reload()).ok).toBe(true);
+    expect(m.messageSend(f.a, f.b, "to sibling").to).toBe(f.b);
   });
 
   it("message_reply answers the original sender; message_parent goes up the lineage", async () => {
