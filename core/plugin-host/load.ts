@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { AnyPlugin } from "../plugin-api/index.js";
 import type { Logger } from "../runtime/logger.js";
+import { PhaseError } from "./manifest.js";
 import type { LoadedPlugin, LoadFailure, PluginRegistry } from "./registry.js";
 import { BUILTIN_PACKAGE, scanPackages, type ScannedPackage, type ScanOptions } from "./scan.js";
 
@@ -19,10 +20,10 @@ export async function importPackage(pkg: ScannedPackage): Promise<LoadedPlugin[]
     try {
       mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
     } catch (err) {
-      throw new LoadError("import", `importing ${decl.entry} (${decl.type} ${decl.kind}) failed: ${(err as Error).message}`);
+      throw new PhaseError("import", `importing ${decl.entry} (${decl.type} ${decl.kind}) failed: ${(err as Error).message}`);
     }
     const problem = shapeProblem(mod.default, decl.type, decl.kind);
-    if (problem) throw new LoadError("shape", `${decl.entry}: ${problem}`);
+    if (problem) throw new PhaseError("shape", `${decl.entry}: ${problem}`);
     out.push({
       type: decl.type,
       kind: decl.kind,
@@ -47,15 +48,6 @@ export function shapeProblem(value: unknown, type: LoadedPlugin["type"], kind: s
   return undefined;
 }
 
-class LoadError extends Error {
-  constructor(
-    readonly phase: LoadFailure["phase"],
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 /** Scans and loads built-ins then `options.ids` into `registry`; returns this run's failures. */
 export async function loadPlugins(registry: PluginRegistry, options: ScanOptions & { logger?: Logger }): Promise<LoadFailure[]> {
   const { packages, failures } = scanPackages(options);
@@ -63,7 +55,7 @@ export async function loadPlugins(registry: PluginRegistry, options: ScanOptions
     try {
       for (const plugin of await importPackage(pkg)) registry.add(plugin);
     } catch (err) {
-      failures.push({ package: pkg.label, phase: err instanceof LoadError ? err.phase : "import", error: (err as Error).message });
+      failures.push({ package: pkg.label, phase: err instanceof PhaseError ? err.phase : "import", error: (err as Error).message });
     }
   }
   const ordered = inListedOrder(failures, options.ids);

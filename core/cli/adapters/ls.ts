@@ -6,6 +6,7 @@
 import { SvcError } from "../../errors.js";
 import { readJsonFile } from "../../storage/json-file.js";
 import { installDir } from "../../plugin-host/locations.js";
+import { PhaseError } from "../../plugin-host/manifest.js";
 import { importPackage, inListedOrder } from "../../plugin-host/load.js";
 import type { LoadFailure, PluginSource, ShadowRecord } from "../../plugin-host/registry.js";
 import { arbitrate, declaredPlugins, scanPackages, type ScannedPackage } from "../../plugin-host/scan.js";
@@ -56,7 +57,7 @@ export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: str
         await importPackage(pkg);
         ok.push(pkg);
       } catch (err) {
-        failures.push({ package: pkg.label, phase: (err as { phase?: LoadFailure["phase"] }).phase ?? "import", error: (err as Error).message });
+        failures.push({ package: pkg.label, phase: err instanceof PhaseError ? err.phase : "import", error: (err as Error).message });
       }
     }
     packages = ok;
