@@ -125,3 +125,14 @@ describe("local paths", () => {
     expect(provisionCapFor(cfg, "/x/none")).toBeUndefined();
   });
 });
+
+describe("staticConfigService", () => {
+  it("resolves a tree like the file-backed service", async () => {
+    const { staticConfigService } = await import("../../../core/config/static-config-service.js");
+    const svc = staticConfigService({ spawn: { attach: "on-request" } }, { env: { SVC_SPAWN_DEDUPE: "on-request" }, home: "/h" });
+    expect(svc.current().effective.spawn).toEqual({ attach: "on-request", dedupe: "on-request" });
+    expect(svc.current().effective.worktrees.root).toBe("/h/worktrees");
+    expect(svc.current().sources["spawn.dedupe"]).toEqual({ kind: "env", name: "SVC_SPAWN_DEDUPE" });
+    expect(() => staticConfigService({ daemon: { port: "x" } })).toThrow(/daemon\.port/);
+  });
+});
