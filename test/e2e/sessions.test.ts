@@ -80,6 +80,14 @@ describe("sessions through the daemon, the CLI and the routes", () => {
     expect(text).toContain('"session.ended"');
   });
 
+  it("svc sessions run reports a crashed agent with exit 1; transcripts of unknown sessions are 404", async () => {
+    const r = await runCli(["sessions", "run", "--adapter", "crash", "--prompt", "x"], { home: home.home });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/exited \(code 3.*simulated provider failure/);
+    expect((await daemon.fetch("/sessions/ses_nope/events", { auth: false })).status).toBe(404);
+    expect((await daemon.fetch("/sessions/bad%20id/events", { auth: false })).status).toBe(400);
+  });
+
   it("state-changing routes need the token even from loopback; reads do not", async () => {
     const denied = await daemon.fetch("/sessions", { method: "POST", auth: false, body: JSON.stringify({ adapter: "echo" }), headers: { "content-type": "application/json" } });
     expect(denied.status).toBe(401);
