@@ -71,6 +71,7 @@ export async function startDaemon(options: ContainerOptions & { modules?: Daemon
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {
+        for (const m of started) await m.drain?.(c).catch(() => undefined);
         await server.close();
         await stopModules();
         await removeRuntimeInfo(home, process.pid);

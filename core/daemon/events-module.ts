@@ -103,7 +103,7 @@ export const eventsModule: DaemonModule = {
     openStreams.set(c, streams);
     resolve(c, ROUTES).add(eventsRoute(resolve(c, DAEMON_EVENTS), streams));
   },
-  async stop(c) {
+  async drain(c) {
     for (const res of openStreams.get(c) ?? []) res.end();
   },
 };

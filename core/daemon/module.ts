@@ -8,5 +8,7 @@ import type { DependencyContainer } from "tsyringe";
 export interface DaemonModule {
   name: string;
   start(c: DependencyContainer): Promise<void>;
+  /** The daemon begins to stop: end long-lived responses (streams) so the listener can close. */
+  drain?(c: DependencyContainer): Promise<void>;
   stop?(c: DependencyContainer): Promise<void>;
 }
