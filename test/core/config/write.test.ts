@@ -50,6 +50,12 @@ describe("setConfigKey / unsetConfigKey", () => {
     expect(await readFile(file, "utf8")).toBe(before);
   });
 
+  it("a write keeps the file's mode (a hand-set 0600 stays 0600)", async () => {
+    await writeFile(file, JSON.stringify({ extJudge: { apiKey: "k" } }), { mode: 0o600 });
+    await setConfigKey(file, "daemon.port", 5);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
   it("a top level that is not an object is refused without touching the file", async () => {
     await writeFile(file, "[1,2]");
     await expect(setConfigKey(file, "daemon.port", 1)).rejects.toThrow(/top level must be a JSON object/);
