@@ -5,9 +5,9 @@ import { SvcError, fsyncDir } from "../../../core/plugin-api/index.js";
 import type { BodyRef } from "./row.js";
 
 /**
- * Exact serialized bodies, one file per row, written once (fsynced, mode 0600) and never
- * rewritten: a status change touches only the journal, and bodies are read from disk for each
- * attempt rather than held in memory.
+ * Exact serialized bodies, one file per row, written once at the compaction after the row was
+ * added (fsynced, mode 0600) and never rewritten: a status change touches only the journal, and
+ * bodies are read from disk for each attempt rather than held in memory.
  */
 export class BodyStore {
   private dirDirty = false;
@@ -18,10 +18,9 @@ export class BodyStore {
     await mkdir(this.dir, { recursive: true, mode: 0o700 });
   }
 
-  /** Writes the body of a new row. The directory entry becomes durable with {@link syncDir}. */
-  async write(requestId: string, body: Buffer): Promise<BodyRef> {
-    const file = `${requestId}.json`;
-    const handle = await open(join(this.dir, file), "wx", 0o600);
+  /** Writes a row's body file (replacing a torn one left by a crash). {@link syncDir} makes its entry durable. */
+  async write(ref: BodyRef, body: Buffer): Promise<void> {
+    const handle = await open(join(this.dir, ref.file), "w", 0o600);
     try {
       await handle.writeFile(body);
       await handle.datasync();
@@ -29,7 +28,6 @@ export class BodyStore {
       await handle.close();
     }
     this.dirDirty = true;
-    return { file, length: body.length, sha256: sha256(body) };
   }
 
   /** Makes new files' directory entries durable (one fsync for a whole batch). */
@@ -68,6 +66,10 @@ export class BodyStore {
   async removeFile(file: string): Promise<void> {
     await rm(join(this.dir, file), { force: true });
   }
+}
+
+export function bodyRef(requestId: string, body: Buffer): BodyRef {
+  return { file: `${requestId}.json`, length: body.length, sha256: sha256(body) };
 }
 
 export function sha256(body: Buffer): string {

@@ -1,6 +1,9 @@
 import { open, type FileHandle } from "node:fs/promises";
 import type { JournalRecord, NewRecord } from "./row.js";
 
+/** Bytes of journal text written by one group commit at most (bodies ride inline in `add` records). */
+const MAX_BATCH_CHARS = 8 * 1024 * 1024;
+
 /**
  * The outbox's append-only state journal (one JSON line per record) with group commit: records
  * appended while a write is in flight share the next write and fdatasync. After a batch is durable,
@@ -8,16 +11,17 @@ import type { JournalRecord, NewRecord } from "./row.js";
  * only ever holds durable state, and {@link between} (compaction) sees a consistent state.
  */
 export class Journal {
-  private queue: Array<{ records: JournalRecord[]; done: (results: boolean[]) => void; fail: (err: unknown) => void }> = [];
+  private queue: Array<{ records: JournalRecord[]; text?: string; done: (results: boolean[]) => void; fail: (err: unknown) => void }> = [];
   private tasks: Array<() => Promise<void>> = [];
   private flushing = false;
+  /** Bytes known to be whole records. */
+  private size = 0;
   private idle: Array<() => void> = [];
 
   private constructor(
     private handle: FileHandle,
     private seq: number,
     private readonly apply: (record: JournalRecord) => boolean,
-    private readonly beforeWrite: (records: JournalRecord[]) => Promise<void>,
     private readonly between: () => Promise<void>,
   ) {}
 
@@ -26,23 +30,28 @@ export class Journal {
     seq: number,
     hooks: {
       apply: (record: JournalRecord) => boolean;
-      beforeWrite: (records: JournalRecord[]) => Promise<void>;
       between: () => Promise<void>;
     },
   ): Promise<Journal> {
     const handle = await open(path, "a", 0o600);
-    return new Journal(handle, seq, hooks.apply, hooks.beforeWrite, hooks.between);
+    const journal = new Journal(handle, seq, hooks.apply, hooks.between);
+    journal.size = (await handle.stat()).size;
+    return journal;
   }
 
   get lastSeq(): number {
     return this.seq;
   }
 
-  /** Appends records durably; resolves with `apply`'s result for each (false: it changed nothing). */
-  append(records: NewRecord[]): Promise<boolean[]> {
-    const stamped = records.map((r) => ({ ...r, seq: ++this.seq }) as JournalRecord);
+  /**
+   * Appends records durably; resolves with `apply`'s result for each (false: it changed nothing).
+   * `stamped` sees each record as it will be applied (to attach in-memory companions).
+   */
+  append(records: NewRecord[], stamped?: (record: JournalRecord) => void): Promise<boolean[]> {
+    const recs = records.map((r) => ({ ...r, seq: ++this.seq }) as JournalRecord);
+    if (stamped) recs.forEach(stamped);
     return new Promise((done, fail) => {
-      this.queue.push({ records: stamped, done, fail });
+      this.queue.push({ records: recs, done, fail });
       if (!this.flushing) void this.flush();
     });
   }
@@ -61,6 +70,7 @@ export class Journal {
   async truncate(): Promise<void> {
     await this.handle.truncate(0);
     await this.handle.datasync();
+    this.size = 0;
   }
 
   /** Resolves once nothing is queued or being written. */
@@ -74,13 +84,28 @@ export class Journal {
     await this.handle.close();
   }
 
+  /** Queued appends for one write, up to {@link MAX_BATCH_CHARS} (at least one). */
+  private takeBatch(): Journal["queue"] {
+    let chars = 0;
+    let n = 0;
+    while (n < this.queue.length && (n === 0 || chars < MAX_BATCH_CHARS)) {
+      const entry = this.queue[n]!;
+      entry.text ??= entry.records.map((r) => JSON.stringify(r) + "\n").join("");
+      chars += entry.text.length;
+      n++;
+    }
+    return this.queue.splice(0, n);
+  }
+
   private async writeBatch(batch: Journal["queue"]): Promise<void> {
-    const records = batch.flatMap((b) => b.records);
+    const text = Buffer.from(batch.map((b) => b.text).join(""), "utf8");
     try {
-      await this.beforeWrite(records);
-      await this.handle.write(records.map((r) => JSON.stringify(r) + "\n").join(""));
+      await this.handle.write(text);
       await this.handle.datasync();
+      this.size += text.length;
     } catch (err) {
+      // Cut a partial write off, so the next record never continues a torn line.
+      await this.handle.truncate(this.size).catch(() => undefined);
       for (const b of batch) b.fail(err);
       return;
     }
@@ -92,7 +117,7 @@ export class Journal {
     this.flushing = true;
     try {
       while (this.queue.length > 0 || this.tasks.length > 0) {
-        if (this.queue.length > 0) await this.writeBatch(this.queue.splice(0));
+        if (this.queue.length > 0) await this.writeBatch(this.takeBatch());
         for (const task of this.tasks.splice(0)) await task();
       }
     } finally {

@@ -2,7 +2,7 @@ import { join } from "node:path";
 import type { Logger } from "../../../core/plugin-api/index.js";
 import { SvcError } from "../../../core/plugin-api/index.js";
 import { LIMITS } from "../limits.js";
-import { BodyStore } from "./body-store.js";
+import { BodyStore, bodyRef } from "./body-store.js";
 import { Journal } from "./journal.js";
 import { loadState, writeSnapshot, OUTBOX_FILES } from "./persistence.js";
 import { isTerminal, rowKey, type DeadReason, type DeliveryState, type JournalRecord, type OutboxRow, type RowStatus } from "./row.js";
@@ -17,6 +17,8 @@ export interface OutboxOptions {
   cap?: number;
   /** Journal records between two compactions (default 2,048). */
   compactEvery?: number;
+  /** Body bytes held inline in the journal (and in memory) before a compaction moves them to files (default 8 MiB). */
+  maxStagedBytes?: number;
 }
 
 export interface AddResult {
@@ -29,24 +31,33 @@ export interface AddResult {
  * The webhook outbox: rows unique per `(sentinelId, eventId)`, durable before {@link add} resolves,
  * with the transitions of SPEC.md's "Outbox row" table. Row metadata lives in memory and in
  * `sentinel-webhook-outbox.json` (a snapshot) plus `sentinel-webhook-outbox.journal` (appended
- * state changes, compacted into the snapshot); bodies live in `sentinel-webhook-outbox.bodies/`,
- * written once. See the README, "Webhook target", for the layout and its crash rules.
+ * state changes, compacted into the snapshot). A new row's body rides inline in its journal record
+ * (one fsync accepts an event) and moves at the next compaction to its own file in
+ * `sentinel-webhook-outbox.bodies/`, written once. See the README, "Webhook target", for the
+ * layout and its crash rules.
  */
 export class Outbox {
   private readonly rows = new Map<string, OutboxRow>();
   private readonly byKey = new Map<string, string>();
   private readonly adding = new Map<string, Promise<AddResult>>();
   private readonly evicting = new Set<string>();
+  /** Bodies of rows added since the last compaction (inline in the journal, not yet in files). */
+  private readonly staged = new Map<string, Buffer>();
+  private stagedBytes = 0;
+  /** Live add records' bodies, so applying them does not decode base64 again. */
+  private readonly liveBodies = new WeakMap<JournalRecord, Buffer>();
   private journal!: Journal;
   private appliedSeq = 0;
   private sinceCompact = 0;
   private readonly cap: number;
   private readonly compactEvery: number;
+  private readonly maxStagedBytes: number;
   readonly bodies: BodyStore;
 
   private constructor(private readonly opts: OutboxOptions) {
     this.cap = opts.cap ?? LIMITS.outboxCap;
     this.compactEvery = opts.compactEvery ?? 2_048;
+    this.maxStagedBytes = opts.maxStagedBytes ?? 8 * 1024 * 1024;
     this.bodies = new BodyStore(join(opts.home, OUTBOX_FILES.bodies));
   }
 
@@ -90,7 +101,8 @@ export class Outbox {
   }
 
   readBody(row: OutboxRow): Promise<Buffer> {
-    return this.bodies.read(row.bodyBytes);
+    const staged = this.staged.get(row.requestId);
+    return staged ? Promise.resolve(staged) : this.bodies.read(row.bodyBytes);
   }
 
   /**
@@ -157,7 +169,7 @@ export class Outbox {
   private async insert(input: { sentinelId: string; eventId: string; body: Buffer }): Promise<AddResult> {
     const evict = this.chooseEvictions(input);
     const requestId = this.opts.newId();
-    const bodyBytes = await this.bodies.write(requestId, input.body);
+    const bodyBytes = bodyRef(requestId, input.body);
     const now = this.opts.now();
     const row: OutboxRow = {
       sentinelId: input.sentinelId,
@@ -173,10 +185,10 @@ export class Outbox {
     };
     let results: boolean[];
     try {
-      results = await this.journal.append([...evict.map((r) => ({ op: "remove" as const, requestId: r.requestId })), { op: "add" as const, row }]);
-    } catch (err) {
-      await this.bodies.remove(bodyBytes).catch(() => undefined);
-      throw err;
+      results = await this.journal.append(
+        [...evict.map((r) => ({ op: "remove" as const, requestId: r.requestId })), { op: "add" as const, row, body: input.body.toString("base64") }],
+        (rec) => (rec.op === "add" ? this.liveBodies.set(rec, input.body) : undefined),
+      );
     } finally {
       evict.forEach((r) => this.evicting.delete(r.requestId));
     }
@@ -218,6 +230,8 @@ export class Outbox {
         if (owner !== undefined && owner !== rec.row.requestId) return false;
         this.rows.set(rec.row.requestId, { ...rec.row });
         this.byKey.set(key, rec.row.requestId);
+        const body = this.liveBodies.get(rec) ?? (rec.body !== undefined ? Buffer.from(rec.body, "base64") : undefined);
+        if (body) this.stage(rec.row.requestId, body);
         return true;
       }
       case "update": {
@@ -240,6 +254,7 @@ export class Outbox {
         if (!row) return false;
         this.rows.delete(rec.requestId);
         this.byKey.delete(rowKey(row.sentinelId, row.eventId));
+        this.unstage(rec.requestId);
         return true;
       }
     }
@@ -256,11 +271,8 @@ export class Outbox {
     await this.snapshotNow(false);
     this.journal = await Journal.open(join(home, OUTBOX_FILES.journal), this.appliedSeq, {
       apply: this.apply,
-      beforeWrite: async (records) => {
-        if (records.some((r) => r.op === "add")) await this.bodies.syncDir();
-      },
       between: async () => {
-        if (this.sinceCompact < this.compactEvery) return;
+        if (this.sinceCompact < this.compactEvery && this.stagedBytes < this.maxStagedBytes) return;
         await this.snapshotNow().catch((err: Error) => logger.error("outbox compaction failed", { error: err.message }));
       },
     });
@@ -273,7 +285,7 @@ export class Outbox {
     const referenced = new Set<string>();
     for (const row of this.rows.values()) {
       referenced.add(row.bodyBytes.file);
-      if (row.status === "pending" && !files.has(row.bodyBytes.file)) {
+      if (row.status === "pending" && !files.has(row.bodyBytes.file) && !this.staged.has(row.requestId)) {
         row.status = "dead";
         row.deadReason = "delivered_rejected";
         row.deliveryState = { ...row.deliveryState, lastError: "the stored body is missing from the outbox" };
@@ -284,9 +296,27 @@ export class Outbox {
     for (const f of files) if (!referenced.has(f)) await this.bodies.removeFile(f);
   }
 
+  /** Moves staged bodies to their files, writes the snapshot, then empties the journal. */
   private async snapshotNow(truncate = true): Promise<void> {
+    const staged = [...this.staged];
+    await Promise.all(staged.map(([id, body]) => this.bodies.write(this.rows.get(id)!.bodyBytes, body)));
+    await this.bodies.syncDir();
     await writeSnapshot(this.opts.home, this.appliedSeq, [...this.rows.values()]);
     this.sinceCompact = 0;
     if (truncate) await this.journal.truncate();
+    for (const [id] of staged) this.unstage(id);
+  }
+
+  private stage(requestId: string, body: Buffer): void {
+    this.unstage(requestId);
+    this.staged.set(requestId, body);
+    this.stagedBytes += body.length;
+  }
+
+  private unstage(requestId: string): void {
+    const body = this.staged.get(requestId);
+    if (!body) return;
+    this.staged.delete(requestId);
+    this.stagedBytes -= body.length;
   }
 }

@@ -12,7 +12,10 @@ export interface DeliveryState {
   lastAt: number | null;
 }
 
-/** Where the exact serialized body lives: a file written once, checked on every read. */
+/**
+ * Where the exact serialized body lives: inline in the journal's `add` record until the next
+ * compaction, then in its own file, written once; checked on every read.
+ */
 export interface BodyRef {
   /** File name inside the bodies folder. */
   file: string;
@@ -39,7 +42,7 @@ export interface OutboxRow {
 
 /** One line of the state journal. */
 export type JournalRecord =
-  | { seq: number; op: "add"; row: OutboxRow }
+  | { seq: number; op: "add"; row: OutboxRow; /** The exact body, base64, until compaction moves it to its file. */ body?: string }
   | { seq: number; op: "update"; requestId: string; status: RowStatus; deliveryState: DeliveryState; deadReason?: DeadReason; at: number }
   | { seq: number; op: "seen"; requestId: string }
   | { seq: number; op: "remove"; requestId: string };

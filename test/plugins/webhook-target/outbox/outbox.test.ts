@@ -86,6 +86,7 @@ describe("webhook outbox", () => {
     expect(await ob.reap()).toEqual([]);
     expect(ob.get(d.requestId)).toBeDefined();
     clock.advance(1);
+    await ob.compact();
     await ob.reap();
     expect(ob.get(d.requestId)).toBeUndefined();
     expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([p.bodyBytes.file]);
@@ -116,12 +117,17 @@ describe("webhook outbox", () => {
     expect(err).toMatchObject({ code: "unavailable" });
     expect(err.message).toMatch(/outbox is full: all 3 rows are pending/);
     expect(ob.size).toBe(3);
+    await ob.compact();
     expect((await readdir(join(home, OUTBOX_FILES.bodies))).length).toBe(3);
   });
 
-  it("changes status by appending to the journal: body files are never rewritten", async () => {
+  it("accepts a row with one journal append, and changes status by appending: body files are written once, never rewritten", async () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1", "snt_1", 200_000) });
+    const journal = (await readFile(join(home, OUTBOX_FILES.journal), "utf8")).trim().split("\n");
+    expect(journal).toHaveLength(1);
+    expect(Buffer.from(JSON.parse(journal[0]!).body, "base64").equals(body("e1", "snt_1", 200_000))).toBe(true);
+    await ob.compact();
     const bodyPath = join(home, OUTBOX_FILES.bodies, row.bodyBytes.file);
     const before = await stat(bodyPath);
     const journalBefore = (await stat(join(home, OUTBOX_FILES.journal))).size;
@@ -175,6 +181,7 @@ describe("webhook outbox", () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
     const { row: r2 } = await ob.add({ sentinelId: "snt_1", eventId: "e2", body: body("e2") });
+    await ob.compact();
     await appendFile(join(home, OUTBOX_FILES.bodies, r2.bodyBytes.file), " ");
     await expect(ob.readBody(ob.get(r2.requestId)!)).rejects.toThrow(/does not match/);
     await ob.close();
@@ -188,6 +195,7 @@ describe("webhook outbox", () => {
   it("creates its files with mode 0600", async () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
+    await ob.compact();
     for (const f of [OUTBOX_FILES.snapshot, OUTBOX_FILES.journal, join(OUTBOX_FILES.bodies, row.bodyBytes.file)]) {
       expect((await stat(join(home, f))).mode & 0o777).toBe(0o600);
     }
