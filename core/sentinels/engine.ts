@@ -45,12 +45,11 @@ export class SentinelEngine implements SentinelService {
     this.logger = logger.child({ area: "sentinels" });
   }
 
-  /** Loads the store, indexes the active sentinels, drops orphan dedup files, sweeps expiry. */
+  /** Loads the store, indexes the active sentinels and drops orphan dedup files (then sweep "startup"). */
   async load(): Promise<void> {
     const records = await this.store.load();
     for (const rec of records) if (rec.status === "active") await this.indexRecord(rec);
     for (const id of await this.dedup.orphans(new Set(records.map((r) => r.id)))) await this.dedup.remove(id);
-    await this.sweep("startup");
   }
 
   /** Expires every active sentinel whose `until` is reached (startup, periodic tick, poll). */

@@ -44,7 +44,9 @@ export const sentinelsModule: DaemonModule = {
     if (!services.has("events")) services.provide("events", resolve(c, DAEMON_EVENTS));
     for (const r of sentinelRoutes(engine)) routes.add(r);
     await engine.load();
-    await startPlugins(c, engine);
+    await startTargets(c);
+    await engine.sweep("startup");
+    await startProviders(c, engine);
     const ticker = c.isRegistered(SENTINEL_TICKER as symbol) ? resolve(c, SENTINEL_TICKER) : intervalTicker;
     const stopTick = ticker.every(tickIntervalMs(resolve(c, ENV)), () => {
       engine.sweep("tick").catch((err: Error) => logger.error("sentinel expiry tick failed", { error: err.message }));
@@ -64,15 +66,20 @@ export const sentinelsModule: DaemonModule = {
   },
 };
 
-async function startPlugins(c: DependencyContainer, engine: SentinelEngine): Promise<void> {
+function pluginFailure(c: DependencyContainer) {
   const registry = resolve(c, PLUGINS);
-  const plugins = resolve(c, SENTINEL_PLUGINS);
   const logger = resolve(c, LOGGER).child({ area: "sentinels" });
-  const failed = (type: "provider" | "target", kind: string, err: unknown) => {
+  return (type: "provider" | "target", kind: string, err: unknown) => {
     const error = err instanceof Error ? err.message : String(err);
     logger.error("plugin failed to start", { plugin: `${type}:${kind}`, error });
     registry.fail({ package: registry.get(type, kind)?.source.package ?? kind, phase: "setup", error });
   };
+}
+
+/** Sets up and starts every loaded target (before the startup sweep, which may call their `expired`). */
+async function startTargets(c: DependencyContainer): Promise<void> {
+  const plugins = resolve(c, SENTINEL_PLUGINS);
+  const failed = pluginFailure(c);
   for (const kind of plugins.targetKinds()) {
     try {
       await (await plugins.target(kind)).start?.();
@@ -80,6 +87,13 @@ async function startPlugins(c: DependencyContainer, engine: SentinelEngine): Pro
       failed("target", kind, err);
     }
   }
+}
+
+/** Starts every loaded provider and hands it its active sentinels (`watch`). */
+async function startProviders(c: DependencyContainer, engine: SentinelEngine): Promise<void> {
+  const plugins = resolve(c, SENTINEL_PLUGINS);
+  const logger = resolve(c, LOGGER).child({ area: "sentinels" });
+  const failed = pluginFailure(c);
   for (const kind of plugins.providerKinds()) {
     try {
       const provider = await plugins.provider(kind);

@@ -35,8 +35,8 @@ export type SentinelSpecInput = z.infer<typeof sentinelSpecSchema>;
 export type MatchClause = z.infer<typeof matchClauseSchema>;
 export type SentinelUntil = z.infer<typeof untilSchema>;
 
-/** A sentinel event as providers hand it to the engine (SvcEvent, validated). */
-export const svcEventSchema = z.strictObject({
+/** A sentinel event as providers hand it to the engine (SvcEvent, validated; unknown fields dropped). */
+export const svcEventSchema = z.object({
   id: z.string().min(1).max(200).refine((s) => !s.includes("."), "must not contain \".\""),
   type: z.string().min(1).max(200),
   subjects: z.array(z.string().min(1)).min(1, "give at least one subject"),
