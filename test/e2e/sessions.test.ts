@@ -6,6 +6,7 @@ import { FIXTURE_AGENTS, fixtureAgent } from "../core/sessions/harness.js";
 
 let home: { home: string; cleanup(): Promise<void> };
 let daemon: DaemonProcess;
+let exportedId = "";
 
 const body = async (r: Response | Promise<Response>): Promise<Record<string, any>> => (await (await r).json()) as Record<string, any>;
 
@@ -144,5 +145,16 @@ describe("sessions through the daemon, the CLI and the routes", () => {
     const exp = JSON.parse((await runCli(["sessions", "export", id], { home: home.home })).stdout);
     expect(exp.events.some((l: { type: string }) => l.type === "turn.ended")).toBe(true);
     expect((await runCli(["sessions", "stop", id], { home: home.home })).stdout).toContain(`stopped ${id}`);
+    exportedId = id;
+  });
+
+  it("svc sessions export reads the transcript from disk when no daemon runs", async () => {
+    await daemon.stop();
+    const exp = await runCli(["sessions", "export", exportedId], { home: home.home });
+    expect(exp.stderr).toBe("");
+    const out = JSON.parse(exp.stdout);
+    expect(out.eventsPath).toBe(join(home.home, "sessions", exportedId, "events.jsonl"));
+    expect(out.events.map((l: { type: string }) => l.type)).toContain("session.ended");
+    expect((await runCli(["sessions", "export", "ses_missing"], { home: home.home })).code).toBe(1);
   });
 });

@@ -4,6 +4,8 @@ import { SvcError } from "../../errors.js";
 import type { PromptReceipt } from "../../plugin-api/sessions.js";
 import type { SessionDescriptor, TurnResult } from "../../sessions/types.js";
 import { homeFile, svcHome } from "../../storage/paths.js";
+import { isSessionId, resolveEventsDir, sessionFiles } from "../../sessions/events-dir.js";
+import { readTranscript } from "../../sessions/transcript-reader.js";
 import { DaemonClient } from "../daemon-client.js";
 import { dim, printJson, printTable, println } from "../output.js";
 
@@ -96,9 +98,20 @@ export async function sessionsStop(id: string): Promise<void> {
   println(`stopped ${descriptor.id}`);
 }
 
+/** Through the daemon when it runs; otherwise straight from the transcript files on disk. */
 export async function sessionsExport(id: string): Promise<void> {
-  const client = await DaemonClient.connect();
-  printJson(await client.request("GET", `/sessions/${encodeURIComponent(id)}/export`));
+  const client = await DaemonClient.connect().catch((err: SvcError) => {
+    if (err.code !== "daemon_not_running") throw err;
+    return undefined;
+  });
+  if (client) return printJson(await client.request("GET", `/sessions/${encodeURIComponent(id)}/export`));
+  if (!isSessionId(id)) throw new SvcError("usage", `invalid session id ${JSON.stringify(id)}`);
+  const file = await loadConfigFile(homeFile(svcHome(), "config"));
+  const files = sessionFiles(resolveEventsDir(svcHome(), file.config.sessions?.eventsDir), id);
+  const events = await readTranscript(files.events);
+  if (events.length === 0) throw new SvcError("not_found", `no transcript for session ${id} at ${files.events}`);
+  const terminal = await readTranscript(files.terminal);
+  printJson({ id, eventsPath: files.events, events, ...(terminal.length ? { terminal } : {}) });
 }
 
 /**
