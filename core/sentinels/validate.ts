@@ -27,6 +27,7 @@ export async function validateSpec(input: unknown, plugins: SentinelPlugins, now
     const message = `unknown provider "${provider}"${parsed.provider ? "" : " (the default for these subjects)"}; loaded providers: ${providers.join(", ") || "(none)"}`;
     throw new SvcError("invalid_input", `invalid sentinel spec: provider: ${message}`, { details: [{ path: "provider", message }] });
   }
+  const match = await normalizeSubjects(parsed.match, provider, plugins);
   if (parsed.until.kind === "at" && parsed.until.ms <= now) {
     const message = `is in the past (${new Date(parsed.until.ms).toISOString()}); give a future time in epoch ms`;
     throw new SvcError("invalid_input", `invalid sentinel spec: until.ms ${message}`, { details: [{ path: "until.ms", message }] });
@@ -39,5 +40,19 @@ export async function validateSpec(input: unknown, plugins: SentinelPlugins, now
   }
   const target = await plugins.target(kind);
   const targetInput = parseOrThrow(target.inputSchema, parsed.target, `${kind} target`, "target") as Record<string, unknown>;
-  return { spec: { ...parsed, provider }, target: targetInput };
+  return { spec: { ...parsed, match, provider }, target: targetInput };
+}
+
+/** Each clause subject as its provider's `resolveSubject` normalizes it (e.g. GitHub owner and repo lower-cased). */
+async function normalizeSubjects(match: MatchClause[], provider: string, plugins: SentinelPlugins): Promise<MatchClause[]> {
+  const instance = await plugins.provider(provider);
+  if (!instance.resolveSubject) return match;
+  return match.map((clause, i) => {
+    try {
+      return { ...clause, subject: instance.resolveSubject!({ subject: clause.subject }) };
+    } catch (err) {
+      const message = `provider ${provider} does not accept this subject: ${(err as Error).message}`;
+      throw new SvcError("invalid_input", `invalid sentinel spec: match[${i}].subject: ${message}`, { details: [{ path: `match[${i}].subject`, message }] });
+    }
+  });
 }

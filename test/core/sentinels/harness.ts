@@ -74,6 +74,10 @@ export function testPlugins(rec: Recorder): AnyPlugin[] {
     setup: () => ({
       defaultTypes: (subject: string) => (subject.includes("#") ? ["github.pull_request.*", "github.review.*"] : ["github.*"]),
       readiness: async () => ({ ready: false, detail: "gh is not on PATH" }),
+      resolveSubject(input: { subject?: string }) {
+        if (input.subject?.includes(" ")) throw new Error("subjects have no spaces");
+        return input.subject!.toLowerCase();
+      },
       async configure(input: Record<string, unknown>) {
         return { configured: Object.keys(input) };
       },

@@ -71,6 +71,15 @@ describe("spec validation against the loaded plugins", () => {
     });
   });
 
+  it("normalizes subjects through the provider's resolveSubject and reports what it refuses", async () => {
+    const p = await h.engine.create(spec(["github:Acme/API#1", "github:Acme/*"], { provider: "local-gh" }), "loopback");
+    expect(p.spec.match.map((m) => m.subject)).toEqual(["github:acme/api#1", "github:acme/*"]);
+    await expect(h.engine.create(spec(["ok", "not ok"], { provider: "local-gh" }), "loopback")).rejects.toMatchObject({
+      code: "invalid_input",
+      details: [{ path: "match[1].subject", message: expect.stringContaining("subjects have no spaces") }],
+    });
+  });
+
   it("zod issues come back as a list of {path, message}", async () => {
     const err = await h.engine.create({ match: [{ subject: 3 }], until: { kind: "count" } }, "loopback").catch((e) => e);
     expect(err.code).toBe("invalid_input");
