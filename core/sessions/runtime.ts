@@ -18,6 +18,8 @@ import { TranscriptWriter } from "./transcript.js";
 import type { SessionDescriptor, StartRequest, TurnResult } from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
+const MAX_ENDED = 500;
+
 /**
  * The session runtime: starts sessions through adapter plugins (defaults merged), runs their
  * prompt queues, writes transcripts, and watches liveness. Offered to plugins as the host
@@ -44,6 +46,7 @@ export class SessionRuntime implements SessionHost {
       onTurnEnded: (s, r) => this.events.emit("session:turn-ended", { sessionId: s.id, promptId: r.promptId, stopReason: r.stopReason, ...(r.error ? { error: r.error } : {}) }),
       onExited: (s, unrun) => {
         this.events.emit("session:ended", { sessionId: s.id, exit: s.exit });
+        this.pruneEnded();
         s.closing = this.parkUnrun(s, unrun).finally(async () => {
           await s.transcript.close();
           await s.terminal?.close();
@@ -134,6 +137,12 @@ export class SessionRuntime implements SessionHost {
   /** SessionHost: a delivery from a non-human sender, under `defaults.messaging.agentInterrupt`. */
   async deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef }): Promise<PromptReceipt> {
     return this.prompt(sessionId, text, { ...this.applyInterruptPolicy(opts.sender, opts.urgency), ...(opts.ref ? { ref: opts.ref } : {}) });
+  }
+
+  /** Keeps at most MAX_ENDED ended sessions in memory (their transcripts stay on disk). */
+  private pruneEnded(): void {
+    const ended = [...this.sessions.values()].filter((x) => !x.live);
+    for (const old of ended.slice(0, Math.max(0, ended.length - MAX_ENDED))) this.sessions.delete(old.id);
   }
 
   /** Sentinel prompts that never ran because the session ended are parked, not lost. */
