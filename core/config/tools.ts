@@ -7,7 +7,7 @@ import { SvcError } from "../errors.js";
 import type { ToolDef } from "../plugin-api/tools.js";
 import type { ConfigService } from "./config-service.js";
 import { lookupKey, modelRoleTable } from "./lookup.js";
-import { holdsSecret } from "./secrets.js";
+import { holdsSecret, REDACTED } from "./secrets.js";
 import { setConfigKey, unsetConfigKey } from "./write.js";
 import { parseKey } from "./edit.js";
 
@@ -37,7 +37,7 @@ export function configTools(config: ConfigService): ToolDef[] {
       const path = config.current().path;
       const result = unset ? await unsetConfigKey(path, key) : await setConfigKey(path, key, value);
       const reload = await config.reload();
-      const shown = holdsSecret(parseKey(key)) ? "[redacted]" : value;
+      const shown = holdsSecret(parseKey(key)) ? REDACTED : value;
       return { key, ...(unset ? { unset: true } : { value: shown }), changed: result.changed, warnings: result.warnings, applied: reload.ok };
     },
   };

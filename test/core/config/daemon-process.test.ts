@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempHome, startDaemonProcess, type DaemonProcess } from "../../support/cli.js";
+import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../../support/cli.js";
 
 async function until(probe: () => boolean, what: string, logs: () => string): Promise<void> {
   const deadline = Date.now() + 20_000;
@@ -37,5 +37,21 @@ describe("a running daemon (svc serve) and a config.json that turns bad", () => 
     expect((await daemon.fetch("/health")).status).toBe(200);
     await writeFile(join(home.home, "config.json"), JSON.stringify({ sessions: { attentionDelaySec: 5 } }));
     await until(() => daemon.logs().includes("config.json reloaded"), "the reload", daemon.logs);
+  });
+});
+
+describe("svc serve refuses a configuration it cannot resolve", () => {
+  it.each([
+    [["--profile", "nope"], {}, /--profile nope: no such profile/],
+    [[], { SVC_TURN_STALL_AFTER_MS: "five minutes" }, /SVC_TURN_STALL_AFTER_MS="five minutes" is invalid/],
+  ])("serve %j with env %j fails naming the cause", async (args, env, why) => {
+    const home = await makeTempHome();
+    try {
+      const r = await runCli(["serve", "--port", "0", ...args], { home: home.home, env });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(why);
+    } finally {
+      await home.cleanup();
+    }
   });
 });
