@@ -2,6 +2,8 @@
 import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, symlinkSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { resolve as resolveModule } from "import-meta-resolve";
 import { SvcError } from "../../errors.js";
 import { svcRoot } from "../../plugin-host/locations.js";
 
@@ -31,11 +33,21 @@ function isInstalledPackage(root: string): boolean {
 
 /**
  * Makes `svc` itself resolvable (`import … from "svc/plugin-api"`) for packages installed in the
- * install location, by a `node_modules/svc` link to the running svc, unless one is already there.
+ * install location, by a `node_modules/svc` link to the running svc, unless it already resolves
+ * from there (e.g. a global install, where svc sits beside its adapters' folder).
  */
 export function ensureHostLink(dir: string): void {
-  const root = svcRoot();
-  if (dir === root || existsSync(join(dir, "node_modules", "svc"))) return;
-  mkdirSync(join(dir, "node_modules"), { recursive: true });
-  symlinkSync(root, join(dir, "node_modules", "svc"), "junction");
+  const modules = join(dir, "node_modules");
+  if (existsSync(join(modules, "svc")) || resolvesFrom("svc/plugin-api", modules)) return;
+  mkdirSync(modules, { recursive: true });
+  symlinkSync(svcRoot(), join(modules, "svc"), "junction");
+}
+
+function resolvesFrom(specifier: string, dir: string): boolean {
+  try {
+    resolveModule(specifier, pathToFileURL(dir + "/").href);
+    return true;
+  } catch {
+    return false;
+  }
 }
