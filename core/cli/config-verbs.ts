@@ -2,11 +2,11 @@
 import { stat } from "node:fs/promises";
 import { FileConfigService } from "../config/file-config-service.js";
 import type { ConfigSnapshot } from "../config/config-service.js";
-import { parseCliValue } from "../config/edit.js";
+import { parseCliValue, parseKey } from "../config/edit.js";
 import { configJsonSchemaText } from "../config/json-schema.js";
 import { lookupKey } from "../config/lookup.js";
 import { formatSource } from "../config/resolve.js";
-import { isSecretPath, redactSecrets } from "../config/secrets.js";
+import { holdsSecret, redactSecrets } from "../config/secrets.js";
 import { setConfigKey, unsetConfigKey } from "../config/write.js";
 import { homeFile, svcHome } from "../storage/paths.js";
 import { printJson, println, warn } from "./output.js";
@@ -55,7 +55,7 @@ export async function setConfig(key: string, text: string, opts: { string?: bool
   const value = parseCliValue(text, opts.string);
   const result = await setConfigKey(configPath(), key, value);
   for (const w of result.warnings) warn(w);
-  println(isSecretPath(key.split(".")) ? `set ${key}` : `set ${key} = ${JSON.stringify(value)}`);
+  println(holdsSecret(parseKey(key)) ? `set ${key}` : `set ${key} = ${JSON.stringify(value)}`);
 }
 
 export async function unsetConfig(key: string): Promise<void> {

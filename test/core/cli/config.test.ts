@@ -119,6 +119,16 @@ describe.concurrent("svc config (real CLI, temporary SVC_HOME)", () => {
     expect(await exists(file)).toBe(false);
   });
 
+  it("setting a secret (or a section holding one) never echoes it", async () => {
+    const { svc, readConfig } = await useHome();
+    for (const args of [["tunnel.token", "tok-secret-1"], ["tunnel", '{"token":"tok-secret-2"}'], ["defaults.adapters.a.auth", '{"apiKey":"key-secret-3"}']]) {
+      const r = await svc(["config", "set", ...args]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout + r.stderr).not.toMatch(/secret-\d/);
+    }
+    expect((await readConfig()).tunnel.token).toBe("tok-secret-2");
+  });
+
   it("extJudge.model and extJudge.baseUrl are writable", async () => {
     const { svc, file, readConfig, home } = await useHome();
     expect((await svc(["config", "set", "extJudge.model", "judge-2"])).code).toBe(0);
