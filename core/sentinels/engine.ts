@@ -120,8 +120,9 @@ export class SentinelEngine implements SentinelService {
   }
 
   async remove(id: string): Promise<void> {
-    const rec = this.require(id);
+    this.require(id);
     await this.mutex.run(id, async () => {
+      const rec = this.require(id);
       this.indexes.get(rec.spec.provider ?? "")?.remove(id);
       if (rec.status === "active") await this.callProvider(rec, "unwatch");
       const target = await this.plugins.target(rec.spec.target.kind).catch(() => undefined);

@@ -1,0 +1,66 @@
+/**
+ * kill -9 of the daemon while sentinels are being created and events pushed: the store and the
+ * dedup files stay readable, the daemon starts again, and what it reports is consistent.
+ */
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { makeSandbox, type Sandbox } from "../core/plugin-host/sandbox.js";
+
+let sb: Sandbox;
+let d: DaemonProcess;
+const start = () => startDaemonProcess({ home: sb.home, env: { SVC_INSTALL_DIR: sb.install } });
+const post = (path: string, body: unknown) =>
+  d.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(
+    (r) => r.status,
+    () => 0,
+  );
+
+beforeAll(async () => {
+  sb = await makeSandbox();
+  await sb.place("install", "recording-target", "svc-recording-target");
+  await sb.writeConfig({ adapters: ["svc-recording-target"] });
+  d = await start();
+});
+afterAll(async () => {
+  await d?.stop();
+  await sb?.cleanup();
+});
+
+describe("kill -9 mid-write", () => {
+  it("leaves sentinels.json and the dedup files whole, and the daemon serves on after a restart", async () => {
+    const spec = (i: number) => ({ match: [{ subject: `job:${i % 5}` }], until: { kind: "never" }, target: { kind: "recording", name: `k${i}` } });
+    for (let i = 0; i < 5; i++) expect(await post("/sentinels", spec(i))).toBe(201);
+    const inFlight = [
+      ...Array.from({ length: 30 }, (_, i) => post("/sentinels", spec(i + 5))),
+      ...Array.from({ length: 30 }, (_, i) => post("/providers/agentpush/events", { id: `k${i}`, type: "t", subjects: [`job:${i % 5}`] })),
+    ];
+    await new Promise((r) => setTimeout(r, 40));
+    await d.kill9();
+    await Promise.all(inFlight);
+
+    const stored = JSON.parse(await readFile(join(sb.home, "sentinels.json"), "utf8"));
+    expect(stored.version).toBe(1);
+    const ids = stored.sentinels.map((s: { id: string }) => s.id);
+    expect(ids.length).toBeGreaterThanOrEqual(5);
+    for (const f of await readdir(join(sb.home, "sentinels-dedup")).catch(() => [] as string[])) {
+      if (!f.endsWith(".json")) continue;
+      const state = JSON.parse(await readFile(join(sb.home, "sentinels-dedup", f), "utf8"));
+      expect(Array.isArray(state.seen) && typeof state.delivered === "number").toBe(true);
+    }
+
+    d = await start();
+    const list = (await (await d.fetch("/sentinels")).json()) as { sentinels: Array<{ id: string; spec: { match: Array<{ subject: string }> } }> };
+    expect(list.sentinels.map((s) => s.id).sort()).toEqual([...ids].sort());
+    expect(await post("/providers/agentpush/events", { id: "after", type: "t", subjects: ["job:0"] })).toBe(200);
+    const lines = (await readFile(join(sb.home, "plugins", "target-recording", "deliveries.jsonl"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const afterCount = lines.filter((l) => l.eventId === "after").length;
+    expect(afterCount).toBe(list.sentinels.filter((s) => s.spec.match[0]!.subject === "job:0").length);
+    expect(afterCount).toBeGreaterThanOrEqual(1);
+    const dup = await post("/providers/agentpush/events", { id: "after", type: "t", subjects: ["job:0"] });
+    expect(dup).toBe(200);
+    const again = (await readFile(join(sb.home, "plugins", "target-recording", "deliveries.jsonl"), "utf8")).split("\n").filter((l) => l.includes('"after"')).length;
+    expect(again).toBe(afterCount);
+  });
+});
