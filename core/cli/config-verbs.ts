@@ -68,13 +68,6 @@ export function printSchema(): void {
   process.stdout.write(configJsonSchemaText());
 }
 
-export async function printPath(opts: { json?: boolean }): Promise<void> {
-  const path = configPath();
-  const exists = await stat(path).then(() => true, () => false);
-  if (opts.json) printJson({ path, exists });
-  else println(path);
-}
-
 /** Warns when the file holds extJudge.apiKey and group or others can read it. */
 async function warnOpenSecretFile(snap: ConfigSnapshot): Promise<void> {
   const apiKey = (snap.raw.extJudge as { apiKey?: unknown } | undefined)?.apiKey;

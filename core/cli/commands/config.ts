@@ -54,7 +54,9 @@ export function registerConfig(program: Command): void {
     .description("Print the path of config.json")
     .option("--json", "print JSON ({path, exists})")
     .action(async (opts: { json?: boolean }) => {
-      const { printPath } = await import("../config-verbs.js");
-      await printPath(opts);
+      const { homeFile, svcHome } = await import("../../storage/paths.js");
+      const { existsSync } = await import("node:fs");
+      const path = homeFile(svcHome(process.env), "config");
+      process.stdout.write(opts.json ? JSON.stringify({ path, exists: existsSync(path) }, null, 2) + "\n" : path + "\n");
     });
 }

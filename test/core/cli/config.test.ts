@@ -30,6 +30,7 @@ describe.concurrent("svc config (real CLI, temporary SVC_HOME)", () => {
     }
     expect(await exists(file)).toBe(false);
     expect((await svc(["config", "path"])).stdout.trim()).toBe(file);
+    expect(JSON.parse((await svc(["config", "path", "--json"])).stdout)).toEqual({ path: file, exists: false });
   });
 
   it("set writes JSON values or strings, --string forces a string, get reads them back with sources", async () => {

@@ -1,6 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import fc from "fast-check";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { resolveConfig } from "../../../core/config/resolve.js";
 import { SvcError } from "../../../core/errors.js";
 import { loadConfigFile, validateConfigTree } from "../../../core/config/load.js";
 import { configSchema } from "../../../core/config/schema.js";
@@ -141,5 +143,32 @@ describe("the schema covers every SPEC.md key", () => {
     [{ webhooks: { allowSubnets: ["::1/128", "127.0.0.0/8"] } }, true],
   ])("%j valid: %s", (tree, ok) => {
     expect(configSchema.safeParse(tree).success).toBe(ok);
+  });
+});
+
+describe("property: any JSON tree", () => {
+  const sections = fc.constantFrom("daemon", "pairing", "defaults", "acpAgents", "worktrees", "spawn", "models", "tunnel", "profiles", "activeProfile", "future");
+  it("either loads and resolves, or fails with config_invalid; the raw tree is never altered", () => {
+    fc.assert(
+      fc.property(fc.dictionary(sections, fc.jsonValue({ maxDepth: 3 })), (tree) => {
+        const copy = structuredClone(tree);
+        let loaded: ReturnType<typeof validateConfigTree> | undefined;
+        try {
+          loaded = validateConfigTree(FILE, tree);
+        } catch (e) {
+          expect(SvcError.is(e) && e.code).toBe("config_invalid");
+        }
+        expect(tree).toEqual(copy);
+        if (loaded) {
+          expect(loaded.raw).toEqual(copy);
+          try {
+            resolveConfig(loaded.config, {}, {}, "/h");
+          } catch (e) {
+            expect(SvcError.is(e) && e.code).toBe("config_invalid");
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });
