@@ -100,24 +100,15 @@ export class Dispatcher {
   }
 
   /**
-   * One pass: expiry check, keys, then (holding a slot, so only attempts in flight hold a body in
-   * memory) the stored body, the POST, and the recorded outcome.
+   * One pass, holding a slot of the callback's lane (so only attempts in flight query the engine
+   * or hold a body in memory): expiry check, keys, the stored body, the POST; then the outcome is
+   * recorded.
    */
   private async attemptOnce(row: OutboxRow): Promise<"recorded" | "stopped"> {
     const { outbox, clock } = this.o;
-    const stop = await this.stopReason(row);
-    if (stop) {
-      await outbox.kill(row.requestId, stop.reason, stop.error);
-      return "recorded";
-    }
     const target = this.targetOf(row.sentinelId);
     if (!target) {
-      await outbox.kill(row.requestId, "sentinel_removed", "the sentinel is gone");
-      return "recorded";
-    }
-    const keys = await signingKeys(target, this.o.vault, clock.now());
-    if (!keys.ok) {
-      await outbox.kill(row.requestId, keys.reason, keys.error);
+      await outbox.kill(row.requestId, "sentinel_removed", "the sentinel was removed");
       return "recorded";
     }
     const host = hostOf(target.url);
@@ -125,6 +116,16 @@ export class Dispatcher {
     let outcome: AttemptOutcome;
     try {
       if (this.stopping.signal.aborted) return "stopped";
+      const stop = await this.stopReason(row);
+      if (stop) {
+        await outbox.kill(row.requestId, stop.reason, stop.error);
+        return "recorded";
+      }
+      const keys = await signingKeys(target, this.o.vault, clock.now());
+      if (!keys.ok) {
+        await outbox.kill(row.requestId, keys.reason, keys.error);
+        return "recorded";
+      }
       let body: Buffer;
       try {
         body = await outbox.readBody(row);
