@@ -84,13 +84,13 @@ function isRecordOfObjects(s: JsonSchema): boolean {
 function table(rows: Row[]): string[] {
   const lines = ["| Key | Type | Default | Env / flag override | Meaning |", "|---|---|---|---|---|"];
   for (const r of rows) {
-    lines.push(`| \`${r.key}\` | ${cell(typeOf(r.schema))} | ${cell(defaultOf(r.key))} | ${cell(overrideOf(r.key))} | ${cell(r.schema.description ?? "")} |`);
+    lines.push(`| \`${r.key}\` | \`${cell(typeOf(r.schema))}\` | ${cell(defaultOf(r.key))} | ${cell(overrideOf(r.key))} | ${cell(r.schema.description ?? "")} |`);
   }
   return lines;
 }
 
 function modelsTable(schema: JsonSchema): string[] {
-  const lines = [`Type: ${cell(typeOf(schema))}. Precedence: run input > the repository's \`models\` setting > this config > built-in default. A step may say \`model: role:<name>\`.`, ""];
+  const lines = [`Type: \`${cell(typeOf(schema))}\`. Precedence: run input > the repository's \`models\` setting > this config > built-in default. A step may say \`model: role:<name>\`.`, ""];
   lines.push("| Role | Default | Use |", "|---|---|---|");
   for (const [role, d] of Object.entries(MODEL_ROLE_DEFAULTS)) lines.push(`| \`models.${role}\` | \`${d.model}\` | ${cell(d.use)} |`);
   return lines;

@@ -90,7 +90,10 @@ export const acpAgentSchema = z.looseObject({
   env: stringRecord.optional().describe("Always-on environment variables"),
   resumable: z.boolean().optional().describe("Advertise resumable and native-resume continuation"),
   models: z
-    .looseObject({ default: nonEmpty.optional(), allowed: z.array(nonEmpty).optional() })
+    .looseObject({
+      default: nonEmpty.optional().describe("Default model id, informational"),
+      allowed: z.array(nonEmpty).optional().describe("Known model ids, informational"),
+    })
     .optional()
     .describe("Known model ids {default?, allowed?}, informational"),
   install_hint: z.string().optional().describe("Shown by `acp ls` when bin is missing from PATH"),
@@ -101,7 +104,7 @@ const worktreesFields = {
     .string()
     .regex(/^(\/|~\/)/, "must be an absolute path (or start with ~/)")
     .optional()
-    .describe("Directory under which worktrees are created, layout <root>/<repoName>/<slug>; `--root` overrides it"),
+    .describe("Directory under which worktrees are created, layout `<root>/<repoName>/<slug>`; `--root` overrides it"),
   isolation: z.enum(["always", "on-request", "never"]).optional().describe("Worktree policy for agent_start's worktree field"),
   provisionConcurrency: z.number().int().min(0).optional().describe("Daemon-wide cap on concurrent heavy provisioning phases; 0 disables the cap"),
   provisionLoadFactor: z.number().min(0).optional().describe("Load guard: no admission while the 1-minute load average exceeds cores x factor; 0 = off"),
@@ -112,7 +115,7 @@ export const worktreesSchema = z.looseObject({
   provisionConcurrencyByRepo: z
     .record(z.string(), z.number().int().min(0))
     .optional()
-    .describe("Extra per-repo cap {<repo path or directory name>: cap}; ~/ expands; invalid entries are ignored"),
+    .describe("Extra per-repo cap `{<repo path or directory name>: cap}`, never looser than provisionConcurrency; `~/` expands; invalid entries are ignored"),
 });
 
 export const spawnSchema = z.looseObject({
@@ -135,7 +138,7 @@ export const terminalPresetSchema = z.looseObject({
 
 export const sessionsSchema = z.looseObject({
   attentionDelaySec: z.number().min(0).optional().describe("Seconds a session stays shown as running after its last turn ends"),
-  eventsDir: nonEmpty.optional().describe("Root of per-session transcripts <eventsDir>/<sessionId>/events.jsonl; relative paths resolve against $SVC_HOME; takes effect on restart"),
+  eventsDir: nonEmpty.optional().describe("Root of per-session transcripts `<eventsDir>/<sessionId>/events.jsonl`; relative paths resolve against `$SVC_HOME`; takes effect on restart"),
 });
 
 export const featuresSchema = z.looseObject({
