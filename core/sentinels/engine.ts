@@ -15,6 +15,7 @@ import { SENTINEL_DEDUP, SENTINEL_PLUGINS, SENTINEL_STORE } from "./tokens.js";
 import type { SentinelDedup } from "./dedup.js";
 import { expiryReason, type EndReason, type ExpiryPoint } from "./expiry.js";
 import { KeyedMutex } from "./keyed-mutex.js";
+import { projectSentinel } from "./projection.js";
 import { SentinelIndex } from "./matcher.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { defaultProvider, validateSpec } from "./validate.js";
@@ -351,29 +352,13 @@ export class SentinelEngine implements SentinelService {
   private async projectRecord(rec: SentinelRecord): Promise<SentinelProjection> {
     await this.dedup.load(rec.id);
     const target = await this.plugins.target(rec.spec.target.kind).catch(() => undefined);
-    const projected = target ? target.project(rec.spec.target) : { kind: rec.spec.target.kind, unavailable: true };
-    const { target: _stored, ...spec } = rec.spec;
-    return {
-      id: rec.id,
-      status: rec.status,
-      createdAt: rec.createdAt,
-      updatedAt: rec.updatedAt,
-      deliveredCount: Math.max(rec.deliveredCount, this.dedup.delivered(rec.id)),
-      ...(rec.endedAt !== undefined ? { endedAt: rec.endedAt } : {}),
-      ...(rec.endedReason !== undefined ? { endedReason: rec.endedReason } : {}),
-      spec: { ...spec, target: { ...projected, kind: rec.spec.target.kind } },
-    };
+    return projectSentinel(rec, target, this.dedup.delivered(rec.id));
   }
 
   private require(id: string): SentinelRecord {
     const rec = this.store.get(id);
     if (!rec) throw new SvcError("not_found", `no sentinel ${id}; list them with \`svc sentinel list\``);
     return rec;
-  }
-
-  /** The number of indexed (active) sentinels per provider, for diagnostics and benches. */
-  indexedCount(provider: string): number {
-    return this.indexes.get(provider)?.size ?? 0;
   }
 }
 
