@@ -1,6 +1,6 @@
 /** The `svc config` verbs (loaded lazily by commands/config.ts). */
 import { stat } from "node:fs/promises";
-import { FileConfigService } from "../config/file-config-service.js";
+import { readEffectiveConfig } from "../config/read-effective.js";
 import type { ConfigSnapshot } from "../config/config-service.js";
 import { parseCliValue, parseKey } from "../config/edit.js";
 import { configJsonSchemaText } from "../config/json-schema.js";
@@ -16,8 +16,7 @@ function configPath(): string {
 }
 
 async function snapshot(profile?: string): Promise<ConfigSnapshot> {
-  const svc = await FileConfigService.open(configPath(), process.env, profile !== undefined ? { profile } : {});
-  const snap = svc.current();
+  const snap = await readEffectiveConfig(profile !== undefined ? { profile } : {});
   for (const w of snap.warnings) warn(w);
   return snap;
 }
