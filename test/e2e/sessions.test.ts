@@ -133,18 +133,21 @@ describe("sessions through the daemon, the CLI and the routes", () => {
   });
 
   it("svc sessions list, prompt and export work against the daemon", async () => {
-    const started = JSON.parse((await runCli(["sessions", "start", "--adapter", "echo", "--label", "lister", "--option", "model=x", "--json"], { home: home.home })).stdout);
+    const ok = async (args: string[]) => {
+      const r = await runCli(args, { home: home.home });
+      expect(r, `svc ${args.join(" ")}`).toMatchObject({ code: 0, stderr: "" });
+      return r.stdout;
+    };
+    const started = JSON.parse(await ok(["sessions", "start", "--adapter", "echo", "--label", "lister", "--option", "model=x", "--json"]));
     const id = started.descriptor.id;
     expect(started.descriptor.options).toEqual({ model: "x" });
-    const p = await runCli(["sessions", "prompt", id, "hello there", "--wait"], { home: home.home });
-    expect(p.stdout).toContain("echo: hello there");
-    const list = JSON.parse((await runCli(["sessions", "list", "--json"], { home: home.home })).stdout);
+    expect(await ok(["sessions", "prompt", id, "hello there", "--wait"])).toContain("echo: hello there");
+    const list = JSON.parse(await ok(["sessions", "list", "--json"]));
     expect(list.sessions.find((s: { id: string }) => s.id === id)).toMatchObject({ label: "lister", turns: 1 });
-    const table = await runCli(["sessions", "list"], { home: home.home });
-    expect(table.stdout).toContain("lister");
-    const exp = JSON.parse((await runCli(["sessions", "export", id], { home: home.home })).stdout);
+    expect(await ok(["sessions", "list"])).toContain("lister");
+    const exp = JSON.parse(await ok(["sessions", "export", id]));
     expect(exp.events.some((l: { type: string }) => l.type === "turn.ended")).toBe(true);
-    expect((await runCli(["sessions", "stop", id], { home: home.home })).stdout).toContain(`stopped ${id}`);
+    expect(await ok(["sessions", "stop", id])).toContain(`stopped ${id}`);
     exportedId = id;
   });
 
