@@ -1,33 +1,47 @@
 /**
- * Deduplication by `(sentinelId, event.id)`, one small file per sentinel under
- * `$SVC_HOME/sentinels-dedup/<sentinelId>.json`, so a delivery rewrites only its sentinel's file
- * (never sentinels.json). It keeps:
- * - `seen`: the last 1000 event ids marked seen (oldest evicted first);
- * - `inflight`: ids a target acked `deferred` and has not yet marked seen. They count as
- *   duplicates too, so a re-pushed event never reaches the target a second time while its first
- *   delivery is still pending; they move to `seen` on markSeen;
- * - `delivered`: how many events were delivered (for `until: count` and the listings).
- * Writes are atomic and fsynced. Callers serialize per sentinel (the engine's keyed mutex).
+ * Deduplication by `(sentinelId, event.id)`, persisted per sentinel under
+ * `$SVC_HOME/sentinels-dedup/` so that a delivery never rewrites sentinels.json:
+ * - `<sentinelId>.log`: a journal, one JSON line per change `{q, e, a}` (sequence, event id,
+ *   `now` | `deferred` | `seen`), appended and fdatasynced before the change counts (about one
+ *   fsync per delivery);
+ * - `<sentinelId>.json`: a snapshot `{seq, seen, inflight, delivered}` written atomically
+ *   (core/storage) when the journal passes 2000 lines, after which the journal is emptied. Lines
+ *   with `q <= seq` are skipped on replay, so a crash between the two steps replays nothing
+ *   twice; a torn last line (kill -9 mid-append) is dropped.
+ * State: `seen` = the last 1000 event ids marked seen (oldest evicted first); `inflight` = ids a
+ * target acked `deferred` and has not yet marked seen: they count as duplicates too, so a
+ * re-pushed event never reaches the target a second time while its first delivery is pending;
+ * `delivered` = deliveries so far (for `until: count` and the listings).
  */
-import { readdir, rm } from "node:fs/promises";
-import { join } from "node:path";
+import { mkdir, open, readdir, readFile, rm, truncate } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { inject, injectable } from "tsyringe";
-import { readJsonFile, writeJsonFile } from "../storage/json-file.js";
+import { fsyncDir } from "../storage/atomic-write.js";
+import { writeJsonFile } from "../storage/json-file.js";
 import { HOME } from "../tokens.js";
+import { KeyedMutex } from "./keyed-mutex.js";
 
 export const DEDUP_DIR = "sentinels-dedup";
 export const DEDUP_LIMIT = 1000;
+const COMPACT_AFTER = 2 * DEDUP_LIMIT;
 
-interface DedupFile {
+type Change = "now" | "deferred" | "seen";
+
+interface Snapshot {
+  seq: number;
   seen: string[];
   inflight: string[];
   delivered: number;
 }
 
 interface DedupState {
+  seq: number;
   seen: Set<string>;
   inflight: Set<string>;
   delivered: number;
+  journalLines: number;
+  /** Whether the journal file is known to exist durably (its directory entry synced). */
+  journalExists: boolean;
 }
 
 @injectable()
@@ -35,27 +49,21 @@ export class SentinelDedup {
   readonly dir: string;
   private readonly states = new Map<string, DedupState>();
   private readonly loading = new Map<string, Promise<void>>();
+  private readonly writes = new KeyedMutex();
 
   constructor(@inject(HOME as symbol) home: string) {
     this.dir = join(home, DEDUP_DIR);
   }
 
-  /** Loads (once) the state of a sentinel; a missing or unreadable file is an empty state. */
+  /** Loads (once) the state of a sentinel; missing or unreadable files are an empty state. */
   load(sentinelId: string): Promise<void> {
     if (this.states.has(sentinelId)) return Promise.resolve();
     let p = this.loading.get(sentinelId);
     if (!p) {
-      p = readJsonFile<DedupFile>(this.file(sentinelId))
-        .catch(() => undefined)
-        .then((file) => {
-          this.loading.delete(sentinelId);
-          if (this.states.has(sentinelId)) return;
-          this.states.set(sentinelId, {
-            seen: new Set(Array.isArray(file?.seen) ? file.seen.slice(-DEDUP_LIMIT) : []),
-            inflight: new Set(Array.isArray(file?.inflight) ? file.inflight : []),
-            delivered: typeof file?.delivered === "number" ? file.delivered : 0,
-          });
-        });
+      p = this.read(sentinelId).then((state) => {
+        this.loading.delete(sentinelId);
+        if (!this.states.has(sentinelId)) this.states.set(sentinelId, state);
+      });
       this.loading.set(sentinelId, p);
     }
     return p;
@@ -75,14 +83,9 @@ export class SentinelDedup {
     return [...(this.states.get(sentinelId)?.inflight ?? [])];
   }
 
-  /** Records a delivery: `now` marks it seen, `deferred` keeps it in flight until markSeen. */
-  async recordDelivery(sentinelId: string, eventId: string, ack: "now" | "deferred"): Promise<void> {
-    await this.load(sentinelId);
-    const s = this.states.get(sentinelId)!;
-    s.delivered += 1;
-    if (ack === "deferred") s.inflight.add(eventId);
-    else addSeen(s, eventId);
-    await this.persist(sentinelId, s);
+  /** Records a delivery durably: `now` marks it seen, `deferred` keeps it in flight until markSeen. */
+  recordDelivery(sentinelId: string, eventId: string, ack: "now" | "deferred"): Promise<void> {
+    return this.change(sentinelId, eventId, ack);
   }
 
   /** Moves an event to `seen` (a deferred delivery reached a terminal state). */
@@ -90,35 +93,115 @@ export class SentinelDedup {
     await this.load(sentinelId);
     const s = this.states.get(sentinelId)!;
     if (s.seen.has(eventId) && !s.inflight.has(eventId)) return;
-    s.inflight.delete(eventId);
-    addSeen(s, eventId);
-    await this.persist(sentinelId, s);
+    await this.change(sentinelId, eventId, "seen");
   }
 
   async remove(sentinelId: string): Promise<void> {
     await this.loading.get(sentinelId);
-    this.states.delete(sentinelId);
-    await rm(this.file(sentinelId), { force: true });
+    await this.writes.run(sentinelId, async () => {
+      this.states.delete(sentinelId);
+      await rm(this.file(sentinelId, "json"), { force: true });
+      await rm(this.file(sentinelId, "log"), { force: true });
+    });
   }
 
-  /** Files of sentinels that no longer exist (left by a crash between the two removals). */
+  /** Sentinel ids with files here that are not in `known` (left by a crash between two removals). */
   async orphans(known: ReadonlySet<string>): Promise<string[]> {
     const names = await readdir(this.dir).catch(() => [] as string[]);
-    return names.filter((n) => n.endsWith(".json")).map((n) => n.slice(0, -5)).filter((id) => !known.has(id));
+    const ids = new Set(names.filter((n) => /\.(json|log)$/.test(n)).map((n) => n.replace(/\.(json|log)$/, "")));
+    return [...ids].filter((id) => !known.has(id));
   }
 
-  private file(sentinelId: string): string {
-    return join(this.dir, `${sentinelId}.json`);
+  private change(sentinelId: string, eventId: string, a: Change): Promise<void> {
+    return this.writes.run(sentinelId, async () => {
+      await this.load(sentinelId);
+      const s = this.states.get(sentinelId)!;
+      const q = s.seq + 1;
+      await appendDurable(this.file(sentinelId, "log"), JSON.stringify({ q, e: eventId, a }) + "\n", !s.journalExists);
+      s.journalExists = true;
+      s.seq = q;
+      s.journalLines += 1;
+      apply(s, eventId, a);
+      if (s.journalLines >= COMPACT_AFTER) await this.compact(sentinelId, s);
+    });
   }
 
-  private async persist(sentinelId: string, s: DedupState): Promise<void> {
-    const file: DedupFile = { seen: [...s.seen], inflight: [...s.inflight], delivered: s.delivered };
-    await writeJsonFile(this.file(sentinelId), file);
+  private async compact(sentinelId: string, s: DedupState): Promise<void> {
+    const snapshot: Snapshot = { seq: s.seq, seen: [...s.seen], inflight: [...s.inflight], delivered: s.delivered };
+    await writeJsonFile(this.file(sentinelId, "json"), snapshot);
+    const handle = await open(this.file(sentinelId, "log"), "w");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    s.journalLines = 0;
+  }
+
+  private async read(sentinelId: string): Promise<DedupState> {
+    const snap = await readFile(this.file(sentinelId, "json"), "utf8")
+      .then((t) => JSON.parse(t) as Partial<Snapshot> | null)
+      .catch(() => undefined);
+    const state: DedupState = {
+      seq: typeof snap?.seq === "number" ? snap.seq : 0,
+      seen: new Set(Array.isArray(snap?.seen) ? snap.seen.slice(-DEDUP_LIMIT) : []),
+      inflight: new Set(Array.isArray(snap?.inflight) ? snap.inflight : []),
+      delivered: typeof snap?.delivered === "number" ? snap.delivered : 0,
+      journalLines: 0,
+      journalExists: false,
+    };
+    const raw = await readFile(this.file(sentinelId, "log")).then(
+      (b) => ((state.journalExists = true), b),
+      () => Buffer.alloc(0),
+    );
+    const end = raw.lastIndexOf(0x0a) + 1;
+    // Bytes after the last newline are a line cut short by a crash: cut them off before appending.
+    if (end < raw.length) await truncate(this.file(sentinelId, "log"), end);
+    const lines = raw.subarray(0, end).toString("utf8").split("\n");
+    lines.pop();
+    for (const line of lines) {
+      state.journalLines += 1;
+      let rec: { q?: unknown; e?: unknown; a?: unknown };
+      try {
+        rec = JSON.parse(line) as typeof rec;
+      } catch {
+        continue;
+      }
+      if (typeof rec.q !== "number" || typeof rec.e !== "string" || rec.q <= state.seq) continue;
+      if (rec.a !== "now" && rec.a !== "deferred" && rec.a !== "seen") continue;
+      state.seq = rec.q;
+      apply(state, rec.e, rec.a);
+    }
+    return state;
+  }
+
+  private file(sentinelId: string, ext: "json" | "log"): string {
+    return join(this.dir, `${sentinelId}.${ext}`);
   }
 }
 
-function addSeen(s: DedupState, eventId: string): void {
+function apply(s: DedupState, eventId: string, a: Change): void {
+  if (a === "deferred") {
+    s.delivered += 1;
+    s.inflight.add(eventId);
+    return;
+  }
+  if (a === "now") s.delivered += 1;
+  s.inflight.delete(eventId);
   s.seen.delete(eventId);
   s.seen.add(eventId);
   while (s.seen.size > DEDUP_LIMIT) s.seen.delete(s.seen.values().next().value as string);
+}
+
+/** Appends `line` and fdatasyncs it; a new file also gets its directory entry synced. */
+async function appendDurable(path: string, line: string, maybeNew: boolean): Promise<void> {
+  if (maybeNew) await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const handle = await open(path, "a", 0o600);
+  try {
+    await handle.write(line);
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  if (maybeNew) await fsyncDir(dirname(path));
 }

@@ -1,7 +1,8 @@
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SvcError } from "../../../core/errors.js";
+import { SentinelDedup } from "../../../core/sentinels/dedup.js";
 import { makeTempHome } from "../../support/cli.js";
 import { ev, spec, startHarness, type Harness } from "./harness.js";
 
@@ -53,7 +54,7 @@ describe("sentinel engine: create, list, status, remove", () => {
     await h.engine.ingest("local-gh", [ev("e1", ["github:acme/api", "github:acme/api#1"], "github.pull_request.opened")]);
     await h.engine.remove(p.id);
     expect(h.rec.hooks).toEqual(expect.arrayContaining([`watch:${p.id}`, `unwatch:${p.id}`, `removed:${p.id}`]));
-    await expect(readFile(join(home, "sentinels-dedup", `${p.id}.json`))).rejects.toThrow();
+    expect(await readdir(join(home, "sentinels-dedup"))).toEqual([]);
     await expect(h.engine.remove(p.id)).rejects.toMatchObject({ code: "not_found" });
     await expect(h.engine.status(p.id)).rejects.toMatchObject({ code: "not_found" });
     const r = await h.engine.ingest("local-gh", [ev("e2", ["github:acme/api#1"], "github.pull_request.edited")]);
@@ -128,8 +129,9 @@ describe("sentinel engine: matching and delivery", () => {
     h = h2;
     expect((await h2.engine.ingest("agentpush", [ev("e1", ["s"])])).matched[0]!.outcome).toBe("duplicate");
     await h2.engine.markSeen(p.id, "e1");
-    const file = JSON.parse(await readFile(join(home, "sentinels-dedup", `${p.id}.json`), "utf8"));
-    expect(file).toEqual({ seen: ["e1"], inflight: [], delivered: 1 });
+    const fresh = new SentinelDedup(home);
+    await fresh.load(p.id);
+    expect([fresh.has(p.id, "e1"), fresh.inflight(p.id), fresh.delivered(p.id)]).toEqual([true, [], 1]);
     expect((await h2.engine.ingest("agentpush", [ev("e1", ["s"])])).matched[0]!.outcome).toBe("duplicate");
     expect(h2.rec.delivered).toEqual([]);
   });

@@ -181,6 +181,7 @@ describe("until: count and subject_terminal", () => {
     await h.engine.ingest("agentpush", [ev("e1", ["s"])]);
     await h.stop();
     await writeFile(join(home, "sentinels-dedup", `${p.id}.json`), "{torn");
+    await writeFile(join(home, "sentinels-dedup", `${p.id}.log`), "not json\n{\"q\":");
     h = await startHarness(home, { clock });
     expect((await h.engine.project(p.id)).status).toBe("active");
   });
