@@ -20,7 +20,7 @@ import { REPO_ROOT, median } from "../measure.js";
 const CLI = join(REPO_ROOT, "dist/core/cli/svc.js");
 const TLS = join(REPO_ROOT, "test/fixtures/tls");
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2_000);
-const SENTINELS = 8;
+const SENTINEL_COUNTS = (process.env.BENCH_WEBHOOK_SENTINELS ?? "8,32").split(",").map(Number);
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 
@@ -124,17 +124,17 @@ async function rawPostsPerSecond(url: string, body: Buffer, n: number): Promise<
   return n / s;
 }
 
-async function pipelineEventsPerSecond(rx: Receiver): Promise<number> {
+async function pipelineEventsPerSecond(rx: Receiver, sentinels: number): Promise<number> {
   const home = await makeHome();
   const d = await startDaemon(home);
   try {
-    for (let k = 0; k < SENTINELS; k++) await d.call("POST", "/sentinels", spec(rx.url, `bench:${k}`));
+    for (let k = 0; k < sentinels; k++) await d.call("POST", "/sentinels", spec(rx.url, `bench:${k}`));
     let sent = 0;
     const pusher = async () => {
       while (sent < EVENTS) {
         const batch = Array.from({ length: Math.min(64, EVENTS - sent) }, () => {
           const i = sent++;
-          return { id: `evt_${i}`, type: "bench.event.made", subjects: [`bench:${i % SENTINELS}`], data: { i, pad: "x".repeat(400) } };
+          return { id: `evt_${i}`, type: "bench.event.made", subjects: [`bench:${i % sentinels}`], data: { i, pad: "x".repeat(400) } };
         });
         await d.call("POST", "/providers/agentpush/events", batch);
       }
@@ -203,8 +203,11 @@ export const webhook: BenchSuite = {
     try {
       const sample = buildEnvelope("snt_bench", { id: "evt_sample", type: "bench.event.made", subjects: ["bench:0"], data: { i: 0, pad: "x".repeat(400) } }, Date.now());
       const raw = await rawPostsPerSecond(rx.url, sample, EVENTS);
-      rx.delivered.clear();
-      const pipeline = await pipelineEventsPerSecond(rx);
+      const pipelines: Array<[number, number]> = [];
+      for (const n of SENTINEL_COUNTS) {
+        rx.delivered.clear();
+        pipelines.push([n, await pipelineEventsPerSecond(rx, n)]);
+      }
 
       const seeded = await seedOutbox(rx);
       rx.hang = true;
@@ -219,14 +222,14 @@ export const webhook: BenchSuite = {
       await rm(seeded.home, { recursive: true, force: true });
 
       return [
-        {
-          name: "pipeline: ms per event, push to 2xx (durable outbox, 8 sentinels)",
+        ...pipelines.map(([n, pipeline]) => ({
+          name: `pipeline: ms per event, push to 2xx (durable outbox, ${n} sentinels)`,
           value: 1000 / pipeline,
           unit: "ms",
           baseline: { name: "raw undici POST to the same receiver", value: 1000 / raw },
           targetRatio: 2,
           note: `${pipeline.toFixed(0)} delivered events/s vs ${raw.toFixed(0)} raw POSTs/s (${EVENTS} events, 16 in flight per callback)`,
-        },
+        })),
         {
           name: `outbox status change with ${pending} pending 256 KiB rows`,
           value: cost.change,
