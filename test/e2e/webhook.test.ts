@@ -136,6 +136,47 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     expect(bad.stderr).not.toContain("tooshort");
   });
 
+  it("ends a row whose sentinel expires (until: at) between retries as dead sentinel_expired, without sending again", async () => {
+    const res = await json("/sentinels", {
+      method: "POST",
+      body: JSON.stringify({ ...spec(rx.url), match: [{ subject: "exp:*" }], until: { kind: "at", ms: Date.now() + 1_200 } }),
+    });
+    expect(res.status).toBe(201);
+    const id = res.body.id as string;
+    rx.respond = (_x, r) => r.writeHead(503).end();
+    try {
+      expect((await push([{ id: "evt_exp", type: "exp.thing.done", subjects: ["exp:1"] }])).status).toBe(200);
+      const row = await until(async () => (await rowsOf(id)).find((r) => r.status === "dead"));
+      expect(row).toMatchObject({ eventId: "evt_exp", deadReason: "sentinel_expired" });
+      expect(row.attempts).toBeLessThan(5);
+      expect(rx.deliveries.filter((x) => x.id === "evt_exp")).toHaveLength(row.attempts);
+    } finally {
+      rx.respond = (_x, r) => r.writeHead(200).end();
+      await json(`/sentinels/${id}`, { method: "DELETE" });
+    }
+  });
+
+  it("streams no secret on /events", async () => {
+    const ac = new AbortController();
+    const res = await d.fetch("/events", { headers: { "last-event-id": "0" }, signal: ac.signal });
+    const reader = res.body!.getReader();
+    let text = "";
+    const stop = setTimeout(() => ac.abort(), 400);
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += Buffer.from(value).toString("utf8");
+      }
+    } catch {
+      // aborted
+    } finally {
+      clearTimeout(stop);
+    }
+    expect(text).toContain("sentinel:");
+    for (const s of rx.secrets) expect(text).not.toContain(s.slice(6));
+  });
+
   it("removing the sentinel removes its secrets; no secret ever reached the daemon's log", async () => {
     expect((await json(`/sentinels/${sentinelId}`, { method: "DELETE" })).status).toBe(200);
     expect(JSON.parse(await readFile(join(home, "sentinels-secrets.json"), "utf8")).secrets).toEqual({});
