@@ -24,7 +24,11 @@ export function registerSentinelServices(c: DependencyContainer): SentinelEngine
   if (!c.isRegistered(SENTINEL_PLUGINS as symbol)) registerValue(c, SENTINEL_PLUGINS, pluginsFromContainer(c));
   registerClass(c, SENTINELS, SentinelEngine);
   registerClass(c, CREDENTIALS, FileCredentialStore);
-  return resolve(c, SENTINELS) as SentinelEngine;
+  const engine = resolve(c, SENTINELS) as SentinelEngine;
+  // Pinned: a child container (tests, per-request scopes) must see this engine, not a fresh one.
+  registerValue(c, SENTINELS, engine);
+  registerValue(c, CREDENTIALS, resolve(c, CREDENTIALS));
+  return engine;
 }
 
 const stops = new WeakMap<DependencyContainer, () => void>();

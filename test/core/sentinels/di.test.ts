@@ -24,3 +24,17 @@ describe("sentinel services through DI", () => {
     }
   });
 });
+
+describe("the engine is one per daemon", () => {
+  it("a child container resolves the same engine", async () => {
+    const { home, cleanup } = await makeTempHome();
+    const h = await startHarness(home);
+    try {
+      const { SENTINELS, resolve } = await import("../../../core/tokens.js");
+      expect(resolve(h.c.createChildContainer(), SENTINELS)).toBe(h.engine);
+    } finally {
+      await h.stop();
+      await cleanup();
+    }
+  });
+});
