@@ -5,7 +5,8 @@ import { LIMITS } from "../limits.js";
 import { BodyStore, bodyRef } from "./body-store.js";
 import { Journal } from "./journal.js";
 import { loadState, writeSnapshot, OUTBOX_FILES } from "./persistence.js";
-import { isTerminal, rowKey, type DeadReason, type DeliveryState, type JournalRecord, type OutboxRow, type RowStatus } from "./row.js";
+import { isTerminal, rowKey, type DeadReason, type DeliveryState, type OutboxRow, type RowStatus } from "./row.js";
+import { RowTable } from "./row-table.js";
 
 export interface OutboxOptions {
   home: string;
@@ -37,18 +38,10 @@ export interface AddResult {
  * layout and its crash rules.
  */
 export class Outbox {
-  private readonly rows = new Map<string, OutboxRow>();
-  private readonly byKey = new Map<string, string>();
+  private readonly table = new RowTable();
   private readonly adding = new Map<string, Promise<AddResult>>();
   private readonly evicting = new Set<string>();
-  /** Bodies of rows added since the last compaction (inline in the journal, not yet in files). */
-  private readonly staged = new Map<string, Buffer>();
-  private stagedBytes = 0;
-  /** Live add records' bodies, so applying them does not decode base64 again. */
-  private readonly liveBodies = new WeakMap<JournalRecord, Buffer>();
   private journal!: Journal;
-  private appliedSeq = 0;
-  private sinceCompact = 0;
   private readonly cap: number;
   private readonly compactEvery: number;
   private readonly maxStagedBytes: number;
@@ -70,8 +63,8 @@ export class Outbox {
   /** Adds the row for an event, or returns the existing one (a duplicate never creates a second row). */
   add(input: { sentinelId: string; eventId: string; body: Buffer }): Promise<AddResult> {
     const key = rowKey(input.sentinelId, input.eventId);
-    const existing = this.byKey.get(key);
-    if (existing) return Promise.resolve({ row: this.rows.get(existing)!, created: false });
+    const existing = this.table.byEvent(input.sentinelId, input.eventId);
+    if (existing) return Promise.resolve({ row: existing, created: false });
     const inflight = this.adding.get(key);
     if (inflight) return inflight.then((r) => ({ row: r.row, created: false }));
     const p = this.insert(input).finally(() => this.adding.delete(key));
@@ -80,28 +73,28 @@ export class Outbox {
   }
 
   get(requestId: string): OutboxRow | undefined {
-    return this.rows.get(requestId);
+    return this.table.get(requestId);
   }
 
   rowsOf(sentinelId: string): OutboxRow[] {
-    return [...this.rows.values()].filter((r) => r.sentinelId === sentinelId).sort((a, b) => a.createdAt - b.createdAt);
+    return this.table.all().filter((r) => r.sentinelId === sentinelId).sort((a, b) => a.createdAt - b.createdAt);
   }
 
   pending(): OutboxRow[] {
-    return [...this.rows.values()].filter((r) => r.status === "pending").sort((a, b) => a.createdAt - b.createdAt);
+    return this.table.all().filter((r) => r.status === "pending").sort((a, b) => a.createdAt - b.createdAt);
   }
 
   /** Terminal rows whose event the engine has not yet been told about. */
   unseenTerminal(): OutboxRow[] {
-    return [...this.rows.values()].filter((r) => isTerminal(r) && !r.seen);
+    return this.table.all().filter((r) => isTerminal(r) && !r.seen);
   }
 
   get size(): number {
-    return this.rows.size;
+    return this.table.size;
   }
 
   readBody(row: OutboxRow): Promise<Buffer> {
-    const staged = this.staged.get(row.requestId);
+    const staged = this.table.staged.get(row.requestId);
     return staged ? Promise.resolve(staged) : this.bodies.read(row.bodyBytes);
   }
 
@@ -110,7 +103,7 @@ export class Outbox {
    * when the row is gone or already terminal.
    */
   async update(requestId: string, next: { status: RowStatus; deliveryState: DeliveryState; deadReason?: DeadReason }): Promise<boolean> {
-    const row = this.rows.get(requestId);
+    const row = this.table.get(requestId);
     if (!row || isTerminal(row)) return false;
     const [ok] = await this.journal.append([{ op: "update", requestId, ...next, at: this.opts.now() }]);
     return ok === true;
@@ -118,7 +111,7 @@ export class Outbox {
 
   /** Moves a pending row to dead with `reason`, keeping its delivery state. */
   kill(requestId: string, reason: DeadReason, lastError?: string): Promise<boolean> {
-    const row = this.rows.get(requestId);
+    const row = this.table.get(requestId);
     if (!row || isTerminal(row)) return Promise.resolve(false);
     const deliveryState = lastError === undefined ? row.deliveryState : { ...row.deliveryState, lastError };
     return this.update(requestId, { status: "dead", deliveryState, deadReason: reason });
@@ -128,14 +121,14 @@ export class Outbox {
   async killSentinel(sentinelId: string, reason: DeadReason): Promise<OutboxRow[]> {
     const changed: OutboxRow[] = [];
     for (const row of this.rowsOf(sentinelId)) {
-      if (await this.kill(row.requestId, reason)) changed.push(this.rows.get(row.requestId)!);
+      if (await this.kill(row.requestId, reason)) changed.push(this.table.get(row.requestId)!);
     }
     return changed;
   }
 
   /** Records that the engine marked the row's event seen. */
   async markSeen(requestId: string): Promise<void> {
-    if (this.rows.has(requestId)) await this.journal.append([{ op: "seen", requestId }]);
+    if (this.table.get(requestId)) await this.journal.append([{ op: "seen", requestId }]);
   }
 
   /**
@@ -144,13 +137,13 @@ export class Outbox {
    */
   async reap(): Promise<OutboxRow[]> {
     const now = this.opts.now();
-    const expiredDelivered = [...this.rows.values()].filter((r) => r.status === "delivered" && r.updatedAt + LIMITS.deliveredRetentionMs <= now);
+    const expiredDelivered = this.table.all().filter((r) => r.status === "delivered" && r.updatedAt + LIMITS.deliveredRetentionMs <= now);
     await this.remove(expiredDelivered);
     const aged: OutboxRow[] = [];
     for (const row of this.pending()) {
       if (row.createdAt + LIMITS.pendingMaxAgeMs > now) continue;
       if (await this.kill(row.requestId, "age_out", `not delivered within ${LIMITS.pendingMaxAgeMs / 86_400_000} days`)) {
-        aged.push(this.rows.get(row.requestId)!);
+        aged.push(this.table.get(row.requestId)!);
       }
     }
     return aged;
@@ -187,20 +180,21 @@ export class Outbox {
     try {
       results = await this.journal.append(
         [...evict.map((r) => ({ op: "remove" as const, requestId: r.requestId })), { op: "add" as const, row, body: input.body.toString("base64") }],
-        (rec) => (rec.op === "add" ? this.liveBodies.set(rec, input.body) : undefined),
+        (rec) => (rec.op === "add" ? this.table.liveBodies.set(rec, input.body) : undefined),
       );
     } finally {
       evict.forEach((r) => this.evicting.delete(r.requestId));
     }
     await Promise.all(evict.map((r) => this.bodies.remove(r.bodyBytes).catch(() => undefined)));
-    return { row: this.rows.get(requestId)!, created: results.at(-1) === true };
+    return { row: this.table.get(requestId)!, created: results.at(-1) === true };
   }
 
   /** The oldest terminal rows to evict so one more row fits under the cap; never a pending row. */
   private chooseEvictions(input: { sentinelId: string; eventId: string }): OutboxRow[] {
-    const need = this.rows.size - this.evicting.size + this.adding.size + 1 - this.cap;
+    const need = this.table.size - this.evicting.size + this.adding.size + 1 - this.cap;
     if (need <= 0) return [];
-    const candidates = [...this.rows.values()]
+    const candidates = this.table
+      .all()
       .filter((r) => isTerminal(r) && !this.evicting.has(r.requestId))
       .sort((a, b) => Number(b.seen) - Number(a.seen) || a.updatedAt - b.updatedAt)
       .slice(0, need);
@@ -220,59 +214,20 @@ export class Outbox {
     await Promise.all(rows.map((r) => this.bodies.remove(r.bodyBytes).catch(() => undefined)));
   }
 
-  private apply = (rec: JournalRecord): boolean => {
-    if (rec.seq > this.appliedSeq) this.appliedSeq = rec.seq;
-    this.sinceCompact++;
-    switch (rec.op) {
-      case "add": {
-        const key = rowKey(rec.row.sentinelId, rec.row.eventId);
-        const owner = this.byKey.get(key);
-        if (owner !== undefined && owner !== rec.row.requestId) return false;
-        this.rows.set(rec.row.requestId, { ...rec.row });
-        this.byKey.set(key, rec.row.requestId);
-        const body = this.liveBodies.get(rec) ?? (rec.body !== undefined ? Buffer.from(rec.body, "base64") : undefined);
-        if (body) this.stage(rec.row.requestId, body);
-        return true;
-      }
-      case "update": {
-        const row = this.rows.get(rec.requestId);
-        if (!row || isTerminal(row)) return false;
-        row.status = rec.status;
-        row.deliveryState = rec.deliveryState;
-        row.updatedAt = rec.at;
-        if (rec.deadReason) row.deadReason = rec.deadReason;
-        return true;
-      }
-      case "seen": {
-        const row = this.rows.get(rec.requestId);
-        if (!row) return false;
-        row.seen = true;
-        return true;
-      }
-      case "remove": {
-        const row = this.rows.get(rec.requestId);
-        if (!row) return false;
-        this.rows.delete(rec.requestId);
-        this.byKey.delete(rowKey(row.sentinelId, row.eventId));
-        this.unstage(rec.requestId);
-        return true;
-      }
-    }
-  };
-
   private async load(): Promise<void> {
     const { home, logger } = this.opts;
     await this.bodies.init();
     const state = await loadState(home, this.bodies, logger, this.opts.now);
-    for (const row of state.rows) this.apply({ seq: 0, op: "add", row });
-    for (const rec of state.journal) if (rec.seq > state.seq) this.apply(rec);
-    this.appliedSeq = Math.max(this.appliedSeq, state.seq);
+    const table = this.table;
+    for (const row of state.rows) table.apply({ seq: 0, op: "add", row });
+    for (const rec of state.journal) if (rec.seq > state.seq) table.apply(rec);
+    table.appliedSeq = Math.max(table.appliedSeq, state.seq);
     await this.dropOrphansAndLostBodies();
     await this.snapshotNow(false);
-    this.journal = await Journal.open(join(home, OUTBOX_FILES.journal), this.appliedSeq, {
-      apply: this.apply,
+    this.journal = await Journal.open(join(home, OUTBOX_FILES.journal), table.appliedSeq, {
+      apply: table.apply,
       between: async () => {
-        if (this.sinceCompact < this.compactEvery && this.stagedBytes < this.maxStagedBytes) return;
+        if (table.sinceSnapshot < this.compactEvery && table.stagedBytes < this.maxStagedBytes) return;
         await this.snapshotNow().catch((err: Error) => logger.error("outbox compaction failed", { error: err.message }));
       },
     });
@@ -283,9 +238,9 @@ export class Outbox {
   private async dropOrphansAndLostBodies(): Promise<void> {
     const files = new Set(await this.bodies.list());
     const referenced = new Set<string>();
-    for (const row of this.rows.values()) {
+    for (const row of this.table.all()) {
       referenced.add(row.bodyBytes.file);
-      if (row.status === "pending" && !files.has(row.bodyBytes.file) && !this.staged.has(row.requestId)) {
+      if (row.status === "pending" && !files.has(row.bodyBytes.file) && !this.table.staged.has(row.requestId)) {
         row.status = "dead";
         row.deadReason = "delivered_rejected";
         row.deliveryState = { ...row.deliveryState, lastError: "the stored body is missing from the outbox" };
@@ -298,25 +253,13 @@ export class Outbox {
 
   /** Moves staged bodies to their files, writes the snapshot, then empties the journal. */
   private async snapshotNow(truncate = true): Promise<void> {
-    const staged = [...this.staged];
-    await Promise.all(staged.map(([id, body]) => this.bodies.write(this.rows.get(id)!.bodyBytes, body)));
+    const table = this.table;
+    const staged = [...table.staged];
+    await Promise.all(staged.map(([id, body]) => this.bodies.write(table.get(id)!.bodyBytes, body)));
     await this.bodies.syncDir();
-    await writeSnapshot(this.opts.home, this.appliedSeq, [...this.rows.values()]);
-    this.sinceCompact = 0;
+    await writeSnapshot(this.opts.home, table.appliedSeq, table.all());
+    table.sinceSnapshot = 0;
     if (truncate) await this.journal.truncate();
-    for (const [id] of staged) this.unstage(id);
-  }
-
-  private stage(requestId: string, body: Buffer): void {
-    this.unstage(requestId);
-    this.staged.set(requestId, body);
-    this.stagedBytes += body.length;
-  }
-
-  private unstage(requestId: string): void {
-    const body = this.staged.get(requestId);
-    if (!body) return;
-    this.staged.delete(requestId);
-    this.stagedBytes -= body.length;
+    for (const [id] of staged) table.unstage(id);
   }
 }

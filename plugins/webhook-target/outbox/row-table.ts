@@ -1,0 +1,91 @@
+import { isTerminal, rowKey, type JournalRecord, type OutboxRow } from "./row.js";
+
+/**
+ * The outbox's in-memory state and its one transition function, {@link apply}, used alike for
+ * live journal records (after they are durable) and for replay at startup, so both always agree.
+ * Holds every row's metadata and the bodies of rows added since the last compaction.
+ */
+export class RowTable {
+  private readonly rows = new Map<string, OutboxRow>();
+  private readonly byKey = new Map<string, string>();
+  /** Bodies of rows added since the last compaction (inline in the journal, not yet in files). */
+  readonly staged = new Map<string, Buffer>();
+  stagedBytes = 0;
+  /** Highest sequence number applied. */
+  appliedSeq = 0;
+  /** Records applied since the last snapshot. */
+  sinceSnapshot = 0;
+  /** Live add records' bodies, so applying them does not decode base64 again. */
+  readonly liveBodies = new WeakMap<JournalRecord, Buffer>();
+
+  get(requestId: string): OutboxRow | undefined {
+    return this.rows.get(requestId);
+  }
+
+  byEvent(sentinelId: string, eventId: string): OutboxRow | undefined {
+    const id = this.byKey.get(rowKey(sentinelId, eventId));
+    return id === undefined ? undefined : this.rows.get(id);
+  }
+
+  all(): OutboxRow[] {
+    return [...this.rows.values()];
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+
+  /** Applies one record; false when it changed nothing (e.g. an update of a terminal row). */
+  apply = (rec: JournalRecord): boolean => {
+    if (rec.seq > this.appliedSeq) this.appliedSeq = rec.seq;
+    this.sinceSnapshot++;
+    switch (rec.op) {
+      case "add": {
+        const key = rowKey(rec.row.sentinelId, rec.row.eventId);
+        const owner = this.byKey.get(key);
+        if (owner !== undefined && owner !== rec.row.requestId) return false;
+        this.rows.set(rec.row.requestId, { ...rec.row });
+        this.byKey.set(key, rec.row.requestId);
+        const body = this.liveBodies.get(rec) ?? (rec.body !== undefined ? Buffer.from(rec.body, "base64") : undefined);
+        if (body) this.stage(rec.row.requestId, body);
+        return true;
+      }
+      case "update": {
+        const row = this.rows.get(rec.requestId);
+        if (!row || isTerminal(row)) return false;
+        row.status = rec.status;
+        row.deliveryState = rec.deliveryState;
+        row.updatedAt = rec.at;
+        if (rec.deadReason) row.deadReason = rec.deadReason;
+        return true;
+      }
+      case "seen": {
+        const row = this.rows.get(rec.requestId);
+        if (!row) return false;
+        row.seen = true;
+        return true;
+      }
+      case "remove": {
+        const row = this.rows.get(rec.requestId);
+        if (!row) return false;
+        this.rows.delete(rec.requestId);
+        this.byKey.delete(rowKey(row.sentinelId, row.eventId));
+        this.unstage(rec.requestId);
+        return true;
+      }
+    }
+  };
+
+  unstage(requestId: string): void {
+    const body = this.staged.get(requestId);
+    if (!body) return;
+    this.staged.delete(requestId);
+    this.stagedBytes -= body.length;
+  }
+
+  private stage(requestId: string, body: Buffer): void {
+    this.unstage(requestId);
+    this.staged.set(requestId, body);
+    this.stagedBytes += body.length;
+  }
+}
