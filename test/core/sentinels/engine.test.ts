@@ -162,3 +162,23 @@ describe("sentinel engine: matching and delivery", () => {
     expect(JSON.stringify(h.daemonEvents)).not.toContain("sekrit");
   });
 });
+
+describe("sentinel store files", () => {
+  it("refuses to start on a sentinels.json that is not JSON, naming the file", async () => {
+    const { writeFile } = await import("node:fs/promises");
+    await h.stop();
+    await writeFile(join(home, "sentinels.json"), "{not json");
+    await expect(startHarness(home)).rejects.toMatchObject({ code: "config_invalid", message: expect.stringContaining("sentinels.json") });
+    await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels: "nope" }));
+    await expect(startHarness(home)).rejects.toMatchObject({ message: expect.stringContaining("is not a sentinels file") });
+    await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels: [] }));
+    h = await startHarness(home);
+    expect(await h.engine.list()).toEqual([]);
+  });
+
+  it("writes sentinels.json with mode 0600", async () => {
+    const { stat } = await import("node:fs/promises");
+    await h.engine.create(spec("s"), "loopback");
+    expect((await stat(join(home, "sentinels.json"))).mode & 0o777).toBe(0o600);
+  });
+});
