@@ -25,6 +25,9 @@ import { svcEventSchema, parseOrThrow } from "./spec-schema.js";
 
 type Matched = IngestResult["matched"];
 
+/** Sentinels delivered to in parallel by one ingest (each sentinel's events stay in order). */
+const DELIVERY_CONCURRENCY = 32;
+
 @injectable()
 export class SentinelEngine implements SentinelService {
   private readonly indexes = new Map<string, SentinelIndex>();
@@ -183,7 +186,14 @@ export class SentinelEngine implements SentinelService {
       }
     }
     const matched: Matched = [];
-    await Promise.all([...perSentinel].map(([id, evs]) => this.mutex.run(id, () => this.deliverAll(id, evs, terminal, matched))));
+    const queue = [...perSentinel];
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [id, evs] = next;
+        await this.mutex.run(id, () => this.deliverAll(id, evs, terminal, matched));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, queue.length) }, worker));
     for (const subjects of terminal.values()) for (const s of subjects) await this.subjectTerminal(provider, s);
     return { accepted: list.length, matched };
   }

@@ -146,6 +146,21 @@ describe("sentinel engine: matching and delivery", () => {
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["e1"]);
   });
 
+  it("delivers to many sentinels in parallel, but to at most 32 at once", async () => {
+    for (let i = 0; i < 80; i++) await h.engine.create(spec(`job:${i}`), "loopback");
+    let now = 0;
+    let peak = 0;
+    h.rec.onDeliver = async () => {
+      peak = Math.max(peak, ++now);
+      await new Promise((r) => setImmediate(r));
+      now--;
+    };
+    const r = await h.engine.ingest("agentpush", Array.from({ length: 80 }, (_, i) => ev(`e${i}`, [`job:${i}`])));
+    expect(r.matched.filter((m) => m.outcome === "delivered")).toHaveLength(80);
+    expect(peak).toBeGreaterThan(1);
+    expect(peak).toBeLessThanOrEqual(32);
+  });
+
   it("rejects malformed events (ids with a dot, no subjects) before matching anything", async () => {
     await h.engine.create(spec("s"), "loopback");
     await expect(h.engine.ingest("agentpush", [{ id: "a.b", type: "t", subjects: ["s"] }])).rejects.toMatchObject({ code: "invalid_input" });
