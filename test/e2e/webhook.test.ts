@@ -130,6 +130,12 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     expect(x.verifiedBy.sort()).toEqual([0, 1]);
     const again = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", fresh, "--json"], { home });
     expect(JSON.parse(again.stdout)).toEqual({ sentinelId, rotated: false });
+    const third = `whsec_${Buffer.alloc(64, 77).toString("base64")}`;
+    const fromStdin = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "-", "--json"], { home, input: `${third}\n` });
+    expect(fromStdin.code, fromStdin.stderr).toBe(0);
+    expect(JSON.parse(fromStdin.stdout)).toMatchObject({ sentinelId, rotated: true });
+    expect(fromStdin.stdout).not.toContain(third.slice(6));
+    rx.secrets.push(third);
     const bad = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "whsec_tooshort"], { home });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/malformed/);
