@@ -66,10 +66,12 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       return { outbox, dispatcher };
     })());
 
+  /** Reaping, repeated acknowledgements, and a safety net re-enqueueing pending rows no job holds. */
   const tick = async () => {
     const { outbox, dispatcher } = await open();
     for (const row of await outbox.reap()) await dispatcher.acknowledge(row);
     for (const row of outbox.unseenTerminal()) await dispatcher.acknowledge(row);
+    for (const row of outbox.pending()) dispatcher.enqueue(row.requestId);
   };
 
   const target: WebhookTarget = {
@@ -120,9 +122,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     async resumeWebhookDeliveries() {
       const { outbox, dispatcher } = await open();
-      const pending = outbox.pending();
-      for (const row of pending) dispatcher.enqueue(row.requestId);
-      if (pending.length > 0) logger.info("resumed webhook deliveries", { pending: pending.length });
+      const pending = outbox.pending().length;
+      if (pending > 0) logger.info("resuming webhook deliveries", { pending });
       await tick();
     },
 
