@@ -34,7 +34,8 @@ export class SentinelEngine implements SentinelService {
   private readonly mutex = new KeyedMutex();
   /** Expiries in progress, by sentinel id. */
   private readonly ending = new Map<string, Promise<boolean>>();
-  private readonly sweeps = new Set<Promise<unknown>>();
+  /** Sweeps and ingests in progress, awaited by {@link settled} (daemon stop). */
+  private readonly inProgress = new Set<Promise<unknown>>();
   private readonly logger: Logger;
 
   constructor(
@@ -58,9 +59,12 @@ export class SentinelEngine implements SentinelService {
 
   /** Expires every active sentinel whose `until` is reached (startup, periodic tick, poll). */
   sweep(via: ExpiryPoint): Promise<string[]> {
-    const p = this.sweepNow(via);
-    this.sweeps.add(p);
-    void p.catch(() => undefined).finally(() => this.sweeps.delete(p));
+    return this.track(this.sweepNow(via));
+  }
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inProgress.add(p);
+    void p.catch(() => undefined).finally(() => this.inProgress.delete(p));
     return p;
   }
 
@@ -170,7 +174,11 @@ export class SentinelEngine implements SentinelService {
     return provider.configure(input);
   }
 
-  async ingest(provider: string, events: SvcEvent[]): Promise<IngestResult> {
+  ingest(provider: string, events: SvcEvent[]): Promise<IngestResult> {
+    return this.track(this.ingestNow(provider, events));
+  }
+
+  private async ingestNow(provider: string, events: SvcEvent[]): Promise<IngestResult> {
     const list = events.map((e, i) => parseOrThrow(svcEventSchema, e, "event", `[${i}]`) as SvcEvent);
     const index = this.indexes.get(provider);
     const instance = await this.plugins.provider(provider).catch(() => undefined);
@@ -336,9 +344,9 @@ export class SentinelEngine implements SentinelService {
     return true;
   }
 
-  /** Resolves once every expiry in progress has finished (module stop, tests). */
+  /** Resolves once every sweep, ingest and expiry in progress has finished (module stop, tests). */
   async settled(): Promise<void> {
-    await Promise.allSettled([...this.sweeps]);
+    await Promise.allSettled([...this.inProgress]);
     await Promise.allSettled([...this.ending.values()]);
   }
 

@@ -161,6 +161,28 @@ describe("sentinel engine: matching and delivery", () => {
     expect(peak).toBeLessThanOrEqual(32);
   });
 
+  it("stopping waits for an ingest in progress to be durably accepted", async () => {
+    await h.engine.create(spec("s"), "loopback");
+    let release!: () => void;
+    let started!: () => void;
+    const delivering = new Promise<void>((r) => (started = r));
+    h.rec.onDeliver = () => {
+      started();
+      return new Promise<void>((r) => (release = r));
+    };
+    const ingest = h.engine.ingest("agentpush", [ev("e1", ["s"])]);
+    await delivering;
+    let stopped = false;
+    const stopping = h.stop().then(() => (stopped = true));
+    await new Promise((r) => setTimeout(r, 10));
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect((await ingest).matched[0]!.outcome).toBe("delivered");
+    h = await startHarness(home, { clock: h.clock });
+    expect((await h.engine.ingest("agentpush", [ev("e1", ["s"])])).matched[0]!.outcome).toBe("duplicate");
+  });
+
   it("rejects malformed events (ids with a dot, no subjects) before matching anything", async () => {
     await h.engine.create(spec("s"), "loopback");
     await expect(h.engine.ingest("agentpush", [{ id: "a.b", type: "t", subjects: ["s"] }])).rejects.toMatchObject({ code: "invalid_input" });
