@@ -162,6 +162,21 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     }
   });
 
+  it("delivers the events a count-limited sentinel accepted before it ended (until: count)", async () => {
+    const res = await json("/sentinels", { method: "POST", body: JSON.stringify({ ...spec(rx.url), match: [{ subject: "cnt:*" }], until: { kind: "count", n: 2 } }) });
+    expect(res.status).toBe(201);
+    const id = res.body.id as string;
+    for (const n of [1, 2, 3]) await push([{ id: `evt_cnt_${n}`, type: "cnt.thing.done", subjects: ["cnt:1"] }]);
+    const rows = await until(async () => {
+      const r = await rowsOf(id);
+      return r.length === 2 && r.every((row) => row.status === "delivered") ? r : undefined;
+    });
+    expect(rows.map((r) => r.eventId).sort()).toEqual(["evt_cnt_1", "evt_cnt_2"]);
+    expect(rx.deliveries.some((x) => x.id === "evt_cnt_3")).toBe(false);
+    expect((await json(`/sentinels/${id}`)).body.status).toBe("expired");
+    await json(`/sentinels/${id}`, { method: "DELETE" });
+  });
+
   it("streams no secret on /events", async () => {
     const ac = new AbortController();
     const res = await d.fetch("/events", { headers: { "last-event-id": "0" }, signal: ac.signal });
