@@ -54,10 +54,6 @@ export class Dispatcher {
     while (this.jobs.size > 0) await Promise.all([...this.jobs.values()]);
   }
 
-  get active(): number {
-    return this.jobs.size;
-  }
-
   /** Stops starting attempts and waits (at most `graceMs`) for attempts in flight. */
   async stop(graceMs = 2_000): Promise<void> {
     this.stopping.abort(new Error("the webhook dispatcher is stopping"));
