@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdir, open, readdir, readFile, rm } from "node:fs/promises";
+import { mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import { SvcError, fsyncDir } from "../../../core/plugin-api/index.js";
 import type { BodyRef } from "./row.js";
@@ -52,7 +52,7 @@ export class BodyStore {
   }
 
   async remove(ref: BodyRef): Promise<void> {
-    await rm(join(this.dir, ref.file), { force: true });
+    await this.removeFile(ref.file);
   }
 
   async list(): Promise<string[]> {
@@ -64,7 +64,9 @@ export class BodyStore {
   }
 
   async removeFile(file: string): Promise<void> {
-    await rm(join(this.dir, file), { force: true });
+    await unlink(join(this.dir, file)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "ENOENT") throw err;
+    });
   }
 }
 

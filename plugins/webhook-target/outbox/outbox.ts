@@ -193,11 +193,11 @@ export class Outbox {
   private chooseEvictions(input: { sentinelId: string; eventId: string }): OutboxRow[] {
     const need = this.table.size - this.evicting.size + this.adding.size + 1 - this.cap;
     if (need <= 0) return [];
-    const candidates = this.table
-      .all()
-      .filter((r) => isTerminal(r) && !this.evicting.has(r.requestId))
-      .sort((a, b) => Number(b.seen) - Number(a.seen) || a.updatedAt - b.updatedAt)
-      .slice(0, need);
+    const candidates: OutboxRow[] = [];
+    for (const row of this.table.evictionOrder()) {
+      if (candidates.length >= need) break;
+      if (!this.evicting.has(row.requestId)) candidates.push(row);
+    }
     if (candidates.length < need) {
       throw new SvcError(
         "unavailable",
@@ -222,6 +222,7 @@ export class Outbox {
     for (const row of state.rows) table.apply({ seq: 0, op: "add", row });
     for (const rec of state.journal) if (rec.seq > state.seq) table.apply(rec);
     table.appliedSeq = Math.max(table.appliedSeq, state.seq);
+    table.sortEvictionOrder();
     await this.dropOrphansAndLostBodies();
     await this.snapshotNow(false);
     this.journal = await Journal.open(join(home, OUTBOX_FILES.journal), table.appliedSeq, {

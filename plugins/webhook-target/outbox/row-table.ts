@@ -17,6 +17,9 @@ export class RowTable {
   sinceSnapshot = 0;
   /** Live add records' bodies, so applying them does not decode base64 again. */
   readonly liveBodies = new WeakMap<JournalRecord, Buffer>();
+  /** Terminal rows in the order they became terminal (or were seen): eviction candidates, oldest first. */
+  private readonly terminalSeen = new Set<string>();
+  private readonly terminalUnseen = new Set<string>();
 
   get(requestId: string): OutboxRow | undefined {
     return this.rows.get(requestId);
@@ -35,6 +38,21 @@ export class RowTable {
     return this.rows.size;
   }
 
+  /** Terminal rows, oldest first, rows the engine was told about before the others. */
+  *evictionOrder(): Generator<OutboxRow> {
+    for (const id of this.terminalSeen) yield this.rows.get(id)!;
+    for (const id of this.terminalUnseen) yield this.rows.get(id)!;
+  }
+
+  /** Re-sorts the eviction order by `updatedAt` (after loading, when replay order may differ). */
+  sortEvictionOrder(): void {
+    for (const set of [this.terminalSeen, this.terminalUnseen]) {
+      const ids = [...set].sort((a, b) => this.rows.get(a)!.updatedAt - this.rows.get(b)!.updatedAt);
+      set.clear();
+      ids.forEach((id) => set.add(id));
+    }
+  }
+
   /** Applies one record; false when it changed nothing (e.g. an update of a terminal row). */
   apply = (rec: JournalRecord): boolean => {
     if (rec.seq > this.appliedSeq) this.appliedSeq = rec.seq;
@@ -46,6 +64,7 @@ export class RowTable {
         if (owner !== undefined && owner !== rec.row.requestId) return false;
         this.rows.set(rec.row.requestId, { ...rec.row });
         this.byKey.set(key, rec.row.requestId);
+        this.track(rec.row);
         const body = this.liveBodies.get(rec) ?? (rec.body !== undefined ? Buffer.from(rec.body, "base64") : undefined);
         if (body) this.stage(rec.row.requestId, body);
         return true;
@@ -57,12 +76,14 @@ export class RowTable {
         row.deliveryState = rec.deliveryState;
         row.updatedAt = rec.at;
         if (rec.deadReason) row.deadReason = rec.deadReason;
+        this.track(row);
         return true;
       }
       case "seen": {
         const row = this.rows.get(rec.requestId);
         if (!row) return false;
         row.seen = true;
+        this.track(row);
         return true;
       }
       case "remove": {
@@ -70,11 +91,23 @@ export class RowTable {
         if (!row) return false;
         this.rows.delete(rec.requestId);
         this.byKey.delete(rowKey(row.sentinelId, row.eventId));
+        this.terminalSeen.delete(rec.requestId);
+        this.terminalUnseen.delete(rec.requestId);
         this.unstage(rec.requestId);
         return true;
       }
     }
   };
+
+  private track(row: OutboxRow): void {
+    if (!isTerminal(row)) return;
+    if (row.seen) {
+      this.terminalUnseen.delete(row.requestId);
+      if (!this.terminalSeen.has(row.requestId)) this.terminalSeen.add(row.requestId);
+    } else if (!this.terminalSeen.has(row.requestId)) {
+      this.terminalUnseen.add(row.requestId);
+    }
+  }
 
   unstage(requestId: string): void {
     const body = this.staged.get(requestId);
