@@ -1,3 +1,4 @@
+import { setMaxListeners } from "node:events";
 import type { Clock, Logger, SentinelIngress, Sleep } from "../../core/plugin-api/index.js";
 import type { Egress } from "./ssrf/egress.js";
 import { attemptDelivery, hostOf, type AttemptOutcome } from "./attempt.js";
@@ -38,6 +39,8 @@ export class Dispatcher {
 
   constructor(private readonly o: DispatcherOptions) {
     this.global = new Semaphore(o.maxInFlight ?? 256);
+    // Every row waiting between attempts listens for shutdown on this one signal.
+    setMaxListeners(0, this.stopping.signal);
   }
 
   /** Starts delivering a row unless it is already being delivered. */
