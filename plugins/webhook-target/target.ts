@@ -97,7 +97,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       }
       const { outbox, dispatcher } = await open();
       const body = buildEnvelope(sentinel.id, event, ctx.clock.now());
-      const { row } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
+      const { row, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
+      for (const gone of evicted) if (!gone.seen) void dispatcher.acknowledge(gone);
       if (row.status === "pending") dispatcher.enqueue(row.requestId);
       else if (!row.seen) await dispatcher.acknowledge(row);
       return { ack: "deferred" };

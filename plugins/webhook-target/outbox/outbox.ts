@@ -26,6 +26,8 @@ export interface AddResult {
   row: OutboxRow;
   /** False when a row for `(sentinelId, eventId)` already existed. */
   created: boolean;
+  /** Terminal rows evicted to make room (the caller tells the engine about unseen ones). */
+  evicted: OutboxRow[];
 }
 
 /**
@@ -64,9 +66,9 @@ export class Outbox {
   add(input: { sentinelId: string; eventId: string; body: Buffer }): Promise<AddResult> {
     const key = rowKey(input.sentinelId, input.eventId);
     const existing = this.table.byEvent(input.sentinelId, input.eventId);
-    if (existing) return Promise.resolve({ row: existing, created: false });
+    if (existing) return Promise.resolve({ row: existing, created: false, evicted: [] });
     const inflight = this.adding.get(key);
-    if (inflight) return inflight.then((r) => ({ row: r.row, created: false }));
+    if (inflight) return inflight.then((r) => ({ row: r.row, created: false, evicted: [] }));
     const p = this.insert(input).finally(() => this.adding.delete(key));
     this.adding.set(key, p);
     return p;
@@ -186,7 +188,7 @@ export class Outbox {
       evict.forEach((r) => this.evicting.delete(r.requestId));
     }
     await Promise.all(evict.map((r) => this.bodies.remove(r.bodyBytes).catch(() => undefined)));
-    return { row: this.table.get(requestId)!, created: results.at(-1) === true };
+    return { row: this.table.get(requestId)!, created: results.at(-1) === true, evicted: evict };
   }
 
   /** The oldest terminal rows to evict so one more row fits under the cap; never a pending row. */
