@@ -6,7 +6,7 @@ import "reflect-metadata";
 import { container as root, type DependencyContainer } from "tsyringe";
 import { createRandom, realSleep, systemClock, type Clock, type Sleep } from "./runtime/clock.js";
 import { createLogger, type Logger } from "./runtime/logger.js";
-import { registerValue } from "./runtime/inject.js";
+import { registerClass, registerValue } from "./runtime/inject.js";
 import { ServiceDirectory } from "./runtime/service-directory.js";
 import { FileConfigService } from "./config/file-config-service.js";
 import type { ConfigFlags } from "./config/resolve.js";
@@ -15,7 +15,8 @@ import { RouteTable } from "./daemon/route-table.js";
 import { ToolTable } from "./daemon/tool-table.js";
 import { DaemonEventBus } from "./daemon/event-bus.js";
 import { homeFile } from "./storage/paths.js";
-import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, FLAGS, HOME, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS } from "./tokens.js";
+import { FileCredentialStore } from "./storage/credentials.js";
+import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, ENV, FLAGS, HOME, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, resolve } from "./tokens.js";
 
 export interface ContainerOptions {
   home: string;
@@ -40,9 +41,19 @@ export async function createContainer(options: ContainerOptions): Promise<Depend
   registerValue(c, LOGGER, logger);
   registerValue(c, CONFIG, await FileConfigService.open(homeFile(options.home, "config"), env, options.flags ?? {}, logger));
   registerValue(c, PLUGINS, new PluginRegistry());
-  registerValue(c, ROUTES, new RouteTable());
-  registerValue(c, TOOLS, new ToolTable());
-  registerValue(c, DAEMON_EVENTS, new DaemonEventBus());
-  registerValue(c, SERVICES, new ServiceDirectory());
+  registerClass(c, CREDENTIALS, FileCredentialStore);
+  const routes = new RouteTable();
+  const tools = new ToolTable();
+  const events = new DaemonEventBus();
+  registerValue(c, ROUTES, routes);
+  registerValue(c, TOOLS, tools);
+  registerValue(c, DAEMON_EVENTS, events);
+  // The host services every plugin may ask for by name; areas add theirs as they start.
+  const services = new ServiceDirectory();
+  services.provide("routes", routes);
+  services.provide("tools", tools);
+  services.provide("events", events);
+  services.provide("credentials", resolve(c, CREDENTIALS));
+  registerValue(c, SERVICES, services);
   return c;
 }

@@ -1,14 +1,13 @@
 /**
  * The sentinels DaemonModule: builds the engine (registered under SENTINELS), offers the host
- * services "sentinels" and "credentials", adds the `/sentinels` routes, sets up and starts the
+ * service "sentinels", adds the `/sentinels` routes, sets up and starts the
  * loaded providers and targets, sweeps expiry at startup and on a periodic tick, and stops
  * everything at stop.
  */
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
 import { registerClass, registerValue } from "../runtime/inject.js";
-import { FileCredentialStore } from "../storage/credentials.js";
-import { CREDENTIALS, DAEMON_EVENTS, ENV, LOGGER, PLUGINS, ROUTES, SENTINELS, SERVICES, TOOLS, resolve } from "../tokens.js";
+import { ENV, LOGGER, PLUGINS, ROUTES, SENTINELS, SERVICES, resolve } from "../tokens.js";
 import { SENTINEL_DEDUP, SENTINEL_PLUGINS, SENTINEL_STORE, SENTINEL_TICKER } from "./tokens.js";
 import { SentinelDedup } from "./dedup.js";
 import { SentinelEngine } from "./engine.js";
@@ -23,11 +22,9 @@ export function registerSentinelServices(c: DependencyContainer): SentinelEngine
   registerClass(c, SENTINEL_DEDUP, SentinelDedup);
   if (!c.isRegistered(SENTINEL_PLUGINS as symbol)) registerValue(c, SENTINEL_PLUGINS, pluginsFromContainer(c));
   registerClass(c, SENTINELS, SentinelEngine);
-  registerClass(c, CREDENTIALS, FileCredentialStore);
   const engine = resolve(c, SENTINELS) as SentinelEngine;
   // Pinned: a child container (tests, per-request scopes) must see this engine, not a fresh one.
   registerValue(c, SENTINELS, engine);
-  registerValue(c, CREDENTIALS, resolve(c, CREDENTIALS));
   return engine;
 }
 
@@ -40,12 +37,7 @@ export const sentinelsModule: DaemonModule = {
     const engine = registerSentinelServices(c);
     const services = resolve(c, SERVICES);
     services.provide("sentinels", engine);
-    services.provide("credentials", resolve(c, CREDENTIALS));
     const routes = resolve(c, ROUTES);
-    // Plugins set up below need these; another module may already offer them.
-    if (!services.has("routes")) services.provide("routes", routes);
-    if (!services.has("tools")) services.provide("tools", resolve(c, TOOLS));
-    if (!services.has("events")) services.provide("events", resolve(c, DAEMON_EVENTS));
     for (const r of sentinelRoutes(engine)) routes.add(r);
     await engine.load();
     await startTargets(c);

@@ -1,15 +1,4 @@
-import { isAbsolute, join, resolve } from "node:path";
-import { expandTilde } from "../storage/paths.js";
-
-/**
- * `sessions.eventsDir` as SPEC.md resolves it: absent = `$SVC_HOME/sessions` (`~/.svc/sessions`),
- * `~/` expands, a relative path resolves against the home directory.
- */
-export function resolveEventsDir(home: string, configured: string | undefined): string {
-  if (configured === undefined || configured.trim() === "") return join(home, "sessions");
-  const expanded = expandTilde(configured);
-  return isAbsolute(expanded) ? expanded : resolve(home, expanded);
-}
+import { join } from "node:path";
 
 /** The per-session transcript files. */
 export function sessionFiles(eventsDir: string, sessionId: string) {

@@ -1,7 +1,7 @@
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
 import { registerClass, registerValue } from "../runtime/inject.js";
-import { CONFIG, HOME, LOGGER, ROUTES, SERVICES, SESSIONS, SESSION_ADAPTERS, TOOLS, resolve } from "../tokens.js";
+import { CONFIG, LOGGER, ROUTES, SERVICES, SESSIONS, SESSION_ADAPTERS, TOOLS, resolve } from "../tokens.js";
 import { registryAdapterLookup } from "./adapter-lookup.js";
 import { SessionMessaging } from "./messaging.js";
 import { sessionRoutes } from "./routes.js";
@@ -25,7 +25,7 @@ export const sessionsModule: DaemonModule = {
     const messaging = new SessionMessaging(runtime, config);
     resolve(c, SERVICES).provide("sessions", runtime);
     const routes = resolve(c, ROUTES);
-    for (const r of sessionRoutes(runtime, messaging, config, resolve(c, HOME))) routes.add(r);
+    for (const r of sessionRoutes(runtime, messaging, config)) routes.add(r);
     const tools = resolve(c, TOOLS);
     for (const t of sessionTools(runtime, messaging)) tools.add(t);
     const timer = setInterval(() => {

@@ -1,8 +1,6 @@
-import { join } from "node:path";
 import type { ConfigService } from "../config/config-service.js";
 import { SvcError, issuesToDetails } from "../errors.js";
 import type { RouteDef, RouteRequest } from "../plugin-api/http.js";
-import { expandTilde } from "../storage/paths.js";
 import { followTranscript } from "./follow.js";
 import type { SessionMessaging } from "./messaging.js";
 import type { SessionRuntime } from "./runtime.js";
@@ -22,7 +20,7 @@ function parse<T extends z.ZodType>(schema: T, req: RouteRequest): z.infer<T> {
  * The session routes. State-changing routes need the bearer token; reads are loopback-or-token.
  * `/conversations*` (same auth as `/mcp`) serves agent sessions in chat form.
  */
-export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessaging, config: ConfigService, home: string): RouteDef[] {
+export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessaging, config: ConfigService): RouteDef[] {
   const cfg = () => config.current().effective;
   return [
     {
@@ -45,7 +43,7 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
         const launch = resolvePresetLaunch(cfg().terminalPresets, { preset: b.preset, argv: b.argv, cwd: b.cwd });
         let cwd = launch.cwd;
         if (!cwd && launch.workspace) {
-          const root = expandTilde(process.env.SVC_WORKTREES_ROOT || cfg().worktrees?.root || join(home, "worktrees"));
+          const root = cfg().worktrees.root;
           cwd = await findWorkspaceDir(root, launch.workspace);
           if (!cwd) throw new SvcError("not_found", `terminal preset workspace "${launch.workspace}" has no directory under ${root}/<repo>/${launch.workspace}`);
         }

@@ -9,9 +9,9 @@ import type { DeliveryRef, ParkedDelivery, PromptReceipt, PromptSender, PromptUr
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { updateJsonFile, readJsonFile } from "../storage/json-file.js";
-import { CLOCK, CONFIG, DAEMON_EVENTS, HOME, LOGGER, RANDOM, SESSION_ADAPTERS } from "../tokens.js";
+import { CLOCK, CONFIG, DAEMON_EVENTS, LOGGER, RANDOM, SESSION_ADAPTERS } from "../tokens.js";
 import { resolveAdapter, type AdapterLookup } from "./adapter-lookup.js";
-import { isSessionId, resolveEventsDir, sessionFiles } from "./events-dir.js";
+import { isSessionId, sessionFiles } from "./events-dir.js";
 import { LiveSession, type LiveSessionHooks } from "./live-session.js";
 import { describeSession } from "./describe.js";
 import { TranscriptWriter } from "./transcript.js";
@@ -32,7 +32,6 @@ export class SessionRuntime implements SessionHost {
   private readonly hooks: LiveSessionHooks;
 
   constructor(
-    @inject(HOME) home: string,
     @inject(CONFIG) private readonly config: ConfigService,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(RANDOM) private readonly random: Random,
@@ -40,7 +39,7 @@ export class SessionRuntime implements SessionHost {
     @inject(DAEMON_EVENTS) private readonly events: DaemonEventBus,
     @inject(SESSION_ADAPTERS) private readonly adapters: AdapterLookup,
   ) {
-    this.eventsDir = resolveEventsDir(home, this.cfg().sessions?.eventsDir);
+    this.eventsDir = this.cfg().sessions.eventsDir;
     this.hooks = {
       now: () => this.clock.now(),
       onTurnEnded: (s, r) => this.events.emit("session:turn-ended", { sessionId: s.id, promptId: r.promptId, stopReason: r.stopReason, ...(r.error ? { error: r.error } : {}) }),

@@ -1,14 +1,13 @@
-import { validateConfigTree } from "../../config/load.js";
 import { loadConfigFile } from "../../config/load.js";
+import { setConfigKey, unsetConfigKey } from "../../config/write.js";
 import { SvcError } from "../../errors.js";
 import { declaredPlugins, scanPackages } from "../../plugin-host/scan.js";
 import type { AcpRecipe } from "../../../plugins/acp/catalog.js";
-import { updateJsonFile } from "../../storage/json-file.js";
 import { homeFile, svcHome } from "../../storage/paths.js";
 import { dim, printJson, printTable, println, warn } from "../output.js";
 import { acpListing } from "./listing.js";
 
-const SLUG = /^[a-z0-9][a-z0-9._-]*$/;
+const SLUG = /^[a-z0-9][a-z0-9_-]*$/;
 
 export interface AcpAddInput {
   bin: string;
@@ -22,7 +21,7 @@ export interface AcpAddInput {
 
 /** `svc acp add`: writes `acpAgents.<slug>` into the raw config tree under its lock (unknown keys kept). */
 export async function acpAdd(slug: string, input: AcpAddInput): Promise<void> {
-  if (!SLUG.test(slug)) throw new SvcError("usage", `slug must be lower-case letters, digits, ".", "_" or "-", got ${JSON.stringify(slug)}`);
+  if (!SLUG.test(slug)) throw new SvcError("usage", `slug must be lower-case letters, digits, "_" or "-", got ${JSON.stringify(slug)}`);
   const env: Record<string, string> = {};
   for (const pair of input.env ?? []) {
     const i = pair.indexOf("=");
@@ -39,28 +38,17 @@ export async function acpAdd(slug: string, input: AcpAddInput): Promise<void> {
     ...(input.installHint ? { install_hint: input.installHint } : {}),
   };
   const path = homeFile(svcHome(), "config");
-  await updateJsonFile<Record<string, unknown>>(path, (cur) => {
-    const tree = structuredClone(cur ?? {});
-    const agents = (typeof tree.acpAgents === "object" && tree.acpAgents !== null && !Array.isArray(tree.acpAgents) ? tree.acpAgents : {}) as Record<string, unknown>;
-    tree.acpAgents = { ...agents, [slug]: entry };
-    validateConfigTree(path, tree);
-    return tree;
-  });
+  const { warnings } = await setConfigKey(path, `acpAgents.${slug}`, entry);
+  for (const w of warnings) warn(w);
   println(`added acpAgents.${slug} (${input.bin}) to ${path}`);
 }
 
 /** `svc acp rm`. */
 export async function acpRm(slug: string): Promise<void> {
+  if (!SLUG.test(slug)) throw new SvcError("usage", `slug must be lower-case letters, digits, "_" or "-", got ${JSON.stringify(slug)}`);
   const path = homeFile(svcHome(), "config");
-  let found = false;
-  await updateJsonFile<Record<string, unknown>>(path, (cur) => {
-    const agents = cur?.acpAgents as Record<string, unknown> | undefined;
-    if (!cur || !agents || !(slug in agents)) return undefined;
-    found = true;
-    const { [slug]: _removed, ...rest } = agents;
-    return { ...cur, acpAgents: rest };
-  });
-  if (!found) throw new SvcError("not_found", `no acpAgents.${slug} in ${path} (catalog entries cannot be removed, only shadowed)`);
+  const { changed } = await unsetConfigKey(path, `acpAgents.${slug}`);
+  if (!changed) throw new SvcError("not_found", `no acpAgents.${slug} in ${path} (catalog entries cannot be removed, only shadowed)`);
   println(`removed acpAgents.${slug} from ${path}`);
 }
 

@@ -1,10 +1,10 @@
 import { isAbsolute, resolve } from "node:path";
-import { loadConfigFile } from "../../config/load.js";
+import { resolvePresetCwd } from "../../config/local-paths.js";
+import { readEffectiveConfig } from "../../config/read-effective.js";
 import { SvcError } from "../../errors.js";
 import type { PromptReceipt } from "../../plugin-api/sessions.js";
 import type { SessionDescriptor, TurnResult } from "../../sessions/types.js";
-import { homeFile, svcHome } from "../../storage/paths.js";
-import { isSessionId, resolveEventsDir, sessionFiles } from "../../sessions/events-dir.js";
+import { isSessionId, sessionFiles } from "../../sessions/events-dir.js";
 import { readTranscript } from "../../sessions/transcript-reader.js";
 import { DaemonClient } from "../daemon-client.js";
 import { dim, printJson, printTable, println } from "../output.js";
@@ -106,8 +106,8 @@ export async function sessionsExport(id: string): Promise<void> {
   });
   if (client) return printJson(await client.request("GET", `/sessions/${encodeURIComponent(id)}/export`));
   if (!isSessionId(id)) throw new SvcError("usage", `invalid session id ${JSON.stringify(id)}`);
-  const file = await loadConfigFile(homeFile(svcHome(), "config"));
-  const files = sessionFiles(resolveEventsDir(svcHome(), file.config.sessions?.eventsDir), id);
+  const { effective } = await readEffectiveConfig();
+  const files = sessionFiles(effective.sessions.eventsDir, id);
   const events = await readTranscript(files.events);
   if (events.length === 0) throw new SvcError("not_found", `no transcript for session ${id} at ${files.events}`);
   const terminal = await readTranscript(files.terminal);
@@ -121,10 +121,10 @@ export async function sessionsExport(id: string): Promise<void> {
 export async function sessionsTerminal(argv: string[], opts: { preset?: string; cwd?: string; label?: string; name?: string; json?: boolean }): Promise<void> {
   let cwd = opts.cwd;
   if (cwd === undefined && opts.preset) {
-    const file = await loadConfigFile(homeFile(svcHome(), "config"));
-    const preset = file.config.terminalPresets?.[opts.preset];
-    if (!preset) throw new SvcError("not_found", `no terminal preset "${opts.preset}" in terminalPresets; presets: ${Object.keys(file.config.terminalPresets ?? {}).join(", ") || "(none)"}`);
-    cwd = preset.cwd ?? (preset.workspace ? undefined : ".");
+    const { effective } = await readEffectiveConfig();
+    const preset = effective.terminalPresets[opts.preset];
+    if (!preset) throw new SvcError("not_found", `no terminal preset "${opts.preset}" in terminalPresets; presets: ${Object.keys(effective.terminalPresets).join(", ") || "(none)"}`);
+    cwd = resolvePresetCwd(preset, process.cwd()) ?? (preset.workspace ? undefined : ".");
   }
   cwd ??= opts.preset ? undefined : ".";
   const body = {
