@@ -67,3 +67,10 @@ export function normalizeSubject(subject: string): string {
   const m = /^github:([A-Za-z0-9_.-]{1,100})\/([A-Za-z0-9_.*-]{1,100})(.*)$/s.exec(subject);
   return m ? `github:${m[1]!.toLowerCase()}/${m[2]!.toLowerCase()}${m[3]}` : subject;
 }
+
+/** A provider's `resolveSubject`: a pull request URL or a subject, in the normalized form events use. */
+export function resolveGithubSubject(input: { subject?: string; prUrl?: string }): string {
+  if (input.prUrl !== undefined) return subjectFromPrUrl(input.prUrl);
+  if (input.subject !== undefined) return normalizeSubject(input.subject);
+  throw new SvcError("invalid_input", "give a subject or a prUrl");
+}

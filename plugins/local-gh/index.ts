@@ -4,7 +4,7 @@
  * Default interval 60 s (or the server's X-Poll-Interval when larger); setup takes `intervalSeconds`.
  */
 import { SvcError, defineProvider, type PluginContext, type ProviderInstance } from "../../core/plugin-api/index.js";
-import { createGhCli, defaultTypes, normalizeSubject, subjectFromPrUrl, terminalSubjects, type GhCli } from "../github-common/index.js";
+import { createGhCli, defaultTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
 import { Poller } from "./poller.js";
 
 export const DEFAULT_INTERVAL_MS = 60_000;
@@ -43,11 +43,7 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
     poller,
     defaultTypes,
     terminalSubjects,
-    resolveSubject(input) {
-      if (input.prUrl !== undefined) return subjectFromPrUrl(input.prUrl);
-      if (input.subject !== undefined) return normalizeSubject(input.subject);
-      throw new SvcError("invalid_input", "give a subject or a prUrl");
-    },
+    resolveSubject: resolveGithubSubject,
     /** A new watch is polled at once: its baseline is taken now, and a pull request already closed ends its sentinel. */
     async watch() {
       void soon().catch(() => undefined);

@@ -4,8 +4,8 @@
  * registers one repository hook per watched repository through `gh`. Same subjects and event
  * types as `local-gh` (one mapper serves both).
  */
-import { SvcError, defineProvider, type PluginContext, type ProviderInstance } from "../../core/plugin-api/index.js";
-import { createGhCli, defaultTypes, normalizeSubject, subjectFromPrUrl, terminalSubjects, type GhCli } from "../github-common/index.js";
+import { defineProvider, type PluginContext, type ProviderInstance } from "../../core/plugin-api/index.js";
+import { createGhCli, defaultTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
 import { HookRegistry } from "./hooks.js";
 import { ingressRoute } from "./ingress-route.js";
 import { hookUrl, readSettings, writeSettings } from "./settings.js";
@@ -17,11 +17,7 @@ export function createWebhookProvider(ctx: PluginContext, gh: GhCli = createGhCl
     hooks,
     defaultTypes,
     terminalSubjects,
-    resolveSubject(input) {
-      if (input.prUrl !== undefined) return subjectFromPrUrl(input.prUrl);
-      if (input.subject !== undefined) return normalizeSubject(input.subject);
-      throw new SvcError("invalid_input", "give a subject or a prUrl");
-    },
+    resolveSubject: resolveGithubSubject,
     async readiness() {
       const s = await settings();
       const missing = [!s.secret && "a secret", !s.publicBaseUrl && "a public base URL (to register repository hooks through gh)"].filter(Boolean);
