@@ -1,16 +1,8 @@
 /**
  * The `defaults` section as pure functions, for the session runtime to call at every agent start.
  */
+import type { SpawnAuth, SpawnOptionValue } from "../plugin-api/sessions.js";
 import type { EffectiveConfig } from "./config-service.js";
-
-export type SpawnOptionValue = boolean | number | string;
-
-export interface SpawnAuth {
-  mode?: "subscription" | "api-key";
-  token?: string;
-  apiKey?: string;
-  provider?: string;
-}
 
 export interface ResolvedSpawnDefaults {
   options: Record<string, SpawnOptionValue>;

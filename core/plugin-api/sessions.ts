@@ -64,12 +64,8 @@ export interface AdapterSession {
   stop(): Promise<void>;
 }
 
-/** An adapter plugin that starts sessions. */
-export interface SessionAdapterInstance extends AdapterInstance {
-  start(spec: SessionStartSpec, sink: SessionUpdateSink): Promise<AdapterSession>;
-  /** A dynamic adapter (ACP) says where its recipe for `slug` comes from, or undefined when it has none. */
-  sourceOf?(slug: string): "config" | "catalog" | undefined;
-}
+/** An adapter plugin that starts sessions: the same type as {@link AdapterInstance}, under the session runtime's name. */
+export type SessionAdapterInstance = AdapterInstance;
 
 export type PromptUrgency = "queue" | "steer" | "interrupt";
 

@@ -4,6 +4,7 @@ import type { PluginContext } from "../plugin-api/context.js";
 import { CLOCK, CONFIG, HOME, LOGGER, PLUGINS, RANDOM, SERVICES, SLEEP, resolve } from "../tokens.js";
 import { FILES } from "../storage/paths.js";
 import { SvcError } from "../errors.js";
+import { instanceProblem } from "./load.js";
 import type { LoadedPlugin } from "./registry.js";
 
 /** Builds the context a plugin receives at setup: everything it may use, nothing of the container. */
@@ -43,7 +44,10 @@ export function pluginInstance<T extends LoadedPlugin["type"]>(c: DependencyCont
       throw new SvcError("timeout", `setup of ${type} plugin "${kind}" (package ${plugin.source.package}) did not finish within ${timeoutMs} ms`);
     });
     try {
-      return await Promise.race([Promise.resolve().then(() => (plugin.definition as { setup(ctx: PluginContext): unknown }).setup(ctx)), timedOut]);
+      const instance = await Promise.race([Promise.resolve().then(() => (plugin.definition as { setup(ctx: PluginContext): unknown }).setup(ctx)), timedOut]);
+      const problem = instanceProblem(instance, type, kind);
+      if (problem) throw new SvcError("plugin_load_failed", `${problem} (package ${plugin.source.package})`);
+      return instance;
     } catch (err) {
       const failure = { package: plugin.source.package, phase: "setup" as const, error: `${type} ${kind}: ${(err as Error).message}` };
       registry.fail(failure);

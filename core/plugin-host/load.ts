@@ -48,6 +48,22 @@ export function shapeProblem(value: unknown, type: LoadedPlugin["type"], kind: s
   return undefined;
 }
 
+/**
+ * Why what an adapter's `setup` returned is not an `AdapterInstance` (the contract the session
+ * runtime calls); `undefined` when it is. Providers and targets are not checked here.
+ */
+export function instanceProblem(instance: unknown, type: LoadedPlugin["type"], kind: string): string | undefined {
+  if (type !== "adapter") return undefined;
+  const fix = "return { start(spec, sink) { … }, slugs?(), sourceOf?(slug) } (see AdapterInstance in svc/plugin-api)";
+  if (typeof instance !== "object" || instance === null) return `setup of adapter "${kind}" returned ${instance === null ? "null" : typeof instance}, not an object; ${fix}`;
+  const v = instance as Record<string, unknown>;
+  if (typeof v.start !== "function") return `setup of adapter "${kind}" returned no start(spec, sink) function; ${fix}`;
+  for (const m of ["slugs", "sourceOf"] as const) {
+    if (v[m] !== undefined && typeof v[m] !== "function") return `setup of adapter "${kind}" returned ${m} that is not a function; ${fix}`;
+  }
+  return undefined;
+}
+
 /** Scans and loads built-ins then `options.ids` into `registry`; returns this run's failures. */
 export async function loadPlugins(registry: PluginRegistry, options: ScanOptions & { logger?: Logger }): Promise<LoadFailure[]> {
   const { packages, failures } = scanPackages(options);

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import type { DependencyContainer } from "tsyringe";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createContainer } from "../../../core/container.js";
-import type { SentinelIngress, SvcEvent } from "../../../core/plugin-api/index.js";
+import type { SentinelIngress, SessionUpdateSink, SvcEvent } from "../../../core/plugin-api/index.js";
 import { pluginInstance } from "../../../core/plugin-host/context.js";
 import { loadPlugins } from "../../../core/plugin-host/load.js";
 import { pluginHostModule } from "../../../core/plugin-host/module.js";
@@ -65,10 +65,25 @@ describe("fixture plugins work through their PluginContext", () => {
     expect(JSON.parse(written)).toEqual({ sentinelId: "s1", eventId: "e1" });
   });
 
-  it("the adapter starts a session", async () => {
-    const adapter = await pluginInstance(c, "adapter", "fixture-echo");
+  it("the adapter starts a session the way the session runtime does: prompt reports through the sink, stop reports the exit", async () => {
+    const adapter = await pluginInstance(c, "adapter", "echo");
     expect(await adapter.slugs!()).toEqual(["echo"]);
-    expect(await (adapter.start as (p: string) => Promise<unknown>)("hi")).toEqual({ slug: "echo", reply: "echo: hi" });
+    const calls: unknown[][] = [];
+    const sink: SessionUpdateSink = {
+      update: (...a) => void calls.push(["update", ...a]),
+      output: (...a) => void calls.push(["output", ...a]),
+      quota: (...a) => void calls.push(["quota", ...a]),
+      exited: (...a) => void calls.push(["exited", ...a]),
+    };
+    const session = await adapter.start({ sessionId: "ses_1", adapter: "echo", cwd: sb.cwd, options: {}, skills: [] }, sink);
+    expect(session.kind).toBe("agent");
+    expect(await session.prompt!("hi")).toEqual({ stopReason: "end_turn" });
+    await session.stop();
+    await session.stop();
+    expect(calls).toEqual([
+      ["update", "agent_message_chunk", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "You said: hi" } }],
+      ["exited", { code: 0, signal: null }],
+    ]);
   });
 
   it("an unknown kind is not_found, naming the loaded kinds", async () => {
@@ -91,6 +106,17 @@ describe("setup isolation", () => {
     await expect(pluginInstance(child, "provider", "slow", 50)).rejects.toMatchObject({ code: "timeout", message: expect.stringContaining("pkg-slow") });
     expect(registry.failures).toEqual([{ package: "pkg-slow", phase: "setup", error: expect.stringContaining("did not finish within 50 ms") }]);
     expect(logger.lines.some((l) => l.includes("adapter package pkg-slow failed (setup)"))).toBe(true);
+  });
+
+  it("an adapter whose setup returns no start(spec, sink) is a setup failure naming the contract", async () => {
+    registry.add({
+      type: "adapter",
+      kind: "made-up",
+      definition: { type: "adapter", kind: "made-up", setup: () => ({ slugs: () => ["made-up"], run: async () => "hi" }) } as never,
+      source: { package: "pkg-made-up", builtin: false, resolvedFrom: "cwd", dir: "/nowhere" },
+    });
+    await expect(pluginInstance(c, "adapter", "made-up")).rejects.toMatchObject({ code: "plugin_load_failed", message: expect.stringContaining("returned no start(spec, sink) function") });
+    expect(registry.failures).toEqual([{ package: "pkg-made-up", phase: "setup", error: expect.stringContaining("AdapterInstance") }]);
   });
 
   it("a setup that throws is recorded, and the next use tries again", async () => {

@@ -30,7 +30,7 @@ describe("resolution", () => {
     expect(registry.list().map((p) => [p.type, p.kind, p.source.package, p.source.resolvedFrom, p.source.version])).toEqual([
       ["provider", "fixture-ticks", "svc-fixture-provider", "install", "1.0.0"],
       ["target", "fixture-memo", "svc-fixture-target", "cwd", "1.0.0"],
-      ["adapter", "fixture-echo", "svc-fixture-adapter", "cwd", "1.0.0"],
+      ["adapter", "echo", "svc-fixture-adapter", "cwd", "1.0.0"],
     ]);
   });
 
@@ -56,7 +56,7 @@ describe("resolution", () => {
     const { symlink } = await import("node:fs/promises");
     await symlink(real, join(sb.install, "node_modules", "svc-fixture-adapter"), "junction");
     const { registry } = await load(["svc-fixture-adapter"]);
-    expect(registry.get("adapter", "fixture-echo")!.source.dir).toBe(real);
+    expect(registry.get("adapter", "echo")!.source.dir).toBe(real);
   });
 });
 
