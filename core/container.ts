@@ -16,7 +16,8 @@ import { ToolTable } from "./daemon/tool-table.js";
 import { DaemonEventBus } from "./daemon/event-bus.js";
 import { homeFile } from "./storage/paths.js";
 import { FileCredentialStore } from "./storage/credentials.js";
-import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, ENV, FLAGS, HOME, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, resolve } from "./tokens.js";
+import { createHostEgress } from "./egress/host-egress.js";
+import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, EGRESS, ENV, FLAGS, HOME, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, resolve } from "./tokens.js";
 
 export interface ContainerOptions {
   home: string;
@@ -39,7 +40,8 @@ export async function createContainer(options: ContainerOptions): Promise<Depend
   registerValue(c, RANDOM, createRandom(clock));
   registerValue(c, SLEEP, options.sleep ?? realSleep);
   registerValue(c, LOGGER, logger);
-  registerValue(c, CONFIG, await FileConfigService.open(homeFile(options.home, "config"), env, options.flags ?? {}, logger));
+  const config = await FileConfigService.open(homeFile(options.home, "config"), env, options.flags ?? {}, logger);
+  registerValue(c, CONFIG, config);
   registerValue(c, PLUGINS, new PluginRegistry());
   registerClass(c, CREDENTIALS, FileCredentialStore);
   const routes = new RouteTable();
@@ -54,6 +56,9 @@ export async function createContainer(options: ContainerOptions): Promise<Depend
   services.provide("tools", tools);
   services.provide("events", events);
   services.provide("credentials", resolve(c, CREDENTIALS));
+  const egress = createHostEgress({ allowSubnets: () => config.current().effective.webhooks.allowSubnets, logger: logger.child({ module: "egress" }) });
+  registerValue(c, EGRESS, egress);
+  services.provide("egress", egress);
   registerValue(c, SERVICES, services);
   return c;
 }

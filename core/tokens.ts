@@ -44,3 +44,5 @@ export const SENTINELS = token<import("./sentinels/service.js").SentinelService>
 export const SESSIONS = token<import("./sessions/runtime.js").SessionRuntime>("sessions");
 /** How the session runtime finds adapter plugins (set up through the plugin host). */
 export const SESSION_ADAPTERS = token<import("./sessions/adapter-lookup.js").AdapterLookup>("session-adapters");
+/** The host egress behind the SSRF gate (core/egress), offered to plugins as the service "egress". */
+export const EGRESS = token<import("./egress/host-egress.js").HostEgress>("egress");

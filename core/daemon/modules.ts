@@ -1,4 +1,5 @@
 import { configModule } from "../config/module.js";
+import { egressModule } from "../egress/module.js";
 import { coreRoutesModule } from "./core-routes.js";
 import { pluginHostModule } from "../plugin-host/module.js";
 import { eventsModule } from "./events-module.js";
@@ -12,6 +13,8 @@ import type { DaemonModule } from "./module.js";
 export const DAEMON_MODULES: DaemonModule[] = [
   configModule,
   coreRoutesModule,
+  // before the plugin host, so it stops after the targets that post through it
+  egressModule,
   // plugins load before every module that uses them (after the config module, when there is one)
   pluginHostModule,
   sessionsModule,

@@ -1,5 +1,6 @@
 import type { Clock, Random, Sleep } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
+import type { Egress } from "./egress.js";
 import type { DaemonEventSink, SvcEvent } from "./events.js";
 import type { RouteRegistry } from "./http.js";
 import type { ToolRegistry } from "./tools.js";
@@ -69,6 +70,8 @@ export interface HostServices {
   credentials: CredentialStore;
   events: DaemonEventSink;
   sessions: SessionHost;
+  /** Outbound HTTPS through the host's SSRF gate (`webhooks.allowSubnets` applied); the host closes it. */
+  egress: Egress;
   [name: string]: unknown;
 }
 

@@ -5,6 +5,9 @@
 export type { SvcEvent, DaemonEvent, DaemonEventSink } from "./events.js";
 export type { RouteAuth, RouteDef, RouteRequest, RouteResponse, RouteRegistry, HttpMethod } from "./http.js";
 export type { ToolDef, ToolRegistry, ToolCallContext } from "./tools.js";
+export type { Egress, EgressResponse, EgressFailure } from "./egress.js";
+/** The SSRF gate's URL rule (what `ctx.service("egress")` applies first): a parseable `https:` URL, else SvcError `non_https`. */
+export { parseHttpsUrl } from "../egress/gate.js";
 export type {
   PluginContext,
   HostServices,

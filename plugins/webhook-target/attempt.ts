@@ -1,5 +1,5 @@
 import { SvcError } from "../../core/plugin-api/index.js";
-import type { Egress } from "./ssrf/egress.js";
+import type { Egress } from "../../core/plugin-api/index.js";
 import { signatureHeader } from "./signer.js";
 
 export type AttemptOutcome =

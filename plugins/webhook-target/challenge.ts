@@ -1,14 +1,12 @@
 /**
  * Challenge verification of a webhook callback (before activation and on rotation): a signed
- * `{type: "verification", challenge}` POST through the SSRF gate's egress; the callback must
+ * `{type: "verification", challenge}` POST through the host's egress (the SSRF gate); the callback must
  * answer 2xx with JSON `{challenge}` equal to ours (compared in constant time).
  */
 import { timingSafeEqual } from "node:crypto";
-import { SvcError, type Clock, type Logger, type Random } from "../../core/plugin-api/index.js";
+import { SvcError, parseHttpsUrl, type Clock, type Egress, type Logger, type Random } from "../../core/plugin-api/index.js";
 import { challengeCacheKey, createChallengeCache, type ChallengeCache } from "./challenge-cache.js";
 import { decodeSecret, SECRET_RULE } from "./secret.js";
-import type { Egress } from "./ssrf/egress.js";
-import { parseHttpsUrl } from "./ssrf/gate.js";
 
 /** The verification POST's timeout. */
 export const CHALLENGE_TIMEOUT_MS = 10_000;

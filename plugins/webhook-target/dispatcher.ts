@@ -1,6 +1,6 @@
 import { setMaxListeners } from "node:events";
 import type { Clock, Logger, SentinelIngress, Sleep } from "../../core/plugin-api/index.js";
-import type { Egress } from "./ssrf/egress.js";
+import type { Egress } from "../../core/plugin-api/index.js";
 import { attemptDelivery, hostOf, type AttemptOutcome } from "./attempt.js";
 import { LIMITS } from "./limits.js";
 import type { Outbox } from "./outbox/outbox.js";

@@ -1,23 +1,20 @@
 /**
  * The built-in `webhook` target: matched events become signed Standard Webhooks POSTs to an
- * external HTTPS callback, through a durable outbox, bounded retries and the SSRF gate. See the
- * README section "Webhook target".
+ * external HTTPS callback, through a durable outbox, bounded retries and the host's SSRF gate
+ * (the host service "egress"). See the README section "Webhook target".
  */
 import { SvcError, defineTarget } from "../../core/plugin-api/index.js";
 import { createChallengeVerifier } from "./challenge.js";
 import { rotateSecret } from "./rotation.js";
 import { sign } from "./signer.js";
-import { createEgress } from "./ssrf/egress.js";
 import { createWebhookTarget } from "./target.js";
 
 export default defineTarget({
   kind: "webhook",
   description: "Signed HTTPS POSTs (Standard Webhooks) through a durable outbox",
   setup(ctx) {
-    const allowSubnets = (ctx.config().webhooks?.allowSubnets as string[] | undefined) ?? [];
-    const egress = createEgress({ allowSubnets, logger: ctx.logger });
-    const verifier = createChallengeVerifier({ egress, clock: ctx.clock, random: ctx.random, sign, logger: ctx.logger });
-    const target = createWebhookTarget(ctx, { egress, verifier });
+    const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock: ctx.clock, random: ctx.random, sign, logger: ctx.logger });
+    const target = createWebhookTarget(ctx, { verifier });
     if (ctx.hasService("routes")) {
       ctx.service("routes").add({
         method: "POST",

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { PluginContext, SentinelIngress, SentinelView, TargetInstance } from "../../core/plugin-api/index.js";
 import { SvcError } from "../../core/plugin-api/index.js";
-import type { Egress } from "./ssrf/egress.js";
 import { Dispatcher } from "./dispatcher.js";
 import { buildEnvelope } from "./envelope.js";
 import { Outbox } from "./outbox/outbox.js";
@@ -16,7 +15,6 @@ export interface ChallengeVerifierLike {
 }
 
 export interface WebhookTargetDeps {
-  egress: Egress;
   verifier: ChallengeVerifierLike;
   /** Per-attempt timeout override (tests). */
   attemptTimeoutMs?: number;
@@ -56,7 +54,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       const dispatcher = new Dispatcher({
         outbox,
         vault,
-        egress: deps.egress,
+        egress: ctx.service("egress"),
         sentinels,
         clock: ctx.clock,
         sleep: ctx.sleep,
@@ -147,7 +145,6 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         await outbox.close();
         opened = undefined;
       }
-      await Promise.race([deps.egress.close().catch(() => undefined), new Promise((r) => setTimeout(r, 2_000).unref())]);
     },
 
     tick,

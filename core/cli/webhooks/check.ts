@@ -2,9 +2,9 @@
 import { FileConfigService } from "../../config/file-config-service.js";
 import { SvcError } from "../../errors.js";
 import { homeFile, svcHome } from "../../storage/paths.js";
-import { parseAllowSubnets } from "../../../plugins/webhook-target/ssrf/allow-subnets.js";
-import { inspectTarget, parseHttpsUrl, type AddressDecision } from "../../../plugins/webhook-target/ssrf/gate.js";
-import { systemResolver, type Resolver } from "../../../plugins/webhook-target/ssrf/resolver.js";
+import { parseAllowSubnets } from "../../egress/allow-subnets.js";
+import { inspectTarget, parseHttpsUrl, type AddressDecision } from "../../egress/gate.js";
+import { systemResolver, type Resolver } from "../../egress/resolver.js";
 import { bold, green, printJson, printTable, println, red, usageError, warn } from "../output.js";
 
 /** The gate's verdict on one URL, as `svc webhooks check` reports it. */

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkWebhookUrl } from "../../../core/cli/webhooks/check.js";
 import { makeTempHome, runCli } from "../../support/cli.js";
-import { tableResolver } from "../../plugins/webhook-target/ssrf/https-receiver.js";
+import { tableResolver } from "../../support/https-receiver.js";
 
 describe("checkWebhookUrl (in process, table resolver)", () => {
   const resolver = tableResolver({

@@ -1,12 +1,11 @@
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SvcError } from "../../../core/plugin-api/index.js";
 import { createRandom, FakeClock } from "../../../core/runtime/clock.js";
 import { CHALLENGE_CACHE_TTL_MS } from "../../../plugins/webhook-target/challenge-cache.js";
 import { createChallengeVerifier, type ChallengeVerifier } from "../../../plugins/webhook-target/challenge.js";
 import { sign } from "../../../plugins/webhook-target/signer.js";
-import { createEgress, type Egress } from "../../../plugins/webhook-target/ssrf/egress.js";
-import { LOOPBACK_ALLOWED, startReceiver, tableResolver, type Receiver } from "./ssrf/https-receiver.js";
+import { failure, startGate, tableResolver, startReceiver, withEgress, type Receiver } from "../../support/https-receiver.js";
+import type { Egress } from "../../../core/plugin-api/index.js";
 
 const SECRET = "whsec_" + Buffer.alloc(32, 7).toString("base64");
 const OTHER_SECRET = "whsec_" + Buffer.alloc(32, 9).toString("base64");
@@ -14,6 +13,7 @@ const resolver = tableResolver({ "receiver.test": ["127.0.0.1"] });
 
 let rx: Receiver;
 let egress: Egress;
+let closeGate: () => Promise<void>;
 let clock: FakeClock;
 let verifier: ChallengeVerifier;
 
@@ -24,24 +24,10 @@ function echo(transform: (challenge: string) => unknown = (challenge) => ({ chal
   });
 }
 
-async function failure(p: Promise<unknown>): Promise<SvcError> {
-  try {
-    await p;
-  } catch (err) {
-    if (SvcError.is(err)) return err;
-    throw err;
-  }
-  throw new Error("expected a failure");
-}
-
 beforeAll(async () => {
-  rx = await startReceiver();
-  egress = createEgress({ allowSubnets: LOOPBACK_ALLOWED, resolver });
+  ({ rx, egress, close: closeGate } = await startGate({ resolver }));
 });
-afterAll(async () => {
-  await egress.close();
-  await rx.close();
-});
+afterAll(() => closeGate());
 beforeEach(() => {
   rx.seen.length = 0;
   clock = new FakeClock(Date.now());
@@ -120,13 +106,10 @@ describe("challenge failures map to exactly SPEC.md's reasons", () => {
   });
 
   it("a private target → ssrf_blocked, nothing sent", async () => {
-    const strict = createEgress({ resolver });
-    try {
+    await withEgress({ resolver }, async (strict) => {
       const v = createChallengeVerifier({ egress: strict, clock, random: createRandom(clock), sign });
       expect((await failure(v.verify(input()))).code).toBe("ssrf_blocked");
-    } finally {
-      await strict.close();
-    }
+    });
     expect(rx.seen).toHaveLength(0);
   });
 

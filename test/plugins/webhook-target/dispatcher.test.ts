@@ -1,11 +1,11 @@
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createEgress, type Egress } from "../../../core/egress/egress.js";
 import { FakeClock, createRandom } from "../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { Dispatcher } from "../../../plugins/webhook-target/dispatcher.js";
 import { buildEnvelope } from "../../../plugins/webhook-target/envelope.js";
 import { Outbox } from "../../../plugins/webhook-target/outbox/outbox.js";
-import { createEgress, type Egress } from "../../../plugins/webhook-target/ssrf/egress.js";
 import { SecretVault } from "../../../plugins/webhook-target/vault.js";
 import { makeTempHome } from "../../support/cli.js";
 import { LOOPBACK_ALLOWED, fakeSentinels, recordingSleep, secretOf, startReceiver, type FakeSentinels, type Receiver } from "./support/harness.js";

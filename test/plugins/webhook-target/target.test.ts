@@ -2,11 +2,12 @@ import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { createHostEgress, type HostEgress } from "../../../core/egress/host-egress.js";
 import { FakeClock } from "../../../core/runtime/clock.js";
+import webhookTarget from "../../../plugins/webhook-target/index.js";
 import { createChallengeVerifier } from "../../../plugins/webhook-target/challenge.js";
 import { rotateSecret } from "../../../plugins/webhook-target/rotation.js";
 import { sign } from "../../../plugins/webhook-target/signer.js";
-import { createEgress } from "../../../plugins/webhook-target/ssrf/egress.js";
 import { createWebhookTarget, type WebhookTarget } from "../../../plugins/webhook-target/target.js";
 import { VAULT_FILE } from "../../../plugins/webhook-target/vault.js";
 import { makeTempHome } from "../../support/cli.js";
@@ -22,12 +23,12 @@ describe("webhook target plugin", () => {
   let clock: FakeClock;
   let targets: WebhookTarget[];
   let url: string;
+  let egress: HostEgress;
 
   const makeTarget = () => {
-    const { ctx, logger } = testContext(home, sentinels, { clock, sleep: recordingSleep() });
-    const egress = createEgress({ allowSubnets: LOOPBACK_ALLOWED });
-    const verifier = createChallengeVerifier({ egress, clock, random: ctx.random, sign });
-    const target = createWebhookTarget(ctx, { egress, verifier, tickMs: 0 });
+    const { ctx, logger } = testContext(home, sentinels, { clock, sleep: recordingSleep(), egress });
+    const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock, random: ctx.random, sign });
+    const target = createWebhookTarget(ctx, { verifier, tickMs: 0 });
     targets.push(target);
     return { target, logger, verifier, ctx };
   };
@@ -45,9 +46,11 @@ describe("webhook target plugin", () => {
     sentinels = fakeSentinels();
     clock = new FakeClock(Date.now());
     targets = [];
+    egress = createHostEgress({ allowSubnets: () => LOOPBACK_ALLOWED });
   });
   afterEach(async () => {
     for (const t of targets) await t.stop?.();
+    await egress.close();
     await rx.close();
     await cleanup();
   });
@@ -160,5 +163,22 @@ describe("webhook target plugin", () => {
     await expect(rotateSecret(deps, { sentinelId: "snt_1", secret: "whsec_bad", principal: "x" })).rejects.toMatchObject({ code: "invalid_input" });
     await expect(rotateSecret(deps, { sentinelId: "snt_nope", principal: "x" })).rejects.toMatchObject({ code: "not_found" });
     expect(JSON.stringify(sentinels.get("snt_1"))).not.toContain(next.slice(6));
+  });
+
+  it("the plugin's setup posts through the host's \"egress\" service, and fails clearly without it", async () => {
+    const posted: string[] = [];
+    const counting = { post: (u: string, init: Parameters<HostEgress["post"]>[1]) => (posted.push(new URL(u).host), egress.post(u, init)), close: async () => undefined };
+    const { ctx } = testContext(home, sentinels, { clock, egress: counting });
+    const target = (await webhookTarget.setup(ctx)) as WebhookTarget;
+    targets.push(target);
+    await createSentinel(target);
+    const view = sentinels.get("snt_1")!;
+    await target.deliver({ sentinel: view, event: { id: "evt_e", type: "t.o.a", subjects: ["s:1"] } });
+    await target.idle();
+    expect(posted).toEqual([`127.0.0.1:${rx.port}`, `127.0.0.1:${rx.port}`]);
+    await target.stop!();
+    expect((await egress.post(url, { headers: {}, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
+    const bare = testContext(home, sentinels, { clock }).ctx;
+    expect(() => webhookTarget.setup(bare)).toThrow(/egress/);
   });
 });

@@ -1,15 +1,16 @@
 /**
  * Test doubles for the webhook target: an in-memory sentinel engine (the plugin-facing
- * SentinelIngress), a plugin context on a temporary home, a fake Sleep that records waits, and
- * a challenge-echoing handler for real HTTPS receivers.
+ * SentinelIngress), a plugin context on a temporary home offering the host egress (the same
+ * service the daemon offers as "egress"), a fake Sleep that records waits, and a
+ * challenge-echoing handler for real HTTPS receivers.
  */
 import type { ServerResponse } from "node:http";
-import type { PluginContext, SentinelIngress, SentinelView } from "../../../../core/plugin-api/index.js";
+import type { Egress, PluginContext, SentinelIngress, SentinelView } from "../../../../core/plugin-api/index.js";
 import { FakeClock, createRandom, type Sleep } from "../../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../../core/runtime/logger.js";
-import type { SeenRequest } from "../ssrf/https-receiver.js";
+import type { SeenRequest } from "../../../support/https-receiver.js";
 
-export { startReceiver, LOOPBACK_ALLOWED, type Receiver, type SeenRequest } from "../ssrf/https-receiver.js";
+export { startReceiver, LOOPBACK_ALLOWED, type Receiver, type SeenRequest } from "../../../support/https-receiver.js";
 
 export interface FakeSentinels extends SentinelIngress {
   views: Map<string, SentinelView>;
@@ -63,10 +64,11 @@ export function recordingSleep(): Sleep & { waits: number[] } {
   return Object.assign(sleep, { waits });
 }
 
-export function testContext(home: string, sentinels: SentinelIngress, opts: { clock?: FakeClock; sleep?: Sleep; config?: Record<string, unknown> } = {}) {
+/** A plugin context whose host services are `sentinels` and, when given, `egress`. */
+export function testContext(home: string, sentinels: SentinelIngress, opts: { clock?: FakeClock; sleep?: Sleep; config?: Record<string, unknown>; egress?: Egress } = {}) {
   const clock = opts.clock ?? new FakeClock(Date.now());
   const logger = createMemoryLogger();
-  const services: Record<string, unknown> = { sentinels };
+  const services: Record<string, unknown> = { sentinels, ...(opts.egress ? { egress: opts.egress } : {}) };
   const ctx: PluginContext = {
     type: "target",
     kind: "webhook",

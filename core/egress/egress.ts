@@ -1,14 +1,16 @@
 /**
- * The one egress path for outbound HTTPS to webhook callbacks. Every request passes the SSRF
- * gate (https only, every resolved address validated), then connects through a `lookup` that
- * returns only the validated addresses (no second DNS lookup, no rebinding window) while the
- * URL's hostname stays in use for SNI, certificate verification and the `Host` header.
+ * The one egress path for outbound HTTPS (webhook callbacks, any target's POST). Every request
+ * passes the SSRF gate (https only, every resolved address validated), then connects through a
+ * `lookup` that returns only the validated addresses (no second DNS lookup, no rebinding window)
+ * while the URL's hostname stays in use for SNI, certificate verification and the `Host` header.
  * Redirects are never followed; bodies are clamped to {@link MAX_BODY_BYTES}.
  */
 import type { LookupAddress } from "node:dns";
 import type { LookupFunction } from "node:net";
 import { Agent } from "undici";
-import { SvcError, type Logger } from "../../../core/plugin-api/index.js";
+import { SvcError } from "../errors.js";
+import type { Egress, EgressFailure, EgressResponse } from "../plugin-api/egress.js";
+import type { Logger } from "../runtime/logger.js";
 import { allowSubnetsWarnings, parseAllowSubnets } from "./allow-subnets.js";
 import { mapEgressError } from "./egress-errors.js";
 import { admitTarget, parseHttpsUrl } from "./gate.js";
@@ -18,34 +20,15 @@ import { systemResolver, type Resolver } from "./resolver.js";
 /** Request and read-response body limit: 256 KiB. */
 export const MAX_BODY_BYTES = 262_144;
 
-export type EgressFailure = "non_https" | "private_target" | "redirect" | "timeout" | "connect";
-
-export interface EgressResponse {
-  status: number;
-  headers: Record<string, string>;
-  /** Clamped to 256 KiB; the rest is discarded. */
-  body: Buffer;
-  /** True when the response body was longer than the clamp. */
-  truncated: boolean;
-}
-
-export interface Egress {
-  /**
-   * POST through the gate. Resolves with any HTTP status (3xx returned as is, never followed);
-   * throws SvcError with code = an {@link EgressFailure} (message names the host only, never the
-   * full URL, a body or a secret), or `payload_too_large` for a request body over 256 KiB.
-   */
-  post(url: string, init: { headers: Record<string, string>; body: Buffer | string; timeoutMs: number }): Promise<EgressResponse>;
-  close(): Promise<void>;
-}
+export type { Egress, EgressFailure, EgressResponse };
 
 const MAX_REMEMBERED_HOSTS = 1024;
 
 /**
  * Creates the egress client. With a logger, a non-empty `allowSubnets` is logged as a warning at
- * creation (the daemon creates its egress at start).
+ * creation (the host egress builds one at daemon start and again when the list changes).
  */
-export function createEgress(options: { allowSubnets?: string[]; resolver?: Resolver; logger?: Logger } = {}): Egress {
+export function createEgress(options: { allowSubnets?: readonly string[]; resolver?: Resolver; logger?: Logger } = {}): Egress {
   const allow = parseAllowSubnets(options.allowSubnets ?? []);
   for (const warning of allowSubnetsWarnings(allow)) options.logger?.warn(warning);
   const resolver = options.resolver ?? systemResolver;

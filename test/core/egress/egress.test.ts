@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { createEgress, MAX_BODY_BYTES, type Egress } from "../../../../plugins/webhook-target/ssrf/egress.js";
-import { SvcError } from "../../../../core/plugin-api/index.js";
-import { LOOPBACK_ALLOWED, startReceiver, tableResolver, type Receiver } from "./https-receiver.js";
+import { createEgress, MAX_BODY_BYTES, type Egress } from "../../../core/egress/egress.js";
+import { createMemoryLogger } from "../../../core/runtime/logger.js";
+import { failure, startGate, startReceiver, tableResolver, withEgress, type Receiver } from "../../support/https-receiver.js";
 
 let rx: Receiver;
 let rx6: Receiver;
 let egress: Egress;
+let closeGate: () => Promise<void>;
 const resolver = tableResolver({
   "receiver.test": ["127.0.0.1"],
   "v6.receiver.test": ["::1"],
@@ -16,24 +17,12 @@ const resolver = tableResolver({
 });
 const json = { "content-type": "application/json" };
 
-async function failure(p: Promise<unknown>): Promise<SvcError> {
-  try {
-    await p;
-  } catch (err) {
-    if (SvcError.is(err)) return err;
-    throw err;
-  }
-  throw new Error("expected a failure");
-}
-
 beforeAll(async () => {
-  rx = await startReceiver();
+  ({ rx, egress, close: closeGate } = await startGate({ resolver }));
   rx6 = await startReceiver("::1");
-  egress = createEgress({ allowSubnets: LOOPBACK_ALLOWED, resolver });
 });
 afterAll(async () => {
-  await egress.close();
-  await rx.close();
+  await closeGate();
   await rx6.close();
 });
 beforeEach(() => {
@@ -93,29 +82,23 @@ describe("egress: the gate refuses before sending", () => {
   });
 
   it("refuses a loopback receiver when webhooks.allowSubnets does not exempt it", async () => {
-    const strict = createEgress({ resolver });
-    try {
+    await withEgress({ resolver }, async (strict) => {
       const err = await failure(strict.post(url("/secret-path?token=abc"), { headers: json, body: "{}", timeoutMs: 5_000 }));
       expect(err.code).toBe("private_target");
       expect(err.message).toContain(`receiver.test:${rx.port}`);
       expect(err.message).toContain("127.0.0.0/8");
       expect(err.message).not.toMatch(/secret-path|token=abc/);
       expect((await failure(strict.post(`https://127.0.0.1:${rx.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 }))).code).toBe("private_target");
-    } finally {
-      await strict.close();
-    }
+    });
     expect(rx.seen).toHaveLength(0);
   });
 
   it("blocks a hostname with one public and one private answer", async () => {
-    const strict = createEgress({ resolver });
-    try {
+    await withEgress({ resolver }, async (strict) => {
       const err = await failure(strict.post(url("/", "mixed.receiver.test"), { headers: json, body: "{}", timeoutMs: 5_000 }));
       expect(err.code).toBe("private_target");
       expect(err.message).toContain("127.0.0.1");
-    } finally {
-      await strict.close();
-    }
+    });
     expect((await failure(post(url("/", "mixed-private.receiver.test")))).code).toBe("private_target");
     expect(rx.seen).toHaveLength(0);
   });
@@ -195,12 +178,9 @@ describe("egress: failures of the receiver", () => {
   });
 
   it("times out a resolver that never answers", async () => {
-    const stuck = createEgress({ resolver: { lookupAll: () => new Promise(() => undefined) } });
-    try {
+    await withEgress({ resolver: { lookupAll: () => new Promise(() => undefined) } }, async (stuck) => {
       expect((await failure(stuck.post(url(), { headers: json, body: "{}", timeoutMs: 100 }))).code).toBe("timeout");
-    } finally {
-      await stuck.close();
-    }
+    });
   });
 
   it("clamps a 2 MB response body to 256 KiB", async () => {
@@ -236,32 +216,25 @@ describe("egress: failures of the receiver", () => {
 
 describe("egress: webhooks.allowSubnets", () => {
   it("warns at creation while the list is non-empty, and ignores entries that are not CIDR ranges", async () => {
-    const { createMemoryLogger } = await import("../../../../core/runtime/logger.js");
     const quiet = createMemoryLogger();
     await createEgress({ allowSubnets: [], logger: quiet }).close();
     expect(quiet.lines).toHaveLength(0);
     const logger = createMemoryLogger();
-    const e = createEgress({ allowSubnets: ["127.0.0.0/8", "zz::/64"], resolver, logger });
-    try {
+    await withEgress({ allowSubnets: ["127.0.0.0/8", "zz::/64"], resolver, logger }, async (e) => {
       expect(logger.lines.map((l) => JSON.parse(l))).toMatchObject([
         { level: "warn", msg: expect.stringContaining("127.0.0.0/8") },
         { level: "warn", msg: expect.stringContaining('"zz::/64"') },
       ]);
       expect((await e.post(url(), { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
-    } finally {
-      await e.close();
-    }
+    });
   });
 
   it("exempts an IPv4-mapped answer through its embedded IPv4's subnet, and never relaxes https", async () => {
-    const e = createEgress({ allowSubnets: ["127.0.0.0/8"], resolver: tableResolver({ "mapped.receiver.test": ["::ffff:127.0.0.1"] }) });
-    try {
+    await withEgress({ allowSubnets: ["127.0.0.0/8"], resolver: tableResolver({ "mapped.receiver.test": ["::ffff:127.0.0.1"] }) }, async (e) => {
       const u = `https://mapped.receiver.test:${rx.port}/`;
       expect((await e.post(u, { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
       expect((await failure(e.post(`http://127.0.0.1:${rx.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 }))).code).toBe("non_https");
-    } finally {
-      await e.close();
-    }
+    });
   });
 });
 
@@ -282,14 +255,11 @@ describe("egress: no second lookup, no rebinding window", () => {
   it("re-validates on every request: a name that turns private is refused even with a kept-alive connection", async () => {
     const answers = [["127.0.0.1"], ["127.0.0.9"]];
     const flipping = { lookupAll: async () => answers.shift()!.map((address) => ({ address, family: 4 as const })) };
-    const e = createEgress({ allowSubnets: ["127.0.0.1/32"], resolver: flipping });
-    try {
+    await withEgress({ allowSubnets: ["127.0.0.1/32"], resolver: flipping }, async (e) => {
       expect((await e.post(url(), { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
       expect((await failure(e.post(url(), { headers: json, body: "{}", timeoutMs: 5_000 }))).code).toBe("private_target");
       expect(rx.seen).toHaveLength(1);
-    } finally {
-      await e.close();
-    }
+    });
   });
 
   it("does not send URL credentials or the fragment", async () => {

@@ -4,7 +4,7 @@
  * Used by the egress client before every request and by `svc webhooks check`.
  */
 import { isIP } from "node:net";
-import { SvcError } from "../../../core/plugin-api/index.js";
+import { SvcError } from "../errors.js";
 import type { AllowSubnets } from "./allow-subnets.js";
 import { classifyAddress, type AddressClass } from "./classify.js";
 import type { Resolver } from "./resolver.js";

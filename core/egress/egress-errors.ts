@@ -1,5 +1,5 @@
 /** Maps what undici, Node's TLS and the gate throw to the gate's failure reasons. */
-import { SvcError } from "../../../core/plugin-api/index.js";
+import { SvcError } from "../errors.js";
 
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT", "ABORT_ERR"]);
 

@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import ipaddr from "ipaddr.js";
 import { describe, expect, it } from "vitest";
-import { classifyAddress } from "../../../../plugins/webhook-target/ssrf/classify.js";
-import { IPV4_SPECIAL, IPV6_SPECIAL } from "../../../../plugins/webhook-target/ssrf/special-ranges.js";
+import { classifyAddress } from "../../../core/egress/classify.js";
+import { IPV4_SPECIAL, IPV6_SPECIAL } from "../../../core/egress/special-ranges.js";
 
 /** An address string inside `cidr`, with the host bits taken from `random`. */
 function inRange(cidr: string, random: number[]): string {

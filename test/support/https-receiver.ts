@@ -1,13 +1,17 @@
 /**
- * A real HTTPS receiver on loopback for gate and challenge tests, with the test certificate
- * (valid for localhost, receiver.test, *.receiver.test, 127.0.0.1 and ::1; trusted through
- * NODE_EXTRA_CA_CERTS). Records every request it sees, with the TLS server name the client sent.
+ * A real HTTPS receiver on loopback for egress, challenge and webhook tests, with the test
+ * certificate (valid for localhost, receiver.test, *.receiver.test, 127.0.0.1 and ::1; trusted
+ * through NODE_EXTRA_CA_CERTS). Records every request it sees, with the TLS server name the client
+ * sent. Also: a table resolver, a receiver with a gate egress in front, and a failure helper.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import type { TLSSocket } from "node:tls";
-import { TEST_TLS } from "../../../support/tls.js";
+import { createEgress, type Egress } from "../../core/egress/egress.js";
+import type { Resolver } from "../../core/egress/resolver.js";
+import { SvcError } from "../../core/errors.js";
+import { TEST_TLS } from "./tls.js";
 
 export interface SeenRequest {
   method: string;
@@ -81,3 +85,35 @@ export function tableResolver(table: Record<string, string[]>) {
 }
 
 export const LOOPBACK_ALLOWED = ["127.0.0.0/8", "::1/128"];
+
+/** A receiver and an egress (loopback exempted unless `allowSubnets` says otherwise) in front of it. */
+export async function startGate(options: { resolver?: Resolver; allowSubnets?: readonly string[] } = {}) {
+  const rx = await startReceiver();
+  const egress = createEgress({ allowSubnets: options.allowSubnets ?? LOOPBACK_ALLOWED, ...(options.resolver ? { resolver: options.resolver } : {}) });
+  const close = async () => {
+    await egress.close();
+    await rx.close();
+  };
+  return { rx, egress, close };
+}
+
+/** Runs `fn` with its own egress client, closed afterwards. */
+export async function withEgress<T>(options: Parameters<typeof createEgress>[0], fn: (egress: Egress) => Promise<T>): Promise<T> {
+  const egress = createEgress(options);
+  try {
+    return await fn(egress);
+  } finally {
+    await egress.close();
+  }
+}
+
+/** The SvcError a promise rejects with; fails the test when it resolves or throws something else. */
+export async function failure(p: Promise<unknown>): Promise<SvcError> {
+  try {
+    await p;
+  } catch (err) {
+    if (SvcError.is(err)) return err;
+    throw err;
+  }
+  throw new Error("expected a failure");
+}
