@@ -34,15 +34,13 @@ export function createHostEgress(options: HostEgressOptions): HostEgress {
     const key = JSON.stringify(list);
     if (current?.key === key) return current.egress;
     const previous = current;
+    if (previous) options.logger?.info("webhooks.allowSubnets changed: the egress gate uses the new list", { allowSubnets: list.join(", ") || "(none)" });
     current = {
       key,
       list,
       egress: createEgress({ allowSubnets: list, ...(options.resolver ? { resolver: options.resolver } : {}), ...(options.logger ? { logger: options.logger } : {}) }),
     };
-    if (previous) {
-      options.logger?.info("webhooks.allowSubnets changed: the egress gate uses the new list", { allowSubnets: list.join(", ") || "(none)" });
-      void previous.egress.close().catch(() => undefined);
-    }
+    if (previous) void previous.egress.close().catch(() => undefined);
     return current.egress;
   };
 

@@ -204,4 +204,8 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     for (const s of rx.secrets) expect(d.logs()).not.toContain(s.slice(6));
     expect(d.logs()).not.toContain("private-query");
   });
+
+  it("warned once, at start, that webhooks.allowSubnets exempts loopback from the SSRF gate", () => {
+    expect(d.logs().match(/webhooks\.allowSubnets is set: callbacks in 127\.0\.0\.0\/8, ::1\/128/g)).toHaveLength(1);
+  });
 });

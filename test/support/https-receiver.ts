@@ -32,6 +32,8 @@ export interface Receiver {
   seen: SeenRequest[];
   /** Replaces the handler (default: 200 with an empty JSON object). */
   handle(handler: Handler): void;
+  /** How many client connections are open now. */
+  connections(): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -62,6 +64,7 @@ export async function startReceiver(host = "127.0.0.1", tls: { key: Buffer; cert
     handle: (h) => {
       handler = h;
     },
+    connections: () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
