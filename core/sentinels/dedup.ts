@@ -2,28 +2,33 @@
  * Deduplication by `(sentinelId, event.id)`, persisted per sentinel under
  * `$SVC_HOME/sentinels-dedup/` so that a delivery never rewrites sentinels.json:
  * - `<sentinelId>.log`: a journal, one JSON line per change `{q, e, a}` (sequence, event id,
- *   `now` | `deferred` | `seen`), appended and fdatasynced before the change counts (about one
- *   fsync per delivery);
+ *   `now` | `deferred` | `seen`), appended and fdatasynced before the change counts. The file
+ *   stays open (at most {@link MAX_OPEN_JOURNALS} sentinels at a time, least recently used closed
+ *   first) and commits in groups: changes for one sentinel made while its previous write is in
+ *   flight share the next write and fdatasync (core/storage/append-journal.ts). A change is
+ *   applied in memory only once its line is durable, so `has` and `delivered` never run ahead of
+ *   the disk;
  * - `<sentinelId>.json`: a snapshot `{seq, seen, inflight, delivered}` written atomically
- *   (core/storage) when the journal passes 2000 lines, after which the journal is emptied. Lines
- *   with `q <= seq` are skipped on replay, so a crash between the two steps replays nothing
- *   twice; a torn last line (kill -9 mid-append) is dropped.
+ *   (core/storage) when the journal passes 2000 lines, after which the journal is emptied (both
+ *   between two group commits). Lines with `q <= seq` are skipped on replay, so a crash between
+ *   the two steps replays nothing twice; a torn last line (kill -9 mid-append) is dropped.
  * State: `seen` = the last 1000 event ids marked seen (oldest evicted first); `inflight` = ids a
  * target acked `deferred` and has not yet marked seen: they count as duplicates too, so a
  * re-pushed event never reaches the target a second time while its first delivery is pending;
  * `delivered` = deliveries so far (for `until: count` and the listings).
  */
-import { mkdir, open, readdir, readFile, rm, truncate } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readdir, readFile, rm, truncate } from "node:fs/promises";
+import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
-import { fsyncDir } from "../storage/atomic-write.js";
+import { AppendJournal } from "../storage/append-journal.js";
 import { writeJsonFile } from "../storage/json-file.js";
 import { HOME } from "../tokens.js";
-import { KeyedMutex } from "./keyed-mutex.js";
 
 export const DEDUP_DIR = "sentinels-dedup";
 export const DEDUP_LIMIT = 1000;
 const COMPACT_AFTER = 2 * DEDUP_LIMIT;
+/** Journal files kept open at once; the least recently used is closed beyond this. */
+export const MAX_OPEN_JOURNALS = 64;
 
 type Change = "now" | "deferred" | "seen";
 
@@ -35,13 +40,17 @@ interface Snapshot {
 }
 
 interface DedupState {
+  /** Sequence of the last durable (applied) change. */
   seq: number;
+  /** Sequence of the last change handed to the journal (>= seq). */
+  nextSeq: number;
   seen: Set<string>;
   inflight: Set<string>;
   delivered: number;
   journalLines: number;
   /** Whether the journal file is known to exist durably (its directory entry synced). */
   journalExists: boolean;
+  compacting: boolean;
 }
 
 @injectable()
@@ -49,7 +58,10 @@ export class SentinelDedup {
   readonly dir: string;
   private readonly states = new Map<string, DedupState>();
   private readonly loading = new Map<string, Promise<void>>();
-  private readonly writes = new KeyedMutex();
+  /** Open journals by sentinel id, least recently used first. */
+  private readonly journals = new Map<string, Promise<AppendJournal>>();
+  /** Journals being closed: reopening waits, so two handles never append to one file at once. */
+  private readonly closing = new Map<string, Promise<void>>();
 
   constructor(@inject(HOME as symbol) home: string) {
     this.dir = join(home, DEDUP_DIR);
@@ -96,13 +108,18 @@ export class SentinelDedup {
     await this.change(sentinelId, eventId, "seen");
   }
 
+  /** Writes what is queued, then deletes the sentinel's state and files. */
   async remove(sentinelId: string): Promise<void> {
     await this.loading.get(sentinelId);
-    await this.writes.run(sentinelId, async () => {
-      this.states.delete(sentinelId);
-      await rm(this.file(sentinelId, "json"), { force: true });
-      await rm(this.file(sentinelId, "log"), { force: true });
-    });
+    await this.closeJournal(sentinelId);
+    this.states.delete(sentinelId);
+    await rm(this.file(sentinelId, "json"), { force: true });
+    await rm(this.file(sentinelId, "log"), { force: true });
+  }
+
+  /** Writes what is queued and closes every open journal (daemon stop). */
+  async close(): Promise<void> {
+    await Promise.all([...this.journals.keys()].map((id) => this.closeJournal(id)));
   }
 
   /** Sentinel ids with files here that are not in `known` (left by a crash between two removals). */
@@ -112,29 +129,76 @@ export class SentinelDedup {
     return [...ids].filter((id) => !known.has(id));
   }
 
-  private change(sentinelId: string, eventId: string, a: Change): Promise<void> {
-    return this.writes.run(sentinelId, async () => {
+  private async change(sentinelId: string, eventId: string, a: Change): Promise<void> {
+    for (;;) {
       await this.load(sentinelId);
-      const s = this.states.get(sentinelId)!;
-      const q = s.seq + 1;
-      await appendDurable(this.file(sentinelId, "log"), JSON.stringify({ q, e: eventId, a }) + "\n", !s.journalExists);
+      const exists = this.states.get(sentinelId)?.journalExists ?? false;
+      const journal = await this.journal(sentinelId, exists);
+      const s = this.states.get(sentinelId);
+      // Closed meanwhile (evicted or removed) or removed: take the current journal and state.
+      if (!s || journal.isClosed) continue;
       s.journalExists = true;
-      s.seq = q;
-      s.journalLines += 1;
-      apply(s, eventId, a);
-      if (s.journalLines >= COMPACT_AFTER) await this.compact(sentinelId, s);
-    });
+      const q = ++s.nextSeq;
+      return journal.append(JSON.stringify({ q, e: eventId, a }) + "\n", () => {
+        s.seq = q;
+        s.journalLines += 1;
+        apply(s, eventId, a);
+        if (s.journalLines >= COMPACT_AFTER && !s.compacting) {
+          s.compacting = true;
+          journal
+            .exclusive(() => this.compact(sentinelId, s, journal))
+            .catch(() => undefined)
+            .finally(() => (s.compacting = false));
+        }
+      });
+    }
   }
 
-  private async compact(sentinelId: string, s: DedupState): Promise<void> {
+  /** The sentinel's open journal (opened, and others closed beyond the bound, as needed). */
+  private async journal(sentinelId: string, exists: boolean): Promise<AppendJournal> {
+    for (;;) {
+      const open = this.journals.get(sentinelId);
+      if (open) {
+        this.journals.delete(sentinelId);
+        this.journals.set(sentinelId, open);
+        return open;
+      }
+      const closing = this.closing.get(sentinelId);
+      if (!closing) break;
+      await closing;
+    }
+    const opening = AppendJournal.open(this.file(sentinelId, "log"), { mode: 0o600, exists });
+    this.journals.set(sentinelId, opening);
+    opening.catch(() => {
+      if (this.journals.get(sentinelId) === opening) this.journals.delete(sentinelId);
+    });
+    for (const id of this.journals.keys()) {
+      if (this.journals.size <= MAX_OPEN_JOURNALS) break;
+      if (id !== sentinelId) void this.closeJournal(id);
+    }
+    return opening;
+  }
+
+  private closeJournal(sentinelId: string): Promise<void> {
+    const open = this.journals.get(sentinelId);
+    if (!open) return this.closing.get(sentinelId) ?? Promise.resolve();
+    this.journals.delete(sentinelId);
+    const closing = open
+      .then((j) => j.close())
+      .catch(() => undefined)
+      .finally(() => {
+        if (this.closing.get(sentinelId) === closing) this.closing.delete(sentinelId);
+      });
+    this.closing.set(sentinelId, closing);
+    return closing;
+  }
+
+  /** Snapshot, then empty the journal; runs between two group commits of `journal`. */
+  private async compact(sentinelId: string, s: DedupState, journal: AppendJournal): Promise<void> {
+    if (this.states.get(sentinelId) !== s) return;
     const snapshot: Snapshot = { seq: s.seq, seen: [...s.seen], inflight: [...s.inflight], delivered: s.delivered };
     await writeJsonFile(this.file(sentinelId, "json"), snapshot);
-    const handle = await open(this.file(sentinelId, "log"), "w");
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
+    await journal.truncate();
     s.journalLines = 0;
   }
 
@@ -144,11 +208,13 @@ export class SentinelDedup {
       .catch(() => undefined);
     const state: DedupState = {
       seq: typeof snap?.seq === "number" ? snap.seq : 0,
+      nextSeq: 0,
       seen: new Set(Array.isArray(snap?.seen) ? snap.seen.slice(-DEDUP_LIMIT) : []),
       inflight: new Set(Array.isArray(snap?.inflight) ? snap.inflight : []),
       delivered: typeof snap?.delivered === "number" ? snap.delivered : 0,
       journalLines: 0,
       journalExists: false,
+      compacting: false,
     };
     const raw = await readFile(this.file(sentinelId, "log")).then(
       (b) => ((state.journalExists = true), b),
@@ -172,6 +238,7 @@ export class SentinelDedup {
       state.seq = rec.q;
       apply(state, rec.e, rec.a);
     }
+    state.nextSeq = state.seq;
     return state;
   }
 
@@ -191,17 +258,4 @@ function apply(s: DedupState, eventId: string, a: Change): void {
   s.seen.delete(eventId);
   s.seen.add(eventId);
   while (s.seen.size > DEDUP_LIMIT) s.seen.delete(s.seen.values().next().value as string);
-}
-
-/** Appends `line` and fdatasyncs it; a new file also gets its directory entry synced. */
-async function appendDurable(path: string, line: string, maybeNew: boolean): Promise<void> {
-  if (maybeNew) await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-  const handle = await open(path, "a", 0o600);
-  try {
-    await handle.write(line);
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
-  if (maybeNew) await fsyncDir(dirname(path));
 }

@@ -250,61 +250,102 @@ export class SentinelEngine implements SentinelService {
     });
   }
 
-  /** Delivers one sentinel's matched events in order; runs under the sentinel's mutex. */
+  /**
+   * Delivers one sentinel's matched events in order; runs under the sentinel's mutex. The target
+   * accepts events one at a time, in order, but the dedup append of one event overlaps the
+   * target's acceptance of the next: an outcome is final once its append is durable, a repeated
+   * id waits for the earlier append, and `until` and expiry decisions wait for the appends they
+   * count. Returns once every append is settled.
+   */
   private async deliverAll(id: string, events: SvcEvent[], terminal: Map<SvcEvent, string[]>, out: Matched): Promise<void> {
     await this.dedup.load(id);
-    const ingressReason = this.reasonNow(id);
-    if (ingressReason) await this.expire(id, ingressReason, "ingress");
-    for (const event of events) {
-      const rec = this.store.get(id);
-      if (!rec || rec.status !== "active" || this.ending.has(id)) {
-        out.push({ sentinelId: id, eventId: event.id, outcome: "expired" });
-        continue;
-      }
-      if (this.dedup.has(id, event.id)) {
-        out.push({ sentinelId: id, eventId: event.id, outcome: "duplicate" });
-      } else {
-        const reason = this.reasonNow(id);
-        if (reason) {
-          await this.expire(id, reason, "dispatch");
+    const unsettled = new Map<string, Promise<void>>();
+    const settle = async () => {
+      await Promise.all(unsettled.values());
+      unsettled.clear();
+    };
+    // A reason counting the deliveries not yet durable holds only once they are (one may fail).
+    const reason = async () => {
+      const r = this.reasonNow(id, unsettled.size);
+      if (!r || unsettled.size === 0) return r;
+      await settle();
+      return this.reasonNow(id);
+    };
+    try {
+      const ingressReason = this.reasonNow(id);
+      if (ingressReason) await this.expire(id, ingressReason, "ingress");
+      for (const event of events) {
+        const rec = this.store.get(id);
+        if (!rec || rec.status !== "active" || this.ending.has(id)) {
           out.push({ sentinelId: id, eventId: event.id, outcome: "expired" });
           continue;
         }
-        out.push(await this.deliverOne(rec, event));
-        const after = this.reasonNow(id);
-        if (after) await this.expire(id, after, "dispatch");
+        if (unsettled.has(event.id)) await settle();
+        if (this.dedup.has(id, event.id)) {
+          out.push({ sentinelId: id, eventId: event.id, outcome: "duplicate" });
+        } else {
+          const before = await reason();
+          if (before) {
+            await this.expire(id, before, "dispatch");
+            out.push({ sentinelId: id, eventId: event.id, outcome: "expired" });
+            continue;
+          }
+          const { durable } = await this.deliverOne(rec, event, out);
+          if (durable) unsettled.set(event.id, durable);
+          const after = await reason();
+          if (after) await this.expire(id, after, "dispatch");
+        }
+        const subjects = terminal.get(event);
+        if (subjects && endsOn(rec, subjects)) {
+          await settle();
+          await this.expire(id, "subject_terminal", "terminal");
+        }
       }
-      const subjects = terminal.get(event);
-      if (subjects && endsOn(rec, subjects)) await this.expire(id, "subject_terminal", "terminal");
+    } finally {
+      await settle();
     }
   }
 
-  private async deliverOne(rec: SentinelRecord, event: SvcEvent): Promise<Matched[number]> {
-    const base = { sentinelId: rec.id, eventId: event.id };
-    try {
-      const target = await this.plugins.target(rec.spec.target.kind);
-      const { ack } = await target.deliver({ sentinel: rec, event });
-      await this.dedup.recordDelivery(rec.id, event.id, ack === "deferred" ? "deferred" : "now");
-    } catch (err) {
+  /**
+   * Hands one event to the target and pushes its outcome to `out`. Once the target accepted it,
+   * returns the dedup append in progress (never rejecting), which settles the outcome; wrapped, so
+   * that awaiting the acceptance does not await the append.
+   */
+  private async deliverOne(rec: SentinelRecord, event: SvcEvent, out: Matched): Promise<{ durable?: Promise<void> }> {
+    const result: Matched[number] = { sentinelId: rec.id, eventId: event.id, outcome: "delivered" };
+    out.push(result);
+    const failed = (err: unknown) => {
       const e = toSvcError(err);
       this.logger.warn("sentinel delivery failed", { sentinel: rec.id, event: event.id, code: e.code, error: e.message });
-      return { ...base, outcome: "failed", error: e.message };
+      result.outcome = "failed";
+      result.error = e.message;
+    };
+    let ack: "now" | "deferred";
+    try {
+      const target = await this.plugins.target(rec.spec.target.kind);
+      ack = (await target.deliver({ sentinel: rec, event })).ack === "deferred" ? "deferred" : "now";
+    } catch (err) {
+      failed(err);
+      return {};
     }
-    this.logger.debug("sentinel matched", { sentinel: rec.id, event: event.id, type: event.type });
-    this.events.emit("sentinel:matched", {
-      sentinelId: rec.id,
-      eventId: event.id,
-      type: event.type,
-      subjects: event.subjects,
-      provider: rec.spec.provider,
-      target: rec.spec.target.kind,
-    });
-    return { ...base, outcome: "delivered" };
+    const durable = this.dedup.recordDelivery(rec.id, event.id, ack).then(() => {
+      this.logger.debug("sentinel matched", { sentinel: rec.id, event: event.id, type: event.type });
+      this.events.emit("sentinel:matched", {
+        sentinelId: rec.id,
+        eventId: event.id,
+        type: event.type,
+        subjects: event.subjects,
+        provider: rec.spec.provider,
+        target: rec.spec.target.kind,
+      });
+    }, failed);
+    return { durable };
   }
 
-  private reasonNow(id: string): EndReason | undefined {
+  /** Why the sentinel should end now, counting `pending` deliveries not yet durable as done. */
+  private reasonNow(id: string, pending = 0): EndReason | undefined {
     const rec = this.store.get(id);
-    return rec ? expiryReason(rec, this.clock.now(), this.dedup.delivered(id)) : undefined;
+    return rec ? expiryReason(rec, this.clock.now(), this.dedup.delivered(id) + pending) : undefined;
   }
 
   /** Marks a sentinel expired (once), cancels its provider-side watch and tells its target. */

@@ -1,4 +1,4 @@
-/** Serializes async work per key (one sentinel's deliveries, dedup writes and expiry). */
+/** Serializes async work per key (one sentinel's deliveries, removal and expiry). */
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<unknown>>();
 

@@ -59,6 +59,7 @@ export const sentinelsModule: DaemonModule = {
       if (type !== "provider" && type !== "target") continue;
       await (instance as { stop?(): Promise<void> }).stop?.().catch((err: Error) => logger.warn("plugin stop failed", { plugin: `${type}:${kind}`, error: err.message }));
     }
+    await resolve(c, SENTINEL_DEDUP).close();
   },
 };
 

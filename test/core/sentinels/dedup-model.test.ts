@@ -43,7 +43,10 @@ describe("sentinel dedup against a model (fast-check)", () => {
           let d = new SentinelDedup(home);
           const model = new Model();
           for (const op of ops) {
-            if (op.op === "reload") d = new SentinelDedup(home);
+            if (op.op === "reload") {
+              await d.close();
+              d = new SentinelDedup(home);
+            }
             else if (op.op === "seen") await d.markSeen("snt_m", `e${op.e}`);
             else await d.recordDelivery("snt_m", `e${op.e}`, op.op);
             model.apply(op);
@@ -52,6 +55,7 @@ describe("sentinel dedup against a model (fast-check)", () => {
             expect(new Set(d.inflight("snt_m"))).toEqual(model.inflight);
             expect(d.delivered("snt_m")).toBe(model.delivered);
           }
+          await d.close();
         } finally {
           await rm(home, { recursive: true, force: true });
         }

@@ -1,4 +1,4 @@
-import { readdir, readFile } from "node:fs/promises";
+import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SvcError } from "../../../core/errors.js";
@@ -132,6 +132,7 @@ describe("sentinel engine: matching and delivery", () => {
     const fresh = new SentinelDedup(home);
     await fresh.load(p.id);
     expect([fresh.has(p.id, "e1"), fresh.inflight(p.id), fresh.delivered(p.id)]).toEqual([true, [], 1]);
+    await fresh.close();
     expect((await h2.engine.ingest("agentpush", [ev("e1", ["s"])])).matched[0]!.outcome).toBe("duplicate");
     expect(h2.rec.delivered).toEqual([]);
   });
@@ -144,6 +145,31 @@ describe("sentinel engine: matching and delivery", () => {
     const again = await h.engine.ingest("agentpush", [ev("e1", ["s"])]);
     expect(again.matched[0]!.outcome).toBe("delivered");
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["e1"]);
+  });
+
+  it("pipelines one sentinel's batch: target order kept, every outcome durable once the push returns", async () => {
+    const p = await h.engine.create(spec("s"), "loopback");
+    const ids = Array.from({ length: 40 }, (_, i) => `e${i}`);
+    const r = await h.engine.ingest("agentpush", [...ids.map((id) => ev(id, ["s"])), ev("e3", ["s"])]);
+    expect(r.matched.map((m) => m.outcome)).toEqual([...ids.map(() => "delivered"), "duplicate"]);
+    expect(h.rec.delivered.map((d) => d.event.id)).toEqual(ids);
+    const fresh = new SentinelDedup(home);
+    await fresh.load(p.id);
+    expect([fresh.delivered(p.id), ids.every((id) => fresh.has(p.id, id))]).toEqual([40, true]);
+    await fresh.close();
+  });
+
+  it("reports failed (and counts nothing) when the dedup append fails after the target accepted", async () => {
+    const p = await h.engine.create(spec("s"), "loopback");
+    // A file where the dedup directory belongs makes the journal impossible to create.
+    await writeFile(join(home, "sentinels-dedup"), "");
+    const r = await h.engine.ingest("agentpush", [ev("e1", ["s"]), ev("e2", ["s"])]);
+    expect(r.matched.map((m) => m.outcome)).toEqual(["failed", "failed"]);
+    expect(r.matched[0]!.error).toBeTruthy();
+    expect((await h.engine.project(p.id)).deliveredCount).toBe(0);
+    await rm(join(home, "sentinels-dedup"));
+    expect((await h.engine.ingest("agentpush", [ev("e1", ["s"])])).matched[0]!.outcome).toBe("delivered");
+    expect((await h.engine.project(p.id)).deliveredCount).toBe(1);
   });
 
   it("delivers to many sentinels in parallel, but to at most 32 at once", async () => {

@@ -123,6 +123,15 @@ describe("until: count and subject_terminal", () => {
     expect((await h.engine.project(p.id)).deliveredCount).toBe(2);
   });
 
+  it("count: a batch longer than n delivers exactly n, though appends are pipelined", async () => {
+    const p = await h.engine.create(spec("s", { until: { kind: "count", n: 3 } }), "loopback");
+    const r = await h.engine.ingest("agentpush", Array.from({ length: 8 }, (_, i) => ev(`e${i}`, ["s"])));
+    expect(r.matched.map((m) => m.outcome)).toEqual(["delivered", "delivered", "delivered", ...Array(5).fill("expired")]);
+    expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["e0", "e1", "e2"]);
+    await expectExpired(h, p.id, "count", "dispatch");
+    expect((await h.engine.project(p.id)).deliveredCount).toBe(3);
+  });
+
   it("count survives a restart (the count lives in the dedup file, not sentinels.json)", async () => {
     const p = await h.engine.create(spec("s", { until: { kind: "count", n: 2 } }), "loopback");
     const before = await readFile(join(home, "sentinels.json"), "utf8");
