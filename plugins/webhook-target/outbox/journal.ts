@@ -1,4 +1,6 @@
-import { open, type FileHandle } from "node:fs/promises";
+import { open, rename, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+import { fsyncDir } from "../../../core/plugin-api/index.js";
 import type { JournalRecord, NewRecord } from "./row.js";
 
 /** Bytes of journal text written by one group commit at most (bodies ride inline in `add` records). */
@@ -19,6 +21,7 @@ export class Journal {
   private idle: Array<() => void> = [];
 
   private constructor(
+    private readonly path: string,
     private handle: FileHandle,
     private seq: number,
     private readonly apply: (record: JournalRecord) => boolean,
@@ -34,7 +37,7 @@ export class Journal {
     },
   ): Promise<Journal> {
     const handle = await open(path, "a", 0o600);
-    const journal = new Journal(handle, seq, hooks.apply, hooks.between);
+    const journal = new Journal(path, handle, seq, hooks.apply, hooks.between);
     journal.size = (await handle.stat()).size;
     return journal;
   }
@@ -66,11 +69,26 @@ export class Journal {
     });
   }
 
-  /** Empties the file (its records are all in a snapshot now). Only call from `between` or `exclusive`. */
-  async truncate(): Promise<void> {
-    await this.handle.truncate(0);
-    await this.handle.datasync();
+  /**
+   * Moves the file aside to `retiredPath` and continues in a fresh, empty file at the same path
+   * (one directory fsync makes both durable before any record goes to the new file). Only call
+   * from `between` or `exclusive`. If it fails, appends keep going to the current file.
+   */
+  async rotate(retiredPath: string): Promise<void> {
+    await rename(this.path, retiredPath);
+    let fresh: FileHandle | undefined;
+    try {
+      fresh = await open(this.path, "a", 0o600);
+      await fsyncDir(dirname(this.path));
+    } catch (err) {
+      await fresh?.close().catch(() => undefined);
+      await rename(retiredPath, this.path).catch(() => undefined);
+      throw err;
+    }
+    const old = this.handle;
+    this.handle = fresh;
     this.size = 0;
+    await old.close().catch(() => undefined);
   }
 
   /** Resolves once nothing is queued or being written. */

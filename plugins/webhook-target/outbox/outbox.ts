@@ -1,10 +1,11 @@
+import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../../core/plugin-api/index.js";
 import { SvcError } from "../../../core/plugin-api/index.js";
 import { LIMITS } from "../limits.js";
-import { BodyStore, bodyRef } from "./body-store.js";
+import { BodyStore, stagedRef } from "./body-store.js";
 import { Journal } from "./journal.js";
-import { loadState, writeSnapshot, OUTBOX_FILES } from "./persistence.js";
+import { listRetiredJournals, loadState, removeRetiredJournals, retiredJournalName, snapshotText, writeSnapshot, OUTBOX_FILES } from "./persistence.js";
 import { isTerminal, rowKey, type DeadReason, type DeliveryState, type OutboxRow, type RowStatus } from "./row.js";
 import { RowTable } from "./row-table.js";
 
@@ -35,9 +36,10 @@ export interface AddResult {
  * with the transitions of SPEC.md's "Outbox row" table. Row metadata lives in memory and in
  * `sentinel-webhook-outbox.json` (a snapshot) plus `sentinel-webhook-outbox.journal` (appended
  * state changes, compacted into the snapshot). A new row's body rides inline in its journal record
- * (one fsync accepts an event) and moves at the next compaction to its own file in
- * `sentinel-webhook-outbox.bodies/`, written once. See the README, "Webhook target", for the
- * layout and its crash rules.
+ * (one fsync accepts an event) and moves at the next compaction to a segment file in
+ * `sentinel-webhook-outbox.bodies/`, written once. A compaction stalls appends only to rotate the
+ * journal; the segment and the snapshot are written while appends continue. See the README,
+ * "Webhook target", for the layout and its crash rules.
  */
 export class Outbox {
   private readonly table = new RowTable();
@@ -47,6 +49,10 @@ export class Outbox {
   private readonly cap: number;
   private readonly compactEvery: number;
   private readonly maxStagedBytes: number;
+  /** The compaction whose segment and snapshot are being written, if any (at most one). */
+  private compacting: Promise<void> | undefined;
+  /** Retired journal files no durable snapshot covers yet. */
+  private retired: string[] = [];
   readonly bodies: BodyStore;
 
   private constructor(private readonly opts: OutboxOptions) {
@@ -151,9 +157,12 @@ export class Outbox {
     return aged;
   }
 
-  /** Writes a fresh snapshot and empties the journal (also done at open and close). */
+  /** Compacts now and waits until the snapshot is durable (also done at open and close). */
   compact(): Promise<void> {
-    return this.journal.exclusive(() => this.snapshotNow());
+    return this.journal.exclusive(async () => {
+      await this.compacting;
+      await (await this.startCompaction()).done;
+    });
   }
 
   async close(): Promise<void> {
@@ -164,7 +173,7 @@ export class Outbox {
   private async insert(input: { sentinelId: string; eventId: string; body: Buffer }): Promise<AddResult> {
     const evict = this.chooseEvictions(input);
     const requestId = this.opts.newId();
-    const bodyBytes = bodyRef(requestId, input.body);
+    const bodyBytes = stagedRef(requestId, input.body);
     const now = this.opts.now();
     const row: OutboxRow = {
       sentinelId: input.sentinelId,
@@ -187,7 +196,7 @@ export class Outbox {
     } finally {
       evict.forEach((r) => this.evicting.delete(r.requestId));
     }
-    await Promise.all(evict.map((r) => this.bodies.remove(r.bodyBytes).catch(() => undefined)));
+    await Promise.all(evict.map((r) => this.bodies.release(r.bodyBytes).catch(() => undefined)));
     return { row: this.table.get(requestId)!, created: results.at(-1) === true, evicted: evict };
   }
 
@@ -213,12 +222,13 @@ export class Outbox {
   private async remove(rows: OutboxRow[]): Promise<void> {
     if (rows.length === 0) return;
     await this.journal.append(rows.map((r) => ({ op: "remove" as const, requestId: r.requestId })));
-    await Promise.all(rows.map((r) => this.bodies.remove(r.bodyBytes).catch(() => undefined)));
+    await Promise.all(rows.map((r) => this.bodies.release(r.bodyBytes).catch(() => undefined)));
   }
 
   private async load(): Promise<void> {
     const { home, logger } = this.opts;
     await this.bodies.init();
+    this.retired = (await listRetiredJournals(home)).map((r) => r.file);
     const state = await loadState(home, this.bodies, logger, this.opts.now);
     const table = this.table;
     for (const row of state.rows) table.apply({ seq: 0, op: "add", row });
@@ -226,24 +236,27 @@ export class Outbox {
     table.appliedSeq = Math.max(table.appliedSeq, state.seq);
     table.sortEvictionOrder();
     await this.dropOrphansAndLostBodies();
-    await this.snapshotNow(false);
     this.journal = await Journal.open(join(home, OUTBOX_FILES.journal), table.appliedSeq, {
       apply: table.apply,
       between: async () => {
-        if (table.sinceSnapshot < this.compactEvery && table.stagedBytes < this.maxStagedBytes) return;
-        await this.snapshotNow().catch((err: Error) => logger.error("outbox compaction failed", { error: err.message }));
+        if (this.compacting || (table.sinceSnapshot < this.compactEvery && table.stagedBytes < this.maxStagedBytes)) return;
+        await this.startCompaction().catch((err: Error) => logger.error("outbox compaction failed", { error: err.message }));
       },
     });
-    await this.journal.truncate();
+    await this.compact();
   }
 
-  /** Deletes body files no row references; a pending row whose body is gone becomes dead. */
+  /** Deletes body files no row references; a pending row whose body is gone becomes dead. Counts the references. */
   private async dropOrphansAndLostBodies(): Promise<void> {
     const files = new Set(await this.bodies.list());
+    for (const f of files) if (f.endsWith(".bin")) this.bodies.noteSize(f, (await stat(join(this.bodies.dir, f))).size);
     const referenced = new Set<string>();
     for (const row of this.table.all()) {
-      referenced.add(row.bodyBytes.file);
-      if (row.status === "pending" && !files.has(row.bodyBytes.file) && !this.table.staged.has(row.requestId)) {
+      const staged = this.table.staged.has(row.requestId);
+      if (files.has(row.bodyBytes.file) || staged) {
+        referenced.add(row.bodyBytes.file);
+        this.bodies.retain(row.bodyBytes);
+      } else if (row.status === "pending") {
         row.status = "dead";
         row.deadReason = "delivered_rejected";
         row.deliveryState = { ...row.deliveryState, lastError: "the stored body is missing from the outbox" };
@@ -254,15 +267,76 @@ export class Outbox {
     for (const f of files) if (!referenced.has(f)) await this.bodies.removeFile(f);
   }
 
-  /** Moves staged bodies to their files, writes the snapshot, then empties the journal. */
-  private async snapshotNow(truncate = true): Promise<void> {
+  /**
+   * Reads back the live bodies of sparse segments (at most {@link maxStagedBytes} per compaction)
+   * and stages them, so this compaction moves them to its segment and the sparse ones get deleted:
+   * disk use stays near the live bodies' size. A body that fails its check stays where it is.
+   */
+  private async restageSparse(): Promise<void> {
+    const sparse = this.bodies.sparse();
+    if (sparse.size === 0) return;
+    let budget = this.maxStagedBytes;
+    for (const row of this.table.all()) {
+      if (budget <= 0) break;
+      if (!sparse.has(row.bodyBytes.file) || this.table.staged.has(row.requestId)) continue;
+      const body = await this.bodies.read(row.bodyBytes).catch(() => undefined);
+      if (!body || this.table.get(row.requestId) !== row || this.table.staged.has(row.requestId)) continue;
+      this.table.stage(row.requestId, body);
+      budget -= body.length;
+    }
+  }
+
+  /**
+   * Starts a compaction; call only while no journal batch is being written. Synchronously places
+   * the staged bodies in a new segment (refs only) and captures the snapshot text at the applied
+   * sequence number, then rotates the journal (the only part appends wait for). The segment, the
+   * snapshot and the removal of the retired journals then proceed in the background
+   * ({@link compacting}; `done` rejects if it fails); staged bodies are dropped from memory only once the
+   * snapshot is durable.
+   */
+  private async startCompaction(): Promise<{ done: Promise<void> }> {
+    await this.restageSparse();
     const table = this.table;
-    const staged = [...table.staged];
-    await Promise.all(staged.map(([id, body]) => this.bodies.write(table.get(id)!.bodyBytes, body)));
-    await this.bodies.syncDir();
-    await writeSnapshot(this.opts.home, table.appliedSeq, table.all());
+    const seq = table.appliedSeq;
+    const segment = this.bodies.segmentName(seq);
+    const staged = [...table.staged].map(([requestId, body]) => ({ requestId, body }));
+    const { entries, chunks } = this.bodies.plan(segment, staged);
+    const superseded = [];
+    for (const e of entries) {
+      const row = table.get(e.requestId)!;
+      superseded.push(row.bodyBytes);
+      row.bodyBytes = e.ref;
+      this.bodies.retain(e.ref);
+    }
+    const text = snapshotText(seq, table.all());
+    const retiring = retiredJournalName(seq);
+    // A retired journal of this seq (left by a failed compaction) means the live one holds no record yet.
+    if (!this.retired.includes(retiring)) {
+      try {
+        await this.journal.rotate(join(this.opts.home, retiring));
+      } catch (err) {
+        await this.bodies.settle(segment);
+        throw err;
+      }
+      this.retired.push(retiring);
+    }
     table.sinceSnapshot = 0;
-    if (truncate) await this.journal.truncate();
-    for (const [id] of staged) table.unstage(id);
+    const covered = [...this.retired];
+    const run = (async () => {
+      try {
+        if (entries.length > 0) await this.bodies.writeSegment(segment, chunks);
+        await writeSnapshot(this.opts.home, text);
+      } finally {
+        await this.bodies.settle(segment).catch(() => undefined);
+      }
+      this.retired = this.retired.filter((f) => !covered.includes(f));
+      for (const e of entries) if (table.staged.get(e.requestId) === e.body) table.unstage(e.requestId);
+      await Promise.all(superseded.map((ref) => this.bodies.release(ref).catch(() => undefined)));
+      await removeRetiredJournals(this.opts.home, covered);
+    })();
+    this.compacting = run
+      .catch((err: Error) => this.opts.logger.error("outbox compaction failed", { error: err.message }))
+      .finally(() => (this.compacting = undefined));
+    return { done: run };
   }
 }

@@ -1,8 +1,8 @@
-import { rename } from "node:fs/promises";
+import { readdir, rename, unlink } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../../core/plugin-api/index.js";
 import { readTextFile, writeFileDurable } from "../../../core/plugin-api/index.js";
-import { sha256, type BodyStore } from "./body-store.js";
+import { readSegmentEntries, sha256, type BodyStore } from "./body-store.js";
 import { parseJournal } from "./journal.js";
 import type { JournalRecord, OutboxRow } from "./row.js";
 
@@ -12,12 +12,16 @@ export const OUTBOX_FILES = {
   snapshot: "sentinel-webhook-outbox.json",
   /** State changes since the snapshot, one JSON line each, fsynced per batch. */
   journal: "sentinel-webhook-outbox.journal",
-  /** One file per row holding its exact body bytes, written once. */
+  /** Segment files holding exact body bytes, each written once. */
   bodies: "sentinel-webhook-outbox.bodies",
 } as const;
 
+/** A journal moved aside by a compaction (`<journal>.<seq>`), deleted once a snapshot covers it. */
+export const retiredJournalName = (seq: number): string => `${OUTBOX_FILES.journal}.${seq}`;
+
 interface SnapshotFile {
-  version: 1;
+  /** 1: bodies as whole files (still read); 2: bodies in segments (`bodyBytes.offset`). */
+  version: 1 | 2;
   seq: number;
   rows: OutboxRow[];
 }
@@ -28,14 +32,35 @@ export interface LoadedState {
   journal: JournalRecord[];
 }
 
-export async function writeSnapshot(home: string, seq: number, rows: OutboxRow[]): Promise<void> {
+/** The snapshot text of `rows` at `seq` (built synchronously, so it is one consistent state). */
+export function snapshotText(seq: number, rows: OutboxRow[]): string {
   const lines = rows.map((r) => JSON.stringify(r)).join(",\n");
-  const text = `{"version":1,"seq":${seq},"rows":[${lines ? `\n${lines}\n` : ""}]}\n`;
+  return `{"version":2,"seq":${seq},"rows":[${lines ? `\n${lines}\n` : ""}]}\n`;
+}
+
+export async function writeSnapshot(home: string, text: string): Promise<void> {
   await writeFileDurable(join(home, OUTBOX_FILES.snapshot), text, { mode: 0o600 });
 }
 
+/** Retired journals present in `home`, oldest first, by the sequence number in their name. */
+export async function listRetiredJournals(home: string): Promise<Array<{ file: string; seq: number }>> {
+  const prefix = `${OUTBOX_FILES.journal}.`;
+  return (await readdir(home))
+    .filter((f) => f.startsWith(prefix) && /^\d+$/.test(f.slice(prefix.length)))
+    .map((file) => ({ file, seq: Number(file.slice(prefix.length)) }))
+    .sort((a, b) => a.seq - b.seq);
+}
+
+export async function removeRetiredJournals(home: string, files: string[]): Promise<void> {
+  for (const f of files) {
+    await unlink(join(home, f)).catch((err: NodeJS.ErrnoException) => {
+      if (err.code !== "ENOENT") throw err;
+    });
+  }
+}
+
 /**
- * Reads the snapshot and the journal. A snapshot that is not a valid outbox file is moved aside
+ * Reads the snapshot and the journals (retired ones first, then the live one). A snapshot that is not a valid outbox file is moved aside
  * (`.corrupt-<ms>`) and the rows are rebuilt as pending from the body files (each body is the
  * envelope, which names its sentinel and event); the journal then replays on top.
  */
@@ -57,16 +82,20 @@ export async function loadState(home: string, bodies: BodyStore, logger: Logger,
       rows = await rowsFromBodies(bodies, now);
     }
   }
-  const journalText = (await readTextFile(join(home, OUTBOX_FILES.journal))) ?? "";
-  const parsed = parseJournal(journalText);
-  if (parsed.skipped > 0) logger.warn("outbox journal had unreadable lines; they were skipped", { skipped: parsed.skipped });
-  return { seq, rows, journal: parsed.records };
+  const journal: JournalRecord[] = [];
+  const files = [...(await listRetiredJournals(home)).map((r) => r.file), OUTBOX_FILES.journal];
+  for (const file of files) {
+    const parsed = parseJournal((await readTextFile(join(home, file))) ?? "");
+    if (parsed.skipped > 0) logger.warn("outbox journal had unreadable lines; they were skipped", { file, skipped: parsed.skipped });
+    journal.push(...parsed.records);
+  }
+  return { seq, rows, journal };
 }
 
 function parseSnapshot(text: string): SnapshotFile | undefined {
   try {
     const v = JSON.parse(text) as SnapshotFile;
-    return v && v.version === 1 && typeof v.seq === "number" && Array.isArray(v.rows) ? v : undefined;
+    return v && (v.version === 1 || v.version === 2) && typeof v.seq === "number" && Array.isArray(v.rows) ? v : undefined;
   } catch {
     return undefined;
   }
@@ -85,29 +114,39 @@ function isRow(r: unknown): r is OutboxRow {
 }
 
 async function rowsFromBodies(bodies: BodyStore, now: () => number): Promise<OutboxRow[]> {
-  const rows: OutboxRow[] = [];
+  const rows = new Map<string, OutboxRow>();
+  const add = (requestId: string, body: Buffer, ref: OutboxRow["bodyBytes"]): void => {
+    const row = rowFromBody(requestId, body, ref, now());
+    if (row) rows.set(requestId, row);
+  };
   for (const file of await bodies.list()) {
-    if (!file.endsWith(".json")) continue;
-    try {
-      const body = await bodies.readRaw(file);
-      const env = JSON.parse(body.toString("utf8")) as { id?: unknown; sentinelId?: unknown };
-      if (typeof env.id !== "string" || typeof env.sentinelId !== "string") continue;
-      const at = now();
-      rows.push({
-        sentinelId: env.sentinelId,
-        requestId: file.slice(0, -".json".length),
-        eventId: env.id,
-        bodyBytes: { file, length: body.length, sha256: sha256(body) },
-        cursor: null,
-        deliveryState: { attempts: 0, lastError: null, lastAt: null },
-        status: "pending",
-        createdAt: at,
-        updatedAt: at,
-        seen: false,
-      });
-    } catch {
-      // A torn body (killed mid-write) belongs to a row that was never accepted.
-    }
+    const data = await bodies.readRaw(file).catch(() => undefined);
+    if (!data) continue;
+    if (file.endsWith(".json")) add(file.slice(0, -".json".length), data, { file, length: data.length, sha256: sha256(data) });
+    else if (file.endsWith(".bin")) for (const e of readSegmentEntries(file, data)) add(e.requestId, e.body, e.ref);
   }
-  return rows;
+  return [...rows.values()];
+}
+
+/** A pending row rebuilt from a stored envelope, or undefined for a torn body (never accepted). */
+function rowFromBody(requestId: string, body: Buffer, ref: OutboxRow["bodyBytes"], at: number): OutboxRow | undefined {
+  let env: { id?: unknown; sentinelId?: unknown };
+  try {
+    env = JSON.parse(body.toString("utf8")) as typeof env;
+  } catch {
+    return undefined;
+  }
+  if (typeof env.id !== "string" || typeof env.sentinelId !== "string") return undefined;
+  return {
+    sentinelId: env.sentinelId,
+    requestId,
+    eventId: env.id,
+    bodyBytes: ref,
+    cursor: null,
+    deliveryState: { attempts: 0, lastError: null, lastAt: null },
+    status: "pending",
+    createdAt: at,
+    updatedAt: at,
+    seen: false,
+  };
 }

@@ -116,7 +116,8 @@ export class RowTable {
     this.stagedBytes -= body.length;
   }
 
-  private stage(requestId: string, body: Buffer): void {
+  /** Holds a body in memory until the next durable compaction has placed it. */
+  stage(requestId: string, body: Buffer): void {
     this.unstage(requestId);
     this.staged.set(requestId, body);
     this.stagedBytes += body.length;

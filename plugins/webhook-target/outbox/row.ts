@@ -14,11 +14,14 @@ export interface DeliveryState {
 
 /**
  * Where the exact serialized body lives: inline in the journal's `add` record until the next
- * compaction, then in its own file, written once; checked on every read.
+ * compaction, then in a segment file written once (at `offset`); checked on every read. A ref
+ * without `offset` names a whole file (the layout before segments, and a body not yet placed).
  */
 export interface BodyRef {
   /** File name inside the bodies folder. */
   file: string;
+  /** Byte offset of the body inside its segment file. */
+  offset?: number;
   length: number;
   sha256: string;
 }

@@ -1,6 +1,6 @@
-import { appendFile, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, open as openFile, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeClock, createRandom } from "../../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../../core/runtime/logger.js";
 import { Outbox } from "../../../../plugins/webhook-target/outbox/outbox.js";
@@ -118,7 +118,9 @@ describe("webhook outbox", () => {
     expect(err.message).toMatch(/outbox is full: all 3 rows are pending/);
     expect(ob.size).toBe(3);
     await ob.compact();
-    expect((await readdir(join(home, OUTBOX_FILES.bodies))).length).toBe(3);
+    const live = ["c", "d", "e"].map((id) => ob.rowsOf("snt_1").find((r) => r.eventId === id)!);
+    expect(new Set(await readdir(join(home, OUTBOX_FILES.bodies)))).toEqual(new Set(live.map((r) => r.bodyBytes.file)));
+    for (const r of live) expect((await ob.readBody(r)).equals(body(r.eventId))).toBe(true);
   });
 
   it("accepts a row with one journal append, and changes status by appending: body files are written once, never rewritten", async () => {
@@ -140,10 +142,16 @@ describe("webhook outbox", () => {
   it("compacts the journal into the snapshot", async () => {
     const ob = await open({ compactEvery: 10 });
     for (let i = 0; i < 25; i++) await ob.add({ sentinelId: "snt_1", eventId: `e${i}`, body: body(`e${i}`) });
-    const snap = JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8"));
-    expect(snap.rows.length).toBeGreaterThanOrEqual(20);
+    // The snapshot and segment are written in the background while appends continue.
+    await vi.waitFor(async () => {
+      const snap = JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8"));
+      expect(snap.rows.length).toBeGreaterThanOrEqual(20);
+    });
     const journalLines = (await readFile(join(home, OUTBOX_FILES.journal), "utf8")).split("\n").filter(Boolean);
     expect(journalLines.length).toBeLessThan(10);
+    const segments = await readdir(join(home, OUTBOX_FILES.bodies));
+    expect(segments.length).toBeLessThanOrEqual(2);
+    expect(segments.every((f) => /^seg-\d+\.bin$/.test(f))).toBe(true);
     await ob.close();
     expect((await open()).size).toBe(25);
   });
@@ -182,12 +190,15 @@ describe("webhook outbox", () => {
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
     const { row: r2 } = await ob.add({ sentinelId: "snt_1", eventId: "e2", body: body("e2") });
     await ob.compact();
-    await appendFile(join(home, OUTBOX_FILES.bodies, r2.bodyBytes.file), " ");
+    const ref = ob.get(r2.requestId)!.bodyBytes;
+    const segment = await openFile(join(home, OUTBOX_FILES.bodies, ref.file), "r+");
+    await segment.write(Buffer.from("X"), 0, 1, ref.offset! + 3);
+    await segment.close();
     await expect(ob.readBody(ob.get(r2.requestId)!)).rejects.toThrow(/does not match/);
     await ob.close();
     opened.splice(0);
     const { rm } = await import("node:fs/promises");
-    await rm(join(home, OUTBOX_FILES.bodies, row.bodyBytes.file));
+    await rm(join(home, OUTBOX_FILES.bodies, ob.get(row.requestId)!.bodyBytes.file));
     const again = await open();
     expect(again.get(row.requestId)).toMatchObject({ status: "dead", deadReason: "delivered_rejected" });
   });
@@ -199,5 +210,86 @@ describe("webhook outbox", () => {
     for (const f of [OUTBOX_FILES.snapshot, OUTBOX_FILES.journal, join(OUTBOX_FILES.bodies, row.bodyBytes.file)]) {
       expect((await stat(join(home, f))).mode & 0o777).toBe(0o600);
     }
+  });
+
+  it("writes one segment per compaction and reads back exact bytes by offset, also after reopening", async () => {
+    const ob = await open();
+    const rows = [];
+    for (const id of ["a", "b", "c"]) rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 1000) })).row);
+    await ob.compact();
+    const refs = rows.map((r) => ob.get(r.requestId)!.bodyBytes);
+    expect(new Set(refs.map((r) => r.file)).size).toBe(1);
+    expect(refs.every((r) => typeof r.offset === "number")).toBe(true);
+    expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([refs[0]!.file]);
+    await ob.close();
+    opened.splice(0);
+    const again = await open();
+    for (const r of rows) expect((await again.readBody(again.get(r.requestId)!)).equals(body(r.eventId, "snt_1", 1000))).toBe(true);
+    expect(JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8")).version).toBe(2);
+  });
+
+  it("recovers from a crash after the journal was rotated but before the snapshot was written", async () => {
+    const ob = await open();
+    const { row: a } = await ob.add({ sentinelId: "snt_1", eventId: "a", body: body("a") });
+    const { row: b } = await ob.add({ sentinelId: "snt_1", eventId: "b", body: body("b") });
+    await ob.update(b.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } });
+    opened.splice(0);
+    const journal = join(home, OUTBOX_FILES.journal);
+    const lines = (await readFile(journal, "utf8")).split("\n").filter(Boolean);
+    // Retired journal with the first two records, live journal with the third, a torn segment no snapshot names.
+    await writeFile(`${journal}.2`, lines.slice(0, 2).join("\n") + "\n");
+    await writeFile(journal, lines[2] + "\n");
+    await writeFile(join(home, OUTBOX_FILES.bodies, "seg-2.bin"), '{"requestId":"x","length":50}\n{"id"');
+    const again = await open();
+    expect(again.get(a.requestId)!.status).toBe("pending");
+    expect(again.get(b.requestId)!.status).toBe("delivered");
+    expect((await again.readBody(again.get(a.requestId)!)).equals(body("a"))).toBe(true);
+    const files = await readdir(home);
+    expect(files.filter((f) => f.startsWith(`${OUTBOX_FILES.journal}.`))).toEqual([]);
+    expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([again.get(a.requestId)!.bodyBytes.file]);
+  });
+
+  it("loads files written by the earlier layout (version 1 snapshot, one file per body)", async () => {
+    const bodies = join(home, OUTBOX_FILES.bodies);
+    await mkdir(bodies, { recursive: true });
+    const old = body("old", "snt_1", 300);
+    const { createHash } = await import("node:crypto");
+    const ref = { file: "req_old.json", length: old.length, sha256: createHash("sha256").update(old).digest("hex") };
+    const row = { sentinelId: "snt_1", requestId: "req_old", eventId: "old", bodyBytes: ref, cursor: null, deliveryState: { attempts: 1, lastError: "x", lastAt: 5 }, status: "pending", createdAt: 1, updatedAt: 5, seen: false };
+    await writeFile(join(bodies, "req_old.json"), old);
+    await writeFile(join(home, OUTBOX_FILES.snapshot), JSON.stringify({ version: 1, seq: 1, rows: [row] }));
+    const inline = body("new");
+    const newRow = { ...row, requestId: "req_new", eventId: "new", bodyBytes: { file: "req_new.json", length: inline.length, sha256: createHash("sha256").update(inline).digest("hex") }, deliveryState: { attempts: 0, lastError: null, lastAt: null } };
+    await writeFile(join(home, OUTBOX_FILES.journal), JSON.stringify({ seq: 2, op: "add", row: newRow, body: inline.toString("base64") }) + "\n");
+    const ob = await open();
+    expect((await ob.readBody(ob.get("req_old")!)).equals(old)).toBe(true);
+    expect((await ob.readBody(ob.get("req_new")!)).equals(inline)).toBe(true);
+    expect(ob.get("req_old")!.deliveryState.attempts).toBe(1);
+    expect((await readdir(bodies)).sort()).toEqual(["req_old.json", ob.get("req_new")!.bodyBytes.file].sort());
+    await ob.update("req_old", { status: "delivered", deliveryState: { attempts: 2, lastError: null, lastAt: 6 } });
+    clock.advance(25 * HOUR);
+    await ob.reap();
+    expect(await readdir(bodies)).toEqual([ob.get("req_new")!.bodyBytes.file]);
+  });
+
+  it("moves the live bodies of a mostly-removed segment at the next compaction and deletes the old segment", async () => {
+    const ob = await open();
+    const rows = [];
+    for (const id of ["a", "b", "c", "d"]) rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 2000) })).row);
+    await ob.compact();
+    const first = ob.get(rows[0]!.requestId)!.bodyBytes.file;
+    for (const r of rows.slice(0, 3)) await ob.update(r.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } });
+    clock.advance(25 * HOUR);
+    await ob.reap();
+    expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([first]);
+    await ob.compact();
+    const moved = ob.get(rows[3]!.requestId)!.bodyBytes;
+    expect(moved.file).not.toBe(first);
+    expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([moved.file]);
+    expect((await ob.readBody(ob.get(rows[3]!.requestId)!)).equals(body("d", "snt_1", 2000))).toBe(true);
+    await ob.close();
+    opened.splice(0);
+    const again = await open();
+    expect((await again.readBody(again.get(rows[3]!.requestId)!)).equals(body("d", "snt_1", 2000))).toBe(true);
   });
 });
