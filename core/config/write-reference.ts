@@ -1,5 +1,5 @@
 /**
- * `npm run docs:config`: regenerates the README's configuration reference and
+ * `npm run docs`: regenerates the README's configuration reference and
  * manifests/config.schema.json. With `--check`, writes nothing and exits 1 when either is stale.
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -19,7 +19,7 @@ const nextSchema = configJsonSchemaText();
 const stale = [readme !== nextReadme ? "README.md" : "", schemaNow !== nextSchema ? "manifests/config.schema.json" : ""].filter(Boolean);
 if (check) {
   if (stale.length) {
-    process.stderr.write(`out of date: ${stale.join(", ")}; run \`npm run docs:config\`\n`);
+    process.stderr.write(`out of date: ${stale.join(", ")}; run \`npm run docs\`\n`);
     process.exitCode = 1;
   }
 } else {

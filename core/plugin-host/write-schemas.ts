@@ -1,6 +1,6 @@
 /**
  * Writes the generated manifest JSON Schemas into manifests/:
- * `npm run build && node dist/core/plugin-host/write-schemas.js`. A test keeps them in sync.
+ * `npm run docs`. A test keeps them in sync.
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
