@@ -35,6 +35,14 @@ export interface TargetInstance {
   project(stored: Record<string, unknown>): Record<string, unknown>;
   /** Durably accepts a matched event. */
   deliver(delivery: TargetDelivery): Promise<TargetAck>;
+  /**
+   * Optional: durably accepts several matched events of one sentinel together (e.g. in one
+   * fsync), in the given order, as {@link deliver} would one after another. The i-th result
+   * answers the i-th delivery: each is accepted or refused on its own, and a result is fulfilled
+   * only once that delivery is durable. The engine uses it when one ingest has more than one
+   * event for a sentinel, and `deliver` otherwise.
+   */
+  deliverMany?(deliveries: TargetDelivery[]): Promise<Array<PromiseSettledResult<TargetAck>>>;
   /** The sentinel was removed. */
   removed?(sentinel: SentinelView): Promise<void>;
   /** The sentinel expired. */

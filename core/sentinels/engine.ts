@@ -7,6 +7,7 @@ import { inject, injectable } from "tsyringe";
 import { SvcError, toSvcError } from "../errors.js";
 import type { IngestResult, SentinelView } from "../plugin-api/context.js";
 import type { SvcEvent } from "../plugin-api/events.js";
+import type { TargetAck } from "../plugin-api/target.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
@@ -27,6 +28,8 @@ type Matched = IngestResult["matched"];
 
 /** Sentinels delivered to in parallel by one ingest (each sentinel's events stay in order). */
 const DELIVERY_CONCURRENCY = 32;
+/** Events of one sentinel handed to a target's `deliverMany` at once at most. */
+const MAX_RUN = 64;
 
 @injectable()
 export class SentinelEngine implements SentinelService {
@@ -252,10 +255,10 @@ export class SentinelEngine implements SentinelService {
 
   /**
    * Delivers one sentinel's matched events in order; runs under the sentinel's mutex. The target
-   * accepts events one at a time, in order, but the dedup append of one event overlaps the
-   * target's acceptance of the next: an outcome is final once its append is durable, a repeated
-   * id waits for the earlier append, and `until` and expiry decisions wait for the appends they
-   * count. Returns once every append is settled.
+   * accepts events in order, a run of them at once when it can ({@link batchFrom}), and the dedup
+   * appends of one run overlap the target's acceptance of the next: an outcome is final once its
+   * append is durable, a repeated id waits for the earlier append, and `until` and expiry
+   * decisions wait for the appends they count. Returns once every append is settled.
    */
   private async deliverAll(id: string, events: SvcEvent[], terminal: Map<SvcEvent, string[]>, out: Matched): Promise<void> {
     await this.dedup.load(id);
@@ -274,7 +277,8 @@ export class SentinelEngine implements SentinelService {
     try {
       const ingressReason = this.reasonNow(id);
       if (ingressReason) await this.expire(id, ingressReason, "ingress");
-      for (const event of events) {
+      for (let i = 0; i < events.length; i++) {
+        let event = events[i]!;
         const rec = this.store.get(id);
         if (!rec || rec.status !== "active" || this.ending.has(id)) {
           out.push({ sentinelId: id, eventId: event.id, outcome: "expired" });
@@ -290,8 +294,11 @@ export class SentinelEngine implements SentinelService {
             out.push({ sentinelId: id, eventId: event.id, outcome: "expired" });
             continue;
           }
-          const { durable } = await this.deliverOne(rec, event, out);
-          if (durable) unsettled.set(event.id, durable);
+          const target = await this.plugins.target(rec.spec.target.kind).catch(() => undefined);
+          const run = target?.deliverMany ? this.batchFrom(rec, events, i, terminal, unsettled) : [event];
+          for (const [eventId, durable] of await this.deliverRun(rec, run, out)) unsettled.set(eventId, durable);
+          i += run.length - 1;
+          event = events[i]!;
           const after = await reason();
           if (after) await this.expire(id, after, "dispatch");
         }
@@ -307,39 +314,72 @@ export class SentinelEngine implements SentinelService {
   }
 
   /**
-   * Hands one event to the target and pushes its outcome to `out`. Once the target accepted it,
-   * returns the dedup append in progress (never rejecting), which settles the outcome; wrapped, so
-   * that awaiting the acceptance does not await the append.
+   * The run of events from `start` that may be handed to the target together: new ids only (not
+   * seen, in flight, unsettled or repeated in the run), no more than an `until: count` still
+   * allows counting the unsettled deliveries, and ending at an event that ends the sentinel.
    */
-  private async deliverOne(rec: SentinelRecord, event: SvcEvent, out: Matched): Promise<{ durable?: Promise<void> }> {
-    const result: Matched[number] = { sentinelId: rec.id, eventId: event.id, outcome: "delivered" };
-    out.push(result);
-    const failed = (err: unknown) => {
+  private batchFrom(rec: SentinelRecord, events: SvcEvent[], start: number, terminal: Map<SvcEvent, string[]>, unsettled: Map<string, unknown>): SvcEvent[] {
+    const until = rec.spec.until;
+    const room = until.kind === "count" ? until.n - this.dedup.delivered(rec.id) - unsettled.size : MAX_RUN;
+    const run = [events[start]!];
+    const ids = new Set([events[start]!.id]);
+    for (let j = start + 1; j < events.length && run.length < Math.min(room, MAX_RUN); j++) {
+      const subjects = terminal.get(events[j - 1]!);
+      if (subjects && endsOn(rec, subjects)) break;
+      const next = events[j]!;
+      if (ids.has(next.id) || unsettled.has(next.id) || this.dedup.has(rec.id, next.id)) break;
+      run.push(next);
+      ids.add(next.id);
+    }
+    return run;
+  }
+
+  /**
+   * Hands a run of events to the target (`deliverMany` for more than one) and pushes their
+   * outcomes to `out`, in order. Returns, for each accepted event, its dedup append in progress
+   * (never rejecting), which settles the outcome; wrapped, so that awaiting the acceptance does
+   * not await the appends.
+   */
+  private async deliverRun(rec: SentinelRecord, run: SvcEvent[], out: Matched): Promise<Array<[string, Promise<void>]>> {
+    const results = run.map((event) => {
+      const result: Matched[number] = { sentinelId: rec.id, eventId: event.id, outcome: "delivered" };
+      out.push(result);
+      return result;
+    });
+    const failed = (i: number) => (err: unknown) => {
       const e = toSvcError(err);
-      this.logger.warn("sentinel delivery failed", { sentinel: rec.id, event: event.id, code: e.code, error: e.message });
-      result.outcome = "failed";
-      result.error = e.message;
+      this.logger.warn("sentinel delivery failed", { sentinel: rec.id, event: run[i]!.id, code: e.code, error: e.message });
+      results[i]!.outcome = "failed";
+      results[i]!.error = e.message;
     };
-    let ack: "now" | "deferred";
+    let acks: Array<PromiseSettledResult<TargetAck>>;
     try {
       const target = await this.plugins.target(rec.spec.target.kind);
-      ack = (await target.deliver({ sentinel: rec, event })).ack === "deferred" ? "deferred" : "now";
+      const deliveries = run.map((event) => ({ sentinel: rec, event }));
+      acks = target.deliverMany && run.length > 1 ? await target.deliverMany(deliveries) : [{ status: "fulfilled", value: await target.deliver(deliveries[0]!) }];
     } catch (err) {
-      failed(err);
-      return {};
+      run.forEach((_, i) => failed(i)(err));
+      return [];
     }
-    const durable = this.dedup.recordDelivery(rec.id, event.id, ack).then(() => {
-      this.logger.debug("sentinel matched", { sentinel: rec.id, event: event.id, type: event.type });
-      this.events.emit("sentinel:matched", {
-        sentinelId: rec.id,
-        eventId: event.id,
-        type: event.type,
-        subjects: event.subjects,
-        provider: rec.spec.provider,
-        target: rec.spec.target.kind,
-      });
-    }, failed);
-    return { durable };
+    const durables: Array<[string, Promise<void>]> = [];
+    run.forEach((event, i) => {
+      const settled = acks[i];
+      if (settled?.status !== "fulfilled") return failed(i)(settled ? settled.reason : new Error("the target gave no answer for this event"));
+      const ack = settled.value.ack === "deferred" ? "deferred" : "now";
+      const durable = this.dedup.recordDelivery(rec.id, event.id, ack).then(() => {
+        this.logger.debug("sentinel matched", { sentinel: rec.id, event: event.id, type: event.type });
+        this.events.emit("sentinel:matched", {
+          sentinelId: rec.id,
+          eventId: event.id,
+          type: event.type,
+          subjects: event.subjects,
+          provider: rec.spec.provider,
+          target: rec.spec.target.kind,
+        });
+      }, failed(i));
+      durables.push([event.id, durable]);
+    });
+    return durables;
   }
 
   /** Why the sentinel should end now, counting `pending` deliveries not yet durable as done. */

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { PluginContext, SentinelIngress, SentinelView, TargetInstance } from "../../core/plugin-api/index.js";
+import type { PluginContext, SentinelIngress, SentinelView, TargetAck, TargetDelivery, TargetInstance } from "../../core/plugin-api/index.js";
 import { SvcError } from "../../core/plugin-api/index.js";
 import { Dispatcher } from "./dispatcher.js";
 import { buildEnvelope } from "./envelope.js";
@@ -72,6 +72,19 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     for (const row of outbox.pending()) dispatcher.enqueue(row.requestId);
   };
 
+  /** Adds the event's outbox row (durable when this resolves) and starts or acknowledges its delivery. */
+  const accept = async ({ outbox, dispatcher }: { outbox: Outbox; dispatcher: Dispatcher }, { sentinel, event }: TargetDelivery): Promise<TargetAck> => {
+    if (event.id.includes(".")) {
+      throw new SvcError("invalid_input", `event id ${JSON.stringify(event.id)} contains "."; event ids become webhook-id headers and must not`);
+    }
+    const body = buildEnvelope(sentinel.id, event, ctx.clock.now());
+    const { row, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
+    for (const gone of evicted) if (!gone.seen) void dispatcher.acknowledge(gone);
+    if (row.status === "pending") dispatcher.enqueue(row.requestId);
+    else if (!row.seen) await dispatcher.acknowledge(row);
+    return { ack: "deferred" };
+  };
+
   const target: WebhookTarget = {
     inputSchema,
     vault,
@@ -89,17 +102,15 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       return { kind: "webhook", url: typeof stored.url === "string" ? stored.url : "", hasSecret: true, secretRedacted: true };
     },
 
-    async deliver({ sentinel, event }) {
-      if (event.id.includes(".")) {
-        throw new SvcError("invalid_input", `event id ${JSON.stringify(event.id)} contains "."; event ids become webhook-id headers and must not`);
-      }
-      const { outbox, dispatcher } = await open();
-      const body = buildEnvelope(sentinel.id, event, ctx.clock.now());
-      const { row, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
-      for (const gone of evicted) if (!gone.seen) void dispatcher.acknowledge(gone);
-      if (row.status === "pending") dispatcher.enqueue(row.requestId);
-      else if (!row.seen) await dispatcher.acknowledge(row);
-      return { ack: "deferred" };
+    async deliver(delivery) {
+      return accept(await open(), delivery);
+    },
+
+    async deliverMany(deliveries) {
+      const opened = await open();
+      // Each accept() hands its row to the outbox synchronously, so the journal keeps this order
+      // and its group commit makes the rows durable together.
+      return Promise.allSettled(deliveries.map((d) => accept(opened, d)));
     },
 
     async removed(sentinel: SentinelView) {

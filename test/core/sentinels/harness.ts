@@ -5,7 +5,7 @@
 import type { DependencyContainer } from "tsyringe";
 import { z } from "zod";
 import { createContainer } from "../../../core/container.js";
-import { defineProvider, defineTarget, type AnyPlugin, type SvcEvent, type TargetAck, type SentinelView } from "../../../core/plugin-api/index.js";
+import { defineProvider, defineTarget, type AnyPlugin, type SvcEvent, type TargetAck, type TargetDelivery, type SentinelView } from "../../../core/plugin-api/index.js";
 import { FakeClock } from "../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { registerValue } from "../../../core/runtime/inject.js";
@@ -35,9 +35,25 @@ export interface Recorder {
   onDeliver?: (d: Delivered) => void | Promise<void>;
   polls: number;
   watched: string[];
+  /** Gives the test target `deliverMany` (set before the harness starts). */
+  batching?: boolean;
+  /** Sizes of the runs handed to `deliverMany`. */
+  runs: number[];
+  /** Makes the next `deliverMany` calls reject as a whole. */
+  failRuns?: number;
 }
 
 export function testPlugins(rec: Recorder): AnyPlugin[] {
+  const deliver = async ({ sentinel, event }: TargetDelivery): Promise<TargetAck> => {
+    if (rec.failNext > 0) {
+      rec.failNext--;
+      throw new Error("target is down");
+    }
+    const d = { sentinelId: sentinel.id, event };
+    rec.delivered.push(d);
+    await rec.onDeliver?.(d);
+    return { ack: rec.ack };
+  };
   const target = defineTarget({
     kind: "test",
     setup: () => ({
@@ -48,16 +64,19 @@ export function testPlugins(rec: Recorder): AnyPlugin[] {
         return { kind: "test", name: input.name, ...(input.secret ? { secretRef: "ref_1" } : {}) };
       },
       project: (stored) => ({ kind: "test", name: stored.name, hasSecret: "secretRef" in stored }),
-      async deliver({ sentinel, event }) {
-        if (rec.failNext > 0) {
-          rec.failNext--;
-          throw new Error("target is down");
-        }
-        const d = { sentinelId: sentinel.id, event };
-        rec.delivered.push(d);
-        await rec.onDeliver?.(d);
-        return { ack: rec.ack };
-      },
+      deliver,
+      ...(rec.batching
+        ? {
+            async deliverMany(deliveries: TargetDelivery[]) {
+              rec.runs.push(deliveries.length);
+              if (rec.failRuns) {
+                rec.failRuns--;
+                throw new Error("target is unreachable");
+              }
+              return Promise.allSettled(deliveries.map(deliver));
+            },
+          }
+        : {}),
       async removed(s: SentinelView) {
         rec.hooks.push(`removed:${s.id}`);
       },
@@ -109,7 +128,7 @@ export interface Harness {
 }
 
 export function newRecorder(): Recorder {
-  return { delivered: [], hooks: [], ack: "now", failNext: 0, polls: 0, watched: [] };
+  return { delivered: [], hooks: [], ack: "now", failNext: 0, polls: 0, watched: [], runs: [] };
 }
 
 /** Starts the sentinels module on `home` (call again on the same home to simulate a restart). */

@@ -9,6 +9,7 @@ import { createChallengeVerifier } from "../../../plugins/webhook-target/challen
 import { rotateSecret } from "../../../plugins/webhook-target/rotation.js";
 import { sign } from "../../../plugins/webhook-target/signer.js";
 import { createWebhookTarget, type WebhookTarget } from "../../../plugins/webhook-target/target.js";
+import { OUTBOX_FILES } from "../../../plugins/webhook-target/outbox/persistence.js";
 import { VAULT_FILE } from "../../../plugins/webhook-target/vault.js";
 import { makeTempHome } from "../../support/cli.js";
 import { LOOPBACK_ALLOWED, echoChallenge, fakeSentinels, recordingSleep, secretOf, startReceiver, testContext, type FakeSentinels, type Receiver } from "./support/harness.js";
@@ -99,6 +100,28 @@ describe("webhook target plugin", () => {
     expect(status).toMatchObject({ outbox: { pending: 0, delivered: 1, dead: 0, rows: [{ eventId: "evt_1", status: "delivered", attempts: 1, lastError: null }] } });
     expect(JSON.stringify(status)).not.toContain(SECRET.slice(6));
     await expect(target.deliver({ sentinel: view, event: { ...event, id: "evt.dot" } })).rejects.toThrow(/contains "."/);
+  });
+
+  it("deliverMany: adds the rows in order, each durable when its result is fulfilled; refuses a bad id alone; keeps one row per event", async () => {
+    const { target } = makeTarget();
+    await createSentinel(target);
+    const hang: Array<() => void> = [];
+    rx.handle(echoChallenge((_r, res) => hang.push(() => res.writeHead(200).end())));
+    const view = sentinels.get("snt_1")!;
+    const event = (id: string) => ({ id, type: "t.o.a", subjects: ["s"] });
+    await target.deliver({ sentinel: view, event: event("evt_0") });
+    const results = await target.deliverMany!(["evt_a", "evt.dot", "evt_b", "evt_0", "evt_c"].map((id) => ({ sentinel: view, event: event(id) })));
+    expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
+    expect(results[0]).toEqual({ status: "fulfilled", value: { ack: "deferred" } });
+    expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/contains "."/);
+    const journal = (await readFile(join(home, OUTBOX_FILES.journal), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    expect(journal.filter((r) => r.op === "add").map((r) => r.row.eventId)).toEqual(["evt_0", "evt_a", "evt_b", "evt_c"]);
+    const ob = await target.outbox();
+    expect(ob.rowsOf("snt_1").map((r) => [r.eventId, r.status])).toEqual(["evt_0", "evt_a", "evt_b", "evt_c"].map((id) => [id, "pending"]));
+    while (hang.length < 4) await new Promise((r) => setTimeout(r, 5));
+    hang.forEach((f) => f());
+    await target.idle();
+    expect(rx.seen.filter((s) => s.headers["webhook-id"]?.toString().startsWith("evt_")).map((s) => s.headers["webhook-id"]).sort()).toEqual(["evt_0", "evt_a", "evt_b", "evt_c"]);
   });
 
   it("on removal moves pending rows to dead sentinel_removed and deletes the sentinel's secrets", async () => {
