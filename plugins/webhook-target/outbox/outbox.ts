@@ -165,9 +165,13 @@ export class Outbox {
     });
   }
 
+  /** Compacts, then closes the journal (also when the final compaction fails). */
   async close(): Promise<void> {
-    await this.compact();
-    await this.journal.close();
+    try {
+      await this.compact();
+    } finally {
+      await this.journal.close();
+    }
   }
 
   private async insert(input: { sentinelId: string; eventId: string; body: Buffer }): Promise<AddResult> {
@@ -243,7 +247,12 @@ export class Outbox {
         await this.startCompaction().catch((err: Error) => logger.error("outbox compaction failed", { error: err.message }));
       },
     });
-    await this.compact();
+    try {
+      await this.compact();
+    } catch (err) {
+      await this.journal.close().catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Deletes body files no row references; a pending row whose body is gone becomes dead. Counts the references. */
