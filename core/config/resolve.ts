@@ -5,7 +5,7 @@
  */
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import { SvcError } from "../errors.js";
-import { expandTilde, svcHome } from "../storage/paths.js";
+import { FILES, expandTilde, svcHome } from "../storage/paths.js";
 import type { EffectiveConfig } from "./config-service.js";
 import { ENV_OVERRIDES, readEnvOverride } from "./env-overrides.js";
 import { DEFAULTS, type SvcConfigFile } from "./schema.js";
@@ -132,9 +132,9 @@ function pickProfile(file: SvcConfigFile, flags: ConfigFlags, warnings: string[]
 
 function finishPaths(eff: EffectiveConfig, sources: Record<string, ValueSource>, home: string): void {
   const fromDefault = (key: string) => sources[key]?.kind === "default";
-  eff.worktrees.root = fromDefault("worktrees.root") ? join(home, "worktrees") : expandTilde(eff.worktrees.root);
+  eff.worktrees.root = fromDefault("worktrees.root") ? join(home, FILES.worktrees) : expandTilde(eff.worktrees.root);
   const events = expandTilde(eff.sessions.eventsDir);
-  eff.sessions.eventsDir = fromDefault("sessions.eventsDir") ? join(home, "sessions") : isAbsolute(events) ? events : resolvePath(home, events);
+  eff.sessions.eventsDir = fromDefault("sessions.eventsDir") ? join(home, FILES.sessions) : isAbsolute(events) ? events : resolvePath(home, events);
   const byRepo: Record<string, number> = {};
   for (const [k, v] of Object.entries(eff.worktrees.provisionConcurrencyByRepo)) byRepo[expandTilde(k)] = v;
   eff.worktrees.provisionConcurrencyByRepo = byRepo;

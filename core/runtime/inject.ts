@@ -20,17 +20,6 @@ export function registerValue<T>(container: DependencyContainer, tok: Token<T>, 
   container.register(tok as InjectionToken<T>, { useValue: value });
 }
 
-export function registerFactory<T>(container: DependencyContainer, tok: Token<T>, factory: (c: DependencyContainer) => T): void {
-  let cache: WeakMap<DependencyContainer, T> | undefined;
-  container.register(tok as InjectionToken<T>, {
-    useFactory: (c) => {
-      cache ??= new WeakMap();
-      if (!cache.has(c)) cache.set(c, factory(c));
-      return cache.get(c)!;
-    },
-  });
-}
-
 export function registeredClasses(): ReadonlySet<Ctor<unknown>> {
   return registered;
 }

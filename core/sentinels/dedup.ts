@@ -22,9 +22,10 @@ import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { AppendJournal } from "../storage/append-journal.js";
 import { writeJsonFile } from "../storage/json-file.js";
+import { FILES } from "../storage/paths.js";
 import { HOME } from "../tokens.js";
 
-export const DEDUP_DIR = "sentinels-dedup";
+export const DEDUP_DIR = FILES.sentinelsDedup;
 export const DEDUP_LIMIT = 1000;
 const COMPACT_AFTER = 2 * DEDUP_LIMIT;
 /** Journal files kept open at once; the least recently used is closed beyond this. */

@@ -1,7 +1,10 @@
 import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 
-/** File names under `$SVC_HOME`, exactly as SPEC.md gives them. */
+/**
+ * File names under `$SVC_HOME`, exactly as SPEC.md gives them. (Plugins cannot import core, so
+ * the webhook target spells its vault and outbox names itself; these entries document them.)
+ */
 export const FILES = {
   config: "config.json",
   sentinels: "sentinels.json",
@@ -9,9 +12,9 @@ export const FILES = {
   outbox: "sentinel-webhook-outbox.json",
   runtime: "runtime.json",
   credentials: "credentials.json",
+  sentinelsDedup: "sentinels-dedup",
   sessions: "sessions",
   worktrees: "worktrees",
-  adapters: "adapters",
   plugins: "plugins",
 } as const;
 

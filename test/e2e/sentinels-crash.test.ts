@@ -5,12 +5,12 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemonProcess, type DaemonProcess } from "../support/cli.js";
-import { makeSandbox, type Sandbox } from "../core/plugin-host/sandbox.js";
+import type { DaemonProcess } from "../support/cli.js";
+import { makeRecordingSandbox, type RecordingSandbox } from "./recording-sandbox.js";
 
-let sb: Sandbox;
+let sb: RecordingSandbox;
 let d: DaemonProcess;
-const start = () => startDaemonProcess({ home: sb.home, env: { SVC_INSTALL_DIR: sb.install } });
+const start = () => sb.start();
 const post = (path: string, body: unknown) =>
   d.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(
     (r) => r.status,
@@ -18,9 +18,7 @@ const post = (path: string, body: unknown) =>
   );
 
 beforeAll(async () => {
-  sb = await makeSandbox();
-  await sb.place("install", "recording-target", "svc-recording-target");
-  await sb.writeConfig({ adapters: ["svc-recording-target"] });
+  sb = await makeRecordingSandbox();
   d = await start();
 });
 afterAll(async () => {

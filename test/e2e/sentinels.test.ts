@@ -6,10 +6,10 @@
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
-import { makeSandbox, type Sandbox } from "../core/plugin-host/sandbox.js";
+import { makeTempHome, runCli, type DaemonProcess } from "../support/cli.js";
+import { makeRecordingSandbox, type RecordingSandbox } from "./recording-sandbox.js";
 
-let sb: Sandbox;
+let sb: RecordingSandbox;
 let d: DaemonProcess;
 
 const deliveriesFile = () => join(sb.home, "plugins", "target-recording", "deliveries.jsonl");
@@ -21,7 +21,7 @@ const delivered = async (id: string) => (await deliveries()).filter((r) => r.sen
 
 /** A response's JSON body, loosely typed for assertions. */
 const body = async (res: Response): Promise<any> => res.json();
-const start = () => startDaemonProcess({ home: sb.home, env: { SVC_INSTALL_DIR: sb.install } });
+const start = () => sb.start();
 const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 async function create(spec: Record<string, unknown>): Promise<{ id: string; status: string; spec: Record<string, unknown> }> {
   const res = await d.fetch("/sentinels", json(spec));
@@ -42,9 +42,7 @@ const rec = (name: string, extra: Record<string, unknown> = {}) => ({
 const cli = (args: string[]) => runCli(["sentinel", ...args], { home: sb.home, env: { SVC_INSTALL_DIR: sb.install } });
 
 beforeAll(async () => {
-  sb = await makeSandbox();
-  await sb.place("install", "recording-target", "svc-recording-target");
-  await sb.writeConfig({ adapters: ["svc-recording-target"] });
+  sb = await makeRecordingSandbox();
   d = await start();
 });
 afterAll(async () => {
@@ -230,7 +228,7 @@ describe("svc sentinel CLI", () => {
 
 describe("without a daemon", () => {
   it("says clearly that no daemon runs", async () => {
-    const other = await makeSandbox();
+    const other = await makeTempHome();
     try {
       const r = await runCli(["sentinel", "list"], { home: other.home });
       expect(r.code).toBe(1);
