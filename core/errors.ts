@@ -9,6 +9,7 @@ export type SvcErrorCode =
   | "invalid_input"
   | "usage"
   | "not_found"
+  | "method_not_allowed"
   | "conflict"
   | "unauthorized"
   | "forbidden"
@@ -82,6 +83,7 @@ export const HTTP_STATUS: Readonly<Record<SvcErrorCode, number>> = {
   unauthorized: 401,
   forbidden: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   payload_too_large: 413,
   delivered_rejected: 422,

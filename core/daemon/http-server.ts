@@ -68,9 +68,7 @@ export class DaemonHttpServer {
       const found = this.opts.routes.match(method, url.pathname);
       if (!found) throw new SvcError("not_found", `no route ${method} ${url.pathname}`);
       if ("allowed" in found) {
-        throw Object.assign(new SvcError("not_found", `${method} is not allowed on ${url.pathname}; allowed: ${found.allowed.join(", ")}`), {
-          status: 405,
-        });
+        throw new SvcError("method_not_allowed", `${method} is not allowed on ${url.pathname}; allowed: ${found.allowed.join(", ")}`);
       }
       const principal = authenticate(found.def.auth, { headers: req.headers, remoteAddress }, this.opts.tokens());
       const body = method === "GET" || method === "DELETE" ? Buffer.alloc(0) : await readBody(req, found.def.maxBodyBytes ?? DEFAULT_MAX_BODY);
@@ -92,7 +90,7 @@ export class DaemonHttpServer {
       if (out) send(res, out);
     } catch (err) {
       const e = toSvcError(err);
-      const status = (err as { status?: number }).status ?? httpStatusFor(e.code);
+      const status = httpStatusFor(e.code);
       if (status >= 500) this.opts.logger.error("request failed", { method, path: url.pathname, code: e.code, error: e.message });
       if (res.headersSent) {
         res.destroy();
