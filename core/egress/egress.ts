@@ -13,7 +13,7 @@ import type { Egress, EgressFailure, EgressResponse } from "../plugin-api/egress
 import type { Logger } from "../runtime/logger.js";
 import { allowSubnetsWarnings, parseAllowSubnets } from "./allow-subnets.js";
 import { mapEgressError } from "./egress-errors.js";
-import { admitTarget, parseHttpsUrl } from "./gate.js";
+import { admitTarget, parseHttpsUrl, type AddressDecision } from "./gate.js";
 import { readClamped } from "./read-clamped.js";
 import { systemResolver, type Resolver } from "./resolver.js";
 
@@ -33,6 +33,7 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
   for (const warning of allowSubnetsWarnings(allow)) options.logger?.warn(warning);
   const resolver = options.resolver ?? systemResolver;
   const validated = new Map<string, LookupAddress[]>();
+  const gate = { resolver, allow, decisions: new Map<string, AddressDecision>() };
 
   const lookup: LookupFunction = (hostname, opts, callback) => {
     const family = familyNumber(opts.family);
@@ -64,7 +65,7 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(new SvcError("timeout", `${host} did not answer within ${init.timeoutMs} ms`)), init.timeoutMs);
       try {
-        const inspection = await raceAbort(admitTarget(parsed, { resolver, allow }), abort.signal);
+        const inspection = await raceAbort(admitTarget(parsed, gate), abort.signal);
         remember(inspection.hostname, inspection.addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
         const headers = Object.fromEntries(Object.entries(init.headers).filter(([k]) => k.toLowerCase() !== "host"));
         const res = await agent.request({

@@ -47,8 +47,33 @@ export function hostnameOf(url: URL): string {
   return url.hostname.replace(/^\[(.*)\]$/, "$1");
 }
 
+/** What the gate needs: a resolver, the allow list, and optionally a memo of address decisions made under that list. */
+export interface GateDeps {
+  resolver: Resolver;
+  allow: AllowSubnets;
+  /** Decisions by address string, valid for this `allow` only (classification is a pure function of both). */
+  decisions?: Map<string, AddressDecision>;
+}
+
+const MAX_REMEMBERED_DECISIONS = 4096;
+
+function decideAddress(address: string, allow: AllowSubnets): AddressDecision {
+  const cls = classifyAddress(address);
+  if (!cls.blocked) return { ...cls, allowed: true };
+  const exemptedBy = allow.match(cls);
+  return exemptedBy ? { ...cls, allowed: true, exemptedBy } : { ...cls, allowed: false };
+}
+
+function remember(memo: Map<string, AddressDecision> | undefined, decision: AddressDecision): AddressDecision {
+  if (memo) {
+    if (memo.size >= MAX_REMEMBERED_DECISIONS) memo.clear();
+    memo.set(decision.address, decision);
+  }
+  return decision;
+}
+
 /** Resolves (unless the host is an IP literal) and classifies every address. Never throws for a block. */
-export async function inspectTarget(url: URL, deps: { resolver: Resolver; allow: AllowSubnets }): Promise<TargetInspection> {
+export async function inspectTarget(url: URL, deps: GateDeps): Promise<TargetInspection> {
   const hostname = hostnameOf(url);
   const port = url.port === "" ? 443 : Number(url.port);
   const host = url.host;
@@ -63,12 +88,7 @@ export async function inspectTarget(url: URL, deps: { resolver: Resolver; allow:
     }
   }
   if (answers.length === 0) return { hostname, port, host, addresses: [], allowed: false, failure: "connect", reason: `${host} has no A or AAAA answer` };
-  const addresses = answers.map((address): AddressDecision => {
-    const cls = classifyAddress(address);
-    if (!cls.blocked) return { ...cls, allowed: true };
-    const exemptedBy = deps.allow.match(cls);
-    return exemptedBy ? { ...cls, allowed: true, exemptedBy } : { ...cls, allowed: false };
-  });
+  const addresses = answers.map((address) => deps.decisions?.get(address) ?? remember(deps.decisions, decideAddress(address, deps.allow)));
   const blocked = addresses.filter((a) => !a.allowed);
   if (blocked.length === 0) {
     const exempted = addresses.some((a) => a.exemptedBy !== undefined);
@@ -81,7 +101,7 @@ export async function inspectTarget(url: URL, deps: { resolver: Resolver; allow:
 }
 
 /** Like {@link inspectTarget} but throws `private_target` / `connect` (message names the host only). */
-export async function admitTarget(url: URL, deps: { resolver: Resolver; allow: AllowSubnets }): Promise<TargetInspection> {
+export async function admitTarget(url: URL, deps: GateDeps): Promise<TargetInspection> {
   const inspection = await inspectTarget(url, deps);
   if (!inspection.allowed) {
     throw new SvcError(inspection.failure ?? "private_target", `refused to call ${inspection.host}: ${inspection.reason}`, {

@@ -34,8 +34,24 @@ export interface Random {
   ulid(): string;
 }
 
+/**
+ * A uniform [0, 1) source for ULIDs drawn from a pool of cryptographic random bytes (one byte per
+ * call: a ULID character needs 5 bits). The ulid package's default draws from the OS per character.
+ */
+function pooledPrng(poolSize = 4096): () => number {
+  let pool = randomBytes(poolSize);
+  let next = 0;
+  return () => {
+    if (next === pool.length) {
+      pool = randomBytes(poolSize);
+      next = 0;
+    }
+    return pool[next++]! / 256;
+  };
+}
+
 export function createRandom(clock: Clock = systemClock): Random {
-  const ulid = monotonicFactory();
+  const ulid = monotonicFactory(pooledPrng());
   return {
     bytes: (n) => randomBytes(n),
     hex: (n) => randomBytes(n).toString("hex"),

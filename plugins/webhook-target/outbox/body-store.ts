@@ -90,10 +90,15 @@ export class BodyStore {
     this.live.set(ref.file, (this.live.get(ref.file) ?? 0) + ref.length);
   }
 
-  /** Drops one reference; the file goes once none is left (and it is not being written). */
+  /**
+   * Drops one reference; the file goes once none is left (and it is not being written). A ref
+   * never retained (a body still staged in the journal) has no file: nothing to do.
+   */
   async release(ref: BodyRef): Promise<void> {
+    const held = this.refs.get(ref.file);
+    if (held === undefined) return;
     this.live.set(ref.file, (this.live.get(ref.file) ?? 0) - ref.length);
-    const n = (this.refs.get(ref.file) ?? 1) - 1;
+    const n = held - 1;
     if (n > 0) return void this.refs.set(ref.file, n);
     this.refs.delete(ref.file);
     this.live.delete(ref.file);

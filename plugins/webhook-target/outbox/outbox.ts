@@ -17,7 +17,10 @@ export interface OutboxOptions {
   logger: Logger;
   /** Row cap (default 2,000). */
   cap?: number;
-  /** Journal records between two compactions (default 2,048). */
+  /**
+   * Journal records between two compactions. Default: 2,048 or 8 per row, whichever is more, so
+   * rewriting the snapshot (every row's metadata) costs at most 1/8 of a row per record.
+   */
   compactEvery?: number;
   /** Body bytes held inline in the journal (and in memory) before a compaction moves them to files (default 8 MiB). */
   maxStagedBytes?: number;
@@ -47,7 +50,7 @@ export class Outbox {
   private readonly evicting = new Set<string>();
   private journal!: Journal;
   private readonly cap: number;
-  private readonly compactEvery: number;
+  private readonly compactEvery: number | undefined;
   private readonly maxStagedBytes: number;
   /** The compaction whose segment and snapshot are being written, if any (at most one). */
   private compacting: Promise<void> | undefined;
@@ -57,7 +60,7 @@ export class Outbox {
 
   private constructor(private readonly opts: OutboxOptions) {
     this.cap = opts.cap ?? LIMITS.outboxCap;
-    this.compactEvery = opts.compactEvery ?? 2_048;
+    this.compactEvery = opts.compactEvery;
     this.maxStagedBytes = opts.maxStagedBytes ?? 8 * 1024 * 1024;
     this.bodies = new BodyStore(join(opts.home, OUTBOX_FILES.bodies));
   }
@@ -243,7 +246,8 @@ export class Outbox {
     this.journal = await Journal.open(join(home, OUTBOX_FILES.journal), table.appliedSeq, {
       apply: table.apply,
       between: async () => {
-        if (this.compacting || (table.sinceSnapshot < this.compactEvery && table.stagedBytes < this.maxStagedBytes)) return;
+        const every = this.compactEvery ?? Math.max(2_048, 8 * table.size);
+        if (this.compacting || (table.sinceSnapshot < every && table.stagedBytes < this.maxStagedBytes)) return;
         await this.startCompaction().catch((err: Error) => logger.error("outbox compaction failed", { error: err.message }));
       },
     });

@@ -19,8 +19,12 @@ import { REPO_ROOT, median } from "../measure.js";
 
 const CLI = join(REPO_ROOT, "dist/core/cli/svc.js");
 const TLS = join(REPO_ROOT, "test/fixtures/tls");
-const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 2_000);
+const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 5_000);
+/** Untimed events (and raw POSTs) before each timed run, so both sides are measured warm. */
+const WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 3_000);
 const SENTINEL_COUNTS = (process.env.BENCH_WEBHOOK_SENTINELS ?? "8,32").split(",").map(Number);
+/** Extra node flags for the daemon under test, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
+const DAEMON_NODE_ARGS = (process.env.BENCH_DAEMON_NODE_ARGS ?? "").split(" ").filter(Boolean);
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 
@@ -74,7 +78,7 @@ interface Daemon {
 async function startDaemon(home: string): Promise<Daemon> {
   const t0 = Date.now();
   const env = { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "error", NODE_EXTRA_CA_CERTS: join(TLS, "ca.crt") };
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], { env, stdio: "ignore" });
+  const child = spawn(process.execPath, [...DAEMON_NODE_ARGS, CLI, "serve", "--port", "0"], { env, stdio: "ignore" });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   for (;;) {
     const info = await readFile(join(home, "runtime.json"), "utf8").then(JSON.parse, () => undefined);
@@ -92,6 +96,17 @@ async function startDaemon(home: string): Promise<Daemon> {
   }
 }
 
+/** User + system CPU time of a process so far, in ms (from /proc; clock ticks of 10 ms). */
+async function cpuMs(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
+  if (process.env.BENCH_CPU_SPLIT) {
+    const { readdirSync, readFileSync } = await import("node:fs");
+    const rows = readdirSync(`/proc/${pid}/task`).map((t) => { const st = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8"); const comm = st.slice(st.indexOf("(") + 1, st.indexOf(")")); const f = st.split(") ")[1]!.split(" "); return `${comm}:${Number(f[11]) * 10}/${Number(f[12]) * 10}`; });
+    console.log(rows.join(" "));
+  }
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 async function rssMiB(pid: number): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, "utf8");
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
@@ -105,44 +120,68 @@ async function makeHome(): Promise<string> {
 
 const spec = (url: string, subject: string) => ({ match: [{ subject }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url, secret: SECRET } });
 
-/** Raw undici POSTs of the same body with the pipeline's per-callback concurrency (16). */
+/**
+ * Raw undici POSTs of the same body with the pipeline's per-callback concurrency (16), after
+ * {@link WARMUP} untimed POSTs on the same agent (both sides measured warm: JIT and connections).
+ */
 async function rawPostsPerSecond(url: string, body: Buffer, n: number): Promise<number> {
   const agent = new Agent({ connect: { ca: await readFile(join(TLS, "ca.crt")) } });
   const u = new URL(url);
-  let next = 0;
-  const worker = async () => {
-    while (next < n) {
-      next++;
-      const res = await agent.request({ origin: u.origin, path: u.pathname, method: "POST", body, headers: { "content-type": "application/json", "webhook-id": `raw_${next}` } });
-      await res.body.dump();
-    }
+  const post = async (count: number, prefix: string) => {
+    let next = 0;
+    const worker = async () => {
+      while (next < count) {
+        const res = await agent.request({ origin: u.origin, path: u.pathname, method: "POST", body, headers: { "content-type": "application/json", "webhook-id": `${prefix}_${next++}` } });
+        await res.body.dump();
+      }
+    };
+    await Promise.all(Array.from({ length: 16 }, worker));
   };
+  await post(WARMUP, "warm");
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: 16 }, worker));
+  await post(n, "raw");
   const s = (performance.now() - t0) / 1000;
   await agent.close();
   return n / s;
 }
 
-async function pipelineEventsPerSecond(rx: Receiver, sentinels: number): Promise<number> {
+interface PipelineRun {
+  perSecond: number;
+  /** CPU µs per event spent by the daemon, and by this process (pushers and receiver). */
+  daemonCpuUs: number;
+  benchCpuUs: number;
+}
+
+/** Pushes `n` events (ids `<prefix>_<i>`, spread over the sentinels' subjects) with 4 pushers of 64-event batches, and waits until the receiver saw them all. */
+async function pushAndDeliver(d: Daemon, rx: Receiver, prefix: string, n: number, sentinels: number): Promise<void> {
+  rx.delivered.clear();
+  let sent = 0;
+  const pusher = async () => {
+    while (sent < n) {
+      const batch = Array.from({ length: Math.min(64, n - sent) }, () => {
+        const i = sent++;
+        return { id: `${prefix}_${i}`, type: "bench.event.made", subjects: [`bench:${i % sentinels}`], data: { i, pad: "x".repeat(400) } };
+      });
+      await d.call("POST", "/providers/agentpush/events", batch);
+    }
+  };
+  await Promise.all(Array.from({ length: 4 }, pusher));
+  while (rx.delivered.size < n) await new Promise((r) => setTimeout(r, 5));
+}
+
+/** Events per second from push to 2xx through a fresh daemon, timed after {@link WARMUP} untimed events. */
+async function runPipeline(rx: Receiver, sentinels: number): Promise<PipelineRun> {
   const home = await makeHome();
   const d = await startDaemon(home);
   try {
     for (let k = 0; k < sentinels; k++) await d.call("POST", "/sentinels", spec(rx.url, `bench:${k}`));
-    let sent = 0;
-    const pusher = async () => {
-      while (sent < EVENTS) {
-        const batch = Array.from({ length: Math.min(64, EVENTS - sent) }, () => {
-          const i = sent++;
-          return { id: `evt_${i}`, type: "bench.event.made", subjects: [`bench:${i % sentinels}`], data: { i, pad: "x".repeat(400) } };
-        });
-        await d.call("POST", "/providers/agentpush/events", batch);
-      }
-    };
+    await pushAndDeliver(d, rx, "warm", WARMUP, sentinels);
+    const [cpu0, own0] = [await cpuMs(d.pid), process.cpuUsage()];
     const t0 = performance.now();
-    await Promise.all(Array.from({ length: 4 }, pusher));
-    while (rx.delivered.size < EVENTS) await new Promise((r) => setTimeout(r, 5));
-    return EVENTS / ((performance.now() - t0) / 1000);
+    await pushAndDeliver(d, rx, "evt", EVENTS, sentinels);
+    const perSecond = EVENTS / ((performance.now() - t0) / 1000);
+    const own = process.cpuUsage(own0);
+    return { perSecond, daemonCpuUs: (((await cpuMs(d.pid)) - cpu0) * 1000) / EVENTS, benchCpuUs: (own.user + own.system) / EVENTS };
   } finally {
     await d.stop();
     await rm(home, { recursive: true, force: true });
@@ -203,10 +242,10 @@ export const webhook: BenchSuite = {
     try {
       const sample = buildEnvelope("snt_bench", { id: "evt_sample", type: "bench.event.made", subjects: ["bench:0"], data: { i: 0, pad: "x".repeat(400) } }, Date.now());
       const raw = await rawPostsPerSecond(rx.url, sample, EVENTS);
-      const pipelines: Array<[number, number]> = [];
+      const pipelines: Array<[number, PipelineRun]> = [];
       for (const n of SENTINEL_COUNTS) {
         rx.delivered.clear();
-        pipelines.push([n, await pipelineEventsPerSecond(rx, n)]);
+        pipelines.push([n, await runPipeline(rx, n)]);
       }
 
       const seeded = await seedOutbox(rx);
@@ -222,13 +261,15 @@ export const webhook: BenchSuite = {
       await rm(seeded.home, { recursive: true, force: true });
 
       return [
-        ...pipelines.map(([n, pipeline]) => ({
+        ...pipelines.map(([n, run]) => ({
           name: `pipeline: ms per event, push to 2xx (durable outbox, ${n} sentinels)`,
-          value: 1000 / pipeline,
+          value: 1000 / run.perSecond,
           unit: "ms",
           baseline: { name: "raw undici POST to the same receiver", value: 1000 / raw },
           targetRatio: 2,
-          note: `${pipeline.toFixed(0)} delivered events/s vs ${raw.toFixed(0)} raw POSTs/s (${EVENTS} events, 16 in flight per callback)`,
+          note:
+            `${run.perSecond.toFixed(0)} delivered events/s vs ${raw.toFixed(0)} raw POSTs/s (${EVENTS} events, 16 in flight per callback); ` +
+            `CPU per event: daemon ${run.daemonCpuUs.toFixed(0)} µs, pushers + receiver ${run.benchCpuUs.toFixed(0)} µs`,
         })),
         {
           name: `outbox status change with ${pending} pending 256 KiB rows`,
