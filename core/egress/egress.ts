@@ -48,15 +48,28 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
 
   const agent = new Agent({ connect: { lookup, timeout: 60_000 }, keepAliveTimeout: 4_000 });
 
-  const remember = (hostname: string, addresses: LookupAddress[]): void => {
+  const remember = (hostname: string, decisions: readonly AddressDecision[]): void => {
+    const known = validated.get(hostname);
+    if (known && known.length === decisions.length && known.every((a, i) => a.address === decisions[i]!.address)) return;
     validated.delete(hostname);
-    validated.set(hostname, addresses);
+    validated.set(hostname, decisions.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
     if (validated.size > MAX_REMEMBERED_HOSTS) validated.delete(validated.keys().next().value!);
+  };
+  /** Parsed callback URLs (the last {@link MAX_REMEMBERED_HOSTS}): a dispatcher posts to the same few again and again. */
+  const urls = new Map<string, URL>();
+  const parse = (url: string): URL => {
+    let parsed = urls.get(url);
+    if (!parsed) {
+      parsed = parseHttpsUrl(url);
+      if (urls.size >= MAX_REMEMBERED_HOSTS) urls.clear();
+      urls.set(url, parsed);
+    }
+    return parsed;
   };
 
   return {
     async post(url, init) {
-      const parsed = parseHttpsUrl(url);
+      const parsed = parse(url);
       const host = parsed.host;
       const body = typeof init.body === "string" ? Buffer.from(init.body, "utf8") : init.body;
       if (body.length > MAX_BODY_BYTES) {
@@ -66,8 +79,9 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
       const timer = setTimeout(() => abort.abort(new SvcError("timeout", `${host} did not answer within ${init.timeoutMs} ms`)), init.timeoutMs);
       try {
         const inspection = await raceAbort(admitTarget(parsed, gate), abort.signal);
-        remember(inspection.hostname, inspection.addresses.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
-        const headers = Object.fromEntries(Object.entries(init.headers).filter(([k]) => k.toLowerCase() !== "host"));
+        remember(inspection.hostname, inspection.addresses);
+        const headers: Record<string, string> = {};
+        for (const name in init.headers) if (name.toLowerCase() !== "host") headers[name] = init.headers[name]!;
         const res = await agent.request({
           origin: parsed.origin,
           path: parsed.pathname + parsed.search,

@@ -8,6 +8,7 @@ export type { ToolDef, ToolRegistry, ToolCallContext } from "./tools.js";
 export type { Egress, EgressResponse, EgressFailure } from "./egress.js";
 /** The SSRF gate's URL rule (what `ctx.service("egress")` applies first): a parseable `https:` URL, else SvcError `non_https`. */
 export { parseHttpsUrl } from "../egress/gate.js";
+export { hostOf } from "../runtime/logger.js";
 export type {
   PluginContext,
   HostServices,
@@ -49,5 +50,6 @@ export type AnyPlugin = import("./provider.js").ProviderPlugin | import("./targe
 export { writeFileDurable, fsyncDir, type AtomicWriteOptions } from "../storage/atomic-write.js";
 export { readJsonFile, readTextFile, writeJsonFile, updateJsonFile } from "../storage/json-file.js";
 export { withFileLock, type LockOptions } from "../storage/lock.js";
+export { openDurableAppend, type DurableAppendFile } from "../storage/durable-append.js";
 /** zod, the one the host validates with: use it for a target's `inputSchema` (no zod dependency of your own needed). */
 export { z } from "zod";

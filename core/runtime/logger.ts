@@ -42,11 +42,21 @@ export function createMemoryLogger(): Logger & { lines: string[] } {
   return Object.assign(logger, { lines });
 }
 
-/** The host of a URL, for log lines and error messages (never its path, query or credentials). */
+const hosts = new Map<string, string>();
+
+/**
+ * The host of a URL, for log lines and error messages (never its path, query or credentials).
+ * Remembers the last 1,024 URLs (every delivery attempt names its callback's host).
+ */
 export function hostOf(url: string): string {
+  let host = hosts.get(url);
+  if (host !== undefined) return host;
   try {
-    return new URL(url).host;
+    host = new URL(url).host;
   } catch {
-    return "(invalid url)";
+    host = "(invalid url)";
   }
+  if (hosts.size >= 1024) hosts.clear();
+  hosts.set(url, host);
+  return host;
 }

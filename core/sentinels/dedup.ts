@@ -2,10 +2,10 @@
  * Deduplication by `(sentinelId, event.id)`, persisted per sentinel under
  * `$SVC_HOME/sentinels-dedup/` so that a delivery never rewrites sentinels.json:
  * - `<sentinelId>.log`: a journal, one JSON line per change `{q, e, a}` (sequence, event id,
- *   `now` | `deferred` | `seen`), appended and fdatasynced before the change counts. The file
+ *   `now` | `deferred` | `seen`), appended durably (O_DSYNC) before the change counts. The file
  *   stays open (at most {@link MAX_OPEN_JOURNALS} sentinels at a time, least recently used closed
  *   first) and commits in groups: changes for one sentinel made while its previous write is in
- *   flight share the next write and fdatasync (core/storage/append-journal.ts). A change is
+ *   flight share the next durable write (core/storage/append-journal.ts). A change is
  *   applied in memory only once its line is durable, so `has` and `delivered` never run ahead of
  *   the disk;
  * - `<sentinelId>.json`: a snapshot `{seq, seen, inflight, delivered}` written atomically

@@ -1,6 +1,7 @@
-import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fsyncDir } from "./atomic-write.js";
+import { openDurableAppend, type DurableAppendFile } from "./durable-append.js";
 
 interface Pending {
   text: string;
@@ -11,9 +12,10 @@ interface Pending {
 
 /**
  * An append-only file kept open, with group commit: lines appended while a write is in flight
- * share the next write and fdatasync. An append resolves only once its bytes are durable; the
- * `durable` callbacks of one batch run synchronously in append order before any appender resumes,
- * so a caller that applies a change there keeps memory equal to durable state. A failed write is
+ * share the next write (durable when it returns: core/storage/durable-append.ts). An append
+ * resolves only once its bytes are durable; the `durable` callbacks of one batch run
+ * synchronously in append order before any appender resumes, so a caller that applies a change
+ * there keeps memory equal to durable state. A failed write is
  * cut off again, so the next line never continues a torn one.
  */
 export class AppendJournal {
@@ -23,7 +25,11 @@ export class AppendJournal {
   private idle: Array<() => void> = [];
   private closed = false;
 
-  private constructor(private readonly handle: FileHandle) {}
+  private constructor(private readonly file: DurableAppendFile) {}
+
+  private get handle() {
+    return this.file.handle;
+  }
 
   /** True once {@link close} was called: appends are refused from then on. */
   get isClosed(): boolean {
@@ -36,15 +42,15 @@ export class AppendJournal {
    */
   static async open(path: string, options: { mode?: number; exists?: boolean } = {}): Promise<AppendJournal> {
     if (!options.exists) await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const handle = await open(path, "a", options.mode ?? 0o600);
-    if (options.exists) return new AppendJournal(handle);
+    const file = await openDurableAppend(path, options.mode ?? 0o600);
+    if (options.exists) return new AppendJournal(file);
     try {
       await fsyncDir(dirname(path));
     } catch (err) {
-      await handle.close().catch(() => undefined);
+      await file.handle.close().catch(() => undefined);
       throw err;
     }
-    return new AppendJournal(handle);
+    return new AppendJournal(file);
   }
 
   /** Appends `text` (whole lines); resolves once durable, after `durable` ran. */
@@ -104,7 +110,7 @@ export class AppendJournal {
     let written = 0;
     try {
       while (written < bytes.length) written += (await this.handle.write(bytes, written)).bytesWritten;
-      await this.handle.datasync();
+      await this.file.sync();
     } catch (err) {
       // Only this handle appends: the bytes past the file's size before this batch are ours.
       await this.handle

@@ -1,4 +1,4 @@
-import { SvcError } from "../../core/plugin-api/index.js";
+import { SvcError, hostOf } from "../../core/plugin-api/index.js";
 import type { Egress } from "../../core/plugin-api/index.js";
 import { signatureHeader } from "./signer.js";
 
@@ -58,10 +58,3 @@ function describe(code: string, timeoutMs: number): string {
   }
 }
 
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "(invalid url)";
-  }
-}

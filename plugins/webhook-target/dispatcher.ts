@@ -1,7 +1,7 @@
 import { setMaxListeners } from "node:events";
-import type { Clock, Logger, SentinelIngress, Sleep } from "../../core/plugin-api/index.js";
+import { hostOf, type Clock, type Logger, type SentinelIngress, type Sleep } from "../../core/plugin-api/index.js";
 import type { Egress } from "../../core/plugin-api/index.js";
-import { attemptDelivery, hostOf, type AttemptOutcome } from "./attempt.js";
+import { attemptDelivery, type AttemptOutcome } from "./attempt.js";
 import { LIMITS } from "./limits.js";
 import type { Outbox } from "./outbox/outbox.js";
 import type { DeadReason, OutboxRow } from "./outbox/row.js";

@@ -18,6 +18,18 @@ export function asStoredTarget(stored: Record<string, unknown> | undefined): Sto
   return stored as unknown as StoredWebhookTarget;
 }
 
+/** Decoded keys by secret text (the last 256): decoding checks the canonical form with a regex and two base64 passes. */
+const decoded = new Map<string, Buffer | undefined>();
+
+function keyOf(secret: string | undefined): Buffer | undefined {
+  if (secret === undefined) return undefined;
+  if (decoded.has(secret)) return decoded.get(secret);
+  const key = decodeSecret(secret);
+  if (decoded.size >= 256) decoded.clear();
+  decoded.set(secret, key);
+  return key;
+}
+
 export type KeyLookup =
   | { ok: true; keys: Buffer[] }
   | { ok: false; reason: "sentinel_removed" | "delivered_rejected"; error: string };
@@ -30,11 +42,11 @@ export type KeyLookup =
 export async function signingKeys(target: StoredWebhookTarget, vault: SecretVault, now: number): Promise<KeyLookup> {
   const current = await vault.get(target.secretRef);
   if (current === undefined) return { ok: false, reason: "sentinel_removed", error: "the sentinel's webhook secret was removed" };
-  const key = decodeSecret(current);
+  const key = keyOf(current);
   if (!key) return { ok: false, reason: "delivered_rejected", error: "the sentinel's webhook secret fails to decode; nothing was sent" };
   const keys = [key];
   if (target.prevSecretRef && typeof target.rotatedAt === "number" && now < target.rotatedAt + LIMITS.rotationWindowMs) {
-    const prev = decodeSecret(await vault.get(target.prevSecretRef));
+    const prev = keyOf(await vault.get(target.prevSecretRef));
     if (prev && !prev.equals(key)) keys.push(prev);
   }
   return { ok: true, keys };

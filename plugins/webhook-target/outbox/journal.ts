@@ -1,6 +1,6 @@
-import { open, rename, type FileHandle } from "node:fs/promises";
+import { rename } from "node:fs/promises";
 import { dirname } from "node:path";
-import { fsyncDir } from "../../../core/plugin-api/index.js";
+import { fsyncDir, openDurableAppend, type DurableAppendFile } from "../../../core/plugin-api/index.js";
 import type { JournalRecord, NewRecord } from "./row.js";
 
 /** Bytes of journal text written by one group commit at most (bodies ride inline in `add` records). */
@@ -8,7 +8,7 @@ const MAX_BATCH_CHARS = 8 * 1024 * 1024;
 
 /**
  * The outbox's append-only state journal (one JSON line per record) with group commit: records
- * appended while a write is in flight share the next write and fdatasync. After a batch is durable,
+ * appended while a write is in flight share the next durable write (`O_DSYNC`). After a batch is durable,
  * `apply` runs for each record in order, synchronously, before the appenders resume; so memory
  * only ever holds durable state, and {@link between} (compaction) sees a consistent state.
  */
@@ -22,7 +22,7 @@ export class Journal {
 
   private constructor(
     private readonly path: string,
-    private handle: FileHandle,
+    private file: DurableAppendFile,
     private seq: number,
     private readonly apply: (record: JournalRecord) => boolean,
     private readonly between: () => Promise<void>,
@@ -36,9 +36,9 @@ export class Journal {
       between: () => Promise<void>;
     },
   ): Promise<Journal> {
-    const handle = await open(path, "a", 0o600);
-    const journal = new Journal(path, handle, seq, hooks.apply, hooks.between);
-    journal.size = (await handle.stat()).size;
+    const file = await openDurableAppend(path);
+    const journal = new Journal(path, file, seq, hooks.apply, hooks.between);
+    journal.size = (await file.handle.stat()).size;
     return journal;
   }
 
@@ -76,19 +76,19 @@ export class Journal {
    */
   async rotate(retiredPath: string): Promise<void> {
     await rename(this.path, retiredPath);
-    let fresh: FileHandle | undefined;
+    let fresh: DurableAppendFile | undefined;
     try {
-      fresh = await open(this.path, "a", 0o600);
+      fresh = await openDurableAppend(this.path);
       await fsyncDir(dirname(this.path));
     } catch (err) {
-      await fresh?.close().catch(() => undefined);
+      await fresh?.handle.close().catch(() => undefined);
       await rename(retiredPath, this.path).catch(() => undefined);
       throw err;
     }
-    const old = this.handle;
-    this.handle = fresh;
+    const old = this.file;
+    this.file = fresh;
     this.size = 0;
-    await old.close().catch(() => undefined);
+    await old.handle.close().catch(() => undefined);
   }
 
   /** Resolves once nothing is queued or being written. */
@@ -99,7 +99,7 @@ export class Journal {
 
   async close(): Promise<void> {
     await this.drained();
-    await this.handle.close();
+    await this.file.handle.close();
   }
 
   /** Queued appends for one write, up to {@link MAX_BATCH_CHARS} (at least one). */
@@ -118,12 +118,13 @@ export class Journal {
   private async writeBatch(batch: Journal["queue"]): Promise<void> {
     const text = Buffer.from(batch.map((b) => b.text).join(""), "utf8");
     try {
-      await this.handle.write(text);
-      await this.handle.datasync();
+      let written = 0;
+      while (written < text.length) written += (await this.file.handle.write(text, written)).bytesWritten;
+      await this.file.sync();
       this.size += text.length;
     } catch (err) {
       // Cut a partial write off, so the next record never continues a torn line.
-      await this.handle.truncate(this.size).catch(() => undefined);
+      await this.file.handle.truncate(this.size).catch(() => undefined);
       for (const b of batch) b.fail(err);
       return;
     }

@@ -4,6 +4,7 @@ import type { Logger } from "../../../core/plugin-api/index.js";
 import { SvcError } from "../../../core/plugin-api/index.js";
 import { LIMITS } from "../limits.js";
 import { BodyStore, stagedRef } from "./body-store.js";
+import { HotBodies } from "./hot-bodies.js";
 import { Journal } from "./journal.js";
 import { listRetiredJournals, loadState, removeRetiredJournals, retiredJournalName, snapshotText, writeSnapshot, OUTBOX_FILES } from "./persistence.js";
 import { isTerminal, rowKey, type DeadReason, type DeliveryState, type OutboxRow, type RowStatus } from "./row.js";
@@ -24,6 +25,8 @@ export interface OutboxOptions {
   compactEvery?: number;
   /** Body bytes held inline in the journal (and in memory) before a compaction moves them to files (default 8 MiB). */
   maxStagedBytes?: number;
+  /** Bytes of pending rows' bodies kept in memory once in a segment, for their next attempts (default 8 MiB). */
+  hotBodyBytes?: number;
 }
 
 export interface AddResult {
@@ -57,12 +60,14 @@ export class Outbox {
   /** Retired journal files no durable snapshot covers yet. */
   private retired: string[] = [];
   readonly bodies: BodyStore;
+  private readonly hot: HotBodies;
 
   private constructor(private readonly opts: OutboxOptions) {
     this.cap = opts.cap ?? LIMITS.outboxCap;
     this.compactEvery = opts.compactEvery;
     this.maxStagedBytes = opts.maxStagedBytes ?? 8 * 1024 * 1024;
     this.bodies = new BodyStore(join(opts.home, OUTBOX_FILES.bodies));
+    this.hot = new HotBodies(opts.hotBodyBytes ?? 8 * 1024 * 1024);
   }
 
   static async open(opts: OutboxOptions): Promise<Outbox> {
@@ -104,9 +109,13 @@ export class Outbox {
     return this.table.size;
   }
 
-  readBody(row: OutboxRow): Promise<Buffer> {
-    const staged = this.table.staged.get(row.requestId);
-    return staged ? Promise.resolve(staged) : this.bodies.read(row.bodyBytes);
+  /** The row's exact body: from memory while staged or hot, else read from its segment and checked. */
+  async readBody(row: OutboxRow): Promise<Buffer> {
+    const held = this.table.staged.get(row.requestId) ?? this.hot.get(row.requestId);
+    if (held) return held;
+    const body = await this.bodies.read(row.bodyBytes);
+    if (this.table.get(row.requestId)?.status === "pending") this.hot.put(row.requestId, body);
+    return body;
   }
 
   /**
@@ -117,6 +126,7 @@ export class Outbox {
     const row = this.table.get(requestId);
     if (!row || isTerminal(row)) return false;
     const [ok] = await this.journal.append([{ op: "update", requestId, ...next, at: this.opts.now() }]);
+    if (next.status !== "pending") this.hot.delete(requestId);
     return ok === true;
   }
 
@@ -203,6 +213,7 @@ export class Outbox {
     } finally {
       evict.forEach((r) => this.evicting.delete(r.requestId));
     }
+    for (const r of evict) this.hot.delete(r.requestId);
     await Promise.all(evict.map((r) => this.bodies.release(r.bodyBytes).catch(() => undefined)));
     return { row: this.table.get(requestId)!, created: results.at(-1) === true, evicted: evict };
   }
@@ -229,6 +240,7 @@ export class Outbox {
   private async remove(rows: OutboxRow[]): Promise<void> {
     if (rows.length === 0) return;
     await this.journal.append(rows.map((r) => ({ op: "remove" as const, requestId: r.requestId })));
+    for (const r of rows) this.hot.delete(r.requestId);
     await Promise.all(rows.map((r) => this.bodies.release(r.bodyBytes).catch(() => undefined)));
   }
 
@@ -343,7 +355,11 @@ export class Outbox {
         await this.bodies.settle(segment).catch(() => undefined);
       }
       this.retired = this.retired.filter((f) => !covered.includes(f));
-      for (const e of entries) if (table.staged.get(e.requestId) === e.body) table.unstage(e.requestId);
+      for (const e of entries) {
+        if (table.staged.get(e.requestId) !== e.body) continue;
+        table.unstage(e.requestId);
+        if (table.get(e.requestId)?.status === "pending") this.hot.put(e.requestId, e.body);
+      }
       await Promise.all(superseded.map((ref) => this.bodies.release(ref).catch(() => undefined)));
       await removeRetiredJournals(this.opts.home, covered);
     })();

@@ -15,7 +15,7 @@ describe("webhook outbox", () => {
   let cleanup: () => Promise<void>;
   let clock: FakeClock;
   const opened: Outbox[] = [];
-  const open = async (extra: { cap?: number; compactEvery?: number } = {}) => {
+  const open = async (extra: { cap?: number; compactEvery?: number; hotBodyBytes?: number } = {}) => {
     const random = createRandom(clock);
     const ob = await Outbox.open({ home, now: () => clock.now(), newId: () => `req_${random.ulid()}`, logger: createMemoryLogger(), ...extra });
     opened.push(ob);
@@ -186,7 +186,7 @@ describe("webhook outbox", () => {
   });
 
   it("ends a pending row whose stored body vanished as dead, and detects an altered body", async () => {
-    const ob = await open();
+    const ob = await open({ hotBodyBytes: 0 });
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
     const { row: r2 } = await ob.add({ sentinelId: "snt_1", eventId: "e2", body: body("e2") });
     await ob.compact();
@@ -201,6 +201,22 @@ describe("webhook outbox", () => {
     await rm(join(home, OUTBOX_FILES.bodies, ob.get(row.requestId)!.bodyBytes.file));
     const again = await open();
     expect(again.get(row.requestId)).toMatchObject({ status: "dead", deadReason: "delivered_rejected" });
+  });
+
+  it("keeps pending rows' bodies in memory after compaction (within its budget) and reads terminal rows' from their segment", async () => {
+    const ob = await open({ hotBodyBytes: 150 });
+    const rows = [];
+    for (const id of ["a", "b", "c"]) rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 20) })).row);
+    await ob.compact();
+    const [a, b, c] = rows.map((r) => ob.get(r.requestId)!);
+    // Each body is 100-odd bytes: the budget of 150 keeps the last one put (c) and drops a and b.
+    const segment = await openFile(join(home, OUTBOX_FILES.bodies, c!.bodyBytes.file), "r+");
+    for (const row of [a!, b!, c!]) await segment.write(Buffer.from("X"), 0, 1, row.bodyBytes.offset! + 3);
+    await segment.close();
+    expect((await ob.readBody(c!)).toString()).toBe(body("c", "snt_1", 20).toString());
+    await expect(ob.readBody(a!)).rejects.toThrow(/does not match/);
+    await ob.update(c!.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() } });
+    await expect(ob.readBody(ob.get(c!.requestId)!)).rejects.toThrow(/does not match/);
   });
 
   it("creates its files with mode 0600", async () => {
