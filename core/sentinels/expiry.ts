@@ -15,3 +15,9 @@ export function expiryReason(rec: Pick<SentinelRecord, "spec">, now: number, del
   if (until.kind === "count" && delivered >= until.n) return "count";
   return undefined;
 }
+
+/** Whether one of `subjects` is a clause subject of `rec` (prefix clauses compare without the `*`). */
+export function endsOn(rec: Pick<SentinelRecord, "spec">, subjects: string[]): boolean {
+  if (rec.spec.until.kind !== "subject_terminal") return false;
+  return rec.spec.match.some((c) => subjects.includes(c.subject.endsWith("*") ? c.subject.slice(0, -1) : c.subject));
+}

@@ -1,0 +1,63 @@
+/**
+ * The ingress of pushed and polled events: validation, matching through the provider's index,
+ * delivery per matched sentinel (in parallel across sentinels, in order and under the mutex
+ * within one), then the ends by terminal subjects; and marking deferred deliveries seen.
+ */
+import type { IngestResult } from "../plugin-api/context.js";
+import type { SvcEvent } from "../plugin-api/events.js";
+import type { SentinelDedup } from "./dedup.js";
+import type { Matched, SentinelDelivery } from "./delivery.js";
+import type { SentinelExpirer } from "./expirer.js";
+import type { SentinelIndexes } from "./indexes.js";
+import type { KeyedMutex } from "./keyed-mutex.js";
+import type { SentinelPlugins } from "./plugin-access.js";
+import type { SentinelStore } from "./store.js";
+import { svcEventSchema, parseOrThrow } from "./spec-schema.js";
+
+/** Sentinels delivered to in parallel by one ingest (each sentinel's events stay in order). */
+const DELIVERY_CONCURRENCY = 32;
+
+export class SentinelIngest {
+  constructor(
+    private readonly store: SentinelStore,
+    private readonly dedup: SentinelDedup,
+    private readonly plugins: SentinelPlugins,
+    private readonly indexes: SentinelIndexes,
+    private readonly mutex: KeyedMutex,
+    private readonly expirer: SentinelExpirer,
+    private readonly delivery: SentinelDelivery,
+  ) {}
+
+  async ingest(provider: string, events: SvcEvent[]): Promise<IngestResult> {
+    const list = events.map((e, i) => parseOrThrow(svcEventSchema, e, "event", `[${i}]`) as SvcEvent);
+    const index = this.indexes.of(provider);
+    const instance = await this.plugins.provider(provider).catch(() => undefined);
+    const terminal = new Map<SvcEvent, string[]>();
+    const perSentinel = new Map<string, SvcEvent[]>();
+    for (const event of list) {
+      const subjects = instance?.terminalSubjects?.(event) ?? [];
+      if (subjects.length) terminal.set(event, subjects);
+      for (const id of index?.match(event) ?? []) {
+        const evs = perSentinel.get(id);
+        if (evs) evs.push(event);
+        else perSentinel.set(id, [event]);
+      }
+    }
+    const matched: Matched = [];
+    const queue = [...perSentinel];
+    const worker = async () => {
+      for (let next = queue.shift(); next; next = queue.shift()) {
+        const [id, evs] = next;
+        await this.mutex.run(id, () => this.delivery.deliverAll(id, evs, terminal, matched));
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DELIVERY_CONCURRENCY, queue.length) }, worker));
+    for (const subjects of terminal.values()) for (const s of subjects) await this.expirer.subjectTerminal(provider, s);
+    return { accepted: list.length, matched };
+  }
+
+  async markSeen(sentinelId: string, eventId: string): Promise<void> {
+    if (!this.store.get(sentinelId)) return;
+    await this.dedup.markSeen(sentinelId, eventId);
+  }
+}
