@@ -7,11 +7,11 @@
 import { execFileSync } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { runCli, useDaemonProcess } from "../support/cli.js";
 import { REPO_ROOT } from "../support/paths.js";
 import { fixtureAgent } from "../core/sessions/harness.js";
-import { makeSandbox, PACKAGES, type Sandbox } from "../core/plugin-host/sandbox.js";
+import { makeSandbox, PACKAGES } from "../core/plugin-host/sandbox.js";
 
 interface Line {
   seq: number;
@@ -19,9 +19,7 @@ interface Line {
   data?: Record<string, any>;
 }
 
-let sb: Sandbox;
-let daemon: DaemonProcess;
-const cli = (args: string[]) => runCli(args, { home: sb.home, cwd: sb.cwd, env: sb.env });
+const cli = (args: string[]) => runCli(args, { home: fx.sandbox.home, cwd: fx.sandbox.cwd, env: fx.sandbox.env });
 const parseLines = (text: string): Line[] => text.trim().split("\n").map((l) => JSON.parse(l) as Line);
 
 async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
@@ -44,7 +42,7 @@ async function readmeAdapterExample(): Promise<string> {
 
 /** A package in the install location whose adapter does not implement the session contract. */
 async function placeMadeUpAdapter(): Promise<void> {
-  const dir = join(sb.install, "node_modules", "svc-adapter-made-up");
+  const dir = join(fx.sandbox.install, "node_modules", "svc-adapter-made-up");
   await mkdir(dir, { recursive: true });
   const manifest = { schema: "svc/adapter/v1", svc: ">=0.20.0", plugins: [{ type: "adapter", kind: "made-up", entry: "./index.js" }] };
   await writeFile(join(dir, "package.json"), JSON.stringify({ name: "svc-adapter-made-up", version: "1.0.0", type: "module", "svc-adapter": manifest }));
@@ -54,28 +52,25 @@ async function placeMadeUpAdapter(): Promise<void> {
   );
 }
 
-beforeAll(async () => {
-  sb = await makeSandbox();
-  const src = await sb.source("svc-fixture-adapter");
-  const install = await cli(["adapters", "install", src]);
-  expect(install.code, install.stderr).toBe(0);
-  await placeMadeUpAdapter();
-  const config = JSON.parse(await readFile(join(sb.home, "config.json"), "utf8")) as { adapters: string[] };
-  expect(config.adapters).toEqual(["svc-fixture-adapter"]);
-  await sb.writeConfig({ ...config, adapters: [...config.adapters, "svc-adapter-made-up"], acpAgents: { echo: fixtureAgent("echo-agent.mjs", { name: "Echo over ACP, shadowed by the package" }) } });
-  daemon = await startDaemonProcess({ home: sb.home, env: { SVC_INSTALL_DIR: sb.install } });
-}, 60_000);
-
-afterAll(async () => {
-  await daemon?.stop();
-  await sb?.cleanup();
+const fx = useDaemonProcess({
+  makeHome: makeSandbox,
+  setup: async (sb) => {
+    const src = await sb.source("svc-fixture-adapter");
+    const install = await cli(["adapters", "install", src]);
+    expect(install.code, install.stderr).toBe(0);
+    await placeMadeUpAdapter();
+    const config = JSON.parse(await readFile(join(sb.home, "config.json"), "utf8")) as { adapters: string[] };
+    expect(config.adapters).toEqual(["svc-fixture-adapter"]);
+    await sb.writeConfig({ ...config, adapters: [...config.adapters, "svc-adapter-made-up"], acpAgents: { echo: fixtureAgent("echo-agent.mjs", { name: "Echo over ACP, shadowed by the package" }) } });
+    return { env: { SVC_INSTALL_DIR: sb.install } };
+  },
 });
 
 describe("an adapter package written from the README, run by the real daemon", () => {
   it("is the README's adapter example verbatim, and that example type-checks as TypeScript against svc/plugin-api", async () => {
     const example = await readmeAdapterExample();
     expect(await readFile(join(PACKAGES, "svc-fixture-adapter", "index.js"), "utf8")).toBe(example);
-    const dir = join(sb.src, "echo-ts");
+    const dir = join(fx.sandbox.src, "echo-ts");
     await mkdir(join(dir, "src"), { recursive: true });
     await writeFile(join(dir, "src", "index.ts"), example);
     const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, noEmit: true }, include: ["src"] };
@@ -88,7 +83,7 @@ describe("an adapter package written from the README, run by the real daemon", (
     expect(started.code, started.stderr).toBe(0);
     const { descriptor } = JSON.parse(started.stdout) as { descriptor: { id: string; source: string; kind: string; eventsPath: string } };
     expect(descriptor).toMatchObject({ source: "package", kind: "agent" });
-    expect(descriptor.eventsPath).toBe(join(sb.home, "sessions", descriptor.id, "events.jsonl"));
+    expect(descriptor.eventsPath).toBe(join(fx.sandbox.home, "sessions", descriptor.id, "events.jsonl"));
 
     const prompted = await cli(["sessions", "prompt", descriptor.id, "hello there", "--wait", "--json"]);
     expect(prompted.code, prompted.stderr).toBe(0);
@@ -101,7 +96,7 @@ describe("an adapter package written from the README, run by the real daemon", (
     expect(lines.filter((l) => l.type === "update")).toEqual([
       expect.objectContaining({ data: { kind: "agent_message_chunk", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "You said: hello there" } } } }),
     ]);
-    const res = await daemon.fetch(`/sessions/${descriptor.id}/events`, { auth: false });
+    const res = await fx.daemon.fetch(`/sessions/${descriptor.id}/events`, { auth: false });
     expect(res.status).toBe(200);
     expect(parseLines(await res.text()).slice(0, lines.length)).toEqual(lines);
 

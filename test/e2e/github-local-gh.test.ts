@@ -1,24 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempHome, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { useDaemonProcess } from "../support/cli.js";
 import { eventStream, fakeGhEnv, mcpClient } from "./github-helpers.js";
 
 describe("e2e: local-gh replays recorded GitHub API responses (fake gh on PATH) into sentinels made over MCP", () => {
-  let home: Awaited<ReturnType<typeof makeTempHome>>;
-  let daemon: DaemonProcess;
   let gh: Awaited<ReturnType<typeof fakeGhEnv>>;
-
-  beforeAll(async () => {
-    home = await makeTempHome();
-    gh = await fakeGhEnv("pr-42");
-    daemon = await startDaemonProcess({ home: home.home, env: gh.env });
-  });
-  afterAll(async () => {
-    await daemon?.stop();
-    await home?.cleanup();
+  const fx = useDaemonProcess({
+    setup: async () => {
+      gh = await fakeGhEnv("pr-42");
+      return { env: gh.env };
+    },
   });
 
   it("lists the sentinel tools and reports local-gh ready (gh on PATH and authenticated)", async () => {
-    const mcp = await mcpClient(daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl);
     const names = (await mcp.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["sentinel_watch", "sentinel_list", "sentinel_unwatch", "sentinel_poll_now", "list_sentinel_adapters", "setup_sentinel_provider"]));
     const { providers } = await mcp.json("list_sentinel_adapters");
@@ -28,8 +22,8 @@ describe("e2e: local-gh replays recorded GitHub API responses (fake gh on PATH) 
   });
 
   it("matches the right sentinels, ends the pull request's sentinel when it merges, and never delivers twice", async () => {
-    const mcp = await mcpClient(daemon.baseUrl);
-    const stream = await eventStream(daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl);
+    const stream = await eventStream(fx.daemon.baseUrl);
     const pr = await mcp.json("sentinel_watch", { prUrl: "https://github.com/Acme/API/pull/42", sessionId: "ses_e2e_pr" });
     expect(pr.spec).toMatchObject({ match: [{ subject: "github:acme/api#42" }], provider: "local-gh", until: { kind: "subject_terminal" } });
     const repo = await mcp.json("sentinel_watch", { subject: "github:acme/api", types: ["github.issue_comment.*"], until: { kind: "never" }, sessionId: "ses_e2e_repo" });
@@ -67,7 +61,7 @@ describe("e2e: local-gh replays recorded GitHub API responses (fake gh on PATH) 
   });
 
   it("sentinel_watch validates its input: one of subject or prUrl, a session, known providers", async () => {
-    const mcp = await mcpClient(daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl);
     await expect(mcp.json("sentinel_watch", { subject: "github:a/b", prUrl: "https://github.com/a/b/pull/1", sessionId: "s" })).rejects.toMatchObject({
       result: { error: { code: "invalid_input" } },
     });

@@ -1,9 +1,9 @@
 import { readFileSync } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { signBody } from "../../plugins/webhook-provider/signature.js";
-import { makeTempHome, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { useDaemonProcess } from "../support/cli.js";
 import { eventStream, fakeGhEnv, mcpClient } from "./github-helpers.js";
 
 const SECRET = "e2e-webhook-secret-3f9c1a7b5d";
@@ -11,22 +11,16 @@ const BASE = "https://svc.example.com";
 const payload = (name: string) => readFileSync(new URL(`../plugins/github-common/payloads/${name}.json`, import.meta.url), "utf8");
 
 describe("e2e: signed GitHub webhooks delivered to a real daemon", () => {
-  let home: Awaited<ReturnType<typeof makeTempHome>>;
-  let daemon: DaemonProcess;
   let gh: Awaited<ReturnType<typeof fakeGhEnv>>;
-
-  beforeAll(async () => {
-    home = await makeTempHome();
-    gh = await fakeGhEnv("pr-42");
-    daemon = await startDaemonProcess({ home: home.home, env: gh.env });
-  });
-  afterAll(async () => {
-    await daemon?.stop();
-    await home?.cleanup();
+  const fx = useDaemonProcess({
+    setup: async () => {
+      gh = await fakeGhEnv("pr-42");
+      return { env: gh.env };
+    },
   });
 
   const deliver = (body: string, event: string, delivery: string, signature: string | undefined = signBody(body, SECRET)) =>
-    fetch(`${daemon.baseUrl}/providers/webhook/github`, {
+    fetch(`${fx.daemon.baseUrl}/providers/webhook/github`, {
       method: "POST",
       headers: {
         "content-type": "application/json",
@@ -45,11 +39,11 @@ describe("e2e: signed GitHub webhooks delivered to a real daemon", () => {
   });
 
   it("setup_sentinel_provider stores the secret 0600 in credentials.json and never shows it back", async () => {
-    const mcp = await mcpClient(daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl);
     const out = await mcp.json("setup_sentinel_provider", { provider: "webhook", settings: { secret: SECRET, publicBaseUrl: BASE } });
     expect(out).toMatchObject({ provider: "webhook", configured: { secretSet: true, publicBaseUrl: BASE, hookUrl: `${BASE}/providers/webhook/github` } });
     expect(JSON.stringify(out)).not.toContain(SECRET);
-    const file = join(home.home, "credentials.json");
+    const file = join(fx.home, "credentials.json");
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(await readFile(file, "utf8")).toContain(SECRET);
     const adapters = await mcp.json("list_sentinel_adapters");
@@ -59,10 +53,10 @@ describe("e2e: signed GitHub webhooks delivered to a real daemon", () => {
   });
 
   it("matches signed deliveries to the right sentinels, drops a redelivery, refuses bad signatures, and manages hooks by reference count", async () => {
-    const mcp = await mcpClient(daemon.baseUrl);
-    const stream = await eventStream(daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl);
+    const stream = await eventStream(fx.daemon.baseUrl);
     const pr = await mcp.json("sentinel_watch", { subject: "github:Acme-Org/API#42", provider: "webhook", sessionId: "ses_wh_pr" });
-    const created = await daemon.fetch("/sentinels", {
+    const created = await fx.daemon.fetch("/sentinels", {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ match: [{ subject: "github:acme-org/api", types: ["github.push.*"] }], until: { kind: "never" }, provider: "webhook", target: { kind: "session", sessionId: "ses_wh_repo" } }),
@@ -104,11 +98,11 @@ describe("e2e: signed GitHub webhooks delivered to a real daemon", () => {
 
     // The expired PR sentinel released its reference; the REST sentinel still holds the hook.
     expect((await hookCalls()).filter((c) => c.startsWith("DELETE"))).toEqual([]);
-    expect((await daemon.fetch(`/sentinels/${repo.id}`, { method: "DELETE" })).status).toBe(200);
+    expect((await fx.daemon.fetch(`/sentinels/${repo.id}`, { method: "DELETE" })).status).toBe(200);
     expect((await hookCalls()).filter((c) => c.startsWith("DELETE"))).toEqual(["DELETE repos/acme-org/api/hooks/7001"]);
     await mcp.json("sentinel_unwatch", { id: other.id });
     expect((await hookCalls()).filter((c) => c.startsWith("DELETE"))).toEqual(["DELETE repos/acme-org/api/hooks/7001", "DELETE repos/other/repo/hooks/7002"]);
-    expect(daemon.logs()).not.toContain(SECRET);
+    expect(fx.daemon.logs()).not.toContain(SECRET);
     await stream.close();
     await mcp.close();
   });

@@ -1,13 +1,9 @@
-import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { runCli, useDaemonProcess } from "../support/cli.js";
 import { FIXTURE_AGENTS } from "../core/sessions/harness.js";
-
-let home: { home: string; cleanup(): Promise<void> };
-let daemon: DaemonProcess;
 
 const body = async (r: Response | Promise<Response>): Promise<Record<string, any>> => (await (await r).json()) as Record<string, any>;
 
@@ -23,42 +19,33 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
   }
 }
 
-beforeAll(async () => {
-  home = await makeTempHome("svc-e2e-sentinel-session-");
-  await writeFile(join(home.home, "config.json"), JSON.stringify({ acpAgents: FIXTURE_AGENTS }));
-  daemon = await startDaemonProcess({ home: home.home });
-});
-
-afterAll(async () => {
-  await daemon?.stop();
-  await home?.cleanup();
-});
+const fx = useDaemonProcess({ prefix: "svc-e2e-sentinel-session-", config: { acpAgents: FIXTURE_AGENTS } });
 
 describe("a sentinel with a session target, end to end", () => {
   it("delivers a pushed event into an ACP session as a prompt, and parks events once the session has ended", async () => {
-    const { descriptor } = await body(daemon.fetch("/sessions", json({ adapter: "echo", cwd: home.home })));
-    const created = await daemon.fetch("/sentinels", json({ match: [{ subject: "ci:acme/api*" }], until: { kind: "never" }, target: { kind: "session", sessionId: descriptor.id }, provider: "agentpush", label: "ci" }));
+    const { descriptor } = await body(fx.daemon.fetch("/sessions", json({ adapter: "echo", cwd: fx.home })));
+    const created = await fx.daemon.fetch("/sentinels", json({ match: [{ subject: "ci:acme/api*" }], until: { kind: "never" }, target: { kind: "session", sessionId: descriptor.id }, provider: "agentpush", label: "ci" }));
     expect(created.status).toBe(201);
     const sentinel = await body(created);
-    const push = await daemon.fetch("/providers/agentpush/events", json({ id: "build-1", type: "ci.build.failed", subjects: ["ci:acme/api", "ci:acme/api#7"], data: { job: "test" } }));
+    const push = await fx.daemon.fetch("/providers/agentpush/events", json({ id: "build-1", type: "ci.build.failed", subjects: ["ci:acme/api", "ci:acme/api#7"], data: { job: "test" } }));
     expect(push.status).toBe(200);
     const recap = await until(async () => {
-      const r = await body(daemon.fetch(`/sessions/${descriptor.id}/recap`));
+      const r = await body(fx.daemon.fetch(`/sessions/${descriptor.id}/recap`));
       return r.lastResult ? r : undefined;
     }, "the event's turn");
     expect(recap.lastResult.text).toContain(`echo: [svc sentinel ${sentinel.id} "ci"] ci.build.failed on ci:acme/api#7 (event build-1)`);
 
-    await daemon.fetch(`/sessions/${descriptor.id}/stop`, { method: "POST" });
-    expect((await daemon.fetch("/providers/agentpush/events", json({ id: "build-2", type: "ci.build.failed", subjects: ["ci:acme/api"] }))).status).toBe(200);
-    const status = await body(daemon.fetch(`/sentinels/${sentinel.id}`));
+    await fx.daemon.fetch(`/sessions/${descriptor.id}/stop`, { method: "POST" });
+    expect((await fx.daemon.fetch("/providers/agentpush/events", json({ id: "build-2", type: "ci.build.failed", subjects: ["ci:acme/api"] }))).status).toBe(200);
+    const status = await body(fx.daemon.fetch(`/sentinels/${sentinel.id}`));
     expect(status.target).toMatchObject({ sessionId: descriptor.id, session: "ended", parked: 1, parkedEvents: [{ eventId: "build-2" }] });
-    const cli = await runCli(["sentinel", "status", sentinel.id, "--json"], { home: home.home });
+    const cli = await runCli(["sentinel", "status", sentinel.id, "--json"], { home: fx.home });
     if (cli.code === 0) expect(JSON.parse(cli.stdout).target).toMatchObject({ parked: 1 });
   });
 
   it("serves the session tools over MCP", async () => {
     const client = new Client({ name: "sessions-e2e", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${daemon.baseUrl}/mcp`)));
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${fx.daemon.baseUrl}/mcp`)));
     try {
       const names = (await client.listTools()).tools.map((t) => t.name);
       expect(names).toEqual(expect.arrayContaining(["start_agent_session", "session_list", "session_recap", "agent_prompt", "message_send", "message_reply", "message_parent"]));
@@ -67,9 +54,9 @@ describe("a sentinel with a session target, end to end", () => {
         if (r.isError) throw new Error(r.content.map((c) => c.text).join(""));
         return r.structuredContent ?? JSON.parse(r.content[0]!.text);
       };
-      const started = (await call("start_agent_session", { adapter: "echo", cwd: home.home, label: "via-mcp" })) as { descriptor: { id: string; eventsPath: string } };
-      expect(started.descriptor.eventsPath).toContain(join(home.home, "sessions", started.descriptor.id));
-      const child = (await call("start_agent_session", { adapter: "echo", cwd: home.home, parentSessionId: started.descriptor.id })) as { descriptor: { id: string } };
+      const started = (await call("start_agent_session", { adapter: "echo", cwd: fx.home, label: "via-mcp" })) as { descriptor: { id: string; eventsPath: string } };
+      expect(started.descriptor.eventsPath).toContain(join(fx.home, "sessions", started.descriptor.id));
+      const child = (await call("start_agent_session", { adapter: "echo", cwd: fx.home, parentSessionId: started.descriptor.id })) as { descriptor: { id: string } };
       await call("agent_prompt", { sessionId: started.descriptor.id, text: "over mcp" });
       await call("message_parent", { fromSessionId: child.descriptor.id, text: "child reporting" });
       const recap = await until(async () => {

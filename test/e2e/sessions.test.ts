@@ -1,11 +1,9 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { runCli, useDaemonProcess } from "../support/cli.js";
 import { FIXTURE_AGENTS, fixtureAgent } from "../core/sessions/harness.js";
 
-let home: { home: string; cleanup(): Promise<void> };
-let daemon: DaemonProcess;
 let exportedId = "";
 
 const body = async (r: Response | Promise<Response>): Promise<Record<string, any>> => (await (await r).json()) as Record<string, any>;
@@ -18,48 +16,42 @@ async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 10_
   }
 }
 
-beforeAll(async () => {
-  home = await makeTempHome("svc-e2e-sessions-");
-  await writeFile(
-    join(home.home, "config.json"),
-    JSON.stringify({
-      acpAgents: { ...FIXTURE_AGENTS, gemini: fixtureAgent("echo-agent.mjs", { name: "Gemini shadowed by a fixture" }) },
-      terminalPresets: { hello: { argv: ["bash", "-c", "echo preset:$GREETING; pwd"], env: { GREETING: "hola" }, cwd: "sub", label: "greeter" } },
-      futureKey: { kept: true },
-    }),
-  );
-  await import("node:fs/promises").then((fs) => fs.mkdir(join(home.home, "sub")));
-  daemon = await startDaemonProcess({ home: home.home, env: { SVC_TERMINAL_NO_PTY: "1" } });
-});
-
-afterAll(async () => {
-  await daemon?.stop();
-  await home?.cleanup();
+const fx = useDaemonProcess({
+  prefix: "svc-e2e-sessions-",
+  config: {
+    acpAgents: { ...FIXTURE_AGENTS, gemini: fixtureAgent("echo-agent.mjs", { name: "Gemini shadowed by a fixture" }) },
+    terminalPresets: { hello: { argv: ["bash", "-c", "echo preset:$GREETING; pwd"], env: { GREETING: "hola" }, cwd: "sub", label: "greeter" } },
+    futureKey: { kept: true },
+  },
+  setup: async ({ home }) => {
+    await mkdir(join(home, "sub"));
+  },
+  env: { SVC_TERMINAL_NO_PTY: "1" },
 });
 
 describe("sessions through the daemon, the CLI and the routes", () => {
   it("svc sessions run prints the agent's answer; the transcript is on disk and served by the route", async () => {
-    const r = await runCli(["sessions", "run", "--adapter", "echo", "--prompt", "ping", "--keep", "--json"], { home: home.home });
+    const r = await runCli(["sessions", "run", "--adapter", "echo", "--prompt", "ping", "--keep", "--json"], { home: fx.home });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.result).toMatchObject({ stopReason: "end_turn", text: "echo: ping" });
     const { descriptor } = out;
-    expect(descriptor.eventsPath).toBe(join(home.home, "sessions", descriptor.id, "events.jsonl"));
+    expect(descriptor.eventsPath).toBe(join(fx.home, "sessions", descriptor.id, "events.jsonl"));
     const disk = (await readFile(descriptor.eventsPath, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
     expect(disk.map((l: { type: string }) => l.type)).toContain("turn.ended");
-    const res = await daemon.fetch(`/sessions/${descriptor.id}/events`, { auth: false });
+    const res = await fx.daemon.fetch(`/sessions/${descriptor.id}/events`, { auth: false });
     expect(res.status).toBe(200);
     const served = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
     expect(served.slice(0, disk.length)).toEqual(disk);
-    const conv = await body(daemon.fetch(`/conversations/${descriptor.id}`, { auth: false }));
+    const conv = await body(fx.daemon.fetch(`/conversations/${descriptor.id}`, { auth: false }));
     expect(conv.messages).toEqual([expect.objectContaining({ role: "user", text: "ping" }), expect.objectContaining({ role: "agent", text: "echo: ping" })]);
   });
 
   it("follow mode streams live lines until the session ends", async () => {
-    const start = await body(daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "slow", cwd: home.home, prompt: "watch" }), headers: { "content-type": "application/json" } }));
+    const start = await body(fx.daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "slow", cwd: fx.home, prompt: "watch" }), headers: { "content-type": "application/json" } }));
     const id = start.descriptor.id;
-    const res = await daemon.fetch(`/sessions/${id}/events?follow=1`, { auth: false });
+    const res = await fx.daemon.fetch(`/sessions/${id}/events?follow=1`, { auth: false });
     expect(res.headers.get("content-type")).toContain("application/x-ndjson");
     const reader = res.body!.getReader();
     let text = "";
@@ -70,7 +62,7 @@ describe("sessions through the daemon, the CLI and the routes", () => {
       text += dec.decode(value);
     }
     expect(text).toContain("tick 3");
-    await daemon.fetch(`/sessions/${id}/stop`, { method: "POST" });
+    await fx.daemon.fetch(`/sessions/${id}/stop`, { method: "POST" });
     for (;;) {
       const { value, done } = await reader.read();
       if (done) break;
@@ -82,59 +74,59 @@ describe("sessions through the daemon, the CLI and the routes", () => {
   });
 
   it("svc sessions run reports a crashed agent with exit 1; transcripts of unknown sessions are 404", async () => {
-    const r = await runCli(["sessions", "run", "--adapter", "crash", "--prompt", "x"], { home: home.home });
+    const r = await runCli(["sessions", "run", "--adapter", "crash", "--prompt", "x"], { home: fx.home });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/exited \(code 3.*simulated provider failure/);
-    expect((await daemon.fetch("/sessions/ses_nope/events", { auth: false })).status).toBe(404);
-    expect((await daemon.fetch("/sessions/bad%20id/events", { auth: false })).status).toBe(400);
+    expect((await fx.daemon.fetch("/sessions/ses_nope/events", { auth: false })).status).toBe(404);
+    expect((await fx.daemon.fetch("/sessions/bad%20id/events", { auth: false })).status).toBe(400);
   });
 
   it("state-changing routes need the token even from loopback; reads do not", async () => {
-    const denied = await daemon.fetch("/sessions", { method: "POST", auth: false, body: JSON.stringify({ adapter: "echo" }), headers: { "content-type": "application/json" } });
+    const denied = await fx.daemon.fetch("/sessions", { method: "POST", auth: false, body: JSON.stringify({ adapter: "echo" }), headers: { "content-type": "application/json" } });
     expect(denied.status).toBe(401);
-    expect((await daemon.fetch("/sessions", { auth: false })).status).toBe(200);
-    const bad = await daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "nope", cwd: home.home }), headers: { "content-type": "application/json" } });
+    expect((await fx.daemon.fetch("/sessions", { auth: false })).status).toBe(200);
+    const bad = await fx.daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "nope", cwd: fx.home }), headers: { "content-type": "application/json" } });
     expect(bad.status).toBe(404);
     expect((await body(bad)).error.message).toContain("svc acp add nope");
   });
 
   it("an ACP agent from the config shadows the catalog entry of the same slug", async () => {
-    const r = await runCli(["sessions", "run", "--adapter", "gemini", "--prompt", "who", "--json"], { home: home.home });
+    const r = await runCli(["sessions", "run", "--adapter", "gemini", "--prompt", "who", "--json"], { home: fx.home });
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.descriptor).toMatchObject({ adapter: "gemini", source: "config" });
     expect(out.result.text).toBe("echo: who");
-    const ls = await runCli(["acp", "ls", "--json"], { home: home.home });
+    const ls = await runCli(["acp", "ls", "--json"], { home: fx.home });
     const gemini = JSON.parse(ls.stdout).agents.find((a: { slug: string }) => a.slug === "gemini");
     expect(gemini).toMatchObject({ source: "config", shadows: ["catalog"], onPath: true });
   });
 
   it("svc sessions terminal -- bash -lc 'echo hi' records hi in terminal.jsonl", async () => {
-    const r = await runCli(["sessions", "terminal", "--json", "--", "bash", "-lc", "echo hi"], { home: home.home });
+    const r = await runCli(["sessions", "terminal", "--json", "--", "bash", "-lc", "echo hi"], { home: fx.home });
     expect(r.stderr).toBe("");
     const { descriptor } = JSON.parse(r.stdout);
-    expect(descriptor.terminalPath).toBe(join(home.home, "sessions", descriptor.id, "terminal.jsonl"));
+    expect(descriptor.terminalPath).toBe(join(fx.home, "sessions", descriptor.id, "terminal.jsonl"));
     await until(async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes("hi"), "terminal output");
     const lines = (await readFile(descriptor.terminalPath, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
     expect(lines.map((l: { data: { text: string } }) => l.data.text).join("")).toBe("hi\n");
-    await until(async () => (await body(daemon.fetch(`/sessions/${descriptor.id}`))).descriptor.state === "ended", "terminal exit");
+    await until(async () => (await body(fx.daemon.fetch(`/sessions/${descriptor.id}`))).descriptor.state === "ended", "terminal exit");
   });
 
   it("a terminal preset applies argv, env over the daemon's, a cwd relative to the CLI's cwd and the label", async () => {
-    const r = await runCli(["sessions", "terminal", "--preset", "hello", "--json"], { home: home.home, cwd: home.home });
+    const r = await runCli(["sessions", "terminal", "--preset", "hello", "--json"], { home: fx.home, cwd: fx.home });
     expect(r.stderr).toBe("");
     const { descriptor } = JSON.parse(r.stdout);
-    expect(descriptor).toMatchObject({ label: "greeter", cwd: join(home.home, "sub") });
-    await until(async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes(join(home.home, "sub")), "preset output");
+    expect(descriptor).toMatchObject({ label: "greeter", cwd: join(fx.home, "sub") });
+    await until(async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes(join(fx.home, "sub")), "preset output");
     expect(await readFile(descriptor.terminalPath, "utf8")).toContain("preset:hola");
-    const missing = await runCli(["sessions", "terminal", "--preset", "nope"], { home: home.home });
+    const missing = await runCli(["sessions", "terminal", "--preset", "nope"], { home: fx.home });
     expect(missing.code).toBe(1);
     expect(missing.stderr).toContain('no terminal preset "nope"');
   });
 
   it("svc sessions list, prompt and export work against the daemon", async () => {
     const ok = async (args: string[]) => {
-      const r = await runCli(args, { home: home.home });
+      const r = await runCli(args, { home: fx.home });
       expect(r, `svc ${args.join(" ")}`).toMatchObject({ code: 0, stderr: "" });
       return r.stdout;
     };
@@ -152,12 +144,12 @@ describe("sessions through the daemon, the CLI and the routes", () => {
   });
 
   it("svc sessions export reads the transcript from disk when no daemon runs", async () => {
-    await daemon.stop();
-    const exp = await runCli(["sessions", "export", exportedId], { home: home.home });
+    await fx.daemon.stop();
+    const exp = await runCli(["sessions", "export", exportedId], { home: fx.home });
     expect(exp.stderr).toBe("");
     const out = JSON.parse(exp.stdout);
-    expect(out.eventsPath).toBe(join(home.home, "sessions", exportedId, "events.jsonl"));
+    expect(out.eventsPath).toBe(join(fx.home, "sessions", exportedId, "events.jsonl"));
     expect(out.events.map((l: { type: string }) => l.type)).toContain("session.ended");
-    expect((await runCli(["sessions", "export", "ses_missing"], { home: home.home })).code).toBe(1);
+    expect((await runCli(["sessions", "export", "ses_missing"], { home: fx.home })).code).toBe(1);
   });
 });

@@ -1,7 +1,7 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { runCli, useDaemonProcess } from "../support/cli.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 42).toString("base64")}`;
@@ -17,14 +17,11 @@ async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 1
 }
 
 describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
-  let home: string;
-  let cleanup: () => Promise<void>;
-  let d: DaemonProcess;
   let rx: WebhookReceiver;
   let sentinelId: string;
 
   const json = async (path: string, init: RequestInit = {}) => {
-    const res = await d.fetch(path, { ...init, headers: { "content-type": "application/json", ...(init.headers ?? {}) } });
+    const res = await fx.daemon.fetch(path, { ...init, headers: { "content-type": "application/json", ...(init.headers ?? {}) } });
     return { status: res.status, body: (await res.json()) as any };
   };
   const spec = (url: string, secret = SECRET) => ({
@@ -37,16 +34,12 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
   const rowsOf = async (id: string) => (await json(`/sentinels/${id}`)).body.target.outbox.rows as Array<Record<string, any>>;
 
   beforeAll(async () => {
-    ({ home, cleanup } = await makeTempHome("svc-e2e-webhook-"));
-    await writeFile(join(home, "config.json"), JSON.stringify(LOOPBACK_CONFIG));
     rx = await startWebhookReceiver([SECRET]);
-    d = await startDaemonProcess({ home });
   });
   afterAll(async () => {
-    await d?.stop();
     await rx?.close();
-    await cleanup();
   });
+  const fx = useDaemonProcess({ prefix: "svc-e2e-webhook-", config: LOOPBACK_CONFIG });
 
   it("creates a webhook sentinel after the challenge, keeping the secret only in the 0600 sidecar", async () => {
     const res = await json("/sentinels", { method: "POST", body: JSON.stringify(spec(rx.url)) });
@@ -55,13 +48,13 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     expect(res.body.spec.target).toEqual({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true });
     expect(rx.challenges).toBe(1);
     const raw = SECRET.slice(6);
-    expect(await readFile(join(home, "sentinels.json"), "utf8")).not.toContain(raw);
-    expect(await readFile(join(home, "sentinels.json"), "utf8")).toMatch(/"secretRef": "swsec_/);
-    expect(await readFile(join(home, "sentinels-secrets.json"), "utf8")).toContain(SECRET);
-    expect((await stat(join(home, "sentinels-secrets.json"))).mode & 0o777).toBe(0o600);
+    expect(await readFile(join(fx.home, "sentinels.json"), "utf8")).not.toContain(raw);
+    expect(await readFile(join(fx.home, "sentinels.json"), "utf8")).toMatch(/"secretRef": "swsec_/);
+    expect(await readFile(join(fx.home, "sentinels-secrets.json"), "utf8")).toContain(SECRET);
+    expect((await stat(join(fx.home, "sentinels-secrets.json"))).mode & 0o777).toBe(0o600);
     const list = await json("/sentinels");
     expect(JSON.stringify(list.body)).not.toContain(raw);
-    const cli = await runCli(["sentinel", "list", "--json"], { home });
+    const cli = await runCli(["sentinel", "list", "--json"], { home: fx.home });
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain("secretRedacted");
     expect(cli.stdout).not.toContain(raw);
@@ -70,12 +63,12 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
   it("refuses a callback that echoes the wrong challenge, storing nothing", async () => {
     rx.wrongEcho = true;
     try {
-      const before = await readFile(join(home, "sentinels-secrets.json"), "utf8");
+      const before = await readFile(join(fx.home, "sentinels-secrets.json"), "utf8");
       const res = await json("/sentinels", { method: "POST", body: JSON.stringify(spec(rx.url, `whsec_${Buffer.alloc(32, 7).toString("base64")}`)) });
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe("challenge_failed");
       expect((await json("/sentinels")).body.sentinels).toHaveLength(1);
-      expect(await readFile(join(home, "sentinels-secrets.json"), "utf8")).toBe(before);
+      expect(await readFile(join(fx.home, "sentinels-secrets.json"), "utf8")).toBe(before);
     } finally {
       rx.wrongEcho = false;
     }
@@ -108,7 +101,7 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     const row = await until(async () => (await rowsOf(sentinelId)).find((r) => r.eventId === "evt_gone" && r.status === "dead"));
     expect(row).toMatchObject({ deadReason: "delivered_rejected", attempts: 1 });
     expect(row.lastError).toBe(`127.0.0.1:${rx.port} answered HTTP 410 (terminal, not retried)`);
-    const cli = await runCli(["sentinel", "status", sentinelId, "--json"], { home });
+    const cli = await runCli(["sentinel", "status", sentinelId, "--json"], { home: fx.home });
     expect(cli.code).toBe(0);
     expect(cli.stdout).toContain("delivered_rejected");
     rx.respond = (_x, res) => res.writeHead(200).end();
@@ -116,27 +109,27 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
 
   it("rotates the secret from the CLI: printed once, challenge-verified, both secrets sign during the window", async () => {
     const challengesBefore = rx.challenges;
-    const cli = await runCli(["sentinel", "rotate-secret", sentinelId], { home });
+    const cli = await runCli(["sentinel", "rotate-secret", sentinelId], { home: fx.home });
     expect(cli.code, cli.stderr).toBe(0);
     const fresh = cli.stdout.split("\n").find((l) => l.startsWith("whsec_"))!;
     expect(fresh).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(rx.challenges).toBe(challengesBefore + 1);
     rx.secrets.push(fresh);
-    expect(await readFile(join(home, "sentinels.json"), "utf8")).not.toContain(fresh.slice(6));
+    expect(await readFile(join(fx.home, "sentinels.json"), "utf8")).not.toContain(fresh.slice(6));
     expect((await json(`/sentinels/${sentinelId}`)).body.spec.target).toEqual({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true });
     expect((await push([{ id: "evt_rot", type: "ci.build.finished", subjects: ["ci:api"] }])).status).toBe(200);
     const x = await until(() => rx.deliveries.find((r) => r.id === "evt_rot"));
     expect(x.signatures).toBe(2);
     expect(x.verifiedBy.sort()).toEqual([0, 1]);
-    const again = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", fresh, "--json"], { home });
+    const again = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", fresh, "--json"], { home: fx.home });
     expect(JSON.parse(again.stdout)).toEqual({ sentinelId, rotated: false });
     const third = `whsec_${Buffer.alloc(64, 77).toString("base64")}`;
-    const fromStdin = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "-", "--json"], { home, input: `${third}\n` });
+    const fromStdin = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "-", "--json"], { home: fx.home, input: `${third}\n` });
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
     expect(JSON.parse(fromStdin.stdout)).toMatchObject({ sentinelId, rotated: true });
     expect(fromStdin.stdout).not.toContain(third.slice(6));
     rx.secrets.push(third);
-    const bad = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "whsec_tooshort"], { home });
+    const bad = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "whsec_tooshort"], { home: fx.home });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/malformed/);
     expect(bad.stderr).not.toContain("tooshort");
@@ -179,7 +172,7 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
 
   it("streams no secret on /events", async () => {
     const ac = new AbortController();
-    const res = await d.fetch("/events", { headers: { "last-event-id": "0" }, signal: ac.signal });
+    const res = await fx.daemon.fetch("/events", { headers: { "last-event-id": "0" }, signal: ac.signal });
     const reader = res.body!.getReader();
     let text = "";
     const stop = setTimeout(() => ac.abort(), 400);
@@ -200,12 +193,12 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
 
   it("removing the sentinel removes its secrets; no secret ever reached the daemon's log", async () => {
     expect((await json(`/sentinels/${sentinelId}`, { method: "DELETE" })).status).toBe(200);
-    expect(JSON.parse(await readFile(join(home, "sentinels-secrets.json"), "utf8")).secrets).toEqual({});
-    for (const s of rx.secrets) expect(d.logs()).not.toContain(s.slice(6));
-    expect(d.logs()).not.toContain("private-query");
+    expect(JSON.parse(await readFile(join(fx.home, "sentinels-secrets.json"), "utf8")).secrets).toEqual({});
+    for (const s of rx.secrets) expect(fx.daemon.logs()).not.toContain(s.slice(6));
+    expect(fx.daemon.logs()).not.toContain("private-query");
   });
 
   it("warned once, at start, that webhooks.allowSubnets exempts loopback from the SSRF gate", () => {
-    expect(d.logs().match(/webhooks\.allowSubnets is set: callbacks in 127\.0\.0\.0\/8, ::1\/128/g)).toHaveLength(1);
+    expect(fx.daemon.logs().match(/webhooks\.allowSubnets is set: callbacks in 127\.0\.0\.0\/8, ::1\/128/g)).toHaveLength(1);
   });
 });

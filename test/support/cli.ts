@@ -3,9 +3,10 @@
  * daemon as a child process found through its runtime.json.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll } from "vitest";
 import { CLI_PATH } from "./paths.js";
 
 export interface CliResult {
@@ -120,6 +121,72 @@ export async function startDaemonProcess(opts: { home: string; env?: NodeJS.Proc
       const headers = new Headers(rest.headers);
       if (auth && !headers.has("authorization")) headers.set("authorization", `Bearer ${token}`);
       return fetch(baseUrl + path, { ...rest, headers });
+    },
+  };
+}
+
+/** A directory a daemon runs on and how to remove it: a temp home, or a plugin-host sandbox. */
+export interface DaemonHome {
+  home: string;
+  cleanup(): Promise<void>;
+}
+
+export interface UseDaemonProcessOptions<H extends DaemonHome> {
+  /** Makes the home; by default `makeTempHome(prefix)`. */
+  makeHome?: () => Promise<H>;
+  /** The temp home's name prefix (only without `makeHome`). */
+  prefix?: string;
+  /** Written as the home's config.json before the daemon starts. */
+  config?: unknown;
+  /** Runs on the home before the daemon starts (after `config`); the env and args it returns are added to the daemon's. */
+  setup?: (home: H) => Promise<{ env?: NodeJS.ProcessEnv; args?: string[] } | void>;
+  env?: NodeJS.ProcessEnv;
+  args?: string[];
+}
+
+export interface DaemonFixture<H extends DaemonHome> {
+  /** The home's directory (SVC_HOME). */
+  readonly home: string;
+  /** What `makeHome` made (the temp home by default), for sandbox helpers. */
+  readonly sandbox: H;
+  readonly daemon: DaemonProcess;
+}
+
+/**
+ * Registers `beforeAll`/`afterAll` in the enclosing scope (the file or a describe): a fresh home,
+ * prepared by `config`/`setup`, a daemon started on it, then the daemon stopped and the home removed.
+ * Read the returned getters inside hooks and tests, not while the file is being collected.
+ */
+export function useDaemonProcess<H extends DaemonHome = DaemonHome>(opts: UseDaemonProcessOptions<H> = {}): DaemonFixture<H> {
+  let sandbox: H | undefined;
+  let daemon: DaemonProcess | undefined;
+  beforeAll(async () => {
+    sandbox = await (opts.makeHome ? opts.makeHome() : (makeTempHome(opts.prefix) as Promise<H>));
+    if (opts.config !== undefined) await writeFile(join(sandbox.home, "config.json"), JSON.stringify(opts.config));
+    const extra = (await opts.setup?.(sandbox)) ?? {};
+    daemon = await startDaemonProcess({
+      home: sandbox.home,
+      env: opts.env || extra.env ? { ...opts.env, ...extra.env } : undefined,
+      args: [...(opts.args ?? []), ...(extra.args ?? [])],
+    });
+  });
+  afterAll(async () => {
+    await daemon?.stop();
+    await sandbox?.cleanup();
+  });
+  const ready = <T>(v: T | undefined, what: string): T => {
+    if (v === undefined) throw new Error(`useDaemonProcess: ${what} read before beforeAll ran`);
+    return v;
+  };
+  return {
+    get home() {
+      return ready(sandbox, "home").home;
+    },
+    get sandbox() {
+      return ready(sandbox, "sandbox");
+    },
+    get daemon() {
+      return ready(daemon, "daemon");
     },
   };
 }

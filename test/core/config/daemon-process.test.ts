@@ -1,7 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { makeTempHome, runCli, useDaemonProcess } from "../../support/cli.js";
 
 async function until(probe: () => boolean, what: string, logs: () => string): Promise<void> {
   const deadline = Date.now() + 20_000;
@@ -12,31 +12,20 @@ async function until(probe: () => boolean, what: string, logs: () => string): Pr
 }
 
 describe("a running daemon (svc serve) and a config.json that turns bad", () => {
-  let home: Awaited<ReturnType<typeof makeTempHome>>;
-  let daemon: DaemonProcess;
-
-  beforeAll(async () => {
-    home = await makeTempHome();
-    await writeFile(join(home.home, "config.json"), JSON.stringify({ acpAgents: { broken: { name: "no bin" } } }));
-    daemon = await startDaemonProcess({ home: home.home });
-  });
-  afterAll(async () => {
-    await daemon?.stop();
-    await home?.cleanup();
-  });
+  const fx = useDaemonProcess({ config: { acpAgents: { broken: { name: "no bin" } } } });
 
   it("warns at boot about a dropped acpAgents entry and still starts", async () => {
-    expect(daemon.logs()).toMatch(/acpAgents\.broken dropped/);
-    expect((await daemon.fetch("/health")).status).toBe(200);
+    expect(fx.daemon.logs()).toMatch(/acpAgents\.broken dropped/);
+    expect((await fx.daemon.fetch("/health")).status).toBe(200);
   });
 
   it("keeps its last good configuration, says so, and keeps serving", async () => {
-    await writeFile(join(home.home, "config.json"), "{ this is not json");
-    await until(() => daemon.logs().includes("keeps its last good configuration"), "the warning", daemon.logs);
-    expect(daemon.logs()).toMatch(/config\.json is not valid JSON/);
-    expect((await daemon.fetch("/health")).status).toBe(200);
-    await writeFile(join(home.home, "config.json"), JSON.stringify({ sessions: { attentionDelaySec: 5 } }));
-    await until(() => daemon.logs().includes("config.json reloaded"), "the reload", daemon.logs);
+    await writeFile(join(fx.home, "config.json"), "{ this is not json");
+    await until(() => fx.daemon.logs().includes("keeps its last good configuration"), "the warning", fx.daemon.logs);
+    expect(fx.daemon.logs()).toMatch(/config\.json is not valid JSON/);
+    expect((await fx.daemon.fetch("/health")).status).toBe(200);
+    await writeFile(join(fx.home, "config.json"), JSON.stringify({ sessions: { attentionDelaySec: 5 } }));
+    await until(() => fx.daemon.logs().includes("config.json reloaded"), "the reload", fx.daemon.logs);
   });
 });
 

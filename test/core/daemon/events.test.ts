@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempHome, startDaemonProcess, type DaemonProcess } from "../../support/cli.js";
+import { describe, expect, it } from "vitest";
+import { makeTempHome, startDaemonProcess, useDaemonProcess } from "../../support/cli.js";
 
 interface SseMessage {
   id?: string;
@@ -66,26 +66,16 @@ async function openStream(url: string, headers: Record<string, string> = {}) {
 const ticks = (m: SseMessage[]) => m.filter((x) => x.event === "heartbeat:tick");
 
 describe("/events against a real daemon process", () => {
-  let home: Awaited<ReturnType<typeof makeTempHome>>;
-  let daemon: DaemonProcess;
   const STABLE = "events-stable-token-0123456789abcdef";
-
-  beforeAll(async () => {
-    home = await makeTempHome();
-    daemon = await startDaemonProcess({ home: home.home, args: ["--auth-token", STABLE] });
-  });
-  afterAll(async () => {
-    await daemon?.stop();
-    await home?.cleanup();
-  });
+  const fx = useDaemonProcess({ args: ["--auth-token", STABLE] });
 
   const tick = async () => {
-    const res = await daemon.fetch("/heartbeat/tick", { method: "POST", auth: false });
+    const res = await fx.daemon.fetch("/heartbeat/tick", { method: "POST", auth: false });
     expect(res.status).toBe(200);
   };
 
   it("streams daemon events with seq as the SSE id, and resumes with Last-Event-ID with only the missed ones", async () => {
-    const first = await openStream(`${daemon.baseUrl}/events`);
+    const first = await openStream(`${fx.daemon.baseUrl}/events`);
     expect(first.res.status).toBe(200);
     expect(first.res.headers.get("content-type")).toMatch(/^text\/event-stream/);
     await tick();
@@ -102,7 +92,7 @@ describe("/events against a real daemon process", () => {
     await tick();
     await tick();
     await tick();
-    const resumed = await openStream(`${daemon.baseUrl}/events`, { "last-event-id": lastId });
+    const resumed = await openStream(`${fx.daemon.baseUrl}/events`, { "last-event-id": lastId });
     await resumed.waitFor((m) => ticks(m).length === 3);
     const ids = ticks(resumed.messages).map((m) => Number(m.id));
     expect(ids).toEqual([Number(lastId) + 1, Number(lastId) + 2, Number(lastId) + 3]);
@@ -114,21 +104,21 @@ describe("/events against a real daemon process", () => {
   });
 
   it("without Last-Event-ID only live events arrive; ?lastEventId= also resumes", async () => {
-    const live = await openStream(`${daemon.baseUrl}/events`);
+    const live = await openStream(`${fx.daemon.baseUrl}/events`);
     await new Promise((r) => setTimeout(r, 50));
     expect(ticks(live.messages)).toHaveLength(0);
     await tick();
     await live.waitFor((m) => ticks(m).length === 1);
     const id = Number(ticks(live.messages)[0]!.id);
     await live.close();
-    const q = await openStream(`${daemon.baseUrl}/events?lastEventId=${id - 1}`);
+    const q = await openStream(`${fx.daemon.baseUrl}/events?lastEventId=${id - 1}`);
     await q.waitFor((m) => ticks(m).length === 1);
     expect(Number(ticks(q.messages)[0]!.id)).toBe(id);
     await q.close();
   });
 
   it("an id from an earlier daemon life (beyond the newest seq) replays the backlog after an events:gap notice", async () => {
-    const s = await openStream(`${daemon.baseUrl}/events`, { "last-event-id": "999999" });
+    const s = await openStream(`${fx.daemon.baseUrl}/events`, { "last-event-id": "999999" });
     await s.waitFor((m) => m.some((x) => x.event === "events:gap") && ticks(m).length > 0);
     const gap = s.messages.find((x) => x.event === "events:gap")!;
     expect(JSON.parse(gap.data!)).toMatchObject({ after: 999999, reason: "daemon_restarted" });
@@ -137,16 +127,16 @@ describe("/events against a real daemon process", () => {
   });
 
   it("refuses a malformed Last-Event-ID with 400", async () => {
-    const res = await fetch(`${daemon.baseUrl}/events`, { headers: { "last-event-id": "abc" } });
+    const res = await fetch(`${fx.daemon.baseUrl}/events`, { headers: { "last-event-id": "abc" } });
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: { code: string } }).error.code).toBe("invalid_input");
   });
 
   it("auth: non-loopback callers need the token (wrong refused, right accepted)", async () => {
     const xff = { "x-forwarded-for": "198.51.100.9" };
-    expect((await fetch(`${daemon.baseUrl}/events`, { headers: xff })).status).toBe(401);
-    expect((await fetch(`${daemon.baseUrl}/events`, { headers: { ...xff, authorization: "Bearer nope" } })).status).toBe(401);
-    const ok = await openStream(`${daemon.baseUrl}/events`, { ...xff, authorization: `Bearer ${STABLE}` });
+    expect((await fetch(`${fx.daemon.baseUrl}/events`, { headers: xff })).status).toBe(401);
+    expect((await fetch(`${fx.daemon.baseUrl}/events`, { headers: { ...xff, authorization: "Bearer nope" } })).status).toBe(401);
+    const ok = await openStream(`${fx.daemon.baseUrl}/events`, { ...xff, authorization: `Bearer ${STABLE}` });
     expect(ok.res.status).toBe(200);
     await ok.close();
   });

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
-import { makeTempHome, startDaemonProcess, type DaemonProcess } from "../../support/cli.js";
+import { useDaemonProcess } from "../../support/cli.js";
 
 const STABLE = "mcp-process-stable-token-7d1e0c";
 
@@ -12,20 +12,10 @@ async function connect(base: string, headers: Record<string, string> = {}): Prom
 }
 
 describe("/mcp on a real daemon process (daemon.authToken set)", () => {
-  let home: Awaited<ReturnType<typeof makeTempHome>>;
-  let daemon: DaemonProcess;
-
-  beforeAll(async () => {
-    home = await makeTempHome();
-    daemon = await startDaemonProcess({ home: home.home, args: ["--auth-token", STABLE] });
-  });
-  afterAll(async () => {
-    await daemon?.stop();
-    await home?.cleanup();
-  });
+  const fx = useDaemonProcess({ args: ["--auth-token", STABLE] });
 
   it("loopback callers are exempt and see the whole TOOLS table", async () => {
-    const client = await connect(daemon.baseUrl);
+    const client = await connect(fx.daemon.baseUrl);
     const tools = (await client.listTools()).tools;
     expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["sentinel_watch", "sentinel_list", "list_sentinel_adapters"]));
     expect(tools.find((t) => t.name === "sentinel_list")!.annotations?.readOnlyHint).toBe(true);
@@ -37,17 +27,17 @@ describe("/mcp on a real daemon process (daemon.authToken set)", () => {
 
   it("a non-loopback caller needs a token: none and a wrong one are refused, the stable and per-boot ones accepted", async () => {
     const xff = { "x-forwarded-for": "192.0.2.10" };
-    await expect(connect(daemon.baseUrl, xff)).rejects.toThrow(/401|unauthorized/i);
-    await expect(connect(daemon.baseUrl, { ...xff, authorization: "Bearer not-the-token" })).rejects.toThrow(/401|unauthorized/i);
-    for (const token of [STABLE, daemon.token]) {
-      const client = await connect(daemon.baseUrl, { ...xff, authorization: `Bearer ${token}` });
+    await expect(connect(fx.daemon.baseUrl, xff)).rejects.toThrow(/401|unauthorized/i);
+    await expect(connect(fx.daemon.baseUrl, { ...xff, authorization: "Bearer not-the-token" })).rejects.toThrow(/401|unauthorized/i);
+    for (const token of [STABLE, fx.daemon.token]) {
+      const client = await connect(fx.daemon.baseUrl, { ...xff, authorization: `Bearer ${token}` });
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
       await client.close();
     }
   });
 
   it("an invalid tool input is rejected by the schema", async () => {
-    const client = await connect(daemon.baseUrl);
+    const client = await connect(fx.daemon.baseUrl);
     const out = await client.callTool({ name: "sentinel_unwatch", arguments: { id: 42 } });
     expect(out.isError).toBe(true);
     expect((out.content as Array<{ text: string }>)[0]!.text).toMatch(/Input validation error.*id/s);

@@ -1,25 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemonProcess, type DaemonProcess } from "../../support/cli.js";
-import { makeSandbox, type Sandbox } from "./sandbox.js";
+import { describe, expect, it } from "vitest";
+import { useDaemonProcess } from "../../support/cli.js";
+import { makeSandbox } from "./sandbox.js";
 
 describe("the daemon loads plugins at start", () => {
-  let sb: Sandbox;
-  let daemon: DaemonProcess;
-  beforeAll(async () => {
-    sb = await makeSandbox();
-    await sb.place("install", "svc-fixture-provider");
-    await sb.place("install", "svc-fixture-wrong-shape");
-    await sb.writeConfig({ adapters: ["svc-fixture-provider", "svc-fixture-wrong-shape", "svc-fixture-missing"] });
-    daemon = await startDaemonProcess({ home: sb.home, env: { SVC_INSTALL_DIR: sb.install } });
-  });
-  afterAll(async () => {
-    await daemon?.stop();
-    await sb.cleanup();
+  const fx = useDaemonProcess({
+    makeHome: makeSandbox,
+    setup: async (sb) => {
+      await sb.place("install", "svc-fixture-provider");
+      await sb.place("install", "svc-fixture-wrong-shape");
+      await sb.writeConfig({ adapters: ["svc-fixture-provider", "svc-fixture-wrong-shape", "svc-fixture-missing"] });
+      return { env: { SVC_INSTALL_DIR: sb.install } };
+    },
   });
 
   it("keeps serving with broken packages, logging one warning per failed package naming it and the cause", async () => {
-    expect((await daemon.fetch("/health")).status).toBe(200);
-    const lines = daemon
+    expect((await fx.daemon.fetch("/health")).status).toBe(200);
+    const lines = fx.daemon
       .logs()
       .split("\n")
       .filter((l) => l.startsWith("{"))
