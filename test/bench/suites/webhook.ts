@@ -107,11 +107,6 @@ async function startDaemon(home: string): Promise<Daemon> {
 /** User + system CPU time of a process so far, in ms (from /proc; clock ticks of 10 ms). */
 async function cpuMs(pid: number): Promise<number> {
   const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
-  if (process.env.BENCH_CPU_SPLIT) {
-    const { readdirSync, readFileSync } = await import("node:fs");
-    const rows = readdirSync(`/proc/${pid}/task`).map((t) => { const st = readFileSync(`/proc/${pid}/task/${t}/stat`, "utf8"); const comm = st.slice(st.indexOf("(") + 1, st.indexOf(")")); const f = st.split(") ")[1]!.split(" "); return `${comm}:${Number(f[11]) * 10}/${Number(f[12]) * 10}`; });
-    console.log(rows.join(" "));
-  }
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
