@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Random } from "../../core/plugin-api/index.js";
 import { SvcError, readJsonFile, updateJsonFile } from "../../core/plugin-api/index.js";
+import { decodeSecret } from "./secret.js";
 
 /** `$SVC_HOME/sentinels-secrets.json`: raw webhook secrets by `swsec_<ulid>` ref (mode 0600). */
 export const VAULT_FILE = "sentinels-secrets.json";
@@ -26,6 +27,8 @@ const FILE_MODE = 0o600;
 export class SecretVault {
   private readonly path: string;
   private cache?: Map<string, VaultRow>;
+  /** HMAC keys decoded from the cached rows (`undefined`: the secret fails to decode); dropped with the cache. */
+  private readonly keys = new Map<string, Buffer | undefined>();
 
   constructor(home: string, private readonly random: Random, private readonly now: () => number) {
     this.path = join(home, VAULT_FILE);
@@ -41,6 +44,17 @@ export class SecretVault {
   async get(ref: string): Promise<string | undefined> {
     const rows = await this.load();
     return rows.get(ref)?.secret;
+  }
+
+  /**
+   * The HMAC key of a stored secret, decoded once per secret: `missing` when the ref is not in the
+   * vault, `key: undefined` when the secret fails to decode (it must never sign).
+   */
+  async key(ref: string): Promise<{ missing: true } | { missing: false; key: Buffer | undefined }> {
+    const secret = (await this.load()).get(ref)?.secret;
+    if (secret === undefined) return { missing: true };
+    if (!this.keys.has(ref)) this.keys.set(ref, decodeSecret(secret));
+    return { missing: false, key: this.keys.get(ref) };
   }
 
   /** Removes the given refs (unknown refs are ignored). */
@@ -90,6 +104,7 @@ export class SecretVault {
       ),
     );
     this.cache = next;
+    this.keys.clear();
   }
 
   /** A JSON parse error quotes the file's text, which holds secrets: replace it with a safe message. */

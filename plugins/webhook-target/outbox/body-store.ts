@@ -17,7 +17,8 @@ export interface SegmentEntry {
  * fsync), and a row's {@link BodyRef} names its segment, offset and length. Each entry is framed by
  * a JSON header line (`{"requestId","length"}`) so the rows can be rebuilt from the segments alone.
  * A segment is deleted once no row references it. Files from the earlier layout (one whole file per
- * body, no `offset`) are read and removed the same way. Bodies are read from disk for each attempt.
+ * body, no `offset`) are read and removed the same way. A body read here is checked against its
+ * length and sha256 (the outbox keeps recent pending bodies in memory: outbox/hot-bodies.ts).
  */
 export class BodyStore {
   private readonly refs = new Map<string, number>();
