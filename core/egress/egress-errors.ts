@@ -4,8 +4,7 @@ import { SvcError } from "../errors.js";
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT", "ABORT_ERR"]);
 
 /** An SvcError whose message names only the host and a short error code. */
-export function mapEgressError(err: unknown, host: string, signal: AbortSignal): SvcError {
-  if (signal.aborted && SvcError.is(signal.reason)) return signal.reason;
+export function mapEgressError(err: unknown, host: string): SvcError {
   if (SvcError.is(err)) return err;
   const code = errorCode(err);
   if (TIMEOUT_CODES.has(code)) return new SvcError("timeout", `${host} did not answer in time (${code})`, { cause: err });

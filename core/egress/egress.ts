@@ -6,15 +6,15 @@
  * Redirects are never followed; bodies are clamped to {@link MAX_BODY_BYTES}.
  */
 import type { LookupAddress } from "node:dns";
-import type { LookupFunction } from "node:net";
+import { isIP, type LookupFunction } from "node:net";
 import { Agent } from "undici";
 import { SvcError } from "../errors.js";
 import type { Egress, EgressFailure, EgressResponse } from "../plugin-api/egress.js";
 import type { Logger } from "../runtime/logger.js";
 import { allowSubnetsWarnings, parseAllowSubnets } from "./allow-subnets.js";
 import { mapEgressError } from "./egress-errors.js";
-import { admitTarget, parseHttpsUrl, type AddressDecision } from "./gate.js";
-import { readClamped } from "./read-clamped.js";
+import { exchange } from "./exchange.js";
+import { admitTarget, hostnameOf, parseHttpsUrl, type AddressDecision } from "./gate.js";
 import { systemResolver, type Resolver } from "./resolver.js";
 
 /** Request and read-response body limit: 256 KiB. */
@@ -75,37 +75,35 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
       if (body.length > MAX_BODY_BYTES) {
         throw new SvcError("payload_too_large", `refused to send ${body.length} bytes to ${host}: the limit is ${MAX_BODY_BYTES} bytes`);
       }
-      const abort = new AbortController();
-      const timer = setTimeout(() => abort.abort(new SvcError("timeout", `${host} did not answer within ${init.timeoutMs} ms`)), init.timeoutMs);
+      const timedOut = () => new SvcError("timeout", `${host} did not answer within ${init.timeoutMs} ms`);
+      const started = performance.now();
       try {
-        const inspection = await raceAbort(admitTarget(parsed, gate), abort.signal);
+        // Only a name lookup can take time here; an IP literal is decided without waiting.
+        const admission = admitTarget(parsed, gate);
+        const inspection = isIP(hostnameOf(parsed)) ? await admission : await withTimeout(admission, init.timeoutMs, timedOut);
         remember(inspection.hostname, inspection.addresses);
         const headers: Record<string, string> = {};
         for (const name in init.headers) if (name.toLowerCase() !== "host") headers[name] = init.headers[name]!;
-        const res = await agent.request({
+        const res = await exchange(agent, {
           origin: parsed.origin,
           path: parsed.pathname + parsed.search,
-          method: "POST",
           headers,
           body,
-          signal: abort.signal,
-          headersTimeout: init.timeoutMs,
-          bodyTimeout: init.timeoutMs,
+          timeoutMs: Math.max(1, init.timeoutMs - (performance.now() - started)),
+          timedOut,
+          limit: MAX_BODY_BYTES,
+          check: (status, responseHeaders) => {
+            if (status >= 300 && status < 400 && responseHeaders.location !== undefined && !isHttpsLocation(responseHeaders.location, parsed)) {
+              throw new SvcError("redirect", `${host} answered ${status} redirecting to a non-https location; redirects are never followed`);
+            }
+          },
         });
-        const responseHeaders = flattenHeaders(res.headers);
-        if (res.statusCode >= 300 && res.statusCode < 400 && responseHeaders.location !== undefined && !isHttpsLocation(responseHeaders.location, parsed)) {
-          res.body.on("error", () => undefined).destroy();
-          throw new SvcError("redirect", `${host} answered ${res.statusCode} redirecting to a non-https location; redirects are never followed`);
-        }
-        const { bytes, truncated } = await readClamped(res.body, MAX_BODY_BYTES);
-        options.logger?.debug("egress response", { host, status: res.statusCode, truncated });
-        return { status: res.statusCode, headers: responseHeaders, body: bytes, truncated };
+        options.logger?.debug("egress response", { host, status: res.status, truncated: res.truncated });
+        return res;
       } catch (err) {
-        const mapped = mapEgressError(err, host, abort.signal);
+        const mapped = mapEgressError(err, host);
         options.logger?.debug("egress failure", { host, code: mapped.code });
         throw mapped;
-      } finally {
-        clearTimeout(timer);
       }
     },
     async close() {
@@ -120,12 +118,6 @@ function familyNumber(family: number | "IPv4" | "IPv6" | undefined): 0 | 4 | 6 {
   return 0;
 }
 
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k.toLowerCase()] = Array.isArray(v) ? v.join(", ") : v;
-  return out;
-}
-
 function isHttpsLocation(location: string, base: URL): boolean {
   try {
     return new URL(location, base).protocol === "https:";
@@ -134,11 +126,9 @@ function isHttpsLocation(location: string, base: URL): boolean {
   }
 }
 
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
+/** `promise`, or `timedOut()` thrown once `ms` pass first. */
+function withTimeout<T>(promise: Promise<T>, ms: number, timedOut: () => Error): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(timedOut()), ms)));
+  return Promise.race([promise, deadline]).finally(() => clearTimeout(timer));
 }
