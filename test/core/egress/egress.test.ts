@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEgress, MAX_BODY_BYTES, type Egress } from "../../../core/egress/egress.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
@@ -175,6 +176,22 @@ describe("egress: failures of the receiver", () => {
       res.write("12345");
     });
     expect((await failure(post(url(), "{}", 200))).code).toBe("timeout");
+  });
+
+  it("times out a receiver that accepts the connection but never completes the TLS handshake", async () => {
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => sockets.push(socket.on("error", () => undefined)));
+    await new Promise<void>((r) => silent.listen(0, "127.0.0.1", r));
+    try {
+      const started = Date.now();
+      const err = await failure(post(`https://receiver.test:${(silent.address() as AddressInfo).port}/`, "{}", 300));
+      expect(err.code).toBe("timeout");
+      // At the attempt's deadline, not at the connect timeout of the dispatcher (60 s).
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      sockets.forEach((s) => s.destroy());
+      await new Promise((r) => silent.close(r));
+    }
   });
 
   it("times out a resolver that never answers", async () => {
