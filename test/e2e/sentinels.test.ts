@@ -5,14 +5,13 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempHome, runCli, type DaemonProcess } from "../support/cli.js";
-import { makeRecordingSandbox, type RecordingSandbox } from "./recording-sandbox.js";
+import { describe, expect, it } from "vitest";
+import { makeTempHome, runCli } from "../support/cli.js";
+import { useRecordingDaemon } from "./recording-sandbox.js";
 
-let sb: RecordingSandbox;
-let d: DaemonProcess;
+const fx = useRecordingDaemon();
 
-const deliveriesFile = () => join(sb.home, "plugins", "target-recording", "deliveries.jsonl");
+const deliveriesFile = () => join(fx.home, "plugins", "target-recording", "deliveries.jsonl");
 async function deliveries(): Promise<Array<{ sentinelId: string; eventId: string; name: string; data?: unknown }>> {
   const text = await readFile(deliveriesFile(), "utf8").catch(() => "");
   return text.split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -21,15 +20,14 @@ const delivered = async (id: string) => (await deliveries()).filter((r) => r.sen
 
 /** A response's JSON body, loosely typed for assertions. */
 const body = async (res: Response): Promise<any> => res.json();
-const start = () => sb.start();
 const json = (body: unknown): RequestInit => ({ method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
 async function create(spec: Record<string, unknown>): Promise<{ id: string; status: string; spec: Record<string, unknown> }> {
-  const res = await d.fetch("/sentinels", json(spec));
+  const res = await fx.daemon.fetch("/sentinels", json(spec));
   expect(res.status, await res.clone().text()).toBe(201);
   return body(res);
 }
 async function push(events: unknown): Promise<{ accepted: number; matched: Array<{ sentinelId: string; eventId: string; outcome: string }> }> {
-  const res = await d.fetch("/providers/agentpush/events", json(events));
+  const res = await fx.daemon.fetch("/providers/agentpush/events", json(events));
   expect(res.status, await res.clone().text()).toBe(200);
   return body(res);
 }
@@ -39,64 +37,55 @@ const rec = (name: string, extra: Record<string, unknown> = {}) => ({
   target: { kind: "recording", name },
   ...extra,
 });
-const cli = (args: string[]) => runCli(["sentinel", ...args], { home: sb.home, env: { SVC_INSTALL_DIR: sb.install } });
-
-beforeAll(async () => {
-  sb = await makeRecordingSandbox();
-  d = await start();
-});
-afterAll(async () => {
-  await d?.stop();
-  await sb?.cleanup();
-});
+const cli = (args: string[]) => runCli(["sentinel", ...args], { home: fx.home, env: { SVC_INSTALL_DIR: fx.sandbox.install } });
 
 describe("/sentinels REST", () => {
   it("creates (201, projection), lists, gets with target status, deletes (200) and then 404s", async () => {
     const s = await create(rec("rest", { label: "rest one", group: "g1" }));
     expect(s).toMatchObject({ status: "active", spec: { provider: "agentpush", label: "rest one", target: { kind: "recording", name: "rest", ack: "now" } } });
-    const list = await body(await d.fetch("/sentinels"));
+    const list = await body(await fx.daemon.fetch("/sentinels"));
     expect(list.sentinels.map((x: { id: string }) => x.id)).toContain(s.id);
-    const got = await d.fetch(`/sentinels/${s.id}`);
+    const got = await fx.daemon.fetch(`/sentinels/${s.id}`);
     expect(got.status).toBe(200);
     expect(await body(got)).toMatchObject({ id: s.id, target: { deliveries: 0 } });
-    const del = await d.fetch(`/sentinels/${s.id}`, { method: "DELETE" });
+    const del = await fx.daemon.fetch(`/sentinels/${s.id}`, { method: "DELETE" });
     expect([del.status, await body(del)]).toEqual([200, { removed: s.id }]);
-    expect((await d.fetch(`/sentinels/${s.id}`)).status).toBe(404);
-    const again = await d.fetch(`/sentinels/${s.id}`, { method: "DELETE" });
+    expect((await fx.daemon.fetch(`/sentinels/${s.id}`)).status).toBe(404);
+    const again = await fx.daemon.fetch(`/sentinels/${s.id}`, { method: "DELETE" });
     expect([again.status, (await body(again)).error.code]).toEqual([404, "not_found"]);
-    const hooks = await readFile(join(sb.home, "plugins", "target-recording", "hooks.jsonl"), "utf8");
+    const hooks = await readFile(join(fx.home, "plugins", "target-recording", "hooks.jsonl"), "utf8");
     expect(hooks).toContain(`"removed","sentinelId":"${s.id}"`);
   });
 
   it("answers 400 invalid_input with the zod issues as [{path, message}]", async () => {
-    const res = await d.fetch("/sentinels", json({ match: [], until: { kind: "count", n: 0 }, target: { kind: "recording" } }));
+    const res = await fx.daemon.fetch("/sentinels", json({ match: [], until: { kind: "count", n: 0 }, target: { kind: "recording" } }));
     expect(res.status).toBe(400);
     const err = (await body(res)).error;
     expect(err.code).toBe("invalid_input");
     expect(err.details).toEqual(expect.arrayContaining([{ path: "match", message: expect.any(String) }, { path: "until.n", message: expect.any(String) }]));
-    const target = await body(await d.fetch("/sentinels", json(rec("x", { target: { kind: "recording" } }))));
+    const target = await body(await fx.daemon.fetch("/sentinels", json(rec("x", { target: { kind: "recording" } }))));
     expect(target.error.details).toEqual([expect.objectContaining({ path: "target.name" })]);
-    const notJson = await d.fetch("/sentinels", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+    const notJson = await fx.daemon.fetch("/sentinels", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
     expect(notJson.status).toBe(400);
   });
 
   it("an unknown target kind is a 400 listing the loaded target kinds; routine is 501; a refusing target stores nothing", async () => {
-    const unknown = await d.fetch("/sentinels", json(rec("x", { target: { kind: "pager" } })));
+    const unknown = await fx.daemon.fetch("/sentinels", json(rec("x", { target: { kind: "pager" } })));
     expect(unknown.status).toBe(400);
     const msg = (await body(unknown)).error.message as string;
     expect(msg).toMatch(/loaded target kinds: .*recording/);
     expect(msg).toMatch(/routine/);
-    const routine = await d.fetch("/sentinels", json(rec("x", { target: { kind: "routine", routineId: "r1" } })));
+    const routine = await fx.daemon.fetch("/sentinels", json(rec("x", { target: { kind: "routine", routineId: "r1" } })));
     expect([routine.status, (await body(routine)).error.code]).toEqual([501, "not_implemented"]);
-    const before = (await body(await d.fetch("/sentinels"))).sentinels.length;
-    const refused = await d.fetch("/sentinels", json(rec("x", { target: { kind: "recording", name: "x", refuse: true } })));
+    const before = (await body(await fx.daemon.fetch("/sentinels"))).sentinels.length;
+    const refused = await fx.daemon.fetch("/sentinels", json(rec("x", { target: { kind: "recording", name: "x", refuse: true } })));
     expect(refused.status).toBe(403);
-    expect((await body(await d.fetch("/sentinels"))).sentinels.length).toBe(before);
+    expect((await body(await fx.daemon.fetch("/sentinels"))).sentinels.length).toBe(before);
   });
 
   it("requires the bearer token, even from loopback", async () => {
     for (const [method, path] of [["GET", "/sentinels"], ["POST", "/sentinels"], ["GET", "/sentinels/snt_x"], ["DELETE", "/sentinels/snt_x"], ["POST", "/providers/agentpush/events"]]) {
-      const res = await d.fetch(path!, { method: method!, auth: false });
+      const res = await fx.daemon.fetch(path!, { method: method!, auth: false });
       expect(res.status, `${method} ${path}`).toBe(401);
     }
   });
@@ -123,7 +112,7 @@ describe("agentpush and delivery", () => {
   it("rejects malformed pushes with 400 and delivers nothing", async () => {
     const s = await create(rec("bad"));
     for (const input of [{ id: "a.b", type: "t", subjects: ["job:bad"] }, { id: "a", type: "t", subjects: [] }, [], { id: "a", subjects: ["job:bad"] }]) {
-      const res = await d.fetch("/providers/agentpush/events", json(input));
+      const res = await fx.daemon.fetch("/providers/agentpush/events", json(input));
       expect(res.status, JSON.stringify(input)).toBe(400);
       expect((await body(res)).error.details[0]).toEqual({ path: expect.any(String), message: expect.any(String) });
     }
@@ -136,15 +125,15 @@ describe("agentpush and delivery", () => {
     const e = (id: string) => ({ id, type: "t", subjects: ["job:dup"] });
     await push([e("d1"), e("d1")]);
     expect((await push(e("d1"))).matched.map((m) => m.outcome)).toEqual(["duplicate", "duplicate"]);
-    await d.stop();
-    d = await start();
+    await fx.daemon.stop();
+    await fx.start();
     await push([e("d1"), e("d2")]);
-    await d.kill9();
-    d = await start();
+    await fx.daemon.kill9();
+    await fx.start();
     await push([e("d1"), e("d2"), e("d3")]);
     expect(await delivered(s.id)).toEqual(["d1", "d2", "d3"]);
     expect(await delivered(deferred.id)).toEqual(["d1", "d2", "d3"]);
-    expect((await body(await d.fetch(`/sentinels/${s.id}`))).deliveredCount).toBe(3);
+    expect((await body(await fx.daemon.fetch(`/sentinels/${s.id}`))).deliveredCount).toBe(3);
   });
 
   it("until count and subject_terminal end watching; nothing is delivered afterwards", async () => {
@@ -157,24 +146,24 @@ describe("agentpush and delivery", () => {
     expect(await delivered(counted.id)).toEqual(["c1", "c2"]);
     expect(await delivered(term.id)).toEqual(["t1"]);
     for (const [s, reason] of [[counted, "count"], [term, "subject_terminal"]] as const) {
-      expect(await body(await d.fetch(`/sentinels/${s.id}`))).toMatchObject({ status: "expired", endedReason: reason });
-      expect(d.logs()).toMatch(new RegExp(`ended:expired.*"sentinel":"${s.id}".*"reason":"${reason}"`));
+      expect(await body(await fx.daemon.fetch(`/sentinels/${s.id}`))).toMatchObject({ status: "expired", endedReason: reason });
+      expect(fx.daemon.logs()).toMatch(new RegExp(`ended:expired.*"sentinel":"${s.id}".*"reason":"${reason}"`));
     }
   });
 
   it("until at: a time that passed while the daemon was down is swept at startup; nothing is delivered", async () => {
     const s = await create(rec("at", { until: { kind: "at", ms: Date.now() + 3_600_000 } }));
-    await d.stop();
-    const file = join(sb.home, "sentinels.json");
+    await fx.daemon.stop();
+    const file = join(fx.home, "sentinels.json");
     const stored = JSON.parse(await readFile(file, "utf8"));
     stored.sentinels.find((x: { id: string }) => x.id === s.id).spec.until.ms = Date.now() - 1;
     await writeFile(file, JSON.stringify(stored));
-    d = await start();
-    expect(d.logs()).toMatch(new RegExp(`ended:expired.*"sentinel":"${s.id}".*"reason":"at".*"via":"startup"`));
+    await fx.start();
+    expect(fx.daemon.logs()).toMatch(new RegExp(`ended:expired.*"sentinel":"${s.id}".*"reason":"at".*"via":"startup"`));
     const r = await push({ id: "a1", type: "t", subjects: ["job:at"] });
     expect(r.matched).toEqual([]);
     expect(await delivered(s.id)).toEqual([]);
-    const hooks = await readFile(join(sb.home, "plugins", "target-recording", "hooks.jsonl"), "utf8");
+    const hooks = await readFile(join(fx.home, "plugins", "target-recording", "hooks.jsonl"), "utf8");
     expect(hooks).toContain(`"expired","sentinelId":"${s.id}"`);
   });
 });

@@ -149,7 +149,13 @@ export interface DaemonFixture<H extends DaemonHome> {
   readonly home: string;
   /** What `makeHome` made (the temp home by default), for sandbox helpers. */
   readonly sandbox: H;
+  /** The daemon started last. */
   readonly daemon: DaemonProcess;
+  /**
+   * Starts another daemon on the same home with the same env and args (stopping the current one
+   * first unless it already exited, e.g. after `kill9()`): restart and crash tests.
+   */
+  start(): Promise<DaemonProcess>;
 }
 
 /**
@@ -160,15 +166,19 @@ export interface DaemonFixture<H extends DaemonHome> {
 export function useDaemonProcess<H extends DaemonHome = DaemonHome>(opts: UseDaemonProcessOptions<H> = {}): DaemonFixture<H> {
   let sandbox: H | undefined;
   let daemon: DaemonProcess | undefined;
+  let launch: { env?: NodeJS.ProcessEnv; args: string[] } | undefined;
+  const start = async (): Promise<DaemonProcess> => {
+    const { home } = ready(sandbox, "home");
+    await daemon?.stop();
+    daemon = await startDaemonProcess({ home, ...ready(launch, "daemon") });
+    return daemon;
+  };
   beforeAll(async () => {
     sandbox = await (opts.makeHome ? opts.makeHome() : (makeTempHome(opts.prefix) as Promise<H>));
     if (opts.config !== undefined) await writeFile(join(sandbox.home, "config.json"), JSON.stringify(opts.config));
     const extra = (await opts.setup?.(sandbox)) ?? {};
-    daemon = await startDaemonProcess({
-      home: sandbox.home,
-      env: opts.env || extra.env ? { ...opts.env, ...extra.env } : undefined,
-      args: [...(opts.args ?? []), ...(extra.args ?? [])],
-    });
+    launch = { env: opts.env || extra.env ? { ...opts.env, ...extra.env } : undefined, args: [...(opts.args ?? []), ...(extra.args ?? [])] };
+    await start();
   });
   afterAll(async () => {
     await daemon?.stop();
@@ -188,5 +198,6 @@ export function useDaemonProcess<H extends DaemonHome = DaemonHome>(opts: UseDae
     get daemon() {
       return ready(daemon, "daemon");
     },
+    start,
   };
 }
