@@ -47,6 +47,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   let opened: Promise<{ outbox: Outbox; dispatcher: Dispatcher }> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  /** Vault rows created from now on may belong to a creation or rotation in progress: never pruned. */
+  const startedAt = ctx.clock.now();
 
   const open = () =>
     (opened ??= (async () => {
@@ -70,6 +72,20 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     for (const row of await outbox.reap()) await dispatcher.acknowledge(row);
     for (const row of outbox.unseenTerminal()) await dispatcher.acknowledge(row);
     for (const row of outbox.pending()) dispatcher.enqueue(row.requestId);
+  };
+
+  /**
+   * Removes vault rows that no stored sentinel references as its current or previous secret: what
+   * a crash leaves between writing the vault and the sentinel store (a creation, a rotation, a
+   * removal). Only rows older than this daemon are considered, so nothing in progress is touched.
+   */
+  const pruneSecrets = async () => {
+    const removed = await vault.prune((ref, row) => {
+      if (row.createdAt >= startedAt) return true;
+      const stored = asStoredTarget(sentinels().get(row.sentinelId)?.spec.target);
+      return stored !== undefined && (stored.secretRef === ref || stored.prevSecretRef === ref);
+    });
+    if (removed > 0) logger.info("removed webhook secrets that no sentinel references (left by an interrupted create, rotation or removal)", { removed });
   };
 
   /** Adds the event's outbox row (durable when this resolves) and starts or acknowledges its delivery. */
@@ -139,6 +155,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     async start() {
       await target.resumeWebhookDeliveries();
+      await pruneSecrets();
       const every = deps.tickMs ?? 60_000;
       if (every > 0) {
         timer = setInterval(() => void tick().catch((err: Error) => logger.error("webhook outbox tick failed", { error: err.message })), every);

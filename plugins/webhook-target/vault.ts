@@ -71,18 +71,11 @@ export class SecretVault {
     });
   }
 
-  /** Removes rows for which `keep(ref, sentinelId)` is false; returns how many went. */
-  async prune(keep: (ref: string, sentinelId: string) => boolean): Promise<number> {
-    let removed = 0;
-    await this.update((rows) => {
-      for (const [ref, row] of rows) {
-        if (!keep(ref, row.sentinelId)) {
-          rows.delete(ref);
-          removed++;
-        }
-      }
-    });
-    return removed;
+  /** Removes the rows for which `keep` is false (the file is rewritten only when one goes); returns how many went. */
+  async prune(keep: (ref: string, row: { sentinelId: string; createdAt: number }) => boolean): Promise<number> {
+    const doomed = [...(await this.load())].filter(([ref, row]) => !keep(ref, row)).map(([ref]) => ref);
+    await this.remove(doomed);
+    return doomed.length;
   }
 
   private async load(): Promise<Map<string, VaultRow>> {

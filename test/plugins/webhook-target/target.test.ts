@@ -142,6 +142,27 @@ describe("webhook target plugin", () => {
     expect(ob.rowsOf("snt_1")[0]).toMatchObject({ status: "dead", deadReason: "sentinel_removed" });
   });
 
+  it("at start removes the secrets no sentinel references (an interrupted create, rotation or removal), keeping current, previous and new ones", async () => {
+    const first = makeTarget().target;
+    const kept = await createSentinel(first);
+    const orphanOfCreate = await first.vault.put("snt_never_stored", secretOf(12));
+    const orphanOfRotation = await first.vault.put("snt_1", secretOf(13));
+    const previous = await first.vault.put("snt_1", secretOf(14));
+    sentinels.add("snt_1", { ...kept, prevSecretRef: previous, rotatedAt: clock.now() });
+    await first.stop!();
+
+    clock.advance(1_000);
+    const { target, logger } = makeTarget();
+    const inProgress = await target.vault.put("snt_being_created", secretOf(15));
+    await target.start!();
+    const refs = Object.keys(JSON.parse(await readFile(join(home, VAULT_FILE), "utf8")).secrets).sort();
+    expect(refs).toEqual([kept.secretRef, previous, inProgress].sort());
+    expect(await target.vault.get(orphanOfCreate)).toBeUndefined();
+    expect(await target.vault.get(orphanOfRotation)).toBeUndefined();
+    expect(logger.lines.join("\n")).toContain(`"removed":2`);
+    expect(logger.lines.join("\n")).not.toContain(secretOf(12).slice(6));
+  });
+
   it("resumes pending rows at startup with their exact stored bytes (no re-serialization)", async () => {
     const first = makeTarget().target;
     await createSentinel(first);
