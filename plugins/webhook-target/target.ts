@@ -155,7 +155,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     async start() {
       await target.resumeWebhookDeliveries();
-      await pruneSecrets();
+      // Housekeeping only: an unreadable vault must not keep deliveries from running.
+      await pruneSecrets().catch((err: Error) => logger.warn("could not look for unreferenced webhook secrets", { error: err.message }));
       const every = deps.tickMs ?? 60_000;
       if (every > 0) {
         timer = setInterval(() => void tick().catch((err: Error) => logger.error("webhook outbox tick failed", { error: err.message })), every);

@@ -1,4 +1,4 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Webhook } from "standardwebhooks";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -161,6 +161,15 @@ describe("webhook target plugin", () => {
     expect(await target.vault.get(orphanOfRotation)).toBeUndefined();
     expect(logger.lines.join("\n")).toContain(`"removed":2`);
     expect(logger.lines.join("\n")).not.toContain(secretOf(12).slice(6));
+  });
+
+  it("starts with an unreadable vault (the look for unreferenced secrets is logged, never quoting the file)", async () => {
+    await writeFile(join(home, VAULT_FILE), `{"version":1,"secrets":{"swsec_x":{"secret":"${secretOf(16)}"`, { mode: 0o600 });
+    const { target, logger } = makeTarget();
+    await target.start!();
+    const log = logger.lines.join("\n");
+    expect(log).toContain("could not look for unreferenced webhook secrets");
+    expect(log).not.toContain(secretOf(16).slice(6));
   });
 
   it("resumes pending rows at startup with their exact stored bytes (no re-serialization)", async () => {
