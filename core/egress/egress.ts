@@ -46,7 +46,9 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
     else callback(null, answers[0]!.address, answers[0]!.family);
   };
 
-  const agent = new Agent({ connect: { lookup, timeout: 60_000 }, keepAliveTimeout: 4_000 });
+  // A connection not made in 15 s (the longest attempt) is given up: a request that timed out
+  // before its connection was made does not keep a connect attempt alive after it.
+  const agent = new Agent({ connect: { lookup, timeout: 15_000 }, keepAliveTimeout: 4_000 });
 
   const remember = (hostname: string, decisions: readonly AddressDecision[]): void => {
     const known = validated.get(hostname);
