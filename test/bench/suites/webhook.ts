@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { open, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { Outbox } from "../../../plugins/webhook-target/outbox/outbox.js";
@@ -285,7 +285,9 @@ export const webhook: BenchSuite = {
           targetRatio: 2,
           note:
             `${run.perSecond.toFixed(0)} delivered events/s vs ${raw.toFixed(0)} raw POSTs/s (${EVENTS} events, 16 in flight per callback); ` +
-            `CPU per event: daemon ${run.daemonCpuUs.toFixed(0)} µs, pushers + receiver ${run.benchCpuUs.toFixed(0)} µs; ${run.refused} pushes refused (outbox full) and sent again`,
+            `CPU per event: daemon ${run.daemonCpuUs.toFixed(0)} µs, pushers + receiver ${run.benchCpuUs.toFixed(0)} µs ` +
+            `(at that cost ${availableParallelism()} CPUs fit at most ${((availableParallelism() * 1e6) / (run.daemonCpuUs + run.benchCpuUs)).toFixed(0)} events/s); ` +
+            `${run.refused} pushes refused (outbox full) and sent again`,
         })),
         {
           name: `outbox status change with ${pending} pending 256 KiB rows`,
