@@ -8,7 +8,7 @@
 import { readTextFile } from "../storage/json-file.js";
 import { formatPath, issuesToDetails, SvcError } from "../errors.js";
 import { acpAgentSchema, tolerantConfigSchema, type AcpAgentEntry, type SvcConfigFile } from "./schema.js";
-import { isSecretPath } from "./secrets.js";
+import { holdsSecret, isSecretPath } from "./secrets.js";
 
 export interface LoadedConfigFile {
   path: string;
@@ -45,8 +45,7 @@ export function validateConfigTree(path: string, raw: unknown): { raw: Record<st
     const lines = result.error.issues.map((issue) => {
       const key = formatPath("", issue.path);
       const found = valueAt(tree, issue.path);
-      const shown = isSecretPath(issue.path.map(String)) && typeof found === "string" ? "a string (value hidden)" : describe(found);
-      return `key ${key}: found ${shown}, allowed: ${allowedFrom(issue.message)}`;
+      return `key ${key}: found ${describeAt(issue.path, found)}, allowed: ${allowedFrom(issue.message)}`;
     });
     throw new SvcError("config_invalid", `${path}: ${lines.join("\n  ")}`, { details });
   }
@@ -89,6 +88,18 @@ export function valueAt(tree: unknown, path: ReadonlyArray<PropertyKey>): unknow
     cur = (cur as Record<PropertyKey, unknown>)[seg];
   }
   return cur;
+}
+
+/**
+ * {@link describe}, except that a value at a key that is, holds or sits under a secret is shown by
+ * its kind only: `extJudge: "sk-…"` (a string where an object holding `apiKey` belongs) must not
+ * reach an error message, a tool result or a log.
+ */
+export function describeAt(path: ReadonlyArray<PropertyKey>, v: unknown): string {
+  const segs = path.map(String);
+  const secret = holdsSecret(segs) || segs.some((_, i) => isSecretPath(segs.slice(0, i + 1)));
+  if (!secret || typeof v === "object" || v === undefined) return describe(v);
+  return `${/^[aeiou]/.test(typeof v) ? "an" : "a"} ${typeof v} (value hidden)`;
 }
 
 export function describe(v: unknown): string {

@@ -59,9 +59,17 @@ describe("validateConfigTree", () => {
     expect(e.message).toContain(allowed);
   });
 
-  it("never shows a secret in an error", () => {
-    const e = errorOf(() => validateConfigTree(FILE, { daemon: { authToken: "" }, tunnel: { token: 42 } }));
-    expect(e.message).toContain("key daemon.authToken");
+  it.each([
+    [{ extJudge: "sk-ant-SECRET123" }, "extJudge", "sk-ant-SECRET123"],
+    [{ defaults: { adapters: { claude: { auth: "sk-ant-SECRET456" } } } }, "defaults.adapters.claude.auth", "sk-ant-SECRET456"],
+    [{ profiles: { p: { tunnel: "tun-SECRET789" } } }, "profiles.p.tunnel", "tun-SECRET789"],
+    [{ daemon: { authToken: 424242424242 } }, "daemon.authToken", "424242424242"],
+    [{ tunnel: { token: ["tok-SECRETabc"] } }, "tunnel.token", "tok-SECRETabc"],
+  ])("never shows a secret in an error: %j", (tree, key, secret) => {
+    const e = errorOf(() => validateConfigTree(FILE, tree));
+    expect(e.message).toContain(`key ${key}`);
+    expect(e.message).not.toContain(secret);
+    expect(JSON.stringify(e.details ?? null)).not.toContain(secret);
   });
 
   it("a profile's tunnel.e2e falls through to the top-level token", () => {

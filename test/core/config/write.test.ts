@@ -50,6 +50,15 @@ describe("setConfigKey / unsetConfigKey", () => {
     expect(await readFile(file, "utf8")).toBe(before);
   });
 
+  it.each([
+    ["extJudge", "sk-ant-SECRET123"],
+    ["defaults.adapters.claude.auth", "sk-ant-SECRET456"],
+  ])("a refused `set %s <secret>` does not quote the value", async (key, secret) => {
+    const err = await setConfigKey(file, key, secret).then(() => undefined, (e: Error) => e);
+    expect(err?.message).toMatch(/refused to change/);
+    expect(err?.message).not.toContain(secret);
+  });
+
   it("a write keeps the file's mode (a hand-set 0600 stays 0600)", async () => {
     await writeFile(file, JSON.stringify({ extJudge: { apiKey: "k" } }), { mode: 0o600 });
     await setConfigKey(file, "daemon.port", 5);
