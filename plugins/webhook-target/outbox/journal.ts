@@ -1,4 +1,4 @@
-import { rename } from "node:fs/promises";
+import { open as openFile, rename, truncate } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fsyncDir, openDurableAppend, type DurableAppendFile } from "../../../core/plugin-api/index.js";
 import type { JournalRecord, NewRecord } from "./row.js";
@@ -28,6 +28,11 @@ export class Journal {
     private readonly between: () => Promise<void>,
   ) {}
 
+  /**
+   * Opens the journal at `path` for appending after `seq`. Bytes after the last newline (a line a
+   * kill -9 cut short, which replay dropped) are cut off first, so the next record starts a line
+   * of its own instead of continuing the torn one.
+   */
   static async open(
     path: string,
     seq: number,
@@ -36,9 +41,17 @@ export class Journal {
       between: () => Promise<void>;
     },
   ): Promise<Journal> {
+    const whole = await wholeLinesEnd(path);
+    if (whole !== undefined && whole.end < whole.size) await truncate(path, whole.end);
     const file = await openDurableAppend(path);
     const journal = new Journal(path, file, seq, hooks.apply, hooks.between);
-    journal.size = (await file.handle.stat()).size;
+    try {
+      if (whole !== undefined && whole.end < whole.size) await file.handle.datasync();
+      journal.size = (await file.handle.stat()).size;
+    } catch (err) {
+      await file.handle.close().catch(() => undefined);
+      throw err;
+    }
     return journal;
   }
 
@@ -146,13 +159,43 @@ export class Journal {
   }
 }
 
+/** Bytes read per step while looking backwards for the last newline. */
+const TAIL_CHUNK = 64 * 1024;
+
 /**
- * Parses journal text. A torn last line (a kill -9 mid-append) is dropped; an unparsable line
- * elsewhere is skipped and counted.
+ * The file's size and the end of its last whole line (0 when it has none); undefined when the
+ * file does not exist. Reads backwards from the end, only as far as the last newline.
+ */
+async function wholeLinesEnd(path: string): Promise<{ size: number; end: number } | undefined> {
+  const handle = await openFile(path, "r").catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return undefined;
+    throw err;
+  });
+  if (!handle) return undefined;
+  try {
+    const { size } = await handle.stat();
+    const buf = Buffer.alloc(Math.min(TAIL_CHUNK, size));
+    for (let to = size; to > 0; ) {
+      const from = Math.max(0, to - buf.length);
+      const { bytesRead } = await handle.read(buf, 0, to - from, from);
+      const nl = buf.subarray(0, bytesRead).lastIndexOf(0x0a);
+      if (nl >= 0) return { size, end: from + nl + 1 };
+      to = from;
+    }
+    return { size, end: 0 };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Parses journal text. A last line without its newline (a kill -9 mid-append, never
+ * acknowledged) is dropped, never applied, and reported as `torn`; an unparsable line elsewhere
+ * is skipped and counted.
  */
 export function parseJournal(text: string): { records: JournalRecord[]; skipped: number; torn: boolean } {
   const lines = text.split("\n");
-  const last = lines.pop() ?? "";
+  const torn = (lines.pop() ?? "") !== "";
   const records: JournalRecord[] = [];
   let skipped = 0;
   for (const line of lines) {
@@ -160,11 +203,6 @@ export function parseJournal(text: string): { records: JournalRecord[]; skipped:
     const rec = parseRecord(line);
     if (rec) records.push(rec);
     else skipped++;
-  }
-  const torn = last.trim() !== "";
-  if (torn) {
-    const rec = parseRecord(last);
-    if (rec) records.push(rec);
   }
   return { records, skipped, torn };
 }

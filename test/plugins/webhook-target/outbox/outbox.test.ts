@@ -4,6 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeClock, createRandom } from "../../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../../core/runtime/logger.js";
 import { Outbox } from "../../../../plugins/webhook-target/outbox/outbox.js";
+import { parseJournal } from "../../../../plugins/webhook-target/outbox/journal.js";
 import { OUTBOX_FILES } from "../../../../plugins/webhook-target/outbox/persistence.js";
 import { makeTempHome } from "../../../support/cli.js";
 
@@ -168,6 +169,33 @@ describe("webhook outbox", () => {
     const again = await open();
     expect(again.get(row.requestId)!.status).toBe("pending");
     expect(again.get(r2.requestId)!.status).toBe("delivered");
+  });
+
+  it("cuts a torn journal tail off before appending, so the next acknowledged record survives a crash", async () => {
+    // A compaction rotated the journal at seq 2, then a kill -9 tore the first record of the new
+    // live journal: at restart the live journal stays live (a retired journal of that seq exists).
+    const ob = await open();
+    const { row: a } = await ob.add({ sentinelId: "snt_1", eventId: "a", body: body("a") });
+    const { row: b } = await ob.add({ sentinelId: "snt_1", eventId: "b", body: body("b") });
+    opened.splice(opened.indexOf(ob), 1);
+    const journal = join(home, OUTBOX_FILES.journal);
+    const lines = (await readFile(journal, "utf8")).split("\n").filter(Boolean);
+    await writeFile(`${journal}.2`, lines.join("\n") + "\n");
+    await writeFile(journal, '{"seq":3,"op":"upd');
+    const again = await open();
+    opened.splice(opened.indexOf(again), 1);
+    const { row: c } = await again.add({ sentinelId: "snt_1", eventId: "c", body: body("c") });
+    // Crash (no close): the next start replays the journal as it is on disk.
+    const after = await open();
+    for (const r of [a, b, c]) expect(after.get(r.requestId)?.status, r.eventId).toBe("pending");
+    expect((await after.readBody(after.get(c.requestId)!)).equals(body("c"))).toBe(true);
+    expect(await readFile(journal, "utf8")).not.toContain('"op":"upd');
+  });
+
+  it("never applies a last journal line without its newline, even when it parses", () => {
+    const whole = JSON.stringify({ seq: 1, op: "seen", requestId: "req_1" });
+    expect(parseJournal(`${whole}\n${JSON.stringify({ seq: 2, op: "seen", requestId: "req_2" })}`)).toEqual({ records: [JSON.parse(whole)], skipped: 0, torn: true });
+    expect(parseJournal(`${whole}\n`)).toEqual({ records: [JSON.parse(whole)], skipped: 0, torn: false });
   });
 
   it("rebuilds rows from the stored bodies when the snapshot is corrupt, and removes orphan bodies", async () => {
