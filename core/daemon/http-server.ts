@@ -8,6 +8,7 @@ import type { HttpMethod, RouteRequest, RouteResponse } from "../plugin-api/http
 import { SvcError, httpStatusFor, toSvcError } from "../errors.js";
 import type { Logger } from "../runtime/logger.js";
 import { authenticate, type AuthTokens } from "./auth.js";
+import { parseJsonBody } from "./json-body.js";
 import { checkHost, checkOrigin, corsHeaders, type OriginPolicy } from "./origin-guard.js";
 import type { RouteTable } from "./route-table.js";
 
@@ -79,7 +80,7 @@ export class DaemonHttpServer {
         query: url.searchParams,
         headers: req.headers,
         body,
-        json: <T>() => parseJson<T>(body),
+        json: <T>() => parseJsonBody<T>(body),
         principal,
         remoteAddress,
         raw: req,
@@ -112,15 +113,6 @@ export function send(res: ServerResponse, out: RouteResponse): void {
   }
   res.writeHead(out.status, headers);
   res.end(payload);
-}
-
-function parseJson<T>(body: Buffer): T {
-  if (body.length === 0) throw new SvcError("invalid_input", "the request body is empty; a JSON body is required");
-  try {
-    return JSON.parse(body.toString("utf8")) as T;
-  } catch (err) {
-    throw new SvcError("invalid_input", `the request body is not valid JSON: ${(err as Error).message}`);
-  }
 }
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
