@@ -21,8 +21,10 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
   };
   const poller = new Poller({ gh, ingress: () => ctx.service("sentinels"), clock: ctx.clock, logger: ctx.logger, intervalMs: () => intervalMs });
   let chain: Promise<unknown> = Promise.resolve();
-  const runCycle = () => {
+  /** Runs a cycle after those already running or queued; `starting` runs first, before the cycle reads its watch set. */
+  const runCycle = (starting?: () => Promise<void>) => {
     const next = chain.then(async () => {
+      await starting?.();
       await loadInterval();
       return poller.cycle();
     });
@@ -30,11 +32,16 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
     return next;
   };
   let queued: Promise<unknown> | undefined;
-  /** One early cycle for any number of watches in a row (e.g. every active sentinel at boot). */
+  /**
+   * One early cycle for any number of watches in a row (e.g. start and every active sentinel at boot):
+   * a call joins the queued cycle until that cycle starts, which is after the current macrotask, so
+   * watches handed over one after another without waiting on I/O all join it. A watch after the
+   * cycle started queues the next one, since the running cycle may have read its watch set already.
+   */
   const soon = () =>
-    (queued ??= Promise.resolve().then(() => {
+    (queued ??= runCycle(async () => {
+      await new Promise<void>((resolve) => setImmediate(resolve));
       queued = undefined;
-      return runCycle();
     }));
   let abort: AbortController | undefined;
   let loop: Promise<void> | undefined;
@@ -85,8 +92,8 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
       abort = new AbortController();
       const signal = abort.signal;
       loop = (async () => {
-        while (!signal.aborted) {
-          await runCycle().catch(() => undefined);
+        for (let first = true; !signal.aborted; first = false) {
+          await (first ? soon() : runCycle()).catch(() => undefined);
           const wait = Math.max(intervalMs, poller.serverIntervalMs, poller.blockedUntil - ctx.clock.now());
           await ctx.sleep(wait, signal).catch(() => undefined);
         }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import type { PluginContext } from "../../../core/plugin-api/index.js";
 import { createGhCli } from "../../../plugins/github-common/index.js";
 import localGh, { createLocalGhProvider } from "../../../plugins/local-gh/index.js";
 import { MemoryCredentials, RecordingIngress, fakeGh, pluginContext, sentinel } from "./helpers.js";
@@ -58,13 +59,33 @@ describe("local-gh watch", () => {
     const api = JSON.parse(await readFile(`${fake.dir}/api.json`, "utf8"));
     api["GET repos/acme/api/pulls/42"] = api["GET repos/acme/api/pulls/42"].slice(2);
     await writeFile(`${fake.dir}/api.json`, JSON.stringify(api));
-    const s = sentinel("s", ["github:acme/api#42"], Date.parse("2026-01-10T09:20:00Z"));
-    const ingress = new RecordingIngress([s]);
-    const p = createLocalGhProvider(pluginContext({ sentinels: ingress, credentials: new MemoryCredentials() }), fake.gh);
-    await Promise.all([p.watch!(s), p.watch!(s), p.watch!(s)]);
+    const at = Date.parse("2026-01-10T09:20:00Z");
+    const all = ["a", "b", "c", "d", "e"].map((id) => sentinel(id, ["github:acme/api#42"], at));
+    const ingress = new RecordingIngress(all);
+    const sleep: PluginContext["sleep"] = (_ms, signal) => new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+    const ctx = { ...pluginContext({ sentinels: ingress, credentials: new MemoryCredentials() }), sleep };
+    const p = createLocalGhProvider(ctx, fake.gh);
+    // As the sentinels module does at boot: start, then each active sentinel's watch awaited in turn.
+    await p.start!();
+    for (const s of all) await p.watch!(s);
     await p.pollNow!(); // queued behind the early cycle
+    await p.stop!();
     const pulls = (await fake.calls()).filter((c) => c.path === "repos/acme/api/pulls/42");
     expect(pulls).toHaveLength(2);
     expect(ingress.ingested.filter((e) => e.type === "github.pull_request.closed")).toHaveLength(1);
+  });
+
+  it("a watch after the early cycle started queues one more cycle, which reads the new watch set", async () => {
+    const fake = await fakeGh("pr-42");
+    const s = sentinel("s", ["github:acme/api#42"], Date.parse("2026-01-10T09:20:00Z"));
+    const ingress = new RecordingIngress([]);
+    const p = createLocalGhProvider(pluginContext({ sentinels: ingress, credentials: new MemoryCredentials() }), fake.gh);
+    await p.watch!(s);
+    await new Promise((resolve) => setImmediate(resolve)); // the early cycle has started, with nothing to watch
+    ingress.sentinels.push(s);
+    await p.watch!(s);
+    await p.pollNow!(); // behind both early cycles
+    const pulls = (await fake.calls()).filter((c) => c.path === "repos/acme/api/pulls/42");
+    expect(pulls).toHaveLength(2);
   });
 });
