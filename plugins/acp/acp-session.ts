@@ -3,6 +3,7 @@ import { Readable, Writable } from "node:stream";
 import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
 import { SvcError, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import type { ResolvedRecipe } from "./recipes.js";
+import { sessionSecrets, StderrTail } from "./stderr-tail.js";
 
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 
@@ -13,12 +14,9 @@ const HANDSHAKE_TIMEOUT_MS = 30_000;
 export async function startAcpSession(spec: SessionStartSpec, resolved: ResolvedRecipe, sink: SessionUpdateSink): Promise<AdapterSession> {
   const { recipe } = resolved;
   const child = spawnAgent(spec, resolved);
-  const stderrTail: string[] = [];
+  const stderrTail = new StderrTail(sessionSecrets(spec, recipe));
   child.stderr.setEncoding("utf8");
-  child.stderr.on("data", (d: string) => {
-    stderrTail.push(d);
-    if (stderrTail.length > 20) stderrTail.shift();
-  });
+  child.stderr.on("data", (d: string) => stderrTail.push(d));
   const spawned = new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
     child.once("error", (err: NodeJS.ErrnoException) =>
@@ -48,7 +46,7 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
   const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
   const conn = new ClientSideConnection(() => client, stream);
   const died = exited.then(({ code, signal }) => {
-    const tail = stderrTail.join("").trim().split("\n").slice(-3).join(" | ");
+    const tail = stderrTail.lines(3);
     const error = code === 0 ? undefined : `ACP agent "${spec.adapter}" exited (code ${code}, signal ${signal})${tail ? `: ${tail}` : ""}`;
     sink.exited({ code, signal, ...(error ? { error } : {}) });
     throw new SvcError("unavailable", error ?? `ACP agent "${spec.adapter}" exited`);
@@ -73,6 +71,10 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
     sessionId = created.sessionId;
   } catch (err) {
     child.kill("SIGKILL");
+    // As in a turn: the connection closes a moment before the exit (and its stderr) is reported.
+    await Promise.race([died, new Promise((r) => setTimeout(r, 1000).unref())]).catch((exit: Error) => {
+      throw err instanceof SvcError && err.code === "timeout" ? err : exit;
+    });
     throw err;
   }
 

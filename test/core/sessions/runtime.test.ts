@@ -2,7 +2,8 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readTranscript } from "../../../core/sessions/transcript-reader.js";
-import { FIXTURE_AGENTS, makeHarness, until, type Harness } from "./harness.js";
+import { LOGGER, resolve } from "../../../core/tokens.js";
+import { FIXTURE_AGENTS, fixtureAgent, makeHarness, until, type Harness } from "./harness.js";
 
 let h: Harness;
 afterEach(async () => h?.cleanup());
@@ -54,6 +55,48 @@ describe("session runtime with real ACP agents", () => {
     expect(await readFile(descriptor.eventsPath, "utf8")).not.toContain(secret);
     expect(JSON.stringify(h.runtime.list())).not.toContain(secret);
     expect(JSON.stringify(h.events)).not.toContain(secret);
+  });
+
+  it("an agent that prints its key to stderr and exits 1 leaks it nowhere: listing, transcript, turn, events, log", async () => {
+    const secret = "sk-leak-DO-NOT-SHOW-9876543210";
+    h = await makeHarness({
+      acpAgents: { leak: fixtureAgent("leak-agent.mjs") },
+      defaults: { adapters: { leak: { auth: { mode: "api-key", apiKey: secret } } } },
+    });
+    const { descriptor } = await h.runtime.start({ adapter: "leak", cwd: h.home });
+    const p = h.runtime.prompt(descriptor.id, "go", { sender: { kind: "human" }, urgency: "queue" });
+    const r = await h.runtime.waitFor(descriptor.id, p.promptId);
+    const s = h.runtime.get(descriptor.id);
+    await until(() => s.state === "ended", "the session ended");
+    await s.closing;
+    expect(r.stopReason).toBe("error");
+    expect(r.error).toMatch(/exited \(code 1/);
+    expect(r.error).toContain("auth failed for key [redacted]");
+    expect(s.exit?.error).toContain("retry with token=[redacted]");
+    expect(JSON.stringify(r)).not.toContain(secret);
+    expect(JSON.stringify(h.runtime.list())).not.toContain(secret);
+    expect(await readFile(descriptor.eventsPath, "utf8")).not.toContain(secret);
+    expect(JSON.stringify(h.events)).not.toContain(secret);
+    expect(h.events.map((e) => e.type)).toContain("session:ended");
+    expect((resolve(h.c, LOGGER) as unknown as { lines: string[] }).lines.join("\n")).not.toContain(secret);
+  });
+
+  it("an agent that prints its token to stderr and dies before initialize fails the start without the token", async () => {
+    const secret = "tok-leak-DO-NOT-SHOW-1234567890";
+    h = await makeHarness({
+      acpAgents: { leak: fixtureAgent("leak-agent.mjs", { env: { LEAK_AGENT_AT: "start" } }) },
+      defaults: { adapters: { leak: { auth: { mode: "subscription", token: secret } } } },
+    });
+    const err = await h.runtime.start({ adapter: "leak", cwd: h.home }).then(() => undefined, (e: Error) => e);
+    expect(err?.message).toMatch(/exited \(code 1.*\[redacted\]/);
+    expect(err?.message).not.toContain(secret);
+    const [s] = h.runtime.list();
+    expect(s?.exit?.error).toBeDefined();
+    expect(JSON.stringify(h.runtime.list())).not.toContain(secret);
+    await h.runtime.get(s!.id).closing;
+    expect(await readFile(s!.eventsPath, "utf8")).not.toContain(secret);
+    expect(JSON.stringify(h.events)).not.toContain(secret);
+    expect((resolve(h.c, LOGGER) as unknown as { lines: string[] }).lines.join("\n")).not.toContain(secret);
   });
 
   it("queues a prompt behind an in-flight turn, in order", async () => {
