@@ -8,10 +8,19 @@ import { defineProvider, type PluginContext, type ProviderInstance } from "../..
 import { createGhCli, defaultTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
 import { HookRegistry } from "./hooks.js";
 import { ingressRoute } from "./ingress-route.js";
-import { hookUrl, readSettings, writeSettings } from "./settings.js";
+import { hookUrl, readSettings, writeSettings, type WebhookSettings } from "./settings.js";
 
 export function createWebhookProvider(ctx: PluginContext, gh: GhCli = createGhCli()): ProviderInstance & { hooks: HookRegistry } {
-  const settings = () => readSettings(ctx.service("credentials"));
+  /**
+   * The settings, read once and kept: every delivery to the open ingress route needs the secret
+   * before its signature is checked, and `configure` (which drops the copy) is their only writer.
+   */
+  let cached: Promise<WebhookSettings> | undefined;
+  const settings = () =>
+    (cached ??= readSettings(ctx.service("credentials")).catch((err: unknown) => {
+      cached = undefined;
+      throw err;
+    }));
   const hooks = new HookRegistry(gh, settings, ctx.logger);
   return {
     hooks,
@@ -35,7 +44,11 @@ export function createWebhookProvider(ctx: PluginContext, gh: GhCli = createGhCl
       };
     },
     async configure(input) {
-      await writeSettings(ctx.service("credentials"), input);
+      try {
+        await writeSettings(ctx.service("credentials"), input);
+      } finally {
+        cached = undefined;
+      }
       await hooks.sync();
       const s = await settings();
       return {

@@ -83,6 +83,25 @@ describe("webhook provider ingress", () => {
   });
 });
 
+describe("webhook provider settings cache", () => {
+  it("reads the settings once for any number of deliveries, and again after setup changes them", async () => {
+    const t = await setup({ secret: SECRET });
+    let reads = 0;
+    const get = t.creds.get.bind(t.creds);
+    t.creds.get = async (ns: string, key: string) => {
+      reads++;
+      return get(ns, key);
+    };
+    const headers = (b: string, secret: string) => ({ "x-github-event": "pull_request", "x-github-delivery": "d-3", "x-hub-signature-256": signBody(b, secret), "content-type": "application/json" });
+    for (let i = 0; i < 3; i++) await deliver(t.routes[0]!, payload, headers(payload, SECRET));
+    expect(reads).toBe(2); // secret and publicBaseUrl, once
+    const next = "another secret, long enough";
+    await t.provider.configure!({ secret: next });
+    await expect(deliver(t.routes[0]!, payload, headers(payload, SECRET))).rejects.toMatchObject({ code: "unauthorized" });
+    expect(await deliver(t.routes[0]!, payload, headers(payload, next))).toMatchObject({ status: 200 });
+  });
+});
+
 describe("webhook provider setup, readiness and repository hooks", () => {
   it("setup stores the secret through credentials and never shows it back; readiness says what is missing", async () => {
     const t = await setup();
