@@ -15,8 +15,6 @@ export interface ConfigFlags {
   bind?: string;
   authToken?: string;
   profile?: string;
-  /** `--root` of the worktree verbs; a relative path resolves against the cwd. */
-  worktreesRoot?: string;
 }
 
 /** Where a value came from. */
@@ -41,21 +39,16 @@ export const FLAG_KEYS: ReadonlyArray<{ flag: keyof ConfigFlags; key: string; sp
   { flag: "port", key: "daemon.port", spelling: "--port" },
   { flag: "bind", key: "daemon.bind", spelling: "--bind" },
   { flag: "authToken", key: "daemon.authToken", spelling: "--auth-token" },
-  { flag: "worktreesRoot", key: "worktrees.root", spelling: "--root" },
 ];
 
 export const PROFILE_SECTIONS = ["daemon", "tunnel", "features"] as const;
 
-/**
- * Resolves the effective configuration. `home` is `$SVC_HOME` (default from `env`); `cwd`
- * resolves a relative `--root`.
- */
+/** Resolves the effective configuration. `home` is `$SVC_HOME` (default from `env`). */
 export function resolveConfig(
   file: SvcConfigFile,
   env: NodeJS.ProcessEnv,
   flags: ConfigFlags = {},
   home: string = svcHome(env),
-  cwd: string = process.cwd(),
 ): ResolveResult {
   const warnings: string[] = [];
   const sources: Record<string, ValueSource> = {};
@@ -91,7 +84,7 @@ export function resolveConfig(
     const value = flags[f.flag];
     if (value === undefined) continue;
     const path = f.key.split(".");
-    setPath(eff, path, f.flag === "worktreesRoot" ? resolvePath(cwd, expandTilde(String(value))) : value);
+    setPath(eff, path, value);
     setSource(sources, path, { kind: "flag", name: f.spelling });
   }
 

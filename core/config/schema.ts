@@ -104,7 +104,7 @@ const worktreesFields = {
     .string()
     .regex(/^(\/|~\/)/, "must be an absolute path (or start with ~/)")
     .optional()
-    .describe("Directory under which worktrees are created, layout `<root>/<repoName>/<slug>`; `--root` overrides it"),
+    .describe("Directory under which worktrees are created, layout `<root>/<repoName>/<slug>`"),
   isolation: z.enum(["always", "on-request", "never"]).optional().describe("Worktree policy for agent_start's worktree field"),
   provisionConcurrency: z.number().int().min(0).optional().describe("Daemon-wide cap on concurrent heavy provisioning phases; 0 disables the cap"),
   provisionLoadFactor: z.number().min(0).optional().describe("Load guard: no admission while the 1-minute load average exceeds cores x factor; 0 = off"),

@@ -8,7 +8,7 @@ import { resolveConfig } from "../../../core/config/resolve.js";
 import type { SvcConfigFile } from "../../../core/config/schema.js";
 import { grantableDelegation, messagingPolicy, resolvePromptInterrupt, resolveSpawnDefaults, roleForDepth } from "../../../core/config/spawn-defaults.js";
 
-const eff = (file: SvcConfigFile) => resolveConfig(file, {}, {}, "/h", "/cwd").effective;
+const eff = (file: SvcConfigFile) => resolveConfig(file, {}, {}, "/h").effective;
 
 describe("spawn defaults", () => {
   const cfg = eff({

@@ -8,10 +8,9 @@ import { formatSource, resolveConfig, type ConfigFlags } from "../../../core/con
 import type { SvcConfigFile } from "../../../core/config/schema.js";
 
 const HOME = "/srv/svc-home";
-const CWD = "/work/cli-cwd";
 
 function resolve(file: SvcConfigFile, env: NodeJS.ProcessEnv = {}, flags: ConfigFlags = {}) {
-  return resolveConfig(file, env, flags, HOME, CWD);
+  return resolveConfig(file, env, flags, HOME);
 }
 
 function valueAndSource(r: ReturnType<typeof resolve>, key: string) {
@@ -30,7 +29,7 @@ const ORDERED: Array<{ key: string; dflt: unknown; file: unknown; env?: [string,
   { key: "daemon.authToken", dflt: undefined, file: "file-token", profile: "profile-token", flag: ["authToken", "flag-token", "flag-token"] },
   { key: "daemon.allowedOrigins", dflt: [], file: ["https://a.example"], profile: ["https://b.example"] },
   { key: "daemon.turnStallAfterMs", dflt: 300000, file: 1000, profile: 2000, env: ["SVC_TURN_STALL_AFTER_MS", "-1", -1] },
-  { key: "worktrees.root", dflt: join(HOME, "worktrees"), file: "/data/wt", env: ["SVC_WORKTREES_ROOT", "/env/wt", "/env/wt"], flag: ["worktreesRoot", "rel/wt", join(CWD, "rel/wt")] },
+  { key: "worktrees.root", dflt: join(HOME, "worktrees"), file: "/data/wt", env: ["SVC_WORKTREES_ROOT", "/env/wt", "/env/wt"] },
   { key: "worktrees.isolation", dflt: "on-request", file: "always", env: ["SVC_WORKTREES_ISOLATION", "never", "never"] },
   { key: "worktrees.provisionConcurrency", dflt: 2, file: 4, env: ["SVC_WORKTREES_PROVISION_CONCURRENCY", "0", 0] },
   { key: "spawn.attach", dflt: "always", file: "on-request", env: ["SVC_SPAWN_ATTACH", "always", "always"] },
