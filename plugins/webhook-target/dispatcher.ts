@@ -105,21 +105,24 @@ export class Dispatcher {
    */
   private async attemptOnce(row: OutboxRow): Promise<"recorded" | "stopped"> {
     const { outbox, clock } = this.o;
-    const target = this.targetOf(row.sentinelId);
-    if (!target) {
+    // The lane is chosen from the URL, which a rotation never changes; the secrets are read only
+    // once the slot is held (a rotation while waiting must sign with both secrets).
+    const url = this.targetOf(row.sentinelId)?.url;
+    if (url === undefined) {
       await outbox.kill(row.requestId, "sentinel_removed", "the sentinel was removed");
       return "recorded";
     }
-    const host = hostOf(target.url);
+    const host = hostOf(url);
     const release = await this.slot(host);
     let outcome: AttemptOutcome;
     try {
       if (this.stopping.signal.aborted) return "stopped";
-      const stop = await this.stopReason(row);
-      if (stop) {
-        await outbox.kill(row.requestId, stop.reason, stop.error);
+      const now = await this.targetAtDispatch(row);
+      if (!now.ok) {
+        await outbox.kill(row.requestId, now.reason, now.error);
         return "recorded";
       }
+      const target = now.target;
       const keys = await signingKeys(target, this.o.vault, clock.now());
       if (!keys.ok) {
         await outbox.kill(row.requestId, keys.reason, keys.error);
@@ -159,20 +162,28 @@ export class Dispatcher {
   }
 
   /**
-   * Expiry at dispatch (SPEC.md): a removed sentinel ends the row as `sentinel_removed`; an
-   * expired one as `sentinel_expired`, nothing sent. A sentinel that ended because its `count` was
-   * reached or its subject went terminal still delivers the events it accepted before ending.
+   * The stored target to deliver with now, from the sentinel's current record, or why the row
+   * ends instead. Expiry at dispatch (SPEC.md): a removed sentinel ends the row as
+   * `sentinel_removed`; an expired one as `sentinel_expired`, nothing sent. A sentinel that ended
+   * because its `count` was reached or its subject went terminal still delivers the events it
+   * accepted before ending.
    */
-  private async stopReason(row: OutboxRow): Promise<{ reason: DeadReason; error: string } | undefined> {
+  private async targetAtDispatch(
+    row: OutboxRow,
+  ): Promise<{ ok: true; target: StoredWebhookTarget } | { ok: false; reason: DeadReason; error: string }> {
+    const removed = { ok: false, reason: "sentinel_removed", error: "the sentinel was removed" } as const;
     const ingress = this.o.sentinels();
-    const before = ingress.get(row.sentinelId);
-    if (!before) return { reason: "sentinel_removed", error: "the sentinel was removed" };
-    if (!(await ingress.isExpiredNow(row.sentinelId))) return undefined;
+    if (!ingress.get(row.sentinelId)) return removed;
+    const expired = await ingress.isExpiredNow(row.sentinelId);
+    // Read after the await: the record as it is now (a rotation may have changed the secrets).
     const view = ingress.get(row.sentinelId);
-    if (!view) return { reason: "sentinel_removed", error: "the sentinel was removed" };
+    const target = asStoredTarget(view?.spec.target);
+    if (!view || !target) return removed;
     const until = view.spec.until.kind;
-    if (until === "count" || until === "subject_terminal") return undefined;
-    return { reason: "sentinel_expired", error: "the sentinel expired before delivery; nothing was sent" };
+    if (expired && until !== "count" && until !== "subject_terminal") {
+      return { ok: false, reason: "sentinel_expired", error: "the sentinel expired before delivery; nothing was sent" };
+    }
+    return { ok: true, target };
   }
 
   private targetOf(sentinelId: string): StoredWebhookTarget | undefined {

@@ -210,6 +210,48 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
     expect(() => verify(prev, after)).toThrow(/No matching signature/);
   });
 
+  it("signs with the secrets current when the attempt gets its slot, not those when it started waiting", async () => {
+    const first = SECRET;
+    const second = secretOf(7, 48);
+    const third = secretOf(8, 48);
+    const hanging: Array<() => void> = [];
+    rx.handle((_r, res) => hanging.push(() => res.writeHead(200).end()));
+    await addSentinel("snt_rot");
+    const enqueue = async (eventId: string) => {
+      const b = buildEnvelope("snt_rot", { id: eventId, type: "t.o.a", subjects: ["s"] }, 0);
+      const { row } = await outbox.add({ sentinelId: "snt_rot", eventId, body: b });
+      dispatcher.enqueue(row.requestId);
+      return row;
+    };
+    // Fill the callback's lane (16 attempts in flight), then queue one more behind it.
+    for (let i = 0; i < 16; i++) await enqueue(`h${i}`);
+    const deadline = Date.now() + 10_000;
+    while (hanging.length < 16 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(hanging).toHaveLength(16);
+    const waiting = await enqueue("late");
+    await new Promise((r) => setTimeout(r, 20));
+    // Two rotations while it waits: the first secret leaves the vault.
+    for (const secret of [second, third]) {
+      const ref = await vault.put("snt_rot", secret);
+      let dropped: string | undefined;
+      await sentinels.updateStoredTarget("snt_rot", (cur) => {
+        dropped = cur.prevSecretRef as string | undefined;
+        return { ...cur, secretRef: ref, prevSecretRef: cur.secretRef, rotatedAt: clock.now() };
+      });
+      await vault.remove([dropped]);
+    }
+    while (outbox.get(waiting.requestId)!.status === "pending" && Date.now() < deadline) {
+      hanging.splice(0).forEach((f) => f());
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await dispatcher.idle();
+    expect(outbox.get(waiting.requestId)).toMatchObject({ status: "delivered" });
+    const late = rx.seen.find((s) => s.headers["webhook-id"] === "late")!;
+    expect(String(late.headers["webhook-signature"]).split(" ")).toHaveLength(2);
+    for (const secret of [second, third]) expect(new Webhook(secret).verify(late.body.toString(), late.headers as Record<string, string>)).toBeTruthy();
+    expect(() => new Webhook(first).verify(late.body.toString(), late.headers as Record<string, string>)).toThrow(/No matching signature/);
+  });
+
   it("keeps delivering to a fast callback while another callback hangs", async () => {
     const slow = await startReceiver();
     try {
