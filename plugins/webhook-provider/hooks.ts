@@ -78,10 +78,12 @@ export class HookRegistry {
     if (!s.publicBaseUrl || !s.secret) return;
     const url = hookUrl(s.publicBaseUrl);
     const config = { url, content_type: "json", insecure_ssl: "0", secret: s.secret };
-    const existing = this.ids.get(repo) ?? (await this.find(repo, url));
+    const known = this.ids.get(repo);
+    const existing = known ?? (await this.find(repo, url));
     if (existing !== undefined) {
       this.ids.set(repo, existing);
-      if (update) await this.call("PATCH", `repos/${repo}/hooks/${existing}`, { active: true, events: [...GITHUB_EVENT_NAMES], config });
+      // A hook found on GitHub (left from before a restart) may carry an older secret: it is updated.
+      if (update || known === undefined) await this.call("PATCH", `repos/${repo}/hooks/${existing}`, { active: true, events: [...GITHUB_EVENT_NAMES], config });
     } else {
       const res = await this.call("POST", `repos/${repo}/hooks`, { name: "web", active: true, events: [...GITHUB_EVENT_NAMES], config });
       this.ids.set(repo, Number((res as Obj).id));

@@ -149,6 +149,18 @@ describe("webhook provider setup, readiness and repository hooks", () => {
     expect((await t.hookCalls()).at(-1)).toBe("DELETE repos/acme/api/hooks/7001");
   });
 
+  it("a reused hook gets the current secret, so a secret changed while the daemon was down does not refuse every delivery", async () => {
+    const t = await setup({ secret: SECRET, publicBaseUrl: BASE });
+    await t.provider.watch!(sentinel("snt_a", ["github:acme/api"], 0, "webhook"));
+    const next = "the secret after the restart";
+    t.creds.values.set("provider-webhook/secret", next);
+    const restarted = createWebhookProvider(t.ctx, t.gh);
+    await restarted.watch!(sentinel("snt_a", ["github:acme/api"], 0, "webhook"));
+    expect((await t.hookCalls()).slice(2)).toEqual(["GET repos/acme/api/hooks?per_page=100", "PATCH repos/acme/api/hooks/7001"]);
+    const patch = (await t.calls()).find((c) => c.method === "PATCH")!;
+    expect(patch.body).toMatchObject({ active: true, config: { url: `${BASE}/providers/webhook/github`, secret: next } });
+  });
+
   it("without a public base URL nothing is registered; setting one later registers hooks for watched repositories", async () => {
     const t = await setup({ secret: SECRET });
     await t.provider.watch!(sentinel("snt_a", ["github:acme/api#42"], 0, "webhook"));
