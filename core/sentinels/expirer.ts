@@ -96,7 +96,6 @@ export class SentinelExpirer {
 
   private async doExpire(current: SentinelRecord, reason: EndReason, via: ExpiryPoint): Promise<boolean> {
     const id = current.id;
-    this.indexes.remove(current);
     const now = this.clock.now();
     await this.dedup.load(id);
     let rec: SentinelRecord;
@@ -114,6 +113,9 @@ export class SentinelExpirer {
       this.logger.error("sentinel expiry could not be stored", { sentinel: id, reason, via, error: toSvcError(err).message });
       throw err;
     }
+    // Only once stored: a failed write leaves it indexed, so the next event it matches retries the
+    // expiry (meanwhile isEnding makes a delivery report it expired).
+    this.indexes.remove(current);
     this.logger.info("sentinel ended:expired", { sentinel: id, reason, via });
     this.events.emit("sentinel:ended", { sentinelId: id, status: "expired", reason, via });
     await this.hooks.provider(rec, "unwatch");

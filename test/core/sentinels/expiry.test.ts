@@ -2,6 +2,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../../../core/runtime/clock.js";
+import { SENTINEL_STORE } from "../../../core/sentinels/tokens.js";
+import { resolve } from "../../../core/tokens.js";
 import { makeTempHome } from "../../support/cli.js";
 import { ev, spec, startHarness, type Harness } from "./harness.js";
 
@@ -101,6 +103,23 @@ describe("until: at, seen at each point first", () => {
     await h.engine.settled();
     expect(ended(h)).toHaveLength(1);
     expect(h.rec.delivered).toEqual([]);
+  });
+
+  it("an expiry whose write fails leaves the sentinel matched, so the next event expires it", async () => {
+    const p = await h.engine.create(spec("s", at(1000)), "loopback");
+    const store = resolve(h.c, SENTINEL_STORE);
+    const update = store.update.bind(store);
+    store.update = async () => {
+      throw new Error("disk full");
+    };
+    clock.advance(1000);
+    await expect(h.engine.sweep("tick")).rejects.toThrow(/disk full/);
+    expect((await h.engine.project(p.id)).status).toBe("active");
+    store.update = update;
+    const r = await h.engine.ingest("agentpush", [ev("e1", ["s"])]);
+    expect(r.matched).toEqual([{ sentinelId: p.id, eventId: "e1", outcome: "expired" }]);
+    expect(h.rec.delivered).toEqual([]);
+    expect(await h.engine.project(p.id)).toMatchObject({ status: "expired", endedReason: "at" });
   });
 
   it("refuses an `at` in the past at creation", async () => {
