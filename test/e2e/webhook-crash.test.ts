@@ -19,9 +19,13 @@ describe("webhook delivery survives kill -9 at random moments of a delivery stor
     ({ home, cleanup } = await makeTempHome("svc-e2e-webhook-crash-"));
     await writeFile(join(home, "config.json"), JSON.stringify(LOOPBACK_CONFIG));
     rx = await startWebhookReceiver([SECRET]);
+    // Every 17th request answers 503, but never twice for one event: failures stay transient, so
+    // with 5 attempts per row every accepted event must end delivered.
     let n = 0;
-    rx.respond = (_x, res) => {
-      const fail = ++n % 17 === 0;
+    const failed = new Set<string>();
+    rx.respond = (x, res) => {
+      const fail = ++n % 17 === 0 && !failed.has(x.id);
+      if (fail) failed.add(x.id);
       setTimeout(() => res.writeHead(fail ? 503 : 200).end(), n % 5);
     };
   });
@@ -31,7 +35,7 @@ describe("webhook delivery survives kill -9 at random moments of a delivery stor
     await cleanup();
   });
 
-  it(`${ROUNDS} kills: every accepted event ends delivered or dead with a reason, none lost, identical bytes per webhook-id`, async () => {
+  it(`${ROUNDS} kills: every accepted event ends delivered (the receiver fails only transiently), none lost, identical bytes per webhook-id`, async () => {
     d = await startDaemonProcess({ home });
     const created = await d.fetch("/sentinels", {
       method: "POST",
@@ -88,9 +92,9 @@ describe("webhook delivery survives kill -9 at random moments of a delivery stor
     for (const id of accepted) {
       const row = byId.get(id);
       expect(row, `accepted event ${id} has a row (${accepted.size} accepted, ${final.length} rows)`).toBeDefined();
-      expect(["delivered", "dead"]).toContain(row!.status);
-      if (row!.status === "dead") expect(row!.deadReason).toBeTruthy();
-      if (row!.status === "delivered") expect(rx.deliveries.some((x) => x.id === id)).toBe(true);
+      // A body lost or torn in a crash would end dead (delivered_rejected): never for an accepted event.
+      expect(row!.status, `accepted event ${id} ends delivered (dead reason: ${row!.deadReason ?? "none"})`).toBe("delivered");
+      expect(rx.deliveries.some((x) => x.id === id)).toBe(true);
     }
     expect(final.every((r) => r.status !== "pending")).toBe(true);
     expect(rx.unverified).toHaveLength(0);
