@@ -144,12 +144,24 @@ describe("classifyAddress: properties", () => {
     fc.assert(fc.property(ipv4, (v4) => classifyAddress(`64:ff9b:1::${v4}`).blocked));
   });
 
-  it("strings that are not IP addresses are blocked", () => {
+  it("lenient and scoped address forms (that resolvers may still connect to) are not addresses: blocked", () => {
+    const lenient = fc.oneof(
+      fc.tuple(ipv4, fc.nat(3)).map(([v4, i]) => v4.split(".").map((o, j) => (j === i ? `0${o}` : o)).join(".")),
+      fc.tuple(ipv4, fc.nat(3)).map(([v4, i]) => v4.split(".").map((o, j) => (j === i ? `0x${Number(o).toString(16)}` : o)).join(".")),
+      bytes(4).map(([a, b, c, d]) => `${a}.${b}.${(c! << 8) | d!}`),
+      bytes(4).map(([a, b, c, d]) => `${a}.${(b! << 16) | (c! << 8) | d!}`),
+      bytes(4).map(([a, b, c, d]) => String(((a! << 24) | (b! << 16) | (c! << 8) | d!) >>> 0)),
+      ipv4.map((v4) => `${v4}.`),
+      fc.tuple(ipv4, fc.constantFrom(" ", "\t", "\n")).map(([v4, ws]) => `${ws}${v4}`),
+      fc.tuple(ipv4, fc.constantFrom(" ", "\t", "\n")).map(([v4, ws]) => `${v4}${ws}`),
+      fc.tuple(bytes(2), fc.constantFrom("eth0", "1", "lo")).map(([[a, b], zone]) => `fe80::${hex16(a!, b!)}%${zone}`),
+      fc.tuple(ipv4, fc.constantFrom("eth0", "1")).map(([v4, zone]) => `::ffff:${v4}%${zone}`),
+    );
     fc.assert(
-      fc.property(fc.string(), (s) => {
-        const c = classifyAddress(s);
-        return c.family !== null || (c.blocked && c.range === null);
+      fc.property(lenient, (s) => {
+        expect(classifyAddress(s)).toMatchObject({ family: null, blocked: true, range: null });
       }),
+      { numRuns: 2000 },
     );
   });
 });

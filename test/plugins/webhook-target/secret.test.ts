@@ -45,12 +45,37 @@ describe("webhook secret format", () => {
         expect(key && Buffer.compare(key, Buffer.from(bytes))).toBe(0);
       }),
     );
-    fc.assert(
-      fc.property(fc.string({ minLength: 0, maxLength: 100 }), (text) => {
-        const key = decodeSecret(`whsec_${text}`);
-        if (key) expect(key.toString("base64")).toBe(text);
-      }),
+    // Texts near the format: valid encodings of 0..80 bytes (some out of range), the same with one
+    // character replaced, removed or inserted, and strings over the base64 alphabet with padding.
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    const char = fc.constantFrom(...alphabet, "=", "-", "_", " ", "\n", "!");
+    const encoding = fc.uint8Array({ minLength: 0, maxLength: 80, size: "max" }).map((b) => Buffer.from(b).toString("base64"));
+    const near = fc.oneof(
+      encoding,
+      fc.tuple(encoding, fc.nat(), char).map(([t, i, c]) => t.slice(0, i % (t.length + 1)) + c + t.slice((i % (t.length + 1)) + 1)),
+      fc.tuple(encoding, fc.nat()).map(([t, i]) => t.slice(0, i % (t.length + 1)) + t.slice((i % (t.length + 1)) + 1)),
+      fc.tuple(encoding, fc.nat(), char).map(([t, i, c]) => t.slice(0, i % (t.length + 1)) + c + t.slice(i % (t.length + 1))),
+      fc.tuple(fc.array(fc.constantFrom(...alphabet), { maxLength: 90, size: "max" }), fc.constantFrom("", "=", "==")).map(([cs, pad]) => cs.join("") + pad),
     );
+    let accepted = 0;
+    let refused = 0;
+    fc.assert(
+      fc.property(near, (text) => {
+        // Canonical: the exact standard, padded base64 of some bytes (of an accepted length).
+        const bytes = Buffer.from(text, "base64");
+        const valid = text.length > 0 && bytes.toString("base64") === text && bytes.length >= 24 && bytes.length <= 64;
+        const key = decodeSecret(`whsec_${text}`);
+        expect(key !== undefined, JSON.stringify(text)).toBe(valid);
+        if (key) {
+          expect(key.equals(bytes)).toBe(true);
+          accepted++;
+        } else refused++;
+      }),
+      { numRuns: 2000 },
+    );
+    // Both branches really ran.
+    expect(accepted).toBeGreaterThan(100);
+    expect(refused).toBeGreaterThan(100);
   });
 
   it("generates valid 32-byte secrets", () => {

@@ -20,10 +20,6 @@ describe("Standard Webhooks signer", () => {
     expect(new Webhook(KEY).sign(MSG_ID, new Date(TIMESTAMP * 1000), PAYLOAD)).toBe(EXPECTED);
   });
 
-  it("does not match the reference's tampered signature", () => {
-    expect(sign(KEY, MSG_ID, TIMESTAMP, PAYLOAD)).not.toBe("v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OA=");
-  });
-
   it("is verified by the standardwebhooks package, also among foreign and v2 values (reference multi-sig vector)", () => {
     const ts = nowSec();
     const header = sign(KEY, MSG_ID, ts, PAYLOAD);
