@@ -41,7 +41,7 @@ export class SentinelExpirer {
     const ended: string[] = [];
     for (const rec of this.store.all()) {
       if (rec.status !== "active") continue;
-      await this.dedup.load(rec.id);
+      await this.loadCount(rec);
       const reason = expiryReason(rec, this.clock.now(), this.dedup.delivered(rec.id));
       if (reason && (await this.expire(rec.id, reason, via))) ended.push(rec.id);
     }
@@ -72,11 +72,16 @@ export class SentinelExpirer {
   async isExpiredNow(sentinelId: string): Promise<boolean> {
     const rec = this.store.get(sentinelId);
     if (!rec || rec.status === "expired" || this.ending.has(sentinelId)) return true;
-    await this.dedup.load(sentinelId);
+    await this.loadCount(rec);
     const reason = expiryReason(rec, this.clock.now(), this.dedup.delivered(sentinelId));
     if (!reason) return false;
     await this.expire(sentinelId, reason, "dispatch");
     return true;
+  }
+
+  /** Loads the sentinel's dedup file when its `until` needs the delivered count (`count`), only then. */
+  private async loadCount(rec: SentinelRecord): Promise<void> {
+    if (rec.spec.until.kind === "count") await this.dedup.load(rec.id);
   }
 
   /** Why the sentinel should end now, counting `pending` deliveries not yet durable as done. */

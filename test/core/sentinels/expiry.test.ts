@@ -2,7 +2,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../../../core/runtime/clock.js";
-import { SENTINEL_STORE } from "../../../core/sentinels/tokens.js";
+import { SENTINEL_DEDUP, SENTINEL_STORE } from "../../../core/sentinels/tokens.js";
 import { resolve } from "../../../core/tokens.js";
 import { makeTempHome } from "../../support/cli.js";
 import { ev, spec, startHarness, type Harness } from "./harness.js";
@@ -149,6 +149,21 @@ describe("until: count and subject_terminal", () => {
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["e0", "e1", "e2"]);
     await expectExpired(h, p.id, "count", "dispatch");
     expect((await h.engine.project(p.id)).deliveredCount).toBe(3);
+  });
+
+  it("a sweep loads the dedup files of count sentinels only (no other until needs the delivered count)", async () => {
+    await h.engine.create(spec("s"), "loopback");
+    const count = await h.engine.create(spec("s", { until: { kind: "count", n: 2 } }), "loopback");
+    await h.engine.create(spec("s", at(1000)), "loopback");
+    const dedup = resolve(h.c, SENTINEL_DEDUP);
+    const load = dedup.load.bind(dedup);
+    const loaded: string[] = [];
+    dedup.load = (id: string) => {
+      loaded.push(id);
+      return load(id);
+    };
+    expect(await h.engine.sweep("tick")).toEqual([]);
+    expect(loaded).toEqual([count.id]);
   });
 
   it("count survives a restart (the count lives in the dedup file, not sentinels.json)", async () => {
