@@ -1,6 +1,10 @@
 import { spawn } from "node:child_process";
 import { SvcError, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import type { PtyModule } from "./pty.js";
+import { groupKiller, terminateAndWait } from "./terminate.js";
+
+/** How long output a command wrote before exiting may take to arrive once it has exited. */
+const CLOSE_DRAIN_MS = 200;
 
 /** Starts a terminal session: in a pseudo-terminal when `pty` is given, else as a plain child. */
 export async function startTerminal(spec: SessionStartSpec, sink: SessionUpdateSink, pty: PtyModule | undefined): Promise<AdapterSession> {
@@ -30,12 +34,12 @@ export async function startTerminal(spec: SessionStartSpec, sink: SessionUpdateS
       info: { transport: "pty", argv0: file },
       write: (d) => proc.write(d),
       stop: async () => {
-        if (!done) proc.kill("SIGTERM");
-        await exited;
+        if (!done) await terminateAndWait((sig) => proc.kill(sig), exited);
       },
     };
   }
-  const child = spawn(file, args, { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+  // Its own process group, so stop can signal the command and everything it started.
+  const child = spawn(file, args, { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
     child.once("error", (err: NodeJS.ErrnoException) =>
@@ -47,12 +51,22 @@ export async function startTerminal(spec: SessionStartSpec, sink: SessionUpdateS
   child.stdout.on("data", (d: string) => sink.output("stdout", d));
   child.stderr.on("data", (d: string) => sink.output("stderr", d));
   child.stdin.on("error", () => undefined);
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  let done = false;
+  // The session ends when the command exits, not when its output closes: a background child
+  // may hold the pipes open for as long as it runs. Output already written drains first.
   const exited = new Promise<void>((resolve) =>
-    child.once("close", (code, signal) => {
+    child.once("exit", async (code, signal) => {
+      await Promise.race([closed, new Promise((r) => setTimeout(r, CLOSE_DRAIN_MS).unref())]);
+      child.stdout.destroy();
+      child.stderr.destroy();
+      child.stdin.destroy();
+      done = true;
       sink.exited({ code, signal });
       resolve();
     }),
   );
+  const killGroup = groupKiller(child.pid!);
   return {
     kind: "terminal",
     pid: child.pid,
@@ -61,10 +75,7 @@ export async function startTerminal(spec: SessionStartSpec, sink: SessionUpdateS
       if (child.stdin.writable) child.stdin.write(d);
     },
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
-      await exited;
-      clearTimeout(timer);
+      if (!done) await terminateAndWait(killGroup, exited);
     },
   };
 }

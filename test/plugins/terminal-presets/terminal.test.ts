@@ -1,13 +1,19 @@
+import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { findWorkspaceDir, resolvePresetLaunch } from "../../../core/sessions/terminal-launch.js";
 import { readTranscript } from "../../../core/sessions/transcript-reader.js";
-import { loadPty } from "../../../plugins/terminal-presets/pty.js";
+import { loadPty, type PtyModule } from "../../../plugins/terminal-presets/pty.js";
+import { startTerminal } from "../../../plugins/terminal-presets/terminal-session.js";
+import { STOP_GRACE_MS } from "../../../plugins/terminal-presets/terminate.js";
 import { makeHarness, until, type Harness } from "../../core/sessions/harness.js";
 
 let h: Harness;
-afterEach(async () => h?.cleanup());
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await h?.cleanup();
+});
 
 describe("terminal sessions (real commands)", () => {
   it("records stdout and stderr in terminal.jsonl and the exit in events.jsonl", async () => {
@@ -49,7 +55,107 @@ describe("terminal sessions (real commands)", () => {
     const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["true"] });
     expect(descriptor.info?.transport).toBe((await loadPty()) ? "pty" : "pipe");
   });
+
+  it("ends when the command exits although a background child still holds its output open", async () => {
+    vi.stubEnv("SVC_TERMINAL_NO_PTY", "1");
+    h = await makeHarness();
+    const started = Date.now();
+    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", "sleep 8 & echo started"] });
+    await until(() => h.runtime.state(descriptor.id) === "ended", "the command's exit", 3000);
+    expect(Date.now() - started).toBeLessThan(3000);
+    await h.runtime.get(descriptor.id).closing;
+    expect(h.runtime.describe(h.runtime.get(descriptor.id)).exit).toMatchObject({ code: 0 });
+    expect((await readTranscript(descriptor.terminalPath!)).map((l) => (l.data as { text: string }).text).join("")).toBe("started\n");
+  });
+
+  it("stop takes the whole process group, background children included, without waiting for them", async () => {
+    vi.stubEnv("SVC_TERMINAL_NO_PTY", "1");
+    h = await makeHarness();
+    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", "sleep 30 & echo $!; sleep 30"] });
+    const bg = await firstLine(descriptor.id);
+    const t0 = Date.now();
+    expect((await h.runtime.stop(descriptor.id)).state).toBe("ended");
+    expect(Date.now() - t0).toBeLessThan(2500);
+    expect(alive(descriptor.pid!)).toBe(false);
+    await until(() => !alive(bg), "the background child's end", 2000);
+  }, 15_000);
+
+  it("stop escalates to SIGKILL for a group that ignores SIGTERM", async () => {
+    vi.stubEnv("SVC_TERMINAL_NO_PTY", "1");
+    h = await makeHarness();
+    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", 'trap "" TERM; sleep 30 & echo $!; wait'] });
+    const bg = await firstLine(descriptor.id);
+    const t0 = Date.now();
+    expect((await h.runtime.stop(descriptor.id)).state).toBe("ended");
+    expect(Date.now() - t0).toBeLessThan(STOP_GRACE_MS + 2000);
+    await until(() => !alive(bg) && !alive(descriptor.pid!), "the group's end", 2000);
+  }, 15_000);
+
+  it("stop of a pty session escalates to SIGKILL after the grace", async () => {
+    vi.useFakeTimers();
+    try {
+      const signals: string[] = [];
+      let onExit: (e: { exitCode: number; signal?: number }) => void = () => undefined;
+      const pty: PtyModule = {
+        spawn: () => ({
+          pid: 424242,
+          onData: () => undefined,
+          onExit: (cb) => void (onExit = cb),
+          write: () => undefined,
+          kill: (sig) => {
+            signals.push(sig!);
+            if (sig === "SIGKILL") onExit({ exitCode: 0, signal: 9 });
+          },
+        }),
+      };
+      const exits: unknown[] = [];
+      const sink = { update: () => undefined, output: () => undefined, quota: () => undefined, exited: (i: unknown) => void exits.push(i) };
+      const handle = await startTerminal({ sessionId: "ses_x", adapter: "terminal", cwd: "/", options: {}, skills: [], argv: ["daemonish"] }, sink, pty);
+      let stopped = false;
+      const stop = handle.stop().then(() => void (stopped = true));
+      await vi.advanceTimersByTimeAsync(STOP_GRACE_MS - 1);
+      expect(signals).toEqual(["SIGTERM"]);
+      expect(stopped).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await stop;
+      expect(signals).toEqual(["SIGTERM", "SIGKILL"]);
+      expect(exits).toEqual([{ code: 0, signal: "9" }]);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
 });
+
+/** The first line the session wrote (a pid the command echoed). */
+async function firstLine(id: string): Promise<number> {
+  const s = h.runtime.get(id);
+  let text = "";
+  await until(async () => {
+    await s.terminal!.flushed();
+    text = (await readTranscript(s.fixed.terminalPath!)).map((l) => (l.data as { text: string }).text).join("");
+    return text.includes("\n");
+  }, "the first line of output");
+  return Number(text.split("\n")[0]);
+}
+
+/** True while `pid` runs (a zombie waiting for its reaper counts as gone). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  const stat = readFileSyncSafe(`/proc/${pid}/stat`);
+  return stat === undefined || !/^\d+ \(.*\) Z/.test(stat);
+}
+
+function readFileSyncSafe(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
+}
 
 describe("terminal presets", () => {
   const presets = { dev: { argv: ["npm", "run", "dev"], env: { PORT: "3000" }, cwd: "web", label: "dev server", name: "dev" }, ws: { argv: ["bash"], workspace: "feature-x" }, bare: { label: "no argv" } };

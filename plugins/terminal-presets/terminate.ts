@@ -1,0 +1,31 @@
+/** How long a stopped terminal session gets to exit on SIGTERM before it is killed. */
+export const STOP_GRACE_MS = 3000;
+
+/**
+ * Sends SIGTERM through `kill`, then SIGKILL once `graceMs` has passed without the process
+ * exiting, and resolves when `exited` does.
+ */
+export async function terminateAndWait(kill: (signal: NodeJS.Signals) => void, exited: Promise<unknown>, graceMs = STOP_GRACE_MS): Promise<void> {
+  kill("SIGTERM");
+  const timer = setTimeout(() => kill("SIGKILL"), graceMs);
+  try {
+    await exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * A `kill` for a child spawned `detached` (it leads its own process group): the signal goes to
+ * the whole group, so background children that keep its output open go too. A group that is
+ * already gone is not an error.
+ */
+export function groupKiller(pid: number): (signal: NodeJS.Signals) => void {
+  return (signal) => {
+    try {
+      process.kill(-pid, signal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
+    }
+  };
+}
