@@ -4,11 +4,12 @@
  * where each leaf value came from, for `svc config get --source` and the `config_get` tool.
  */
 import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { FILES, expandTilde, svcHome } from "../storage/paths.js";
 import type { EffectiveConfig } from "./config-service.js";
 import { ENV_OVERRIDES, readEnvOverride } from "./env-overrides.js";
-import { DEFAULTS, type SvcConfigFile } from "./schema.js";
+import { DEFAULTS, daemonSchema, type SvcConfigFile } from "./schema.js";
 
 export interface ConfigFlags {
   port?: number;
@@ -34,12 +35,32 @@ export interface ResolveResult {
   profile?: string;
 }
 
-/** Flags the resolver knows, with the dotted key each one sets and its spelling on the command line. */
-export const FLAG_KEYS: ReadonlyArray<{ flag: keyof ConfigFlags; key: string; spelling: string }> = [
-  { flag: "port", key: "daemon.port", spelling: "--port" },
-  { flag: "bind", key: "daemon.bind", spelling: "--bind" },
-  { flag: "authToken", key: "daemon.authToken", spelling: "--auth-token" },
+/** A flag the resolver knows: the dotted key it sets, its spelling on the command line, and the key's schema. */
+export interface FlagKey {
+  flag: keyof ConfigFlags;
+  key: string;
+  spelling: string;
+  schema: z.ZodType;
+  secret?: boolean;
+}
+
+const field = (obj: { shape: Record<string, z.ZodType> }, name: string): z.ZodType => obj.shape[name]!;
+
+/** Flags the resolver knows. A value is checked against the key's field schema, as the file and env overrides are. */
+export const FLAG_KEYS: readonly FlagKey[] = [
+  { flag: "port", key: "daemon.port", spelling: "--port", schema: field(daemonSchema, "port") },
+  { flag: "bind", key: "daemon.bind", spelling: "--bind", schema: field(daemonSchema, "bind") },
+  { flag: "authToken", key: "daemon.authToken", spelling: "--auth-token", schema: field(daemonSchema, "authToken"), secret: true },
 ];
+
+/** Throws a `usage` error naming the flag when `value` is not allowed for its key (a secret is not quoted). */
+export function checkFlag(f: FlagKey, value: unknown): void {
+  const parsed = f.schema.safeParse(value);
+  if (parsed.success) return;
+  const shown = f.secret ? "(value hidden)" : typeof value === "number" ? String(value) : JSON.stringify(value);
+  const allowed = parsed.error.issues.map((i) => (/^Too small: expected string to have >=1 characters$/.test(i.message) ? "must not be empty" : i.message)).join("; ");
+  throw new SvcError("usage", `${f.spelling} ${shown} is invalid: ${allowed} (it sets ${f.key})`);
+}
 
 export const PROFILE_SECTIONS = ["daemon", "tunnel", "features"] as const;
 
@@ -83,6 +104,7 @@ export function resolveConfig(
   for (const f of FLAG_KEYS) {
     const value = flags[f.flag];
     if (value === undefined) continue;
+    checkFlag(f, value);
     const path = f.key.split(".");
     setPath(eff, path, value);
     setSource(sources, path, { kind: "flag", name: f.spelling });

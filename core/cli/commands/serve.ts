@@ -1,5 +1,4 @@
 import type { Command } from "commander";
-import { usageError } from "../output.js";
 
 export function registerServe(program: Command): void {
   program
@@ -10,10 +9,8 @@ export function registerServe(program: Command): void {
     .option("--auth-token <token>", "stable bearer token (overrides daemon.authToken)")
     .option("--profile <name>", "configuration profile (overrides activeProfile)")
     .action(async (opts: { port?: string; bind?: string; authToken?: string; profile?: string }) => {
-      const port = opts.port === undefined ? undefined : Number(opts.port);
-      if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-        throw usageError(`--port must be an integer from 0 to 65535, got ${JSON.stringify(opts.port)}`);
-      }
+      // The resolver checks every flag against the key's schema (range included) and names the flag.
+      const port = opts.port === undefined ? undefined : opts.port.trim() === "" ? Number.NaN : Number(opts.port);
       const { serve } = await import("../serve.js");
       await serve({ port, bind: opts.bind, authToken: opts.authToken, profile: opts.profile });
     });

@@ -44,3 +44,22 @@ describe("svc serve refuses a configuration it cannot resolve", () => {
     }
   });
 });
+
+describe("svc serve checks its flags against the schema", () => {
+  it.each([
+    [["--bind", ""], /--bind "" is invalid: must not be empty \(it sets daemon\.bind\)/],
+    [["--auth-token", ""], /--auth-token \(value hidden\) is invalid: must not be empty/],
+    [["--port", "70000"], /--port 70000 is invalid: .*<=65535/],
+    [["--port", ""], /--port NaN is invalid/],
+    [["--port", "1.5"], /--port 1\.5 is invalid/],
+  ])("serve %j is a usage error naming the flag", async (args, why) => {
+    const home = await makeTempHome();
+    try {
+      const r = await runCli(["serve", ...(args.includes("--port") ? [] : ["--port", "0"]), ...args], { home: home.home });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(why);
+    } finally {
+      await home.cleanup();
+    }
+  });
+});

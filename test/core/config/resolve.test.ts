@@ -42,6 +42,29 @@ const ORDERED: Array<{ key: string; dflt: unknown; file: unknown; env?: [string,
   { key: "features.llmEndpoint", dflt: false, file: true, profile: false },
 ];
 
+describe("resolveConfig: flag values are checked like the file's", () => {
+  it.each([
+    [{ bind: "" }, /^--bind "" is invalid: must not be empty/],
+    [{ authToken: "" }, /^--auth-token \(value hidden\) is invalid/],
+    [{ port: 65536 }, /^--port 65536 is invalid: .*<=65535/],
+    [{ port: Number.NaN }, /^--port NaN is invalid/],
+  ] as Array<[ConfigFlags, RegExp]>)("%j is a usage error naming the flag", (flags, why) => {
+    let err: unknown;
+    try {
+      resolve({}, {}, flags);
+    } catch (e) {
+      err = e;
+    }
+    expect(SvcError.is(err) && err.code).toBe("usage");
+    expect((err as Error).message).toMatch(why);
+  });
+
+  it("a secret flag is never quoted", () => {
+    expect(() => resolve({}, {}, { authToken: 42 as unknown as string })).toThrow(/value hidden/);
+    expect(() => resolve({}, {}, { authToken: 42 as unknown as string })).not.toThrow(/42/);
+  });
+});
+
 describe("resolveConfig: flags > env > profile > file > default, key by key", () => {
   for (const row of ORDERED) {
     describe(row.key, () => {
