@@ -41,6 +41,8 @@ export class LiveSession {
   stalledSinceMs?: number;
   endedAt?: number;
   exit?: SessionDescriptor["exit"];
+  /** `stop` asked for the end: whoever reports the exit, it is recorded with error "stopped". */
+  stopRequested = false;
   readonly queue: PendingPrompt[] = [];
   current?: PendingPrompt;
   private turnText = "";
@@ -87,8 +89,9 @@ export class LiveSession {
         this.transcript.append("quota", report);
         this.hooks.onQuota(this, report);
       },
-      exited: (info) => {
+      exited: (reported) => {
         if (this.state === "ended") return;
+        const info = this.stopRequested ? { ...reported, error: "stopped" } : reported;
         this.state = "ended";
         this.endedAt = this.hooks.now();
         this.exit = info;

@@ -168,9 +168,11 @@ export class SessionRuntime implements SessionHost {
   async stop(sessionId: string): Promise<SessionDescriptor> {
     const s = this.get(sessionId);
     if (s.live) {
+      // Marked first: the adapter usually reports the exit itself, and that report must say "stopped".
+      s.stopRequested = true;
       s.transcript.append("session.stopping", {});
       await s.handle?.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId, error: err.message }));
-      s.sink().exited({ code: s.exit?.code ?? null, signal: s.exit?.signal ?? "SIGTERM", error: "stopped" });
+      s.sink().exited({ code: null, signal: "SIGTERM" });
     }
     await s.closing;
     return this.describe(s);

@@ -160,5 +160,11 @@ describe("session runtime with real ACP agents", () => {
     const stopped = await h.runtime.stop(descriptor.id);
     expect(stopped.state).toBe("ended");
     expect(() => process.kill(descriptor.pid!, 0)).toThrow();
+    expect(stopped.exit).toMatchObject({ error: "stopped" });
+    h.clock.advance(61_000);
+    expect(h.runtime.describe(h.runtime.get(descriptor.id)).activity).toBe("ended");
+    const ended = (await readTranscript(descriptor.eventsPath)).find((l) => l.type === "session.ended");
+    expect(ended?.data).toMatchObject({ error: "stopped" });
+    expect(h.events.find((e) => e.type === "session:ended")).toMatchObject({ data: { exit: { error: "stopped" } } });
   });
 });

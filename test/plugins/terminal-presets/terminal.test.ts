@@ -36,8 +36,11 @@ describe("terminal sessions (real commands)", () => {
     const s = h.runtime.get(descriptor.id);
     await until(async () => (await s.terminal!.flushed(), (await readTranscript(descriptor.terminalPath!)).length > 0), "echoed input");
     expect((await readTranscript(descriptor.terminalPath!))[0]!.data).toMatchObject({ text: "typed line\n" });
-    expect((await h.runtime.stop(descriptor.id)).state).toBe("ended");
+    const stopped = await h.runtime.stop(descriptor.id);
+    expect(stopped).toMatchObject({ state: "ended", exit: { error: "stopped" } });
     expect(() => process.kill(descriptor.pid!, 0)).toThrow();
+    h.clock.advance(61_000);
+    expect(h.runtime.describe(h.runtime.get(descriptor.id)).activity).toBe("ended");
   });
 
   it("env is layered over the daemon's environment; a missing command is not_found", async () => {
