@@ -6,13 +6,12 @@
 import { toSvcError } from "../errors.js";
 import type { IngestResult } from "../plugin-api/context.js";
 import type { SvcEvent } from "../plugin-api/events.js";
-import type { TargetAck } from "../plugin-api/target.js";
+import type { TargetAck, TargetInstance } from "../plugin-api/target.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import type { Logger } from "../runtime/logger.js";
 import type { SentinelDedup } from "./dedup.js";
 import type { SentinelExpirer } from "./expirer.js";
 import { endsOn } from "./expiry.js";
-import type { SentinelHooks } from "./hooks.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import type { SentinelRecord } from "./service.js";
 import type { SentinelStore } from "./store.js";
@@ -30,7 +29,6 @@ export class SentinelDelivery {
     private readonly logger: Logger,
     private readonly events: DaemonEventBus,
     private readonly expirer: SentinelExpirer,
-    private readonly hooks: SentinelHooks,
   ) {}
 
   /**
@@ -54,6 +52,15 @@ export class SentinelDelivery {
       await settle();
       return this.expirer.reasonNow(id);
     };
+    // The target plugin, looked up once (at the first event to hand over) for every run.
+    let target: Promise<TargetInstance> | undefined;
+    const targetOf = (rec: SentinelRecord) => {
+      if (!target) {
+        target = this.plugins.target(rec.spec.target.kind);
+        target.catch(() => undefined); // a failed lookup fails each run's deliveries, in deliverRun
+      }
+      return target;
+    };
     try {
       const ingressReason = this.expirer.reasonNow(id);
       if (ingressReason) await this.expirer.expire(id, ingressReason, "ingress");
@@ -74,9 +81,9 @@ export class SentinelDelivery {
             out.push({ sentinelId: id, eventId: event.id, outcome: "expired" });
             continue;
           }
-          const target = await this.hooks.targetOf(rec);
-          const run = target?.deliverMany ? this.batchFrom(rec, events, i, terminal, unsettled) : [event];
-          for (const [eventId, durable] of await this.deliverRun(rec, run, out)) unsettled.set(eventId, durable);
+          const instance = await targetOf(rec).catch(() => undefined);
+          const run = instance?.deliverMany ? this.batchFrom(rec, events, i, terminal, unsettled) : [event];
+          for (const [eventId, durable] of await this.deliverRun(rec, targetOf(rec), run, out)) unsettled.set(eventId, durable);
           i += run.length - 1;
           event = events[i]!;
           const after = await reason();
@@ -120,7 +127,7 @@ export class SentinelDelivery {
    * (never rejecting), which settles the outcome; wrapped, so that awaiting the acceptance does
    * not await the appends.
    */
-  private async deliverRun(rec: SentinelRecord, run: SvcEvent[], out: Matched): Promise<Array<[string, Promise<void>]>> {
+  private async deliverRun(rec: SentinelRecord, targetInstance: Promise<TargetInstance>, run: SvcEvent[], out: Matched): Promise<Array<[string, Promise<void>]>> {
     const results = run.map((event) => {
       const result: Matched[number] = { sentinelId: rec.id, eventId: event.id, outcome: "delivered" };
       out.push(result);
@@ -134,7 +141,7 @@ export class SentinelDelivery {
     };
     let acks: Array<PromiseSettledResult<TargetAck>>;
     try {
-      const target = await this.plugins.target(rec.spec.target.kind);
+      const target = await targetInstance;
       const deliveries = run.map((event) => ({ sentinel: rec, event }));
       acks = target.deliverMany && run.length > 1 ? await target.deliverMany(deliveries) : [{ status: "fulfilled", value: await target.deliver(deliveries[0]!) }];
     } catch (err) {

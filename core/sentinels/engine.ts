@@ -52,7 +52,7 @@ export class SentinelEngine implements SentinelService {
     const indexes = new SentinelIndexes(plugins, log);
     const hooks = new SentinelHooks(plugins, log);
     this.expirer = new SentinelExpirer(store, dedup, clock, log, events, indexes, hooks, mutex);
-    const delivery = new SentinelDelivery(store, dedup, plugins, log, events, this.expirer, hooks);
+    const delivery = new SentinelDelivery(store, dedup, plugins, log, events, this.expirer);
     this.ingress = new SentinelIngest(store, dedup, plugins, indexes, mutex, this.expirer, delivery);
     this.registry = new SentinelRegistry(store, dedup, plugins, clock, random, log, events, indexes, hooks, mutex);
   }

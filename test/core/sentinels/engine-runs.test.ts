@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SentinelDedup } from "../../../core/sentinels/dedup.js";
+import { SENTINEL_PLUGINS } from "../../../core/sentinels/tokens.js";
+import { resolve } from "../../../core/tokens.js";
 import { FakeClock } from "../../../core/runtime/clock.js";
 import { makeTempHome } from "../../support/cli.js";
 import { ev, newRecorder, spec, startHarness, type Harness } from "./harness.js";
@@ -44,6 +46,20 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
     await h.engine.ingest("agentpush", ids(130).map((id) => ev(id, ["s"])));
     expect(h.rec.runs).toEqual([64, 64, 2]);
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["one", ...ids(130)]);
+  });
+
+  it("looks the target plugin up once per sentinel and ingest, however many runs it hands over", async () => {
+    await h.engine.create(spec("s"), "loopback");
+    const plugins = resolve(h.c, SENTINEL_PLUGINS);
+    const target = plugins.target.bind(plugins);
+    const lookups: string[] = [];
+    plugins.target = (kind: string) => {
+      lookups.push(kind);
+      return target(kind);
+    };
+    await h.engine.ingest("agentpush", ids(130).map((id) => ev(id, ["s"])));
+    expect(h.rec.runs).toEqual([64, 64, 2]);
+    expect(lookups).toEqual(["test"]);
   });
 
   it("a run stops before a repeated, seen or in-flight id, which is reported duplicate and never delivered twice", async () => {
