@@ -58,7 +58,7 @@ export class DaemonHttpServer {
     const policy = this.opts.policy();
     let cors: Record<string, string> = {};
     try {
-      checkHost(req.headers, policy, this.opts.bind);
+      checkHost(req.headers, this.opts.bind);
       if (method === "OPTIONS") {
         cors = corsHeaders(req.headers, policy, true);
         res.writeHead(Object.keys(cors).length ? 204 : 403, cors).end();

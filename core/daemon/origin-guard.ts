@@ -4,13 +4,12 @@
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { SvcError } from "../errors.js";
+import { isLoopbackAddress } from "./auth.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 export interface OriginPolicy {
   allowedOrigins: readonly string[];
-  /** Host names (without port) this daemon answers to besides loopback names. */
-  extraHosts?: readonly string[];
 }
 
 export function normalizeOrigin(origin: string): string {
@@ -29,14 +28,22 @@ export function isAllowedOrigin(origin: string, policy: OriginPolicy): boolean {
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
 
-/** Refuses requests whose Host names something other than this daemon (DNS rebinding). */
-export function checkHost(headers: IncomingHttpHeaders, policy: OriginPolicy, bind: string): void {
+/** True when `bind` is a loopback address or name (any of 127.0.0.0/8, ::1, localhost). */
+export function isLoopbackBind(bind: string): boolean {
+  const b = bind.toLowerCase();
+  return b === "localhost" || isLoopbackAddress(b.replace(/^\[(.*)\]$/, "$1"));
+}
+
+/**
+ * Refuses requests whose Host names something other than this daemon (DNS rebinding). Only a
+ * daemon bound to loopback checks: one bound to a routable address answers to its names on purpose.
+ */
+export function checkHost(headers: IncomingHttpHeaders, bind: string): void {
   const host = headers.host;
   if (!host) return; // HTTP/1.0 clients; nothing to rebind
   const name = host.replace(/:\d+$/, "").toLowerCase();
   if (LOOPBACK_HOSTS.has(name) || /^127\.\d+\.\d+\.\d+$/.test(name)) return;
-  if (bind !== "127.0.0.1" && bind !== "::1" && bind !== "localhost") return; // bound to a routable address on purpose
-  if (policy.extraHosts?.some((h) => h.toLowerCase() === name)) return;
+  if (!isLoopbackBind(bind)) return;
   throw new SvcError("forbidden", `Host "${name}" is not this daemon; requests must address it by a loopback name`);
 }
 
