@@ -69,8 +69,10 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   /** Reaping, repeated acknowledgements, and a safety net re-enqueueing pending rows no job holds. */
   const tick = async () => {
     const { outbox, dispatcher } = await open();
-    for (const row of await outbox.reap()) await dispatcher.acknowledge(row);
-    for (const row of outbox.unseenTerminal()) await dispatcher.acknowledge(row);
+    // Rows that aged out are among the unseen terminal ones: acknowledged once, all together (the
+    // outbox's group commit shares the durable writes).
+    await outbox.reap();
+    await Promise.all(outbox.unseenTerminal().map((row) => dispatcher.acknowledge(row)));
     for (const row of outbox.pending()) dispatcher.enqueue(row.requestId);
   };
 
@@ -131,7 +133,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     async removed(sentinel: SentinelView) {
       const { outbox } = await open();
-      for (const row of await outbox.killSentinel(sentinel.id, "sentinel_removed")) await outbox.markSeen(row.requestId);
+      const killed = await outbox.killSentinel(sentinel.id, "sentinel_removed");
+      await outbox.markSeen(...killed.map((row) => row.requestId));
       await vault.removeSentinel(sentinel.id);
     },
 

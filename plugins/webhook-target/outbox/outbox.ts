@@ -131,25 +131,20 @@ export class Outbox {
   }
 
   /** Moves a pending row to dead with `reason`, keeping its delivery state. */
-  kill(requestId: string, reason: DeadReason, lastError?: string): Promise<boolean> {
+  async kill(requestId: string, reason: DeadReason, lastError?: string): Promise<boolean> {
     const row = this.table.get(requestId);
-    if (!row || isTerminal(row)) return Promise.resolve(false);
-    const deliveryState = lastError === undefined ? row.deliveryState : { ...row.deliveryState, lastError };
-    return this.update(requestId, { status: "dead", deliveryState, deadReason: reason });
+    return row !== undefined && (await this.killAll([row], reason, lastError)).length === 1;
   }
 
-  /** Kills every pending row of a sentinel; returns the rows that changed. */
-  async killSentinel(sentinelId: string, reason: DeadReason): Promise<OutboxRow[]> {
-    const changed: OutboxRow[] = [];
-    for (const row of this.rowsOf(sentinelId)) {
-      if (await this.kill(row.requestId, reason)) changed.push(this.table.get(row.requestId)!);
-    }
-    return changed;
+  /** Kills every pending row of a sentinel (one durable append); returns the rows that changed. */
+  killSentinel(sentinelId: string, reason: DeadReason): Promise<OutboxRow[]> {
+    return this.killAll(this.rowsOf(sentinelId), reason);
   }
 
-  /** Records that the engine marked the row's event seen. */
-  async markSeen(requestId: string): Promise<void> {
-    if (this.table.get(requestId)) await this.journal.append([{ op: "seen", requestId }]);
+  /** Records that the engine marked the rows' events seen (one durable append for all of them). */
+  async markSeen(...requestIds: string[]): Promise<void> {
+    const known = requestIds.filter((id) => this.table.get(id));
+    if (known.length > 0) await this.journal.append(known.map((requestId) => ({ op: "seen" as const, requestId })));
   }
 
   /**
@@ -160,14 +155,8 @@ export class Outbox {
     const now = this.opts.now();
     const expiredDelivered = this.table.all().filter((r) => r.status === "delivered" && r.updatedAt + LIMITS.deliveredRetentionMs <= now);
     await this.remove(expiredDelivered);
-    const aged: OutboxRow[] = [];
-    for (const row of this.pending()) {
-      if (row.createdAt + LIMITS.pendingMaxAgeMs > now) continue;
-      if (await this.kill(row.requestId, "age_out", `not delivered within ${LIMITS.pendingMaxAgeMs / 86_400_000} days`)) {
-        aged.push(this.table.get(row.requestId)!);
-      }
-    }
-    return aged;
+    const old = this.pending().filter((r) => r.createdAt + LIMITS.pendingMaxAgeMs <= now);
+    return this.killAll(old, "age_out", `not delivered within ${LIMITS.pendingMaxAgeMs / 86_400_000} days`);
   }
 
   /** Compacts now and waits until the snapshot is durable (also done at open and close). */
@@ -235,6 +224,29 @@ export class Outbox {
     }
     candidates.forEach((r) => this.evicting.add(r.requestId));
     return candidates;
+  }
+
+  /**
+   * Moves the pending ones of `rows` to dead with `reason` (keeping their delivery state, with
+   * `lastError` if given) in one durable append; returns the rows that changed.
+   */
+  private async killAll(rows: OutboxRow[], reason: DeadReason, lastError?: string): Promise<OutboxRow[]> {
+    const live = rows.filter((r) => !isTerminal(r));
+    if (live.length === 0) return [];
+    const at = this.opts.now();
+    const results = await this.journal.append(
+      live.map((row) => ({
+        op: "update" as const,
+        requestId: row.requestId,
+        status: "dead" as const,
+        deliveryState: lastError === undefined ? row.deliveryState : { ...row.deliveryState, lastError },
+        deadReason: reason,
+        at,
+      })),
+    );
+    for (const row of live) this.hot.delete(row.requestId);
+    // Rows are updated in place: the objects passed in now show their new state.
+    return live.filter((_, i) => results[i] === true);
   }
 
   private async remove(rows: OutboxRow[]): Promise<void> {

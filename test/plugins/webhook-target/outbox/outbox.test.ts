@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeClock, createRandom } from "../../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../../core/runtime/logger.js";
 import { Outbox } from "../../../../plugins/webhook-target/outbox/outbox.js";
-import { parseJournal } from "../../../../plugins/webhook-target/outbox/journal.js";
+import { Journal, parseJournal } from "../../../../plugins/webhook-target/outbox/journal.js";
 import { OUTBOX_FILES } from "../../../../plugins/webhook-target/outbox/persistence.js";
 import { makeTempHome } from "../../../support/cli.js";
 
@@ -76,6 +76,35 @@ describe("webhook outbox", () => {
     expect(ob.unseenTerminal().map((r) => r.requestId).sort()).toEqual([row.requestId, r2.requestId].sort());
     await ob.markSeen(row.requestId);
     expect(ob.unseenTerminal().map((r) => r.requestId)).toEqual([r2.requestId]);
+  });
+
+  it("kills a sentinel's rows, ages rows out and marks rows seen with one journal append each, not one per row", async () => {
+    const ob = await open();
+    const add = (sentinelId: string, n: number) =>
+      Promise.all(Array.from({ length: n }, (_, i) => ob.add({ sentinelId, eventId: `${sentinelId}_${i}`, body: body(`${sentinelId}_${i}`, sentinelId) })));
+    const gone = (await add("snt_gone", 30)).map((r) => r.row);
+    await ob.update(gone[0]!.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() } });
+    const appends = vi.spyOn(Journal.prototype, "append");
+    const killed = await ob.killSentinel("snt_gone", "sentinel_removed");
+    expect(killed.map((r) => r.requestId)).toEqual(gone.slice(1).map((r) => r.requestId));
+    expect(killed.every((r) => r.status === "dead" && r.deadReason === "sentinel_removed")).toBe(true);
+    await ob.markSeen(...killed.map((r) => r.requestId), "req_unknown");
+    expect(ob.rowsOf("snt_gone").filter((r) => r.seen).map((r) => r.requestId)).toEqual(killed.map((r) => r.requestId));
+    expect(appends).toHaveBeenCalledTimes(2);
+    const old = (await add("snt_old", 20)).map((r) => r.row);
+    appends.mockClear();
+    clock.advance(7 * 24 * HOUR);
+    const aged = await ob.reap();
+    expect(aged.map((r) => r.requestId).sort()).toEqual(old.map((r) => r.requestId).sort());
+    expect(aged.every((r) => r.status === "dead" && r.deadReason === "age_out" && r.deliveryState.lastError === "not delivered within 7 days")).toBe(true);
+    // One append removes the delivered row, one ages the 20 pending rows out.
+    expect(appends).toHaveBeenCalledTimes(2);
+    appends.mockRestore();
+    await ob.close();
+    opened.splice(opened.indexOf(ob), 1);
+    const again = await open();
+    expect(again.rowsOf("snt_old").every((r) => r.status === "dead" && r.deadReason === "age_out")).toBe(true);
+    expect(again.rowsOf("snt_gone").filter((r) => r.seen)).toHaveLength(29);
   });
 
   it("reaps delivered rows 24 hours after delivery and ages pending rows out after 7 days", async () => {
