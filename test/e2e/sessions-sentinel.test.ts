@@ -40,7 +40,8 @@ describe("a sentinel with a session target, end to end", () => {
     const status = await body(fx.daemon.fetch(`/sentinels/${sentinel.id}`));
     expect(status.target).toMatchObject({ sessionId: descriptor.id, session: "ended", parked: 1, parkedEvents: [{ eventId: "build-2" }] });
     const cli = await runCli(["sentinel", "status", sentinel.id, "--json"], { home: fx.home });
-    if (cli.code === 0) expect(JSON.parse(cli.stdout).target).toMatchObject({ parked: 1 });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout).target).toMatchObject({ parked: 1 });
   });
 
   it("serves the session tools over MCP", async () => {
