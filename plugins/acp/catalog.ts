@@ -8,7 +8,10 @@ export interface AcpRecipe {
   resumable?: boolean;
   models?: { default?: string; allowed?: string[] };
   install_hint?: string;
-  /** Environment variable that carries `defaults.adapters.<slug>.auth.apiKey` (catalog only). */
+  /**
+   * Environment variable that carries `defaults.adapters.<slug>.auth.apiKey` (set by the catalog;
+   * a config entry shadowing a catalog slug inherits it; otherwise `SVC_ADAPTER_API_KEY`).
+   */
   apiKeyEnv?: string;
 }
 

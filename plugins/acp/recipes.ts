@@ -8,11 +8,17 @@ export interface ResolvedRecipe {
   shadows?: "catalog";
 }
 
-/** The recipe for `slug`: a config `acpAgents` entry shadows the catalog entry of the same slug. */
+/**
+ * The recipe for `slug`: a config `acpAgents` entry shadows the catalog entry of the same slug
+ * (keeping the catalog's `apiKeyEnv`).
+ */
 export function resolveRecipe(slug: string, acpAgents: Record<string, unknown> | undefined): ResolvedRecipe | undefined {
   const fromConfig = acpAgents?.[slug];
   if (isRecipe(fromConfig)) {
-    return { slug, source: "config", recipe: fromConfig, ...(ACP_CATALOG[slug] ? { shadows: "catalog" as const } : {}) };
+    // The agent behind a shadowed slug still reads its key from the catalog's variable.
+    const apiKeyEnv = fromConfig.apiKeyEnv ?? ACP_CATALOG[slug]?.apiKeyEnv;
+    const recipe = apiKeyEnv ? { ...fromConfig, apiKeyEnv } : fromConfig;
+    return { slug, source: "config", recipe, ...(ACP_CATALOG[slug] ? { shadows: "catalog" as const } : {}) };
   }
   const fromCatalog = ACP_CATALOG[slug];
   return fromCatalog ? { slug, source: "catalog", recipe: fromCatalog } : undefined;

@@ -39,6 +39,20 @@ describe("adapter resolution order: package, then config, then catalog", () => {
     expect((await h.runtime.waitFor(descriptor.id, result!.promptId)).text).toBe("echo: hi");
   });
 
+  it("a config entry shadowing a catalog slug keeps the catalog's API key variable", async () => {
+    expect(resolveRecipe("gemini", { gemini: { bin: "node" } })?.recipe.apiKeyEnv).toBe("GEMINI_API_KEY");
+    expect(resolveRecipe("mine", { mine: { bin: "node" } })?.recipe.apiKeyEnv).toBeUndefined();
+    const secret = "gm-key-0123456789";
+    h = await makeHarness({
+      acpAgents: { gemini: fixtureAgent("env-agent.mjs") },
+      defaults: { adapters: { gemini: { auth: { mode: "api-key", apiKey: secret } } } },
+    });
+    const { descriptor, result } = await h.runtime.start({ adapter: "gemini", cwd: h.home, prompt: "GEMINI_API_KEY SVC_ADAPTER_API_KEY" });
+    expect(descriptor.source).toBe("config");
+    const seen = JSON.parse((await h.runtime.waitFor(descriptor.id, result!.promptId)).text);
+    expect(seen).toEqual({ GEMINI_API_KEY: secret.length, SVC_ADAPTER_API_KEY: 0 });
+  });
+
   it("a package adapter of that kind wins over the config entry; a built-in plugin of that kind does not", async () => {
     h = await makeHarness({ acpAgents: { gemini: fixtureAgent("echo-agent.mjs") } }, [{ plugin: packageGemini, builtin: false }]);
     const { descriptor, result } = await h.runtime.start({ adapter: "gemini", cwd: h.home, prompt: "hi" });
