@@ -25,7 +25,7 @@ import { writeJsonFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
 import { HOME } from "../tokens.js";
 
-export const DEDUP_DIR = FILES.sentinelsDedup;
+const DEDUP_DIR = FILES.sentinelsDedup;
 export const DEDUP_LIMIT = 1000;
 const COMPACT_AFTER = 2 * DEDUP_LIMIT;
 /** Journal files kept open at once; the least recently used is closed beyond this. */

@@ -52,10 +52,6 @@ export class SentinelIndex {
     return this.bySentinel.size;
   }
 
-  has(sentinelId: string): boolean {
-    return this.bySentinel.has(sentinelId);
-  }
-
   /** Indexes the clauses of one sentinel (replacing any earlier ones). */
   add(sentinelId: string, clauses: IndexedClause[]): void {
     this.remove(sentinelId);

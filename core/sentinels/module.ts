@@ -16,8 +16,8 @@ import { sentinelRoutes } from "./routes.js";
 import { SentinelStore } from "./store.js";
 import { intervalTicker, tickIntervalMs } from "./ticker.js";
 
-/** Registers the sentinel services in `c` (the daemon does it at start; tests may do it directly). */
-export function registerSentinelServices(c: DependencyContainer): SentinelEngine {
+/** Registers the sentinel services in `c` (at the module's start). */
+function registerSentinelServices(c: DependencyContainer): SentinelEngine {
   registerClass(c, SENTINEL_STORE, SentinelStore);
   registerClass(c, SENTINEL_DEDUP, SentinelDedup);
   if (!c.isRegistered(SENTINEL_PLUGINS as symbol)) registerValue(c, SENTINEL_PLUGINS, pluginsFromContainer(c));

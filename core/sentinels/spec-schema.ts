@@ -7,7 +7,7 @@ import { SvcError, issuesToDetails } from "../errors.js";
 
 const slug = z.string().regex(/^[a-z][a-z0-9-]*$/, "must be a lower-case slug (a-z, 0-9, -)");
 
-export const matchClauseSchema = z.strictObject({
+const matchClauseSchema = z.strictObject({
   subject: z.string().min(1, "must not be empty").describe("exact subject, or a prefix when it ends with `*`"),
   types: z.array(z.string().min(1, "must not be empty")).min(1, "give at least one type glob, or omit types").optional()
     .describe("type globs (picomatch); omitted: the provider's defaultTypes(subject)"),
@@ -20,7 +20,7 @@ export const untilSchema = z.discriminatedUnion("kind", [
   z.strictObject({ kind: z.literal("never") }),
 ]);
 
-export const targetInputSchema = z.looseObject({ kind: slug });
+const targetInputSchema = z.looseObject({ kind: slug });
 
 export const sentinelSpecSchema = z.strictObject({
   match: z.array(matchClauseSchema).min(1, "give at least one match clause"),
@@ -31,9 +31,7 @@ export const sentinelSpecSchema = z.strictObject({
   label: z.string().min(1).max(200).optional(),
 });
 
-export type SentinelSpecInput = z.infer<typeof sentinelSpecSchema>;
 export type MatchClause = z.infer<typeof matchClauseSchema>;
-export type SentinelUntil = z.infer<typeof untilSchema>;
 
 /** A sentinel event as providers hand it to the engine (SvcEvent, validated; unknown fields dropped). */
 export const svcEventSchema = z.object({

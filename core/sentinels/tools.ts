@@ -109,7 +109,7 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
 }
 
 /** `prUrl` resolution through the loaded providers' `resolveSubject`. */
-export function prUrlResolver(c: DependencyContainer): SentinelToolDeps["resolvePrUrl"] {
+function prUrlResolver(c: DependencyContainer): SentinelToolDeps["resolvePrUrl"] {
   return async (prUrl, provider) => {
     const kinds = provider ? [provider] : resolve(c, PLUGINS).kinds("provider");
     const reasons: string[] = [];
@@ -129,7 +129,7 @@ export function prUrlResolver(c: DependencyContainer): SentinelToolDeps["resolve
 }
 
 /** Subject normalization through the provider that will watch it (e.g. GitHub owner and repo lower-cased). */
-export function subjectNormalizer(c: DependencyContainer): SentinelToolDeps["normalizeSubject"] {
+function subjectNormalizer(c: DependencyContainer): SentinelToolDeps["normalizeSubject"] {
   return async (subject, provider) => {
     const kind = provider ?? defaultProvider([{ subject }]);
     if (!resolve(c, PLUGINS).get("provider", kind)) return subject;

@@ -2,14 +2,12 @@ import { homedir } from "node:os";
 import { isAbsolute, join, resolve } from "node:path";
 
 /**
- * File names under `$SVC_HOME`, exactly as SPEC.md gives them. (Plugins cannot import core, so
- * the webhook target spells its vault and outbox names itself; these entries document them.)
+ * File names under `$SVC_HOME`, exactly as SPEC.md gives them, of the files core reads and writes.
+ * (Plugins cannot import core: the webhook target names its vault and outbox files itself.)
  */
 export const FILES = {
   config: "config.json",
   sentinels: "sentinels.json",
-  sentinelSecrets: "sentinels-secrets.json",
-  outbox: "sentinel-webhook-outbox.json",
   runtime: "runtime.json",
   credentials: "credentials.json",
   sentinelsDedup: "sentinels-dedup",

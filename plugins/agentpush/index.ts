@@ -7,7 +7,7 @@
 import { defineProvider, SvcError, type SvcEvent } from "../../core/plugin-api/index.js";
 import { pushBatchSchema, pushedEventSchema, type PushedEvent } from "./push-schema.js";
 
-export const PUSH_PATH = "/providers/agentpush/events";
+const PUSH_PATH = "/providers/agentpush/events";
 
 export default defineProvider({
   kind: "agentpush",

@@ -1,7 +1,7 @@
 /** The body of `POST /providers/agentpush/events`: one event or an array of them. */
 import { z } from "zod";
 
-export const MAX_PUSH_BATCH = 1000;
+const MAX_PUSH_BATCH = 1000;
 
 export const pushedEventSchema = z.strictObject({
   id: z.string().min(1).max(200).refine((s) => !s.includes("."), "must not contain \".\""),

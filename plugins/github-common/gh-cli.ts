@@ -85,7 +85,7 @@ function run(bin: string, args: string[], env: NodeJS.ProcessEnv, timeout: numbe
 }
 
 /** Parses `gh api -i` output: `HTTP/x.y <status> <text>`, header lines, a blank line, the body. */
-export function parseApiOutput(stdout: string, path: string, stderr = ""): GhResponse {
+function parseApiOutput(stdout: string, path: string, stderr = ""): GhResponse {
   const m = /^HTTP\/[\d.]+ (\d{3})[^\n]*\r?\n/.exec(stdout);
   if (!m) {
     const why = stderr.split("\n").find((l) => l.trim()) ?? "no HTTP status in its output";

@@ -19,7 +19,7 @@ export const GITHUB_EVENT_NAMES = [
   "push",
 ] as const;
 
-export type GithubEventName = (typeof GITHUB_EVENT_NAMES)[number];
+type GithubEventName = (typeof GITHUB_EVENT_NAMES)[number];
 
 export interface MapOptions {
   /** The stable event id (a delivery id, or one derived from the polled object); must not contain `.`. */
@@ -30,7 +30,7 @@ export interface MapOptions {
 
 type Obj = Record<string, any>;
 
-export function isGithubEventName(name: string): name is GithubEventName {
+function isGithubEventName(name: string): name is GithubEventName {
   return (GITHUB_EVENT_NAMES as readonly string[]).includes(name);
 }
 
@@ -168,8 +168,8 @@ const MAPPERS: Record<GithubEventName, (p: Obj, repo: { owner: string; repo: str
   },
 };
 
-/** The pull request fields events carry (also used by the poller for synthesized events). */
-export function prSummary(pr: Obj): Obj {
+/** The pull request fields `pull_request` events carry. */
+function prSummary(pr: Obj): Obj {
   return {
     title: pr.title,
     state: pr.state,

@@ -7,7 +7,7 @@ import { SvcError, defineProvider, type PluginContext, type ProviderInstance } f
 import { createGhCli, defaultTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
 import { Poller } from "./poller.js";
 
-export const DEFAULT_INTERVAL_MS = 60_000;
+const DEFAULT_INTERVAL_MS = 60_000;
 const NS = "provider-local-gh";
 
 export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCli()): ProviderInstance & { poller: Poller } {
@@ -51,12 +51,14 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
     defaultTypes,
     terminalSubjects,
     resolveSubject: resolveGithubSubject,
-    /** A new watch is polled at once: its baseline is taken now, and a pull request already closed ends its sentinel. */
+    /**
+     * A new watch is polled at once: its baseline is taken now, and a pull request already closed
+     * ends its sentinel. (No unwatch: each cycle polls only what active sentinels still watch, and
+     * drops the conditional-request state of the rest.)
+     */
     async watch() {
       void soon().catch(() => undefined);
     },
-    /** The next cycle polls only what active sentinels still watch; its conditional-request state is dropped then. */
-    async unwatch() {},
     async pollNow() {
       await runCycle();
     },

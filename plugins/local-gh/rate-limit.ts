@@ -1,7 +1,7 @@
 /** Rate-limit recognition and backoff for GitHub API answers (primary and secondary limits). */
 import type { GhResponse } from "../github-common/index.js";
 
-export const MAX_BACKOFF_MS = 15 * 60_000;
+const MAX_BACKOFF_MS = 15 * 60_000;
 
 /** True when the answer is GitHub refusing for rate limiting (429, or 403 with an exhausted or retry-after limit). */
 export function isRateLimited(res: GhResponse): boolean {

@@ -10,7 +10,7 @@ import { hookUrl, type WebhookSettings } from "./settings.js";
 
 type Obj = Record<string, any>;
 
-export function reposOf(sentinel: SentinelView): string[] {
+function reposOf(sentinel: SentinelView): string[] {
   const out = new Set<string>();
   for (const c of sentinel.spec.match) {
     const r = (c.subject.endsWith("*") ? undefined : parseSubject(c.subject)) ?? repoOfPattern(c.subject);
