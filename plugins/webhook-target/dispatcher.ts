@@ -19,11 +19,12 @@ export interface DispatcherOptions {
   logger: Logger;
   /** Per-attempt timeout (default 15 s; tests inject a short one). */
   attemptTimeoutMs?: number;
-  /** Attempts in flight to one callback host (default 16). */
-  perCallback?: number;
-  /** Attempts in flight overall (default 256). */
-  maxInFlight?: number;
 }
+
+/** Attempts in flight to one callback host. */
+const PER_CALLBACK = 16;
+/** Attempts in flight overall. */
+const MAX_IN_FLIGHT = 256;
 
 /**
  * Delivers outbox rows: up to 5 attempts per row with waits of 500 ms, 1 s, 2 s, 4 s, each attempt
@@ -38,7 +39,7 @@ export class Dispatcher {
   private readonly stopping = new AbortController();
 
   constructor(private readonly o: DispatcherOptions) {
-    this.global = new Semaphore(o.maxInFlight ?? 256);
+    this.global = new Semaphore(MAX_IN_FLIGHT);
     // Every row waiting between attempts listens for shutdown on this one signal.
     setMaxListeners(0, this.stopping.signal);
   }
@@ -192,7 +193,7 @@ export class Dispatcher {
 
   private async slot(host: string): Promise<() => void> {
     let lane = this.lanes.get(host);
-    if (!lane) this.lanes.set(host, (lane = new Semaphore(this.o.perCallback ?? 16)));
+    if (!lane) this.lanes.set(host, (lane = new Semaphore(PER_CALLBACK)));
     const releaseLane = await lane.acquire();
     const releaseGlobal = await this.global.acquire();
     return () => {

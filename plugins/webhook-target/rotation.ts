@@ -1,10 +1,10 @@
 import type { Clock, Random, SentinelIngress } from "../../core/plugin-api/index.js";
 import { SvcError } from "../../core/plugin-api/index.js";
+import type { ChallengeVerifier } from "./challenge.js";
 import { LIMITS } from "./limits.js";
 import { generateSecret, parseSecret } from "./secret.js";
 import { asStoredTarget } from "./signing-keys.js";
 import type { SecretVault } from "./vault.js";
-import type { ChallengeVerifierLike } from "./target.js";
 
 export interface RotationResult {
   sentinelId: string;
@@ -23,7 +23,7 @@ export interface RotationResult {
  * both sign for 10 minutes. Setting the current secret again changes nothing.
  */
 export async function rotateSecret(
-  deps: { sentinels: SentinelIngress; vault: SecretVault; verifier: ChallengeVerifierLike; clock: Clock; random: Random },
+  deps: { sentinels: SentinelIngress; vault: SecretVault; verifier: ChallengeVerifier; clock: Clock; random: Random },
   input: { sentinelId: string; secret?: string; principal: string },
 ): Promise<RotationResult> {
   const { sentinels, vault, verifier, clock, random } = deps;

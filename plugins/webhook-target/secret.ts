@@ -26,7 +26,7 @@ export function decodeSecret(secret: unknown): Buffer | undefined {
 }
 
 /** Like {@link decodeSecret} but throws `code` (default `challenge_failed`) with a message that never echoes the value. */
-export function parseSecret(secret: unknown, code: "challenge_failed" | "invalid_input" | "delivered_rejected" = "challenge_failed"): Buffer {
+export function parseSecret(secret: unknown, code: "challenge_failed" | "invalid_input" = "challenge_failed"): Buffer {
   const key = decodeSecret(secret);
   if (!key) throw new SvcError(code, `the webhook secret is malformed: ${SECRET_RULE}`);
   return key;

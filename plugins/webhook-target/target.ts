@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { PluginContext, SentinelIngress, SentinelView, TargetAck, TargetDelivery, TargetInstance } from "../../core/plugin-api/index.js";
 import { SvcError } from "../../core/plugin-api/index.js";
+import type { ChallengeVerifier } from "./challenge.js";
 import { Dispatcher } from "./dispatcher.js";
 import { buildEnvelope } from "./envelope.js";
 import { Outbox } from "./outbox/outbox.js";
@@ -9,15 +10,8 @@ import { parseSecret } from "./secret.js";
 import { asStoredTarget } from "./signing-keys.js";
 import { SecretVault } from "./vault.js";
 
-/** The challenge verifier as the webhook target uses it (plugins/webhook-target/challenge.ts). */
-export interface ChallengeVerifierLike {
-  verify(input: { url: string; secret: string; subscriptionId: string; principal: string }): Promise<void>;
-}
-
 export interface WebhookTargetDeps {
-  verifier: ChallengeVerifierLike;
-  /** Per-attempt timeout override (tests). */
-  attemptTimeoutMs?: number;
+  verifier: ChallengeVerifier;
   /** Reaping tick in ms (default 60 s; 0 disables the timer, tests call `tick()`). */
   tickMs?: number;
 }
@@ -53,16 +47,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   const open = () =>
     (opened ??= (async () => {
       const outbox = await Outbox.open({ home: ctx.home, now: () => ctx.clock.now(), newId: () => `req_${ctx.random.ulid()}`, logger });
-      const dispatcher = new Dispatcher({
-        outbox,
-        vault,
-        egress: ctx.service("egress"),
-        sentinels,
-        clock: ctx.clock,
-        sleep: ctx.sleep,
-        logger,
-        ...(deps.attemptTimeoutMs !== undefined ? { attemptTimeoutMs: deps.attemptTimeoutMs } : {}),
-      });
+      const dispatcher = new Dispatcher({ outbox, vault, egress: ctx.service("egress"), sentinels, clock: ctx.clock, sleep: ctx.sleep, logger });
       return { outbox, dispatcher };
     })());
 
@@ -150,7 +135,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     },
 
     async resumeWebhookDeliveries() {
-      const { outbox, dispatcher } = await open();
+      const { outbox } = await open();
       const pending = outbox.pending().length;
       if (pending > 0) logger.info("resuming webhook deliveries", { pending });
       await tick();

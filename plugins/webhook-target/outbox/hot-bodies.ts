@@ -31,9 +31,4 @@ export class HotBodies {
     this.bodies.delete(requestId);
     this.bytes -= body.length;
   }
-
-  /** Bytes held (tests). */
-  get size(): number {
-    return this.bytes;
-  }
 }

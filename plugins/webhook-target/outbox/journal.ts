@@ -55,10 +55,6 @@ export class Journal {
     return journal;
   }
 
-  get lastSeq(): number {
-    return this.seq;
-  }
-
   /**
    * Appends records durably; resolves with `apply`'s result for each (false: it changed nothing).
    * `stamped` sees each record as it will be applied (to attach in-memory companions).

@@ -59,7 +59,7 @@ export class Outbox {
   private compacting: Promise<void> | undefined;
   /** Retired journal files no durable snapshot covers yet. */
   private retired: string[] = [];
-  readonly bodies: BodyStore;
+  private readonly bodies: BodyStore;
   private readonly hot: HotBodies;
 
   private constructor(private readonly opts: OutboxOptions) {
