@@ -32,12 +32,14 @@ export const PLUGIN_SETUP_TIMEOUT_MS = 10_000;
 
 /**
  * Sets up (once) and returns the instance of a loaded plugin. A setup that throws or takes longer
- * than {@link PLUGIN_SETUP_TIMEOUT_MS} is recorded in `registry.failures` (phase `setup`), logged
- * once, and rejects with the cause; the next call tries again.
+ * than {@link PLUGIN_SETUP_TIMEOUT_MS} is recorded in `registry.failures` (phase `setup`) and logged
+ * once per failure episode (until a setup succeeds), and rejects with the cause; uses within
+ * `SETUP_RETRY_AFTER_MS` (registry.ts) of the failure get the same rejection without running setup again.
  */
 export function pluginInstance<T extends LoadedPlugin["type"]>(c: DependencyContainer, type: T, kind: string, timeoutMs = PLUGIN_SETUP_TIMEOUT_MS) {
   const registry = resolve(c, PLUGINS);
-  return registry.instance(type, kind, async (plugin) => {
+  const clock = resolve(c, CLOCK);
+  return registry.instance(type, kind, async (plugin, { retry }) => {
     const ctx = makePluginContext(c, plugin);
     const abort = new AbortController();
     const timedOut = resolve(c, SLEEP)(timeoutMs, abort.signal).then(() => {
@@ -50,13 +52,15 @@ export function pluginInstance<T extends LoadedPlugin["type"]>(c: DependencyCont
       return instance;
     } catch (err) {
       const failure = { package: plugin.source.package, phase: "setup" as const, error: `${type} ${kind}: ${(err as Error).message}` };
-      registry.fail(failure);
-      ctx.logger.warn(`adapter package ${failure.package} failed (setup): ${failure.error}`, { package: failure.package, phase: "setup" });
+      if (!retry) {
+        registry.fail(failure);
+        ctx.logger.warn(`adapter package ${failure.package} failed (setup): ${failure.error}`, { package: failure.package, phase: "setup" });
+      }
       throw err;
     } finally {
       abort.abort();
       timedOut.catch(() => undefined);
     }
-  });
+  }, () => clock.now());
 }
 

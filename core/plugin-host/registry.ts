@@ -46,9 +46,20 @@ type InstanceOf<T extends PluginType> = T extends "provider" ? ProviderInstance 
 
 const key = (type: string, kind: string) => `${type}:${kind}`;
 
+/** How long a failed setup stands before the next use of the plugin tries it again. */
+export const SETUP_RETRY_AFTER_MS = 60_000;
+
+/** What {@link PluginRegistry.instance} tells the setup it runs. */
+export interface SetupAttempt {
+  /** True when an earlier setup of this plugin failed and has not succeeded since (the failure is already recorded). */
+  retry: boolean;
+}
+
 export class PluginRegistry {
   private readonly plugins = new Map<string, LoadedPlugin>();
   private readonly instances = new Map<string, Promise<unknown>>();
+  /** Failed setups, by key: when the attempt failed and its rejected promise (served until the retry is due). */
+  private readonly setupFailures = new Map<string, { at: number; rejected: Promise<unknown> }>();
   readonly shadowed: ShadowRecord[] = [];
   readonly failures: LoadFailure[] = [];
 
@@ -77,28 +88,36 @@ export class PluginRegistry {
 
   /**
    * The set-up instance of a plugin (setup runs once, on first use, with the context the host
-   * makes). Throws `not_found` naming the loaded kinds when there is no such plugin.
+   * makes). Throws `not_found` naming the loaded kinds when there is no such plugin. A failed setup
+   * is not re-run on every use: its rejection is served for {@link SETUP_RETRY_AFTER_MS} (by `now`),
+   * then the next use tries again, telling `setup` it is a retry.
    */
   instance<T extends PluginType>(
     type: T,
     kind: string,
-    setup: (plugin: LoadedPlugin) => Promise<unknown>,
+    setup: (plugin: LoadedPlugin, attempt: SetupAttempt) => Promise<unknown>,
+    now: () => number = Date.now,
   ): Promise<InstanceOf<T>> {
     const k = key(type, kind);
-    let inst = this.instances.get(k);
-    if (!inst) {
-      const plugin = this.plugins.get(k);
-      if (!plugin) {
-        const loaded = this.kinds(type);
-        return Promise.reject(
-          new SvcError("not_found", `no ${type} plugin of kind "${kind}"; loaded ${type} kinds: ${loaded.join(", ") || "(none)"}`),
-        );
-      }
-      inst = setup(plugin);
-      this.instances.set(k, inst);
-      inst.catch(() => this.instances.delete(k));
+    const inst = this.instances.get(k);
+    if (inst) return inst as Promise<InstanceOf<T>>;
+    const failed = this.setupFailures.get(k);
+    if (failed && now() - failed.at < SETUP_RETRY_AFTER_MS) return failed.rejected as Promise<InstanceOf<T>>;
+    const plugin = this.plugins.get(k);
+    if (!plugin) {
+      const loaded = this.kinds(type);
+      return Promise.reject(new SvcError("not_found", `no ${type} plugin of kind "${kind}"; loaded ${type} kinds: ${loaded.join(", ") || "(none)"}`));
     }
-    return inst as Promise<InstanceOf<T>>;
+    const attempt = setup(plugin, { retry: failed !== undefined });
+    this.instances.set(k, attempt);
+    attempt.then(
+      () => this.setupFailures.delete(k),
+      () => {
+        if (this.instances.get(k) === attempt) this.instances.delete(k);
+        this.setupFailures.set(k, { at: now(), rejected: attempt });
+      },
+    );
+    return attempt as Promise<InstanceOf<T>>;
   }
 
   /** Instances already set up, for orderly shutdown. */

@@ -10,7 +10,8 @@ import { pluginHostModule } from "../../../core/plugin-host/module.js";
 import type { PluginRegistry } from "../../../core/plugin-host/registry.js";
 import { registerValue } from "../../../core/runtime/inject.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
-import { ENV, LOGGER, PLUGINS, SERVICES, SLEEP, resolve } from "../../../core/tokens.js";
+import { CLOCK, ENV, LOGGER, PLUGINS, SERVICES, SLEEP, resolve } from "../../../core/tokens.js";
+import { SETUP_RETRY_AFTER_MS } from "../../../core/plugin-host/registry.js";
 import { makeSandbox, type Sandbox } from "./sandbox.js";
 
 let sb: Sandbox;
@@ -108,6 +109,41 @@ describe("setup isolation", () => {
     expect(logger.lines.some((l) => l.includes("adapter package pkg-slow failed (setup)"))).toBe(true);
   });
 
+  it("a failed setup is not re-run on every use: recorded and logged once, retried after the backoff, then set up", async () => {
+    let now = 1_000;
+    const child = c.createChildContainer();
+    registerValue(child, CLOCK, { now: () => now });
+    let calls = 0;
+    let fail = true;
+    registry.add(
+      plugin(() => {
+        calls++;
+        if (fail) throw new Error("cannot reach the vault");
+        return { defaultTypes: () => [], readiness: async () => ({ ready: true }) };
+      }),
+    );
+    const logged = () => logger.lines.filter((l) => l.includes("adapter package pkg-slow failed (setup)")).length;
+    for (let i = 0; i < 5; i++) await expect(pluginInstance(child, "provider", "slow")).rejects.toThrow("cannot reach the vault");
+    expect(calls).toBe(1);
+    expect(registry.failures).toHaveLength(1);
+    expect(logged()).toBe(1);
+
+    now += SETUP_RETRY_AFTER_MS - 1;
+    await expect(pluginInstance(child, "provider", "slow")).rejects.toThrow("cannot reach the vault");
+    expect(calls).toBe(1);
+    now += 1;
+    await expect(pluginInstance(child, "provider", "slow")).rejects.toThrow("cannot reach the vault");
+    expect(calls).toBe(2);
+    expect(registry.failures).toHaveLength(1);
+    expect(logged()).toBe(1);
+
+    now += SETUP_RETRY_AFTER_MS;
+    fail = false;
+    const instance = await pluginInstance(child, "provider", "slow");
+    expect(await pluginInstance(child, "provider", "slow")).toBe(instance);
+    expect(calls).toBe(3);
+  });
+
   it("an adapter whose setup returns no start(spec, sink) is a setup failure naming the contract", async () => {
     registry.add({
       type: "adapter",
@@ -117,20 +153,6 @@ describe("setup isolation", () => {
     });
     await expect(pluginInstance(c, "adapter", "made-up")).rejects.toMatchObject({ code: "plugin_load_failed", message: expect.stringContaining("returned no start(spec, sink) function") });
     expect(registry.failures).toEqual([{ package: "pkg-made-up", phase: "setup", error: expect.stringContaining("AdapterInstance") }]);
-  });
-
-  it("a setup that throws is recorded, and the next use tries again", async () => {
-    let calls = 0;
-    registry.add(
-      plugin(() => {
-        calls += 1;
-        if (calls === 1) throw new Error("first setup fails");
-        return { defaultTypes: () => [], readiness: async () => ({ ready: true, detail: "" }) };
-      }),
-    );
-    await expect(pluginInstance(c, "provider", "slow")).rejects.toThrow("first setup fails");
-    expect(registry.failures[0]).toMatchObject({ package: "pkg-slow", phase: "setup" });
-    await expect(pluginInstance(c, "provider", "slow")).resolves.toHaveProperty("defaultTypes");
   });
 });
 
