@@ -38,7 +38,7 @@ export function describeSession(s: LiveSession, now: number, policy: { attention
 }
 
 function activityOf(s: LiveSession, now: number, delayMs: number): SessionActivity {
-  if (s.state === "busy" || s.state === "starting" || s.queue.length > 0) return "running";
+  if (s.busy) return "running";
   const settledFrom = s.endedAt ?? s.lastTurnEndedAt ?? s.fixed.createdAt;
   if (now - settledFrom < delayMs) return "running";
   if (s.state === "ended" && s.exit?.error === "stopped") return "ended";

@@ -32,7 +32,6 @@ export class LiveSession {
   handle?: AdapterSession;
   turns = 0;
   lastActivityAt: number;
-  turnStartedAt?: number;
   /** Output or usage arrived since the current turn's prompt. */
   turnHadOutput = false;
   lastTurnEndedAt?: number;
@@ -67,6 +66,11 @@ export class LiveSession {
 
   get live(): boolean {
     return this.state !== "ended";
+  }
+
+  /** Starting, in a turn, or with prompts waiting: a new prompt would not run at once. */
+  get busy(): boolean {
+    return this.state === "busy" || this.state === "starting" || this.queue.length > 0;
   }
 
   /** The sink handed to the adapter. */
@@ -111,9 +115,8 @@ export class LiveSession {
 
   /** Queues or runs a prompt. The runtime has already applied the policy to `urgency`. */
   enqueue(p: PendingPrompt, requested?: PromptUrgency, note?: string): PromptReceipt {
-    const busy = this.state === "busy" || this.state === "starting" || this.queue.length > 0;
     let delivery: PromptReceipt["delivery"];
-    if (!busy) {
+    if (!this.busy) {
       this.queue.push(p);
       delivery = "started";
     } else if (p.urgency === "queue") {
@@ -155,8 +158,7 @@ export class LiveSession {
     this.current = p;
     this.turnText = "";
     this.turnHadOutput = false;
-    this.turnStartedAt = this.hooks.now();
-    this.lastActivityAt = this.turnStartedAt;
+    this.lastActivityAt = this.hooks.now();
     this.stalledSinceMs = undefined;
     this.lastTurnErrorMessage = undefined;
     this.transcript.append("prompt", { promptId: p.promptId, sender: p.sender, text: p.text });

@@ -82,7 +82,6 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
           await followTranscript(runtime, id, which, after, req.res);
           return undefined;
         }
-        if (paths.live) await runtime.get(id).transcript.flushed();
         const lines = await readTranscript(path, after);
         return { status: 200, headers: { "content-type": "application/x-ndjson; charset=utf-8" }, body: lines.map((l) => JSON.stringify(l) + "\n").join("") };
       },
@@ -94,7 +93,6 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
       handler: async (req) => {
         const id = req.params.id!;
         const paths = await transcriptPaths(runtime, id);
-        if (paths.live) await runtime.get(id).transcript.flushed();
         const descriptor = runtime.state(id) === "unknown" ? undefined : runtime.describe(runtime.get(id));
         return {
           status: 200,
@@ -122,7 +120,6 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
       auth: "loopback-or-token",
       handler: async (req) => {
         const paths = await transcriptPaths(runtime, req.params.id!);
-        if (paths.live) await runtime.get(req.params.id!).transcript.flushed();
         return { status: 200, body: { id: req.params.id, messages: conversation(await readTranscript(paths.events)) } };
       },
     },

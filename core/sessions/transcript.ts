@@ -47,10 +47,6 @@ export class TranscriptWriter {
     return () => this.listeners.delete(listener);
   }
 
-  get lastSeq(): number {
-    return this.seq;
-  }
-
   async close(): Promise<void> {
     await this.chain;
     this.closed = true;

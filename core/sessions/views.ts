@@ -6,10 +6,14 @@ import { readTranscript } from "./transcript-reader.js";
 import type { TranscriptLine } from "./transcript.js";
 import type { SessionDescriptor } from "./types.js";
 
-/** The transcript files of a session, live or from an earlier daemon life (found on disk). */
+/**
+ * The transcript files of a session, live or from an earlier daemon life (found on disk). For a
+ * session this daemon knows, everything appended so far is on disk when this resolves.
+ */
 export async function transcriptPaths(runtime: SessionRuntime, id: string): Promise<{ events: string; terminal?: string; live: boolean }> {
   if (runtime.state(id) !== "unknown") {
     const s = runtime.get(id);
+    await Promise.all([s.transcript.flushed(), s.terminal?.flushed()]);
     return { events: s.fixed.eventsPath, terminal: s.fixed.terminalPath, live: s.live };
   }
   if (!isSessionId(id)) throw new SvcError("invalid_input", `invalid session id ${JSON.stringify(id)}`);
