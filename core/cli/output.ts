@@ -7,7 +7,11 @@ export function useColor(stream: NodeJS.WriteStream = process.stdout, env = proc
   return stream.isTTY === true;
 }
 
-const paint = (code: number) => (s: string) => (useColor() ? `\u001b[${code}m${s}\u001b[0m` : s);
+/** A colouring function; colour is decided by the stream the text is written to (stdout unless told). */
+const paint =
+  (code: number) =>
+  (s: string, stream: NodeJS.WriteStream = process.stdout): string =>
+    useColor(stream) ? `\u001b[${code}m${s}\u001b[0m` : s;
 export const bold = paint(1);
 export const dim = paint(2);
 export const red = paint(31);
@@ -23,7 +27,7 @@ export function println(line = ""): void {
 }
 
 export function warn(line: string): void {
-  process.stderr.write(`${yellow("warning:")} ${line}\n`);
+  process.stderr.write(`${yellow("warning:", process.stderr)} ${line}\n`);
 }
 
 /** A plain text table: columns padded to their widest cell. */
@@ -38,7 +42,7 @@ export function printTable(headers: string[], rows: Array<Array<string | number 
 /** Prints an error as the CLI shows errors and returns the exit code (1, or 2 for usage). */
 export function reportError(err: unknown): number {
   const e = toSvcError(err);
-  process.stderr.write(`${red("error:")} ${e.message}\n`);
+  process.stderr.write(`${red("error:", process.stderr)} ${e.message}\n`);
   if (Array.isArray(e.details) && e.details.length > 1) {
     for (const d of e.details) process.stderr.write(`  - ${d.path}: ${d.message}\n`);
   }
