@@ -27,7 +27,14 @@ import { HOME } from "../tokens.js";
 
 const DEDUP_DIR = FILES.sentinelsDedup;
 export const DEDUP_LIMIT = 1000;
-const COMPACT_AFTER = 2 * DEDUP_LIMIT;
+
+/** The bounds of each sentinel's state: ids kept `seen`, and journal lines before a compaction. */
+export interface DedupLimits {
+  seen: number;
+  compactAfter: number;
+}
+
+export const DEDUP_LIMITS: DedupLimits = { seen: DEDUP_LIMIT, compactAfter: 2 * DEDUP_LIMIT };
 /** Journal files kept open at once; the least recently used is closed beyond this. */
 export const MAX_OPEN_JOURNALS = 64;
 
@@ -64,7 +71,11 @@ export class SentinelDedup {
   /** Journals being closed: reopening waits, so two handles never append to one file at once. */
   private readonly closing = new Map<string, Promise<void>>();
 
-  constructor(@inject(HOME as symbol) home: string) {
+  /** `limits` is not injected (the daemon keeps the defaults): tests make them small to reach them. */
+  constructor(
+    @inject(HOME as symbol) home: string,
+    private readonly limits: DedupLimits = DEDUP_LIMITS,
+  ) {
     this.dir = join(home, DEDUP_DIR);
   }
 
@@ -143,8 +154,8 @@ export class SentinelDedup {
       return journal.append(JSON.stringify({ q, e: eventId, a }) + "\n", () => {
         s.seq = q;
         s.journalLines += 1;
-        apply(s, eventId, a);
-        if (s.journalLines >= COMPACT_AFTER && !s.compacting) {
+        apply(s, eventId, a, this.limits.seen);
+        if (s.journalLines >= this.limits.compactAfter && !s.compacting) {
           s.compacting = true;
           journal
             .exclusive(() => this.compact(sentinelId, s, journal))
@@ -210,7 +221,7 @@ export class SentinelDedup {
     const state: DedupState = {
       seq: typeof snap?.seq === "number" ? snap.seq : 0,
       nextSeq: 0,
-      seen: new Set(Array.isArray(snap?.seen) ? snap.seen.slice(-DEDUP_LIMIT) : []),
+      seen: new Set(Array.isArray(snap?.seen) ? snap.seen.slice(-this.limits.seen) : []),
       inflight: new Set(Array.isArray(snap?.inflight) ? snap.inflight : []),
       delivered: typeof snap?.delivered === "number" ? snap.delivered : 0,
       journalLines: 0,
@@ -237,7 +248,7 @@ export class SentinelDedup {
       if (typeof rec.q !== "number" || typeof rec.e !== "string" || rec.q <= state.seq) continue;
       if (rec.a !== "now" && rec.a !== "deferred" && rec.a !== "seen") continue;
       state.seq = rec.q;
-      apply(state, rec.e, rec.a);
+      apply(state, rec.e, rec.a, this.limits.seen);
     }
     state.nextSeq = state.seq;
     return state;
@@ -248,7 +259,7 @@ export class SentinelDedup {
   }
 }
 
-function apply(s: DedupState, eventId: string, a: Change): void {
+function apply(s: DedupState, eventId: string, a: Change, seenLimit: number): void {
   if (a === "deferred") {
     s.delivered += 1;
     s.inflight.add(eventId);
@@ -258,5 +269,5 @@ function apply(s: DedupState, eventId: string, a: Change): void {
   s.inflight.delete(eventId);
   s.seen.delete(eventId);
   s.seen.add(eventId);
-  while (s.seen.size > DEDUP_LIMIT) s.seen.delete(s.seen.values().next().value as string);
+  while (s.seen.size > seenLimit) s.seen.delete(s.seen.values().next().value as string);
 }

@@ -3,28 +3,30 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { DEDUP_LIMIT, SentinelDedup } from "../../../core/sentinels/dedup.js";
+import { DEDUP_LIMITS, SentinelDedup, type DedupLimits } from "../../../core/sentinels/dedup.js";
 
 type Op = { op: "now" | "deferred" | "seen"; e: number } | { op: "reload" };
 
-/** The model: what dedup must answer, without files (the bound is never reached here). */
+/** The model: what dedup must answer, without files; `seen` keeps the last `seenLimit` ids marked seen. */
 class Model {
   seen = new Set<string>();
   inflight = new Set<string>();
   delivered = 0;
+  constructor(private readonly seenLimit: number) {}
+  private markSeen(id: string): void {
+    this.inflight.delete(id);
+    this.seen.delete(id);
+    this.seen.add(id);
+    while (this.seen.size > this.seenLimit) this.seen.delete(this.seen.values().next().value as string);
+  }
   apply(op: Op): void {
     if (op.op === "reload") return;
     const id = `e${op.e}`;
-    if (op.op === "seen") {
-      this.inflight.delete(id);
-      this.seen.add(id);
-    } else {
+    if (op.op === "seen") this.markSeen(id);
+    else {
       this.delivered += 1;
       if (op.op === "deferred") this.inflight.add(id);
-      else {
-        this.inflight.delete(id);
-        this.seen.add(id);
-      }
+      else this.markSeen(id);
     }
   }
 }
@@ -35,17 +37,20 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe("sentinel dedup against a model (fast-check)", () => {
-  it("answers like the model through any sequence of deliveries, markSeen and reloads", async () => {
+  it.each([
+    ["small bounds, so eviction and compaction happen", { seen: 3, compactAfter: 4 }],
+    ["the daemon's bounds", DEDUP_LIMITS],
+  ] as Array<[string, DedupLimits]>)("answers like the model through any sequence of deliveries, markSeen and reloads (%s)", async (_what, limits) => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), async (ops) => {
         const home = await mkdtemp(join(tmpdir(), "svc-dedup-model-"));
         try {
-          let d = new SentinelDedup(home);
-          const model = new Model();
+          let d = new SentinelDedup(home, limits);
+          const model = new Model(limits.seen);
           for (const op of ops) {
             if (op.op === "reload") {
               await d.close();
-              d = new SentinelDedup(home);
+              d = new SentinelDedup(home, limits);
             }
             else if (op.op === "seen") await d.markSeen("snt_m", `e${op.e}`);
             else await d.recordDelivery("snt_m", `e${op.e}`, op.op);
@@ -62,6 +67,5 @@ describe("sentinel dedup against a model (fast-check)", () => {
       }),
       { numRuns: 40 },
     );
-    expect(DEDUP_LIMIT).toBe(1000);
   });
 });
