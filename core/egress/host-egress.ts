@@ -20,22 +20,33 @@ export interface HostEgress extends Egress {
 }
 
 export interface HostEgressOptions {
-  /** The effective `webhooks.allowSubnets`, read on every request. */
+  /**
+   * The effective `webhooks.allowSubnets`, read on every request. A changed list must come as a
+   * new array (configuration is replaced on reload, never mutated): the same array is taken as
+   * unchanged without looking at its entries.
+   */
   allowSubnets: () => readonly string[];
   resolver?: Resolver;
   logger?: Logger;
 }
 
 export function createHostEgress(options: HostEgressOptions): HostEgress {
-  let current: { key: string; list: readonly string[]; egress: Egress } | undefined;
+  let current: { source: readonly string[]; key: string; list: readonly string[]; egress: Egress } | undefined;
 
   const ensure = (): Egress => {
-    const list = [...options.allowSubnets()];
+    const source = options.allowSubnets();
+    // Per-attempt hot path: the same array as last time needs no copy and no comparison.
+    if (current?.source === source) return current.egress;
+    const list = [...source];
     const key = JSON.stringify(list);
-    if (current?.key === key) return current.egress;
+    if (current?.key === key) {
+      current.source = source;
+      return current.egress;
+    }
     const previous = current;
     if (previous) options.logger?.info("webhooks.allowSubnets changed: the egress gate uses the new list", { allowSubnets: list.join(", ") || "(none)" });
     current = {
+      source,
       key,
       list,
       egress: createEgress({ allowSubnets: list, ...(options.resolver ? { resolver: options.resolver } : {}), ...(options.logger ? { logger: options.logger } : {}) }),

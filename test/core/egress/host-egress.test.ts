@@ -74,6 +74,15 @@ describe("host egress: follows the effective webhooks.allowSubnets", () => {
     ]);
   });
 
+  it("keeps the client when the list comes back as a new array with the same entries", async () => {
+    list = LOOPBACK_ALLOWED;
+    await post();
+    list = [...LOOPBACK_ALLOWED];
+    await post();
+    egress.refresh();
+    expect(logged().filter((l) => l.msg.includes("allowSubnets changed"))).toEqual([]);
+  });
+
   it("builds again after close", async () => {
     list = LOOPBACK_ALLOWED;
     expect((await post()).status).toBe(200);
