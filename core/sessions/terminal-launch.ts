@@ -1,18 +1,11 @@
-import { isAbsolute, resolve } from "node:path";
+import { resolvePresetCwd } from "../config/local-paths.js";
+import type { TerminalPreset } from "../config/schema.js";
 import { SvcError } from "../errors.js";
-
-export interface TerminalPreset {
-  argv?: string[];
-  env?: Record<string, string>;
-  cwd?: string;
-  workspace?: string;
-  name?: string;
-  label?: string;
-}
 
 /**
  * Resolves `svc sessions terminal` input against the local `terminalPresets`: trailing argv wins
- * over the preset's, a relative cwd resolves against the CLI's cwd (the CLI sends it absolute).
+ * over the preset's; the given cwd wins over the preset's, `~/` expanded and a relative one
+ * resolved against the CLI's cwd (the CLI sends it absolute).
  */
 export function resolvePresetLaunch(
   presets: Record<string, TerminalPreset> | undefined,
@@ -28,9 +21,7 @@ export function resolvePresetLaunch(
   if (!argv || argv.length === 0) {
     throw new SvcError("usage", input.preset ? `terminal preset "${input.preset}" has no argv; pass the command after \`--\`` : "pass a command after `--`, or a --preset with argv");
   }
-  const base = input.cliCwd ?? process.cwd();
-  const rawCwd = input.cwd ?? preset.cwd;
-  const cwd = rawCwd === undefined ? undefined : isAbsolute(rawCwd) ? rawCwd : resolve(base, rawCwd);
+  const cwd = resolvePresetCwd({ cwd: input.cwd ?? preset.cwd }, input.cliCwd ?? process.cwd());
   return { argv, env: preset.env ?? {}, cwd, workspace: preset.workspace, name: preset.name, label: preset.label };
 }
 

@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { findWorkspaceDir, resolvePresetLaunch } from "../../../core/sessions/terminal-launch.js";
@@ -168,6 +169,7 @@ describe("terminal presets", () => {
     expect(resolvePresetLaunch(presets, { preset: "dev", cliCwd: "/home/me/proj" })).toEqual({ argv: ["npm", "run", "dev"], env: { PORT: "3000" }, cwd: "/home/me/proj/web", workspace: undefined, name: "dev", label: "dev server" });
     expect(resolvePresetLaunch(presets, { preset: "dev", argv: ["vite"], cwd: "/abs" })).toMatchObject({ argv: ["vite"], cwd: "/abs" });
     expect(resolvePresetLaunch(undefined, { argv: ["ls"] })).toMatchObject({ argv: ["ls"], env: {} });
+    expect(resolvePresetLaunch({ home: { argv: ["ls"], cwd: "~/src" } }, { preset: "home", cliCwd: "/elsewhere" })).toMatchObject({ cwd: join(homedir(), "src") });
   });
 
   it("refuses an unknown preset, and a preset without argv and no trailing command", () => {
