@@ -121,9 +121,26 @@ export function formatPath(prefix: string, path: ReadonlyArray<PropertyKey>): st
   return out || "(root)";
 }
 
-/** Wraps anything thrown into an SvcError without leaking unknown internals into messages. */
+/**
+ * Wraps anything thrown into an SvcError. Anything that is not an SvcError becomes `internal` with
+ * its own message kept verbatim (for logs and the CLI's own output); that message may quote paths
+ * or inputs, so what goes to a remote caller is {@link toPublicError}.
+ */
 export function toSvcError(err: unknown): SvcError {
   if (SvcError.is(err)) return err;
   const message = err instanceof Error ? err.message : String(err);
   return new SvcError("internal", message, { cause: err });
+}
+
+/** The message a remote caller gets for anything thrown that is not an SvcError. */
+export const INTERNAL_ERROR_MESSAGE = "internal error; the daemon log has the cause";
+
+/**
+ * What a remote caller (an HTTP error body) may see: an SvcError as it is (its message was
+ * written for the caller); anything else as `internal` with a generic message, so an unexpected
+ * error's text never leaves the process. The catcher logs the original ({@link toSvcError}).
+ */
+export function toPublicError(err: unknown): SvcError {
+  if (SvcError.is(err)) return err;
+  return new SvcError("internal", INTERNAL_ERROR_MESSAGE, { cause: err });
 }

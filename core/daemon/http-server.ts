@@ -5,7 +5,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { HttpMethod, RouteRequest, RouteResponse } from "../plugin-api/http.js";
-import { SvcError, httpStatusFor, toSvcError } from "../errors.js";
+import { SvcError, httpStatusFor, toPublicError, toSvcError } from "../errors.js";
 import type { Logger } from "../runtime/logger.js";
 import { authenticate, type AuthTokens } from "./auth.js";
 import { parseJsonBody } from "./json-body.js";
@@ -90,9 +90,9 @@ export class DaemonHttpServer {
       const out = await found.def.handler(request);
       if (out) send(res, out);
     } catch (err) {
-      const e = toSvcError(err);
+      const e = toPublicError(err);
       const status = httpStatusFor(e.code);
-      if (status >= 500) this.opts.logger.error("request failed", { method, path: url.pathname, code: e.code, error: e.message });
+      if (status >= 500) this.opts.logger.error("request failed", { method, path: url.pathname, code: e.code, error: toSvcError(err).message });
       if (res.headersSent) {
         res.destroy();
         return;

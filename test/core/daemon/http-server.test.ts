@@ -1,0 +1,50 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SvcError } from "../../../core/errors.js";
+import { DaemonHttpServer } from "../../../core/daemon/http-server.js";
+import { RouteTable } from "../../../core/daemon/route-table.js";
+import { createMemoryLogger } from "../../../core/runtime/logger.js";
+
+describe("DaemonHttpServer error bodies", () => {
+  let server: DaemonHttpServer;
+  let base: string;
+  let logger: ReturnType<typeof createMemoryLogger>;
+  beforeEach(async () => {
+    const routes = new RouteTable();
+    routes.add({
+      method: "GET",
+      path: "/boom",
+      auth: "open",
+      handler: () => {
+        throw new Error("ENOENT: no such file or directory, open '/home/alice/.svc/vault/whsec_SECRET'");
+      },
+    });
+    routes.add({
+      method: "GET",
+      path: "/refused",
+      auth: "open",
+      handler: () => {
+        throw new SvcError("invalid_input", "the sentinel needs a target");
+      },
+    });
+    logger = createMemoryLogger();
+    server = new DaemonHttpServer({ routes, logger, tokens: () => ({ boot: "boot-token" }), policy: () => ({ allowedOrigins: [] }), bind: "127.0.0.1" });
+    base = `http://127.0.0.1:${await server.listen(0, "127.0.0.1")}`;
+  });
+  afterEach(() => server.close());
+
+  it("an unexpected error is a generic 500; the original goes to the log only", async () => {
+    const res = await fetch(`${base}/boom`);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(text).not.toContain("whsec_SECRET");
+    expect(text).not.toContain("/home/alice");
+    expect(JSON.parse(text)).toEqual({ error: { code: "internal", message: "internal error; the daemon log has the cause" } });
+    expect(logger.lines.some((l) => l.includes("request failed") && l.includes("ENOENT"))).toBe(true);
+  });
+
+  it("an SvcError keeps its message", async () => {
+    const res = await fetch(`${base}/refused`);
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: { code: "invalid_input", message: "the sentinel needs a target" } });
+  });
+});
