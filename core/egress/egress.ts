@@ -9,7 +9,7 @@ import type { LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
 import { Agent } from "undici";
 import { SvcError } from "../errors.js";
-import type { Egress, EgressFailure, EgressResponse } from "../plugin-api/egress.js";
+import { EGRESS_MAX_BODY_BYTES, type Egress, type EgressFailure, type EgressResponse } from "../plugin-api/egress.js";
 import type { Logger } from "../runtime/logger.js";
 import { allowSubnetsWarnings, parseAllowSubnets } from "./allow-subnets.js";
 import { mapEgressError } from "./egress-errors.js";
@@ -17,8 +17,8 @@ import { exchange } from "./exchange.js";
 import { admitTarget, hostnameOf, parseHttpsUrl, type AddressDecision } from "./gate.js";
 import { systemResolver, type Resolver } from "./resolver.js";
 
-/** Request and read-response body limit: 256 KiB. */
-export const MAX_BODY_BYTES = 262_144;
+/** Request and read-response body limit: 256 KiB (defined in the plugin API, which promises it). */
+export const MAX_BODY_BYTES = EGRESS_MAX_BODY_BYTES;
 
 export type { Egress, EgressFailure, EgressResponse };
 

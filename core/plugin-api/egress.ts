@@ -6,6 +6,9 @@
  * clamped to 256 KiB. The host owns its lifecycle: plugins never close it.
  */
 
+/** The request and read-response body limit of the egress: 256 KiB. */
+export const EGRESS_MAX_BODY_BYTES = 262_144;
+
 /** Why the gate refused or a request failed (the thrown SvcError's `code`). */
 export type EgressFailure = "non_https" | "private_target" | "redirect" | "timeout" | "connect";
 

@@ -6,6 +6,7 @@ export type { SvcEvent, DaemonEvent, DaemonEventSink } from "./events.js";
 export type { RouteAuth, RouteDef, RouteRequest, RouteResponse, RouteRegistry, HttpMethod } from "./http.js";
 export type { ToolDef, ToolRegistry, ToolCallContext } from "./tools.js";
 export type { Egress, EgressResponse, EgressFailure } from "./egress.js";
+export { EGRESS_MAX_BODY_BYTES } from "./egress.js";
 /** The SSRF gate's URL rule (what `ctx.service("egress")` applies first): a parseable `https:` URL, else SvcError `non_https`. */
 export { parseHttpsUrl } from "../egress/gate.js";
 export { hostOf } from "../runtime/logger.js";

@@ -1,7 +1,12 @@
+import { EGRESS_MAX_BODY_BYTES } from "../../core/plugin-api/index.js";
+
 /** Every number of SPEC.md "Limits" and "Delivery rules" that the webhook target enforces. */
 export const LIMITS = {
-  /** A serialized envelope over this many bytes has its `data` replaced and `truncated: true`. */
-  maxBodyBytes: 262_144,
+  /**
+   * A serialized envelope over this many bytes has its `data` replaced and `truncated: true`: the
+   * egress's own request limit, so every envelope built can be sent.
+   */
+  maxBodyBytes: EGRESS_MAX_BODY_BYTES,
   /** Delivery attempts per outbox row. */
   maxAttempts: 5,
   /** Waits before attempts 2 to 5 (exponential from 250 ms, capped at 4 s). */
