@@ -1,6 +1,6 @@
 /** The `svc config` verbs (loaded lazily by commands/config.ts). */
 import { stat } from "node:fs/promises";
-import { readEffectiveConfig } from "../config/read-effective.js";
+import { configFilePath, readEffectiveConfig } from "../config/read-effective.js";
 import type { ConfigSnapshot } from "../config/config-service.js";
 import { parseCliValue, parseKey } from "../config/edit.js";
 import { configJsonSchemaText } from "../config/json-schema.js";
@@ -8,12 +8,8 @@ import { lookupKey } from "../config/lookup.js";
 import { formatSource } from "../config/resolve.js";
 import { holdsSecret, redactSecrets } from "../config/secrets.js";
 import { setConfigKey, unsetConfigKey } from "../config/write.js";
-import { homeFile, svcHome } from "../storage/paths.js";
 import { printJson, println, warn } from "./output.js";
 
-function configPath(): string {
-  return homeFile(svcHome(process.env), "config");
-}
 
 async function snapshot(profile?: string): Promise<ConfigSnapshot> {
   const snap = await readEffectiveConfig(profile !== undefined ? { profile } : {});
@@ -52,13 +48,13 @@ export async function getConfig(key: string, opts: { json?: boolean; source?: bo
 
 export async function setConfig(key: string, text: string, opts: { string?: boolean }): Promise<void> {
   const value = parseCliValue(text, opts.string);
-  const result = await setConfigKey(configPath(), key, value);
+  const result = await setConfigKey(configFilePath(), key, value);
   for (const w of result.warnings) warn(w);
   println(holdsSecret(parseKey(key)) ? `set ${key}` : `set ${key} = ${JSON.stringify(value)}`);
 }
 
 export async function unsetConfig(key: string): Promise<void> {
-  const result = await unsetConfigKey(configPath(), key);
+  const result = await unsetConfigKey(configFilePath(), key);
   for (const w of result.warnings) warn(w);
   println(result.changed ? `unset ${key}` : `${key} was not set; nothing changed`);
 }

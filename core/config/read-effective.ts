@@ -7,8 +7,13 @@ import type { ConfigSnapshot } from "./config-service.js";
 import { FileConfigService } from "./file-config-service.js";
 import type { ConfigFlags } from "./resolve.js";
 
+/** Where the CLI's config.json is: `$SVC_HOME/config.json` (default `~/.svc/config.json`). */
+export function configFilePath(env: NodeJS.ProcessEnv = process.env): string {
+  return homeFile(svcHome(env), "config");
+}
+
 /** Reads and resolves the configuration once. Throws `config_invalid` for a bad file, env value or `--profile`. */
 export async function readEffectiveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Promise<ConfigSnapshot> {
-  const svc = await FileConfigService.open(homeFile(svcHome(env), "config"), env, flags);
+  const svc = await FileConfigService.open(configFilePath(env), env, flags);
   return svc.current();
 }

@@ -1,15 +1,14 @@
 /** `corpus init --list` and `corpus init <slug>`. */
-import { loadConfigFile } from "../config/load.js";
-import { DEFAULTS } from "../config/schema.js";
+import { readEffectiveConfig } from "../config/read-effective.js";
 import { SvcError } from "../errors.js";
-import { homeFile, svcHome } from "../storage/paths.js";
 import { bold, dim, printJson, printTable, println, warn } from "../cli/output.js";
 import { materialise } from "./materialise.js";
 import { scanPresets, type PresetScan } from "./presets.js";
 
 async function scan(): Promise<PresetScan & { packages: string[] }> {
-  const { config } = await loadConfigFile(homeFile(svcHome(), "config"));
-  const packages = config.corpusPresetPackages ?? [...DEFAULTS.corpusPresetPackages];
+  const config = await readEffectiveConfig();
+  for (const w of config.warnings) warn(w);
+  const packages = [...config.effective.corpusPresetPackages];
   const result = scanPresets(packages);
   for (const f of result.failures) warn(`corpus preset package ${f.package} skipped: ${f.error}`);
   return { ...result, packages };

@@ -3,7 +3,7 @@ import { setConfigKey, unsetConfigKey } from "../../config/write.js";
 import { SvcError } from "../../errors.js";
 import { declaredPlugins, scanPackages } from "../../plugin-host/scan.js";
 import type { AcpRecipe } from "../../../plugins/acp/catalog.js";
-import { homeFile, svcHome } from "../../storage/paths.js";
+import { configFilePath } from "../../config/read-effective.js";
 import { dim, printJson, printTable, println, warn } from "../output.js";
 import { acpListing } from "./listing.js";
 
@@ -37,7 +37,7 @@ export async function acpAdd(slug: string, input: AcpAddInput): Promise<void> {
     ...(input.resumable ? { resumable: true } : {}),
     ...(input.installHint ? { install_hint: input.installHint } : {}),
   };
-  const path = homeFile(svcHome(), "config");
+  const path = configFilePath();
   const { warnings } = await setConfigKey(path, `acpAgents.${slug}`, entry);
   for (const w of warnings) warn(w);
   println(`added acpAgents.${slug} (${input.bin}) to ${path}`);
@@ -46,7 +46,7 @@ export async function acpAdd(slug: string, input: AcpAddInput): Promise<void> {
 /** `svc acp rm`. */
 export async function acpRm(slug: string): Promise<void> {
   if (!SLUG.test(slug)) throw new SvcError("usage", `slug must be lower-case letters, digits, "_" or "-", got ${JSON.stringify(slug)}`);
-  const path = homeFile(svcHome(), "config");
+  const path = configFilePath();
   const { changed } = await unsetConfigKey(path, `acpAgents.${slug}`);
   if (!changed) throw new SvcError("not_found", `no acpAgents.${slug} in ${path} (catalog entries cannot be removed, only shadowed)`);
   println(`removed acpAgents.${slug} from ${path}`);
@@ -54,7 +54,7 @@ export async function acpRm(slug: string): Promise<void> {
 
 /** `svc acp ls`. */
 export async function acpLs(json: boolean): Promise<void> {
-  const file = await loadConfigFile(homeFile(svcHome(), "config"));
+  const file = await loadConfigFile(configFilePath());
   for (const w of file.warnings) warn(w);
   const scan = scanPackages({ ids: file.config.adapters ?? [], env: process.env, cwd: process.cwd(), builtins: false });
   const packages = declaredPlugins(scan.packages)

@@ -2,11 +2,6 @@
 import { validateConfigTree } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import { updateJsonFile } from "../../storage/json-file.js";
-import { homeFile, svcHome } from "../../storage/paths.js";
-
-export function configPath(env: NodeJS.ProcessEnv = process.env): string {
-  return homeFile(svcHome(env), "config");
-}
 
 /**
  * Applies `edit` to the raw `adapters` array (absent = `[]`) and writes the raw tree back, keeping

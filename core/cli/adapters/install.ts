@@ -12,7 +12,8 @@ import { loadManifest, PhaseError, readRawManifest } from "../../plugin-host/man
 import type { AdapterManifest } from "../../plugin-host/manifest-schema.js";
 import { readPackageJson, resolvePackage } from "../../plugin-host/resolve-package.js";
 import { println } from "../output.js";
-import { configPath, editAdapters } from "./config-adapters.js";
+import { configFilePath } from "../../config/read-effective.js";
+import { editAdapters } from "./config-adapters.js";
 import { ensureHostLink, runNpm } from "./npm.js";
 
 export interface InstallOptions {
@@ -35,7 +36,7 @@ export async function installPackage(spec: string, options: InstallOptions): Pro
   const env = options.env ?? process.env;
   const dir = installDir(env);
   const npmSpec = localSpec(spec, options.cwd ?? process.cwd()) ?? spec;
-  await loadConfigFile(configPath(env)); // a broken config.json is reported before anything is installed
+  await loadConfigFile(configFilePath(env)); // a broken config.json is reported before anything is installed
   const saved = snapshot(dir);
   println(`installing ${spec} into ${dir}`);
   await runNpm(["install", npmSpec], dir, env);
@@ -58,7 +59,7 @@ export async function installPackage(spec: string, options: InstallOptions): Pro
   }
   let listed = false;
   if (manifest) {
-    const ids = await editAdapters(configPath(env), (ids) => (ids.includes(name) ? ids : [...ids, name]));
+    const ids = await editAdapters(configFilePath(env), (ids) => (ids.includes(name) ? ids : [...ids, name]));
     listed = true;
     println(`installed ${name}${version ? `@${version}` : ""}; adapters: ${ids.join(", ")}`);
     for (const p of manifest.plugins) println(`  ${p.type} ${p.kind}${p.description ? `  ${p.description}` : ""}`);

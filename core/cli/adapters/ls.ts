@@ -11,7 +11,7 @@ import { importPackage, inListedOrder } from "../../plugin-host/load.js";
 import type { LoadFailure, PluginSource, ShadowRecord } from "../../plugin-host/registry.js";
 import { arbitrate, declaredPlugins, scanPackages, type ScannedPackage } from "../../plugin-host/scan.js";
 import { bold, dim, printJson, println, yellow } from "../output.js";
-import { configPath } from "./config-adapters.js";
+import { configFilePath } from "../../config/read-effective.js";
 
 export interface ListedPlugin {
   type: string;
@@ -46,7 +46,7 @@ export interface AdapterListing {
 export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: string; load?: boolean } = {}): Promise<AdapterListing> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const ids = await configuredIds(configPath(env));
+  const ids = await configuredIds(configFilePath(env));
   const scan = scanPackages({ ids, env, cwd });
   let packages = scan.packages;
   const failures = [...scan.failures];

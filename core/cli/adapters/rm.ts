@@ -5,12 +5,13 @@ import { SvcError } from "../../errors.js";
 import { installDir } from "../../plugin-host/locations.js";
 import { readPackageJson } from "../../plugin-host/resolve-package.js";
 import { println } from "../output.js";
-import { configPath, editAdapters } from "./config-adapters.js";
+import { configFilePath } from "../../config/read-effective.js";
+import { editAdapters } from "./config-adapters.js";
 import { ensureHostLink, runNpm } from "./npm.js";
 
 export async function removeAdapter(id: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let listed = false;
-  const ids = await editAdapters(configPath(env), (ids) => {
+  const ids = await editAdapters(configFilePath(env), (ids) => {
     listed = ids.includes(id);
     return ids.filter((x) => x !== id);
   });

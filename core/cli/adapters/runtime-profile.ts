@@ -6,7 +6,7 @@
  * one is installed and nothing is recorded.
  */
 import { loadConfigFile } from "../../config/load.js";
-import { configPath } from "./config-adapters.js";
+import { configFilePath } from "../../config/read-effective.js";
 import { installPackage, type InstallResult } from "./install.js";
 
 export function runtimeProfilePackage(slug: string, explicit: string | undefined, aliases: Record<string, string> | undefined): string {
@@ -14,7 +14,7 @@ export function runtimeProfilePackage(slug: string, explicit: string | undefined
 }
 
 export async function installRuntimeProfile(slug: string, explicit?: string, env: NodeJS.ProcessEnv = process.env): Promise<InstallResult> {
-  const { config } = await loadConfigFile(configPath(env));
+  const { config } = await loadConfigFile(configFilePath(env));
   const name = runtimeProfilePackage(slug, explicit, config.profileAliases);
   return installPackage(name, { env, manifest: "optional" });
 }

@@ -1,7 +1,6 @@
 /** `svc webhooks check <url> [--json]` (loaded lazily by commands/webhooks.ts). */
-import { FileConfigService } from "../../config/file-config-service.js";
+import { readEffectiveConfig } from "../../config/read-effective.js";
 import { SvcError } from "../../errors.js";
-import { homeFile, svcHome } from "../../storage/paths.js";
 import { parseAllowSubnets } from "../../egress/allow-subnets.js";
 import { inspectTarget, parseHttpsUrl, type AddressDecision } from "../../egress/gate.js";
 import { systemResolver, type Resolver } from "../../egress/resolver.js";
@@ -41,7 +40,7 @@ export async function checkWebhookUrl(url: string, deps: { resolver: Resolver; a
 
 /** Runs the verb; returns the exit code (0 allowed, 1 blocked). */
 export async function runWebhooksCheck(url: string, opts: { json: boolean; resolver?: Resolver }): Promise<number> {
-  const config = (await FileConfigService.open(homeFile(svcHome(process.env), "config"), process.env)).current();
+  const config = await readEffectiveConfig();
   for (const w of config.warnings) warn(w);
   const allowSubnets = [...(config.effective.webhooks?.allowSubnets ?? [])];
   for (const w of parseAllowSubnets(allowSubnets).invalid) warn(`webhooks.allowSubnets entry ${JSON.stringify(w)} is not a CIDR range and is ignored`);
