@@ -2,8 +2,8 @@
  * Reading config.json: raw JSON tree → `{raw, config, warnings}`. Never creates the file.
  * A file that is not JSON, or a key of the wrong type, is a `config_invalid` error naming the
  * file, the dotted key, what was found and what is allowed. Entries SPEC.md says are dropped
- * (an `acpAgents` entry without a string `bin`, an invalid `provisionConcurrencyByRepo` entry)
- * are dropped with a warning and the rest loads.
+ * (an `acpAgents` entry that does not match its schema, e.g. without a string `bin`; an invalid
+ * `provisionConcurrencyByRepo` entry) are dropped with a warning naming the issue, and the rest loads.
  */
 import { readTextFile } from "../storage/json-file.js";
 import { formatPath, issuesToDetails, SvcError } from "../errors.js";
@@ -56,7 +56,11 @@ export function validateConfigTree(path: string, raw: unknown): { raw: Record<st
     for (const [slug, entry] of Object.entries(config.acpAgents as Record<string, unknown>)) {
       const parsed = acpAgentSchema.safeParse(entry);
       if (parsed.success) kept[slug] = parsed.data;
-      else warnings.push(`${path}: acpAgents.${slug} dropped: an ACP agent entry needs a string "bin" (${parsed.error.issues[0]!.message})`);
+      else {
+        const issue = parsed.error.issues[0]!;
+        const at = ["acpAgents", slug, ...issue.path.map(String)];
+        warnings.push(`${path}: acpAgents.${slug} dropped: key ${at.join(".")}: found ${describeAt(at, valueAt(entry, issue.path))}, allowed: ${allowedFrom(issue.message)}`);
+      }
     }
     config.acpAgents = kept;
   }
@@ -97,9 +101,14 @@ export function valueAt(tree: unknown, path: ReadonlyArray<PropertyKey>): unknow
  */
 export function describeAt(path: ReadonlyArray<PropertyKey>, v: unknown): string {
   const segs = path.map(String);
-  const secret = holdsSecret(segs) || segs.some((_, i) => isSecretPath(segs.slice(0, i + 1)));
+  const secret = holdsSecret(segs) || segs.some((_, i) => isSecretPath(segs.slice(0, i + 1))) || isAgentEnv(segs);
   if (!secret || typeof v === "object" || v === undefined) return describe(v);
   return `${/^[aeiou]/.test(typeof v) ? "an" : "a"} ${typeof v} (value hidden)`;
+}
+
+/** `acpAgents.<slug>.env` and under: environment variables often carry API keys. */
+function isAgentEnv(segs: readonly string[]): boolean {
+  return segs[0] === "acpAgents" && segs[2] === "env";
 }
 
 export function describe(v: unknown): string {

@@ -81,9 +81,26 @@ describe("validateConfigTree", () => {
     const r = validateConfigTree(FILE, { acpAgents: { good: { bin: "agent" }, bad: { name: "no bin" }, worse: 7 }, daemon: { port: 1 } });
     expect(Object.keys(r.config.acpAgents!)).toEqual(["good"]);
     expect(r.warnings).toHaveLength(2);
-    expect(r.warnings[0]).toMatch(/acpAgents\.bad dropped.*"bin"/);
+    expect(r.warnings[0]).toMatch(/acpAgents\.bad dropped: key acpAgents\.bad\.bin: found nothing, allowed: a string/);
+    expect(r.warnings[1]).toMatch(/acpAgents\.worse dropped: key acpAgents\.worse: found the number 7, allowed: an object/);
     expect(r.config.daemon!.port).toBe(1);
     expect((r.raw.acpAgents as Record<string, unknown>).bad).toEqual({ name: "no bin" });
+  });
+
+  it("an acpAgents entry dropped for a field other than bin names that field, and never quotes env values", () => {
+    const r = validateConfigTree(FILE, {
+      acpAgents: {
+        a: { bin: "agent", resumable: "yes" },
+        b: { bin: "agent", env: "ANTHROPIC_API_KEY=sk-ant-SECRET123" },
+        c: { bin: "agent", env: { ANTHROPIC_API_KEY: ["sk-ant-SECRET456"] } },
+      },
+    });
+    expect(r.config.acpAgents).toEqual({});
+    expect(r.warnings[0]).toMatch(/acpAgents\.a dropped: key acpAgents\.a\.resumable: found the string "yes", allowed: a boolean/);
+    expect(r.warnings[1]).toMatch(/acpAgents\.b dropped: key acpAgents\.b\.env: found a string \(value hidden\)/);
+    expect(r.warnings[2]).toMatch(/acpAgents\.c dropped: key acpAgents\.c\.env\.ANTHROPIC_API_KEY: found an array/);
+    expect(r.warnings.join("\n")).not.toContain("SECRET");
+    expect(r.warnings.join("\n")).not.toContain('needs a string "bin"');
   });
 
   it("ignores invalid provisionConcurrencyByRepo entries with a warning", () => {
