@@ -5,6 +5,7 @@
  * (an `acpAgents` entry that does not match its schema, e.g. without a string `bin`; an invalid
  * `provisionConcurrencyByRepo` entry) are dropped with a warning naming the issue, and the rest loads.
  */
+import { jsonFault } from "../runtime/json-fault.js";
 import { readTextFile } from "../storage/json-file.js";
 import { formatPath, issuesToDetails, SvcError } from "../errors.js";
 import { acpAgentSchema, tolerantConfigSchema, type AcpAgentEntry, type SvcConfigFile } from "./schema.js";
@@ -28,8 +29,8 @@ export async function loadConfigFile(path: string): Promise<LoadedConfigFile> {
 export function parseConfigText(path: string, text: string): unknown {
   try {
     return JSON.parse(text);
-  } catch (err) {
-    throw new SvcError("config_invalid", `${path} is not valid JSON (${(err as Error).message}); fix it by hand or remove it`);
+  } catch {
+    throw new SvcError("config_invalid", `${path} is not valid JSON (${jsonFault(text)}); fix it by hand or remove it`);
   }
 }
 

@@ -37,6 +37,14 @@ describe("loadConfigFile", () => {
     await writeFile(path, "{ daemon: ");
     await expect(loadConfigFile(path)).rejects.toMatchObject({ code: "config_invalid", message: expect.stringContaining(path) });
   });
+
+  it("a file that is not JSON is described by position, never quoted (a token near the fault stays out of the log)", async () => {
+    const path = join(home.home, "config.json");
+    await writeFile(path, '{\n  "daemon": {"authToken": sk-ant-SECRET123}\n}');
+    const err = await loadConfigFile(path).then(() => undefined, (e: Error) => e);
+    expect(err?.message).toContain(`${path} is not valid JSON (an unexpected character at position 28 (line 2))`);
+    expect(err?.message).not.toContain("SECRET");
+  });
 });
 
 describe("validateConfigTree", () => {
