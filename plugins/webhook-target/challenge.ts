@@ -6,7 +6,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { SvcError, parseHttpsUrl, type Clock, type Egress, type Logger, type Random } from "../../core/plugin-api/index.js";
 import { challengeCacheKey, createChallengeCache, type ChallengeCache } from "./challenge-cache.js";
-import { decodeSecret, SECRET_RULE } from "./secret.js";
+import { parseSecret } from "./secret.js";
 
 /** The verification POST's timeout. */
 export const CHALLENGE_TIMEOUT_MS = 10_000;
@@ -22,8 +22,8 @@ export interface ChallengeDeps {
   egress: Pick<Egress, "post">;
   clock: Clock;
   random: Random;
-  /** Returns the full `webhook-signature` header value (the signer's, the only signing code). */
-  sign: (secret: string, msgId: string, timestamp: number, body: string) => string;
+  /** Returns the `webhook-signature` header value for a decoded key (the signer's `signWithKey`, the only signing code). */
+  sign: (key: Buffer, msgId: string, timestamp: number, body: string) => string;
   /** Defaults to a 10-minute cache on `clock`. */
   cache?: ChallengeCache;
   /** Defaults to {@link CHALLENGE_TIMEOUT_MS}. */
@@ -47,7 +47,7 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
     async verify({ url, secret, subscriptionId, principal }) {
       const target = parseHttpsUrl(url);
       const host = target.host;
-      if (!decodeSecret(secret)) throw new SvcError("challenge_failed", `the webhook secret is malformed: ${SECRET_RULE}`);
+      const hmacKey = parseSecret(secret);
       const key = challengeCacheKey(principal, target, secret);
       if (cache.has(key)) return;
 
@@ -55,12 +55,7 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
       const msgId = `msg_verification_${deps.random.ulid()}`;
       const timestamp = Math.floor(deps.clock.now() / 1000);
       const body = JSON.stringify({ type: "verification", challenge });
-      let signature: string;
-      try {
-        signature = deps.sign(secret, msgId, timestamp, body);
-      } catch {
-        throw new SvcError("challenge_failed", `the webhook secret could not sign: ${SECRET_RULE}`);
-      }
+      const signature = deps.sign(hmacKey, msgId, timestamp, body);
       const headers = {
         "content-type": "application/json",
         "webhook-id": msgId,

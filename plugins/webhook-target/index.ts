@@ -6,14 +6,14 @@
 import { SvcError, defineTarget } from "../../core/plugin-api/index.js";
 import { createChallengeVerifier } from "./challenge.js";
 import { rotateSecret } from "./rotation.js";
-import { sign } from "./signer.js";
+import { signWithKey } from "./signer.js";
 import { createWebhookTarget } from "./target.js";
 
 export default defineTarget({
   kind: "webhook",
   description: "Signed HTTPS POSTs (Standard Webhooks) through a durable outbox",
   setup(ctx) {
-    const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock: ctx.clock, random: ctx.random, sign, logger: ctx.logger });
+    const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock: ctx.clock, random: ctx.random, sign: signWithKey, logger: ctx.logger });
     const target = createWebhookTarget(ctx, { verifier });
     if (ctx.hasService("routes")) {
       ctx.service("routes").add({

@@ -6,7 +6,6 @@ import { Dispatcher } from "./dispatcher.js";
 import { buildEnvelope } from "./envelope.js";
 import { Outbox } from "./outbox/outbox.js";
 import type { OutboxRow } from "./outbox/row.js";
-import { parseSecret } from "./secret.js";
 import { asStoredTarget } from "./signing-keys.js";
 import { SecretVault } from "./vault.js";
 
@@ -95,7 +94,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     async create(input, meta) {
       const { url, secret } = inputSchema.parse(input);
       const callback = parseCallbackUrl(url);
-      parseSecret(secret);
+      // The verifier refuses a malformed secret (challenge_failed) before sending anything.
       await deps.verifier.verify({ url: callback, secret, subscriptionId: meta.sentinelId, principal: meta.principal });
       const secretRef = await vault.put(meta.sentinelId, secret);
       return { kind: "webhook", url: callback, secretRef };

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createRandom, FakeClock } from "../../../core/runtime/clock.js";
 import { CHALLENGE_CACHE_TTL_MS } from "../../../plugins/webhook-target/challenge-cache.js";
 import { createChallengeVerifier, type ChallengeVerifier } from "../../../plugins/webhook-target/challenge.js";
-import { sign } from "../../../plugins/webhook-target/signer.js";
+import { signWithKey } from "../../../plugins/webhook-target/signer.js";
 import { failure, startGate, tableResolver, startReceiver, withEgress, type Receiver } from "../../support/https-receiver.js";
 import type { Egress } from "../../../core/plugin-api/index.js";
 
@@ -31,7 +31,7 @@ afterAll(() => closeGate());
 beforeEach(() => {
   rx.seen.length = 0;
   clock = new FakeClock(Date.now());
-  verifier = createChallengeVerifier({ egress, clock, random: createRandom(clock), sign, timeoutMs: 300 });
+  verifier = createChallengeVerifier({ egress, clock, random: createRandom(clock), sign: signWithKey, timeoutMs: 300 });
   echo();
 });
 
@@ -107,7 +107,7 @@ describe("challenge failures map to exactly SPEC.md's reasons", () => {
 
   it("a private target → ssrf_blocked, nothing sent", async () => {
     await withEgress({ resolver }, async (strict) => {
-      const v = createChallengeVerifier({ egress: strict, clock, random: createRandom(clock), sign });
+      const v = createChallengeVerifier({ egress: strict, clock, random: createRandom(clock), sign: signWithKey });
       expect((await failure(v.verify(input()))).code).toBe("ssrf_blocked");
     });
     expect(rx.seen).toHaveLength(0);

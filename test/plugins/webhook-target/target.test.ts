@@ -7,7 +7,7 @@ import { FakeClock } from "../../../core/runtime/clock.js";
 import webhookTarget from "../../../plugins/webhook-target/index.js";
 import { createChallengeVerifier } from "../../../plugins/webhook-target/challenge.js";
 import { rotateSecret } from "../../../plugins/webhook-target/rotation.js";
-import { sign } from "../../../plugins/webhook-target/signer.js";
+import { signWithKey } from "../../../plugins/webhook-target/signer.js";
 import { createWebhookTarget, type WebhookTarget } from "../../../plugins/webhook-target/target.js";
 import { OUTBOX_FILES } from "../../../plugins/webhook-target/outbox/persistence.js";
 import { VAULT_FILE } from "../../../plugins/webhook-target/vault.js";
@@ -28,7 +28,7 @@ describe("webhook target plugin", () => {
 
   const makeTarget = () => {
     const { ctx, logger } = testContext(home, sentinels, { clock, sleep: recordingSleep(), egress });
-    const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock, random: ctx.random, sign });
+    const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock, random: ctx.random, sign: signWithKey });
     const target = createWebhookTarget(ctx, { verifier, tickMs: 0 });
     targets.push(target);
     return { target, logger, verifier, ctx };
