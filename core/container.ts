@@ -17,7 +17,7 @@ import { DaemonEventBus } from "./daemon/event-bus.js";
 import { homeFile } from "./storage/paths.js";
 import { FileCredentialStore } from "./storage/credentials.js";
 import { createHostEgress } from "./egress/host-egress.js";
-import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, EGRESS, ENV, FLAGS, HOME, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, resolve } from "./tokens.js";
+import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, EGRESS, ENV, HOME, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, resolve } from "./tokens.js";
 
 export interface ContainerOptions {
   home: string;
@@ -35,7 +35,6 @@ export async function createContainer(options: ContainerOptions): Promise<Depend
   const logger = options.logger ?? createLogger();
   registerValue(c, HOME, options.home);
   registerValue(c, ENV, env);
-  registerValue(c, FLAGS, options.flags ?? {});
   registerValue(c, CLOCK, clock);
   registerValue(c, RANDOM, createRandom(clock));
   registerValue(c, SLEEP, options.sleep ?? realSleep);

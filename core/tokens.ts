@@ -37,8 +37,6 @@ export const ROUTES = token<RouteTable>("routes");
 export const TOOLS = token<ToolTable>("tools");
 export const DAEMON_EVENTS = token<DaemonEventBus>("daemon-events");
 export const SERVICES = token<import("./runtime/service-directory.js").ServiceDirectory>("services");
-/** Flags given to the verb (`svc serve --port …`), the top of the precedence order. */
-export const FLAGS = token<import("./config/resolve.js").ConfigFlags>("flags");
 export const SENTINELS = token<import("./sentinels/service.js").SentinelService>("sentinels");
 /** The session runtime (core/sessions). */
 export const SESSIONS = token<import("./sessions/runtime.js").SessionRuntime>("sessions");

@@ -39,7 +39,7 @@ export async function getConfig(key: string, opts: { json?: boolean; source?: bo
     return;
   }
   if (!opts.source) return println(JSON.stringify(found.value, null, 2));
-  if (key === "models" || key.startsWith("models.")) {
+  if (key === "models") {
     for (const [role, v] of Object.entries(found.value as Record<string, object>)) println(`models.${role} = ${JSON.stringify(v)}  (${found.sources![`models.${role}`]})`);
     return;
   }

@@ -37,11 +37,6 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
 /** `SVC_HOME` moves config.json and every home-relative default (worktrees, sessions). */
 export const HOME_ENV = "SVC_HOME";
 
-/** The override row for a dotted key, if any. */
-export function envOverrideFor(key: string): EnvOverride | undefined {
-  return ENV_OVERRIDES.find((o) => o.key === key);
-}
-
 /** Parses one variable's value; `undefined` when unset or empty. Throws `config_invalid` naming the variable. */
 export function readEnvOverride(o: EnvOverride, env: NodeJS.ProcessEnv): unknown {
   const text = env[o.name];

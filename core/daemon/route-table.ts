@@ -37,10 +37,6 @@ export class RouteTable implements RouteRegistry {
     }
     return allowed.length ? { allowed } : undefined;
   }
-
-  list(): RouteDef[] {
-    return this.routes.map((r) => r.def);
-  }
 }
 
 function matchSegments(r: CompiledRoute, parts: string[]): Record<string, string> | undefined {

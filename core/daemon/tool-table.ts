@@ -14,8 +14,4 @@ export class ToolTable implements ToolRegistry {
   list(): ReadonlyArray<ToolDef> {
     return [...this.tools.values()];
   }
-
-  get(name: string): ToolDef | undefined {
-    return this.tools.get(name);
-  }
 }

@@ -60,7 +60,6 @@ export interface ScanOptions {
   bases?: ResolutionBase[];
   /** Skip the built-in manifests (tests of third-party loading alone). */
   builtins?: boolean;
-  version?: string;
 }
 
 /** Scans the built-ins, then each id in order; every failure is collected, never thrown. */
@@ -68,7 +67,7 @@ export function scanPackages(options: ScanOptions): ScanResult {
   const bases = options.bases ?? resolutionBases(options.env, options.cwd);
   const out: ScanResult = { packages: [], failures: [] };
   const step = (pkg: string, locate: () => Located) => {
-    const r = scanOne(pkg, locate, options.version ?? SVC_VERSION);
+    const r = scanOne(pkg, locate, SVC_VERSION);
     if ("phase" in r) out.failures.push(r);
     else out.packages.push(r);
   };
