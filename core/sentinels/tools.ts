@@ -14,14 +14,11 @@ import type { ToolDef } from "../plugin-api/tools.js";
 import { PLUGINS, SENTINELS, TOOLS, resolve } from "../tokens.js";
 import { untilSchema } from "./spec-schema.js";
 import type { SentinelService } from "./service.js";
-import { defaultProvider } from "./validate.js";
 
 export interface SentinelToolDeps {
   service(): SentinelService;
   /** Turns `prUrl` into a subject through a provider's `resolveSubject` (the given one, else the first that accepts it). */
   resolvePrUrl(prUrl: string, provider?: string): Promise<string>;
-  /** Normalizes a subject through its provider's `resolveSubject` (the given one, else the engine's default for it). */
-  normalizeSubject(subject: string, provider?: string): Promise<string>;
 }
 
 const watchShape = {
@@ -49,8 +46,8 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
           details: [{ path: input.subject === undefined ? "subject" : "prUrl", message: "give exactly one of subject or prUrl" }],
         });
       }
-      const subject =
-        input.subject !== undefined ? await deps.normalizeSubject(input.subject, input.provider) : await deps.resolvePrUrl(input.prUrl!, input.provider);
+      // A given subject is normalized by the engine's validation, whose errors name match[0].subject.
+      const subject = input.subject ?? (await deps.resolvePrUrl(input.prUrl!, input.provider));
       const spec = {
         match: [{ subject, ...(input.types ? { types: input.types } : {}) }],
         until: input.until ?? { kind: "subject_terminal" },
@@ -128,21 +125,11 @@ function prUrlResolver(c: DependencyContainer): SentinelToolDeps["resolvePrUrl"]
   };
 }
 
-/** Subject normalization through the provider that will watch it (e.g. GitHub owner and repo lower-cased). */
-function subjectNormalizer(c: DependencyContainer): SentinelToolDeps["normalizeSubject"] {
-  return async (subject, provider) => {
-    const kind = provider ?? defaultProvider([{ subject }]);
-    if (!resolve(c, PLUGINS).get("provider", kind)) return subject;
-    const instance = await pluginInstance(c, "provider", kind);
-    return instance.resolveSubject ? instance.resolveSubject({ subject }) : subject;
-  };
-}
-
 /** Adds the sentinel tools to the TOOLS table; the service is resolved at call time. */
 export const sentinelToolsModule: DaemonModule = {
   name: "sentinel-tools",
   async start(c) {
     const tools = resolve(c, TOOLS);
-    for (const tool of sentinelTools({ service: () => resolve(c, SENTINELS), resolvePrUrl: prUrlResolver(c), normalizeSubject: subjectNormalizer(c) })) tools.add(tool);
+    for (const tool of sentinelTools({ service: () => resolve(c, SENTINELS), resolvePrUrl: prUrlResolver(c) })) tools.add(tool);
   },
 };

@@ -17,7 +17,6 @@ function harness(overrides: Partial<SentinelService> = {}) {
   const tools = sentinelTools({
     service: () => service,
     resolvePrUrl: async (url) => `github:from/url#${url.split("/").pop()}`,
-    normalizeSubject: async (s) => s.toLowerCase(),
   });
   const tool = (name: string) => tools.find((t) => t.name === name) as ToolDef;
   const call = (name: string, input: unknown) => tool(name).handler(z.object(tool(name).inputSchema).parse(input) as never, { principal: "loopback" });
@@ -44,7 +43,7 @@ describe("sentinel tools", () => {
     expect(h.created).toEqual([
       {
         principal: "loopback",
-        spec: { match: [{ subject: "github:acme/api#1", types: ["github.pull_request.*"] }], until: { kind: "subject_terminal" }, target: { kind: "session", sessionId: "ses_1", urgency: "steer" }, label: "pr" },
+        spec: { match: [{ subject: "github:Acme/API#1", types: ["github.pull_request.*"] }], until: { kind: "subject_terminal" }, target: { kind: "session", sessionId: "ses_1", urgency: "steer" }, label: "pr" },
       },
       { principal: "loopback", spec: { match: [{ subject: "github:from/url#9" }], until: { kind: "count", n: 2 }, target: { kind: "session", sessionId: "ses_2" }, provider: "webhook" } },
     ]);
