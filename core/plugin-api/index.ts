@@ -40,7 +40,7 @@ export type {
   ParkedDelivery,
   DeliveryRef,
 } from "./sessions.js";
-export { SvcError, type SvcErrorCode } from "../errors.js";
+export { SvcError, issuesToDetails, type SvcErrorCode } from "../errors.js";
 
 export type AnyPlugin = import("./provider.js").ProviderPlugin | import("./target.js").TargetPlugin | import("./adapter.js").AdapterPlugin;
 

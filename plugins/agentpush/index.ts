@@ -4,7 +4,7 @@
  * event is durably accepted by its target. Vocabulary: whatever the pusher chooses; a clause
  * without `types` watches every type (`*`).
  */
-import { defineProvider, SvcError, type SvcEvent } from "../../core/plugin-api/index.js";
+import { defineProvider, issuesToDetails, SvcError, type SvcEvent } from "../../core/plugin-api/index.js";
 import { pushBatchSchema, pushedEventSchema, type PushedEvent } from "./push-schema.js";
 
 const PUSH_PATH = "/providers/agentpush/events";
@@ -24,7 +24,7 @@ export default defineProvider({
         const body = req.json();
         const parsed = Array.isArray(body) ? pushBatchSchema.safeParse(body) : pushedEventSchema.safeParse(body);
         if (!parsed.success) {
-          const details = parsed.error.issues.map((i) => ({ path: formatPath(i.path), message: i.message }));
+          const details = issuesToDetails(parsed.error.issues);
           throw new SvcError("invalid_input", `invalid pushed event: ${details[0]!.path}: ${details[0]!.message}`, { details });
         }
         const pushed: PushedEvent[] = Array.isArray(parsed.data) ? parsed.data : [parsed.data];
@@ -60,8 +60,4 @@ function toEvent(p: PushedEvent): SvcEvent {
     ...(p.time !== undefined ? { time: p.time } : {}),
     ...(p.data !== undefined ? { data: p.data } : {}),
   };
-}
-
-function formatPath(path: ReadonlyArray<PropertyKey>): string {
-  return path.reduce<string>((out, seg) => (typeof seg === "number" ? `${out}[${seg}]` : out ? `${out}.${String(seg)}` : String(seg)), "") || "(root)";
 }
