@@ -159,6 +159,11 @@ export class Outbox {
     return this.killAll(old, "age_out", `not delivered within ${LIMITS.pendingMaxAgeMs / 86_400_000} days`);
   }
 
+  /** Resolves once no compaction is writing in the background (nothing else runs unawaited). */
+  async settled(): Promise<void> {
+    while (this.compacting) await this.compacting;
+  }
+
   /** Compacts now and waits until the snapshot is durable (also done at open and close). */
   compact(): Promise<void> {
     return this.journal.exclusive(async () => {
