@@ -103,7 +103,7 @@ describe("an adapter package written from the README, run by the real daemon", (
     const stopped = await cli(["sessions", "stop", descriptor.id]);
     expect(stopped.code, stopped.stderr).toBe(0);
     await until(async () => (await disk()).some((l) => l.type === "session.ended"), "session.ended in events.jsonl");
-    expect((await disk()).filter((l) => l.type === "session.ended").map((l) => l.data)).toEqual([{ code: 0, signal: null }]);
+    expect((await disk()).filter((l) => l.type === "session.ended").map((l) => l.data)).toEqual([{ code: 0, signal: null, error: "stopped" }]);
   });
 
   it("svc sessions run --adapter echo prints the package's answer", async () => {
