@@ -129,9 +129,10 @@ const spec = (url: string, subject: string) => ({ match: [{ subject }], until: {
 
 /**
  * Raw undici POSTs of the same body with the pipeline's per-callback concurrency (16), after
- * {@link WARMUP} untimed POSTs on the same agent (both sides measured warm: JIT and connections).
+ * {@link WARMUP} untimed POSTs on the same agent (both sides measured warm: JIT and connections);
+ * with the CPU this process (client and receiver) spent per POST.
  */
-async function rawPostsPerSecond(url: string, body: Buffer, n: number): Promise<number> {
+async function rawPosts(url: string, body: Buffer, n: number): Promise<{ perSecond: number; cpuUs: number }> {
   const agent = new Agent({ connect: { ca: await readFile(join(TLS, "ca.crt")) } });
   const u = new URL(url);
   const post = async (count: number, prefix: string) => {
@@ -145,11 +146,13 @@ async function rawPostsPerSecond(url: string, body: Buffer, n: number): Promise<
     await Promise.all(Array.from({ length: 16 }, worker));
   };
   await post(WARMUP, "warm");
+  const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await post(n, "raw");
   const s = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
   await agent.close();
-  return n / s;
+  return { perSecond: n / s, cpuUs: (cpu.user + cpu.system) / n };
 }
 
 interface PipelineRun {
@@ -202,6 +205,14 @@ async function runPipeline(rx: Receiver, sentinels: number): Promise<PipelineRun
     await d.stop();
     await rm(home, { recursive: true, force: true });
   }
+}
+
+/**
+ * The CPU µs per event the daemon could spend (all its threads) if the pipeline ran at half the
+ * raw rate, on this machine's CPUs, after the pushers and receiver took theirs.
+ */
+function halfRawDaemonBudget(raw: number, benchCpuUs: number): number {
+  return (availableParallelism() * 1e6) / (raw / 2) - benchCpuUs;
 }
 
 /** Median cost of one status change with 2,000 rows of 256 KiB in the outbox, and of one fsynced append. */
@@ -257,7 +268,7 @@ export const webhook: BenchSuite = {
     const rx = await startReceiver();
     try {
       const sample = buildEnvelope("snt_bench", { id: "evt_sample", type: "bench.event.made", subjects: ["bench:0"], data: { i: 0, pad: "x".repeat(400) } }, Date.now());
-      const raw = await rawPostsPerSecond(rx.url, sample, EVENTS);
+      const { perSecond: raw, cpuUs: rawCpuUs } = await rawPosts(rx.url, sample, EVENTS);
       const pipelines: Array<[number, PipelineRun]> = [];
       for (const n of SENTINEL_COUNTS) {
         rx.delivered.clear();
@@ -286,7 +297,9 @@ export const webhook: BenchSuite = {
           note:
             `${run.perSecond.toFixed(0)} delivered events/s vs ${raw.toFixed(0)} raw POSTs/s (${EVENTS} events, 16 in flight per callback); ` +
             `CPU per event: daemon ${run.daemonCpuUs.toFixed(0)} µs, pushers + receiver ${run.benchCpuUs.toFixed(0)} µs ` +
-            `(at that cost ${availableParallelism()} CPUs fit at most ${((availableParallelism() * 1e6) / (run.daemonCpuUs + run.benchCpuUs)).toFixed(0)} events/s); ` +
+            `(at that cost ${availableParallelism()} CPUs fit at most ${((availableParallelism() * 1e6) / (run.daemonCpuUs + run.benchCpuUs)).toFixed(0)} events/s; ` +
+            `half the raw rate would leave the daemon ${halfRawDaemonBudget(raw, run.benchCpuUs).toFixed(0)} µs); ` +
+            `a raw POST costs client + receiver ${rawCpuUs.toFixed(0)} µs; ` +
             `${run.refused} pushes refused (outbox full) and sent again`,
         })),
         {
