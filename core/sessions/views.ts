@@ -2,7 +2,7 @@ import { stat } from "node:fs/promises";
 import { SvcError } from "../errors.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
 import type { SessionRuntime } from "./runtime.js";
-import { readTranscript } from "./transcript-reader.js";
+import { readTranscriptTail } from "./transcript-reader.js";
 import type { TranscriptLine } from "./transcript.js";
 import type { SessionDescriptor } from "./types.js";
 
@@ -35,9 +35,9 @@ export async function recap(runtime: SessionRuntime, id: string, recentLines = 2
   const s = runtime.get(id);
   await s.transcript.flushed();
   const session = runtime.describe(s);
-  const lines = await readTranscript(s.fixed.eventsPath);
+  const recent = await readTranscriptTail(s.fixed.eventsPath, recentLines);
   const last = [...s.results.values()].at(-1);
-  return { session, pendingPrompts: session.pendingPrompts, ...(last ? { lastResult: last } : {}), recent: lines.slice(-recentLines) };
+  return { session, pendingPrompts: session.pendingPrompts, ...(last ? { lastResult: last } : {}), recent };
 }
 
 export interface ConversationMessage {
