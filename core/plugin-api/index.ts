@@ -52,5 +52,10 @@ export { writeFileDurable, fsyncDir, type AtomicWriteOptions } from "../storage/
 export { readJsonFile, readTextFile, writeJsonFile, updateJsonFile } from "../storage/json-file.js";
 export { withFileLock, type LockOptions } from "../storage/lock.js";
 export { openDurableAppend, type DurableAppendFile } from "../storage/durable-append.js";
+/**
+ * Stopping a process a session started: SIGTERM, then SIGKILL after {@link STOP_GRACE_MS}
+ * (`groupKiller(pid)` signals a `detached` child's whole process group).
+ */
+export { terminateAndWait, groupKiller, STOP_GRACE_MS } from "../sessions/terminate.js";
 /** zod, the one the host validates with: use it for a target's `inputSchema` (no zod dependency of your own needed). */
 export { z } from "zod";

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
-import { SvcError, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import { SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import type { ResolvedRecipe } from "./recipes.js";
 import { sessionSecrets, StderrTail } from "./stderr-tail.js";
 
@@ -95,10 +95,8 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
     cancel: () => conn.cancel({ sessionId }),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
-      child.kill("SIGTERM");
-      const timer = setTimeout(() => child.kill("SIGKILL"), 3000);
-      await exited;
-      clearTimeout(timer);
+      // The agent alone (it is not spawned detached): its own children are its to end.
+      await terminateAndWait((sig) => child.kill(sig), exited);
     },
   };
 }

@@ -1,7 +1,6 @@
 import { spawn } from "node:child_process";
-import { SvcError, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import { groupKiller, SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import type { PtyModule } from "./pty.js";
-import { groupKiller, terminateAndWait } from "./terminate.js";
 
 /** How long output a command wrote before exiting may take to arrive once it has exited. */
 const CLOSE_DRAIN_MS = 200;

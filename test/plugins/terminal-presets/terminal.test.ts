@@ -7,7 +7,7 @@ import { findWorkspaceDir, resolvePresetLaunch } from "../../../core/sessions/te
 import { readTranscript } from "../../../core/sessions/transcript-reader.js";
 import { loadPty, type PtyModule } from "../../../plugins/terminal-presets/pty.js";
 import { startTerminal } from "../../../plugins/terminal-presets/terminal-session.js";
-import { STOP_GRACE_MS } from "../../../plugins/terminal-presets/terminate.js";
+import { STOP_GRACE_MS } from "../../../core/plugin-api/index.js";
 import { makeHarness, until, type Harness } from "../../core/sessions/harness.js";
 
 let h: Harness;

@@ -1,9 +1,16 @@
-/** How long a stopped terminal session gets to exit on SIGTERM before it is killed. */
+/**
+ * Stopping a session's process: SIGTERM, then SIGKILL once a grace period has passed. Shared by
+ * the built-in adapters (ACP agents, terminal presets) and exported to adapter packages through
+ * the plugin API, so every session stop escalates the same way.
+ */
+
+/** How long a stopped session's process gets to exit on SIGTERM before it is killed. */
 export const STOP_GRACE_MS = 3000;
 
 /**
  * Sends SIGTERM through `kill`, then SIGKILL once `graceMs` has passed without the process
- * exiting, and resolves when `exited` does.
+ * exiting, and resolves when `exited` does. `kill` says what is signalled: `(sig) => child.kill(sig)`
+ * for the one process (an ACP agent, a pty), {@link groupKiller} for a whole process group.
  */
 export async function terminateAndWait(kill: (signal: NodeJS.Signals) => void, exited: Promise<unknown>, graceMs = STOP_GRACE_MS): Promise<void> {
   kill("SIGTERM");

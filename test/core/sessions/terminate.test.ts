@@ -1,0 +1,39 @@
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { groupKiller, terminateAndWait } from "../../../core/sessions/terminate.js";
+
+afterEach(() => {
+  vi.useRealTimers();
+  vi.restoreAllMocks();
+});
+
+describe("terminateAndWait", () => {
+  // The escalation itself: see the pty stop test in test/plugins/terminal-presets and test/plugins/acp/acp-stop.test.ts.
+  it("sends no SIGKILL when the process exits within the grace (a custom one)", async () => {
+    vi.useFakeTimers();
+    const signals: string[] = [];
+    let exit!: () => void;
+    const exited = new Promise<void>((r) => (exit = r));
+    const stop = terminateAndWait((sig) => void signals.push(sig), exited, 100);
+    await vi.advanceTimersByTimeAsync(50);
+    exit();
+    await stop;
+    await vi.advanceTimersByTimeAsync(1000);
+    expect(signals).toEqual(["SIGTERM"]);
+  });
+});
+
+describe("groupKiller", () => {
+  it("signals the process group (negative pid) and ignores a group that is already gone", () => {
+    const kill = vi.spyOn(process, "kill").mockImplementationOnce(() => true);
+    groupKiller(4242)("SIGTERM");
+    expect(kill).toHaveBeenCalledWith(-4242, "SIGTERM");
+    kill.mockImplementationOnce(() => {
+      throw Object.assign(new Error("no such process"), { code: "ESRCH" });
+    });
+    expect(() => groupKiller(4242)("SIGKILL")).not.toThrow();
+    kill.mockImplementationOnce(() => {
+      throw Object.assign(new Error("not permitted"), { code: "EPERM" });
+    });
+    expect(() => groupKiller(4242)("SIGKILL")).toThrow("not permitted");
+  });
+});

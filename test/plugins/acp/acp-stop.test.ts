@@ -1,0 +1,32 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { STOP_GRACE_MS } from "../../../core/plugin-api/index.js";
+import { FIXTURE_AGENTS, fixtureAgent, makeHarness, type Harness } from "../../core/sessions/harness.js";
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.cleanup();
+  h = undefined;
+});
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+describe("ACP stop", () => {
+  it("kills an agent that ignores SIGTERM once the grace has passed, and the session still ends as stopped", async () => {
+    h = await makeHarness({ acpAgents: { ...FIXTURE_AGENTS, stubborn: fixtureAgent("stubborn-agent.mjs") } });
+    const { descriptor } = await h.runtime.start({ adapter: "stubborn", cwd: h.home });
+    const t0 = Date.now();
+    const stopped = await h.runtime.stop(descriptor.id);
+    const took = Date.now() - t0;
+    expect(took).toBeGreaterThanOrEqual(STOP_GRACE_MS - 50);
+    expect(took).toBeLessThan(STOP_GRACE_MS + 2000);
+    expect(alive(descriptor.pid!)).toBe(false);
+    expect(stopped).toMatchObject({ state: "ended", exit: { signal: "SIGKILL", error: "stopped" } });
+  }, 15_000);
+});
