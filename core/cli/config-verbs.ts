@@ -6,7 +6,7 @@ import { parseCliValue, parseKey } from "../config/edit.js";
 import { configJsonSchemaText } from "../config/json-schema.js";
 import { lookupKey } from "../config/lookup.js";
 import { formatSource } from "../config/resolve.js";
-import { holdsSecret, redactSecrets } from "../config/secrets.js";
+import { holdsSecret, redactConfigSecrets } from "../config/secrets.js";
 import { setConfigKey, unsetConfigKey } from "../config/write.js";
 import { printJson, println, warn } from "./output.js";
 
@@ -21,7 +21,7 @@ export async function showConfig(opts: { json?: boolean; effective?: boolean; re
   const snap = await snapshot(opts.profile);
   await warnOpenSecretFile(snap);
   const tree = opts.effective ? snap.effective : snap.raw;
-  const shown = opts.reveal ? tree : redactSecrets(tree);
+  const shown = opts.reveal ? tree : redactConfigSecrets(tree);
   if (opts.json) return printJson(shown);
   if (!opts.effective && !snap.exists) println(`# ${snap.path} does not exist yet; built-in defaults apply (see --effective)`);
   for (const [key, value] of flatten(shown)) {

@@ -8,7 +8,7 @@ import type { ConfigSnapshot } from "./config-service.js";
 import { getAt, parseKey } from "./edit.js";
 import { resolveModelRoles, type ResolvedModelRole } from "./models.js";
 import { formatSource, sourcesUnder } from "./resolve.js";
-import { redactSecrets } from "./secrets.js";
+import { redactConfigSecrets } from "./secrets.js";
 
 export interface KeyLookup {
   key: string;
@@ -24,7 +24,7 @@ export function lookupKey(snapshot: ConfigSnapshot, key: string, options: { reve
   if (segs[0] === "models") return lookupModels(snapshot, segs);
   const value = getAt(snapshot.effective, segs);
   if (value === undefined) throw new SvcError("not_found", `${key} is not set and has no default`);
-  const shown = options.reveal ? value : redactSecrets(value, segs);
+  const shown = options.reveal ? value : redactConfigSecrets(value, segs);
   const under = sourcesUnder(snapshot.sources, segs.join("."));
   const exact = under[segs.join(".")];
   if (exact && Object.keys(under).length === 1) return { key, value: shown, source: formatSource(exact) };

@@ -1,6 +1,12 @@
 /**
  * Which configuration keys hold secrets, and redaction of a config tree for display.
  * Patterns are dotted paths where `*` matches one segment.
+ *
+ * This is the config schema's own, exact list, matched by path: a value is a secret because of
+ * where it sits, whatever its type, and is still known as one when read on its own (`svc config
+ * get tunnel.token` hands over just the string, with no key to judge). The key-name heuristic of
+ * `redactLikelySecrets` (core/daemon/mcp/redact.ts) is for payloads whose shape the host does not
+ * know; it cannot see a leaf's path, so the two rules are separate on purpose.
  */
 export const SECRET_PATTERNS: readonly string[] = [
   "daemon.authToken",
@@ -30,13 +36,16 @@ export function holdsSecret(path: readonly string[]): boolean {
   });
 }
 
-/** A deep copy of `value` (found at `at`) with every secret string replaced by {@link REDACTED}. */
-export function redactSecrets<T>(value: T, at: readonly string[] = []): T {
+/**
+ * A deep copy of the config value `value` (found at the config path `at`, the root by default)
+ * with the value at every secret path ({@link SECRET_PATTERNS}) replaced by {@link REDACTED}.
+ */
+export function redactConfigSecrets<T>(value: T, at: readonly string[] = []): T {
   if (isSecretPath(at) && value !== undefined) return REDACTED as T;
-  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, at)) as T;
+  if (Array.isArray(value)) return value.map((v) => redactConfigSecrets(v, at)) as T;
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactSecrets(v, [...at, k]);
+    for (const [k, v] of Object.entries(value)) out[k] = redactConfigSecrets(v, [...at, k]);
     return out as T;
   }
   return value;

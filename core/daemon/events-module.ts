@@ -15,7 +15,7 @@ import type { RouteDef, RouteRequest } from "../plugin-api/http.js";
 import { DAEMON_EVENTS, ROUTES, resolve } from "../tokens.js";
 import type { DaemonEventBus, StampedEvent } from "./event-bus.js";
 import type { DaemonModule } from "./module.js";
-import { redactSecrets } from "./mcp/redact.js";
+import { redactLikelySecrets } from "./mcp/redact.js";
 
 export interface EventsRouteOptions {
   /** Interval of the keep-alive comment; default 15 s. */
@@ -28,7 +28,7 @@ export interface EventsRouteOptions {
 
 export function formatSseEvent(e: StampedEvent): string {
   const type = e.type.replace(/[\r\n]/g, " ");
-  const data = JSON.stringify(redactSecrets({ seq: e.seq, at: e.at, type: e.type, ...(e.data === undefined ? {} : { data: e.data }) }));
+  const data = JSON.stringify(redactLikelySecrets({ seq: e.seq, at: e.at, type: e.type, ...(e.data === undefined ? {} : { data: e.data }) }));
   return `id: ${e.seq}\nevent: ${type}\ndata: ${data}\n\n`;
 }
 

@@ -8,7 +8,7 @@ import type { DependencyContainer } from "tsyringe";
 import { z } from "zod";
 import { SvcError } from "../errors.js";
 import type { DaemonModule } from "../daemon/module.js";
-import { redactSecrets } from "../daemon/mcp/redact.js";
+import { redactLikelySecrets } from "../daemon/mcp/redact.js";
 import { pluginInstance } from "../plugin-host/context.js";
 import type { ToolDef } from "../plugin-api/tools.js";
 import { PLUGINS, SENTINELS, TOOLS, resolve } from "../tokens.js";
@@ -99,7 +99,7 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
     inputSchema: setupShape,
     async handler(input) {
       const summary = await deps.service().setupProvider(input.provider, input.settings);
-      return { provider: input.provider, configured: redactSecrets(summary) };
+      return { provider: input.provider, configured: redactLikelySecrets(summary) };
     },
   };
   return [watch, list, unwatch, pollNow, adapters, setup] as unknown as ToolDef[];

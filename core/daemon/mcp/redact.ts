@@ -2,26 +2,38 @@
  * Defence in depth for what the daemon streams or shows back: values under secret-looking keys
  * (`secret`, `password`, `authToken`, `apiKey`, …) and strings shaped like known secrets
  * (`whsec_…`, GitHub tokens) are replaced by `[redacted]`.
+ *
+ * A heuristic on purpose: event data and provider summaries come from plugins in shapes the host
+ * does not know, so a key's name and a value's prefix are all there is to go on. Configuration,
+ * whose shape is known, is redacted instead by the exact secret paths of its schema
+ * (`redactConfigSecrets` in core/config/secrets.ts), which also covers a value read on its own,
+ * without its key.
  */
+import { REDACTED } from "../../config/secrets.js";
+
 const SECRET_KEY_ENDINGS = ["secret", "password", "passwd", "authorization", "apikey", "authtoken", "accesstoken", "refreshtoken", "bearertoken", "privatekey"];
 const SECRET_KEYS = new Set(["token", "credential", "credentials"]);
 
-function isSecretKey(key: string): boolean {
+/** True when a key's name suggests a secret, case, `-` and `_` aside (`api_key`, `X-Authorization`, `token`). */
+function looksLikeSecretKey(key: string): boolean {
   const k = key.toLowerCase().replace(/[-_]/g, "");
   return SECRET_KEYS.has(k) || SECRET_KEY_ENDINGS.some((end) => k.endsWith(end));
 }
 const SECRET_VALUE = /^(whsec_|swsec_|gh[pousr]_|github_pat_)/;
 
-/** A deep copy of `value` with secret-looking keys and values replaced by `[redacted]`. */
-export function redactSecrets(value: unknown, depth = 0): unknown {
+/**
+ * A deep copy of `value` (any JSON-like payload) with the strings under secret-looking keys and
+ * the strings shaped like secrets replaced by `[redacted]`; nesting deeper than 32 levels becomes
+ * `[truncated]`.
+ */
+export function redactLikelySecrets(value: unknown, depth = 0): unknown {
   if (depth > 32) return "[truncated]";
-  if (typeof value === "string") return SECRET_VALUE.test(value) ? "[redacted]" : value;
-  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
+  if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : value;
+  if (Array.isArray(value)) return value.map((v) => redactLikelySecrets(v, depth + 1));
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value)) {
-    out[k] = isSecretKey(k) && typeof v === "string" ? "[redacted]" : redactSecrets(v, depth + 1);
+    out[k] = looksLikeSecretKey(k) && typeof v === "string" ? REDACTED : redactLikelySecrets(v, depth + 1);
   }
   return out;
 }
-

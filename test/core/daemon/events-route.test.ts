@@ -3,7 +3,7 @@ import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { DaemonEventBus } from "../../../core/daemon/event-bus.js";
 import { eventsRoute, formatSseEvent } from "../../../core/daemon/events-module.js";
-import { redactSecrets } from "../../../core/daemon/mcp/redact.js";
+import { redactLikelySecrets } from "../../../core/daemon/mcp/redact.js";
 import type { RouteRequest } from "../../../core/plugin-api/http.js";
 
 /** A response double: records what is written, emits "close" when the client goes away. */
@@ -101,6 +101,6 @@ describe("events route", () => {
     expect(out).not.toMatch(/s3cr3t|t0k|"k"|whsec_abc/);
     expect(out).toContain(`"inputTokens":12`);
     expect(out).toContain(`"subject":"github:a/b"`);
-    expect(redactSecrets({ password: "p", ok: 1 })).toEqual({ password: "[redacted]", ok: 1 });
+    expect(redactLikelySecrets({ password: "p", ok: 1 })).toEqual({ password: "[redacted]", ok: 1 });
   });
 });
