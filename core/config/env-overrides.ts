@@ -6,7 +6,8 @@
  */
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
-import { daemonSchema, extJudgeSchema, provenanceSchema, sessionsSchema, spawnSchema, worktreesSchema } from "./schema.js";
+import { schemaAt, splitKey } from "./dotted-path.js";
+import { configSchema } from "./schema.js";
 
 export interface EnvOverride {
   /** The variable's name. */
@@ -20,18 +21,19 @@ export interface EnvOverride {
   secret?: boolean;
 }
 
-const field = (obj: { shape: Record<string, z.ZodType> }, name: string): z.ZodType => obj.shape[name]!;
+/** A row, with the schema of its key. */
+const row = (o: Omit<EnvOverride, "schema">): EnvOverride => ({ ...o, schema: schemaAt(configSchema, splitKey(o.key)) });
 
 export const ENV_OVERRIDES: readonly EnvOverride[] = [
-  { name: "SVC_TURN_STALL_AFTER_MS", key: "daemon.turnStallAfterMs", kind: "number", schema: field(daemonSchema, "turnStallAfterMs") },
-  { name: "SVC_WORKTREES_ROOT", key: "worktrees.root", kind: "string", schema: field(worktreesSchema, "root") },
-  { name: "SVC_WORKTREES_ISOLATION", key: "worktrees.isolation", kind: "string", schema: field(worktreesSchema, "isolation") },
-  { name: "SVC_WORKTREES_PROVISION_CONCURRENCY", key: "worktrees.provisionConcurrency", kind: "number", schema: field(worktreesSchema, "provisionConcurrency") },
-  { name: "SVC_SPAWN_ATTACH", key: "spawn.attach", kind: "string", schema: field(spawnSchema, "attach") },
-  { name: "SVC_SPAWN_DEDUPE", key: "spawn.dedupe", kind: "string", schema: field(spawnSchema, "dedupe") },
-  { name: "SVC_PROVENANCE_WRAP_GH", key: "provenance.wrapGh", kind: "boolean", schema: field(provenanceSchema, "wrapGh") },
-  { name: "SVC_SESSIONS_ATTENTION_DELAY_SEC", key: "sessions.attentionDelaySec", kind: "number", schema: field(sessionsSchema, "attentionDelaySec") },
-  { name: "EXT_JUDGE_API_KEY", key: "extJudge.apiKey", kind: "string", schema: field(extJudgeSchema, "apiKey"), afterFile: true, secret: true },
+  row({ name: "SVC_TURN_STALL_AFTER_MS", key: "daemon.turnStallAfterMs", kind: "number" }),
+  row({ name: "SVC_WORKTREES_ROOT", key: "worktrees.root", kind: "string" }),
+  row({ name: "SVC_WORKTREES_ISOLATION", key: "worktrees.isolation", kind: "string" }),
+  row({ name: "SVC_WORKTREES_PROVISION_CONCURRENCY", key: "worktrees.provisionConcurrency", kind: "number" }),
+  row({ name: "SVC_SPAWN_ATTACH", key: "spawn.attach", kind: "string" }),
+  row({ name: "SVC_SPAWN_DEDUPE", key: "spawn.dedupe", kind: "string" }),
+  row({ name: "SVC_PROVENANCE_WRAP_GH", key: "provenance.wrapGh", kind: "boolean" }),
+  row({ name: "SVC_SESSIONS_ATTENTION_DELAY_SEC", key: "sessions.attentionDelaySec", kind: "number" }),
+  row({ name: "EXT_JUDGE_API_KEY", key: "extJudge.apiKey", kind: "string", afterFile: true, secret: true }),
 ];
 
 /** `SVC_HOME` moves config.json and every home-relative default (worktrees, sessions). */

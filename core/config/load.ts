@@ -9,6 +9,7 @@ import { jsonFault } from "../runtime/json-fault.js";
 import { readTextFile } from "../storage/json-file.js";
 import { formatPath, issuesToDetails, SvcError } from "../errors.js";
 import { acpAgentSchema, tolerantConfigSchema, type AcpAgentEntry, type SvcConfigFile } from "./schema.js";
+import { valueAt } from "./dotted-path.js";
 import { holdsSecret, isSecretPath } from "./secrets.js";
 
 export interface LoadedConfigFile {
@@ -84,15 +85,6 @@ export function allowedFrom(message: string): string {
   const option = /^Invalid option: expected one of (.+)$/.exec(message);
   if (option) return `one of ${option[1]!.split("|").join(", ")}`;
   return message.replace(/^Invalid input: /, "");
-}
-
-export function valueAt(tree: unknown, path: ReadonlyArray<PropertyKey>): unknown {
-  let cur: unknown = tree;
-  for (const seg of path) {
-    if (cur === null || typeof cur !== "object") return undefined;
-    cur = (cur as Record<PropertyKey, unknown>)[seg];
-  }
-  return cur;
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import { SvcError } from "../errors.js";
 import type { ConfigSnapshot } from "./config-service.js";
-import { getAt, parseKey } from "./edit.js";
+import { getAt, parseKey } from "./dotted-path.js";
 import { resolveModelRoles, type ResolvedModelRole } from "./models.js";
 import { formatSource, sourcesUnder } from "./resolve.js";
 import { redactConfigSecrets } from "./secrets.js";

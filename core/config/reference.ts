@@ -4,6 +4,7 @@
  * section with type, default, env/flag override and meaning. `npm run docs` writes it
  * between the README markers; a test fails when the README is out of date.
  */
+import { getAt, splitKey } from "./dotted-path.js";
 import { ENV_OVERRIDES, HOME_ENV } from "./env-overrides.js";
 import { configJsonSchema, type JsonSchema } from "./json-schema.js";
 import { MODEL_ROLE_DEFAULTS } from "./models.js";
@@ -120,8 +121,7 @@ function range(s: JsonSchema): string {
 
 function defaultOf(key: string): string {
   if (DOC_DEFAULTS[key]) return DOC_DEFAULTS[key];
-  let cur: unknown = DEFAULTS;
-  for (const seg of key.split(".")) cur = typeof cur === "object" && cur !== null && !Array.isArray(cur) ? (cur as Record<string, unknown>)[seg] : undefined;
+  const cur = getAt(DEFAULTS, splitKey(key));
   return cur === undefined ? "—" : `\`${JSON.stringify(cur)}\``;
 }
 

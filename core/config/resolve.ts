@@ -8,8 +8,9 @@ import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { FILES, expandTilde, svcHome } from "../storage/paths.js";
 import type { EffectiveConfig } from "./config-service.js";
+import { getAt, schemaAt, setAt, splitKey } from "./dotted-path.js";
 import { ENV_OVERRIDES, readEnvOverride } from "./env-overrides.js";
-import { DEFAULTS, daemonSchema, type SvcConfigFile } from "./schema.js";
+import { DEFAULTS, configSchema, type SvcConfigFile } from "./schema.js";
 
 export interface ConfigFlags {
   port?: number;
@@ -44,13 +45,13 @@ export interface FlagKey {
   secret?: boolean;
 }
 
-const field = (obj: { shape: Record<string, z.ZodType> }, name: string): z.ZodType => obj.shape[name]!;
+const flagKey = (f: Omit<FlagKey, "schema">): FlagKey => ({ ...f, schema: schemaAt(configSchema, splitKey(f.key)) });
 
 /** Flags the resolver knows. A value is checked against the key's field schema, as the file and env overrides are. */
 export const FLAG_KEYS: readonly FlagKey[] = [
-  { flag: "port", key: "daemon.port", spelling: "--port", schema: field(daemonSchema, "port") },
-  { flag: "bind", key: "daemon.bind", spelling: "--bind", schema: field(daemonSchema, "bind") },
-  { flag: "authToken", key: "daemon.authToken", spelling: "--auth-token", schema: field(daemonSchema, "authToken"), secret: true },
+  flagKey({ flag: "port", key: "daemon.port", spelling: "--port" }),
+  flagKey({ flag: "bind", key: "daemon.bind", spelling: "--bind" }),
+  flagKey({ flag: "authToken", key: "daemon.authToken", spelling: "--auth-token", secret: true }),
 ];
 
 /** Throws a `usage` error naming the flag when `value` is not allowed for its key (a secret is not quoted). */
@@ -73,7 +74,7 @@ export function resolveConfig(
 ): ResolveResult {
   const warnings: string[] = [];
   const sources: Record<string, ValueSource> = {};
-  const eff = structuredClone(DEFAULTS) as unknown as Record<string, unknown>;
+  let eff = structuredClone(DEFAULTS) as unknown as Record<string, unknown>;
   markLeaves(sources, [], DEFAULTS, { kind: "default" });
   overlay(eff, file as Record<string, unknown>, [], sources);
 
@@ -95,9 +96,9 @@ export function resolveConfig(
   for (const o of ENV_OVERRIDES) {
     const value = readEnvOverride(o, env);
     if (value === undefined) continue;
-    const path = o.key.split(".");
-    if (o.afterFile && getPath(eff, path) !== undefined) continue;
-    setPath(eff, path, value);
+    const path = splitKey(o.key);
+    if (o.afterFile && getAt(eff, path) !== undefined) continue;
+    eff = setAt(eff, path, value);
     setSource(sources, path, { kind: "env", name: o.name });
   }
 
@@ -105,8 +106,8 @@ export function resolveConfig(
     const value = flags[f.flag];
     if (value === undefined) continue;
     checkFlag(f, value);
-    const path = f.key.split(".");
-    setPath(eff, path, value);
+    const path = splitKey(f.key);
+    eff = setAt(eff, path, value);
     setSource(sources, path, { kind: "flag", name: f.spelling });
   }
 
@@ -182,21 +183,6 @@ function setSource(sources: Record<string, ValueSource>, path: string[], source:
   for (let i = 1; i < path.length; i++) delete sources[path.slice(0, i).join(".")];
   if (replacesSubtree) for (const k of Object.keys(sources)) if (k.startsWith(key + ".")) delete sources[k];
   sources[key] = source;
-}
-
-function getPath(tree: Record<string, unknown>, path: string[]): unknown {
-  let cur: unknown = tree;
-  for (const seg of path) cur = isPlainObject(cur) ? cur[seg] : undefined;
-  return cur;
-}
-
-function setPath(tree: Record<string, unknown>, path: string[], value: unknown): void {
-  let cur = tree;
-  for (const seg of path.slice(0, -1)) {
-    if (!isPlainObject(cur[seg])) cur[seg] = {};
-    cur = cur[seg] as Record<string, unknown>;
-  }
-  cur[path.at(-1)!] = value;
 }
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {

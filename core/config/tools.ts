@@ -9,7 +9,7 @@ import type { ConfigService } from "./config-service.js";
 import { lookupKey, modelRoleTable } from "./lookup.js";
 import { holdsSecret, REDACTED } from "./secrets.js";
 import { setConfigKey, unsetConfigKey } from "./write.js";
-import { parseKey } from "./edit.js";
+import { parseKey } from "./dotted-path.js";
 
 const keyField = z.string().min(1).describe("Dotted key, e.g. daemon.port or models.review.small");
 

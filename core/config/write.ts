@@ -6,7 +6,7 @@
  */
 import { SvcError } from "../errors.js";
 import { updateJsonFile } from "../storage/json-file.js";
-import { getAt, parseKey, setAt, unsetAt } from "./edit.js";
+import { getAt, parseKey, setAt, unsetAt } from "./dotted-path.js";
 import { allowedFrom, describeAt, validateConfigTree } from "./load.js";
 import { unknownModelWarnings } from "./models.js";
 import { acpAgentSchema, worktreesSchema } from "./schema.js";

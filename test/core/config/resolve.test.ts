@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { homedir } from "node:os";
 import { describe, expect, it } from "vitest";
 import { SvcError } from "../../../core/errors.js";
-import { getAt } from "../../../core/config/edit.js";
+import { getAt } from "../../../core/config/dotted-path.js";
 import { ENV_OVERRIDES } from "../../../core/config/env-overrides.js";
 import { formatSource, resolveConfig, type ConfigFlags } from "../../../core/config/resolve.js";
 import type { SvcConfigFile } from "../../../core/config/schema.js";
