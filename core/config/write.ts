@@ -6,7 +6,7 @@
  */
 import { SvcError } from "../errors.js";
 import { updateJsonFile } from "../storage/json-file.js";
-import { getAt, parseKey, setAt, unsetAt } from "./dotted-path.js";
+import { getAt, parseKey, setAt, unsetAt, valueAt } from "./dotted-path.js";
 import { allowedFrom, describeAt, validateConfigTree } from "./load.js";
 import { unknownModelWarnings } from "./models.js";
 import { acpAgentSchema, worktreesSchema } from "./schema.js";
@@ -94,7 +94,7 @@ function validateEntry(path: string, segs: string[], next: Tree): void {
     if (!r.success) {
       const issue = r.error!.issues[0]!;
       const sub = [...at, ...issue.path.map(String)];
-      throw new SvcError("config_invalid", `${path}: key ${sub.join(".")}: found ${describeAt(sub, getAt(next, sub))}, allowed: ${allowedFrom(issue.message)}`);
+      throw new SvcError("config_invalid", `${path}: key ${sub.join(".")}: found ${describeAt(sub, valueAt(next, sub))}, allowed: ${allowedFrom(issue.message)}`);
     }
   };
   if (segs[0] === "acpAgents" && segs.length >= 2) check(acpAgentSchema, segs.slice(0, 2));

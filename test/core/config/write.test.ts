@@ -43,6 +43,12 @@ describe("setConfigKey / unsetConfigKey", () => {
     expect(await read()).toEqual({ acpAgents: { old: { name: "no bin" } }, spawn: { dedupe: "on-request" } });
   });
 
+  it("a refused entry names what was found at an array element (as loading does), not nothing", async () => {
+    const err = await setConfigKey(file, "acpAgents.x", { bin: "agent", bin_args: ["--ok", 5] }).then(() => undefined, (e: Error) => e);
+    expect(err?.message).toMatch(/key acpAgents\.x\.bin_args\.1: found the number 5, allowed: a string/);
+    await expect(stat(file)).rejects.toThrow(/ENOENT/);
+  });
+
   it("unsetting the token while tunnel.e2e is true is refused", async () => {
     await setConfigKey(file, "tunnel", { token: "t", e2e: true });
     const before = await readFile(file, "utf8");
