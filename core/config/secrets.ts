@@ -8,6 +8,8 @@
  * `redactLikelySecrets` (core/daemon/mcp/redact.ts) is for payloads whose shape the host does not
  * know; it cannot see a leaf's path, so the two rules are separate on purpose.
  */
+import { splitKey } from "./dotted-path.js";
+
 export const SECRET_PATTERNS: readonly string[] = [
   "daemon.authToken",
   "tunnel.token",
@@ -20,20 +22,17 @@ export const SECRET_PATTERNS: readonly string[] = [
 
 export const REDACTED = "[redacted]";
 
+/** {@link SECRET_PATTERNS} as segments. */
+const SECRET_PATHS: readonly string[][] = SECRET_PATTERNS.map(splitKey);
+
 /** True when the dotted path (as segments) names a secret. */
 export function isSecretPath(path: readonly string[]): boolean {
-  return SECRET_PATTERNS.some((p) => {
-    const segs = p.split(".");
-    return segs.length === path.length && segs.every((s, i) => s === "*" || s === path[i]);
-  });
+  return SECRET_PATHS.some((segs) => segs.length === path.length && segs.every((s, i) => s === "*" || s === path[i]));
 }
 
 /** True when a secret lives at or under `path`. */
 export function holdsSecret(path: readonly string[]): boolean {
-  return SECRET_PATTERNS.some((p) => {
-    const segs = p.split(".");
-    return segs.length >= path.length && path.every((s, i) => segs[i] === "*" || segs[i] === s);
-  });
+  return SECRET_PATHS.some((segs) => segs.length >= path.length && path.every((s, i) => segs[i] === "*" || segs[i] === s));
 }
 
 /**
