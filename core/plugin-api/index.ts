@@ -52,6 +52,7 @@ export { writeFileDurable, fsyncDir, type AtomicWriteOptions } from "../storage/
 export { readJsonFile, readTextFile, writeJsonFile, updateJsonFile } from "../storage/json-file.js";
 export { withFileLock, type LockOptions } from "../storage/lock.js";
 export { openDurableAppend, type DurableAppendFile } from "../storage/durable-append.js";
+export { AppendJournal, type AppendJournalOptions } from "../storage/append-journal.js";
 /**
  * Stopping a process a session started: SIGTERM, then SIGKILL after {@link STOP_GRACE_MS}
  * (`groupKiller(pid)` signals a `detached` child's whole process group).

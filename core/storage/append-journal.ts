@@ -1,12 +1,34 @@
-import { mkdir } from "node:fs/promises";
+import { mkdir, open as openFile, rename, truncate } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fsyncDir } from "./atomic-write.js";
 import { openDurableAppend, type DurableAppendFile } from "./durable-append.js";
 
+export interface AppendJournalOptions {
+  /** Mode of a file this creates (default 0600). */
+  mode?: number;
+  /** The file is known to exist: no directory is created or fsynced at open. */
+  exists?: boolean;
+  /**
+   * Cut bytes after the last newline (a line a kill -9 cut short) off at open, so the next line
+   * starts a line of its own instead of continuing the torn one. A file found to exist this way
+   * counts as `exists`.
+   */
+  cutTornTail?: boolean;
+  /** Text (in chars) one write takes at most; a batch always takes at least one append. Default: all queued. */
+  maxBatchChars?: number;
+  /**
+   * Runs after each durable batch, once its callbacks ran and before any appender resumes
+   * (its synchronous part) and before the next batch is written (compaction). Its errors are
+   * ignored.
+   */
+  afterBatch?: () => void | Promise<void>;
+}
+
 interface Pending {
-  text: string;
-  durable?: () => void;
-  done: () => void;
+  /** The entry's whole lines, or how to render them (called once, when its batch is formed). */
+  text: string | (() => string);
+  durable?: () => unknown;
+  done: (result: unknown) => void;
   fail: (err: unknown) => void;
 }
 
@@ -15,8 +37,8 @@ interface Pending {
  * share the next write (durable when it returns: core/storage/durable-append.ts). An append
  * resolves only once its bytes are durable; the `durable` callbacks of one batch run
  * synchronously in append order before any appender resumes, so a caller that applies a change
- * there keeps memory equal to durable state. A failed write is
- * cut off again, so the next line never continues a torn one.
+ * there keeps memory equal to durable state. A failed write is cut off again (back to the size
+ * known to hold whole lines), so the next line never continues a torn one.
  */
 export class AppendJournal {
   private queue: Pending[] = [];
@@ -24,11 +46,16 @@ export class AppendJournal {
   private flushing = false;
   private idle: Array<() => void> = [];
   private closed = false;
+  /** Bytes known to be whole lines. */
+  private size: number;
 
-  private constructor(private readonly file: DurableAppendFile) {}
-
-  private get handle() {
-    return this.file.handle;
+  private constructor(
+    private readonly path: string,
+    private file: DurableAppendFile,
+    size: number,
+    private readonly options: AppendJournalOptions,
+  ) {
+    this.size = size;
   }
 
   /** True once {@link close} was called: appends are refused from then on. */
@@ -40,24 +67,37 @@ export class AppendJournal {
    * Opens (creating with `mode`) the file at `path` for appending. A file that did not exist gets
    * its directory created and, once created, its directory entry fsynced.
    */
-  static async open(path: string, options: { mode?: number; exists?: boolean } = {}): Promise<AppendJournal> {
-    if (!options.exists) await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  static async open(path: string, options: AppendJournalOptions = {}): Promise<AppendJournal> {
+    let exists = options.exists === true;
+    let cut = false;
+    if (options.cutTornTail) {
+      const whole = await wholeLinesEnd(path);
+      if (whole !== undefined) {
+        exists = true;
+        cut = whole.end < whole.size;
+        if (cut) await truncate(path, whole.end);
+      }
+    }
+    if (!exists) await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const file = await openDurableAppend(path, options.mode ?? 0o600);
-    if (options.exists) return new AppendJournal(file);
     try {
-      await fsyncDir(dirname(path));
+      if (cut) await file.handle.datasync();
+      if (!exists) await fsyncDir(dirname(path));
+      return new AppendJournal(path, file, (await file.handle.stat()).size, options);
     } catch (err) {
       await file.handle.close().catch(() => undefined);
       throw err;
     }
-    return new AppendJournal(file);
   }
 
-  /** Appends `text` (whole lines); resolves once durable, after `durable` ran. */
-  append(text: string, durable?: () => void): Promise<void> {
+  /**
+   * Appends `text` (whole lines; a function renders them when the batch is formed); resolves
+   * once durable, with what `durable` returned (it runs first, see the class comment).
+   */
+  append<R = void>(text: string | (() => string), durable?: () => R): Promise<R> {
     if (this.closed) return Promise.reject(new Error("append journal is closed"));
-    return new Promise((done, fail) => {
-      this.queue.push({ text, durable, done, fail });
+    return new Promise<R>((done, fail) => {
+      this.queue.push({ text, durable, done: done as (result: unknown) => void, fail });
       this.kick();
     });
   }
@@ -70,22 +110,46 @@ export class AppendJournal {
     });
   }
 
-  /** Empties the file durably. Only call from {@link exclusive}. */
+  /** Empties the file durably. Only call from {@link exclusive} or `afterBatch`. */
   async truncate(): Promise<void> {
-    await this.handle.truncate(0);
-    await this.handle.datasync();
+    await this.file.handle.truncate(0);
+    this.size = 0;
+    await this.file.handle.datasync();
+  }
+
+  /**
+   * Moves the file aside to `retiredPath` and continues in a fresh, empty file at the same path
+   * (one directory fsync makes both durable before any line goes to the new file). Only call
+   * from {@link exclusive} or `afterBatch`. If it fails, appends keep going to the current file.
+   */
+  async rotate(retiredPath: string): Promise<void> {
+    await rename(this.path, retiredPath);
+    let fresh: DurableAppendFile | undefined;
+    try {
+      fresh = await openDurableAppend(this.path, this.options.mode ?? 0o600);
+      await fsyncDir(dirname(this.path));
+    } catch (err) {
+      await fresh?.handle.close().catch(() => undefined);
+      await rename(retiredPath, this.path).catch(() => undefined);
+      throw err;
+    }
+    const old = this.file;
+    this.file = fresh;
+    this.size = 0;
+    await old.handle.close().catch(() => undefined);
+  }
+
+  /** Resolves once nothing is queued or being written. */
+  drained(): Promise<void> {
+    if (!this.flushing && this.queue.length === 0 && this.tasks.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 
   /** Writes what is queued, then closes the file; later appends are refused. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.flushing || this.queue.length > 0 || this.tasks.length > 0) {
-      await new Promise<void>((resolve) => {
-        this.idle.push(resolve);
-        this.kick();
-      });
-    }
-    await this.handle.close();
+    await this.drained();
+    await this.file.handle.close();
   }
 
   private kick(): void {
@@ -96,7 +160,7 @@ export class AppendJournal {
     this.flushing = true;
     try {
       while (this.queue.length > 0 || this.tasks.length > 0) {
-        if (this.queue.length > 0) await this.writeBatch(this.queue.splice(0));
+        if (this.queue.length > 0) await this.writeBatch(this.takeBatch());
         for (const task of this.tasks.splice(0)) await task();
       }
     } finally {
@@ -105,22 +169,71 @@ export class AppendJournal {
     }
   }
 
-  private async writeBatch(batch: Pending[]): Promise<void> {
+  /** Queued appends for one write, up to `maxBatchChars` (at least one), their text rendered. */
+  private takeBatch(): Array<Pending & { text: string }> {
+    const max = this.options.maxBatchChars ?? Infinity;
+    let chars = 0;
+    let n = 0;
+    while (n < this.queue.length && (n === 0 || chars < max)) {
+      const entry = this.queue[n]!;
+      if (typeof entry.text !== "string") entry.text = entry.text();
+      chars += entry.text.length;
+      n++;
+    }
+    return this.queue.splice(0, n) as Array<Pending & { text: string }>;
+  }
+
+  private async writeBatch(batch: Array<Pending & { text: string }>): Promise<void> {
     const bytes = Buffer.from(batch.length === 1 ? batch[0]!.text : batch.map((b) => b.text).join(""), "utf8");
-    let written = 0;
+    const handle = this.file.handle;
     try {
-      while (written < bytes.length) written += (await this.handle.write(bytes, written)).bytesWritten;
+      let written = 0;
+      while (written < bytes.length) written += (await handle.write(bytes, written)).bytesWritten;
       await this.file.sync();
+      this.size += bytes.length;
     } catch (err) {
-      // Only this handle appends: the bytes past the file's size before this batch are ours.
-      await this.handle
-        .stat()
-        .then(({ size }) => this.handle.truncate(size - written))
-        .catch(() => undefined);
+      // Only this handle appends: the bytes past the known size are this batch's.
+      await handle.truncate(this.size).catch(() => undefined);
       for (const b of batch) b.fail(err);
       return;
     }
-    for (const b of batch) b.durable?.();
-    for (const b of batch) b.done();
+    for (const b of batch) b.done(b.durable?.());
+    const after = this.options.afterBatch;
+    if (after) {
+      try {
+        await after();
+      } catch {
+        // The hook's own business (it logs what it needs); the batch is durable either way.
+      }
+    }
+  }
+}
+
+/** Bytes read per step while looking backwards for the last newline. */
+const TAIL_CHUNK = 64 * 1024;
+
+/**
+ * The file's size and the end of its last whole line (0 when it has none); undefined when the
+ * file does not exist. Reads backwards from the end, only as far as the last newline.
+ */
+async function wholeLinesEnd(path: string): Promise<{ size: number; end: number } | undefined> {
+  const handle = await openFile(path, "r").catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return undefined;
+    throw err;
+  });
+  if (!handle) return undefined;
+  try {
+    const { size } = await handle.stat();
+    const buf = Buffer.alloc(Math.min(TAIL_CHUNK, size));
+    for (let to = size; to > 0; ) {
+      const from = Math.max(0, to - buf.length);
+      const { bytesRead } = await handle.read(buf, 0, to - from, from);
+      const nl = buf.subarray(0, bytesRead).lastIndexOf(0x0a);
+      if (nl >= 0) return { size, end: from + nl + 1 };
+      to = from;
+    }
+    return { size, end: 0 };
+  } finally {
+    await handle.close();
   }
 }

@@ -1,8 +1,23 @@
-import { readFile, stat } from "node:fs/promises";
+import { readFile, stat, writeFile, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppendJournal } from "../../../core/storage/append-journal.js";
 import { makeTempHome } from "../../support/cli.js";
+
+/** The journal's open file handle (to make its writes fail like a disk error would). */
+const handleOf = (j: AppendJournal): FileHandle => (j as unknown as { file: { handle: FileHandle } }).file.handle;
+
+/** Makes each write of `j` put only its first 3 bytes on disk and then fail; returns the undo. */
+function tearWrites(j: AppendJournal): () => void {
+  const handle = handleOf(j);
+  const write = handle.write.bind(handle);
+  const torn = async (buf: Buffer) => {
+    await write(buf.subarray(0, 3));
+    throw new Error("EIO");
+  };
+  handle.write = torn as unknown as FileHandle["write"];
+  return () => (handle.write = write as FileHandle["write"]);
+}
 
 let home: string;
 let cleanup: () => Promise<void>;
@@ -66,10 +81,108 @@ describe("append journal (group commit)", () => {
   it("fails every append of a batch whose write fails, and applies none of them", async () => {
     const j = await AppendJournal.open(join(home, "j.log"));
     // Closing the handle underneath makes the next write fail like a disk error would.
-    await (j as unknown as { handle: { close(): Promise<void> } }).handle.close();
+    await handleOf(j).close();
     const applied: string[] = [];
     const results = await Promise.allSettled(["a\n", "b\n"].map((t) => j.append(t, () => applied.push(t))));
     expect(results.map((r) => r.status)).toEqual(["rejected", "rejected"]);
     expect(applied).toEqual([]);
+  });
+
+  it("cuts a torn partial write off, so the next line starts at a line boundary", async () => {
+    const path = join(home, "j.log");
+    const j = await AppendJournal.open(path);
+    await j.append("a\n");
+    // The disk takes part of the batch, then fails.
+    const restore = tearWrites(j);
+    await expect(j.append("bbbbbb\n")).rejects.toThrow("EIO");
+    restore();
+    await j.append("c\n");
+    await j.close();
+    expect(await readFile(path, "utf8")).toBe("a\nc\n");
+  });
+
+  it("at open, cuts bytes after the last newline off when asked (cutTornTail), and creates a missing file", async () => {
+    const path = join(home, "j.log");
+    await writeFile(path, "a\nb\npart");
+    const j = await AppendJournal.open(path, { cutTornTail: true });
+    await j.append("c\n");
+    await j.close();
+    expect(await readFile(path, "utf8")).toBe("a\nb\nc\n");
+    await writeFile(path, "x".repeat(200_000));
+    const whole = await AppendJournal.open(path, { cutTornTail: true });
+    await whole.append("d\n");
+    await whole.close();
+    expect(await readFile(path, "utf8")).toBe("d\n");
+    const fresh = join(home, "sub", "new.log");
+    const created = await AppendJournal.open(fresh, { cutTornTail: true });
+    await created.append("e\n");
+    await created.close();
+    expect(await readFile(fresh, "utf8")).toBe("e\n");
+    expect((await stat(fresh)).mode & 0o777).toBe(0o600);
+  });
+
+  it("caps a batch at maxBatchChars (at least one append), rendering lazy text only when its batch is formed", async () => {
+    let batch = 0;
+    const events: string[] = [];
+    const j = await AppendJournal.open(join(home, "j.log"), { maxBatchChars: 10, afterBatch: () => void batch++ });
+    const appends = ["11111\n", "22222\n", "33333\n", "4".repeat(20) + "\n", "55555\n"].map((t, i) =>
+      j.append(
+        () => (events.push(`render ${i}`), t),
+        () => (events.push(`durable ${i} in batch ${batch}`), i * 10),
+      ),
+    );
+    expect(await Promise.all(appends)).toEqual([0, 10, 20, 30, 40]);
+    await j.close();
+    expect(events).toEqual([
+      "render 0",
+      "durable 0 in batch 0",
+      "render 1",
+      "render 2",
+      "durable 1 in batch 1",
+      "durable 2 in batch 1",
+      "render 3",
+      "durable 3 in batch 2",
+      "render 4",
+      "durable 4 in batch 3",
+    ]);
+  });
+
+  it("runs afterBatch after each durable batch, before appenders resume, and ignores its errors", async () => {
+    const seen: string[] = [];
+    const j = await AppendJournal.open(join(home, "j.log"), {
+      afterBatch: () => {
+        seen.push("after");
+        throw new Error("hook failed");
+      },
+    });
+    await Promise.all([j.append("a\n", () => seen.push("durable a")).then(() => seen.push("resumed a"))]);
+    await j.append("b\n").then(() => seen.push("resumed b"));
+    await j.close();
+    expect(seen).toEqual(["durable a", "after", "resumed a", "after", "resumed b"]);
+    expect(await readFile(join(home, "j.log"), "utf8")).toBe("a\nb\n");
+  });
+
+  it("rotates to a fresh file, keeping the old one at the retired path; a failed rotation keeps the current file", async () => {
+    const path = join(home, "j.log");
+    const j = await AppendJournal.open(path);
+    await j.append("old\n");
+    await j.exclusive(() => j.rotate(join(home, "j.log.1")));
+    await j.append("new\n");
+    await expect(j.exclusive(() => j.rotate(join(home, "missing", "j.log.2")))).rejects.toThrow();
+    await j.append("more\n");
+    await j.drained();
+    expect(await readFile(join(home, "j.log.1"), "utf8")).toBe("old\n");
+    expect(await readFile(path, "utf8")).toBe("new\nmore\n");
+    await j.close();
+  });
+
+  it("drained resolves once what is queued is written", async () => {
+    const path = join(home, "j.log");
+    const j = await AppendJournal.open(path);
+    void j.append("a\n");
+    void j.append("b\n");
+    await j.drained();
+    expect(await readFile(path, "utf8")).toBe("a\nb\n");
+    await j.close();
   });
 });
