@@ -38,7 +38,8 @@ interface Pending {
  * resolves only once its bytes are durable; the `durable` callbacks of one batch run
  * synchronously in append order before any appender resumes, so a caller that applies a change
  * there keeps memory equal to durable state. A failed write is cut off again (back to the size
- * known to hold whole lines), so the next line never continues a torn one.
+ * known to hold whole lines), so the next line never continues a torn one; if that cut fails, it
+ * is retried before the next write, which fails rather than continue a torn line.
  */
 export class AppendJournal {
   private queue: Pending[] = [];
@@ -46,8 +47,10 @@ export class AppendJournal {
   private flushing = false;
   private idle: Array<() => void> = [];
   private closed = false;
-  /** Bytes known to be whole lines. */
+  /** Bytes known to be whole lines (the file's size unless a cut after a failed write failed too). */
   private size: number;
+  /** A failed write's bytes may still be past {@link size}. */
+  private torn = false;
 
   private constructor(
     private readonly path: string,
@@ -114,6 +117,7 @@ export class AppendJournal {
   async truncate(): Promise<void> {
     await this.file.handle.truncate(0);
     this.size = 0;
+    this.torn = false;
     await this.file.handle.datasync();
   }
 
@@ -136,6 +140,7 @@ export class AppendJournal {
     const old = this.file;
     this.file = fresh;
     this.size = 0;
+    this.torn = false;
     await old.handle.close().catch(() => undefined);
   }
 
@@ -187,13 +192,15 @@ export class AppendJournal {
     const bytes = Buffer.from(batch.length === 1 ? batch[0]!.text : batch.map((b) => b.text).join(""), "utf8");
     const handle = this.file.handle;
     try {
+      if (this.torn) await this.cut();
       let written = 0;
       while (written < bytes.length) written += (await handle.write(bytes, written)).bytesWritten;
       await this.file.sync();
       this.size += bytes.length;
     } catch (err) {
-      // Only this handle appends: the bytes past the known size are this batch's.
-      await handle.truncate(this.size).catch(() => undefined);
+      // Only this handle appends: the bytes past the known size are this batch's (or a torn one's).
+      this.torn = true;
+      await this.cut().catch(() => undefined);
       for (const b of batch) b.fail(err);
       return;
     }
@@ -206,6 +213,12 @@ export class AppendJournal {
         // The hook's own business (it logs what it needs); the batch is durable either way.
       }
     }
+  }
+
+  /** Cuts the file back to the bytes known to be whole lines. */
+  private async cut(): Promise<void> {
+    await this.file.handle.truncate(this.size);
+    this.torn = false;
   }
 }
 

@@ -101,6 +101,26 @@ describe("append journal (group commit)", () => {
     expect(await readFile(path, "utf8")).toBe("a\nc\n");
   });
 
+  it("retries a failed cut before the next write, and fails that write rather than continue a torn line", async () => {
+    const path = join(home, "j.log");
+    const j = await AppendJournal.open(path);
+    await j.append("a\n");
+    const handle = handleOf(j);
+    const truncate = handle.truncate.bind(handle);
+    const restore = tearWrites(j);
+    // The cut after the failed write fails, and so do both tries around the next write.
+    let cutFailures = 3;
+    handle.truncate = ((len?: number) => (cutFailures-- > 0 ? Promise.reject(new Error("EIO truncate")) : truncate(len))) as typeof handle.truncate;
+    await expect(j.append("bbbbbb\n")).rejects.toThrow("EIO");
+    restore();
+    // Both tries to cut, before this write and after its failure, fail: nothing lands after the torn bytes.
+    await expect(j.append("c\n")).rejects.toThrow("EIO truncate");
+    expect(await readFile(path, "utf8")).toBe("a\nbbb");
+    await j.append("d\n");
+    await j.close();
+    expect(await readFile(path, "utf8")).toBe("a\nd\n");
+  });
+
   it("at open, cuts bytes after the last newline off when asked (cutTornTail), and creates a missing file", async () => {
     const path = join(home, "j.log");
     await writeFile(path, "a\nb\npart");
