@@ -1,6 +1,7 @@
 /**
  * The registry of loaded plugins, keyed by (type, kind). A later plugin of the same key replaces
- * the earlier one; each replacement is recorded in {@link PluginRegistry.shadowed}.
+ * the earlier one; each replacement is recorded in {@link PluginRegistry.shadowed}. That rule is
+ * {@link KindTable}, which `svc adapters ls` uses on declared plugins too.
  */
 import type { AnyPlugin } from "../plugin-api/index.js";
 import type { AdapterInstance } from "../plugin-api/adapter.js";
@@ -46,6 +47,42 @@ type InstanceOf<T extends PluginType> = T extends "provider" ? ProviderInstance 
 
 const key = (type: string, kind: string) => `${type}:${kind}`;
 
+/** Anything a package provides under a (type, kind): a loaded plugin, or one its manifest declares. */
+export interface KindEntry {
+  type: PluginType;
+  kind: string;
+  source: PluginSource;
+}
+
+/**
+ * Entries by (type, kind), the last one added winning (DESIGN.md, Loading): a later entry of the
+ * same key replaces the earlier one, and each replacement is recorded in {@link KindTable.shadowed}.
+ */
+export class KindTable<T extends KindEntry> {
+  private readonly entries = new Map<string, T>();
+  readonly shadowed: ShadowRecord[] = [];
+
+  constructor(entries: Iterable<T> = []) {
+    for (const e of entries) this.add(e);
+  }
+
+  add(entry: T): void {
+    const k = key(entry.type, entry.kind);
+    const prior = this.entries.get(k);
+    if (prior) this.shadowed.push({ type: entry.type, kind: entry.kind, winner: entry.source, loser: prior.source });
+    this.entries.set(k, entry);
+  }
+
+  get(type: PluginType, kind: string): T | undefined {
+    return this.entries.get(key(type, kind));
+  }
+
+  /** The winners, in the order their (type, kind) was first seen. */
+  list(): T[] {
+    return [...this.entries.values()];
+  }
+}
+
 /** How long a failed setup stands before the next use of the plugin tries it again. */
 export const SETUP_RETRY_AFTER_MS = 60_000;
 
@@ -56,18 +93,19 @@ export interface SetupAttempt {
 }
 
 export class PluginRegistry {
-  private readonly plugins = new Map<string, LoadedPlugin>();
+  private readonly plugins = new KindTable<LoadedPlugin>();
   private readonly instances = new Map<string, Promise<unknown>>();
   /** Failed setups, by key: when the attempt failed and its rejected promise (served until the retry is due). */
   private readonly setupFailures = new Map<string, { at: number; rejected: Promise<unknown> }>();
-  readonly shadowed: ShadowRecord[] = [];
   readonly failures: LoadFailure[] = [];
 
+  /** Every replacement of a plugin by a later one of the same (type, kind). */
+  get shadowed(): readonly ShadowRecord[] {
+    return this.plugins.shadowed;
+  }
+
   add(plugin: LoadedPlugin): void {
-    const k = key(plugin.type, plugin.kind);
-    const prior = this.plugins.get(k);
-    if (prior) this.shadowed.push({ type: plugin.type, kind: plugin.kind, winner: plugin.source, loser: prior.source });
-    this.plugins.set(k, plugin);
+    this.plugins.add(plugin);
   }
 
   fail(failure: LoadFailure): void {
@@ -75,11 +113,11 @@ export class PluginRegistry {
   }
 
   get(type: PluginType, kind: string): LoadedPlugin | undefined {
-    return this.plugins.get(key(type, kind));
+    return this.plugins.get(type, kind);
   }
 
   list(type?: PluginType): LoadedPlugin[] {
-    return [...this.plugins.values()].filter((p) => !type || p.type === type);
+    return this.plugins.list().filter((p) => !type || p.type === type);
   }
 
   kinds(type: PluginType): string[] {
@@ -103,7 +141,7 @@ export class PluginRegistry {
     if (inst) return inst as Promise<InstanceOf<T>>;
     const failed = this.setupFailures.get(k);
     if (failed && now() - failed.at < SETUP_RETRY_AFTER_MS) return failed.rejected as Promise<InstanceOf<T>>;
-    const plugin = this.plugins.get(k);
+    const plugin = this.plugins.get(type, kind);
     if (!plugin) {
       const loaded = this.kinds(type);
       return Promise.reject(new SvcError("not_found", `no ${type} plugin of kind "${kind}"; loaded ${type} kinds: ${loaded.join(", ") || "(none)"}`));

@@ -10,7 +10,7 @@ import { checkHostRange, PhaseError, readRawManifest, validateManifest } from ".
 import type { AdapterManifest, PluginDecl } from "./manifest-schema.js";
 import { resolutionBases, svcRoot, type ResolutionBase } from "./locations.js";
 import { resolvePackage } from "./resolve-package.js";
-import type { LoadFailure, PluginSource, PluginType, ShadowRecord } from "./registry.js";
+import type { LoadFailure, PluginSource, PluginType } from "./registry.js";
 
 /** The package id under which built-in plugins are reported. */
 export const BUILTIN_PACKAGE = "svc";
@@ -129,20 +129,10 @@ export interface DeclaredPlugin {
   source: PluginSource;
 }
 
-/** Every declared plugin in load order. */
+/**
+ * Every declared plugin in load order. A `KindTable` of them (registry.ts) says who wins each
+ * (type, kind) by declaration alone, by the rule the registry applies once they are loaded.
+ */
 export function declaredPlugins(packages: readonly ScannedPackage[]): DeclaredPlugin[] {
   return packages.flatMap((p) => p.manifest.plugins.map((d: PluginDecl) => ({ ...d, source: p.source })));
-}
-
-/** Who wins each (type, kind) by declaration alone (last one wins), and every replacement. */
-export function arbitrate(declared: readonly DeclaredPlugin[]): { winners: Map<string, DeclaredPlugin>; shadowed: ShadowRecord[] } {
-  const winners = new Map<string, DeclaredPlugin>();
-  const shadowed: ShadowRecord[] = [];
-  for (const d of declared) {
-    const k = `${d.type}:${d.kind}`;
-    const prior = winners.get(k);
-    if (prior) shadowed.push({ type: d.type, kind: d.kind, winner: d.source, loser: prior.source });
-    winners.set(k, d);
-  }
-  return { winners, shadowed };
 }

@@ -8,8 +8,8 @@ import { readJsonFile } from "../../storage/json-file.js";
 import { installDir } from "../../plugin-host/locations.js";
 import { PhaseError } from "../../plugin-host/manifest.js";
 import { importPackage, inListedOrder } from "../../plugin-host/load.js";
-import type { LoadFailure, PluginSource, ShadowRecord } from "../../plugin-host/registry.js";
-import { arbitrate, declaredPlugins, scanPackages, type ScannedPackage } from "../../plugin-host/scan.js";
+import { KindTable, type LoadFailure, type PluginSource } from "../../plugin-host/registry.js";
+import { declaredPlugins, scanPackages, type DeclaredPlugin, type ScannedPackage } from "../../plugin-host/scan.js";
 import { bold, dim, printJson, println, yellow } from "../output.js";
 import { configFilePath } from "../../config/read-effective.js";
 
@@ -62,8 +62,8 @@ export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: str
     }
     packages = ok;
   }
-  const { winners, shadowed } = arbitrate(declaredPlugins(packages));
-  const listed = packages.map((p) => listPackage(p, winners, shadowed));
+  const declared = new KindTable(declaredPlugins(packages));
+  const listed = packages.map((p) => listPackage(p, declared));
   return {
     installDir: installDir(env),
     cwd,
@@ -71,7 +71,7 @@ export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: str
     loaded: options.load === true,
     builtins: listed.filter((p) => p.builtin),
     packages: listed.filter((p) => !p.builtin),
-    shadowed: shadowed.map((s) => ({ type: s.type, kind: s.kind, winner: s.winner.package, loser: s.loser.package })),
+    shadowed: declared.shadowed.map((s) => ({ type: s.type, kind: s.kind, winner: s.winner.package, loser: s.loser.package })),
     failures: inListedOrder(failures, ids),
   };
 }
@@ -86,11 +86,11 @@ async function configuredIds(path: string): Promise<string[]> {
   return ids;
 }
 
-function listPackage(pkg: ScannedPackage, winners: Map<string, { source: PluginSource }>, shadowed: ShadowRecord[]): ListedPackage {
+function listPackage(pkg: ScannedPackage, declared: KindTable<DeclaredPlugin>): ListedPackage {
   const plugins = pkg.manifest.plugins.map((d): ListedPlugin => {
-    const winner = winners.get(`${d.type}:${d.kind}`)!.source;
+    const winner = declared.get(d.type, d.kind)!.source;
     const lost = winner !== pkg.source;
-    const replaces = shadowed.filter((s) => s.winner === pkg.source && s.type === d.type && s.kind === d.kind).map((s) => s.loser.package);
+    const replaces = declared.shadowed.filter((s) => s.winner === pkg.source && s.type === d.type && s.kind === d.kind).map((s) => s.loser.package);
     return {
       type: d.type,
       kind: d.kind,

@@ -1,0 +1,69 @@
+/**
+ * "Later plugins of the same (type, kind) replace earlier ones" (DESIGN.md, Loading): the daemon's
+ * registry and `svc adapters ls` must name the same winner, and the rule itself is one table
+ * ({@link KindTable}).
+ */
+import { readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { KindTable, PluginRegistry, type PluginSource } from "../../../core/plugin-host/registry.js";
+import { loadPlugins } from "../../../core/plugin-host/load.js";
+import type { AdapterListing } from "../../../core/cli/adapters/ls.js";
+import { runCli } from "../../support/cli.js";
+import { makeSandbox, type Sandbox } from "./sandbox.js";
+
+const source = (pkg: string): PluginSource => ({ package: pkg, builtin: false, resolvedFrom: "cwd", dir: `/x/${pkg}` });
+
+describe("KindTable", () => {
+  it("keeps the last entry of each (type, kind), in first-seen order, and records every replacement", () => {
+    const [a, b, c] = [source("a"), source("b"), source("c")];
+    const t = new KindTable([
+      { type: "adapter" as const, kind: "echo", source: a },
+      { type: "provider" as const, kind: "echo", source: a },
+      { type: "adapter" as const, kind: "echo", source: b },
+      { type: "adapter" as const, kind: "echo", source: c },
+    ]);
+    expect(t.get("adapter", "echo")!.source).toBe(c);
+    expect(t.get("provider", "echo")!.source).toBe(a);
+    expect(t.get("target", "echo")).toBeUndefined();
+    expect(t.list().map((e) => `${e.type}:${e.source.package}`)).toEqual(["adapter:c", "provider:a"]);
+    expect(t.shadowed).toEqual([
+      { type: "adapter", kind: "echo", winner: b, loser: a },
+      { type: "adapter", kind: "echo", winner: c, loser: b },
+    ]);
+  });
+});
+
+describe("every view names the same winner", () => {
+  let sb: Sandbox;
+  const ids = ["svc-fixture-adapter", "svc-fixture-adapter-alt"];
+  beforeAll(async () => {
+    sb = await makeSandbox();
+    await sb.place("cwd", "svc-fixture-adapter");
+    // The same adapter again under another name, later in `adapters`.
+    const alt = await sb.place("cwd", "svc-fixture-adapter", "svc-fixture-adapter-alt");
+    const pj = JSON.parse(await readFile(join(alt, "package.json"), "utf8"));
+    await writeFile(join(alt, "package.json"), JSON.stringify({ ...pj, name: "svc-fixture-adapter-alt" }));
+    await sb.writeConfig({ adapters: ids });
+  });
+  afterAll(() => sb.cleanup());
+
+  it("the registry: the later package's adapter, the earlier one recorded as shadowed", async () => {
+    const registry = new PluginRegistry();
+    await loadPlugins(registry, { ids, env: sb.env, cwd: sb.cwd, builtins: false });
+    expect(registry.get("adapter", "echo")!.source.package).toBe("svc-fixture-adapter-alt");
+    expect(registry.shadowed.map((s) => [s.kind, s.winner.package, s.loser.package])).toEqual([["echo", "svc-fixture-adapter-alt", "svc-fixture-adapter"]]);
+  });
+
+  it("svc adapters ls", async () => {
+    const r = await runCli(["adapters", "ls", "--json"], { home: sb.home, cwd: sb.cwd, env: sb.env });
+    expect(r.code, r.stderr).toBe(0);
+    const l = JSON.parse(r.stdout) as AdapterListing;
+    expect(l.packages.map((p) => [p.id, p.plugins.map((x) => x.status)])).toEqual([
+      ["svc-fixture-adapter", ["lost"]],
+      ["svc-fixture-adapter-alt", ["wins"]],
+    ]);
+    expect(l.shadowed).toEqual([{ type: "adapter", kind: "echo", winner: "svc-fixture-adapter-alt", loser: "svc-fixture-adapter" }]);
+  });
+
+});
