@@ -1,7 +1,7 @@
 /**
  * The registry of loaded plugins, keyed by (type, kind). A later plugin of the same key replaces
  * the earlier one; each replacement is recorded in {@link PluginRegistry.shadowed}. That rule is
- * {@link KindTable}, which `svc adapters ls` uses on declared plugins too.
+ * {@link KindTable}, which `svc adapters ls` and `svc acp ls` use on declared plugins too.
  */
 import type { AnyPlugin } from "../plugin-api/index.js";
 import type { AdapterInstance } from "../plugin-api/adapter.js";

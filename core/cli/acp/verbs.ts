@@ -1,6 +1,7 @@
 import { loadConfigFile } from "../../config/load.js";
 import { setConfigKey, unsetConfigKey } from "../../config/write.js";
 import { SvcError } from "../../errors.js";
+import { KindTable } from "../../plugin-host/registry.js";
 import { declaredPlugins, scanPackages } from "../../plugin-host/scan.js";
 import type { AcpRecipe } from "../../../plugins/acp/catalog.js";
 import { configFilePath } from "../../config/read-effective.js";
@@ -57,7 +58,9 @@ export async function acpLs(json: boolean): Promise<void> {
   const file = await loadConfigFile(configFilePath());
   for (const w of file.warnings) warn(w);
   const scan = scanPackages({ ids: file.config.adapters ?? [], env: process.env, cwd: process.cwd(), builtins: false });
-  const packages = declaredPlugins(scan.packages)
+  // Only the package that wins each adapter kind (the last one in `adapters`), as the daemon loads it.
+  const packages = new KindTable(declaredPlugins(scan.packages))
+    .list()
     .filter((d) => d.type === "adapter")
     .map((d) => ({ kind: d.kind, package: d.source.package, description: d.description }));
   const rows = acpListing((file.config.acpAgents ?? {}) as Record<string, AcpRecipe>, packages);

@@ -1,7 +1,7 @@
 /**
  * "Later plugins of the same (type, kind) replace earlier ones" (DESIGN.md, Loading): the daemon's
- * registry and `svc adapters ls` must name the same winner, and the rule itself is one table
- * ({@link KindTable}).
+ * registry, `svc adapters ls` and `svc acp ls` must name the same winner, and the rule itself is
+ * one table ({@link KindTable}).
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -66,4 +66,10 @@ describe("every view names the same winner", () => {
     expect(l.shadowed).toEqual([{ type: "adapter", kind: "echo", winner: "svc-fixture-adapter-alt", loser: "svc-fixture-adapter" }]);
   });
 
+  it("svc acp ls lists the winning package, not the first one declared", async () => {
+    const r = await runCli(["acp", "ls", "--json"], { home: sb.home, cwd: sb.cwd, env: sb.env });
+    expect(r.code, r.stderr).toBe(0);
+    const echo = (JSON.parse(r.stdout) as { agents: Array<{ slug: string; source: string; package?: string }> }).agents.find((a) => a.slug === "echo");
+    expect(echo).toMatchObject({ source: "package", package: "svc-fixture-adapter-alt" });
+  });
 });
