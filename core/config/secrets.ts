@@ -22,22 +22,37 @@ export const SECRET_PATTERNS: readonly string[] = [
 
 export const REDACTED = "[redacted]";
 
-/** {@link SECRET_PATTERNS} as segments. */
-const SECRET_PATHS: readonly string[][] = SECRET_PATTERNS.map(splitKey);
+/**
+ * Names of environment variables that hold a secret by convention (`ANTHROPIC_API_KEY`,
+ * `GH_TOKEN`, `DB_PASSWORD`): in a spawn recipe's `env` map, their values are secrets.
+ */
+export const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$/i;
+
+/** The spawn recipes' environment maps, whose secret-named variables ({@link SECRET_ENV_NAME}) are secrets. */
+const SECRET_ENV_MAPS: readonly string[] = ["acpAgents.*.env", "terminalPresets.*.env"];
+
+/** One path segment of a secret: a name, `*` (any name), or a rule for the name. */
+type Segment = string | RegExp;
+
+/** {@link SECRET_PATTERNS} and the secret variables of {@link SECRET_ENV_MAPS}, as segments. */
+const SECRET_PATHS: readonly Segment[][] = [...SECRET_PATTERNS.map(splitKey), ...SECRET_ENV_MAPS.map((m) => [...splitKey(m), SECRET_ENV_NAME])];
+
+const matches = (seg: Segment, name: string): boolean => (typeof seg === "string" ? seg === "*" || seg === name : seg.test(name));
 
 /** True when the dotted path (as segments) names a secret. */
 export function isSecretPath(path: readonly string[]): boolean {
-  return SECRET_PATHS.some((segs) => segs.length === path.length && segs.every((s, i) => s === "*" || s === path[i]));
+  return SECRET_PATHS.some((segs) => segs.length === path.length && segs.every((s, i) => matches(s, path[i]!)));
 }
 
 /** True when a secret lives at or under `path`. */
 export function holdsSecret(path: readonly string[]): boolean {
-  return SECRET_PATHS.some((segs) => segs.length >= path.length && path.every((s, i) => segs[i] === "*" || segs[i] === s));
+  return SECRET_PATHS.some((segs) => segs.length >= path.length && path.every((s, i) => matches(segs[i]!, s)));
 }
 
 /**
  * A deep copy of the config value `value` (found at the config path `at`, the root by default)
- * with the value at every secret path ({@link SECRET_PATTERNS}) replaced by {@link REDACTED}.
+ * with the value at every secret path ({@link SECRET_PATTERNS}, and the secret-named variables of
+ * the spawn recipes' `env` maps) replaced by {@link REDACTED}.
  */
 export function redactConfigSecrets<T>(value: T, at: readonly string[] = []): T {
   if (isSecretPath(at) && value !== undefined) return REDACTED as T;

@@ -1,9 +1,8 @@
-import { REDACTED } from "../../core/config/secrets.js";
+import { REDACTED, SECRET_ENV_NAME } from "../../core/config/secrets.js";
 import type { SessionStartSpec } from "../../core/plugin-api/index.js";
 import type { AcpRecipe } from "./catalog.js";
 
 const MAX_CHUNKS = 20;
-const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$/i;
 
 /**
  * The last lines an agent wrote to stderr, for its exit error. The agent holds the session's

@@ -180,6 +180,29 @@ describe.concurrent("svc config (real CLI, temporary SVC_HOME)", () => {
     expect((await svc(["config", "show"])).stderr).toBe("");
   });
 
+  it("secret-named variables of the spawn recipes' env maps are redacted in show, get and set; other variables are shown", async () => {
+    const { svc, file } = await useHome();
+    const cfg = {
+      acpAgents: { claude: { bin: "claude-acp", env: { ANTHROPIC_API_KEY: "sk-ant-123", MODE: "fast" } } },
+      terminalPresets: { dev: { argv: ["bash"], env: { GH_TOKEN: "ghx-456", DB_PASSWORD: "pw-789", EDITOR: "vim" } } },
+    };
+    await writeFile(file, JSON.stringify(cfg));
+    for (const args of [["config", "show"], ["config", "show", "--json"], ["config", "show", "--effective"], ["config", "get", "acpAgents"], ["config", "get", "terminalPresets.dev.env", "--json"], ["config", "get", "acpAgents.claude.env.ANTHROPIC_API_KEY"]]) {
+      const r = await svc(args);
+      expect(r.code, r.stderr).toBe(0);
+      for (const secret of ["sk-ant-123", "ghx-456", "pw-789"]) expect(r.stdout + r.stderr, args.join(" ")).not.toContain(secret);
+      expect(r.stdout, args.join(" ")).toContain("[redacted]");
+    }
+    const json = JSON.parse((await svc(["config", "show", "--json"])).stdout);
+    expect(json.acpAgents.claude.env).toEqual({ ANTHROPIC_API_KEY: "[redacted]", MODE: "fast" });
+    expect(json.terminalPresets.dev.env).toEqual({ GH_TOKEN: "[redacted]", DB_PASSWORD: "[redacted]", EDITOR: "vim" });
+    const set = await svc(["config", "set", "acpAgents.claude.env.OPENAI_API_KEY", "sk-oai-000"]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout + set.stderr).not.toContain("sk-oai-000");
+    expect((await svc(["config", "set", "acpAgents.claude.env.MODE", "slow"])).stdout).toContain('"slow"');
+    expect(JSON.parse((await svc(["config", "show", "--json", "--reveal"])).stdout).acpAgents.claude.env.OPENAI_API_KEY).toBe("sk-oai-000");
+  });
+
   it("show --effective folds defaults, file, profile and env in, with sources", async () => {
     const { svc, file, readConfig, home } = await useHome();
     await writeFile(file, JSON.stringify({ daemon: { port: 1 }, profiles: { work: { daemon: { port: 2 } } }, activeProfile: "work" }));
