@@ -11,10 +11,11 @@
  */
 import { REDACTED } from "../../config/secrets.js";
 
-const SECRET_KEY_ENDINGS = ["secret", "password", "passwd", "authorization", "apikey", "authtoken", "accesstoken", "refreshtoken", "bearertoken", "privatekey"];
-const SECRET_KEYS = new Set(["token", "credential", "credentials"]);
+/** Any key ending in `token` (`github_token`, `accessToken`): only string values are redacted, so counts such as `inputTokens: 12` stay. */
+const SECRET_KEY_ENDINGS = ["secret", "password", "passwd", "authorization", "apikey", "token", "privatekey"];
+const SECRET_KEYS = new Set(["credential", "credentials"]);
 
-/** True when a key's name suggests a secret, case, `-` and `_` aside (`api_key`, `X-Authorization`, `token`). */
+/** True when a key's name suggests a secret, case, `-` and `_` aside (`api_key`, `X-Authorization`, `github_token`). */
 function looksLikeSecretKey(key: string): boolean {
   const k = key.toLowerCase().replace(/[-_]/g, "");
   return SECRET_KEYS.has(k) || SECRET_KEY_ENDINGS.some((end) => k.endsWith(end));

@@ -102,5 +102,11 @@ describe("events route", () => {
     expect(out).toContain(`"inputTokens":12`);
     expect(out).toContain(`"subject":"github:a/b"`);
     expect(redactLikelySecrets({ password: "p", ok: 1 })).toEqual({ password: "[redacted]", ok: 1 });
+    expect(redactLikelySecrets({ github_token: "abc", "X-Api-Token": "def", inputTokens: 12, tokenizer: "bpe" })).toEqual({
+      github_token: "[redacted]",
+      "X-Api-Token": "[redacted]",
+      inputTokens: 12,
+      tokenizer: "bpe",
+    });
   });
 });
