@@ -39,7 +39,8 @@ interface Pending {
  * synchronously in append order before any appender resumes, so a caller that applies a change
  * there keeps memory equal to durable state. A failed write is cut off again (back to the size
  * known to hold whole lines), so the next line never continues a torn one; if that cut fails, it
- * is retried before the next write, which fails rather than continue a torn line.
+ * is retried before the next write, which fails rather than continue a torn line (and before a
+ * rotation, which fails too, and at close).
  */
 export class AppendJournal {
   private queue: Pending[] = [];
@@ -127,6 +128,8 @@ export class AppendJournal {
    * from {@link exclusive} or `afterBatch`. If it fails, appends keep going to the current file.
    */
   async rotate(retiredPath: string): Promise<void> {
+    // A failed write's bytes must not leave with the file: no later write would cut them off.
+    if (this.torn) await this.cut();
     await rename(this.path, retiredPath);
     let fresh: DurableAppendFile | undefined;
     try {
@@ -154,6 +157,8 @@ export class AppendJournal {
   async close(): Promise<void> {
     this.closed = true;
     await this.drained();
+    // Last chance to cut a failed write's bytes off (no next write will); a failure leaves them to a restart.
+    if (this.torn) await this.cut().catch(() => undefined);
     await this.file.handle.close();
   }
 

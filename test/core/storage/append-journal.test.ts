@@ -19,6 +19,22 @@ function tearWrites(j: AppendJournal): () => void {
   return () => (handle.write = write as FileHandle["write"]);
 }
 
+/**
+ * A journal at `path` holding "a\n", whose next write ("bbbbbb\n") put "bbb" on disk and failed;
+ * the cut after it, and the next `cutFailures - 1` cuts, fail too.
+ */
+async function tornJournal(path: string, cutFailures: number): Promise<AppendJournal> {
+  const j = await AppendJournal.open(path);
+  await j.append("a\n");
+  const restore = tearWrites(j);
+  const handle = handleOf(j);
+  const truncate = handle.truncate.bind(handle);
+  handle.truncate = ((len?: number) => (cutFailures-- > 0 ? Promise.reject(new Error("EIO truncate")) : truncate(len))) as typeof handle.truncate;
+  await expect(j.append("bbbbbb\n")).rejects.toThrow("EIO");
+  restore();
+  return j;
+}
+
 let home: string;
 let cleanup: () => Promise<void>;
 beforeEach(async () => ({ home, cleanup } = await makeTempHome("svc-append-journal-")));
@@ -103,22 +119,33 @@ describe("append journal (group commit)", () => {
 
   it("retries a failed cut before the next write, and fails that write rather than continue a torn line", async () => {
     const path = join(home, "j.log");
-    const j = await AppendJournal.open(path);
-    await j.append("a\n");
-    const handle = handleOf(j);
-    const truncate = handle.truncate.bind(handle);
-    const restore = tearWrites(j);
     // The cut after the failed write fails, and so do both tries around the next write.
-    let cutFailures = 3;
-    handle.truncate = ((len?: number) => (cutFailures-- > 0 ? Promise.reject(new Error("EIO truncate")) : truncate(len))) as typeof handle.truncate;
-    await expect(j.append("bbbbbb\n")).rejects.toThrow("EIO");
-    restore();
+    const j = await tornJournal(path, 3);
     // Both tries to cut, before this write and after its failure, fail: nothing lands after the torn bytes.
     await expect(j.append("c\n")).rejects.toThrow("EIO truncate");
     expect(await readFile(path, "utf8")).toBe("a\nbbb");
     await j.append("d\n");
     await j.close();
     expect(await readFile(path, "utf8")).toBe("a\nd\n");
+  });
+
+  it("a failed write whose cut failed is cut before a rotation and at close, not carried into the retired file or left behind", async () => {
+    for (const end of ["rotate", "close"] as const) {
+      const path = join(home, `${end}.log`);
+      // Only the cut right after the failed write fails: the torn "bbb" stays on disk for now.
+      const j = await tornJournal(path, 1);
+      expect(await readFile(path, "utf8")).toBe("a\nbbb");
+      if (end === "rotate") {
+        await j.exclusive(() => j.rotate(join(home, "rotate.log.1")));
+        expect(await readFile(join(home, "rotate.log.1"), "utf8")).toBe("a\n");
+        await j.append("c\n");
+        await j.close();
+        expect(await readFile(path, "utf8")).toBe("c\n");
+      } else {
+        await j.close();
+        expect(await readFile(path, "utf8")).toBe("a\n");
+      }
+    }
   });
 
   it("at open, cuts bytes after the last newline off when asked (cutTornTail), and creates a missing file", async () => {
