@@ -96,7 +96,9 @@ export class AppendJournal {
 
   /**
    * Appends `text` (whole lines; a function renders them when the batch is formed); resolves
-   * once durable, with what `durable` returned (it runs first, see the class comment).
+   * once durable, with what `durable` returned (it runs first, see the class comment). If the
+   * function or `durable` throws, this append alone rejects with that error (a throw in
+   * `durable` comes after the line is durable).
    */
   append<R = void>(text: string | (() => string), durable?: () => R): Promise<R> {
     if (this.closed) return Promise.reject(new Error("append journal is closed"));
@@ -170,7 +172,8 @@ export class AppendJournal {
     this.flushing = true;
     try {
       while (this.queue.length > 0 || this.tasks.length > 0) {
-        if (this.queue.length > 0) await this.writeBatch(this.takeBatch());
+        const batch = this.takeBatch();
+        if (batch.length > 0) await this.writeBatch(batch);
         for (const task of this.tasks.splice(0)) await task();
       }
     } finally {
@@ -186,7 +189,16 @@ export class AppendJournal {
     let n = 0;
     while (n < this.queue.length && (n === 0 || chars < max)) {
       const entry = this.queue[n]!;
-      if (typeof entry.text !== "string") entry.text = entry.text();
+      if (typeof entry.text !== "string") {
+        try {
+          entry.text = entry.text();
+        } catch (err) {
+          // That append fails alone; the others are written.
+          this.queue.splice(n, 1);
+          entry.fail(err);
+          continue;
+        }
+      }
       chars += entry.text.length;
       n++;
     }
@@ -209,7 +221,17 @@ export class AppendJournal {
       for (const b of batch) b.fail(err);
       return;
     }
-    for (const b of batch) b.done(b.durable?.());
+    for (const b of batch) {
+      let result: unknown;
+      try {
+        result = b.durable?.();
+      } catch (err) {
+        // Its line is durable, but its caller learns that applying it failed; the others go on.
+        b.fail(err);
+        continue;
+      }
+      b.done(result);
+    }
     const after = this.options.afterBatch;
     if (after) {
       try {

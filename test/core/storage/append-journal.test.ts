@@ -148,6 +148,29 @@ describe("append journal (group commit)", () => {
     }
   });
 
+  it("a render or durable callback that throws fails its own append only; the others are written and applied", async () => {
+    const path = join(home, "j.log");
+    const j = await AppendJournal.open(path);
+    const applied: string[] = [];
+    const fails = (message: string) => () => {
+      throw new Error(message);
+    };
+    const results = await Promise.allSettled([
+      j.append("a\n", () => applied.push("a")),
+      j.append(fails("render failed")),
+      j.append("b\n", fails("apply failed")),
+      j.append("c\n", () => applied.push("c")),
+    ]);
+    expect(results.map((r) => (r.status === "rejected" ? (r.reason as Error).message : r.status))).toEqual(["fulfilled", "render failed", "apply failed", "fulfilled"]);
+    expect(applied).toEqual(["a", "c"]);
+    // A batch of nothing but failed renders writes nothing; the journal goes on.
+    await expect(j.append(fails("alone"))).rejects.toThrow("alone");
+    await j.append("d\n");
+    await j.close();
+    // "b" is durable: only applying it failed.
+    expect(await readFile(path, "utf8")).toBe("a\nb\nc\nd\n");
+  });
+
   it("at open, cuts bytes after the last newline off when asked (cutTornTail), and creates a missing file", async () => {
     const path = join(home, "j.log");
     await writeFile(path, "a\nb\npart");
