@@ -14,7 +14,10 @@ export interface AppendJournalOptions {
    * counts as `exists`.
    */
   cutTornTail?: boolean;
-  /** Text (in chars) one write takes at most; a batch always takes at least one append. Default: all queued. */
+  /**
+   * Text (in chars) after which a write takes no further append: the append that reaches it is the
+   * batch's last, so a batch may pass it by that one append; it always takes at least one. Default: all queued.
+   */
   maxBatchChars?: number;
   /**
    * Runs after each durable batch, once its callbacks ran and before any appender resumes
@@ -182,7 +185,7 @@ export class AppendJournal {
     }
   }
 
-  /** Queued appends for one write, up to `maxBatchChars` (at least one), their text rendered. */
+  /** Queued appends for one write, until their text reaches `maxBatchChars` (at least one), their text rendered. */
   private takeBatch(): Array<Pending & { text: string }> {
     const max = this.options.maxBatchChars ?? Infinity;
     let chars = 0;

@@ -1,13 +1,16 @@
 import { AppendJournal } from "../../../core/plugin-api/index.js";
 import type { JournalRecord, NewRecord } from "./row.js";
 
-/** Bytes of journal text written by one group commit at most (bodies ride inline in `add` records). */
+/**
+ * Journal text (chars) after which a group commit takes no further records (bodies ride inline in
+ * `add` records); the append that reaches it still goes in, so a write may pass it by one append.
+ */
 const MAX_BATCH_CHARS = 8 * 1024 * 1024;
 
 /**
  * The outbox's append-only state journal (one JSON line per record) on the host's group-commit
  * journal (`AppendJournal`): records appended while a write is in flight share the next durable
- * write (`O_DSYNC`), at most {@link MAX_BATCH_CHARS} of them. After a batch is durable, `apply`
+ * write (`O_DSYNC`), until they reach {@link MAX_BATCH_CHARS}. After a batch is durable, `apply`
  * runs for each record in order, synchronously, before the appenders resume; so memory only ever
  * holds durable state, and `between` (compaction) sees a consistent state.
  */
