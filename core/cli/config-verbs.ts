@@ -6,7 +6,7 @@ import { parseCliValue, parseKey } from "../config/edit.js";
 import { configJsonSchemaText } from "../config/json-schema.js";
 import { lookupKey } from "../config/lookup.js";
 import { formatSource } from "../config/resolve.js";
-import { holdsSecret, redactConfigSecrets } from "../config/secrets.js";
+import { holdsSecret, redactConfigSecrets, secretKeysIn } from "../config/secrets.js";
 import { setConfigKey, unsetConfigKey } from "../config/write.js";
 import { printJson, println, warn } from "./output.js";
 
@@ -63,12 +63,13 @@ export function printSchema(): void {
   process.stdout.write(configJsonSchemaText());
 }
 
-/** Warns when the file holds extJudge.apiKey and group or others can read it. */
+/** Warns when the file holds secrets (extJudge.apiKey, tokens, API keys in env maps) and group or others can read it. */
 async function warnOpenSecretFile(snap: ConfigSnapshot): Promise<void> {
-  const apiKey = (snap.raw.extJudge as { apiKey?: unknown } | undefined)?.apiKey;
-  if (!snap.exists || apiKey === undefined) return;
+  const keys = snap.exists ? secretKeysIn(snap.raw) : [];
+  if (keys.length === 0) return;
   const mode = (await stat(snap.path)).mode & 0o777;
-  if (mode & 0o044) warn(`${snap.path} holds extJudge.apiKey and is readable by group or others (mode ${mode.toString(8).padStart(4, "0")}); run chmod 600 ${snap.path}`);
+  const named = keys.length <= 3 ? keys.join(", ") : `${keys.slice(0, 3).join(", ")} and ${keys.length - 3} more`;
+  if (mode & 0o044) warn(`${snap.path} holds ${named} and is readable by group or others (mode ${mode.toString(8).padStart(4, "0")}); run chmod 600 ${snap.path}`);
 }
 
 function flatten(value: unknown, prefix = ""): Array<[string, unknown]> {

@@ -64,3 +64,10 @@ export function redactConfigSecrets<T>(value: T, at: readonly string[] = []): T 
   }
   return value;
 }
+
+/** The dotted keys of the secrets present in a config tree, in document order. */
+export function secretKeysIn(value: unknown, at: readonly string[] = []): string[] {
+  if (isSecretPath(at)) return value === undefined ? [] : [at.join(".")];
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !holdsSecret(at)) return [];
+  return Object.entries(value).flatMap(([k, v]) => secretKeysIn(v, [...at, k]));
+}

@@ -33,20 +33,21 @@ export async function readTranscriptTail(path: string, count: number): Promise<T
     const { size } = await handle.stat();
     const found: TranscriptLine[] = [];
     // `partial` holds the bytes from `to` on that are not yet known to start a line (the rest
-    // of a line that begins before `to`). Newlines never occur inside a UTF-8 sequence, so
+    // of a line that begins before `to`), as chunks joined only once a newline ends the search,
+    // so a very long line is copied once. Newlines never occur inside a UTF-8 sequence, so
     // cutting at them never splits a character.
-    let partial = Buffer.alloc(0);
+    let partial: Buffer[] = [];
     for (let to = size; to > 0 && found.length < count; ) {
       const from = Math.max(0, to - TAIL_CHUNK);
       const chunk = Buffer.alloc(to - from);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, from);
-      const bytes = Buffer.concat([chunk.subarray(0, bytesRead), partial]);
-      const firstLineEnd = from === 0 ? -1 : bytes.indexOf(0x0a);
+      const read = chunk.subarray(0, bytesRead);
+      const firstLineEnd = from === 0 ? -1 : read.indexOf(0x0a);
       if (from > 0 && firstLineEnd < 0) {
-        partial = bytes;
+        partial.unshift(read);
       } else {
-        partial = bytes.subarray(0, firstLineEnd + 1);
-        const lines = bytes.subarray(firstLineEnd + 1).toString("utf8").split("\n");
+        const lines = Buffer.concat([read.subarray(firstLineEnd + 1), ...partial]).toString("utf8").split("\n");
+        partial = [read.subarray(0, firstLineEnd + 1)];
         for (let i = lines.length - 1; i >= 0 && found.length < count; i--) {
           const line = parseLine(lines[i]!);
           if (line) found.push(line);

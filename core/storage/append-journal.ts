@@ -104,7 +104,7 @@ export class AppendJournal {
    * `durable` comes after the line is durable).
    */
   append<R = void>(text: string | (() => string), durable?: () => R): Promise<R> {
-    if (this.closed) return Promise.reject(new Error("append journal is closed"));
+    if (this.closed) return Promise.reject(new Error(`append journal ${this.path} is closed`));
     return new Promise<R>((done, fail) => {
       this.queue.push({ text, durable, done: done as (result: unknown) => void, fail });
       this.kick();

@@ -68,11 +68,6 @@ export class Journal {
     return this.file.rotate(retiredPath);
   }
 
-  /** Resolves once nothing is queued or being written. */
-  drained(): Promise<void> {
-    return this.file.drained();
-  }
-
   /** Writes what is queued, then closes the file; later appends are refused. */
   close(): Promise<void> {
     return this.file.close();

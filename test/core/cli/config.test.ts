@@ -173,7 +173,7 @@ describe.concurrent("svc config (real CLI, temporary SVC_HOME)", () => {
       expect(r.stdout).toContain("[redacted]");
     }
     const shown = await svc(["config", "show"]);
-    expect(shown.stderr).toMatch(/holds extJudge\.apiKey and is readable by group or others \(mode 0644\).*chmod 600/);
+    expect(shown.stderr).toMatch(/holds daemon\.authToken, tunnel\.token, extJudge\.apiKey and 2 more and is readable by group or others \(mode 0644\).*chmod 600/);
     const revealed = JSON.parse((await svc(["config", "show", "--json", "--reveal"])).stdout);
     expect(revealed).toEqual(cfg);
     await chmod(file, 0o600);
@@ -193,6 +193,9 @@ describe.concurrent("svc config (real CLI, temporary SVC_HOME)", () => {
       for (const secret of ["sk-ant-123", "ghx-456", "pw-789"]) expect(r.stdout + r.stderr, args.join(" ")).not.toContain(secret);
       expect(r.stdout, args.join(" ")).toContain("[redacted]");
     }
+    await chmod(file, 0o640);
+    expect((await svc(["config", "show"])).stderr).toMatch(/holds acpAgents\.claude\.env\.ANTHROPIC_API_KEY, terminalPresets\.dev\.env\.GH_TOKEN, terminalPresets\.dev\.env\.DB_PASSWORD and is readable by group or others \(mode 0640\)/);
+    await chmod(file, 0o600);
     const json = JSON.parse((await svc(["config", "show", "--json"])).stdout);
     expect(json.acpAgents.claude.env).toEqual({ ANTHROPIC_API_KEY: "[redacted]", MODE: "fast" });
     expect(json.terminalPresets.dev.env).toEqual({ GH_TOKEN: "[redacted]", DB_PASSWORD: "[redacted]", EDITOR: "vim" });
