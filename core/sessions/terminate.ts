@@ -10,13 +10,24 @@ export const STOP_GRACE_MS = 3000;
 /**
  * Sends SIGTERM through `kill`, then SIGKILL once `graceMs` has passed without the process
  * exiting, and resolves when `exited` does. `kill` says what is signalled: `(sig) => child.kill(sig)`
- * for the one process (an ACP agent, a pty), {@link groupKiller} for a whole process group.
+ * for the one process (an ACP agent, a pty), {@link groupKiller} for a whole process group. If
+ * the SIGKILL cannot be sent (`kill` throws, e.g. EPERM), this rejects with that error instead of
+ * waiting for an exit that will not come.
  */
 export async function terminateAndWait(kill: (signal: NodeJS.Signals) => void, exited: Promise<unknown>, graceMs = STOP_GRACE_MS): Promise<void> {
   kill("SIGTERM");
-  const timer = setTimeout(() => kill("SIGKILL"), graceMs);
+  let timer: NodeJS.Timeout | undefined;
+  const killFailed = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      try {
+        kill("SIGKILL");
+      } catch (err) {
+        reject(err);
+      }
+    }, graceMs);
+  });
   try {
-    await exited;
+    await Promise.race([exited, killFailed]);
   } finally {
     clearTimeout(timer);
   }

@@ -114,7 +114,14 @@ export class AppendJournal {
   /** Runs `fn` while no batch is being written, before the next one (compaction). */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {
     return new Promise((resolve, reject) => {
-      this.tasks.push(() => fn().then(resolve, reject));
+      // A sync throw from `fn` rejects this call only; it never escapes the write loop.
+      this.tasks.push(async () => {
+        try {
+          resolve(await fn());
+        } catch (err) {
+          reject(err);
+        }
+      });
       this.kick();
     });
   }

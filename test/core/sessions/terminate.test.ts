@@ -20,6 +20,17 @@ describe("terminateAndWait", () => {
     await vi.advanceTimersByTimeAsync(1000);
     expect(signals).toEqual(["SIGTERM"]);
   });
+
+  it("rejects with the error when the SIGKILL cannot be sent, instead of waiting for an exit that will not come", async () => {
+    vi.useFakeTimers();
+    const kill = (sig: NodeJS.Signals) => {
+      if (sig === "SIGKILL") throw Object.assign(new Error("not permitted"), { code: "EPERM" });
+    };
+    const stop = terminateAndWait(kill, new Promise<void>(() => undefined), 100);
+    const outcome = expect(stop).rejects.toThrow("not permitted");
+    await vi.advanceTimersByTimeAsync(100);
+    await outcome;
+  });
 });
 
 describe("groupKiller", () => {

@@ -83,6 +83,18 @@ describe("append journal (group commit)", () => {
     expect(await readFile(path, "utf8")).toBe("new\n");
   });
 
+  it("exclusive work that throws synchronously rejects only its own call; appends go on", async () => {
+    const path = join(home, "j.log");
+    const j = await AppendJournal.open(path);
+    const failing = j.exclusive((() => {
+      throw new Error("sync boom");
+    }) as () => Promise<void>);
+    await expect(failing).rejects.toThrow("sync boom");
+    await j.append("after\n");
+    await j.close();
+    expect(await readFile(path, "utf8")).toBe("after\n");
+  });
+
   it("close writes what is queued and then refuses appends", async () => {
     const path = join(home, "j.log");
     const j = await AppendJournal.open(path);
