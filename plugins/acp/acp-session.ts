@@ -3,15 +3,18 @@ import { Readable, Writable } from "node:stream";
 import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
 import { SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import type { ResolvedRecipe } from "./recipes.js";
+import { ClientFs } from "./client-fs.js";
 import { sessionSecrets, StderrTail } from "./stderr-tail.js";
 
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 /**
  * Spawns an ACP agent over stdio and drives it with the SDK's client side: initialize, new
- * session (options and skills ride in `_meta.svc`), prompt, streamed updates, cancel.
+ * session (options and skills ride in `_meta.svc`), prompt, streamed updates, cancel, and the
+ * client's `fs/read_text_file` and `fs/write_text_file` within the session's cwd ({@link ClientFs}).
+ * `svcHome` is `$SVC_HOME`, which the agent may never read or write through the client.
  */
-export async function startAcpSession(spec: SessionStartSpec, resolved: ResolvedRecipe, sink: SessionUpdateSink): Promise<AdapterSession> {
+export async function startAcpSession(spec: SessionStartSpec, resolved: ResolvedRecipe, sink: SessionUpdateSink, svcHome: string): Promise<AdapterSession> {
   const { recipe } = resolved;
   const child = spawnAgent(spec, resolved);
   const stderrTail = new StderrTail(sessionSecrets(spec, recipe));
@@ -30,6 +33,8 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
   const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
   await spawned;
 
+  let sessionId: string | undefined;
+  const clientFs = new ClientFs({ cwd: spec.cwd, svcHome, isSession: (id) => sessionId !== undefined && id === sessionId, record: (kind, data) => sink.update(kind, data) });
   const client: Client = {
     sessionUpdate: async (n: SessionNotification) => {
       const update = n.update as { sessionUpdate: string; _meta?: { svc?: { quota?: { profile: string; remaining: number; window: string } } } };
@@ -42,6 +47,8 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
       const pick = req.options.find((o) => o.kind === "allow_once") ?? req.options.find((o) => o.kind === "allow_always") ?? req.options[0];
       return pick ? { outcome: { outcome: "selected", optionId: pick.optionId } } : { outcome: { outcome: "cancelled" } };
     },
+    readTextFile: (req) => clientFs.readTextFile(req),
+    writeTextFile: (req) => clientFs.writeTextFile(req),
   };
   const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
   const conn = new ClientSideConnection(() => client, stream);
@@ -59,10 +66,9 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
       new Promise<never>((_, reject) => setTimeout(() => reject(new SvcError("timeout", `ACP agent "${spec.adapter}" did not answer ${what} within ${HANDSHAKE_TIMEOUT_MS / 1000}s`)), HANDSHAKE_TIMEOUT_MS).unref()),
     ]);
 
-  let sessionId: string;
   let agentInfo: Record<string, unknown>;
   try {
-    const init = await guard(conn.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } } }), "initialize");
+    const init = await guard(conn.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false } }), "initialize");
     agentInfo = { protocolVersion: init.protocolVersion, ...(init.agentInfo ? { agent: init.agentInfo } : {}), source: resolved.source, bin: recipe.bin };
     const created = await guard(
       conn.newSession({ cwd: spec.cwd, mcpServers: [], _meta: { svc: { sessionId: spec.sessionId, options: spec.options, skills: spec.skills } } }),
@@ -78,13 +84,14 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
     throw err;
   }
 
+  const acpSessionId = sessionId;
   return {
     kind: "agent",
     pid: child.pid,
     info: agentInfo,
     prompt: async (text) => {
       try {
-        const res = await Promise.race([conn.prompt({ sessionId, prompt: [{ type: "text", text }] }), died]);
+        const res = await Promise.race([conn.prompt({ sessionId: acpSessionId, prompt: [{ type: "text", text }] }), died]);
         return { stopReason: res.stopReason };
       } catch (err) {
         // The connection closes a moment before the exit is reported: prefer the exit's account.
@@ -92,7 +99,7 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
         throw err;
       }
     },
-    cancel: () => conn.cancel({ sessionId }),
+    cancel: () => conn.cancel({ sessionId: acpSessionId }),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       // The agent alone (it is not spawned detached): its own children are its to end.
