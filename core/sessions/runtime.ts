@@ -13,6 +13,7 @@ import { CLOCK, CONFIG, DAEMON_EVENTS, LOGGER, RANDOM, SESSION_ADAPTERS } from "
 import { resolveAdapter, type AdapterLookup } from "./adapter-lookup.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
 import { LiveSession, type LiveSessionHooks } from "./live-session.js";
+import { markDaemon, markProcess } from "./process-mark.js";
 import { describeSession } from "./describe.js";
 import { TranscriptWriter } from "./transcript.js";
 import type { SessionDescriptor, StartRequest, TurnResult } from "./types.js";
@@ -108,7 +109,9 @@ export class SessionRuntime implements SessionHost {
       throw err;
     }
     if (session.state === "starting") session.state = "idle";
-    session.transcript.append("session.started", { pid: session.handle.pid, info: session.handle.info });
+    // The marks let a later daemon life recognise the process if this daemon dies first (orphans.ts).
+    const mark = markProcess(session.handle.pid);
+    session.transcript.append("session.started", { pid: session.handle.pid, info: session.handle.info, ...(mark ? { process: mark } : {}), daemon: markDaemon() });
     this.events.emit("session:started", { sessionId: id, adapter: req.adapter, source, kind });
     this.logger.info("session started", { sessionId: id, adapter: req.adapter, source, pid: session.handle.pid });
     const result = req.prompt ? this.prompt(id, req.prompt, { sender: { kind: "human" }, urgency: "queue" }) : undefined;

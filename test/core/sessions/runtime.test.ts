@@ -1,6 +1,8 @@
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { bootId, readProcStatSync } from "../../../core/sessions/process-mark.js";
 import { readTranscript } from "../../../core/sessions/transcript-reader.js";
 import { LOGGER, resolve } from "../../../core/tokens.js";
 import { FIXTURE_AGENTS, fixtureAgent, makeHarness, until, type Harness } from "./harness.js";
@@ -152,6 +154,18 @@ describe("session runtime with real ACP agents", () => {
     await expect(h.runtime.start({ adapter: "nope", cwd: h.home })).rejects.toMatchObject({ code: "not_found" });
     await expect(h.runtime.start({ adapter: "echo", cwd: "rel/dir" })).rejects.toMatchObject({ code: "invalid_input" });
     await expect(h.runtime.start({ adapter: "echo", cwd: join(h.home, "missing") })).rejects.toMatchObject({ code: "invalid_input" });
+  });
+
+  it.runIf(existsSync("/proc/self/stat"))("session.started records the process's start time and group and the daemon's own mark, so a later daemon life can recognise them", async () => {
+    h = await makeHarness();
+    const { descriptor: agent } = await h.runtime.start({ adapter: "echo", cwd: h.home });
+    const { descriptor: term } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["sleep", "600"] });
+    const daemon = { pid: process.pid, startTime: readProcStatSync(process.pid)!.startTime, bootId: bootId() };
+    for (const [d, group] of [[agent, false], [term, true]] as const) {
+      await h.runtime.get(d.id).transcript.flushed();
+      const started = (await readTranscript(d.eventsPath)).find((l) => l.type === "session.started");
+      expect(started?.data).toMatchObject({ pid: d.pid, process: { startTime: readProcStatSync(d.pid!)!.startTime, bootId: bootId(), group }, daemon });
+    }
   });
 
   it("stop ends the agent process", async () => {
