@@ -1,19 +1,22 @@
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
 import { registerClass, registerValue } from "../runtime/inject.js";
-import { CONFIG, LOGGER, ROUTES, SERVICES, SESSIONS, SESSION_ADAPTERS, TOOLS, resolve } from "../tokens.js";
+import { CLOCK, CONFIG, LOGGER, ROUTES, SERVICES, SESSIONS, SESSION_ADAPTERS, TOOLS, resolve } from "../tokens.js";
 import { registryAdapterLookup } from "./adapter-lookup.js";
 import { SessionMessaging } from "./messaging.js";
+import { endOrphanedSessions } from "./orphans.js";
 import { sessionRoutes } from "./routes.js";
 import { SessionRuntime } from "./runtime.js";
 import { sessionTools } from "./tools.js";
 
 const TICK_MS = 1000;
 const timers = new WeakMap<DependencyContainer, NodeJS.Timeout>();
+const sweeps = new WeakMap<DependencyContainer, { abort: AbortController; done: Promise<unknown> }>();
 
 /**
  * Agent sessions in the daemon: the runtime (offered to plugins as the host service "sessions"),
- * its routes and MCP tools, and the watchdog tick.
+ * its routes and MCP tools, the watchdog tick, and (in the background, so the daemon listens at
+ * once) the end of sessions an earlier daemon life left running (orphans.ts).
  */
 export const sessionsModule: DaemonModule = {
   name: "sessions",
@@ -37,10 +40,22 @@ export const sessionsModule: DaemonModule = {
     }, TICK_MS);
     timer.unref();
     timers.set(c, timer);
+    // Sessions started from now on are known to the runtime, which the sweep never touches.
+    const logger = resolve(c, LOGGER);
+    const clock = resolve(c, CLOCK);
+    const abort = new AbortController();
+    const done = endOrphanedSessions({ eventsDir: runtime.eventsDir, isKnown: (id) => runtime.state(id) !== "unknown", now: () => clock.now(), signal: abort.signal, logger }).catch((err: Error) =>
+      logger.error("ending the sessions of an earlier daemon failed", { error: err.message }),
+    );
+    sweeps.set(c, { abort, done });
   },
   async stop(c: DependencyContainer) {
     clearInterval(timers.get(c));
     timers.delete(c);
+    const sweep = sweeps.get(c);
+    sweeps.delete(c);
+    sweep?.abort.abort();
+    await sweep?.done;
     await resolve(c, SESSIONS).stopAll();
   },
 };

@@ -39,9 +39,18 @@ export async function terminateAndWait(kill: (signal: NodeJS.Signals) => void, e
  * already gone is not an error.
  */
 export function groupKiller(pid: number): (signal: NodeJS.Signals) => void {
+  return killerOf(-pid);
+}
+
+/** A `kill` for one process that is not this process's child (no ChildProcess to call `kill` on). A process that is already gone is not an error. */
+export function processKiller(pid: number): (signal: NodeJS.Signals) => void {
+  return killerOf(pid);
+}
+
+function killerOf(target: number): (signal: NodeJS.Signals) => void {
   return (signal) => {
     try {
-      process.kill(-pid, signal);
+      process.kill(target, signal);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "ESRCH") throw err;
     }

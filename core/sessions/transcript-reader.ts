@@ -20,9 +20,10 @@ const TAIL_CHUNK = 64 * 1024;
 /**
  * The last `count` lines of a JSONL transcript, read backwards from its end only as far as they
  * need (a recap of a long session does not read the whole file). Torn or unparsable lines are
- * skipped as {@link readTranscript} skips them; a missing file has none.
+ * skipped as {@link readTranscript} skips them; a missing file has none. `chunkBytes` is how much
+ * each step reads: small when only a few short lines are wanted from many files.
  */
-export async function readTranscriptTail(path: string, count: number): Promise<TranscriptLine[]> {
+export async function readTranscriptTail(path: string, count: number, chunkBytes = TAIL_CHUNK): Promise<TranscriptLine[]> {
   if (count <= 0) return [];
   const handle = await open(path, "r").catch((err: NodeJS.ErrnoException) => {
     if (err.code === "ENOENT") return undefined;
@@ -38,7 +39,7 @@ export async function readTranscriptTail(path: string, count: number): Promise<T
     // cutting at them never splits a character.
     let partial: Buffer[] = [];
     for (let to = size; to > 0 && found.length < count; ) {
-      const from = Math.max(0, to - TAIL_CHUNK);
+      const from = Math.max(0, to - chunkBytes);
       const chunk = Buffer.alloc(to - from);
       const { bytesRead } = await handle.read(chunk, 0, chunk.length, from);
       const read = chunk.subarray(0, bytesRead);

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { groupKiller, terminateAndWait } from "../../../core/sessions/terminate.js";
+import { groupKiller, processKiller, terminateAndWait } from "../../../core/sessions/terminate.js";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -46,5 +46,17 @@ describe("groupKiller", () => {
       throw Object.assign(new Error("not permitted"), { code: "EPERM" });
     });
     expect(() => groupKiller(4242)("SIGKILL")).toThrow("not permitted");
+  });
+});
+
+describe("processKiller", () => {
+  it("signals the one process (positive pid) and ignores one that is already gone", () => {
+    const kill = vi.spyOn(process, "kill").mockImplementationOnce(() => true);
+    processKiller(4242)("SIGTERM");
+    expect(kill).toHaveBeenCalledWith(4242, "SIGTERM");
+    kill.mockImplementationOnce(() => {
+      throw Object.assign(new Error("no such process"), { code: "ESRCH" });
+    });
+    expect(() => processKiller(4242)("SIGKILL")).not.toThrow();
   });
 });
