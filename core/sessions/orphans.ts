@@ -115,9 +115,14 @@ async function findOrphan(id: string, path: string): Promise<Orphan | undefined>
   return { id, path, started: scan.started, lastSeq: scan.lastSeq };
 }
 
-/** One pass over the whole transcript: its `session.started` data, whether it ended anywhere, its last seq. */
+/**
+ * One pass over the whole transcript: its `session.started` data, whether it ended anywhere, its
+ * last seq. A session still starting has no `session.started` yet: its daemon mark is then the one
+ * on `session.starting`.
+ */
 async function scanTranscript(path: string): Promise<{ started?: StartedData; ended: boolean; lastSeq: number }> {
   let started: StartedData | undefined;
+  let starting: DaemonMark | undefined;
   let ended = false;
   let lastSeq = 0;
   const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
@@ -125,7 +130,7 @@ async function scanTranscript(path: string): Promise<{ started?: StartedData; en
     // Torn lines count too: the new line's seq then repeats none on disk.
     const seq = /^\{"seq":(\d+),/.exec(raw);
     if (seq) lastSeq = Math.max(lastSeq, Number(seq[1]));
-    if (!raw.includes('"session.started"') && !raw.includes('"session.ended"')) continue;
+    if (!raw.includes('"session.started"') && !raw.includes('"session.ended"') && !raw.includes('"session.starting"')) continue;
     let line: TranscriptLine;
     try {
       line = JSON.parse(raw) as TranscriptLine;
@@ -134,7 +139,9 @@ async function scanTranscript(path: string): Promise<{ started?: StartedData; en
     }
     if (line.type === "session.ended") ended = true;
     else if (line.type === "session.started" && !started) started = startedData(line.data);
+    else if (line.type === "session.starting" && !starting) starting = startedData(line.data).daemon;
   }
+  if (starting && !started?.daemon) started = { ...started, daemon: starting };
   return { started, ended, lastSeq };
 }
 

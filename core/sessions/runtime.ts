@@ -98,7 +98,8 @@ export class SessionRuntime implements SessionHost {
       this.hooks,
     );
     this.sessions.set(id, session);
-    session.transcript.append("session.starting", { adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth });
+    // The daemon mark already here: another daemon sharing eventsDir must not take a session that is still starting for an orphan (orphans.ts).
+    session.transcript.append("session.starting", { adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth, daemon: markDaemon() });
     try {
       session.handle = await instance.start(
         { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: req.env, name: req.name },

@@ -8,7 +8,7 @@ import { bootId, markDaemon, markProcess, parseProcStat, readProcStatSync, type 
 import { readTranscript } from "../../../core/sessions/transcript-reader.js";
 import { makeTempHome } from "../../support/cli.js";
 import { FIXTURES } from "../../support/paths.js";
-import { until } from "./harness.js";
+import { makeHarness, until } from "./harness.js";
 
 const RECORDER = join(FIXTURES, "scripts", "signal-recorder.mjs");
 const HAS_PROC = Boolean(bootId());
@@ -157,6 +157,26 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     expect(await Promise.all([ended, endedLate, known, liveDaemon].map((f) => readFile(f, "utf8")))).toEqual(before);
     expect(running(p.pid)).toBe(true);
     expect(p.output()).not.toContain("got");
+  });
+
+  it("leaves a session still starting (no session.started yet) of a daemon that runs alone: session.starting carries the daemon mark", async () => {
+    // Another daemon sharing this eventsDir, between its session.starting line and session.started.
+    const h = await makeHarness();
+    try {
+      const { descriptor } = await h.runtime.start({ adapter: "echo", cwd: h.home });
+      await h.runtime.get(descriptor.id).transcript.flushed();
+      const starting = (await readTranscript(descriptor.eventsPath)).find((l) => l.type === "session.starting");
+      expect(starting?.data).toMatchObject({ daemon: markDaemon() });
+    } finally {
+      await h.cleanup();
+    }
+    const dir = join(home.home, "sessions", "ses_STARTING");
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, "events.jsonl");
+    await writeFile(path, JSON.stringify({ seq: 1, at: 1, type: "session.starting", data: { adapter: "echo", daemon: markDaemon() } }) + "\n");
+    const before = await readFile(path, "utf8");
+    expect(await sweep().run).toEqual({ ended: 0, terminated: 0 });
+    expect(await readFile(path, "utf8")).toBe(before);
   });
 
   it("starts the line after a torn last line, with a seq past every seq on disk; a transcript without a session.started line is only ended", async () => {
