@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import type { Logger } from "../runtime/logger.js";
 import { openDurableAppend } from "../storage/durable-append.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
-import { daemonMayRun, groupRunning, isMarkedProcess, type DaemonMark, type ProcessMark } from "./process-mark.js";
+import { daemonMayRun, groupRunning, isMarkedProcess, readProcStatSync, type DaemonMark, type ProcessMark } from "./process-mark.js";
 import { groupKiller, processKiller, STOP_GRACE_MS, terminateAndWait } from "./terminate.js";
 import { readTranscriptTail } from "./transcript-reader.js";
 import type { TranscriptLine } from "./transcript.js";
@@ -166,7 +166,7 @@ function startedData(data: unknown): StartedData {
 async function stopOrphanProcess(started: StartedData | undefined, graceMs: number, onError: (err: Error) => void): Promise<NodeJS.Signals | null> {
   const pid = started?.pid;
   const mark = started?.process;
-  if (!pid || !mark || !(await isMarkedProcess(pid, mark))) return null;
+  if (!pid || !mark || !mayTarget(pid, mark.group) || !(await isMarkedProcess(pid, mark))) return null;
   const signalTarget = mark.group ? groupKiller(pid) : processKiller(pid);
   let sent: NodeJS.Signals | null = null;
   const kill = (signal: NodeJS.Signals) => {
@@ -191,6 +191,16 @@ async function stopOrphanProcess(started: StartedData | undefined, graceMs: numb
     settled = true;
   }
   return sent;
+}
+
+/**
+ * False for a target no transcript line may name, whatever marks it carries (a transcript is a file
+ * on disk: a tampered one can copy any process's start time and the boot id): pid 1 (as a group,
+ * `kill(-1)` signals every process we may signal), this daemon, or the process group it is in.
+ */
+function mayTarget(pid: number, group: boolean): boolean {
+  if (pid <= 1 || pid === process.pid) return false;
+  return !group || readProcStatSync(process.pid)?.pgrp !== pid;
 }
 
 /** Appends the `session.ended` line after a newline of its own when the last line was torn, and makes it durable. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { DAEMON_EXITED, endOrphanedSessions, type OrphanSweepOptions } from "../../../core/sessions/orphans.js";
 import { bootId, markDaemon, markProcess, parseProcStat, readProcStatSync, type DaemonMark, type ProcessMark } from "../../../core/sessions/process-mark.js";
@@ -109,6 +109,30 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     expect(decoy.output()).not.toContain("got");
     for (const path of [a, b, c]) {
       expect((await readTranscript(path)).at(-1)).toEqual({ seq: 4, at: 42, type: "session.ended", data: { code: null, signal: null, error: DAEMON_EXITED } });
+    }
+  });
+
+  it("never signals pid 1 (kill(-1) is every process), this daemon or its own process group, even with marks copied from /proc", async () => {
+    const realKill = process.kill.bind(process);
+    const sent: Array<[number, unknown]> = [];
+    // Only probes (signal 0) reach the kernel: a regression here must not signal anything for real.
+    const spy = vi.spyOn(process, "kill").mockImplementation((pid: number, signal?: string | number) => {
+      if (signal === 0) return realKill(pid, 0);
+      sent.push([pid, signal]);
+      return true;
+    });
+    try {
+      const copied = (pid: number, group: boolean): ProcessMark => ({ startTime: readProcStatSync(pid)!.startTime, bootId: bootId()!, group });
+      if (readProcStatSync(1)) await transcript("ses_INIT", { pid: 1, process: copied(1, true), daemon: DEAD_DAEMON });
+      await transcript("ses_SELF", { pid: process.pid, process: copied(process.pid, false), daemon: DEAD_DAEMON });
+      await transcript("ses_SELFGROUP", { pid: process.pid, process: copied(process.pid, true), daemon: DEAD_DAEMON });
+      const pgrp = readProcStatSync(process.pid)!.pgrp;
+      const leader = readProcStatSync(pgrp);
+      if (pgrp > 1 && leader && leader.state !== "Z") await transcript("ses_OWNGROUP", { pid: pgrp, process: copied(pgrp, true), daemon: DEAD_DAEMON });
+      expect(await sweep().run).toMatchObject({ terminated: 0 });
+      expect(sent).toEqual([]);
+    } finally {
+      spy.mockRestore();
     }
   });
 
