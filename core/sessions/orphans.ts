@@ -10,6 +10,7 @@ import { open, readdir } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { Logger } from "../runtime/logger.js";
 import { openDurableAppend } from "../storage/durable-append.js";
+import { withFileLock } from "../storage/lock.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
 import { daemonMayRun, groupRunning, isMarkedProcess, readProcStatSync, type DaemonMark, type ProcessMark } from "./process-mark.js";
 import { groupKiller, processKiller, STOP_GRACE_MS, terminateAndWait } from "./terminate.js";
@@ -92,7 +93,7 @@ export async function endOrphanedSessions(opts: OrphanSweepOptions): Promise<Orp
         const signal = await stopOrphanProcess(o.started, opts.graceMs ?? STOP_GRACE_MS, (err) =>
           opts.logger?.warn("could not stop the process of an earlier session", { sessionId: o.id, pid: o.started?.pid, error: err.message }),
         );
-        await appendEnded(o, { code: null, signal, error: DAEMON_EXITED }, opts.now());
+        if (!(await appendEnded(o, { code: null, signal, error: DAEMON_EXITED }, opts.now()))) return { ended: 0, terminated: 0 };
         return { ended: 1, terminated: signal ? 1 : 0 };
       } catch (err) {
         opts.logger?.warn("could not end a session of an earlier daemon", { sessionId: o.id, error: (err as Error).message });
@@ -203,17 +204,25 @@ function mayTarget(pid: number, group: boolean): boolean {
   return !group || readProcStatSync(process.pid)?.pgrp !== pid;
 }
 
-/** Appends the `session.ended` line after a newline of its own when the last line was torn, and makes it durable. */
-async function appendEnded(o: Orphan, data: { code: null; signal: string | null; error: string }, at: number): Promise<void> {
-  const line: TranscriptLine = { seq: o.lastSeq + 1, at, type: "session.ended", data };
-  const prefix = (await endsWithNewline(o.path)) ? "" : "\n";
-  const file = await openDurableAppend(o.path);
-  try {
-    await file.handle.appendFile(prefix + JSON.stringify(line) + "\n", "utf8");
-    await file.sync();
-  } finally {
-    await file.handle.close();
-  }
+/**
+ * Appends the `session.ended` line after a newline of its own when the last line was torn, and
+ * makes it durable. Under a lock on the transcript, and only if it still has no end: another daemon
+ * sharing eventsDir may be ending the same session at the same time. False when it had one.
+ */
+async function appendEnded(o: Orphan, data: { code: null; signal: string | null; error: string }, at: number): Promise<boolean> {
+  return withFileLock(o.path, async () => {
+    if ((await readTranscriptTail(o.path, TAIL_LINES, TAIL_CHUNK)).some((l) => l.type === "session.ended")) return false;
+    const line: TranscriptLine = { seq: o.lastSeq + 1, at, type: "session.ended", data };
+    const prefix = (await endsWithNewline(o.path)) ? "" : "\n";
+    const file = await openDurableAppend(o.path);
+    try {
+      await file.handle.appendFile(prefix + JSON.stringify(line) + "\n", "utf8");
+      await file.sync();
+    } finally {
+      await file.handle.close();
+    }
+    return true;
+  });
 }
 
 async function endsWithNewline(path: string): Promise<boolean> {

@@ -203,6 +203,15 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     expect(await readFile(path, "utf8")).toBe(before);
   });
 
+  it("two daemons sharing eventsDir that sweep at once end a session once", async () => {
+    const p = await recorder({ detached: true });
+    const path = await transcript("ses_TWICE", { pid: p.pid, process: markProcess(p.pid)!, daemon: DEAD_DAEMON });
+    const results = await Promise.all([sweep().run, sweep().run]);
+    expect(results.map((r) => r.ended).sort()).toEqual([0, 1]);
+    expect(running(p.pid)).toBe(false);
+    expect((await readTranscript(path)).filter((l) => l.type === "session.ended")).toEqual([{ seq: 4, at: 42, type: "session.ended", data: { code: null, signal: "SIGTERM", error: DAEMON_EXITED } }]);
+  });
+
   it("starts the line after a torn last line, with a seq past every seq on disk; a transcript without a session.started line is only ended", async () => {
     const torn = await transcript("ses_TORN", { pid: 1, daemon: DEAD_DAEMON }, ['{"seq":4,"at":4,"type":"upd']);
     const dir = join(home.home, "sessions", "ses_NOSTART");
