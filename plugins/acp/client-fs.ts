@@ -107,7 +107,8 @@ function within(path: string, dir: string): boolean {
 
 /**
  * `path` with every symlink in its existing part resolved (a dangling link is followed to where it
- * points); the part that does not exist yet is appended as written. `path` must be absolute and normalized.
+ * points, a relative one from its directory's real path, as the kernel does); the part that does not
+ * exist yet is appended as written. `path` must be absolute and normalized.
  */
 export async function realpathOfExisting(path: string, hops = 0): Promise<string> {
   try {
@@ -121,7 +122,8 @@ export async function realpathOfExisting(path: string, hops = 0): Promise<string
   const link = await lstat(path).catch(() => undefined);
   if (link?.isSymbolicLink()) {
     if (hops >= MAX_LINK_HOPS) throw Object.assign(new Error(`too many symlinks resolving ${path}`), { code: "ELOOP" });
-    return realpathOfExisting(resolve(parent, await readlink(path)), hops + 1);
+    // Not from `parent` as written: through a symlinked directory, `..` in the link leads elsewhere.
+    return realpathOfExisting(resolve(await realpathOfExisting(parent, hops), await readlink(path)), hops + 1);
   }
   return join(await realpathOfExisting(parent, hops), basename(path));
 }

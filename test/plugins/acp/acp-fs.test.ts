@@ -117,6 +117,16 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     expect(await readFile(join(project, "real", "x.txt"), "utf8")).toBe("new");
   });
 
+  it("follows a dangling relative symlink from its directory's real path, as the kernel would", async () => {
+    await mkdir(join(project, "real", "deep"), { recursive: true });
+    await symlink(join(project, "real", "deep"), join(project, "alias"));
+    await symlink(join("..", "target.txt"), join(project, "real", "deep", "link"));
+    const { run } = await fsSession();
+    expect(await run({ op: "write", path: join(project, "alias", "link"), content: "x" })).toEqual([{ ok: true }]);
+    expect(await readFile(join(project, "real", "target.txt"), "utf8")).toBe("x");
+    await expect(stat(join(project, "target.txt"))).rejects.toThrow();
+  });
+
   it("refuses a relative path as invalid params", async () => {
     await writeFile(join(project, "notes.txt"), "x");
     const { run } = await fsSession();
