@@ -12,7 +12,7 @@ import type { Logger } from "../runtime/logger.js";
 import { openDurableAppend } from "../storage/durable-append.js";
 import { withFileLock } from "../storage/lock.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
-import { daemonMayRun, groupRunning, isMarkedProcess, readProcStatSync, type DaemonMark, type ProcessMark } from "./process-mark.js";
+import { daemonMayRun, groupRunning, isMarkedProcess, pidReused, readProcStatSync, type DaemonMark, type ProcessMark } from "./process-mark.js";
 import { groupKiller, processKiller, STOP_GRACE_MS, terminateAndWait } from "./terminate.js";
 import { readTranscriptTail } from "./transcript-reader.js";
 import type { TranscriptLine } from "./transcript.js";
@@ -171,6 +171,10 @@ async function stopOrphanProcess(started: StartedData | undefined, graceMs: numb
   const signalTarget = mark.group ? groupKiller(pid) : processKiller(pid);
   let sent: NodeJS.Signals | null = null;
   const kill = (signal: NodeJS.Signals) => {
+    // Checked again right before each signal: the process may have exited since the last poll and
+    // its pid gone to another process. (A group whose leader is gone keeps its id while members
+    // remain, and the id cannot be reused before they are gone.)
+    if (pidReused(pid, mark)) return;
     signalTarget(signal);
     sent = signal;
   };

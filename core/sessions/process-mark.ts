@@ -115,6 +115,15 @@ export async function isMarkedProcess(pid: number, mark: ProcessMark): Promise<b
 }
 
 /**
+ * True when `pid` runs but is not the process `mark` describes (another start time or boot): the
+ * pid was reused. Synchronous, for a check right before a signal is sent.
+ */
+export function pidReused(pid: number, mark: ProcessMark): boolean {
+  const stat = readProcStatSync(pid);
+  return !notRunning(stat) && (stat!.startTime !== mark.startTime || mark.bootId !== bootId());
+}
+
+/**
  * True when the daemon `mark` describes may still be running (so its sessions are not orphans):
  * with /proc, the pid runs with the same start time in this boot; without, the pid exists and is
  * not this process (a reused pid then only delays the cleanup).

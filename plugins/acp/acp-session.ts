@@ -3,7 +3,7 @@ import { Readable, Writable } from "node:stream";
 import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
 import { SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import type { ResolvedRecipe } from "./recipes.js";
-import { ClientFs } from "./client-fs.js";
+import { ClientFs, type ClientFsOptions } from "./client-fs.js";
 import { sessionSecrets, StderrTail } from "./stderr-tail.js";
 
 const HANDSHAKE_TIMEOUT_MS = 30_000;
@@ -12,9 +12,10 @@ const HANDSHAKE_TIMEOUT_MS = 30_000;
  * Spawns an ACP agent over stdio and drives it with the SDK's client side: initialize, new
  * session (options and skills ride in `_meta.svc`), prompt, streamed updates, cancel, and the
  * client's `fs/read_text_file` and `fs/write_text_file` within the session's cwd ({@link ClientFs}).
- * `svcHome` is `$SVC_HOME`, which the agent may never read or write through the client.
+ * `dirs` bound the client's file access: `$SVC_HOME` (never, but for `worktrees.root` inside it) and
+ * `sessions.eventsDir` (never).
  */
-export async function startAcpSession(spec: SessionStartSpec, resolved: ResolvedRecipe, sink: SessionUpdateSink, svcHome: string): Promise<AdapterSession> {
+export async function startAcpSession(spec: SessionStartSpec, resolved: ResolvedRecipe, sink: SessionUpdateSink, dirs: Pick<ClientFsOptions, "svcHome" | "worktreesRoot" | "eventsDir">): Promise<AdapterSession> {
   const { recipe } = resolved;
   const child = spawnAgent(spec, resolved);
   const stderrTail = new StderrTail(sessionSecrets(spec, recipe));
@@ -34,7 +35,7 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
   await spawned;
 
   let sessionId: string | undefined;
-  const clientFs = new ClientFs({ cwd: spec.cwd, svcHome, isSession: (id) => sessionId !== undefined && id === sessionId, record: (kind, data) => sink.update(kind, data) });
+  const clientFs = new ClientFs({ cwd: spec.cwd, ...dirs, isSession: (id) => sessionId !== undefined && id === sessionId, record: (kind, data) => sink.update(kind, data) });
   const client: Client = {
     sessionUpdate: async (n: SessionNotification) => {
       const update = n.update as { sessionUpdate: string; _meta?: { svc?: { quota?: { profile: string; remaining: number; window: string } } } };

@@ -13,8 +13,12 @@ const MAX_LINK_HOPS = 40;
 export interface ClientFsOptions {
   /** The session's working directory: the only tree the agent may read and write through the client. */
   cwd: string;
-  /** `$SVC_HOME`: never readable or writable, even when `cwd` contains it. */
+  /** `$SVC_HOME`: never readable or writable, even when `cwd` contains it, except under {@link worktreesRoot}. */
   svcHome: string;
+  /** `worktrees.root`: the agents' worktrees, open to the client (inside `cwd`) even where they lie in `$SVC_HOME`, as they do by default. */
+  worktreesRoot?: string;
+  /** `sessions.eventsDir`: the transcripts, never readable or writable, wherever they are. */
+  eventsDir?: string;
   /** Whether `id` is the ACP session this client serves (false before `session/new` answered). */
   isSession(id: string): boolean;
   /** Records one call in the transcript: the path and byte count, never the contents. */
@@ -30,7 +34,7 @@ export interface ClientFsOptions {
  * the agent sees a JSON-RPC error naming the path.
  */
 export class ClientFs {
-  private roots?: Promise<{ root: string; home: string }>;
+  private roots?: Promise<{ root: string; home: string; worktrees?: string; events?: string }>;
 
   constructor(private readonly opts: ClientFsOptions) {}
 
@@ -66,21 +70,26 @@ export class ClientFs {
     }
   }
 
-  /** The real path `path` names, once it is known to be absolute, in `cwd` and outside `$SVC_HOME`. */
+  /** The real path `path` names, once it is known to be absolute, in `cwd`, outside the transcripts and outside `$SVC_HOME` (but for its worktrees). */
   private async allowed(sessionId: string, path: string): Promise<string> {
     if (!this.opts.isSession(sessionId)) throw RequestError.invalidParams({ sessionId }, `unknown session ${JSON.stringify(sessionId)}`);
     if (typeof path !== "string" || !isAbsolute(path)) throw RequestError.invalidParams({ path }, `path must be absolute, got ${JSON.stringify(path)}`);
-    this.roots ??= Promise.all([realpathOfExisting(this.opts.cwd), realpathOfExisting(this.opts.svcHome)]).then(
-      ([root, home]) => ({ root, home }),
+    const { cwd, svcHome, worktreesRoot, eventsDir } = this.opts;
+    const optional = (dir: string | undefined) => (dir === undefined ? Promise.resolve(undefined) : realpathOfExisting(dir));
+    this.roots ??= Promise.all([realpathOfExisting(cwd), realpathOfExisting(svcHome), optional(worktreesRoot), optional(eventsDir)]).then(
+      ([root, home, worktrees, events]) => ({ root, home, worktrees, events }),
       (err: unknown) => {
         this.roots = undefined; // resolved again at the next call, not failed for good
         throw err;
       },
     );
-    const { root, home } = await this.roots;
+    const { root, home, worktrees, events } = await this.roots;
     const real = await realpathOfExisting(resolve(path));
     const shown = real === resolve(path) ? path : `${path} (resolves to ${real})`;
-    if (within(real, home)) {
+    if (events !== undefined && within(real, events)) {
+      throw RequestError.invalidParams({ path, eventsDir: events }, `refused: ${shown} is inside the session transcripts folder ${events}, which the client never reads or writes`);
+    }
+    if (within(real, home) && !(worktrees !== undefined && within(real, worktrees))) {
       throw RequestError.invalidParams({ path, svcHome: home }, `refused: ${shown} is inside the svc home ${home}, which the client never reads or writes`);
     }
     if (!within(real, root)) {

@@ -21,7 +21,9 @@ export default defineAdapter({
         const resolved = resolveRecipe(spec.adapter, agents());
         if (!resolved) throw new SvcError("not_found", `no ACP agent "${spec.adapter}" in acpAgents or the catalog`);
         ctx.logger.debug("starting ACP agent", { sessionId: spec.sessionId, adapter: spec.adapter, source: resolved.source, bin: resolved.recipe.bin });
-        return startAcpSession(spec, resolved, sink, ctx.home);
+        const config = ctx.config();
+        const dirs = { svcHome: ctx.home, worktreesRoot: config.worktrees?.root as string | undefined, eventsDir: config.sessions?.eventsDir as string | undefined };
+        return startAcpSession(spec, resolved, sink, dirs);
       },
     };
   },

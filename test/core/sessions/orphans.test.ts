@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { DAEMON_EXITED, endOrphanedSessions, type OrphanSweepOptions } from "../../../core/sessions/orphans.js";
-import { bootId, markDaemon, markProcess, parseProcStat, readProcStatSync, type DaemonMark, type ProcessMark } from "../../../core/sessions/process-mark.js";
+import { bootId, markDaemon, markProcess, parseProcStat, pidReused, readProcStatSync, type DaemonMark, type ProcessMark } from "../../../core/sessions/process-mark.js";
 import { readTranscript } from "../../../core/sessions/transcript-reader.js";
 import { makeTempHome } from "../../support/cli.js";
 import { FIXTURES } from "../../support/paths.js";
@@ -92,6 +92,18 @@ describe.runIf(HAS_PROC)("process marks", () => {
     expect(markProcess(process.ppid)).toBeUndefined();
     expect(markProcess(undefined)).toBeUndefined();
     expect(markDaemon()).toEqual({ pid: process.pid, startTime: readProcStatSync(process.pid)!.startTime, bootId: bootId() });
+  });
+
+  it("tells a reused pid (running, another start time or boot) from the marked process and from a pid that is gone", async () => {
+    const { child, pid } = await recorder();
+    const mark = markProcess(pid)!;
+    expect(pidReused(pid, mark)).toBe(false);
+    expect(pidReused(pid, { ...mark, startTime: mark.startTime + 1 })).toBe(true);
+    expect(pidReused(pid, { ...mark, bootId: "another-boot" })).toBe(true);
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGKILL");
+    await exited;
+    expect(pidReused(pid, { ...mark, startTime: mark.startTime + 1 })).toBe(false);
   });
 });
 

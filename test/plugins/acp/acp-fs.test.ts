@@ -181,6 +181,34 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     await expect(stat(join(home, "credentials.json"))).rejects.toThrow();
   });
 
+  it("opens the worktrees under $SVC_HOME (the default worktrees.root) to a session working there", async () => {
+    const { start } = await fsSession();
+    const home = await realpath(h!.home);
+    const tree = join(home, "worktrees", "api", "fix-1");
+    await mkdir(tree, { recursive: true });
+    await writeFile(join(tree, "main.ts"), "export {};\n");
+    const run = await start(tree);
+    const [read, write, secret] = await run(
+      { op: "read", path: join(tree, "main.ts") },
+      { op: "write", path: join(tree, "src", "new.ts"), content: "x\n" },
+      { op: "read", path: join(home, "config.json") },
+    );
+    expect(read!.content).toBe("export {};\n");
+    expect(write!.ok).toBe(true);
+    expect(await readFile(join(tree, "src", "new.ts"), "utf8")).toBe("x\n");
+    expect(secret!.error).toMatchObject({ code: INVALID_PARAMS }); // outside the cwd, and in the svc home
+  });
+
+  it("refuses the session transcripts folder (sessions.eventsDir) even inside the session's cwd", async () => {
+    h = await makeHarness({ acpAgents: { ...FIXTURE_AGENTS, fs: fixtureAgent("fs-agent.mjs") }, sessions: { eventsDir: join(project, "transcripts") } });
+    const { descriptor } = await h.runtime.start({ adapter: "fs", cwd: project });
+    expect(descriptor.eventsPath.startsWith(join(project, "transcripts"))).toBe(true);
+    const p = h.runtime.prompt(descriptor.id, JSON.stringify([{ op: "read", path: descriptor.eventsPath }, { op: "write", path: descriptor.eventsPath, content: "{}\n" }]), { sender: { kind: "human" }, urgency: "queue" });
+    const out = JSON.parse((await h.runtime.waitFor(descriptor.id, p.promptId)).text) as Result[];
+    for (const r of out) expect(r.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining("inside the session transcripts folder") });
+    expect(await readFile(descriptor.eventsPath, "utf8")).not.toBe("{}\n");
+  });
+
   it("refuses a file larger than the read limit, one that is not UTF-8, and a FIFO (without waiting for a writer)", async () => {
     await writeFile(join(project, "big.txt"), Buffer.alloc(MAX_READ_BYTES + 1, "a"));
     await writeFile(join(project, "ok.txt"), Buffer.alloc(MAX_READ_BYTES, "a"));
