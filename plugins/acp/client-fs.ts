@@ -144,7 +144,9 @@ async function readUtf8(real: string, shown: string): Promise<string> {
     // Non-blocking, so a FIFO answers at once (and is refused below) instead of waiting for a writer.
     handle = await open(real, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") throw RequestError.resourceNotFound(shown);
+    // ENOTDIR: a part of the path is a file, so nothing exists at it either.
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw RequestError.resourceNotFound(shown);
     throw err;
   }
   try {

@@ -87,10 +87,12 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     expect(sliceLines("a\nb\n", 3)).toBe("");
   });
 
-  it("a missing file is resource-not-found naming the path", async () => {
+  it("a missing file is resource-not-found naming the path, also below a file (ENOTDIR)", async () => {
+    await writeFile(join(project, "plain.txt"), "x");
     const { run } = await fsSession();
-    const [r] = await run({ op: "read", path: join(project, "nope.txt") });
+    const [r, below] = await run({ op: "read", path: join(project, "nope.txt") }, { op: "read", path: join(project, "plain.txt", "child.txt") });
     expect(r!.error).toMatchObject({ code: NOT_FOUND, message: expect.stringContaining(join(project, "nope.txt")) });
+    expect(below!.error).toMatchObject({ code: NOT_FOUND, message: expect.stringContaining(join(project, "plain.txt", "child.txt")) });
   });
 
   it("writes a new file, creating its parent directories", async () => {
