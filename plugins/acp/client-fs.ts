@@ -1,11 +1,18 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readlink, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { RequestError, type ReadTextFileRequest, type ReadTextFileResponse, type WriteTextFileRequest, type WriteTextFileResponse } from "@agentclientprotocol/sdk";
+import { DEFAULT_MAX_MESSAGE_BYTES, RequestError, type ReadTextFileRequest, type ReadTextFileResponse, type WriteTextFileRequest, type WriteTextFileResponse } from "@agentclientprotocol/sdk";
 import { writeFileDurable } from "../../core/plugin-api/index.js";
 
 /** The largest file `fs/read_text_file` returns (the whole file is read before `line`/`limit` apply). */
 export const MAX_READ_BYTES = 10 * 1024 * 1024;
+
+/**
+ * The most text, JSON-encoded, one `fs/read_text_file` answer carries: the ACP SDK's default message
+ * limit (which an agent built on it enforces) less room for the rest of the message. Control
+ * characters grow sixfold in JSON, so a file under {@link MAX_READ_BYTES} can still be over it.
+ */
+export const MAX_READ_JSON_BYTES = DEFAULT_MAX_MESSAGE_BYTES - 64 * 1024;
 
 /** Symlinks followed while resolving one path, as the kernel's own limit (ELOOP). */
 const MAX_LINK_HOPS = 40;
@@ -44,6 +51,13 @@ export class ClientFs {
       const target = await this.allowed(params.sessionId, params.path);
       const text = await readUtf8(target, params.path);
       const content = sliceLines(text, params.line ?? undefined, params.limit ?? undefined);
+      const encoded = Buffer.byteLength(JSON.stringify(content));
+      if (encoded > MAX_READ_JSON_BYTES) {
+        throw RequestError.invalidParams(
+          { path: params.path, maxBytes: MAX_READ_JSON_BYTES },
+          `${params.path}: the text asked for is ${encoded} bytes once JSON-encoded, over the ${MAX_READ_JSON_BYTES}-byte limit of one ACP message; read it in parts with line and limit`,
+        );
+      }
       this.opts.record("fs_read_text_file", { path: params.path, ...range, bytes: Buffer.byteLength(content) });
       return { content };
     } catch (err) {

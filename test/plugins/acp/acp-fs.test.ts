@@ -211,6 +211,16 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     expect(await readFile(descriptor.eventsPath, "utf8")).not.toBe("{}\n");
   });
 
+  it("refuses text that would be over one ACP message once JSON-encoded (control characters grow sixfold), and serves it in parts", async () => {
+    // 6 MiB of U+0001 is under the 10 MiB read limit and 36 MiB as JSON; 1,024 lines of 6 KiB each.
+    const line = "\u0001".repeat(6 * 1024 - 1) + "\n";
+    await writeFile(join(project, "ctl.txt"), line.repeat(1024));
+    const { run } = await fsSession();
+    const [whole, part] = await run({ op: "read", path: join(project, "ctl.txt") }, { op: "read", path: join(project, "ctl.txt"), line: 1, limit: 100, quiet: true });
+    expect(whole!.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining("read it in parts with line and limit") });
+    expect(part!.bytes).toBe(100 * line.length);
+  }, 20_000);
+
   it("refuses a file larger than the read limit, one that is not UTF-8, and a FIFO (without waiting for a writer)", async () => {
     await writeFile(join(project, "big.txt"), Buffer.alloc(MAX_READ_BYTES + 1, "a"));
     await writeFile(join(project, "ok.txt"), Buffer.alloc(MAX_READ_BYTES, "a"));
