@@ -1,6 +1,7 @@
 /** The `svc config` verbs (loaded lazily by commands/config.ts). */
 import { stat } from "node:fs/promises";
-import { configFilePath, readEffectiveConfig } from "../config/read-effective.js";
+import { configFilePath } from "../config/config-path.js";
+import { readEffectiveConfig } from "../config/read-effective.js";
 import type { ConfigSnapshot } from "../config/config-service.js";
 import { parseCliValue, parseKey } from "../config/edit.js";
 import { configJsonSchemaText } from "../config/json-schema.js";

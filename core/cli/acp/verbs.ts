@@ -4,7 +4,7 @@ import { SvcError } from "../../errors.js";
 import { KindTable } from "../../plugin-host/registry.js";
 import { declaredPlugins, scanPackages } from "../../plugin-host/scan.js";
 import type { AcpRecipe } from "../../../plugins/acp/catalog.js";
-import { configFilePath } from "../../config/read-effective.js";
+import { configFilePath } from "../../config/config-path.js";
 import { dim, printJson, printTable, println, warn } from "../output.js";
 import { acpListing } from "./listing.js";
 

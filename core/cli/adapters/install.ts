@@ -12,7 +12,7 @@ import { loadManifest, PhaseError, readRawManifest } from "../../plugin-host/man
 import type { AdapterManifest } from "../../plugin-host/manifest-schema.js";
 import { readPackageJson, resolvePackage } from "../../plugin-host/resolve-package.js";
 import { println } from "../output.js";
-import { configFilePath } from "../../config/read-effective.js";
+import { configFilePath } from "../../config/config-path.js";
 import { editAdapters } from "./config-adapters.js";
 import { ensureHostLink, runNpm } from "./npm.js";
 

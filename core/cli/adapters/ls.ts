@@ -11,7 +11,7 @@ import { importPackage, inListedOrder } from "../../plugin-host/load.js";
 import { KindTable, type LoadFailure, type PluginSource } from "../../plugin-host/registry.js";
 import { declaredPlugins, scanPackages, type DeclaredPlugin, type ScannedPackage } from "../../plugin-host/scan.js";
 import { bold, dim, printJson, println, yellow } from "../output.js";
-import { configFilePath } from "../../config/read-effective.js";
+import { configFilePath } from "../../config/config-path.js";
 
 export interface ListedPlugin {
   type: string;

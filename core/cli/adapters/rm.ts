@@ -5,7 +5,7 @@ import { SvcError } from "../../errors.js";
 import { installDir } from "../../plugin-host/locations.js";
 import { readPackageJson } from "../../plugin-host/resolve-package.js";
 import { println } from "../output.js";
-import { configFilePath } from "../../config/read-effective.js";
+import { configFilePath } from "../../config/config-path.js";
 import { editAdapters } from "./config-adapters.js";
 import { ensureHostLink, runNpm } from "./npm.js";
 

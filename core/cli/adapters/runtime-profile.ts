@@ -6,7 +6,7 @@
  * one is installed and nothing is recorded.
  */
 import { loadConfigFile } from "../../config/load.js";
-import { configFilePath } from "../../config/read-effective.js";
+import { configFilePath } from "../../config/config-path.js";
 import { installPackage, type InstallResult } from "./install.js";
 
 export function runtimeProfilePackage(slug: string, explicit: string | undefined, aliases: Record<string, string> | undefined): string {

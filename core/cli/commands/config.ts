@@ -54,7 +54,7 @@ export function registerConfig(program: Command): void {
     .description("Print the path of config.json")
     .option("--json", "print JSON ({path, exists})")
     .action(async (opts: { json?: boolean }) => {
-      const { configFilePath } = await import("../../config/read-effective.js");
+      const { configFilePath } = await import("../../config/config-path.js");
       const { existsSync } = await import("node:fs");
       const path = configFilePath();
       process.stdout.write(opts.json ? JSON.stringify({ path, exists: existsSync(path) }, null, 2) + "\n" : path + "\n");

@@ -33,6 +33,19 @@ describe.concurrent("svc config (real CLI, temporary SVC_HOME)", () => {
     expect(JSON.parse((await svc(["config", "path", "--json"])).stdout)).toEqual({ path: file, exists: false });
   });
 
+  it("config path loads only the path rules, not the schema, loader or resolver (cold start)", async () => {
+    const { svc, file, home } = await useHome();
+    const log = join(home.home, "loaded.txt");
+    // A resolve hook in the child that writes down every module it loads.
+    const hooks = `data:text/javascript,${encodeURIComponent(`import { appendFileSync } from "node:fs"; export async function resolve(s, c, next) { const r = await next(s, c); appendFileSync(${JSON.stringify(log)}, r.url + "\\n"); return r; }`)}`;
+    const register = `data:text/javascript,${encodeURIComponent(`import { register } from "node:module"; register(${JSON.stringify(hooks)});`)}`;
+    const r = await svc(["config", "path"], { NODE_OPTIONS: `--import=${register}` });
+    expect(r.stdout.trim(), r.stderr).toBe(file);
+    const loaded = (await readFile(log, "utf8")).split("\n");
+    expect(loaded.some((u) => u.endsWith("/core/config/config-path.js"))).toBe(true);
+    expect(loaded.filter((u) => /\/zod\/|\/core\/config\/(?!config-path\.js)/.test(u))).toEqual([]);
+  });
+
   it("set writes JSON values or strings, --string forces a string, get reads them back with sources", async () => {
     const { svc, file, readConfig, home } = await useHome();
     expect((await svc(["config", "set", "daemon.port", "19000"])).code).toBe(0);
