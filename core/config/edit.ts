@@ -1,8 +1,7 @@
 /**
- * Values typed on the command line for `svc config set`. The key parser it pairs with is
- * re-exported from dotted-path.ts, where the dotted get/set/unset on the raw tree live.
+ * Values typed on the command line for `svc config set` (the key is parsed by dotted-path.ts's
+ * `parseKey`).
  */
-export { parseKey } from "./dotted-path.js";
 
 /** A command-line value: JSON when it parses, else the string itself (`asString` forces a string). */
 export function parseCliValue(text: string, asString = false): unknown {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseCliValue, parseKey } from "../../../core/config/edit.js";
-import { parseKey as dottedParseKey } from "../../../core/config/dotted-path.js";
+import { parseCliValue } from "../../../core/config/edit.js";
 
 describe("command-line values", () => {
   it("values: JSON when it parses, else the string; --string forces a string", () => {
@@ -11,6 +10,4 @@ describe("command-line values", () => {
     expect(parseCliValue("8080", true)).toBe("8080");
     expect(parseCliValue('""')).toBe("");
   });
-
-  it("the key parser is the one of dotted-path.ts", () => expect(parseKey).toBe(dottedParseKey));
 });
