@@ -310,9 +310,10 @@ export class Outbox {
   }
 
   /**
-   * Reads back the live bodies of sparse segments (at most {@link maxStagedBytes} per compaction)
-   * and stages them, so this compaction moves them to its segment and the sparse ones get deleted:
-   * disk use stays near the live bodies' size. A body that fails its check stays where it is.
+   * Stages the live bodies of sparse segments (at most {@link maxStagedBytes} per compaction), so
+   * this compaction moves them to its segment and the sparse ones get deleted: disk use stays near
+   * the live bodies' size. Each comes through {@link readBody}: a pending row's body is usually
+   * still in memory, and appends wait while this runs. A body that fails its check stays where it is.
    */
   private async restageSparse(): Promise<void> {
     const sparse = this.bodies.sparse();
@@ -321,7 +322,7 @@ export class Outbox {
     for (const row of this.table.all()) {
       if (budget <= 0) break;
       if (!sparse.has(row.bodyBytes.file) || this.table.staged.has(row.requestId)) continue;
-      const body = await this.bodies.read(row.bodyBytes).catch(() => undefined);
+      const body = await this.readBody(row).catch(() => undefined);
       if (!body || this.table.get(row.requestId) !== row || this.table.staged.has(row.requestId)) continue;
       this.table.stage(row.requestId, body);
       budget -= body.length;

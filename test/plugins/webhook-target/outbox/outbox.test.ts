@@ -3,7 +3,9 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeClock, createRandom } from "../../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../../core/runtime/logger.js";
+import { BodyStore } from "../../../../plugins/webhook-target/outbox/body-store.js";
 import { Outbox } from "../../../../plugins/webhook-target/outbox/outbox.js";
+import type { OutboxRow } from "../../../../plugins/webhook-target/outbox/row.js";
 import { Journal, parseJournal } from "../../../../plugins/webhook-target/outbox/journal.js";
 import { OUTBOX_FILES } from "../../../../plugins/webhook-target/outbox/persistence.js";
 import { makeTempHome } from "../../../support/cli.js";
@@ -371,5 +373,30 @@ describe("webhook outbox", () => {
     opened.splice(0);
     const again = await open();
     expect((await again.readBody(again.get(rows[3]!.requestId)!)).equals(body("d", "snt_1", 2000))).toBe(true);
+  });
+
+  it("moving a sparse segment's live bodies reads back only those not in memory (a pending row's body is)", async () => {
+    const ob = await open();
+    const ids = ["a", "b", "c", "d", "e"];
+    const rows = new Map<string, OutboxRow>();
+    for (const id of ids) rows.set(id, (await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 2000) })).row);
+    await ob.compact();
+    const first = rows.get("a")!.bodyBytes.file;
+    const deliver = (id: string) => ob.update(rows.get(id)!.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() } });
+    for (const id of ["a", "b", "c"]) await deliver(id);
+    clock.advance(25 * HOUR);
+    await deliver("e");
+    await ob.reap();
+    // Left in the segment: d (pending, its body kept in memory) and e (delivered, read back).
+    expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([first]);
+    const stored = ob.get(rows.get("e")!.requestId)!.bodyBytes;
+    const reads = vi.spyOn(BodyStore.prototype, "read");
+    await ob.compact();
+    expect(reads.mock.calls.map(([ref]) => ref)).toEqual([stored]);
+    reads.mockRestore();
+    const moved = ["d", "e"].map((id) => ob.get(rows.get(id)!.requestId)!);
+    expect(new Set(await readdir(join(home, OUTBOX_FILES.bodies)))).toEqual(new Set(moved.map((r) => r.bodyBytes.file)));
+    expect(moved.every((r) => r.bodyBytes.file !== first)).toBe(true);
+    for (const r of moved) expect((await ob.readBody(r)).equals(body(r.eventId, "snt_1", 2000))).toBe(true);
   });
 });
