@@ -6,7 +6,7 @@ const PREFIX = "whsec_";
 const CANONICAL_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 /** What is allowed, for error messages (never the value itself). */
-export const SECRET_RULE =
+const SECRET_RULE =
   `a webhook secret is "${PREFIX}" followed by canonical, padded, standard base64 (A-Za-z0-9+/) ` +
   `that decodes to ${LIMITS.secretMinBytes} to ${LIMITS.secretMaxBytes} bytes`;
 

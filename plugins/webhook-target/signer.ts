@@ -1,5 +1,4 @@
 import { createHmac } from "node:crypto";
-import { parseSecret } from "./secret.js";
 
 /**
  * Standard Webhooks signing, the only signing code of the webhook target: HMAC-SHA256 over
@@ -11,11 +10,6 @@ export function signWithKey(key: Buffer, msgId: string, timestamp: number, body:
   mac.update(`${msgId}.${timestamp}.`, "utf8");
   mac.update(body);
   return `v1,${mac.digest("base64")}`;
-}
-
-/** Signs with a `whsec_` secret; throws `challenge_failed` (never echoing it) when the secret is malformed. */
-export function sign(secret: string, msgId: string, timestamp: number, body: Buffer | string): string {
-  return signWithKey(parseSecret(secret), msgId, timestamp, body);
 }
 
 /**
