@@ -3,7 +3,7 @@ import { stat } from "node:fs/promises";
 import { configFilePath } from "../config/config-path.js";
 import { readEffectiveConfig } from "../config/read-effective.js";
 import type { ConfigSnapshot } from "../config/config-service.js";
-import { parseKey } from "../config/dotted-path.js";
+import { leaves, parseKey } from "../config/dotted-path.js";
 import { parseCliValue } from "../config/edit.js";
 import { configJsonSchemaText } from "../config/json-schema.js";
 import { lookupKey } from "../config/lookup.js";
@@ -26,7 +26,8 @@ export async function showConfig(opts: { json?: boolean; effective?: boolean; re
   const shown = opts.reveal ? tree : redactConfigSecrets(tree);
   if (opts.json) return printJson(shown);
   if (!opts.effective && !snap.exists) println(`# ${snap.path} does not exist yet; built-in defaults apply (see --effective)`);
-  for (const [key, value] of flatten(shown)) {
+  for (const [path, value] of leaves(shown)) {
+    const key = path.join(".");
     const source = opts.effective ? snap.sources[key] : undefined;
     println(`${key} = ${JSON.stringify(value)}${source ? `  (${formatSource(source)})` : ""}`);
   }
@@ -45,7 +46,10 @@ export async function getConfig(key: string, opts: { json?: boolean; source?: bo
     for (const [role, v] of Object.entries(found.value as Record<string, object>)) println(`models.${role} = ${JSON.stringify(v)}  (${found.sources![`models.${role}`]})`);
     return;
   }
-  for (const [k, v] of flatten(found.value, key)) println(`${k} = ${JSON.stringify(v)}  (${found.sources![k] ?? "config"})`);
+  for (const [path, v] of leaves(found.value, parseKey(key))) {
+    const k = path.join(".");
+    println(`${k} = ${JSON.stringify(v)}  (${found.sources![k] ?? "config"})`);
+  }
 }
 
 export async function setConfig(key: string, text: string, opts: { string?: boolean }): Promise<void> {
@@ -72,11 +76,4 @@ async function warnOpenSecretFile(snap: ConfigSnapshot): Promise<void> {
   const mode = (await stat(snap.path)).mode & 0o777;
   const named = keys.length <= 3 ? keys.join(", ") : `${keys.slice(0, 3).join(", ")} and ${keys.length - 3} more`;
   if (mode & 0o044) warn(`${snap.path} holds ${named} and is readable by group or others (mode ${mode.toString(8).padStart(4, "0")}); run chmod 600 ${snap.path}`);
-}
-
-function flatten(value: unknown, prefix = ""): Array<[string, unknown]> {
-  if (typeof value === "object" && value !== null && !Array.isArray(value) && (Object.keys(value).length > 0 || prefix === "")) {
-    return Object.entries(value).flatMap(([k, v]) => flatten(v, prefix ? `${prefix}.${k}` : k));
-  }
-  return [[prefix, value]];
 }

@@ -1,6 +1,7 @@
 /**
  * Dotted paths into the configuration: splitting a dotted key into segments, and reading, setting
- * or removing the value at a path of segments in a JSON tree (or finding the zod schema of a key).
+ * or removing the value at a path of segments in a JSON tree, listing its leaves (or finding the
+ * zod schema of a key).
  * `svc config get|set|unset`, the resolver, the loader's messages and the docs generator all walk
  * paths through here.
  *
@@ -83,6 +84,18 @@ export function unsetAt(tree: Tree, path: readonly string[]): { tree: Tree; remo
   const next = structuredClone(tree);
   delete (getAt(next, path.slice(0, -1)) as Tree)[path.at(-1)!];
   return { tree: next, removed: true };
+}
+
+/**
+ * The leaves of the tree under `path`, in document order, as `[path, value]`: every value that is
+ * not a non-empty object (an array and an empty object are leaves). The root itself is never one.
+ * `svc config show` lists these keys, and the resolver records a source for each, so the two agree.
+ */
+export function leaves(value: unknown, path: readonly string[] = []): Array<[string[], unknown]> {
+  if (isPlainObject(value) && (path.length === 0 || Object.keys(value).length > 0)) {
+    return Object.entries(value).flatMap(([k, v]) => leaves(v, [...path, k]));
+  }
+  return path.length === 0 ? [] : [[[...path], value]];
 }
 
 /** The schema of the field at `path` under the object schema `root` (through `.optional()`); throws when there is none. */

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { FILES, expandTilde, svcHome } from "../storage/paths.js";
 import type { EffectiveConfig } from "./config-service.js";
-import { getAt, schemaAt, setAt, splitKey } from "./dotted-path.js";
+import { getAt, leaves, schemaAt, setAt, splitKey } from "./dotted-path.js";
 import { ENV_OVERRIDES, readEnvOverride } from "./env-overrides.js";
 import { DEFAULTS, configSchema, type SvcConfigFile } from "./schema.js";
 
@@ -172,9 +172,7 @@ function overlay(target: Record<string, unknown>, layer: Record<string, unknown>
 }
 
 function markLeaves(sources: Record<string, ValueSource>, at: string[], value: unknown, source: ValueSource): void {
-  if (isPlainObject(value) && Object.keys(value).length > 0) {
-    for (const [k, v] of Object.entries(value)) markLeaves(sources, [...at, k], v, source);
-  } else if (at.length > 0) setSource(sources, at, source);
+  for (const [path] of leaves(value, at)) setSource(sources, path, source);
 }
 
 /** Records `source` for `path`, replacing the source of any enclosing leaf (and, when asked, of any leaf under it). */

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { getAt, parseKey, schemaAt, setAt, splitKey, unsetAt, valueAt } from "../../../core/config/dotted-path.js";
+import { getAt, leaves, parseKey, schemaAt, setAt, splitKey, unsetAt, valueAt } from "../../../core/config/dotted-path.js";
 import { configSchema, daemonSchema, extJudgeSchema, worktreesSchema } from "../../../core/config/schema.js";
 
 describe("dotted keys", () => {
@@ -88,6 +88,26 @@ describe("edge cases every caller shares", () => {
   it("splitKey does not check: empty segments stay (keys the code spells never have them)", () => {
     expect(splitKey("defaults.adapters.*.auth.token")).toEqual(["defaults", "adapters", "*", "auth", "token"]);
     expect(splitKey("a..b")).toEqual(["a", "", "b"]);
+  });
+});
+
+describe("leaves", () => {
+  it("lists every value that is not a non-empty object, in document order; an empty object or array is a leaf, the root never", () => {
+    const tree = { daemon: { port: 1, allowedOrigins: [] }, models: { "review.small": { model: "m" } }, profiles: {}, x: null };
+    expect(leaves(tree)).toEqual([
+      [["daemon", "port"], 1],
+      [["daemon", "allowedOrigins"], []],
+      [["models", "review.small", "model"], "m"],
+      [["profiles"], {}],
+      [["x"], null],
+    ]);
+    expect(leaves({})).toEqual([]);
+    expect(leaves(5)).toEqual([]);
+  });
+
+  it("under a path, the path prefixes each leaf, and an empty object there is itself a leaf", () => {
+    expect(leaves({ a: 1 }, ["p"])).toEqual([[["p", "a"], 1]]);
+    expect(leaves({}, ["p"])).toEqual([[["p"], {}]]);
   });
 });
 
