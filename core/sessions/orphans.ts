@@ -6,11 +6,12 @@
  * error is {@link DAEMON_EXITED}.
  */
 import { createReadStream } from "node:fs";
-import { open, readdir } from "node:fs/promises";
+import { readdir } from "node:fs/promises";
 import { createInterface } from "node:readline";
 import type { Logger } from "../runtime/logger.js";
 import { openDurableAppend } from "../storage/durable-append.js";
 import { withFileLock } from "../storage/lock.js";
+import { linesBackwards } from "../storage/read-backwards.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
 import { daemonMayRun, groupRunning, isMarkedProcess, pidReused, readProcStatSync, type DaemonMark, type ProcessMark } from "./process-mark.js";
 import { groupKiller, processKiller, STOP_GRACE_MS, terminateAndWait } from "./terminate.js";
@@ -229,14 +230,8 @@ async function appendEnded(o: Orphan, data: { code: null; signal: string | null;
   });
 }
 
+/** True when the file ends with a newline (or is empty): nothing follows its last one. */
 async function endsWithNewline(path: string): Promise<boolean> {
-  const fh = await open(path, "r");
-  try {
-    const { size } = await fh.stat();
-    if (size === 0) return true;
-    const { buffer, bytesRead } = await fh.read(Buffer.alloc(1), 0, 1, size - 1);
-    return bytesRead === 1 && buffer[0] === 0x0a;
-  } finally {
-    await fh.close();
-  }
+  for await (const last of linesBackwards(path, TAIL_CHUNK)) return last.bytes.length === 0;
+  return true;
 }
