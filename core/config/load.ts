@@ -88,20 +88,16 @@ export function allowedFrom(message: string): string {
 }
 
 /**
- * {@link describe}, except that a value at a key that is, holds or sits under a secret is shown by
- * its kind only: `extJudge: "sk-…"` (a string where an object holding `apiKey` belongs) must not
- * reach an error message, a tool result or a log.
+ * {@link describe}, except that a value at a key that is, holds or sits under a secret (secrets.ts:
+ * the schema's secret keys and the secret-named variables of env maps) is shown by its kind only:
+ * `extJudge: "sk-…"` (a string where an object holding `apiKey` belongs) must not reach an error
+ * message, a tool result or a log.
  */
 export function describeAt(path: ReadonlyArray<PropertyKey>, v: unknown): string {
   const segs = path.map(String);
-  const secret = holdsSecret(segs) || segs.some((_, i) => isSecretPath(segs.slice(0, i + 1))) || isAgentEnv(segs);
+  const secret = holdsSecret(segs) || segs.some((_, i) => isSecretPath(segs.slice(0, i + 1)));
   if (!secret || typeof v === "object" || v === undefined) return describe(v);
   return `${/^[aeiou]/.test(typeof v) ? "an" : "a"} ${typeof v} (value hidden)`;
-}
-
-/** `acpAgents.<slug>.env` and under: environment variables often carry API keys. */
-function isAgentEnv(segs: readonly string[]): boolean {
-  return segs[0] === "acpAgents" && segs[2] === "env";
 }
 
 export function describe(v: unknown): string {

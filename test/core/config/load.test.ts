@@ -112,6 +112,15 @@ describe("validateConfigTree", () => {
     expect(r.warnings.join("\n")).not.toContain('needs a string "bin"');
   });
 
+  it("in an env map, a secret-named variable's value is hidden and another's shown, alike in acpAgents and terminalPresets (as config show does)", () => {
+    const r = validateConfigTree(FILE, { acpAgents: { a: { bin: "x", env: { GH_TOKEN: 424242 } }, b: { bin: "x", env: { MODE: 7 } } } });
+    expect(r.warnings[0]).toMatch(/key acpAgents\.a\.env\.GH_TOKEN: found a number \(value hidden\)/);
+    expect(r.warnings[1]).toMatch(/key acpAgents\.b\.env\.MODE: found the number 7,/);
+    expect(errorOf(() => validateConfigTree(FILE, { terminalPresets: { t: { env: { GH_TOKEN: 424242 } } } })).message).toMatch(/found a number \(value hidden\)/);
+    expect(errorOf(() => validateConfigTree(FILE, { terminalPresets: { t: { env: { MODE: 7 } } } })).message).toMatch(/found the number 7,/);
+    expect(r.warnings.join("\n")).not.toContain("424242");
+  });
+
   it("ignores invalid provisionConcurrencyByRepo entries with a warning", () => {
     const r = validateConfigTree(FILE, { worktrees: { provisionConcurrencyByRepo: { a: 1, b: -1, c: "2", d: 1.5 } } });
     expect(r.config.worktrees!.provisionConcurrencyByRepo).toEqual({ a: 1 });
