@@ -1,7 +1,8 @@
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
 import { SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import type { AcpRecipe } from "./catalog.js";
 import type { ResolvedRecipe } from "./recipes.js";
 import { ClientFs, type ClientFsOptions } from "./client-fs.js";
 import { sessionSecrets, StderrTail } from "./stderr-tail.js";
@@ -17,8 +18,9 @@ const HANDSHAKE_TIMEOUT_MS = 30_000;
  */
 export async function startAcpSession(spec: SessionStartSpec, resolved: ResolvedRecipe, sink: SessionUpdateSink, dirs: Pick<ClientFsOptions, "svcHome" | "worktreesRoot" | "eventsDir">): Promise<AdapterSession> {
   const { recipe } = resolved;
-  const child = spawnAgent(spec, resolved);
-  const stderrTail = new StderrTail(sessionSecrets(spec, recipe));
+  const env = agentEnv(spec, recipe);
+  const child = spawn(recipe.bin, recipe.bin_args ?? [], { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+  const stderrTail = new StderrTail(sessionSecrets(spec.auth, env));
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (d: string) => stderrTail.push(d));
   const spawned = new Promise<void>((resolve, reject) => {
@@ -109,11 +111,11 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
   };
 }
 
-function spawnAgent(spec: SessionStartSpec, resolved: ResolvedRecipe): ChildProcessWithoutNullStreams {
-  const { recipe } = resolved;
+/** The agent's environment: the daemon's, the recipe's `env`, the session id and its auth. */
+function agentEnv(spec: SessionStartSpec, recipe: AcpRecipe): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...recipe.env, SVC_SESSION_ID: spec.sessionId };
   const secret = spec.auth?.apiKey ?? spec.auth?.token;
   if (secret) env[recipe.apiKeyEnv ?? "SVC_ADAPTER_API_KEY"] = secret;
   if (spec.auth?.mode) env.SVC_ADAPTER_AUTH_MODE = spec.auth.mode;
-  return spawn(recipe.bin, recipe.bin_args ?? [], { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+  return env;
 }

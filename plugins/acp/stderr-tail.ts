@@ -1,6 +1,5 @@
 import { REDACTED, SECRET_ENV_NAME } from "../../core/config/secrets.js";
 import type { SessionStartSpec } from "../../core/plugin-api/index.js";
-import type { AcpRecipe } from "./catalog.js";
 
 const MAX_CHUNKS = 20;
 
@@ -32,12 +31,16 @@ export class StderrTail {
   }
 }
 
-/** The secret values a session was started with: its auth key and token, and secret-named recipe env values. */
-export function sessionSecrets(spec: SessionStartSpec, recipe: AcpRecipe): string[] {
-  const fromEnv = Object.entries(recipe.env ?? {})
+/**
+ * The secret values an agent is started with: its auth key and token, and the values of the
+ * secret-named variables ({@link SECRET_ENV_NAME}) of the environment it gets, the recipe's and
+ * the ones it inherits from the daemon (a provider key exported in the shell that started it).
+ */
+export function sessionSecrets(auth: SessionStartSpec["auth"], env: NodeJS.ProcessEnv): string[] {
+  const fromEnv = Object.entries(env)
     .filter(([name]) => SECRET_ENV_NAME.test(name))
     .map(([, value]) => value);
-  return [spec.auth?.apiKey, spec.auth?.token, ...fromEnv].filter((v): v is string => typeof v === "string" && v !== "");
+  return [auth?.apiKey, auth?.token, ...fromEnv].filter((v): v is string => typeof v === "string" && v !== "");
 }
 
 /** `text` with every occurrence of each secret replaced (longest first, so one secret inside another goes whole). */

@@ -1,14 +1,17 @@
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { bootId, readProcStatSync } from "../../../core/sessions/process-mark.js";
 import { readTranscript } from "../../../core/sessions/transcript-reader.js";
 import { LOGGER, resolve } from "../../../core/tokens.js";
 import { FIXTURE_AGENTS, fixtureAgent, makeHarness, until, type Harness } from "./harness.js";
 
 let h: Harness;
-afterEach(async () => h?.cleanup());
+afterEach(async () => {
+  vi.unstubAllEnvs();
+  await h?.cleanup();
+});
 
 describe("session runtime with real ACP agents", () => {
   it("starts an agent, runs a prompt, streams updates into events.jsonl under $SVC_HOME/sessions", async () => {
@@ -80,6 +83,22 @@ describe("session runtime with real ACP agents", () => {
     expect(await readFile(descriptor.eventsPath, "utf8")).not.toContain(secret);
     expect(JSON.stringify(h.events)).not.toContain(secret);
     expect(h.events.map((e) => e.type)).toContain("session:ended");
+    expect((resolve(h.c, LOGGER) as unknown as { lines: string[] }).lines.join("\n")).not.toContain(secret);
+  });
+
+  it("an agent that prints a key it inherited from the daemon's environment leaks it nowhere either", async () => {
+    const secret = "sk-inherited-DO-NOT-SHOW-2468";
+    vi.stubEnv("SOME_PROVIDER_API_KEY", secret);
+    h = await makeHarness({ acpAgents: { leak: fixtureAgent("leak-agent.mjs", { env: { LEAK_AGENT_VAR: "SOME_PROVIDER_API_KEY" } }) } });
+    const { descriptor } = await h.runtime.start({ adapter: "leak", cwd: h.home });
+    const p = h.runtime.prompt(descriptor.id, "go", { sender: { kind: "human" }, urgency: "queue" });
+    const r = await h.runtime.waitFor(descriptor.id, p.promptId);
+    const s = h.runtime.get(descriptor.id);
+    await until(() => s.state === "ended", "the session ended");
+    await s.closing;
+    expect(r.error).toContain("auth failed for key [redacted]");
+    expect(JSON.stringify([r, h.runtime.list(), h.events])).not.toContain(secret);
+    expect(await readFile(descriptor.eventsPath, "utf8")).not.toContain(secret);
     expect((resolve(h.c, LOGGER) as unknown as { lines: string[] }).lines.join("\n")).not.toContain(secret);
   });
 

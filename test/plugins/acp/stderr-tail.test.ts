@@ -17,11 +17,8 @@ describe("the agent's stderr tail", () => {
     expect(tail.lines(2)).toBe("line 18 | line 19");
   });
 
-  it("collects auth apiKey, token and secret-named recipe env values", () => {
-    const secrets = sessionSecrets(
-      { sessionId: "s", adapter: "a", cwd: "/", options: {}, skills: [], auth: { apiKey: "k1", token: "t1" } },
-      { bin: "x", env: { MY_API_KEY: "k2", GH_TOKEN: "t2", LOG_LEVEL: "debug" } },
-    );
+  it("collects auth apiKey, token and the values of the agent's secret-named environment variables", () => {
+    const secrets = sessionSecrets({ apiKey: "k1", token: "t1" }, { MY_API_KEY: "k2", GH_TOKEN: "t2", LOG_LEVEL: "debug", EMPTY_TOKEN: "" });
     expect(secrets.sort()).toEqual(["k1", "k2", "t1", "t2"]);
     expect(redact("a k1 b t2 debug", secrets)).toBe("a [redacted] b [redacted] debug");
   });
