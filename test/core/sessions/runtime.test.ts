@@ -62,12 +62,22 @@ describe("session runtime with real ACP agents", () => {
     expect(JSON.stringify(h.events)).not.toContain(secret);
   });
 
-  it("an agent that prints its key to stderr and exits 1 leaks it nowhere: listing, transcript, turn, events, log", async () => {
-    const secret = "sk-leak-DO-NOT-SHOW-9876543210";
-    h = await makeHarness({
-      acpAgents: { leak: fixtureAgent("leak-agent.mjs") },
-      defaults: { adapters: { leak: { auth: { mode: "api-key", apiKey: secret } } } },
-    });
+  it.each([
+    {
+      what: "its configured key",
+      secret: "sk-leak-DO-NOT-SHOW-9876543210",
+      config: (secret: string) => ({ acpAgents: { leak: fixtureAgent("leak-agent.mjs") }, defaults: { adapters: { leak: { auth: { mode: "api-key", apiKey: secret } } } } }),
+    },
+    {
+      what: "a key it inherited from the daemon's environment",
+      secret: "sk-inherited-DO-NOT-SHOW-2468",
+      config: (secret: string) => {
+        vi.stubEnv("SOME_PROVIDER_API_KEY", secret);
+        return { acpAgents: { leak: fixtureAgent("leak-agent.mjs", { env: { LEAK_AGENT_VAR: "SOME_PROVIDER_API_KEY" } }) } };
+      },
+    },
+  ])("an agent that prints $what to stderr and exits 1 leaks it nowhere: listing, transcript, turn, events, log", async ({ secret, config }) => {
+    h = await makeHarness(config(secret));
     const { descriptor } = await h.runtime.start({ adapter: "leak", cwd: h.home });
     const p = h.runtime.prompt(descriptor.id, "go", { sender: { kind: "human" }, urgency: "queue" });
     const r = await h.runtime.waitFor(descriptor.id, p.promptId);
@@ -83,22 +93,6 @@ describe("session runtime with real ACP agents", () => {
     expect(await readFile(descriptor.eventsPath, "utf8")).not.toContain(secret);
     expect(JSON.stringify(h.events)).not.toContain(secret);
     expect(h.events.map((e) => e.type)).toContain("session:ended");
-    expect((resolve(h.c, LOGGER) as unknown as { lines: string[] }).lines.join("\n")).not.toContain(secret);
-  });
-
-  it("an agent that prints a key it inherited from the daemon's environment leaks it nowhere either", async () => {
-    const secret = "sk-inherited-DO-NOT-SHOW-2468";
-    vi.stubEnv("SOME_PROVIDER_API_KEY", secret);
-    h = await makeHarness({ acpAgents: { leak: fixtureAgent("leak-agent.mjs", { env: { LEAK_AGENT_VAR: "SOME_PROVIDER_API_KEY" } }) } });
-    const { descriptor } = await h.runtime.start({ adapter: "leak", cwd: h.home });
-    const p = h.runtime.prompt(descriptor.id, "go", { sender: { kind: "human" }, urgency: "queue" });
-    const r = await h.runtime.waitFor(descriptor.id, p.promptId);
-    const s = h.runtime.get(descriptor.id);
-    await until(() => s.state === "ended", "the session ended");
-    await s.closing;
-    expect(r.error).toContain("auth failed for key [redacted]");
-    expect(JSON.stringify([r, h.runtime.list(), h.events])).not.toContain(secret);
-    expect(await readFile(descriptor.eventsPath, "utf8")).not.toContain(secret);
     expect((resolve(h.c, LOGGER) as unknown as { lines: string[] }).lines.join("\n")).not.toContain(secret);
   });
 
