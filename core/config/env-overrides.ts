@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { schemaAt, splitKey } from "./dotted-path.js";
 import { configSchema } from "./schema.js";
+import { isSecretPath } from "./secrets.js";
 
 export interface EnvOverride {
   /** The variable's name. */
@@ -18,11 +19,12 @@ export interface EnvOverride {
   schema: z.ZodType;
   /** True when the variable is read only after the file (the file wins). */
   afterFile?: boolean;
-  secret?: boolean;
+  /** True when the key is a secret (secrets.ts): a bad value is not quoted. */
+  secret: boolean;
 }
 
-/** A row, with the schema of its key. */
-const row = (o: Omit<EnvOverride, "schema">): EnvOverride => ({ ...o, schema: schemaAt(configSchema, splitKey(o.key)) });
+/** A row, with the schema of its key and whether it is a secret. */
+const row = (o: Omit<EnvOverride, "schema" | "secret">): EnvOverride => ({ ...o, schema: schemaAt(configSchema, splitKey(o.key)), secret: isSecretPath(splitKey(o.key)) });
 
 export const ENV_OVERRIDES: readonly EnvOverride[] = [
   row({ name: "SVC_TURN_STALL_AFTER_MS", key: "daemon.turnStallAfterMs", kind: "number" }),
@@ -33,7 +35,7 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   row({ name: "SVC_SPAWN_DEDUPE", key: "spawn.dedupe", kind: "string" }),
   row({ name: "SVC_PROVENANCE_WRAP_GH", key: "provenance.wrapGh", kind: "boolean" }),
   row({ name: "SVC_SESSIONS_ATTENTION_DELAY_SEC", key: "sessions.attentionDelaySec", kind: "number" }),
-  row({ name: "EXT_JUDGE_API_KEY", key: "extJudge.apiKey", kind: "string", afterFile: true, secret: true }),
+  row({ name: "EXT_JUDGE_API_KEY", key: "extJudge.apiKey", kind: "string", afterFile: true }),
 ];
 
 /** `SVC_HOME` moves config.json and every home-relative default (worktrees, sessions). */

@@ -11,6 +11,7 @@ import type { EffectiveConfig } from "./config-service.js";
 import { getAt, leaves, schemaAt, setAt, splitKey } from "./dotted-path.js";
 import { ENV_OVERRIDES, readEnvOverride } from "./env-overrides.js";
 import { DEFAULTS, configSchema, type SvcConfigFile } from "./schema.js";
+import { isSecretPath } from "./secrets.js";
 
 export interface ConfigFlags {
   port?: number;
@@ -36,22 +37,22 @@ export interface ResolveResult {
   profile?: string;
 }
 
-/** A flag the resolver knows: the dotted key it sets, its spelling on the command line, and the key's schema. */
+/** A flag the resolver knows: the dotted key it sets, its spelling on the command line, the key's schema and whether it is a secret (secrets.ts). */
 export interface FlagKey {
   flag: keyof ConfigFlags;
   key: string;
   spelling: string;
   schema: z.ZodType;
-  secret?: boolean;
+  secret: boolean;
 }
 
-const flagKey = (f: Omit<FlagKey, "schema">): FlagKey => ({ ...f, schema: schemaAt(configSchema, splitKey(f.key)) });
+const flagKey = (f: Omit<FlagKey, "schema" | "secret">): FlagKey => ({ ...f, schema: schemaAt(configSchema, splitKey(f.key)), secret: isSecretPath(splitKey(f.key)) });
 
 /** Flags the resolver knows. A value is checked against the key's field schema, as the file and env overrides are. */
 export const FLAG_KEYS: readonly FlagKey[] = [
   flagKey({ flag: "port", key: "daemon.port", spelling: "--port" }),
   flagKey({ flag: "bind", key: "daemon.bind", spelling: "--bind" }),
-  flagKey({ flag: "authToken", key: "daemon.authToken", spelling: "--auth-token", secret: true }),
+  flagKey({ flag: "authToken", key: "daemon.authToken", spelling: "--auth-token" }),
 ];
 
 /** Throws a `usage` error naming the flag when `value` is not allowed for its key (a secret is not quoted). */
