@@ -67,36 +67,30 @@ function faultOffset(text: string): number {
       } else i++;
     }
   };
+  /** An object's members or an array's elements, from its opening character through `close`. */
+  const items = (close: string, item: () => void) => {
+    i++;
+    ws();
+    if (text[i] === close) return void i++;
+    for (;;) {
+      item();
+      ws();
+      if (text[i] === ",") i++;
+      else if (text[i] === close) return void i++;
+      else fail();
+    }
+  };
+  const member = () => {
+    ws();
+    string();
+    expect(":");
+    value();
+  };
   const value = (): void => {
     ws();
     const c = text[i];
-    if (c === "{") {
-      i++;
-      ws();
-      if (text[i] === "}") return void i++;
-      for (;;) {
-        ws();
-        string();
-        expect(":");
-        value();
-        ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "}") return void i++;
-        else fail();
-      }
-    }
-    if (c === "[") {
-      i++;
-      ws();
-      if (text[i] === "]") return void i++;
-      for (;;) {
-        value();
-        ws();
-        if (text[i] === ",") i++;
-        else if (text[i] === "]") return void i++;
-        else fail();
-      }
-    }
+    if (c === "{") return items("}", member);
+    if (c === "[") return items("]", value);
     if (c === '"') return string();
     NUMBER.lastIndex = i;
     const n = NUMBER.exec(text);
