@@ -133,7 +133,7 @@ export function toSvcError(err: unknown): SvcError {
 }
 
 /** The message a remote caller gets for anything thrown that is not an SvcError. */
-export const INTERNAL_ERROR_MESSAGE = "internal error; the daemon log has the cause";
+const INTERNAL_ERROR_MESSAGE = "internal error; the daemon log has the cause";
 
 /**
  * What a remote caller (an HTTP error body) may see: an SvcError as it is (its message was

@@ -56,7 +56,7 @@ export const FLAG_KEYS: readonly FlagKey[] = [
 ];
 
 /** Throws a `usage` error naming the flag when `value` is not allowed for its key (a secret is not quoted). */
-export function checkFlag(f: FlagKey, value: unknown): void {
+function checkFlag(f: FlagKey, value: unknown): void {
   const parsed = f.schema.safeParse(value);
   if (parsed.success) return;
   const shown = f.secret ? "(value hidden)" : typeof value === "number" ? String(value) : JSON.stringify(value);
