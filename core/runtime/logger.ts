@@ -46,7 +46,8 @@ const hosts = new Map<string, string>();
 
 /**
  * The host of a URL, for log lines and error messages (never its path, query or credentials).
- * Remembers the last 1,024 URLs (every delivery attempt names its callback's host).
+ * Remembers up to 1,024 URLs, then forgets them all and starts over (every delivery attempt names
+ * its callback's host).
  */
 export function hostOf(url: string): string {
   let host = hosts.get(url);
