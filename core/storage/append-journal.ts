@@ -1,7 +1,8 @@
-import { mkdir, open as openFile, rename, truncate } from "node:fs/promises";
+import { mkdir, rename, truncate } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fsyncDir } from "./atomic-write.js";
 import { openDurableAppend, type DurableAppendFile } from "./durable-append.js";
+import { linesBackwards } from "./read-backwards.js";
 
 export interface AppendJournalOptions {
   /** Mode of a file this creates (default 0600). */
@@ -259,31 +260,12 @@ export class AppendJournal {
   }
 }
 
-/** Bytes read per step while looking backwards for the last newline. */
-const TAIL_CHUNK = 64 * 1024;
-
 /**
  * The file's size and the end of its last whole line (0 when it has none); undefined when the
  * file does not exist. Reads backwards from the end, only as far as the last newline.
  */
 async function wholeLinesEnd(path: string): Promise<{ size: number; end: number } | undefined> {
-  const handle = await openFile(path, "r").catch((err: NodeJS.ErrnoException) => {
-    if (err.code === "ENOENT") return undefined;
-    throw err;
-  });
-  if (!handle) return undefined;
-  try {
-    const { size } = await handle.stat();
-    const buf = Buffer.alloc(Math.min(TAIL_CHUNK, size));
-    for (let to = size; to > 0; ) {
-      const from = Math.max(0, to - buf.length);
-      const { bytesRead } = await handle.read(buf, 0, to - from, from);
-      const nl = buf.subarray(0, bytesRead).lastIndexOf(0x0a);
-      if (nl >= 0) return { size, end: from + nl + 1 };
-      to = from;
-    }
-    return { size, end: 0 };
-  } finally {
-    await handle.close();
-  }
+  // The first line read backwards is what follows the last newline (empty when nothing does).
+  for await (const tail of linesBackwards(path)) return { size: tail.start + tail.bytes.length, end: tail.start };
+  return undefined;
 }
