@@ -6,9 +6,7 @@
  */
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
-import { schemaAt, splitKey } from "./dotted-path.js";
-import { configSchema } from "./schema.js";
-import { isSecretPath } from "./secrets.js";
+import { keyTraits } from "./key-traits.js";
 
 export interface EnvOverride {
   /** The variable's name. */
@@ -24,7 +22,7 @@ export interface EnvOverride {
 }
 
 /** A row, with the schema of its key and whether it is a secret. */
-const row = (o: Omit<EnvOverride, "schema" | "secret">): EnvOverride => ({ ...o, schema: schemaAt(configSchema, splitKey(o.key)), secret: isSecretPath(splitKey(o.key)) });
+const row = (o: Omit<EnvOverride, "schema" | "secret">): EnvOverride => ({ ...o, ...keyTraits(o.key) });
 
 export const ENV_OVERRIDES: readonly EnvOverride[] = [
   row({ name: "SVC_TURN_STALL_AFTER_MS", key: "daemon.turnStallAfterMs", kind: "number" }),

@@ -8,10 +8,10 @@ import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { FILES, expandTilde, svcHome } from "../storage/paths.js";
 import type { EffectiveConfig } from "./config-service.js";
-import { getAt, leaves, schemaAt, setAt, splitKey } from "./dotted-path.js";
+import { getAt, leaves, setAt, splitKey } from "./dotted-path.js";
 import { ENV_OVERRIDES, readEnvOverride } from "./env-overrides.js";
-import { DEFAULTS, configSchema, type SvcConfigFile } from "./schema.js";
-import { isSecretPath } from "./secrets.js";
+import { keyTraits } from "./key-traits.js";
+import { DEFAULTS, type SvcConfigFile } from "./schema.js";
 
 export interface ConfigFlags {
   port?: number;
@@ -46,7 +46,7 @@ export interface FlagKey {
   secret: boolean;
 }
 
-const flagKey = (f: Omit<FlagKey, "schema" | "secret">): FlagKey => ({ ...f, schema: schemaAt(configSchema, splitKey(f.key)), secret: isSecretPath(splitKey(f.key)) });
+const flagKey = (f: Omit<FlagKey, "schema" | "secret">): FlagKey => ({ ...f, ...keyTraits(f.key) });
 
 /** Flags the resolver knows. A value is checked against the key's field schema, as the file and env overrides are. */
 export const FLAG_KEYS: readonly FlagKey[] = [
