@@ -15,7 +15,7 @@ const N = Number(process.env.BENCH_RUNS ?? 15);
 const CLI = join(REPO_ROOT, "dist/core/cli/svc.js");
 
 async function exampleText(): Promise<string> {
-  const readme = await readFile(join(REPO_ROOT, "README.md"), "utf8");
+  const readme = await readFile(join(REPO_ROOT, "docs/configuration.md"), "utf8");
   const block = readme.slice(readme.indexOf("<!-- config-example:start -->"));
   return /```json\n([\s\S]*?)```/.exec(block)![1]!;
 }

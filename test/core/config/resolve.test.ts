@@ -179,11 +179,11 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
     expect(resolve({ pairing: { rendezvous: "wss://b.example" } }).effective.pairing).toMatchObject({ rendezvous: "wss://b.example", autoconnect: true });
   });
 
-  it("every key of the README's full example resolves from the file (or the profile it selects)", async () => {
+  it("every key of the configuration guide's full example resolves from the file (or the profile it selects)", async () => {
     const { readFile } = await import("node:fs/promises");
     const { sectionOf } = await import("../../support/readme.js");
     const { REPO_ROOT } = await import("../../support/paths.js");
-    const text = sectionOf(await readFile(join(REPO_ROOT, "README.md"), "utf8"), "config-example");
+    const text = sectionOf(await readFile(join(REPO_ROOT, "docs/configuration.md"), "utf8"), "config-example");
     const example = JSON.parse(/```json\n([\s\S]*?)```/.exec(text)![1]!) as SvcConfigFile;
     const r = resolve(example);
     const fromProfile = new Set(["daemon.port", "tunnel.autoconnect", "features.llmEndpoint"]);

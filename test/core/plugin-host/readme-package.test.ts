@@ -17,9 +17,7 @@ import { REPO_ROOT } from "../../support/paths.js";
 import { makeSandbox, type Sandbox } from "./sandbox.js";
 
 async function readmeFiles(): Promise<Map<string, string>> {
-  const readme = await readFile(join(REPO_ROOT, "README.md"), "utf8");
-  const start = readme.indexOf("\n## Writing an adapter package\n");
-  const section = readme.slice(start, readme.indexOf("\n## ", start + 5));
+  const section = await readFile(join(REPO_ROOT, "docs/writing-an-adapter.md"), "utf8");
   const files = new Map<string, string>();
   for (const m of section.matchAll(/```\w+ file=(\S+)\n([\s\S]*?)```/g)) files.set(m[1]!, m[2]!);
   return files;

@@ -1,0 +1,100 @@
+/**
+ * Every ```sh block of the README and docs/ is run, in order, one bash script per file, the way a
+ * reader would paste them: `svc` on PATH (a shim for the built CLI), a fresh HOME, none of the test
+ * suite's TLS trust, cwd the repository. Blocks marked ```sh setup install things on the reader's
+ * machine (npm ci, npm link) and are what CI itself runs; synopses with placeholders are ```text.
+ * The fixed ports a doc uses (8443, 18791) are swapped for free ones so two suites can run at once.
+ */
+import { spawn } from "node:child_process";
+import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { CLI_PATH, REPO_ROOT } from "../support/paths.js";
+import { docFiles, fencesOf } from "./doc-files.js";
+
+const DOC_PORTS = [8443, 18791];
+/** A doc's commands wait for conditions (a daemon up, a delivery logged); this bounds a wait that never ends. */
+const SCRIPT_LIMIT_MS = 150_000;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Background jobs a doc started (the daemon, a receiver) share the script's process group: stop them all. */
+async function stopGroup(pgid: number): Promise<void> {
+  const alive = () => {
+    try {
+      process.kill(-pgid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!alive()) return;
+  process.kill(-pgid, "SIGTERM");
+  for (let i = 0; i < 300 && alive(); i++) await new Promise((r) => setTimeout(r, 50));
+  if (alive()) process.kill(-pgid, "SIGKILL");
+}
+
+async function runScript(script: string): Promise<{ code: number | null; out: string }> {
+  const dir = await mkdtemp(join(tmpdir(), "svc-doc-"));
+  try {
+    const bin = join(dir, "bin");
+    await mkdir(bin);
+    await writeFile(join(bin, "svc"), `#!/bin/sh\nexec "${process.execPath}" "${CLI_PATH}" "$@"\n`);
+    await chmod(join(bin, "svc"), 0o755);
+    let text = script;
+    for (const p of DOC_PORTS) text = text.replaceAll(String(p), String(await freePort()));
+    const file = join(dir, "script.sh");
+    await writeFile(file, `set -euo pipefail\n${text}\n`);
+    const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, "home"), TMPDIR: dir, PATH: `${bin}:${process.env.PATH}` };
+    delete env.NODE_EXTRA_CA_CERTS;
+    delete env.SVC_HOME;
+    await mkdir(env.HOME!);
+    const child = spawn("bash", [file], { cwd: REPO_ROOT, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (c) => (out += c));
+    child.stderr.on("data", (c) => (out += c));
+    // "exit", not "close": background jobs keep the script's output pipes open.
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        out += `\n[commands.test: still running after ${SCRIPT_LIMIT_MS / 1000} s; stopped]`;
+        resolve(null);
+      }, SCRIPT_LIMIT_MS);
+      child.on("exit", (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    await stopGroup(child.pid!);
+    return { code, out };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+describe("every ```sh block in the docs runs", () => {
+  for (const file of docFiles()) {
+    it(`${file}`, async () => {
+      const text = await readFile(join(REPO_ROOT, file), "utf8");
+      const fences = fencesOf(text);
+      for (const f of fences) {
+        expect(f.info, `${file}:${f.line}: use \`\`\`sh (run by this test) or \`\`\`text (a synopsis)`).not.toMatch(/^(bash|shell|console|zsh)\b/);
+      }
+      const blocks = fences.filter((f) => f.info === "sh");
+      if (blocks.length === 0) return;
+      const script = blocks.map((b) => `# ${file}:${b.line}\n${b.body}`).join("\n");
+      const { code, out } = await runScript(script);
+      expect(code, `${file}'s commands failed:\n${out}`).toBe(0);
+    }, 180_000);
+  }
+});
