@@ -45,7 +45,11 @@ export const IPV4_SPECIAL: readonly SpecialRange[] = [
 export const IPV6_SPECIAL: readonly SpecialRange[] = [
   { cidr: "::/128", name: "Unspecified Address", rfc: "RFC 4291" },
   { cidr: "::1/128", name: "Loopback Address", rfc: "RFC 4291" },
-  { cidr: "::/96", name: "IPv4-Compatible (deprecated)", rfc: "RFC 4291", embeds: "last32" },
+  // ::/8 is "Reserved by IETF" in the IANA IPv6 Address Space registry. The deprecated
+  // IPv4-compatible form ::/96 lies in it and is blocked whatever IPv4 it seems to carry (no stack
+  // routes it as IPv4); only the IPv4-mapped form below takes its embedded address's verdict.
+  { cidr: "::/8", name: "Reserved by IETF", rfc: "RFC 4291" },
+  { cidr: "::/96", name: "IPv4-Compatible (deprecated)", rfc: "RFC 4291" },
   { cidr: "::ffff:0:0/96", name: "IPv4-mapped Address", rfc: "RFC 4291", embeds: "last32" },
   { cidr: "64:ff9b::/96", name: "IPv4-IPv6 Translation (NAT64)", rfc: "RFC 6052", embeds: "last32" },
   { cidr: "64:ff9b:1::/48", name: "IPv4-IPv6 Translation (local-use NAT64)", rfc: "RFC 8215" },

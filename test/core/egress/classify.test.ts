@@ -69,8 +69,6 @@ describe("classifyAddress: examples", () => {
     ["::ffff:127.0.0.1", "127.0.0.1", true],
     ["::ffff:7f00:1", "127.0.0.1", true],
     ["::ffff:8.8.8.8", "8.8.8.8", false],
-    ["::10.0.0.1", "10.0.0.1", true],
-    ["::8.8.8.8", "8.8.8.8", false],
     ["64:ff9b::10.1.1.1", "10.1.1.1", true],
     ["64:ff9b::808:808", "8.8.8.8", false],
     ["2002:c0a8:0101::1", "192.168.1.1", true],
@@ -79,6 +77,20 @@ describe("classifyAddress: examples", () => {
     const c = classifyAddress(address);
     expect(c.embedded?.address).toBe(inner);
     expect(c.blocked).toBe(blocked);
+  });
+
+  // Issue 12: ::8.8.8.8 (IPv4-compatible, deprecated) was allowed as if it were 8.8.8.8.
+  it.each([
+    ["::8.8.8.8", "::/96"],
+    ["::10.0.0.1", "::/96"],
+    ["::1:0:0:8.8.8.8", "::/8"],
+    ["0:ff::1", "::/8"],
+    ["::fffe:808:808", "::/8"],
+  ])("%s lies in %s, reserved, and is blocked whatever IPv4 it seems to carry", (address, cidr) => {
+    const c = classifyAddress(address);
+    expect(c.blocked).toBe(true);
+    expect(c.range?.cidr).toBe(cidr);
+    expect(c.embedded).toBeUndefined();
   });
 
   it.each(["", "localhost", "127.1", "0x7f.0.0.1", "0177.0.0.1", "2130706433", "fe80::1%eth0", "[::1]", "1.2.3.4.5", "::ffff:999.0.0.1", "1.2.3.4/32"])(
@@ -122,7 +134,7 @@ describe("classifyAddress: properties", () => {
     );
   });
 
-  it("IPv4-mapped, IPv4-compatible, NAT64 and 6to4 forms agree with their embedded IPv4", () => {
+  it("IPv4-mapped, NAT64 and 6to4 forms agree with their embedded IPv4; IPv4-compatible is always blocked", () => {
     fc.assert(
       fc.property(ipv4, bytes(4), (v4, tail) => {
         const expected = classifyAddress(v4).blocked;
@@ -133,8 +145,9 @@ describe("classifyAddress: properties", () => {
           `64:ff9b::${v4}`,
           `2002:${hex16(a, b)}:${hex16(c, d)}:${hex16(tail[0]!, tail[1]!)}::${hex16(tail[2]!, tail[3]!)}`,
         ];
-        if (!(a === 0 && b === 0 && c === 0 && d <= 1)) forms.push(`::${v4}`);
-        return forms.every((f) => classifyAddress(f).blocked === expected && classifyAddress(f).embedded?.address === v4);
+        const agree = forms.every((f) => classifyAddress(f).blocked === expected && classifyAddress(f).embedded?.address === v4);
+        // The deprecated IPv4-compatible form is reserved (::/8): blocked whatever it carries.
+        return agree && classifyAddress(`::${v4}`).blocked && classifyAddress(`::${v4}`).embedded === undefined;
       }),
       { numRuns: 2000 },
     );
