@@ -16,4 +16,8 @@ export async function serve(flags: ConfigFlags): Promise<void> {
     process.on("SIGINT", onSignal);
     process.on("SIGTERM", onSignal);
   });
+  // Everything durable is flushed and every module stopped: exit now rather than wait for a handle
+  // a plugin left behind (a child's timer, a keep-alive socket), which kept a stopped daemon alive
+  // after its providers' readiness had been asked. stdout and stderr are synchronous here.
+  process.exit(process.exitCode ?? 0);
 }

@@ -10,6 +10,8 @@ import { lookupKey, modelRoleTable } from "./lookup.js";
 import { holdsSecret, REDACTED } from "./secrets.js";
 import { setConfigKey, unsetConfigKey } from "./write.js";
 import { parseKey } from "./dotted-path.js";
+import { isReachKey } from "./reach-keys.js";
+import { authorize } from "../daemon/authorization.js";
 
 const keyField = z.string().min(1).describe("Dotted key, e.g. daemon.port or models.review.small");
 
@@ -30,9 +32,10 @@ export function configTools(config: ConfigService): ToolDef[] {
   const configSet: ToolDef<typeof setShape> = {
     name: "config_set",
     title: "Change a configuration value",
-    description: "Set (or unset) one dotted key in config.json. The whole file is validated first; an invalid value changes nothing. extJudge.apiKey is not writable here (hand-edit the file, mode 0600).",
+    description: "Set (or unset) one dotted key in config.json. The whole file is validated first; an invalid value changes nothing. Keys that widen reach (daemon.authToken/bind/port/allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, extJudge, …) need the daemon's bearer token. extJudge.apiKey is not writable here (hand-edit the file, mode 0600).",
     inputSchema: setShape,
-    handler: async ({ key, value, unset }) => {
+    handler: async ({ key, value, unset }, ctx) => {
+      authorize(isReachKey(parseKey(key)) ? "config.write-reach" : "config.write", ctx.principal);
       if (!unset && value === undefined) throw new SvcError("invalid_input", "config_set needs a value (or unset: true)");
       const path = config.current().path;
       const result = unset ? await unsetConfigKey(path, key) : await setConfigKey(path, key, value);

@@ -1,6 +1,6 @@
 /**
- * Bearer-token authentication of daemon routes (SPEC.md Authentication 2, and the `/sentinels`
- * rule documented in the README: routes that change sentinels or push events always need a token).
+ * Bearer-token authentication of daemon routes (SPEC.md Authentication 2). What each operation
+ * requires, whatever the surface, is declared in authorization.ts.
  */
 import { timingSafeEqual, createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
@@ -34,6 +34,21 @@ export function bearerOf(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /**
+ * Headers by which a proxy says it forwarded someone else's request (RFC 7239 `Forwarded`, the
+ * de-facto `X-Forwarded-For` and `X-Real-IP`). Any one of them marks a request as proxied: a
+ * proxy on loopback must not lend its own address to a remote caller.
+ */
+export const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"] as const;
+
+/**
+ * Whether a caller gets SPEC.md's loopback exemption: its socket is on a loopback address and no
+ * proxy header says the request came from elsewhere. The one place this is decided.
+ */
+export function isLoopbackCaller(req: { headers: IncomingHttpHeaders; remoteAddress: string }): boolean {
+  return isLoopbackAddress(req.remoteAddress) && PROXY_HEADERS.every((h) => req.headers[h] === undefined);
+}
+
+/**
  * Returns the caller's principal, or throws `unauthorized`.
  * A presented token is always checked: a wrong token is refused even where none is needed.
  */
@@ -48,7 +63,7 @@ export function authenticate(
     if (secretEquals(presented, tokens.boot)) return "token:boot";
     throw new SvcError("unauthorized", "the bearer token is not valid for this daemon");
   }
-  const loopback = isLoopbackAddress(req.remoteAddress) && req.headers["x-forwarded-for"] === undefined;
+  const loopback = isLoopbackCaller(req);
   switch (auth) {
     case "open":
       return loopback ? "loopback" : "anonymous";

@@ -97,7 +97,11 @@ export class DaemonHttpServer {
         res.destroy();
         return;
       }
-      send(res, { status, headers: cors, body: { error: e.toJSON() } });
+      // An answer before the body was read (401, 404, 413, …): close the connection after it, and
+      // drain what the client is still sending so that it reads the answer instead of a reset.
+      const unread = !req.readableEnded;
+      if (unread) drainThenClose(req, res);
+      send(res, { status, headers: unread ? { ...cors, connection: "close" } : cors, body: { error: e.toJSON() } });
     }
   }
 }
@@ -115,6 +119,26 @@ export function send(res: ServerResponse, out: RouteResponse): void {
   res.end(payload);
 }
 
+/** How long, and how many bytes, an unread body is drained after an early answer before the socket is closed. */
+const DRAIN_MS = 2_000;
+const DRAIN_BYTES = 8 * 1024 * 1024;
+
+function drainThenClose(req: IncomingMessage, res: ServerResponse): void {
+  let drained = 0;
+  const close = () => req.socket.destroy();
+  req.on("data", (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_BYTES) close();
+  });
+  req.resume();
+  res.on("finish", () => {
+    if (req.readableEnded) return;
+    const timer = setTimeout(close, DRAIN_MS);
+    timer.unref();
+    req.once("end", () => clearTimeout(timer));
+  });
+}
+
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const declared = Number(req.headers["content-length"] ?? "0");
@@ -124,15 +148,19 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     }
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > max) {
-        req.destroy();
+        // Chunked bodies declare no length: stop keeping them at the limit and answer 413 (the
+        // caller drains the rest a while before closing, so the client sees the answer).
+        req.off("data", onData);
+        chunks.length = 0;
         reject(new SvcError("payload_too_large", `request body exceeds the ${max}-byte limit`));
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on("data", onData);
     req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });

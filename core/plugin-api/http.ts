@@ -4,8 +4,8 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:
  * How a daemon route is guarded.
  * - `token`: a bearer token is always required (the per-boot token from runtime.json or
  *   `daemon.authToken`), even from loopback.
- * - `loopback-or-token`: SPEC.md Authentication 2: loopback callers without X-Forwarded-For are
- *   exempt; others need a token when `daemon.authToken` is set; open when it is not.
+ * - `loopback-or-token`: SPEC.md Authentication 2: loopback callers without a proxy header
+ *   (`Forwarded`, `X-Forwarded-For`, `X-Real-IP`) are exempt; others need a token when `daemon.authToken` is set; open when it is not.
  * - `open`: no bearer check (the route authenticates requests itself, e.g. by an HMAC signature).
  * Every route also passes the Host and Origin checks of the daemon.
  */

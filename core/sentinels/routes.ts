@@ -1,49 +1,63 @@
 /**
- * The `/sentinels` REST routes (auth "token"). Payloads and statuses are documented in the
- * README section "Sentinels".
+ * The `/sentinels` REST routes. Each handler authorizes its operation through
+ * core/daemon/authorization.ts, as the MCP tools of the same operations do; payloads and
+ * statuses are documented in docs/sentinels.md.
  */
 import type { RouteDef } from "../plugin-api/http.js";
+import { authorize } from "../daemon/authorization.js";
 import type { SentinelService } from "./service.js";
+import { removeSentinel } from "./tools.js";
+
+/** The operation a creation body asks for: session targets are everyday work, anything else sends outward. */
+function creationOperation(body: unknown): "sentinel.watch-session" | "sentinel.create-outbound" {
+  const target = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as { target?: unknown }).target : undefined;
+  const kind = target !== null && typeof target === "object" ? (target as { kind?: unknown }).kind : undefined;
+  return kind === "session" ? "sentinel.watch-session" : "sentinel.create-outbound";
+}
 
 export function sentinelRoutes(engine: SentinelService): RouteDef[] {
   return [
     {
       method: "POST",
       path: "/sentinels",
-      auth: "token",
-      handler: async (req) => ({ status: 201, body: await engine.create(req.json(), req.principal) }),
+      auth: "loopback-or-token",
+      handler: async (req) => {
+        const body = req.json();
+        authorize(creationOperation(body), req.principal);
+        return { status: 201, body: await engine.create(body, req.principal) };
+      },
     },
     {
       method: "GET",
       path: "/sentinels",
-      auth: "token",
+      auth: "loopback-or-token",
       handler: async () => ({ status: 200, body: { sentinels: await engine.list() } }),
     },
     {
       method: "POST",
       path: "/sentinels/poll-now",
-      auth: "token",
+      auth: "loopback-or-token",
       handler: async () => ({ status: 200, body: await engine.pollNow() }),
     },
     {
       method: "GET",
       path: "/sentinels/:id",
-      auth: "token",
+      auth: "loopback-or-token",
       handler: async (req) => ({ status: 200, body: await engine.status(req.params.id!) }),
     },
     {
       method: "DELETE",
       path: "/sentinels/:id",
-      auth: "token",
+      auth: "loopback-or-token",
       handler: async (req) => {
-        await engine.remove(req.params.id!);
+        await removeSentinel(engine, req.params.id!, req.principal);
         return { status: 200, body: { removed: req.params.id } };
       },
     },
     {
       method: "GET",
       path: "/sentinel-providers",
-      auth: "token",
+      auth: "loopback-or-token",
       handler: async () => ({ status: 200, body: { providers: await engine.providers() } }),
     },
   ];

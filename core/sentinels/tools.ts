@@ -13,6 +13,7 @@ import { pluginInstance } from "../plugin-host/context.js";
 import type { ToolDef } from "../plugin-api/tools.js";
 import { PLUGINS, SENTINELS, TOOLS, resolve } from "../tokens.js";
 import { untilSchema } from "./spec-schema.js";
+import { authorize } from "../daemon/authorization.js";
 import type { SentinelService } from "./service.js";
 
 export interface SentinelToolDeps {
@@ -69,10 +70,10 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
   const unwatchShape = { id: z.string().min(1).describe("the sentinel id (snt_…)") };
   const unwatch: ToolDef<typeof unwatchShape> = {
     name: "sentinel_unwatch",
-    description: "Stop and remove a sentinel.",
+    description: "Stop and remove a sentinel. Removing one whose target is not a session (a webhook) needs the daemon's bearer token.",
     inputSchema: unwatchShape,
-    async handler(input) {
-      await deps.service().remove(input.id);
+    async handler(input, ctx) {
+      await removeSentinel(deps.service(), input.id, ctx.principal);
       return { removed: input.id };
     },
   };
@@ -95,14 +96,22 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
   };
   const setup: ToolDef<typeof setupShape> = {
     name: "setup_sentinel_provider",
-    description: "Configure a sentinel provider (a secret, an API key, a public base URL). Secrets are stored in credentials.json (0600) and never shown back.",
+    description: "Configure a sentinel provider (a secret, an API key, a public base URL). Needs the daemon's bearer token. Secrets are stored in credentials.json (0600) and never shown back.",
     inputSchema: setupShape,
-    async handler(input) {
+    async handler(input, ctx) {
+      authorize("provider.setup", ctx.principal);
       const summary = await deps.service().setupProvider(input.provider, input.settings);
       return { provider: input.provider, configured: redactLikelySecrets(summary) };
     },
   };
   return [watch, list, unwatch, pollNow, adapters, setup] as unknown as ToolDef[];
+}
+
+/** Removal, authorized by what the sentinel delivers to (operation sentinel.remove-session or -outbound). */
+export async function removeSentinel(service: SentinelService, id: string, principal: string): Promise<void> {
+  const view = service.get(id);
+  if (view) authorize(view.spec.target.kind === "session" ? "sentinel.remove-session" : "sentinel.remove-outbound", principal);
+  await service.remove(id);
 }
 
 /** `prUrl` resolution through the loaded providers' `resolveSubject`. */

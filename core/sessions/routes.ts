@@ -17,7 +17,9 @@ function parse<T extends z.ZodType>(schema: T, req: RouteRequest): z.infer<T> {
 }
 
 /**
- * The session routes. State-changing routes need the bearer token; reads are loopback-or-token.
+ * The session routes, guarded as their operations in core/daemon/authorization.ts say: a terminal
+ * session (a given command) needs the bearer token; starting, prompting and stopping agent
+ * sessions and every read are loopback-or-token, as their MCP tools are.
  * `/conversations*` (same auth as `/mcp`) serves agent sessions in chat form.
  */
 export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessaging, config: ConfigService): RouteDef[] {
@@ -26,7 +28,7 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
     {
       method: "POST",
       path: "/sessions",
-      auth: "token",
+      auth: "loopback-or-token",
       handler: async (req) => {
         const b = parse(startBody, req);
         const { descriptor, result } = await runtime.start({ ...b, parentId: b.parentSessionId });
@@ -57,7 +59,7 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
     {
       method: "POST",
       path: "/sessions/:id/prompt",
-      auth: "token",
+      auth: "loopback-or-token",
       handler: async (req) => {
         const b = parse(promptBody, req);
         const receipt = messaging.prompt(req.params.id!, b.text, { interrupt: b.interrupt });
@@ -65,7 +67,7 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
         return { status: 202, body: { receipt, ...(result ? { result } : {}) } };
       },
     },
-    { method: "POST", path: "/sessions/:id/stop", auth: "token", handler: async (req) => ({ status: 200, body: { descriptor: await runtime.stop(req.params.id!) } }) },
+    { method: "POST", path: "/sessions/:id/stop", auth: "loopback-or-token", handler: async (req) => ({ status: 200, body: { descriptor: await runtime.stop(req.params.id!) } }) },
     {
       method: "GET",
       path: "/sessions/:id/events",

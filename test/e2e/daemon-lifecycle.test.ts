@@ -27,6 +27,13 @@ describe("svc serve", () => {
     await expect(stat(file)).rejects.toMatchObject({ code: "ENOENT" });
   });
 
+  it("exits at SIGTERM after its providers' readiness was asked (a stopped daemon used to stay alive)", async () => {
+    const d = await startDaemonProcess({ home });
+    daemons.push(d);
+    expect((await d.fetch("/sentinel-providers")).status).toBe(200);
+    expect(await d.stop()).toBe(0);
+  });
+
   it("refuses a second daemon on the same home with a clear message", async () => {
     const d = await startDaemonProcess({ home });
     daemons.push(d);

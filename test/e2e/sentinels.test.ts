@@ -83,11 +83,18 @@ describe("/sentinels REST", () => {
     expect((await body(await fx.daemon.fetch("/sentinels"))).sentinels.length).toBe(before);
   });
 
-  it("requires the bearer token, even from loopback", async () => {
-    for (const [method, path] of [["GET", "/sentinels"], ["POST", "/sentinels"], ["GET", "/sentinels/snt_x"], ["DELETE", "/sentinels/snt_x"], ["POST", "/providers/agentpush/events"]]) {
-      const res = await fx.daemon.fetch(path!, { method: method!, auth: false });
-      expect(res.status, `${method} ${path}`).toBe(401);
+  it("requires the bearer token, even from loopback, for what sends outward; reads are loopback-or-token", async () => {
+    const outward = JSON.stringify(rec("x", { target: { kind: "recording", name: "x" } }));
+    for (const [method, path, body] of [["POST", "/sentinels", outward], ["POST", "/sentinels", "{}"], ["POST", "/providers/agentpush/events", "[]"]]) {
+      const res = await fx.daemon.fetch(path!, { method: method!, auth: false, body, headers: { "content-type": "application/json" } });
+      expect(res.status, `${method} ${path} ${body}`).toBe(401);
     }
+    const id = (await create(rec("authz"))).id;
+    expect((await fx.daemon.fetch(`/sentinels/${id}`, { method: "DELETE", auth: false })).status).toBe(401);
+    for (const path of ["/sentinels", `/sentinels/${id}`, "/sentinel-providers"]) {
+      expect((await fx.daemon.fetch(path, { auth: false })).status, path).toBe(200);
+    }
+    await fx.daemon.fetch(`/sentinels/${id}`, { method: "DELETE" });
   });
 });
 

@@ -81,8 +81,8 @@ describe("sessions through the daemon, the CLI and the routes", () => {
     expect((await fx.daemon.fetch("/sessions/bad%20id/events", { auth: false })).status).toBe(400);
   });
 
-  it("state-changing routes need the token even from loopback; reads do not", async () => {
-    const denied = await fx.daemon.fetch("/sessions", { method: "POST", auth: false, body: JSON.stringify({ adapter: "echo" }), headers: { "content-type": "application/json" } });
+  it("a terminal session (a given command) needs the token even from loopback; agent sessions and reads do not", async () => {
+    const denied = await fx.daemon.fetch("/sessions/terminal", { method: "POST", auth: false, body: JSON.stringify({ argv: ["true"] }), headers: { "content-type": "application/json" } });
     expect(denied.status).toBe(401);
     expect((await fx.daemon.fetch("/sessions", { auth: false })).status).toBe(200);
     const bad = await fx.daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "nope", cwd: fx.home }), headers: { "content-type": "application/json" } });

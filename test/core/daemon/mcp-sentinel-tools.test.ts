@@ -19,7 +19,7 @@ function harness(overrides: Partial<SentinelService> = {}) {
     resolvePrUrl: async (url) => `github:from/url#${url.split("/").pop()}`,
   });
   const tool = (name: string) => tools.find((t) => t.name === name) as ToolDef;
-  const call = (name: string, input: unknown) => tool(name).handler(z.object(tool(name).inputSchema).parse(input) as never, { principal: "loopback" });
+  const call = (name: string, input: unknown, principal = "loopback") => tool(name).handler(z.object(tool(name).inputSchema).parse(input) as never, { principal });
   return { tools, tool, call, created };
 }
 
@@ -62,7 +62,7 @@ describe("sentinel tools", () => {
 
   it("setup_sentinel_provider never shows a secret back, even when a provider's summary would", async () => {
     const h = harness();
-    const out = await h.call("setup_sentinel_provider", { provider: "webhook", settings: { secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0" } });
+    const out = await h.call("setup_sentinel_provider", { provider: "webhook", settings: { secret: "whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0" } }, "token:boot");
     expect(out).toEqual({ provider: "webhook", configured: { secretSet: true, echoedSecret: "[redacted]", apiKey: "[redacted]" } });
   });
 });

@@ -1,0 +1,89 @@
+/**
+ * What each operation requires of its caller, whatever the surface it arrives by (REST, MCP, or
+ * the CLI, which calls REST with the per-boot token). The one table: a REST handler and the MCP
+ * tool of the same operation both call {@link authorize} with the operation's id, so the same
+ * caller gets the same answer from both. docs/authorization.md is generated from it.
+ *
+ * Two levels:
+ * - `local`: SPEC.md Authentication 2, the loopback exemption. A loopback caller without a proxy
+ *   header passes; any other caller needs a token when `daemon.authToken` is set (and passes when
+ *   it is not). Everyday work: reads, sessions, session-target sentinels.
+ * - `token`: a bearer token always (the per-boot token of runtime.json, which the svc CLI sends, or
+ *   `daemon.authToken`), even from loopback: whatever widens who can reach the daemon or what it
+ *   reaches (outbound webhooks, provider secrets, reach-widening configuration, commands it runs).
+ */
+import { SvcError } from "../errors.js";
+
+export type Requirement = "local" | "token";
+
+export interface OperationRule {
+  summary: string;
+  requires: Requirement;
+  /** Routes (`METHOD /path`), MCP tools and CLI verbs that perform it. */
+  rest: readonly string[];
+  mcp: readonly string[];
+  cli: readonly string[];
+}
+
+const op = (summary: string, requires: Requirement, rest: string[], mcp: string[], cli: string[]): OperationRule => ({ summary, requires, rest, mcp, cli });
+
+export const OPERATIONS = {
+  "sentinel.read": op("list sentinels, show one with its target's status, report provider readiness", "local",
+    ["GET /sentinels", "GET /sentinels/:id", "GET /sentinel-providers"], ["sentinel_list", "list_sentinel_adapters"], ["sentinel list", "sentinel status", "sentinel providers"]),
+  "sentinel.watch-session": op("create a sentinel whose target is a session", "local",
+    ["POST /sentinels (target kind session)"], ["sentinel_watch"], ["sentinel watch"]),
+  "sentinel.create-outbound": op("create a sentinel with any other target (a webhook sends to a URL)", "token",
+    ["POST /sentinels (any other target kind)"], [], ["webhooks add"]),
+  "sentinel.remove-session": op("remove a sentinel whose target is a session", "local",
+    ["DELETE /sentinels/:id (session target)"], ["sentinel_unwatch (session target)"], ["sentinel unwatch"]),
+  "sentinel.remove-outbound": op("remove a sentinel with any other target (stops a receiver's deliveries)", "token",
+    ["DELETE /sentinels/:id (other targets)"], ["sentinel_unwatch (other targets)"], ["sentinel unwatch"]),
+  "sentinel.poll": op("run a poll cycle of the polling providers now", "local",
+    ["POST /sentinels/poll-now"], ["sentinel_poll_now"], ["sentinel poll-now"]),
+  "sentinel.rotate-secret": op("rotate a webhook sentinel's secret", "token",
+    ["POST /sentinels/:id/rotate-secret"], [], ["sentinel rotate-secret"]),
+  "sentinel.replay": op("send dead or delivered webhook rows again", "token",
+    ["POST /sentinels/:id/replay"], ["sentinel_replay"], ["sentinel replay"]),
+  "provider.setup": op("configure a provider (its secrets, API keys, public URL)", "token",
+    [], ["setup_sentinel_provider"], []),
+  "events.push": op("push events to the agentpush provider", "token",
+    ["POST /providers/agentpush/events"], [], ["sentinel push"]),
+  "config.read": op("read configuration values (secrets redacted) and the model role table", "local",
+    [], ["config_get", "model_roles"], ["config show", "config get"]),
+  "config.write": op("change a configuration key that does not widen reach (defaults, models, sessions, spawn, worktrees, …)", "local",
+    [], ["config_set"], ["config set", "config unset"]),
+  "config.write-reach": op("change a key that widens reach: daemon.authToken|bind|port|allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, activeProfile, profileAliases, corpusPresetPackages, extJudge, features.llmEndpoint, defaults.adapters.*.auth", "token",
+    [], ["config_set (those keys)"], ["config set", "config unset"]),
+  "session.read": op("list sessions, show one, its recap, transcript and conversation", "local",
+    ["GET /sessions", "GET /sessions/:id", "GET /sessions/:id/recap", "GET /sessions/:id/events", "GET /conversations", "GET /conversations/:id"], ["session_list", "session_recap"], ["sessions list", "sessions export"]),
+  "session.start": op("start an agent session from a configured adapter", "local",
+    ["POST /sessions"], ["start_agent_session"], ["sessions start", "sessions run"]),
+  "session.terminal": op("start a terminal session running a given command", "token",
+    ["POST /sessions/terminal"], [], ["sessions terminal"]),
+  "session.prompt": op("prompt, message or stop a session", "local",
+    ["POST /sessions/:id/prompt", "POST /sessions/:id/stop"], ["agent_prompt", "message_send", "message_reply", "message_parent"], ["sessions prompt", "sessions stop"]),
+  "daemon.events": op("follow the daemon's event stream; the heartbeat tick", "local",
+    ["GET /events", "POST /heartbeat/tick"], [], []),
+} as const satisfies Record<string, OperationRule>;
+
+export type OperationId = keyof typeof OPERATIONS;
+
+/** Whether `principal` (from auth.ts's authenticate) presented a valid bearer token. */
+export function hasToken(principal: string): boolean {
+  return principal.startsWith("token:");
+}
+
+/**
+ * Throws `unauthorized` unless `principal` may perform `id`. A `local` operation has already been
+ * let through by the surface's loopback-or-token guard (REST route, `/mcp`), so only `token`
+ * operations are checked here.
+ */
+export function authorize(id: OperationId, principal: string): void {
+  const rule: OperationRule = OPERATIONS[id];
+  if (rule.requires === "token" && !hasToken(principal)) {
+    throw new SvcError(
+      "unauthorized",
+      `${id} (${rule.summary.split(" (")[0]}) needs a bearer token even from loopback: the per-boot token in runtime.json (the svc CLI sends it) or daemon.authToken`,
+    );
+  }
+}
