@@ -5,10 +5,15 @@
  */
 import { SvcError } from "../errors.js";
 import { jsonFault } from "../runtime/json-fault.js";
+import { JSON_DEPTH_MAX, jsonDepthExceeded } from "../plugin-api/limits.js";
 
 export function parseJsonBody<T>(body: Buffer): T {
   if (body.length === 0) throw new SvcError("invalid_input", "the request body is empty; a JSON body is required");
   const text = body.toString("utf8");
+  const at = jsonDepthExceeded(text);
+  if (at !== undefined) {
+    throw new SvcError("invalid_input", `the request body nests objects and arrays deeper than ${JSON_DEPTH_MAX} levels (at character ${at}); flatten it`);
+  }
   try {
     return JSON.parse(text) as T;
   } catch {

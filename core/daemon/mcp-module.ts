@@ -13,6 +13,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { RouteRequest } from "../plugin-api/http.js";
 import { LOGGER, ROUTES, TOOLS, resolve } from "../tokens.js";
 import { buildMcpServer } from "./mcp/build-server.js";
+import { parseJsonBody } from "./json-body.js";
 import type { DaemonModule } from "./module.js";
 
 const MAX_MCP_BODY = 4 * 1024 * 1024;
@@ -30,9 +31,11 @@ export const mcpModule: DaemonModule = {
       handler: async (req: RouteRequest) => {
         let message: unknown;
         try {
-          message = JSON.parse(req.body.toString("utf8"));
+          // The one JSON body parser: depth-limited, and its errors never quote the body (V8's own
+          // message quotes the text around the fault, which may be a secret being set).
+          message = parseJsonBody(req.body);
         } catch (err) {
-          writeJsonRpcError(req.res, 400, -32700, `Parse error: the request body is not JSON (${(err as Error).message})`);
+          writeJsonRpcError(req.res, 400, -32700, `Parse error: ${(err as Error).message}`);
           return undefined;
         }
         const server = buildMcpServer(tools.list(), { principal: req.principal });

@@ -7,6 +7,7 @@ export type { RouteAuth, RouteDef, RouteRequest, RouteResponse, RouteRegistry, H
 export type { ToolDef, ToolRegistry, ToolCallContext } from "./tools.js";
 export type { Egress, EgressResponse, EgressFailure } from "./egress.js";
 export { EGRESS_MAX_BODY_BYTES } from "./egress.js";
+export * from "./limits.js";
 /** The SSRF gate's URL rule (what `ctx.service("egress")` applies first): a parseable `https:` URL, else SvcError `non_https`. */
 export { parseHttpsUrl } from "../egress/gate.js";
 export { hostOf } from "../runtime/logger.js";

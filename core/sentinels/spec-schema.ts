@@ -4,12 +4,25 @@
  */
 import { z } from "zod";
 import { SvcError, issuesToDetails } from "../errors.js";
+import {
+  CLAUSES_PER_SENTINEL_MAX,
+  EVENT_ID_RULE,
+  EVENT_TYPE_MAX,
+  SUBJECTS_PER_EVENT_MAX,
+  SUBJECT_LENGTH_MAX,
+  TYPES_PER_CLAUSE_MAX,
+  isValidEventId,
+} from "../plugin-api/limits.js";
 
 const slug = z.string().regex(/^[a-z][a-z0-9-]*$/, "must be a lower-case slug (a-z, 0-9, -)");
 
 const matchClauseSchema = z.strictObject({
-  subject: z.string().min(1, "must not be empty").describe("exact subject, or a prefix when it ends with `*`"),
-  types: z.array(z.string().min(1, "must not be empty")).min(1, "give at least one type glob, or omit types").optional()
+  subject: z.string().min(1, "must not be empty").max(SUBJECT_LENGTH_MAX).describe("exact subject, or a prefix when it ends with `*`"),
+  types: z
+    .array(z.string().min(1, "must not be empty").max(EVENT_TYPE_MAX))
+    .min(1, "give at least one type glob, or omit types")
+    .max(TYPES_PER_CLAUSE_MAX, `at most ${TYPES_PER_CLAUSE_MAX} type globs per clause`)
+    .optional()
     .describe("type globs (picomatch); omitted: the provider's defaultTypes(subject)"),
 });
 
@@ -23,7 +36,10 @@ export const untilSchema = z.discriminatedUnion("kind", [
 const targetInputSchema = z.looseObject({ kind: slug });
 
 export const sentinelSpecSchema = z.strictObject({
-  match: z.array(matchClauseSchema).min(1, "give at least one match clause"),
+  match: z
+    .array(matchClauseSchema)
+    .min(1, "give at least one match clause")
+    .max(CLAUSES_PER_SENTINEL_MAX, `at most ${CLAUSES_PER_SENTINEL_MAX} match clauses per sentinel`),
   until: untilSchema,
   target: targetInputSchema,
   provider: slug.optional(),
@@ -35,9 +51,12 @@ export type MatchClause = z.infer<typeof matchClauseSchema>;
 
 /** A sentinel event as providers hand it to the engine (SvcEvent, validated; unknown fields dropped). */
 export const svcEventSchema = z.object({
-  id: z.string().min(1).max(200).refine((s) => !s.includes("."), "must not contain \".\""),
-  type: z.string().min(1).max(200),
-  subjects: z.array(z.string().min(1)).min(1, "give at least one subject"),
+  id: z.string().refine(isValidEventId, `must be ${EVENT_ID_RULE} (it is the webhook-id header)`),
+  type: z.string().min(1).max(EVENT_TYPE_MAX),
+  subjects: z
+    .array(z.string().min(1).max(SUBJECT_LENGTH_MAX))
+    .min(1, "give at least one subject")
+    .max(SUBJECTS_PER_EVENT_MAX, `at most ${SUBJECTS_PER_EVENT_MAX} subjects per event`),
   time: z.string().optional(),
   data: z.unknown().optional(),
 });

@@ -22,11 +22,7 @@ export default defineTarget({
         auth: "token",
         maxBodyBytes: 4_096,
         handler: async (req) => {
-          const body = req.body.length === 0 ? {} : req.json<{ secret?: unknown }>();
-          if (body.secret !== undefined && typeof body.secret !== "string") {
-            throw new SvcError("invalid_input", "secret must be a whsec_ string, or absent to have the daemon generate one");
-          }
-          const secret = body.secret;
+          const secret = rotationBody(req.body.length === 0 ? {} : req.json());
           const result = await rotateSecret(
             { sentinels: ctx.service("sentinels"), vault: target.vault, verifier, clock: ctx.clock, random: ctx.random },
             { sentinelId: req.params.id!, principal: req.principal, ...(secret !== undefined ? { secret } : {}) },
@@ -38,3 +34,24 @@ export default defineTarget({
     return target;
   },
 });
+
+const ROTATION_BODY = 'give {} (the daemon generates the secret) or {"secret": "whsec_…"}';
+
+/** The rotation body: nothing, `{}` or `{secret}`; anything else (null, an array, a string, other keys) is refused. */
+function rotationBody(body: unknown): string | undefined {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    const got = body === null ? "null" : Array.isArray(body) ? "an array" : `a ${typeof body}`;
+    throw new SvcError("invalid_input", `the rotation body must be a JSON object, got ${got}: ${ROTATION_BODY}`);
+  }
+  const unknown = Object.keys(body).filter((k) => k !== "secret");
+  if (unknown.length) {
+    throw new SvcError("invalid_input", `unknown field${unknown.length > 1 ? "s" : ""} ${unknown.map((k) => JSON.stringify(k)).join(", ")} in the rotation body: ${ROTATION_BODY}`, {
+      details: unknown.map((k) => ({ path: k, message: "unknown field" })),
+    });
+  }
+  const secret = (body as { secret?: unknown }).secret;
+  if (secret !== undefined && typeof secret !== "string") {
+    throw new SvcError("invalid_input", `secret must be a whsec_ string, or absent to have the daemon generate one`, { details: [{ path: "secret", message: "must be a string" }] });
+  }
+  return secret;
+}

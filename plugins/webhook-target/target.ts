@@ -26,7 +26,8 @@ export interface WebhookTarget extends TargetInstance {
   outbox(): Promise<Outbox>;
 }
 
-const inputSchema = z.object({
+/** Strict: an unknown field (a misspelt `secrets`, a `headers` svc does not send) is refused, not dropped. */
+const inputSchema = z.strictObject({
   kind: z.literal("webhook"),
   url: z.string().min(1, "the callback URL is required"),
   secret: z.string().min(1, "a whsec_ secret is required"),
