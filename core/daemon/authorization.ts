@@ -80,10 +80,11 @@ export function hasToken(principal: string): boolean {
  */
 export function authorize(id: OperationId, principal: string): void {
   const rule: OperationRule = OPERATIONS[id];
-  if (rule.requires === "token" && !hasToken(principal)) {
-    throw new SvcError(
-      "unauthorized",
-      `${id} (${rule.summary.split(" (")[0]}) needs a bearer token even from loopback: the per-boot token in runtime.json (the svc CLI sends it) or daemon.authToken`,
-    );
-  }
+  if (rule.requires === "token") requireToken(`${id} (${rule.summary.split(" (")[0]})`, principal);
+}
+
+/** Throws `unauthorized`, naming `what`, unless the caller presented the daemon's bearer token. */
+export function requireToken(what: string, principal: string): void {
+  if (hasToken(principal)) return;
+  throw new SvcError("unauthorized", `${what} needs a bearer token even from loopback: the per-boot token in runtime.json (the svc CLI sends it) or daemon.authToken`);
 }

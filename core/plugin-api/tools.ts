@@ -12,6 +12,11 @@ export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   inputSchema: Shape;
   /** Read-only tools are annotated as such for MCP clients. */
   readOnly?: boolean;
+  /**
+   * `token`: only a caller that presented the daemon's bearer token may call it, even from
+   * loopback (what widens reach: outbound deliveries, secrets). Default: whoever may call /mcp.
+   */
+  requires?: "token";
   handler(input: z.infer<z.ZodObject<Shape>>, ctx: ToolCallContext): Promise<unknown> | unknown;
 }
 

@@ -6,7 +6,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { SvcError, parseHttpsUrl, type Clock, type Egress, type Logger, type Random } from "../../core/plugin-api/index.js";
 import { challengeCacheKey, createChallengeCache, type ChallengeCache } from "./challenge-cache.js";
-import { parseSecret } from "./secret.js";
+import { decodeSecret, parseSecret } from "./secret.js";
 
 /** The verification POST's timeout. */
 export const CHALLENGE_TIMEOUT_MS = 10_000;
@@ -15,7 +15,12 @@ export type ChallengeFailure = "challenge_failed" | "timeout" | "non_https" | "s
 
 export interface ChallengeVerifier {
   /** Resolves when the callback echoed the challenge (or a success is cached); throws SvcError(code = ChallengeFailure). */
-  verify(input: { url: string; secret: string; subscriptionId: string; principal: string }): Promise<void>;
+  /**
+   * `alsoSignWith` (a rotation: the current secret) adds a second signature, as deliveries carry
+   * during a rotation window, so a receiver that knows only its current secret can verify the
+   * challenge for a secret it has not been told yet.
+   */
+  verify(input: { url: string; secret: string; subscriptionId: string; principal: string; alsoSignWith?: string }): Promise<void>;
 }
 
 export interface ChallengeDeps {
@@ -44,7 +49,7 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
   const timeoutMs = deps.timeoutMs ?? CHALLENGE_TIMEOUT_MS;
 
   return {
-    async verify({ url, secret, subscriptionId, principal }) {
+    async verify({ url, secret, subscriptionId, principal, alsoSignWith }) {
       const target = parseHttpsUrl(url);
       const host = target.host;
       const hmacKey = parseSecret(secret);
@@ -55,7 +60,8 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
       const msgId = `msg_verification_${deps.random.ulid()}`;
       const timestamp = Math.floor(deps.clock.now() / 1000);
       const body = JSON.stringify({ type: "verification", challenge });
-      const signature = deps.sign(hmacKey, msgId, timestamp, body);
+      const also = alsoSignWith === undefined ? undefined : decodeSecret(alsoSignWith);
+      const signature = [hmacKey, ...(also && !also.equals(hmacKey) ? [also] : [])].map((k) => deps.sign(k, msgId, timestamp, body)).join(" ");
       const headers = {
         "content-type": "application/json",
         "webhook-id": msgId,

@@ -151,7 +151,8 @@ export class Dispatcher {
     const attempts = row.deliveryState.attempts + 1;
     const at = clock.now();
     if (outcome.kind === "delivered") {
-      await outbox.update(row.requestId, { status: "delivered", deliveryState: { attempts, lastError: row.deliveryState.lastError, lastAt: at } });
+      // Delivered: the failures before it are history, not a current error.
+      await outbox.update(row.requestId, { status: "delivered", deliveryState: { attempts, lastError: null, lastAt: at } });
       this.o.logger.debug("webhook delivered", { sentinelId: row.sentinelId, eventId: row.eventId, host, attempts });
       return "recorded";
     }

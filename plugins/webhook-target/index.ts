@@ -1,9 +1,11 @@
 /**
  * The built-in `webhook` target: matched events become signed Standard Webhooks POSTs to an
  * external HTTPS callback, through a durable outbox, bounded retries and the host's SSRF gate
- * (the host service "egress"). See the README section "Webhook target".
+ * (the host service "egress"). See docs/webhook-target.md and docs/redelivery.md.
  */
-import { SvcError, defineTarget } from "../../core/plugin-api/index.js";
+import { z } from "zod";
+import { SvcError, defineTarget, issuesToDetails } from "../../core/plugin-api/index.js";
+import { replaySelectorSchema, type ReplaySelector } from "./replay.js";
 import { createChallengeVerifier } from "./challenge.js";
 import { rotateSecret } from "./rotation.js";
 import { signWithKey } from "./signer.js";
@@ -31,9 +33,36 @@ export default defineTarget({
         },
       });
     }
+    if (ctx.hasService("routes")) {
+      ctx.service("routes").add({
+        method: "POST",
+        path: "/sentinels/:id/replay",
+        auth: "token",
+        maxBodyBytes: 4_096,
+        handler: async (req) => ({ status: 200, body: await target.replay(req.params.id!, replaySelector(req.body.length === 0 ? {} : req.json())) }),
+      });
+    }
+    if (ctx.hasService("tools")) {
+      ctx.service("tools").add({
+        name: "sentinel_replay",
+        title: "Send webhook deliveries again",
+        description:
+          "Send a webhook sentinel's dead (or, with eventId/since, delivered) outbox rows again: exact stored bytes, same webhook-id, attempts reset, through the SSRF gate. Needs the daemon's bearer token.",
+        inputSchema: { sentinelId: z.string().min(1).describe("the webhook sentinel (snt_…)"), ...replaySelectorSchema.shape },
+        requires: "token",
+        handler: ({ sentinelId, ...selector }) => target.replay(sentinelId, selector),
+      });
+    }
     return target;
   },
 });
+
+/** The replay body: `{}` (every dead row), or `{eventId?, since?, dead?}`; anything else is refused. */
+function replaySelector(body: unknown): ReplaySelector {
+  const r = replaySelectorSchema.safeParse(body);
+  if (r.success) return r.data;
+  throw new SvcError("invalid_input", 'the replay body must be {} or {"eventId"?: string, "since"?: epoch ms, "dead"?: boolean}', { details: issuesToDetails(r.error.issues) });
+}
 
 const ROTATION_BODY = 'give {} (the daemon generates the secret) or {"secret": "whsec_…"}';
 

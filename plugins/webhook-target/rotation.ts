@@ -34,8 +34,11 @@ export async function rotateSecret(
   const generated = input.secret === undefined;
   const secret = input.secret ?? generateSecret(random);
   parseSecret(secret, "invalid_input");
-  if (!generated && (await vault.get(stored.secretRef)) === secret) return { sentinelId: input.sentinelId, rotated: false };
-  await verifier.verify({ url: stored.url, secret, subscriptionId: input.sentinelId, principal: input.principal });
+  const current = await vault.get(stored.secretRef);
+  if (!generated && current === secret) return { sentinelId: input.sentinelId, rotated: false };
+  // Signed with the new and the current secret: a receiver that knows only the current one
+  // verifies the challenge and learns the new secret from the answer to this rotation.
+  await verifier.verify({ url: stored.url, secret, subscriptionId: input.sentinelId, principal: input.principal, ...(current !== undefined ? { alsoSignWith: current } : {}) });
   const ref = await vault.put(input.sentinelId, secret);
   const rotatedAt = clock.now();
   let dropped: string | undefined;

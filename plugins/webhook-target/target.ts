@@ -8,6 +8,7 @@ import { Outbox } from "./outbox/outbox.js";
 import type { OutboxRow } from "./outbox/row.js";
 import { asStoredTarget } from "./signing-keys.js";
 import { SecretVault } from "./vault.js";
+import { replayRows, type ReplayResult, type ReplaySelector } from "./replay.js";
 
 export interface WebhookTargetDeps {
   verifier: ChallengeVerifier;
@@ -24,6 +25,8 @@ export interface WebhookTarget extends TargetInstance {
   /** Resolves when no delivery is in progress (tests, bench). */
   idle(): Promise<void>;
   outbox(): Promise<Outbox>;
+  /** Sends terminal rows of a sentinel again (see replay.ts). */
+  replay(sentinelId: string, selector: ReplaySelector): Promise<ReplayResult>;
 }
 
 /** Strict: an unknown field (a misspelt `secrets`, a `headers` svc does not send) is refused, not dropped. */
@@ -164,6 +167,11 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       }
     },
 
+    async replay(sentinelId, selector) {
+      const { outbox, dispatcher } = await open();
+      return replayRows({ sentinels: sentinels(), outbox, dispatcher, vault, clock: ctx.clock }, sentinelId, selector);
+    },
+
     tick,
     idle: async () => (await open()).dispatcher.idle(),
     outbox: async () => (await open()).outbox,
@@ -190,6 +198,7 @@ function statusRow(row: OutboxRow) {
     eventId: row.eventId,
     status: row.status,
     ...(row.deadReason ? { deadReason: row.deadReason } : {}),
+    ...(row.replays ? { replays: row.replays, replayedAt: row.replayedAt } : {}),
     attempts: row.deliveryState.attempts,
     lastError: row.deliveryState.lastError,
     lastAt: row.deliveryState.lastAt,

@@ -12,6 +12,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { useDaemonProcess } from "../support/cli.js";
 import { rawRequest } from "../support/http.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+import { OPERATIONS } from "../../core/daemon/authorization.js";
 
 const STABLE = "authz-stable-token-5c0ffee";
 const SECRET = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
@@ -105,6 +106,21 @@ describe("authorization is the same on every surface (daemon.authToken set)", ()
       body: JSON.stringify({ match: [{ subject: "ci:y" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
     });
     expect(res.status).toBe(401);
+  });
+
+  it("every MCP tool the daemon serves is in the operations table, and its token-level tools refuse a loopback caller", async () => {
+    const anon = await mcp(fx.daemon.baseUrl);
+    const served = (await anon.listTools()).tools.map((t) => t.name);
+    const declared = new Map<string, string>();
+    for (const [id, op] of Object.entries(OPERATIONS)) for (const m of op.mcp) declared.set(m.split(" (")[0]!, id);
+    expect(served.filter((name) => !declared.has(name)), "tools missing from core/daemon/authorization.ts").toEqual([]);
+    const unconditional = Object.values(OPERATIONS).filter((op) => op.requires === "token").flatMap((op) => op.mcp.filter((m) => !m.includes("(")));
+    for (const name of unconditional) {
+      const r = await call(anon, name, name === "sentinel_replay" ? { sentinelId: webhookId } : { provider: "webhook", settings: {} });
+      expect(r.isError, name).toBe(true);
+      expect(r.text, name).toMatch(/bearer token/);
+    }
+    await anon.close();
   });
 
   it.each([

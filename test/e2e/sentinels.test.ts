@@ -190,10 +190,10 @@ describe("svc sentinel CLI", () => {
     const listJson = JSON.parse((await cli(["list", "--json"])).stdout);
     expect(listJson.sentinels.map((s: { id: string }) => s.id)).toContain(created.id);
     const pushed = await cli(["push", "job:cli", "--type", "ci.done", "--id", "cli1", "--data", "{\"ok\":true}"]);
-    expect([pushed.code, pushed.stdout.trim()]).toEqual([0, "pushed cli1: 1 match(es), 1 delivered, 0 duplicate, 0 expired"]);
+    expect([pushed.code, pushed.stdout.trim()]).toEqual([0, "pushed cli1: 1 match(es), 1 accepted, 0 duplicate, 0 expired"]);
     const status = await cli(["status", created.id]);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout).toMatch(/delivered\s+1/);
+    expect(status.stdout).toMatch(/accepted\s+1/);
     expect(status.stdout).toContain("target status:");
     expect(JSON.parse((await cli(["status", created.id, "--json"])).stdout)).toMatchObject({ id: created.id, deliveredCount: 1 });
     const poll = await cli(["poll-now", "--json"]);

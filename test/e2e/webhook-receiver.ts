@@ -27,6 +27,8 @@ export interface WebhookReceiver {
   challenges: number;
   respond: (d: Delivery, res: ServerResponse) => void;
   wrongEcho: boolean;
+  /** Answer a challenge only when its signature verifies with one of `secrets` (else 401), as a careful receiver does. */
+  verifyChallenges: boolean;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
     challenges: 0,
     respond: (_d, res) => res.writeHead(200).end("ok"),
     wrongEcho: false,
+    verifyChallenges: false,
     close: () => rx.close(),
   };
   rx.handle((req, res) => {
@@ -56,6 +59,10 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
     });
     if (text.includes('"type":"verification"')) {
       state.challenges++;
+      if (state.verifyChallenges && verifiedBy.length === 0) {
+        res.writeHead(401).end("challenge signature did not verify");
+        return;
+      }
       const { challenge } = JSON.parse(text) as { challenge: string };
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ challenge: state.wrongEcho ? "0".repeat(64) : challenge }));
       return;

@@ -90,6 +90,19 @@ export function registerSentinel(program: Command): void {
     });
 
   sentinel
+    .command("replay")
+    .description("Send a webhook sentinel's dead rows again (exact stored bytes, same webhook-id, attempts reset); --event or --since also take delivered rows")
+    .argument("<id>", "sentinel id (snt_…) with a webhook target")
+    .option("--event <eventId>", "only this event's row")
+    .option("--since <time>", "only rows created since: ISO-8601, epoch ms, or a duration back from now (30m, 2h, 1d)")
+    .option("--dead", "only dead rows (the default without --event and --since)")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { event?: string; since?: string; dead?: boolean; json?: boolean }) => {
+      const { replay } = await import("../sentinel/actions.js");
+      await replay(id, opts);
+    });
+
+  sentinel
     .command("providers")
     .description("Report each loaded provider's readiness")
     .option("--json", "machine-readable output")

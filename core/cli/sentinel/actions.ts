@@ -47,8 +47,44 @@ export async function push(subjects: string[], opts: PushOptions): Promise<void>
   const event = buildPushEvent(subjects, opts);
   const r = await (await DaemonClient.connect()).request<IngestResult>("POST", "/providers/agentpush/events", event);
   if (opts.json) return printJson({ id: event.id, ...r });
-  const delivered = r.matched.filter((m) => m.outcome === "delivered").length;
+  // The engine's "delivered" outcome means the target durably accepted the event (a webhook row
+  // is queued in the outbox; the POST follows): say "accepted", not "delivered".
+  const accepted = r.matched.filter((m) => m.outcome === "delivered").length;
   const dup = r.matched.filter((m) => m.outcome === "duplicate").length;
   const expired = r.matched.filter((m) => m.outcome === "expired").length;
-  println(`pushed ${String(event.id)}: ${r.matched.length} match(es), ${delivered} delivered, ${dup} duplicate, ${expired} expired`);
+  println(`pushed ${String(event.id)}: ${r.matched.length} match(es), ${accepted} accepted, ${dup} duplicate, ${expired} expired`);
+}
+
+export interface ReplayOptions {
+  event?: string;
+  since?: string;
+  dead?: boolean;
+  json?: boolean;
+}
+
+/** `--since`: an ISO-8601 time, epoch ms, or a duration back from now (`30m`, `2h`, `1d`). */
+export function parseSince(text: string, now = Date.now()): number {
+  const rel = /^(\d+)(s|m|h|d)$/.exec(text);
+  if (rel) return now - Number(rel[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as "s" | "m" | "h" | "d"];
+  if (/^\d+$/.test(text)) return Number(text);
+  const t = Date.parse(text);
+  if (Number.isNaN(t)) throw usageError(`--since must be an ISO-8601 time, epoch ms, or a duration like 30m, 2h, 1d (got ${JSON.stringify(text)})`);
+  return t;
+}
+
+export async function replay(id: string, opts: ReplayOptions): Promise<void> {
+  const body = {
+    ...(opts.event !== undefined ? { eventId: opts.event } : {}),
+    ...(opts.since !== undefined ? { since: parseSince(opts.since) } : {}),
+    ...(opts.dead ? { dead: true } : {}),
+  };
+  const r = await (await DaemonClient.connect()).request<{ replayed: Array<{ eventId: string; was: string; replays: number }>; skipped: number }>(
+    "POST",
+    `/sentinels/${encodeURIComponent(id)}/replay`,
+    body,
+  );
+  if (opts.json) return printJson(r);
+  if (r.replayed.length === 0) return println(`nothing to replay for ${id}${r.skipped ? ` (${r.skipped} row(s) still pending)` : " (no dead rows; use --event or --since for delivered ones)"}`);
+  for (const row of r.replayed) println(`replaying ${row.eventId} (was ${row.was}; replay #${row.replays})`);
+  println(`${r.replayed.length} row(s) queued again with their stored bytes and webhook-id; follow with svc sentinel status ${id}`);
 }

@@ -1,6 +1,7 @@
 /** `svc sentinel rotate-secret <id> [--secret whsec_…|-]`: rotates a webhook sentinel's secret through the daemon. */
 import { DaemonClient } from "../daemon-client.js";
 import { printJson, println } from "../output.js";
+import { secretFrom } from "../secret-input.js";
 
 export interface RotateOptions {
   /** A `whsec_` secret, or `-` to read it from stdin; absent: the daemon generates one. */
@@ -17,7 +18,7 @@ interface RotationResult {
 }
 
 export async function rotateSecret(id: string, opts: RotateOptions): Promise<void> {
-  const secret = opts.secret === "-" ? (await readStdin()).trim() : opts.secret;
+  const secret = await secretFrom(opts);
   const client = await DaemonClient.connect();
   const r = await client.request<RotationResult>("POST", `/sentinels/${encodeURIComponent(id)}/rotate-secret`, secret === undefined ? {} : { secret });
   if (opts.json) return printJson(r);
@@ -34,8 +35,3 @@ export async function rotateSecret(id: string, opts: RotateOptions): Promise<voi
   println(`the previous secret also signs until ${new Date(r.dualSignUntil!).toISOString()}`);
 }
 
-async function readStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString("utf8");
-}

@@ -21,14 +21,50 @@ const target = (s: SentinelProjection) => {
   return main === undefined ? String(kind) : `${String(kind)}:${String(main)}`;
 };
 
+interface OutboxCounts {
+  pending: number;
+  delivered: number;
+  dead: number;
+}
+
+const outboxOf = (s: SentinelStatus): OutboxCounts | undefined => (s.target as { outbox?: OutboxCounts } | undefined)?.outbox;
+
+/**
+ * The DELIVERED column: events the target actually delivered. `deliveredCount` counts events the
+ * target accepted (what `until: count` counts); for a webhook target that includes rows still
+ * pending or dead, so its cell is the outbox's delivered rows, with the others beside them.
+ */
+function deliveredCell(s: SentinelProjection, counts: OutboxCounts | undefined): string {
+  if (!counts) return String(s.deliveredCount);
+  const rest = [counts.pending && `${counts.pending} pending`, counts.dead && `${counts.dead} dead`].filter(Boolean);
+  return rest.length ? `${counts.delivered} (${rest.join(", ")})` : String(counts.delivered);
+}
+
 export async function list(json: boolean): Promise<void> {
-  const { sentinels } = await (await DaemonClient.connect()).request<{ sentinels: SentinelProjection[] }>("GET", "/sentinels");
+  const client = await DaemonClient.connect();
+  const { sentinels } = await client.request<{ sentinels: SentinelProjection[] }>("GET", "/sentinels");
   if (json) return printJson({ sentinels });
   if (!sentinels.length) return println(dim("no sentinels; create one with `svc sentinel watch`"));
+  const counts = await Promise.all(
+    sentinels.map(async (s) => (s.spec.target.kind === "webhook" ? outboxOf(await client.request<SentinelStatus>("GET", `/sentinels/${encodeURIComponent(s.id)}`)) : undefined)),
+  );
   printTable(
     ["ID", "STATUS", "PROVIDER", "MATCH", "UNTIL", "TARGET", "DELIVERED", "LABEL"],
-    sentinels.map((s) => [s.id, s.status, s.spec.provider, subjects(s), formatUntil(s.spec.until), target(s), s.deliveredCount, s.spec.label]),
+    sentinels.map((s, i) => [s.id, s.status, s.spec.provider, subjects(s), formatUntil(s.spec.until), target(s), deliveredCell(s, counts[i]), s.spec.label]),
   );
+}
+
+const iso = (ms: unknown) => (typeof ms === "number" ? new Date(ms).toISOString() : "");
+
+interface StatusRow {
+  eventId: string;
+  status: string;
+  deadReason?: string;
+  attempts: number;
+  lastError: string | null;
+  lastAt: number | null;
+  createdAt: number;
+  replays?: number;
 }
 
 export async function status(id: string, json: boolean): Promise<void> {
@@ -41,16 +77,34 @@ export async function status(id: string, json: boolean): Promise<void> {
     ["match", subjects(s)],
     ["until", formatUntil(s.spec.until)],
     ["target", JSON.stringify(s.spec.target)],
-    ["delivered", s.deliveredCount],
+    ["accepted", s.deliveredCount],
     ["label", s.spec.label],
     ["group", s.spec.group],
     ["created", new Date(s.createdAt).toISOString()],
     ["updated", new Date(s.updatedAt).toISOString()],
   ];
   for (const [k, v] of rows) if (v !== undefined) println(`${k.padEnd(10)} ${String(v)}`);
-  if (s.target) {
+  const t = s.target as { outbox?: OutboxCounts & { rows?: StatusRow[] }; rotatedAt?: number } | undefined;
+  if (t?.outbox) {
+    const { delivered, pending, dead, rows: outboxRows = [] } = t.outbox;
+    println(`outbox     ${delivered} delivered, ${pending} pending, ${dead} dead`);
+    if (t.rotatedAt) println(`rotated    ${iso(t.rotatedAt)}`);
+    if (outboxRows.length === 0) return;
+    println("");
+    printTable(
+      ["EVENT", "STATUS", "ATTEMPTS", "LAST ATTEMPT", "CREATED", "LAST ERROR"],
+      outboxRows.map((r) => [
+        r.eventId,
+        r.status + (r.deadReason ? ` (${r.deadReason})` : "") + (r.replays ? `, replayed ${r.replays}x` : ""),
+        r.attempts,
+        iso(r.lastAt),
+        iso(r.createdAt),
+        r.lastError ?? "",
+      ]),
+    );
+  } else if (t) {
     println("target status:");
-    for (const line of JSON.stringify(s.target, null, 2).split("\n")) println(`  ${line}`);
+    for (const line of JSON.stringify(t, null, 2).split("\n")) println(`  ${line}`);
   }
 }
 

@@ -46,13 +46,18 @@ export function parseUntil(text: string): Record<string, unknown> {
   throw usageError(`--until must be never, count:<n>, at:<ISO time or epoch ms> or subject_terminal, got ${JSON.stringify(text)}`);
 }
 
+/** Match clauses for `subjects`, each with the `--types` globs (comma-separated) when given. */
+export function matchClauses(subjects: readonly string[], typesFlag: string | undefined): Array<Record<string, unknown>> {
+  const types = typesFlag?.split(",").map((t) => t.trim()).filter(Boolean);
+  if (typesFlag !== undefined && !types?.length) throw usageError("--types needs at least one type glob");
+  return subjects.map((subject) => ({ subject, ...(types ? { types } : {}) }));
+}
+
 export function buildWatchSpec(subject: string | undefined, opts: WatchOptions): Record<string, unknown> {
   if ((subject === undefined) === (opts.pr === undefined)) throw usageError("give either a <subject> or --pr <url>, not both");
   const s = subject ?? prSubject(opts.pr!);
-  const types = opts.types?.split(",").map((t) => t.trim()).filter(Boolean);
-  if (opts.types !== undefined && !types?.length) throw usageError("--types needs at least one type glob");
   return {
-    match: [{ subject: s, ...(types ? { types } : {}) }],
+    match: matchClauses([s], opts.types),
     until: parseUntil(opts.until ?? (opts.pr ? "subject_terminal" : "never")),
     target: { kind: "session", sessionId: opts.session, ...(opts.urgency ? { urgency: opts.urgency } : {}) },
     ...(opts.provider ? { provider: opts.provider } : {}),

@@ -7,6 +7,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolCallContext, ToolDef } from "../../plugin-api/tools.js";
 import { SVC_VERSION } from "../../version.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
+import { requireToken } from "../authorization.js";
 
 export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallContext): McpServer {
   const server = new McpServer({ name: "svc", version: SVC_VERSION }, { capabilities: { tools: {} } });
@@ -21,6 +22,7 @@ export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallConte
       },
       async (input: Record<string, unknown>) => {
         try {
+          if (tool.requires === "token") requireToken(tool.name, ctx.principal);
           return toolSuccess(await tool.handler(input as never, ctx));
         } catch (err) {
           return toolFailure(err);

@@ -130,6 +130,19 @@ export class Outbox {
     return ok === true;
   }
 
+  /**
+   * Moves terminal rows back to pending for a replay (one durable append): attempts reset, the
+   * same stored body and webhook-id, `replays` counted. Returns the rows that changed (a row that
+   * is pending, or gone, is left alone).
+   */
+  async replay(requestIds: readonly string[]): Promise<OutboxRow[]> {
+    const rows = requestIds.map((id) => this.table.get(id)).filter((r): r is OutboxRow => r !== undefined && isTerminal(r));
+    if (rows.length === 0) return [];
+    const at = this.opts.now();
+    const results = await this.journal.append(rows.map((r) => ({ op: "replay" as const, requestId: r.requestId, at })));
+    return rows.filter((_, i) => results[i] === true);
+  }
+
   /** Moves a pending row to dead with `reason`, keeping its delivery state. */
   async kill(requestId: string, reason: DeadReason, lastError?: string): Promise<boolean> {
     const row = this.table.get(requestId);

@@ -86,6 +86,20 @@ export class RowTable {
         this.track(row);
         return true;
       }
+      case "replay": {
+        const row = this.rows.get(rec.requestId);
+        if (!row || !isTerminal(row)) return false;
+        row.status = "pending";
+        row.deliveryState = { attempts: 0, lastError: null, lastAt: null };
+        delete row.deadReason;
+        row.replays = (row.replays ?? 0) + 1;
+        row.replayedAt = rec.at;
+        row.updatedAt = rec.at;
+        // Pending again: no longer an eviction candidate.
+        this.terminalSeen.delete(rec.requestId);
+        this.terminalUnseen.delete(rec.requestId);
+        return true;
+      }
       case "remove": {
         const row = this.rows.get(rec.requestId);
         if (!row) return false;

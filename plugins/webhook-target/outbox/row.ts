@@ -31,7 +31,7 @@ export interface OutboxRow {
   requestId: string;
   eventId: string;
   bodyBytes: BodyRef;
-  /** Always null in v1: rows are non-replayable. */
+  /** Always null in v1 (SPEC.md). A replay resends the row's stored bytes; it needs no cursor. */
   cursor: null;
   deliveryState: DeliveryState;
   status: RowStatus;
@@ -41,6 +41,9 @@ export interface OutboxRow {
   updatedAt: number;
   /** The engine was told (markSeen) that the event's delivery is terminal. */
   seen: boolean;
+  /** How many times the row was sent again by a replay (`svc sentinel replay`), and when last. */
+  replays?: number;
+  replayedAt?: number;
 }
 
 /** One line of the state journal. */
@@ -48,7 +51,9 @@ export type JournalRecord =
   | { seq: number; op: "add"; row: OutboxRow; /** The exact body, base64, until compaction moves it to its file. */ body?: string }
   | { seq: number; op: "update"; requestId: string; status: RowStatus; deliveryState: DeliveryState; deadReason?: DeadReason; at: number }
   | { seq: number; op: "seen"; requestId: string }
-  | { seq: number; op: "remove"; requestId: string };
+  | { seq: number; op: "remove"; requestId: string }
+  /** A terminal row back to pending for a replay: attempts reset, same stored body and webhook-id. */
+  | { seq: number; op: "replay"; requestId: string; at: number };
 
 export type NewRecord = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, "seq"> : never) : never;
 

@@ -62,6 +62,28 @@ describe("webhook outbox", () => {
     expect((await again.readBody(back)).equals(body("e1", "snt_1", 1000))).toBe(true);
   });
 
+  it("replays a terminal row back to pending (attempts reset, same body), durably, and never a pending one", async () => {
+    const ob = await open();
+    const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1", "snt_1", 500) });
+    const { row: live } = await ob.add({ sentinelId: "snt_1", eventId: "e2", body: body("e2") });
+    await ob.update(row.requestId, { status: "dead", deliveryState: { attempts: 5, lastError: "x.test answered HTTP 500", lastAt: 5 }, deadReason: "delivered_rejected" });
+    clock.advance(1_000);
+    const changed = await ob.replay([row.requestId, live.requestId, "req_gone"]);
+    expect(changed.map((r) => r.requestId)).toEqual([row.requestId]);
+    await ob.close();
+    const again = await open();
+    const back = again.get(row.requestId)!;
+    expect(back).toMatchObject({ status: "pending", deliveryState: { attempts: 0, lastError: null, lastAt: null }, replays: 1, replayedAt: clock.now() });
+    expect(back.deadReason).toBeUndefined();
+    expect((await again.readBody(back)).equals(body("e1", "snt_1", 500))).toBe(true);
+    // After a compaction (the snapshot carries the fields) and a second replay.
+    await again.update(row.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 9 } });
+    await again.replay([row.requestId]);
+    await again.compact();
+    await again.close();
+    expect((await open()).get(row.requestId)).toMatchObject({ status: "pending", replays: 2 });
+  });
+
   it("implements the state table: terminal rows never change status again", async () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });

@@ -1,0 +1,55 @@
+/**
+ * `svc webhooks add <url> --subject <s>…`: creates a sentinel with a webhook target through the
+ * daemon's sentinel store (SPEC.md keeps `sentinel watch` for session targets). The daemon
+ * challenge-verifies the URL before anything is stored.
+ */
+import { randomBytes } from "node:crypto";
+import { DaemonClient } from "../daemon-client.js";
+import { printJson, println, usageError } from "../output.js";
+import { secretFrom } from "../secret-input.js";
+import { matchClauses, parseUntil } from "../sentinel/watch.js";
+import type { SentinelProjection } from "../../sentinels/service.js";
+
+export interface AddWebhookOptions {
+  subject?: string[];
+  types?: string;
+  until?: string;
+  provider?: string;
+  secret?: string;
+  secretEnv?: string;
+  label?: string;
+  group?: string;
+  json?: boolean;
+}
+
+export const ADD_EXAMPLE = "svc webhooks add https://hooks.example.com/svc --subject 'ci:api*' --secret-env WEBHOOK_SECRET";
+
+export function buildWebhookSpec(url: string, opts: AddWebhookOptions, secret: string): Record<string, unknown> {
+  if (!opts.subject?.length) throw usageError(`give at least one --subject to match, e.g. ${ADD_EXAMPLE}`);
+  return {
+    match: matchClauses(opts.subject, opts.types),
+    until: parseUntil(opts.until ?? "never"),
+    target: { kind: "webhook", url, secret },
+    ...(opts.provider ? { provider: opts.provider } : {}),
+    ...(opts.label ? { label: opts.label } : {}),
+    ...(opts.group ? { group: opts.group } : {}),
+  };
+}
+
+/** A fresh Standard Webhooks secret: 32 random bytes, canonical base64, as the daemon generates. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBytes(32).toString("base64")}`;
+}
+
+export async function addWebhook(url: string, opts: AddWebhookOptions): Promise<void> {
+  const given = await secretFrom(opts);
+  const secret = given ?? generateWebhookSecret();
+  const spec = buildWebhookSpec(url, opts, secret);
+  const created = await (await DaemonClient.connect()).request<SentinelProjection>("POST", "/sentinels", spec);
+  if (opts.json) return printJson(given === undefined ? { ...created, secret } : created);
+  println(`${created.id} delivering ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → ${url} (challenge verified)`);
+  if (given === undefined) {
+    println("secret (shown once, store it with your receiver now):");
+    println(secret);
+  }
+}
