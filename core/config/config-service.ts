@@ -2,8 +2,15 @@
  * The configuration as services see it: the latest good effective configuration, its warnings,
  * and a reload that keeps the last good one when the file turns bad.
  */
-import type { ValueSource } from "./resolve.js";
 import type { DEFAULTS, SvcConfigFile } from "./schema.js";
+
+/** Where an effective value came from (highest precedence first: flag, env, profile, config, default). */
+export type ValueSource =
+  | { kind: "flag"; name: string }
+  | { kind: "env"; name: string }
+  | { kind: "profile"; name: string }
+  | { kind: "config" }
+  | { kind: "default" };
 
 export interface ConfigSnapshot {
   /** The raw file tree as parsed from JSON (`{}` when the file is absent). */

@@ -15,7 +15,6 @@ const REACH_SECTIONS = new Set([
   "activeProfile",
   "profileAliases",
   "corpusPresetPackages",
-  "extJudge",
   "webhooks",
 ]);
 
@@ -26,6 +25,9 @@ const REACH_PATHS: readonly (readonly string[])[] = [
   ["daemon", "port"],
   ["daemon", "allowedOrigins"],
   ["features", "llmEndpoint"],
+  // Where the judge's API key is sent, and the key itself; extJudge.model widens nothing.
+  ["extJudge", "baseUrl"],
+  ["extJudge", "apiKey"],
 ];
 
 /**

@@ -7,7 +7,9 @@ import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import type { z } from "zod";
 import { SvcError } from "../errors.js";
 import { FILES, expandTilde, svcHome } from "../storage/paths.js";
-import type { EffectiveConfig } from "./config-service.js";
+import type { EffectiveConfig, ValueSource } from "./config-service.js";
+
+export type { ValueSource };
 import { getAt, leaves, setAt, splitKey } from "./dotted-path.js";
 import { ENV_OVERRIDES, readEnvOverride } from "./env-overrides.js";
 import { keyTraits } from "./key-traits.js";
@@ -21,12 +23,6 @@ export interface ConfigFlags {
 }
 
 /** Where a value came from. */
-export type ValueSource =
-  | { kind: "flag"; name: string }
-  | { kind: "env"; name: string }
-  | { kind: "profile"; name: string }
-  | { kind: "config" }
-  | { kind: "default" };
 
 export interface ResolveResult {
   effective: EffectiveConfig;

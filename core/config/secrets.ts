@@ -9,6 +9,7 @@
  * know; it cannot see a leaf's path, so the two rules are separate on purpose.
  */
 import { splitKey } from "./dotted-path.js";
+import { REDACTED, SECRET_ENV_NAME } from "../plugin-api/redaction.js";
 
 export const SECRET_PATTERNS: readonly string[] = [
   "daemon.authToken",
@@ -20,13 +21,8 @@ export const SECRET_PATTERNS: readonly string[] = [
   "profiles.*.tunnel.token",
 ];
 
-export const REDACTED = "[redacted]";
 
-/**
- * Names of environment variables that hold a secret by convention (`ANTHROPIC_API_KEY`,
- * `GH_TOKEN`, `DB_PASSWORD`): in a spawn recipe's `env` map, their values are secrets.
- */
-export const SECRET_ENV_NAME = /(KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)$/i;
+export { REDACTED, SECRET_ENV_NAME };
 
 /** The spawn recipes' environment maps, whose secret-named variables ({@link SECRET_ENV_NAME}) are secrets. */
 const SECRET_ENV_MAPS: readonly string[] = ["acpAgents.*.env", "terminalPresets.*.env"];

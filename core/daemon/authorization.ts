@@ -52,7 +52,7 @@ export const OPERATIONS = {
     [], ["config_get", "model_roles"], ["config show", "config get"]),
   "config.write": op("change a configuration key that does not widen reach (defaults, models, sessions, spawn, worktrees, …)", "local",
     [], ["config_set"], ["config set", "config unset"]),
-  "config.write-reach": op("change a key that widens reach: daemon.authToken|bind|port|allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, activeProfile, profileAliases, corpusPresetPackages, extJudge, features.llmEndpoint, defaults.adapters.*.auth", "token",
+  "config.write-reach": op("change a key that widens reach: daemon.authToken|bind|port|allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, activeProfile, profileAliases, corpusPresetPackages, extJudge.baseUrl|apiKey, features.llmEndpoint, defaults.adapters.*.auth", "token",
     [], ["config_set (those keys)"], ["config set", "config unset"]),
   "session.read": op("list sessions, show one, its recap, transcript and conversation", "local",
     ["GET /sessions", "GET /sessions/:id", "GET /sessions/:id/recap", "GET /sessions/:id/events", "GET /conversations", "GET /conversations/:id"], ["session_list", "session_recap"], ["sessions list", "sessions export"]),

@@ -8,6 +8,9 @@ export type { ToolDef, ToolRegistry, ToolCallContext } from "./tools.js";
 export type { Egress, EgressResponse, EgressFailure } from "./egress.js";
 export { EGRESS_MAX_BODY_BYTES } from "./egress.js";
 export * from "./limits.js";
+export { REDACTED, SECRET_ENV_NAME } from "./redaction.js";
+/** The curated ACP agent catalog (SPEC.md `acpAgents`): a host default that config entries shadow. */
+export { ACP_CATALOG, type AcpRecipe } from "../config/acp-catalog.js";
 /** The SSRF gate's URL rule (what `ctx.service("egress")` applies first): a parseable `https:` URL, else SvcError `non_https`. */
 export { parseHttpsUrl } from "../egress/gate.js";
 export { hostOf } from "../runtime/logger.js";

@@ -3,7 +3,6 @@
  * start sessions (ACP agents, terminal presets, `@svc/adapter-<slug>` packages), plus the
  * "sessions" host service that targets (the session target) deliver into.
  */
-import type { AdapterInstance } from "./adapter.js";
 
 export type SpawnOptionValue = boolean | number | string;
 
@@ -62,6 +61,25 @@ export interface AdapterSession {
   write?(data: string): void;
   /** Ends the session and its process. */
   stop(): Promise<void>;
+}
+
+/**
+ * What an adapter plugin's `setup` returns: the one contract the session runtime (core/sessions)
+ * calls to start sessions (ACP agents, terminal presets, `@svc/adapter-<slug>` packages).
+ *
+ * A package adapter serves the slug equal to its `kind`: `svc sessions start --adapter <kind>`
+ * starts it, ahead of a config `acpAgents` entry or catalog entry of the same slug.
+ */
+export interface AdapterInstance {
+  /**
+   * Starts one session. Report what it does through `sink` (every call counts as activity) and
+   * call `sink.exited` when it ends, including after {@link AdapterSession.stop}.
+   */
+  start(spec: SessionStartSpec, sink: SessionUpdateSink): Promise<AdapterSession>;
+  /** Adapter slugs this plugin can start (a dynamic adapter, like ACP, serves many). */
+  slugs?(): string[] | Promise<string[]>;
+  /** A dynamic adapter (ACP) says where its recipe for `slug` comes from, or undefined when it has none. */
+  sourceOf?(slug: string): "config" | "catalog" | undefined;
 }
 
 /** An adapter plugin that starts sessions: the same type as {@link AdapterInstance}, under the session runtime's name. */

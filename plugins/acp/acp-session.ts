@@ -2,7 +2,7 @@ import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
 import { SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
-import type { AcpRecipe } from "./catalog.js";
+import type { AcpRecipe } from "../../core/plugin-api/index.js";
 import type { ResolvedRecipe } from "./recipes.js";
 import { ClientFs, type ClientFsOptions } from "./client-fs.js";
 import { sessionSecrets, StderrTail } from "./stderr-tail.js";

@@ -2,7 +2,7 @@ import { defineAdapter, SvcError, type SessionAdapterInstance } from "../../core
 import { startAcpSession } from "./acp-session.js";
 import { allRecipes, resolveRecipe } from "./recipes.js";
 
-export { ACP_CATALOG, type AcpRecipe } from "./catalog.js";
+export { ACP_CATALOG, type AcpRecipe } from "../../core/plugin-api/index.js";
 export { resolveRecipe, allRecipes, type ResolvedRecipe } from "./recipes.js";
 
 /**

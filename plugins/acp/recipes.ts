@@ -1,4 +1,4 @@
-import { ACP_CATALOG, type AcpRecipe } from "./catalog.js";
+import { ACP_CATALOG, type AcpRecipe } from "../../core/plugin-api/index.js";
 
 export interface ResolvedRecipe {
   slug: string;

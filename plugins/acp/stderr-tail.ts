@@ -1,5 +1,4 @@
-import { REDACTED, SECRET_ENV_NAME } from "../../core/config/secrets.js";
-import type { SessionStartSpec } from "../../core/plugin-api/index.js";
+import { REDACTED, SECRET_ENV_NAME, type SessionStartSpec } from "../../core/plugin-api/index.js";
 
 const MAX_CHUNKS = 20;
 

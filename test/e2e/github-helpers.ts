@@ -21,9 +21,9 @@ export async function fakeGhEnv(fixture: string): Promise<{ env: NodeJS.ProcessE
   };
 }
 
-export async function mcpClient(baseUrl: string): Promise<Client & { json(name: string, args?: Record<string, unknown>): Promise<any> }> {
+export async function mcpClient(baseUrl: string, token?: string): Promise<Client & { json(name: string, args?: Record<string, unknown>): Promise<any> }> {
   const client = new Client({ name: "svc-e2e", version: "0.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", baseUrl)));
+  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", baseUrl), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined));
   return Object.assign(client, {
     async json(name: string, args: Record<string, unknown> = {}) {
       const out = await client.callTool({ name, arguments: args });

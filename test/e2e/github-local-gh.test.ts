@@ -12,7 +12,7 @@ describe("e2e: local-gh replays recorded GitHub API responses (fake gh on PATH) 
   });
 
   it("lists the sentinel tools and reports local-gh ready (gh on PATH and authenticated)", async () => {
-    const mcp = await mcpClient(fx.daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl, fx.daemon.token);
     const names = (await mcp.listTools()).tools.map((t) => t.name);
     expect(names).toEqual(expect.arrayContaining(["sentinel_watch", "sentinel_list", "sentinel_unwatch", "sentinel_poll_now", "list_sentinel_adapters", "setup_sentinel_provider"]));
     const { providers } = await mcp.json("list_sentinel_adapters");
@@ -22,7 +22,7 @@ describe("e2e: local-gh replays recorded GitHub API responses (fake gh on PATH) 
   });
 
   it("matches the right sentinels, ends the pull request's sentinel when it merges, and never delivers twice", async () => {
-    const mcp = await mcpClient(fx.daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl, fx.daemon.token);
     const stream = await eventStream(fx.daemon.baseUrl);
     const pr = await mcp.json("sentinel_watch", { prUrl: "https://github.com/Acme/API/pull/42", sessionId: "ses_e2e_pr" });
     expect(pr.spec).toMatchObject({ match: [{ subject: "github:acme/api#42" }], provider: "local-gh", until: { kind: "subject_terminal" } });
@@ -61,7 +61,7 @@ describe("e2e: local-gh replays recorded GitHub API responses (fake gh on PATH) 
   });
 
   it("sentinel_watch validates its input: one of subject or prUrl, a session, known providers", async () => {
-    const mcp = await mcpClient(fx.daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl, fx.daemon.token);
     await expect(mcp.json("sentinel_watch", { subject: "github:a/b", prUrl: "https://github.com/a/b/pull/1", sessionId: "s" })).rejects.toMatchObject({
       result: { error: { code: "invalid_input" } },
     });

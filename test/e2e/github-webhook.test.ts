@@ -39,7 +39,7 @@ describe("e2e: signed GitHub webhooks delivered to a real daemon", () => {
   });
 
   it("setup_sentinel_provider stores the secret 0600 in credentials.json and never shows it back", async () => {
-    const mcp = await mcpClient(fx.daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl, fx.daemon.token);
     const out = await mcp.json("setup_sentinel_provider", { provider: "webhook", settings: { secret: SECRET, publicBaseUrl: BASE } });
     expect(out).toMatchObject({ provider: "webhook", configured: { secretSet: true, publicBaseUrl: BASE, hookUrl: `${BASE}/providers/webhook/github` } });
     expect(JSON.stringify(out)).not.toContain(SECRET);
@@ -53,7 +53,7 @@ describe("e2e: signed GitHub webhooks delivered to a real daemon", () => {
   });
 
   it("matches signed deliveries to the right sentinels, drops a redelivery, refuses bad signatures, and manages hooks by reference count", async () => {
-    const mcp = await mcpClient(fx.daemon.baseUrl);
+    const mcp = await mcpClient(fx.daemon.baseUrl, fx.daemon.token);
     const stream = await eventStream(fx.daemon.baseUrl);
     const pr = await mcp.json("sentinel_watch", { subject: "github:Acme-Org/API#42", provider: "webhook", sessionId: "ses_wh_pr" });
     const created = await fx.daemon.fetch("/sentinels", {

@@ -1,7 +1,6 @@
 import { delimiter, isAbsolute, join } from "node:path";
 import { accessSync, constants } from "node:fs";
-import { ACP_CATALOG } from "../../../plugins/acp/catalog.js";
-import type { AcpRecipe } from "../../../plugins/acp/catalog.js";
+import { ACP_CATALOG, type AcpRecipe } from "../../config/acp-catalog.js";
 
 export interface AcpListingRow {
   slug: string;

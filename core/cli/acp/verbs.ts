@@ -3,7 +3,7 @@ import { setConfigKey, unsetConfigKey } from "../../config/write.js";
 import { SvcError } from "../../errors.js";
 import { KindTable } from "../../plugin-host/registry.js";
 import { declaredPlugins, scanPackages } from "../../plugin-host/scan.js";
-import type { AcpRecipe } from "../../../plugins/acp/catalog.js";
+import type { AcpRecipe } from "../../config/acp-catalog.js";
 import { configFilePath } from "../../config/config-path.js";
 import { dim, printJson, printTable, println, warn } from "../output.js";
 import { acpListing } from "./listing.js";

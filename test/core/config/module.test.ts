@@ -80,7 +80,16 @@ describe("the config daemon module", () => {
 
   it("config_set refuses extJudge.apiKey and invalid values, leaving the file unchanged", async () => {
     const before = await readFile(file, "utf8");
-    const key = await call("config_set", { key: "extJudge.apiKey", value: "sk-never-logged" });
+    // A loopback caller without the token may not touch extJudge (it decides where the judge key goes).
+    const anon = await call("config_set", { key: "extJudge.apiKey", value: "sk-never-logged" });
+    expect(anon.isError).toBe(true);
+    expect(anon.content[0]!.text).toMatch(/bearer token/);
+    expect(anon.content[0]!.text).not.toContain("sk-never-logged");
+    // With the token, the key is still refused: it is never written through a tool.
+    const owner = new Client({ name: "config-test-owner", version: "0.0.0" });
+    await owner.connect(new StreamableHTTPClientTransport(new URL("/mcp", `http://127.0.0.1:${daemon.info.port}`), { requestInit: { headers: { authorization: "Bearer stable-secret-token-000" } } }));
+    const key = (await owner.callTool({ name: "config_set", arguments: { key: "extJudge.apiKey", value: "sk-never-logged" } })) as ToolOut;
+    await owner.close();
     expect(key.isError).toBe(true);
     expect(key.content[0]!.text).toMatch(/hand-edit/i);
     expect(key.content[0]!.text).not.toContain("sk-never-logged");

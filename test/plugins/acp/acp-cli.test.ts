@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { ACP_CATALOG } from "../../../plugins/acp/catalog.js";
+import { ACP_CATALOG } from "../../../core/config/acp-catalog.js";
 import { makeTempHome, runCli } from "../../support/cli.js";
 
 let tmp: { home: string; cleanup(): Promise<void> };
