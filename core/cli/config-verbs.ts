@@ -54,9 +54,13 @@ export async function getConfig(key: string, opts: { json?: boolean; source?: bo
 
 export async function setConfig(key: string, text: string, opts: { string?: boolean }): Promise<void> {
   const value = parseCliValue(text, opts.string);
-  const result = await setConfigKey(configFilePath(), key, value);
+  const path = configFilePath();
+  const result = await setConfigKey(path, key, value);
   for (const w of result.warnings) warn(w);
-  println(holdsSecret(parseKey(key)) ? `set ${key}` : `set ${key} = ${JSON.stringify(value)}`);
+  const secret = holdsSecret(parseKey(key));
+  // A secret just written to a file others can read: say so now, not at the next `config show`.
+  if (secret) await warnIfReadableByOthers(path, [key]);
+  println(secret ? `set ${key}` : `set ${key} = ${JSON.stringify(value)}`);
 }
 
 export async function unsetConfig(key: string): Promise<void> {
@@ -71,9 +75,12 @@ export function printSchema(): void {
 
 /** Warns when the file holds secrets (extJudge.apiKey, tokens, API keys in env maps) and group or others can read it. */
 async function warnOpenSecretFile(snap: ConfigSnapshot): Promise<void> {
-  const keys = snap.exists ? secretKeysIn(snap.raw) : [];
+  await warnIfReadableByOthers(snap.path, snap.exists ? secretKeysIn(snap.raw) : []);
+}
+
+async function warnIfReadableByOthers(path: string, keys: readonly string[]): Promise<void> {
   if (keys.length === 0) return;
-  const mode = (await stat(snap.path)).mode & 0o777;
+  const mode = (await stat(path)).mode & 0o777;
   const named = keys.length <= 3 ? keys.join(", ") : `${keys.slice(0, 3).join(", ")} and ${keys.length - 3} more`;
-  if (mode & 0o044) warn(`${snap.path} holds ${named} and is readable by group or others (mode ${mode.toString(8).padStart(4, "0")}); run chmod 600 ${snap.path}`);
+  if (mode & 0o044) warn(`${path} holds ${named} and is readable by group or others (mode ${mode.toString(8).padStart(4, "0")}); run chmod 600 ${path}`);
 }

@@ -1,5 +1,5 @@
 /** Console output for the CLI: JSON, tables, and colour only when wanted (NO_COLOR honoured). */
-import { SvcError, toSvcError } from "../errors.js";
+import { SvcError, toPublicError, toSvcError } from "../errors.js";
 
 export function useColor(stream: NodeJS.WriteStream = process.stdout, env = process.env): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
@@ -40,8 +40,12 @@ export function printTable(headers: string[], rows: Array<Array<string | number 
 }
 
 /** Prints an error as the CLI shows errors and returns the exit code (1, or 2 for usage). */
-export function reportError(err: unknown): number {
+export function reportError(err: unknown, options: { json?: boolean } = {}): number {
   const e = toSvcError(err);
+  if (options.json) {
+    printJson({ error: toPublicError(err).toJSON() });
+    return e.code === "usage" ? 2 : 1;
+  }
   process.stderr.write(`${red("error:", process.stderr)} ${e.message}\n`);
   if (Array.isArray(e.details) && e.details.length > 1) {
     for (const d of e.details) process.stderr.write(`  - ${d.path}: ${d.message}\n`);

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from "commander";
 import { SVC_VERSION } from "../version.js";
 import { reportError } from "./output.js";
+import { SvcError } from "../errors.js";
 import { registerServe } from "./commands/serve.js";
 import { registerConfig } from "./commands/config.js";
 import { registerAdapters } from "./commands/adapters.js";
@@ -13,15 +14,16 @@ import { registerWebhooks } from "./commands/webhooks.js";
 import { registerSessions } from "./commands/sessions.js";
 import { registerAcp } from "./commands/acp.js";
 
-export function buildProgram(): Command {
+export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
   const program = new Command("svc")
     .description("Local agent daemon and CLI: plugin host, sentinels, signed webhooks, agent sessions")
     .version(SVC_VERSION, "-V, --version")
-    .showHelpAfterError("(run with --help for usage)")
+    .showHelpAfterError(options.jsonErrors ? false : "(run with --help for usage)")
     .exitOverride()
     .configureOutput({
       writeErr: (s) => process.stderr.write(s),
-      outputError: (s, write) => write(s),
+      // With --json, a usage error is printed once, as JSON, by runCli.
+      outputError: (s, write) => (options.jsonErrors ? undefined : write(s)),
     });
   for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp]) {
     register(program);
@@ -31,7 +33,9 @@ export function buildProgram(): Command {
 
 /** Runs the CLI; returns the exit code (0 success, 1 failure, 2 usage error). */
 export async function runCli(argv: string[]): Promise<number> {
-  const program = buildProgram();
+  // A verb run with --json reports its errors as JSON too (`{"error": {code, message, details?}}` on stdout).
+  const json = argv.includes("--json");
+  const program = buildProgram({ jsonErrors: json });
   try {
     await program.parseAsync(argv, { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;
@@ -39,8 +43,8 @@ export async function runCli(argv: string[]): Promise<number> {
     if (err instanceof CommanderError) {
       if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
       if (err.code === "commander.executeSubCommandAsync") return err.exitCode;
-      return 2;
+      return json ? reportError(new SvcError("usage", err.message.replace(/^error: /, "")), { json }) : 2;
     }
-    return reportError(err);
+    return reportError(err, { json });
   }
 }

@@ -47,7 +47,7 @@ export function validateConfigTree(path: string, raw: unknown): { raw: Record<st
     const lines = result.error.issues.map((issue) => {
       const key = formatPath("", issue.path);
       const found = valueAt(tree, issue.path);
-      return `key ${key}: found ${describeAt(issue.path, found)}, allowed: ${allowedFrom(issue.message)}`;
+      return `key ${key}: ${foundAllowed(issue.path, found, issue.message)}`;
     });
     throw new SvcError("config_invalid", `${path}: ${lines.join("\n  ")}`, { details });
   }
@@ -61,7 +61,7 @@ export function validateConfigTree(path: string, raw: unknown): { raw: Record<st
       else {
         const issue = parsed.error.issues[0]!;
         const at = ["acpAgents", slug, ...issue.path.map(String)];
-        warnings.push(`${path}: acpAgents.${slug} dropped: key ${at.join(".")}: found ${describeAt(at, valueAt(entry, issue.path))}, allowed: ${allowedFrom(issue.message)}`);
+        warnings.push(`${path}: acpAgents.${slug} dropped: key ${at.join(".")}: ${foundAllowed(at, valueAt(entry, issue.path), issue.message)}`);
       }
     }
     config.acpAgents = kept;
@@ -76,6 +76,16 @@ export function validateConfigTree(path: string, raw: unknown): { raw: Record<st
     config.worktrees!.provisionConcurrencyByRepo = kept;
   }
   return { raw: tree, config, warnings };
+}
+
+/**
+ * "found <what>, allowed: <what is allowed>", or the schema's own sentence when it already names
+ * both ("must be 0..65535, got 70000", see schema.ts's bounded). A secret value is never shown.
+ */
+export function foundAllowed(path: ReadonlyArray<PropertyKey>, found: unknown, message: string): string {
+  const shown = describeAt(path, found);
+  if (/^must be .*, got /.test(message) && !shown.endsWith("(value hidden)")) return message;
+  return `found ${shown}, allowed: ${allowedFrom(message.replace(/, got .*$/, ""))}`;
 }
 
 /** Turns a zod issue message into "what is allowed". */

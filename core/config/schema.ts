@@ -14,8 +14,21 @@ const nonEmpty = z.string().min(1);
 const stringRecord = z.record(z.string(), z.string());
 const WS_URL = /^wss?:\/\/[^\s/?#]+\S*$/;
 
+/**
+ * A number with bounds whose errors read like a person would say them: "must be 0..65535, got
+ * 70000", "must be at least 0, got -1", "must be a whole number, got 1.5".
+ */
+function bounded(opts: { min?: number; max?: number; int?: boolean }): z.ZodNumber {
+  const range = opts.max === undefined ? `at least ${opts.min}` : opts.min === undefined ? `at most ${opts.max}` : `${opts.min}..${opts.max}`;
+  const got = (i: { input?: unknown }) => `must be ${range}, got ${String(i.input)}`;
+  let n = opts.int ? z.number().int({ error: (i) => `must be a whole number, got ${String(i.input)}` }) : z.number();
+  if (opts.min !== undefined) n = n.min(opts.min, { error: got });
+  if (opts.max !== undefined) n = n.max(opts.max, { error: got });
+  return n;
+}
+
 export const daemonSchema = z.looseObject({
-  port: z.number().int().min(0).max(65535).optional().describe("Listen port (0 picks a free port)"),
+  port: bounded({ min: 0, max: 65535, int: true }).optional().describe("Listen port (0 picks a free port)"),
   bind: nonEmpty.optional().describe("Bind address (loopback only by default)"),
   allowedOrigins: z.array(nonEmpty).optional().describe("CORS allow-list for browser callers of the daemon API"),
   authToken: nonEmpty.optional().describe("Stable bearer token (secret); `svc serve --auth-token` overrides it"),
@@ -52,7 +65,7 @@ export const adapterDefaultsSchema = z.looseObject({
   auth: adapterAuthSchema.optional().describe("Billing-auth defaults merged at spawn"),
 });
 
-const pct = z.number().min(0).max(100);
+const pct = bounded({ min: 0, max: 100 });
 
 export const contextContinuitySchema = z.looseObject({
   mode: nonEmpty.optional().describe("Context-window policy mode (values defined by the session runtime)"),
@@ -60,21 +73,21 @@ export const contextContinuitySchema = z.looseObject({
   compactAtPct: pct.optional().describe("Context use (percent) at which to compact"),
   continueFreshAtPct: pct.optional().describe("Context use (percent) at which to continue in a fresh session"),
   hardStopAtPct: pct.optional().describe("Context use (percent) at which to stop"),
-  handoffAtQuotaRemaining: z.number().min(0).optional().describe("Emit session:handoff-suggested once per quota window when this many requests or fewer remain; unset = off"),
+  handoffAtQuotaRemaining: bounded({ min: 0 }).optional().describe("Emit session:handoff-suggested once per quota window when this many requests or fewer remain; unset = off"),
 });
 
 export const messagingSchema = z.looseObject({
   allowSiblings: z.boolean().optional().describe("Let message_send and message_reply reach a sibling session"),
   agentInterrupt: z.enum(["allow", "deny"]).optional().describe("Whether a session sender's urgency interrupt may cancel the recipient's turn (denied = delivered as steer)"),
-  pendingPromptStaleMinutes: z.number().min(0).optional().describe("Minutes a queued prompt may wait before it is flagged stale"),
+  pendingPromptStaleMinutes: bounded({ min: 0 }).optional().describe("Minutes a queued prompt may wait before it is flagged stale"),
 });
 
 export const defaultsSchema = z.looseObject({
   skills: z.array(nonEmpty).optional().describe("Global skills folded into every spawn's options.skills"),
   options: z.record(z.string(), optionValue).optional().describe("Global options merged into every spawn"),
   adapters: z.record(z.string(), adapterDefaultsSchema).optional().describe("Per-adapter overrides keyed by adapter slug"),
-  defaultRoleDepthCutoff: z.number().int().min(0).optional().describe("Spawn depth at or above which a session defaults to executor instead of supervisor"),
-  maxGrantableDelegation: z.number().int().min(0).optional().describe("Trust-boundary cap on delegation a supervisor can grant a child; unset = no cap"),
+  defaultRoleDepthCutoff: bounded({ min: 0, int: true }).optional().describe("Spawn depth at or above which a session defaults to executor instead of supervisor"),
+  maxGrantableDelegation: bounded({ min: 0, int: true }).optional().describe("Trust-boundary cap on delegation a supervisor can grant a child; unset = no cap"),
   extTracing: z.boolean().optional().describe("Opt in to per-session tracing by default"),
   traceRedactor: nonEmpty.optional().describe("Redactor slug applied to traced session content"),
   agentPromptInterrupt: z.boolean().optional().describe("Default interrupt for agent_prompt and message_parent calls that omit it (false queues, true cancels the in-flight turn)"),
@@ -106,14 +119,14 @@ const worktreesFields = {
     .optional()
     .describe("Directory under which worktrees are created, layout `<root>/<repoName>/<slug>`"),
   isolation: z.enum(["always", "on-request", "never"]).optional().describe("Worktree policy for agent_start's worktree field"),
-  provisionConcurrency: z.number().int().min(0).optional().describe("Daemon-wide cap on concurrent heavy provisioning phases; 0 disables the cap"),
-  provisionLoadFactor: z.number().min(0).optional().describe("Load guard: no admission while the 1-minute load average exceeds cores x factor; 0 = off"),
+  provisionConcurrency: bounded({ min: 0, int: true }).optional().describe("Daemon-wide cap on concurrent heavy provisioning phases; 0 disables the cap"),
+  provisionLoadFactor: bounded({ min: 0 }).optional().describe("Load guard: no admission while the 1-minute load average exceeds cores x factor; 0 = off"),
 };
 
 export const worktreesSchema = z.looseObject({
   ...worktreesFields,
   provisionConcurrencyByRepo: z
-    .record(z.string(), z.number().int().min(0))
+    .record(z.string(), bounded({ min: 0, int: true }))
     .optional()
     .describe("Extra per-repo cap `{<repo path or directory name>: cap}`, never looser than provisionConcurrency; `~/` expands; invalid entries are ignored"),
 });
@@ -137,7 +150,7 @@ export const terminalPresetSchema = z.looseObject({
 });
 
 export const sessionsSchema = z.looseObject({
-  attentionDelaySec: z.number().min(0).optional().describe("Seconds a session stays shown as running after its last turn ends"),
+  attentionDelaySec: bounded({ min: 0 }).optional().describe("Seconds a session stays shown as running after its last turn ends"),
   eventsDir: nonEmpty.optional().describe("Root of per-session transcripts `<eventsDir>/<sessionId>/events.jsonl`; relative paths resolve against `$SVC_HOME`; takes effect on restart"),
 });
 

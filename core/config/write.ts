@@ -7,7 +7,8 @@
 import { SvcError } from "../errors.js";
 import { updateJsonFile } from "../storage/json-file.js";
 import { getAt, parseKey, setAt, unsetAt, valueAt } from "./dotted-path.js";
-import { allowedFrom, describeAt, validateConfigTree } from "./load.js";
+import { foundAllowed, validateConfigTree } from "./load.js";
+import { unknownKeyWarning } from "./unknown-keys.js";
 import { unknownModelWarnings } from "./models.js";
 import { acpAgentSchema, worktreesSchema } from "./schema.js";
 
@@ -37,6 +38,8 @@ export async function setConfigKey(path: string, key: string, value: unknown): P
     const old = warningsOf(path, before);
     warnings.push(...fresh.filter((w) => !old.includes(w)));
     warnings.push(...modelWarnings(segs, value), ...profileWarnings(next));
+    const unknown = unknownKeyWarning(segs);
+    if (unknown) warnings.push(unknown);
     return next;
   });
   return { changed: true, warnings };
@@ -94,7 +97,7 @@ function validateEntry(path: string, segs: string[], next: Tree): void {
     if (!r.success) {
       const issue = r.error!.issues[0]!;
       const sub = [...at, ...issue.path.map(String)];
-      throw new SvcError("config_invalid", `${path}: key ${sub.join(".")}: found ${describeAt(sub, valueAt(next, sub))}, allowed: ${allowedFrom(issue.message)}`);
+      throw new SvcError("config_invalid", `${path}: key ${sub.join(".")}: ${foundAllowed(sub, valueAt(next, sub), issue.message)}`);
     }
   };
   if (segs[0] === "acpAgents" && segs.length >= 2) check(acpAgentSchema, segs.slice(0, 2));

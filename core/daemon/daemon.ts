@@ -52,11 +52,15 @@ export async function startDaemon(options: ContainerOptions & { modules?: Daemon
     };
     let port: number;
     try {
+      // Bind first: a daemon that cannot have its port opens no store and writes nothing under
+      // $SVC_HOME. Until the modules are up it answers 503 (runtime.json, which the CLI reads,
+      // is written only once they are).
+      port = await server.listen(daemonCfg().port, daemonCfg().bind);
       for (const m of modules) {
         await m.start(c);
         started.push(m);
       }
-      port = await server.listen(daemonCfg().port, daemonCfg().bind);
+      server.ready();
     } catch (err) {
       await stopModules();
       await server.close();

@@ -24,6 +24,12 @@ const DEFAULT_MAX_BODY = 1024 * 1024;
 
 export class DaemonHttpServer {
   private server?: Server;
+  private started = false;
+
+  /** The modules are up: serve routes (before this, every request is answered 503). */
+  ready(): void {
+    this.started = true;
+  }
 
   constructor(private readonly opts: HttpServerOptions) {}
 
@@ -58,6 +64,7 @@ export class DaemonHttpServer {
     const policy = this.opts.policy();
     let cors: Record<string, string> = {};
     try {
+      if (!this.started) throw new SvcError("unavailable", "the daemon is starting; try again in a moment");
       checkHost(req.headers, this.opts.bind);
       if (method === "OPTIONS") {
         cors = corsHeaders(req.headers, policy, true);

@@ -29,7 +29,10 @@ export interface TargetInspection {
   reason: string;
 }
 
-/** Parses a callback URL; anything but a parseable `https:` URL fails `non_https`. */
+/**
+ * The one callback URL rule (the gate, `svc webhooks check`, webhook creation): anything but a
+ * parseable `https:` URL fails `non_https`; a URL carrying credentials fails `invalid_input`.
+ */
 export function parseHttpsUrl(url: string): URL {
   let parsed: URL;
   try {
@@ -39,6 +42,9 @@ export function parseHttpsUrl(url: string): URL {
   }
   if (parsed.protocol !== "https:") {
     throw new SvcError("non_https", `the callback URL for ${parsed.host || "(no host)"} uses ${parsed.protocol.replace(/:$/, "")}; only https is allowed`);
+  }
+  if (parsed.username || parsed.password) {
+    throw new SvcError("invalid_input", `the callback URL for ${parsed.host} must not carry credentials (user:password@); authenticity comes from the signature`);
   }
   return parsed;
 }

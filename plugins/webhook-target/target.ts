@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { PluginContext, SentinelIngress, SentinelView, TargetAck, TargetDelivery, TargetInstance } from "../../core/plugin-api/index.js";
-import { SvcError } from "../../core/plugin-api/index.js";
+import { SvcError, parseHttpsUrl } from "../../core/plugin-api/index.js";
 import type { ChallengeVerifier } from "./challenge.js";
 import { Dispatcher } from "./dispatcher.js";
 import { buildEnvelope } from "./envelope.js";
@@ -179,15 +179,9 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   return target;
 }
 
+/** The gate's one URL rule (https, no credentials), without the fragment. */
 function parseCallbackUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new SvcError("invalid_input", "the callback URL is not a valid absolute URL; give an https:// URL");
-  }
-  if (parsed.protocol !== "https:") throw new SvcError("non_https", `the callback URL must be https (got ${parsed.protocol.replace(":", "")}://${parsed.host})`);
-  if (parsed.username || parsed.password) throw new SvcError("invalid_input", `the callback URL for ${parsed.host} must not carry credentials; authenticity comes from the signature`);
+  const parsed = parseHttpsUrl(url);
   parsed.hash = "";
   return parsed.toString();
 }

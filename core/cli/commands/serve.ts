@@ -10,7 +10,12 @@ export function registerServe(program: Command): void {
     .option("--profile <name>", "configuration profile (overrides activeProfile)")
     .action(async (opts: { port?: string; bind?: string; authToken?: string; profile?: string }) => {
       // The resolver checks every flag against the key's schema (range included) and names the flag.
-      const port = opts.port === undefined ? undefined : opts.port.trim() === "" ? Number.NaN : Number(opts.port);
+      // A value that is not a whole number is named as given (not as NaN); the range is the resolver's.
+      if (opts.port !== undefined && !/^\d+$/.test(opts.port.trim())) {
+        const { usageError } = await import("../output.js");
+        throw usageError(`--port ${JSON.stringify(opts.port)} is not a port number; give a whole number from 1 to 65535, or 0 for any free port (it sets daemon.port)`);
+      }
+      const port = opts.port === undefined ? undefined : Number(opts.port);
       const { serve } = await import("../serve.js");
       await serve({ port, bind: opts.bind, authToken: opts.authToken, profile: opts.profile });
     });

@@ -11,8 +11,8 @@ export interface WebhookCheckReport {
   /** `host[:port]` of the URL (never its path or query). */
   host: string;
   allowed: boolean;
-  /** The gate's failure reason when blocked: `non_https`, `private_target` or `connect`. */
-  failure: "non_https" | "private_target" | "connect" | null;
+  /** The gate's failure reason when blocked: `non_https`, `invalid_input` (credentials in the URL), `private_target` or `connect`. */
+  failure: "non_https" | "invalid_input" | "private_target" | "connect" | null;
   reason: string;
   allowSubnets: string[];
   addresses: AddressDecision[];
@@ -31,7 +31,7 @@ export async function checkWebhookUrl(url: string, deps: { resolver: Resolver; a
     parseHttpsUrl(url);
   } catch (err) {
     if (!SvcError.is(err)) throw err;
-    return { ...base, allowed: false, failure: "non_https", reason: err.message, addresses: [] };
+    return { ...base, allowed: false, failure: err.code === "invalid_input" ? "invalid_input" : "non_https", reason: err.message, addresses: [] };
   }
   const allow = parseAllowSubnets(deps.allowSubnets);
   const inspection = await inspectTarget(parsed, { resolver: deps.resolver, allow });

@@ -49,9 +49,10 @@ describe("svc serve checks its flags against the schema", () => {
   it.each([
     [["--bind", ""], /--bind "" is invalid: must not be empty \(it sets daemon\.bind\)/],
     [["--auth-token", ""], /--auth-token \(value hidden\) is invalid: must not be empty/],
-    [["--port", "70000"], /--port 70000 is invalid: .*<=65535/],
-    [["--port", ""], /--port NaN is invalid/],
-    [["--port", "1.5"], /--port 1\.5 is invalid/],
+    [["--port", "70000"], /--port 70000 is invalid: must be 0\.\.65535, got 70000 \(it sets daemon\.port\)/],
+    [["--port", ""], /--port "" is not a port number; give a whole number from 1 to 65535/],
+    [["--port", "1.5"], /--port "1\.5" is not a port number/],
+    [["--port", "abc"], /--port "abc" is not a port number/],
   ])("serve %j is a usage error naming the flag", async (args, why) => {
     const home = await makeTempHome();
     try {

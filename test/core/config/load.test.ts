@@ -50,7 +50,9 @@ describe("loadConfigFile", () => {
 describe("validateConfigTree", () => {
   it.each([
     [{ daemon: { port: "80" } }, "daemon.port", 'the string "80"', "a number"],
-    [{ daemon: { port: 70000 } }, "daemon.port", "the number 70000", "<=65535"],
+    [{ daemon: { port: 70000 } }, "daemon.port", "got 70000", "must be 0..65535"],
+    [{ daemon: { port: 1.5 } }, "daemon.port", "got 1.5", "must be a whole number"],
+    [{ sessions: { attentionDelaySec: -1 } }, "sessions.attentionDelaySec", "got -1", "must be at least 0"],
     [{ worktrees: { isolation: "sometimes" } }, "worktrees.isolation", 'the string "sometimes"', '"always", "on-request", "never"'],
     [{ adapters: "pkg" }, "adapters", 'the string "pkg"', "an array"],
     [{ defaults: { messaging: { agentInterrupt: "maybe" } } }, "defaults.messaging.agentInterrupt", 'the string "maybe"', '"allow", "deny"'],

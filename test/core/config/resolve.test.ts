@@ -46,7 +46,7 @@ describe("resolveConfig: flag values are checked like the file's", () => {
   it.each([
     [{ bind: "" }, /^--bind "" is invalid: must not be empty/],
     [{ authToken: "" }, /^--auth-token \(value hidden\) is invalid/],
-    [{ port: 65536 }, /^--port 65536 is invalid: .*<=65535/],
+    [{ port: 65536 }, /^--port 65536 is invalid: must be 0\.\.65535, got 65536 \(it sets daemon\.port\)$/],
     [{ port: Number.NaN }, /^--port NaN is invalid/],
   ] as Array<[ConfigFlags, RegExp]>)("%j is a usage error naming the flag", (flags, why) => {
     let err: unknown;

@@ -29,8 +29,21 @@ describe("DaemonHttpServer error bodies", () => {
     logger = createMemoryLogger();
     server = new DaemonHttpServer({ routes, logger, tokens: () => ({ boot: "boot-token" }), policy: () => ({ allowedOrigins: [] }), bind: "127.0.0.1" });
     base = `http://127.0.0.1:${await server.listen(0, "127.0.0.1")}`;
+    server.ready();
   });
   afterEach(() => server.close());
+
+  it("answers 503 until the daemon's modules are up", async () => {
+    const early = new DaemonHttpServer({ routes: new RouteTable(), logger, tokens: () => ({ boot: "b" }), policy: () => ({ allowedOrigins: [] }), bind: "127.0.0.1" });
+    const port = await early.listen(0, "127.0.0.1");
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/health`);
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/starting/);
+    } finally {
+      await early.close();
+    }
+  });
 
   it("an unexpected error is a generic 500; the original goes to the log only", async () => {
     const res = await fetch(`${base}/boom`);
