@@ -21,6 +21,12 @@ export function configTools(config: ConfigService): ToolDef[] {
     title: "Read a configuration value",
     description: "The effective value of a dotted config.json key and where it came from (flag, env VAR, profile NAME, config, default). Secrets are redacted. `models` gives the resolved role table.",
     inputSchema: { key: keyField },
+    outputSchema: {
+      key: z.string().describe("the key asked for"),
+      value: z.unknown().optional().describe("the effective value (secrets redacted)"),
+      source: z.unknown().optional().describe("where a leaf's value came from"),
+      sources: z.record(z.string(), z.unknown()).optional().describe("for a section: each leaf's source"),
+    },
     readOnly: true,
     handler: ({ key }) => lookupKey(config.current(), key),
   };
@@ -34,6 +40,14 @@ export function configTools(config: ConfigService): ToolDef[] {
     title: "Change a configuration value",
     description: "Set (or unset) one dotted key in config.json. The whole file is validated first; an invalid value changes nothing. Keys that widen reach (daemon.authToken/bind/port/allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, extJudge, …) need the daemon's bearer token. extJudge.apiKey is not writable here (hand-edit the file, mode 0600).",
     inputSchema: setShape,
+    outputSchema: {
+      key: z.string().describe("the key written"),
+      value: z.unknown().optional().describe("the value written (secrets redacted)"),
+      unset: z.boolean().optional().describe("true when the key was removed"),
+      changed: z.boolean().describe("whether config.json changed"),
+      warnings: z.array(z.string()).describe("e.g. an unknown model id or key"),
+      applied: z.boolean().describe("whether the running daemon applied the new file"),
+    },
     handler: async ({ key, value, unset }, ctx) => {
       authorize(isReachKey(parseKey(key)) ? "config.write-reach" : "config.write", ctx.principal);
       if (!unset && value === undefined) throw new SvcError("invalid_input", "config_set needs a value (or unset: true)");
@@ -49,6 +63,7 @@ export function configTools(config: ConfigService): ToolDef[] {
     title: "Model roles",
     description: "The resolved model role table (review.small, review.large, review.pr, judge.session and any configured role), each with its source: config or default.",
     inputSchema: {},
+    outputSchema: { roles: z.record(z.string(), z.looseObject({ model: z.string(), source: z.string() })).describe("each role's model and source") },
     readOnly: true,
     handler: () => ({ roles: modelRoleTable(config.current()) }),
   };

@@ -4,12 +4,20 @@ export interface ToolCallContext {
   principal: string;
 }
 
-/** An MCP tool served on `/mcp`. `inputSchema` is a zod raw shape (an object's fields). */
+/**
+ * An MCP tool served on `/mcp`. `inputSchema` is a zod raw shape (an object's fields); arguments
+ * it does not name are refused, as REST refuses unknown fields. Describe every field.
+ */
 export interface ToolDef<Shape extends z.ZodRawShape = z.ZodRawShape> {
   name: string;
   title?: string;
   description: string;
   inputSchema: Shape;
+  /**
+   * The shape of a successful result (an object: it becomes the call's `structuredContent`),
+   * advertised to MCP clients and checked by the SDK. Every built-in tool declares one.
+   */
+  outputSchema?: z.ZodRawShape;
   /** Read-only tools are annotated as such for MCP clients. */
   readOnly?: boolean;
   /**

@@ -30,9 +30,12 @@ const watchShape = {
   provider: z.string().regex(/^[a-z][a-z0-9-]*$/).optional().describe("provider slug (local-gh, webhook, agentpush); default from the subject"),
   sessionId: z.string().min(1).describe("the session that receives matching events"),
   urgency: z.enum(["queue", "steer", "interrupt"]).optional().describe("how events are prompted into the session"),
-  label: z.string().min(1).max(200).optional(),
-  group: z.string().min(1).max(200).optional(),
+  label: z.string().min(1).max(200).optional().describe("human-readable label"),
+  group: z.string().min(1).max(200).optional().describe("fan-out group (descriptive)"),
 };
+
+/** The sentinel projection (webhook secrets redacted), as the REST routes return it. */
+const projection = z.looseObject({ id: z.string().describe("snt_…"), status: z.string().describe("active or expired"), spec: z.looseObject({}).describe("the spec, target redacted") });
 
 export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
   const watch: ToolDef<typeof watchShape> = {
@@ -41,6 +44,7 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
     description:
       "Create a sentinel that delivers matching events into a session (session targets only). Give `subject` or `prUrl`, and `sessionId`.",
     inputSchema: watchShape,
+    outputSchema: projection.shape,
     async handler(input, ctx) {
       if ((input.subject === undefined) === (input.prUrl === undefined)) {
         throw new SvcError("invalid_input", "give exactly one of subject or prUrl", {
@@ -64,6 +68,7 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
     name: "sentinel_list",
     description: "List all sentinels (webhook secrets are never returned: targets are shown in their redacted projection).",
     inputSchema: {},
+    outputSchema: { sentinels: z.array(projection).describe("every sentinel, oldest first") },
     readOnly: true,
     handler: async () => ({ sentinels: await deps.service().list() }),
   };
@@ -72,6 +77,7 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
     name: "sentinel_unwatch",
     description: "Stop and remove a sentinel. Removing one whose target is not a session (a webhook) needs the daemon's bearer token.",
     inputSchema: unwatchShape,
+    outputSchema: { removed: z.string().describe("the removed sentinel's id") },
     async handler(input, ctx) {
       await removeSentinel(deps.service(), input.id, ctx.principal);
       return { removed: input.id };
@@ -81,12 +87,14 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
     name: "sentinel_poll_now",
     description: "Trigger an immediate poll cycle of every polling provider (and an expiry sweep).",
     inputSchema: {},
+    outputSchema: { polled: z.array(z.string()).describe("the polling provider kinds that ran a cycle") },
     handler: () => deps.service().pollNow(),
   };
   const adapters: ToolDef<{}> = {
     name: "list_sentinel_adapters",
     description: "Report each loaded sentinel provider and whether it is ready (e.g. gh installed and authenticated, webhook secret set).",
     inputSchema: {},
+    outputSchema: { providers: z.array(z.looseObject({ kind: z.string(), readiness: z.looseObject({ ready: z.boolean(), detail: z.string() }) })).describe("each loaded provider and its readiness") },
     readOnly: true,
     handler: async () => ({ providers: await deps.service().providers() }),
   };
@@ -98,6 +106,7 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
     name: "setup_sentinel_provider",
     description: "Configure a sentinel provider (a secret, an API key, a public base URL). Needs the daemon's bearer token. Secrets are stored in credentials.json (0600) and never shown back.",
     inputSchema: setupShape,
+    outputSchema: { provider: z.string().describe("the provider configured"), configured: z.record(z.string(), z.unknown()).describe("what was set, secrets redacted") },
     async handler(input, ctx) {
       authorize("provider.setup", ctx.principal);
       const summary = await deps.service().setupProvider(input.provider, input.settings);

@@ -49,6 +49,11 @@ export default defineTarget({
         description:
           "Send a webhook sentinel's dead (or, with eventId/since, delivered) outbox rows again: exact stored bytes, same webhook-id, attempts reset, through the SSRF gate. Needs the daemon's bearer token.",
         inputSchema: { sentinelId: z.string().min(1).describe("the webhook sentinel (snt_…)"), ...replaySelectorSchema.shape },
+        outputSchema: {
+          sentinelId: z.string().describe("the sentinel"),
+          replayed: z.array(z.looseObject({ eventId: z.string(), requestId: z.string(), was: z.string(), replays: z.number() })).describe("the rows queued again"),
+          skipped: z.number().describe("matched rows left alone (still pending)"),
+        },
         requires: "token",
         handler: ({ sentinelId, ...selector }) => target.replay(sentinelId, selector),
       });

@@ -4,6 +4,7 @@
  * with the caller's principal.
  */
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { z } from "zod";
 import type { ToolCallContext, ToolDef } from "../../plugin-api/tools.js";
 import { SVC_VERSION } from "../../version.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
@@ -17,7 +18,11 @@ export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallConte
       {
         ...(tool.title ? { title: tool.title } : {}),
         description: tool.description,
-        inputSchema: tool.inputSchema,
+        // Strict: an argument the tool does not name is refused (as REST refuses unknown fields)
+        // instead of silently dropped.
+        inputSchema: z.strictObject(tool.inputSchema),
+        // Loose: a result may carry more fields than the schema names (new ones are only added).
+        ...(tool.outputSchema ? { outputSchema: z.looseObject(tool.outputSchema) } : {}),
         annotations: { readOnlyHint: tool.readOnly === true, ...(tool.title ? { title: tool.title } : {}) },
       },
       async (input: Record<string, unknown>) => {

@@ -1,7 +1,9 @@
 /**
  * How a ToolDef's outcome becomes an MCP `CallToolResult`: the value as JSON text (and as
- * `structuredContent` when it is a plain object); an error as a tool error carrying
- * `{error: {code, message, details}}`, the same shape as the daemon's HTTP error bodies.
+ * `structuredContent` when it is a plain object); an error as a tool error whose text is
+ * `{error: {code, message, details}}`, the same shape as the daemon's HTTP error bodies. An error
+ * carries no `structuredContent`: clients check that against the tool's output schema, which
+ * describes a success.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { toSvcError } from "../../errors.js";
@@ -16,11 +18,7 @@ export function toolSuccess(value: unknown): CallToolResult {
 export function toolFailure(err: unknown): CallToolResult {
   const e = toSvcError(err);
   const error = e.toJSON();
-  return {
-    isError: true,
-    content: [{ type: "text", text: JSON.stringify({ error }, null, 2) }],
-    structuredContent: { error },
-  };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ error }, null, 2) }] };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -95,7 +95,7 @@ describe("the config daemon module", () => {
     expect(key.content[0]!.text).not.toContain("sk-never-logged");
     const bad = await call("config_set", { key: "spawn.attach", value: "sometimes" });
     expect(bad.isError).toBe(true);
-    expect(bad.structuredContent.error.code).toBe("config_invalid");
+    expect(JSON.parse(bad.content[0]!.text).error.code).toBe("config_invalid");
     expect(await readFile(file, "utf8")).toBe(before);
     expect((await call("config_set", { key: "extJudge.model", value: "ext-latest" })).isError).toBeFalsy();
   });

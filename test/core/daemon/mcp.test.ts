@@ -109,7 +109,9 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
     const client = await connect(base);
     const out = await client.callTool({ name: "fail", arguments: { what: "widget" } });
     expect(out.isError).toBe(true);
-    expect(out.structuredContent).toEqual({ error: { code: "not_found", message: "no thing named widget", details: { what: "widget" } } });
+    expect(JSON.parse((out.content as Array<{ text: string }>)[0]!.text)).toEqual({ error: { code: "not_found", message: "no thing named widget", details: { what: "widget" } } });
+    // No structuredContent on an error: clients check that against the output schema of a success.
+    expect(out.structuredContent).toBeUndefined();
     await client.close();
   });
 
