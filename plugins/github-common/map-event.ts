@@ -1,13 +1,15 @@
 /**
  * Maps a GitHub webhook payload (by its `X-GitHub-Event` name) to an svc event:
- * `type` is `github.<event>.<action>` (`github.push.pushed` for pushes, which have no action),
- * `subjects` are the repository, then the pull requests or issue it concerns, then the branch.
- * `data` is a compact summary, never the whole payload. Pure: the caller gives the event id.
+ * `type` is `github.<event>.<action>` (`github.push.pushed` for pushes, `github.<event>.occurred`
+ * for other events without an action), `subjects` are the repository (or, for an organization or
+ * account event, `github:<owner>`), then the pull requests or issue it concerns, then the branch.
+ * `data` is a compact summary, never the whole payload. Eight events have a specific mapping; every
+ * other event GitHub sends gets the generic one (docs/github.md). Pure: the caller gives the id.
  */
 import type { SvcEvent } from "../../core/plugin-api/index.js";
 import { branchSubject, itemSubject, repoSubject } from "./subjects.js";
 
-/** The webhook event names the mapper understands. */
+/** The webhook event names with a specific mapping (every other name gets the generic one). */
 export const GITHUB_EVENT_NAMES = [
   "pull_request",
   "pull_request_review",
@@ -34,13 +36,13 @@ function isGithubEventName(name: string): name is GithubEventName {
   return (GITHUB_EVENT_NAMES as readonly string[]).includes(name);
 }
 
-/** The svc event for a payload, or undefined when the event name or payload is not one we map. */
+/** The svc event for a payload; undefined only when the payload is not a JSON object or the name is not an event name. */
 export function mapGithubEvent(name: string, payload: unknown, opts: MapOptions): SvcEvent | undefined {
-  if (!isGithubEventName(name) || !isObj(payload)) return undefined;
+  if (!isObj(payload) || !/^[a-z][a-z0-9_]{0,99}$/.test(name)) return undefined;
   const repo = repoOf(payload);
-  if (!repo) return undefined;
+  if (!isGithubEventName(name) || !repo) return mapGeneric(name, payload, repo, opts);
   const mapped = MAPPERS[name](payload, repo);
-  if (!mapped) return undefined;
+  if (!mapped) return mapGeneric(name, payload, repo, opts);
   const action = name === "push" ? "pushed" : safeSegment(String(payload.action ?? "unknown"));
   const subjects = [repoSubject(repo.owner, repo.repo)];
   for (const n of mapped.numbers) subjects.push(itemSubject(repo.owner, repo.repo, n));
@@ -52,6 +54,49 @@ export function mapGithubEvent(name: string, payload: unknown, opts: MapOptions)
     time: typeof mapped.time === "string" && mapped.time ? mapped.time : opts.fallbackTime,
     data: { event: name, action, repository: `${repo.owner}/${repo.repo}`, sender: login(payload.sender), ...mapped.data },
   };
+}
+
+/**
+ * The generic mapping, for every event without a specific one: type `github.<event>.<action>`
+ * (`occurred` when the payload has no action), subjects from the repository, the number of the
+ * issue, pull request or discussion it concerns, and the branch of a `refs/heads/` ref; an
+ * organization or account event (no repository) has the subject `github:<login>`, and a
+ * platform-wide one (no repository and no account, e.g. a global security advisory)
+ * `github:<event>` (event names have underscores, GitHub logins cannot). `data` names the event,
+ * action, repository, sender and those identifiers, never the whole payload.
+ */
+function mapGeneric(name: string, p: Obj, repo: { owner: string; repo: string } | undefined, opts: MapOptions): SvcEvent {
+  const owner = repo ? undefined : accountOf(p);
+  const action = typeof p.action === "string" && p.action ? safeSegment(p.action) : "occurred";
+  const number = num(p.number) ?? num(obj(p.issue).number) ?? num(obj(p.pull_request).number) ?? num(obj(p.discussion).number);
+  const ref = typeof p.ref === "string" ? p.ref : undefined;
+  const branch = ref?.startsWith("refs/heads/") ? ref.slice(11) : p.ref_type === "branch" && ref ? ref : undefined;
+  const subjects = repo ? [repoSubject(repo.owner, repo.repo)] : [`github:${(owner ?? name).toLowerCase()}`];
+  if (repo && number !== undefined) subjects.push(itemSubject(repo.owner, repo.repo, number));
+  if (repo && branch) subjects.push(branchSubject(repo.owner, repo.repo, branch));
+  const time = [obj(p[name]).updated_at, obj(p.issue).updated_at, obj(p.pull_request).updated_at].find((t) => typeof t === "string" && t);
+  return {
+    id: opts.id.replace(/\./g, "-"),
+    type: `github.${name}.${action}`,
+    subjects: [...new Set(subjects)],
+    time: (time as string | undefined) ?? opts.fallbackTime,
+    data: {
+      event: name,
+      action,
+      ...(repo ? { repository: `${repo.owner}/${repo.repo}` } : owner ? { account: owner } : {}),
+      sender: login(p.sender),
+      ...(number !== undefined ? { number } : {}),
+      ...(ref !== undefined ? { ref } : {}),
+      ...(typeof obj(p[name]).html_url === "string" ? { url: obj(p[name]).html_url } : {}),
+    },
+  };
+}
+
+/** The organization or account an event without a repository concerns. */
+function accountOf(p: Obj): string | undefined {
+  const candidates = [obj(p.organization).login, obj(obj(p.installation).account).login, obj(p.enterprise).slug, obj(p.marketplace_purchase).account?.login, login(p.sender)];
+  const found = candidates.find((c): c is string => typeof c === "string" && /^[A-Za-z0-9_.-]{1,100}$/.test(c));
+  return found;
 }
 
 interface Mapped {

@@ -33,6 +33,6 @@ export function defaultTypes(subject: string): string[] {
 
 /** A pull request (or issue) closed or merged is terminal for its `#n` subject. */
 export function terminalSubjects(event: SvcEvent): string[] {
-  if (event.type !== "github.pull_request.closed") return [];
+  if (event.type !== "github.pull_request.closed" && event.type !== "github.issues.closed") return [];
   return event.subjects.filter((s) => parseSubject(s)?.number !== undefined);
 }

@@ -5,7 +5,10 @@
  * so a restart never registers a duplicate.
  */
 import type { Logger, SentinelView } from "../../core/plugin-api/index.js";
-import { GITHUB_EVENT_NAMES, parseSubject, repoOfPattern, type GhCli } from "../github-common/index.js";
+import { parseSubject, repoOfPattern, type GhCli } from "../github-common/index.js";
+
+/** Every event GitHub sends: each is mapped (specifically or generically) and a clause's types pick what it watches. */
+const HOOK_EVENTS = ["*"];
 import { hookUrl, type WebhookSettings } from "./settings.js";
 
 type Obj = Record<string, any>;
@@ -83,9 +86,9 @@ export class HookRegistry {
     if (existing !== undefined) {
       this.ids.set(repo, existing);
       // A hook found on GitHub (left from before a restart) may carry an older secret: it is updated.
-      if (update || known === undefined) await this.call("PATCH", `repos/${repo}/hooks/${existing}`, { active: true, events: [...GITHUB_EVENT_NAMES], config });
+      if (update || known === undefined) await this.call("PATCH", `repos/${repo}/hooks/${existing}`, { active: true, events: HOOK_EVENTS, config });
     } else {
-      const res = await this.call("POST", `repos/${repo}/hooks`, { name: "web", active: true, events: [...GITHUB_EVENT_NAMES], config });
+      const res = await this.call("POST", `repos/${repo}/hooks`, { name: "web", active: true, events: HOOK_EVENTS, config });
       this.ids.set(repo, Number((res as Obj).id));
       this.logger.info("webhook hook registered", { repo, hook: Number((res as Obj).id) });
     }

@@ -18,9 +18,17 @@ export interface IngressDeps {
   now(): number;
 }
 
-const DELIVERY_ID = /^[A-Za-z0-9-]{1,100}$/;
+/** GitHub's delivery ids are GUIDs (`X-GitHub-Delivery: 72d3162e-cc78-11e3-81ab-4c9367dc0958`). */
+const DELIVERY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Delivery ids answered recently: a redelivery (GitHub's "Redeliver") is answered as a duplicate at once. */
+const RECENT_DELIVERIES = 10_000;
 
 export function ingressRoute(deps: IngressDeps): RouteDef {
+  const recent = new Set<string>();
+  const remember = (id: string) => {
+    recent.add(id);
+    if (recent.size > RECENT_DELIVERIES) recent.delete(recent.values().next().value!);
+  };
   return {
     method: "POST",
     path: INGRESS_PATH,
@@ -40,14 +48,20 @@ export function ingressRoute(deps: IngressDeps): RouteDef {
       const name = String(req.headers["x-github-event"] ?? "");
       const delivery = String(req.headers["x-github-delivery"] ?? "");
       if (!name) throw new SvcError("invalid_input", "X-GitHub-Event is missing");
-      if (!DELIVERY_ID.test(delivery)) throw new SvcError("invalid_input", "X-GitHub-Delivery must be the delivery's GUID (letters, digits and -)");
+      if (!DELIVERY_ID.test(delivery)) {
+        throw new SvcError("invalid_input", "X-GitHub-Delivery must be the delivery's GUID (8-4-4-4-12 hexadecimal digits, e.g. 72d3162e-cc78-11e3-81ab-4c9367dc0958)");
+      }
       if (name === "ping") return { status: 200, body: { ok: true, pong: true } };
       const payload = parsePayload(req.body, String(req.headers["content-type"] ?? ""));
       const event = mapGithubEvent(name, payload, { id: delivery, fallbackTime: new Date(deps.now()).toISOString() });
       deps.logger.info("webhook delivery", { delivery, event: name, mapped: event !== undefined });
       if (!event) return { status: 202, body: { accepted: 0, ignored: name } };
+      if (recent.has(event.id)) return { status: 200, body: { accepted: 0, duplicate: true, eventId: event.id, type: event.type } };
       const result = await deps.ingress().ingest("webhook", [event]);
-      return { status: 200, body: { accepted: result.accepted, eventId: event.id, type: event.type, matched: result.matched.length } };
+      remember(event.id);
+      // After a restart the engine's per-sentinel dedup (durable) still knows the id.
+      const duplicate = result.matched.length > 0 && result.matched.every((m) => m.outcome === "duplicate");
+      return { status: 200, body: { accepted: result.accepted, eventId: event.id, type: event.type, matched: result.matched.length, ...(duplicate ? { duplicate: true } : {}) } };
     },
   };
 }

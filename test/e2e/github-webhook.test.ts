@@ -85,6 +85,10 @@ describe("e2e: signed GitHub webhooks delivered to a real daemon", () => {
 
     const again = await deliver(payload("push.main"), "push", "66666666-7777-8888-9999-000000000000");
     expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ duplicate: true, accepted: 0 });
+    const notGuid = await deliver(payload("push.main"), "push", "delivery-7");
+    expect(notGuid.status).toBe(400);
+    expect(((await notGuid.json()) as { error: { message: string } }).error.message).toMatch(/must be the delivery's GUID/);
     const bad = await deliver(payload("push.main"), "push", "bad-1", signBody(payload("push.main"), "not-the-secret-at-all"));
     expect(bad.status).toBe(401);
     expect(((await bad.json()) as { error: { code: string } }).error.code).toBe("unauthorized");

@@ -84,7 +84,7 @@ describe("CLI rough edges", () => {
   });
 
   it("webhooks check applies the creation's URL rule: credentials in the URL are refused", async () => {
-    const r = await checkWebhookUrl("https://user:pw@hooks.example/x", { resolver: async () => [{ address: "93.184.216.34", family: 4 }], allowSubnets: [] });
+    const r = await checkWebhookUrl("https://user:pw@hooks.example/x", { resolver: { lookupAll: async () => [{ address: "93.184.216.34", family: 4 as const }] }, allowSubnets: [] });
     expect(r).toMatchObject({ allowed: false, failure: "invalid_input", reason: expect.stringMatching(/must not carry credentials/) });
   });
 

@@ -279,9 +279,10 @@ describe("egress: no second lookup, no rebinding window", () => {
     });
   });
 
-  it("does not send URL credentials or the fragment", async () => {
-    await post(`https://user:pass@receiver.test:${rx.port}/hook#frag`);
-    expect(rx.seen[0]!.headers.authorization).toBeUndefined();
+  it("refuses a URL carrying credentials (the one callback URL rule) and never sends the fragment", async () => {
+    await expect(post(`https://user:pass@receiver.test:${rx.port}/hook`)).rejects.toMatchObject({ code: "invalid_input", message: expect.stringMatching(/must not carry credentials/) });
+    expect(rx.seen).toHaveLength(0);
+    await post(`https://receiver.test:${rx.port}/hook#frag`);
     expect(rx.seen[0]!.path).toBe("/hook");
   });
 });

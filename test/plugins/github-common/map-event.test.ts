@@ -50,12 +50,14 @@ describe("mapGithubEvent (recorded payload shapes)", () => {
     expect(JSON.stringify(push.data)).not.toContain("octocat@example.com");
   });
 
-  it("ignores events it does not map (ping, unknown names) and payloads without a repository", () => {
-    expect(mapGithubEvent("ping", payload("ping"), opts)).toBeUndefined();
-    expect(mapGithubEvent("star", payload("push.main"), opts)).toBeUndefined();
-    expect(mapGithubEvent("push", { ref: "refs/heads/main" }, opts)).toBeUndefined();
-    expect(mapGithubEvent("pull_request", { action: "opened", repository: { full_name: "a/b" } }, opts)).toBeUndefined();
+  it("maps every other event generically; only a non-object payload or a bad name is not mapped", () => {
+    expect(mapGithubEvent("star", { action: "created", repository: { full_name: "Octo/Cat" }, sender: { login: "x" } }, opts)).toMatchObject({ type: "github.star.created", subjects: ["github:octo/cat"] });
+    expect(mapGithubEvent("fork", { repository: { full_name: "o/r" } }, opts)).toMatchObject({ type: "github.fork.occurred" });
+    expect(mapGithubEvent("pull_request", { action: "opened", repository: { full_name: "a/b" } }, opts)).toMatchObject({ type: "github.pull_request.opened", subjects: ["github:a/b"] });
+    expect(mapGithubEvent("membership", { action: "added", organization: { login: "Acme" } }, opts)).toMatchObject({ type: "github.membership.added", subjects: ["github:acme"] });
+    expect(mapGithubEvent("security_advisory", { action: "published", security_advisory: {} }, opts)).toMatchObject({ subjects: ["github:security_advisory"] });
     expect(mapGithubEvent("pull_request", null, opts)).toBeUndefined();
+    expect(mapGithubEvent("Bad Name", payload("push.main"), opts)).toBeUndefined();
   });
 
   it("ids never contain '.', and the fallback time applies when the payload has none", () => {
