@@ -56,7 +56,9 @@ export function pluginInstance<T extends LoadedPlugin["type"]>(c: DependencyCont
         registry.fail(failure);
         ctx.logger.warn(`adapter package ${failure.package} failed (setup): ${failure.error}`, { package: failure.package, phase: "setup" });
       }
-      throw err;
+      // Every surface that needed the plugin answers the same: which package, which phase, the
+      // cause and what to do (not a bare 500).
+      throw new SvcError("plugin_load_failed", setupFailureMessage(type, kind, plugin.source.package, (err as Error).message), { cause: err });
     } finally {
       abort.abort();
       timedOut.catch(() => undefined);
@@ -64,3 +66,11 @@ export function pluginInstance<T extends LoadedPlugin["type"]>(c: DependencyCont
   }, () => clock.now());
 }
 
+
+/** The message of a failed setup, naming the package, the phase and the fix. */
+export function setupFailureMessage(type: string, kind: string, pkg: string, cause: string): string {
+  const fix = pkg.startsWith("svc (built-in")
+    ? "check the daemon log; a built-in that fails to set up is a bug worth reporting"
+    : `fix its configuration (setup_sentinel_provider for a provider's settings), upgrade it, or remove it with svc adapters rm ${pkg}; svc adapters ls --load shows the load report`;
+  return `${type} plugin "${kind}" from package ${pkg} failed to set up (phase setup): ${cause}; ${fix}`;
+}
