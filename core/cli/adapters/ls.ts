@@ -20,6 +20,7 @@ export interface ListedPlugin {
   /** `wins`: this one is used; `lost`: a later package replaced it. */
   status: "wins" | "lost";
   lostTo?: string;
+  /** What it replaced: `built-in provider agentpush`, or `provider x of package y`. */
   replaces?: string[];
 }
 
@@ -90,7 +91,9 @@ function listPackage(pkg: ScannedPackage, declared: KindTable<DeclaredPlugin>): 
   const plugins = pkg.manifest.plugins.map((d): ListedPlugin => {
     const winner = declared.get(d.type, d.kind)!.source;
     const lost = winner !== pkg.source;
-    const replaces = declared.shadowed.filter((s) => s.winner === pkg.source && s.type === d.type && s.kind === d.kind).map((s) => s.loser.package);
+    const replaces = declared.shadowed
+      .filter((s) => s.winner === pkg.source && s.type === d.type && s.kind === d.kind)
+      .map((s) => (s.loser.builtin ? `built-in ${d.type} ${d.kind}` : `${d.type} ${d.kind} of package ${s.loser.package}`));
     return {
       type: d.type,
       kind: d.kind,

@@ -28,7 +28,7 @@ describe("svc adapters: the done-when scenario", () => {
     const l = JSON.parse(r.stdout) as AdapterListing;
     expect(l.packages.map((p) => [p.id, p.resolvedFrom, p.version, p.plugins.map((x) => `${x.type}:${x.kind}:${x.status}:${x.lostTo ?? x.replaces?.join() ?? ""}`)])).toEqual([
       ["svc-fixture-provider", "cwd", "1.0.0", ["provider:fixture-ticks:lost:svc-fixture-provider-alt"]],
-      ["svc-fixture-provider-alt", "cwd", "2.0.0", ["provider:fixture-ticks:wins:svc-fixture-provider"]],
+      ["svc-fixture-provider-alt", "cwd", "2.0.0", ["provider:fixture-ticks:wins:provider fixture-ticks of package svc-fixture-provider"]],
     ]);
     expect(l.shadowed).toContainEqual({ type: "provider", kind: "fixture-ticks", winner: "svc-fixture-provider-alt", loser: "svc-fixture-provider" });
     expect(l.failures.filter((f) => f.package.startsWith("svc-")).map((f) => [f.package, f.phase])).toEqual([
@@ -44,7 +44,7 @@ describe("svc adapters: the done-when scenario", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/svc-fixture-provider@1\.0\.0 +resolved from cwd/);
     expect(r.stdout).toMatch(/provider fixture-ticks +lost to svc-fixture-provider-alt/);
-    expect(r.stdout).toMatch(/provider fixture-ticks +wins \(replaces svc-fixture-provider\)/);
+    expect(r.stdout).toMatch(/provider fixture-ticks +wins \(replaces provider fixture-ticks of package svc-fixture-provider\)/);
     expect(r.stdout).toMatch(/svc-fixture-bad-manifest \(validate\): invalid svc\/adapter\/v1 manifest/);
     expect(r.stdout).toMatch(/svc-fixture-missing \(resolve\): package "svc-fixture-missing" is not installed/);
     expect(r.stdout).not.toContain("exploded");
