@@ -36,6 +36,14 @@ export function resolvePackage(id: string, bases: ResolutionBase[]): ResolvedPac
 }
 
 function findFrom(id: string, baseDir: string): string | undefined {
+  // A package with neither "main" nor "exports" (manifest-only, or a plugin package that names its
+  // entries only in its manifest) is found by the node_modules lookup alone: resolving it as a
+  // module would make import-meta-resolve print Node's DEP0151 deprecation warning on every load.
+  const direct = nodeModulesLookup(id, baseDir);
+  if (direct) {
+    const pj = readPackageJson(direct);
+    if (pj.main === undefined && pj.exports === undefined) return direct;
+  }
   const parent = pathToFileURL(baseDir.endsWith("/") ? baseDir : baseDir + "/").href;
   try {
     const url = resolveModule(id, parent);

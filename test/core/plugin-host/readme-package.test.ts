@@ -67,7 +67,7 @@ describe("a package written only from the README", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/svc-adapter-hello@1\.0\.0 +resolved from cwd/);
     expect(r.stdout).toMatch(/provider hello +lost to svc-adapter-hello-too/);
-    expect(r.stdout).toMatch(/provider hello +wins \(replaces svc-adapter-hello\)/);
+    expect(r.stdout).toMatch(/provider hello +wins \(replaces provider hello of package svc-adapter-hello\)/);
     expect(r.stdout).toMatch(/svc-fixture-throws \(import\): importing \.\/index\.js \(provider fixture-throws\) failed: fixture entry exploded at import/);
   });
 });
