@@ -4,6 +4,7 @@
  * everything else loads. Setup happens later, on first use ({@link pluginInstance}).
  */
 import { join } from "node:path";
+import { providePluginApi } from "./plugin-api-provider.js";
 import { pathToFileURL } from "node:url";
 import type { AnyPlugin } from "../plugin-api/index.js";
 import type { Logger } from "../runtime/logger.js";
@@ -13,6 +14,7 @@ import { BUILTIN_PACKAGE, scanPackages, type ScannedPackage, type ScanOptions } 
 
 /** Imports every entry of a scanned package and checks each default export's shape. */
 export async function importPackage(pkg: ScannedPackage): Promise<LoadedPlugin[]> {
+  providePluginApi();
   const out: LoadedPlugin[] = [];
   for (const decl of pkg.manifest.plugins) {
     const file = join(pkg.source.dir, decl.entry);

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { svcHome } from "../storage/paths.js";
 
 let cachedRoot: string | undefined;
 
@@ -19,23 +20,30 @@ export function svcRoot(): string {
 }
 
 /**
- * The tool's install location: `SVC_INSTALL_DIR` when set, else the svc package root (so
- * adapters installed with `svc adapters install` live beside svc itself).
+ * Where `svc adapters install` installs: a prefix the tool owns, `$SVC_HOME/adapters` (as oclif
+ * keeps user plugins in its data directory), or `SVC_INSTALL_DIR` when set. Never svc's own
+ * folder: installing must not rewrite the tool's package.json or lock file.
  */
 export function installDir(env: NodeJS.ProcessEnv = process.env): string {
   const fromEnv = env.SVC_INSTALL_DIR;
-  return fromEnv && fromEnv.trim() !== "" ? resolve(fromEnv) : svcRoot();
+  return fromEnv && fromEnv.trim() !== "" ? resolve(fromEnv) : join(svcHome(env), "adapters");
 }
 
-/** The places a package id is resolved from, in order: the install location, then the cwd. */
+/**
+ * The places a package id is resolved from, in order: the install prefix, then svc's own
+ * location (packages installed beside a global svc, such as `@svc/corpus-presets`), then the cwd.
+ */
 export interface ResolutionBase {
-  from: "install" | "cwd";
+  from: "install" | "svc" | "cwd";
   dir: string;
 }
 
 export function resolutionBases(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ResolutionBase[] {
+  const install = installDir(env);
+  const root = svcRoot();
   return [
-    { from: "install", dir: installDir(env) },
+    { from: "install", dir: install },
+    ...(resolve(root) !== install ? [{ from: "svc" as const, dir: root }] : []),
     { from: "cwd", dir: resolve(cwd) },
   ];
 }

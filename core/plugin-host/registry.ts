@@ -16,7 +16,7 @@ export interface PluginSource {
   package: string;
   builtin: boolean;
   /** Where the package resolved: `builtin`, `install` (the tool's install location) or `cwd`. */
-  resolvedFrom: "builtin" | "install" | "cwd";
+  resolvedFrom: "builtin" | "install" | "svc" | "cwd";
   /** The package's root directory. */
   dir: string;
   version?: string;

@@ -32,7 +32,7 @@ export function resolvePackage(id: string, bases: ResolutionBase[]): ResolvedPac
     const dir = findFrom(id, base.dir);
     if (dir) return { id, dir, resolvedFrom: base.from, packageJson: readPackageJson(dir) };
   }
-  throw new Error(`package "${id}" is not installed: not found from ${bases.map((b) => `the ${b.from === "install" ? "install location" : "cwd"} (${b.dir})`).join(" nor from ")}`);
+  throw new Error(`package "${id}" is not installed: not found from ${bases.map((b) => `the ${b.from === "install" ? "install location" : b.from === "svc" ? "svc location" : "cwd"} (${b.dir})`).join(" nor from ")}`);
 }
 
 function findFrom(id: string, baseDir: string): string | undefined {

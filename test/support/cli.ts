@@ -74,9 +74,10 @@ export interface DaemonProcess {
 }
 
 /** Starts `svc serve --port 0` on `home` and waits for its runtime.json. */
-export async function startDaemonProcess(opts: { home: string; env?: NodeJS.ProcessEnv; args?: string[]; timeoutMs?: number }): Promise<DaemonProcess> {
+export async function startDaemonProcess(opts: { home: string; env?: NodeJS.ProcessEnv; args?: string[]; timeoutMs?: number; cwd?: string }): Promise<DaemonProcess> {
   const child = spawn(process.execPath, [CLI_PATH, "serve", "--port", "0", ...(opts.args ?? [])], {
     env: childEnv(opts.home, opts.env),
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let logs = "";

@@ -14,7 +14,7 @@ import { readPackageJson, resolvePackage } from "../../plugin-host/resolve-packa
 import { println } from "../output.js";
 import { configFilePath } from "../../config/config-path.js";
 import { editAdapters } from "./config-adapters.js";
-import { ensureHostLink, runNpm } from "./npm.js";
+import { runNpm } from "./npm.js";
 
 export interface InstallOptions {
   env?: NodeJS.ProcessEnv;
@@ -40,7 +40,6 @@ export async function installPackage(spec: string, options: InstallOptions): Pro
   const saved = snapshot(dir);
   println(`installing ${spec} into ${dir}`);
   await runNpm(["install", npmSpec], dir, env);
-  ensureHostLink(dir);
   const name = installedName(saved.deps, dir, npmSpec);
   let manifest: AdapterManifest | undefined;
   let pkgDir: string;
@@ -51,6 +50,11 @@ export async function installPackage(spec: string, options: InstallOptions): Pro
     version = typeof resolved.packageJson.version === "string" ? resolved.packageJson.version : undefined;
     if (options.manifest === true || readRawManifest(resolved.dir, resolved.packageJson)) {
       manifest = loadManifest(resolved.dir, resolved.packageJson);
+      // An entry that points at no file would only fail at load (svc adapters ls --load); refuse now.
+      const missing = manifest.plugins.filter((p) => !existsSync(join(resolved.dir, p.entry)));
+      if (missing.length) {
+        throw new PhaseError("validate", `its manifest declares ${missing.map((p) => `${p.type} ${p.kind} at ${p.entry}`).join(", ")}, but no such file is in the package (build it first, or check "files" in its package.json)`);
+      }
     }
   } catch (err) {
     await rollback(dir, name, saved, env);
@@ -116,5 +120,4 @@ async function rollback(dir: string, name: string, saved: Snapshot, env: NodeJS.
     else writeFileSync(join(dir, f), text);
   }
   if (wasThere) await runNpm(["install"], dir, env).catch(() => undefined);
-  ensureHostLink(dir);
 }

@@ -1,18 +1,19 @@
 /** Running npm in the install location, with its progress shown on stderr. */
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, symlinkSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { pathToFileURL } from "node:url";
-import { resolve as resolveModule } from "import-meta-resolve";
 import { SvcError } from "../../errors.js";
 import { svcRoot } from "../../plugin-host/locations.js";
 
 /**
  * Runs `npm <args> --prefix <dir>`. Peer dependencies are not installed (`--legacy-peer-deps`):
- * the peer every adapter has, svc itself, is the host. When svc is an installed package (not a
- * source checkout) and the install location is its own root, dev dependencies are omitted.
+ * an older adapter may still name svc as its peer, and the host provides its plugin API at run
+ * time (plugin-host/api-hooks.ts). The prefix gets a private package.json first, so npm installs
+ * there and never into a package.json above it. When the install location is svc's own root
+ * (an installed svc given as SVC_INSTALL_DIR), dev dependencies are omitted.
  */
 export function runNpm(args: string[], dir: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  ensurePrefix(dir);
   const extra = ["--prefix", dir, "--no-audit", "--no-fund", "--legacy-peer-deps"];
   if (dir === svcRoot() && isInstalledPackage(dir)) extra.push("--omit=dev");
   const npm = process.platform === "win32" ? "npm.cmd" : "npm";
@@ -31,23 +32,9 @@ function isInstalledPackage(root: string): boolean {
   return basename(parent) === "node_modules" || basename(dirname(parent)) === "node_modules";
 }
 
-/**
- * Makes `svc` itself resolvable (`import … from "svc/plugin-api"`) for packages installed in the
- * install location, by a `node_modules/svc` link to the running svc, unless it already resolves
- * from there (e.g. a global install, where svc sits beside its adapters' folder).
- */
-export function ensureHostLink(dir: string): void {
-  const modules = join(dir, "node_modules");
-  if (existsSync(join(modules, "svc")) || resolvesFrom("svc/plugin-api", modules)) return;
-  mkdirSync(modules, { recursive: true });
-  symlinkSync(svcRoot(), join(modules, "svc"), "junction");
-}
-
-function resolvesFrom(specifier: string, dir: string): boolean {
-  try {
-    resolveModule(specifier, pathToFileURL(dir + "/").href);
-    return true;
-  } catch {
-    return false;
-  }
+/** A private package.json in the install prefix, so that npm treats it as the project root. */
+function ensurePrefix(dir: string): void {
+  if (existsSync(join(dir, "package.json"))) return;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "svc-adapters", private: true, description: "Adapter packages installed by svc adapters install" }, null, 2) + "\n");
 }

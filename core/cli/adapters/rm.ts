@@ -7,7 +7,7 @@ import { readPackageJson } from "../../plugin-host/resolve-package.js";
 import { println } from "../output.js";
 import { configFilePath } from "../../config/config-path.js";
 import { editAdapters } from "./config-adapters.js";
-import { ensureHostLink, runNpm } from "./npm.js";
+import { runNpm } from "./npm.js";
 
 export async function removeAdapter(id: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let listed = false;
@@ -22,8 +22,7 @@ export async function removeAdapter(id: string, env: NodeJS.ProcessEnv = process
   }
   if (installed) {
     await runNpm(["uninstall", id], dir, env);
-    ensureHostLink(dir);
-  }
+    }
   println(`removed ${id}${listed ? " from adapters" : ""}${installed ? `${listed ? " and" : ""} from ${dir}` : ""}; adapters: ${ids.join(", ") || "(none)"}`);
 }
 

@@ -162,7 +162,8 @@ describe("svc adapters install / rm (offline: folder and tarball specs)", () => 
     expect(cfg.adapters).toEqual(["svc-fixture-adapter", "svc-fixture-runtime-profile"]);
     expect(cfg.someFutureKey).toEqual({ x: 1 });
     expect((await readJson(join(sb.install, "package.json"))).dependencies["svc-fixture-target"]).toBeUndefined();
-    expect(existsSync(join(sb.install, "node_modules", "svc"))).toBe(true);
+    // No trace: the package's folder is gone from the install prefix.
+    expect(existsSync(join(sb.install, "node_modules", "svc-fixture-target"))).toBe(false);
     const again = await cli(["adapters", "rm", "svc-fixture-target"]);
     expect(again.code).toBe(1);
     expect(again.stderr).toContain("svc-fixture-target is neither in adapters");

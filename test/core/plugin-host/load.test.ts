@@ -1,3 +1,4 @@
+import { REPO_ROOT } from "../../support/paths.js";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -101,7 +102,7 @@ describe("isolation: a broken package only warns", () => {
       ["svc-fixture-no-manifest", "manifest"],
     ]);
     const byPkg = Object.fromEntries(registry.failures.map((f) => [f.package, f.error]));
-    expect(byPkg["svc-fixture-missing"]).toContain(`not found from the install location (${sb.install}) nor from the cwd (${sb.cwd})`);
+    expect(byPkg["svc-fixture-missing"]).toContain(`not found from the install location (${sb.install}) nor from the svc location (${REPO_ROOT.replace(/\/$/, "")}) nor from the cwd (${sb.cwd})`);
     expect(byPkg["svc-fixture-bad-manifest"]).toMatch(/plugins\[0\]\.type: .*plugins\[0\]\.kind: .*plugins\[0\]\.entry: /);
     expect(byPkg["svc-fixture-throws"]).toContain("fixture entry exploded at import");
     expect(byPkg["svc-fixture-wrong-shape"]).toContain("no setup(ctx) function; default-export defineTarget(");
