@@ -43,4 +43,8 @@ export const SESSIONS = token<import("./sessions/runtime.js").SessionRuntime>("s
 /** How the session runtime finds adapter plugins (set up through the plugin host). */
 export const SESSION_ADAPTERS = token<import("./sessions/adapter-lookup.js").AdapterLookup>("session-adapters");
 /** The host egress behind the SSRF gate (core/egress), offered to plugins as the service "egress". */
+/** Where the daemon's HTTP listener is (set once it listens, before the modules start). */
+export const LISTEN = token<{ port: number; bind: string }>("listen");
+/** The remote room's services (core/remote): pairings and the tunnel. */
+export const REMOTE = token<import("./remote/module.js").RemoteServices>("remote");
 export const EGRESS = token<import("./egress/host-egress.js").HostEgress>("egress");

@@ -6,6 +6,12 @@ import { SvcError } from "../errors.js";
 import { baseUrlOf, liveRuntimeInfo, type RuntimeInfo } from "../daemon/runtime-file.js";
 import { svcHome } from "../storage/paths.js";
 
+/** `svc --remote <pairing> <verb…>`: the verb's requests go through that pairing's encrypted link. */
+let remotePairing: string | undefined;
+export function useRemotePairing(pairing: string | undefined): void {
+  remotePairing = pairing;
+}
+
 export class DaemonClient {
   private constructor(readonly info: RuntimeInfo, readonly baseUrl: string) {}
 
@@ -18,6 +24,27 @@ export class DaemonClient {
   }
 
   async request<T = unknown>(method: string, path: string, body?: unknown, init: { timeoutMs?: number } = {}): Promise<T> {
+    if (remotePairing !== undefined) return this.viaPairing<T>(remotePairing, method, path, body, init);
+    return this.direct<T>(method, path, body, init);
+  }
+
+  /** Sends the request to the paired daemon through the local daemon's link; its errors come back as they are. */
+  private async viaPairing<T>(pairing: string, method: string, path: string, body: unknown, init: { timeoutMs?: number }): Promise<T> {
+    const r = await this.direct<{ status: number; body: string }>(
+      "POST",
+      `/pairings/${encodeURIComponent(pairing)}/request`,
+      { method, path, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }) },
+      init,
+    );
+    const parsed = r.body ? safeJson(r.body) : undefined;
+    if (r.status >= 400) {
+      const e = (parsed as { error?: { code?: string; message?: string; details?: unknown } })?.error;
+      throw new SvcError((e?.code as never) ?? "internal", `${e?.message ?? `the paired daemon answered ${r.status}`} (paired daemon ${pairing})`, { details: e?.details as never });
+    }
+    return parsed as T;
+  }
+
+  private async direct<T>(method: string, path: string, body?: unknown, init: { timeoutMs?: number } = {}): Promise<T> {
     let res: Response;
     try {
       res = await fetch(this.baseUrl + path, {

@@ -13,6 +13,11 @@ import { registerSentinel } from "./commands/sentinel.js";
 import { registerWebhooks } from "./commands/webhooks.js";
 import { registerSessions } from "./commands/sessions.js";
 import { registerAcp } from "./commands/acp.js";
+import { registerPair } from "./commands/pair.js";
+import { registerRelay } from "./commands/relay.js";
+
+/** Verb groups whose work is requests to the daemon, so `--remote` can send them through a pairing. */
+const REMOTE_GROUPS = ["sentinel", "sessions", "webhooks"];
 
 export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
   const program = new Command("svc")
@@ -24,8 +29,20 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
       writeErr: (s) => process.stderr.write(s),
       // With --json, a usage error is printed once, as JSON, by runCli.
       outputError: (s, write) => (options.jsonErrors ? undefined : write(s)),
+    })
+    .option("--remote <pairing>", "run the verb against a paired daemon, through the pairing's encrypted link (see `svc pair ls`)")
+    .hook("preAction", async (cmd, action) => {
+      const remote = (cmd.opts() as { remote?: string }).remote;
+      if (remote === undefined) return;
+      let top = action;
+      while (top.parent && top.parent !== cmd) top = top.parent;
+      if (!REMOTE_GROUPS.includes(top.name())) {
+        throw new SvcError("usage", `--remote runs daemon verbs (${REMOTE_GROUPS.join(", ")}) on a paired daemon; \`svc ${top.name()}\` works on this machine only`);
+      }
+      const { useRemotePairing } = await import("./daemon-client.js");
+      useRemotePairing(remote);
     });
-  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp]) {
+  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerPair, registerRelay]) {
     register(program);
   }
   return program;

@@ -20,6 +20,8 @@ export interface ConfigFlags {
   bind?: string;
   authToken?: string;
   profile?: string;
+  /** `svc serve --connect <wss-url>`: sets tunnel.host and connects at start. */
+  connect?: string;
 }
 
 /** Where a value came from. */
@@ -49,6 +51,7 @@ export const FLAG_KEYS: readonly FlagKey[] = [
   flagKey({ flag: "port", key: "daemon.port", spelling: "--port" }),
   flagKey({ flag: "bind", key: "daemon.bind", spelling: "--bind" }),
   flagKey({ flag: "authToken", key: "daemon.authToken", spelling: "--auth-token" }),
+  flagKey({ flag: "connect", key: "tunnel.host", spelling: "--connect" }),
 ];
 
 /** Throws a `usage` error naming the flag when `value` is not allowed for its key (a secret is not quoted). */

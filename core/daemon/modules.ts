@@ -7,6 +7,7 @@ import { mcpModule } from "./mcp-module.js";
 import { sessionsModule } from "../sessions/module.js";
 import { sentinelsModule } from "../sentinels/module.js";
 import { sentinelToolsModule } from "../sentinels/tools.js";
+import { remoteModule } from "../remote/module.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
@@ -20,6 +21,8 @@ export const DAEMON_MODULES: DaemonModule[] = [
   sessionsModule,
   sentinelsModule,
   sentinelToolsModule,
+  // pairings and the tunnel forward into the routes above
+  remoteModule,
   // keep last: they serve what the modules above register
   eventsModule,
   mcpModule,

@@ -8,7 +8,8 @@ export function registerServe(program: Command): void {
     .option("--bind <address>", "bind address (default: daemon.bind, else 127.0.0.1)")
     .option("--auth-token <token>", "stable bearer token (overrides daemon.authToken)")
     .option("--profile <name>", "configuration profile (overrides activeProfile)")
-    .action(async (opts: { port?: string; bind?: string; authToken?: string; profile?: string }) => {
+    .option("--connect <wss-url>", "open the outbound tunnel to this tunnel host (sets tunnel.host; token from tunnel.token or credentials.json)")
+    .action(async (opts: { port?: string; bind?: string; authToken?: string; profile?: string; connect?: string }) => {
       // The resolver checks every flag against the key's schema (range included) and names the flag.
       // A value that is not a whole number is named as given (not as NaN); the range is the resolver's.
       if (opts.port !== undefined && !/^\d+$/.test(opts.port.trim())) {
@@ -17,6 +18,6 @@ export function registerServe(program: Command): void {
       }
       const port = opts.port === undefined ? undefined : Number(opts.port);
       const { serve } = await import("../serve.js");
-      await serve({ port, bind: opts.bind, authToken: opts.authToken, profile: opts.profile });
+      await serve({ port, bind: opts.bind, authToken: opts.authToken, profile: opts.profile, connect: opts.connect });
     });
 }

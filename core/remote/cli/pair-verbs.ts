@@ -1,0 +1,66 @@
+/** `svc pair offer|accept|ls|rm`: thin clients of the daemon's pairing routes. */
+import QRCode from "qrcode";
+import { DaemonClient } from "../../cli/daemon-client.js";
+import { printJson, printTable, println, usageError } from "../../cli/output.js";
+import { pairPageUrl } from "../../config/pairing.js";
+import { parseTtl } from "../module.js";
+import type { PairingView } from "../pairing/service.js";
+
+interface OfferOptions {
+  qr?: boolean;
+  rendezvous?: string;
+  pairPage?: string;
+  ttl?: string;
+  label?: string;
+  json?: boolean;
+}
+
+/** The pair page URL for an offer: the template's `{fp}` filled, the offer in the fragment. */
+export function pairPageLink(template: string, fingerprint: string, offerUrl: string): string {
+  return `${pairPageUrl(template, fingerprint).split("#")[0]}#offer=${encodeURIComponent(offerUrl)}`;
+}
+
+export async function pairOffer(o: OfferOptions): Promise<void> {
+  if (o.pairPage !== undefined && !o.qr) throw usageError("--pair-page chooses the page that --qr prints: pass --qr with it, or leave --pair-page out");
+  if (o.pairPage !== undefined && !/^https?:\/\/[^\s/?#]+/.test(o.pairPage)) throw usageError(`--pair-page must be an http(s) URL (got ${JSON.stringify(o.pairPage)})`);
+  if (o.rendezvous !== undefined && !/^wss?:\/\/[^\s/?#]+\S*$/.test(o.rendezvous)) throw usageError(`--rendezvous must be a ws:// or wss:// URL (got ${JSON.stringify(o.rendezvous)})`);
+  const ttlMs = o.ttl === undefined ? undefined : parseTtl(o.ttl);
+  const client = await DaemonClient.connect();
+  const r = await client.request<{ url: string; fingerprint: string; expiresAt: number; rendezvous: string; pairPage: string }>("POST", "/pairing/offers", {
+    ...(o.rendezvous !== undefined ? { rendezvous: o.rendezvous } : {}),
+    ...(ttlMs !== undefined ? { ttlMs } : {}),
+    ...(o.label !== undefined ? { label: o.label } : {}),
+  });
+  const page = o.qr ? pairPageLink(o.pairPage ?? r.pairPage, r.fingerprint, r.url) : undefined;
+  if (o.json) return printJson({ offer: r.url, fingerprint: r.fingerprint, expiresAt: new Date(r.expiresAt).toISOString(), rendezvous: r.rendezvous, ...(page ? { pairPage: page } : {}) });
+  println(`Pairing offer from daemon ${r.fingerprint}, valid until ${new Date(r.expiresAt).toISOString()} (one use):`);
+  println(r.url);
+  println();
+  println(await QRCode.toString(page ?? r.url, { type: "terminal", small: true }));
+  if (page) println(`Pair page: ${page}`);
+  println(`On the other machine: svc pair accept '<the svc://pair?… URL>'`);
+}
+
+export async function pairAccept(offer: string, o: { label?: string; json?: boolean }): Promise<void> {
+  const client = await DaemonClient.connect();
+  const p = await client.request<PairingView>("POST", "/pairing/accept", { offer, ...(o.label ? { label: o.label } : {}) });
+  if (o.json) return printJson(p);
+  println(`Paired with daemon ${p.peerFingerprint} (${p.label}): pairing ${p.id}`);
+  println(`Run verbs there with: svc --remote ${p.id} sentinel list`);
+}
+
+export async function pairList(o: { json?: boolean }): Promise<void> {
+  const { pairings } = await (await DaemonClient.connect()).request<{ pairings: PairingView[] }>("GET", "/pairings");
+  if (o.json) return printJson({ pairings });
+  if (pairings.length === 0) return println("No pairings. Make one with `svc pair offer`, accept it elsewhere with `svc pair accept`.");
+  printTable(
+    ["ID", "ROLE", "LABEL", "PEER", "STATE", "SINCE", "LAST ERROR"],
+    pairings.map((p) => [p.id, p.role, p.label, p.peerFingerprint, p.link.state, new Date(p.link.since).toISOString(), p.link.lastError ?? ""]),
+  );
+}
+
+export async function pairRemove(id: string, o: { json?: boolean }): Promise<void> {
+  await (await DaemonClient.connect()).request("DELETE", `/pairings/${encodeURIComponent(id)}`);
+  if (o.json) return printJson({ removed: id });
+  println(`Removed pairing ${id}. Remove it on the other end too (svc pair rm ${id} there).`);
+}

@@ -1,0 +1,33 @@
+/** `svc relay serve`: runs the relay until SIGINT/SIGTERM, logging one JSON line per event (no payloads). */
+import { untilSignal } from "../../cli/until-signal.js";
+import { readFile } from "node:fs/promises";
+import { usageError } from "../../cli/output.js";
+import { startRelay } from "../relay/relay-server.js";
+
+interface RelayServeOptions {
+  port?: string;
+  bind?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  tunnelToken?: string[];
+  publicUrl?: string;
+}
+
+export async function relayServe(o: RelayServeOptions): Promise<void> {
+  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw usageError("--tls-cert and --tls-key go together: pass both, or neither for plain ws://");
+  if (o.port !== undefined && (!/^\d+$/.test(o.port) || Number(o.port) > 65535)) throw usageError(`--port must be a port number from 0 to 65535 (got ${JSON.stringify(o.port)})`);
+  if (o.publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+/.test(o.publicUrl)) throw usageError(`--public-url must be an http(s) URL (got ${JSON.stringify(o.publicUrl)})`);
+  const fromEnv = (process.env.SVC_RELAY_TUNNEL_TOKENS ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+  const tls = o.tlsCert && o.tlsKey ? { cert: await readFile(o.tlsCert), key: await readFile(o.tlsKey) } : undefined;
+  const relay = await startRelay({
+    port: o.port === undefined ? 8787 : Number(o.port),
+    bind: o.bind ?? "127.0.0.1",
+    ...(tls ? { tls } : {}),
+    tunnelTokens: [...(o.tunnelToken ?? []), ...fromEnv],
+    ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
+    log: (message, fields) => process.stderr.write(JSON.stringify({ at: new Date().toISOString(), message, ...fields }) + "\n"),
+  });
+  process.stdout.write(`svc relay listening: rendezvous ${relay.url}, tunnels ${relay.url}/tunnel\n`);
+  await untilSignal(() => relay.close());
+  process.exit(0);
+}

@@ -1,0 +1,35 @@
+/**
+ * Serves a request that arrived through a pairing or the tunnel by sending it to the daemon's
+ * own listener, marked as forwarded (`Forwarded`, `X-Forwarded-For`): it goes through the same
+ * routes and the same authorization as any request, and is never taken for a loopback caller.
+ */
+import type { RemoteRequest, RemoteResponse } from "./web/channel.js";
+
+/** Request headers a remote caller may set; everything else (Host, Forwarded, …) is ours. */
+const PASSED = new Set(["authorization", "content-type", "accept", "last-event-id"]);
+
+export interface ForwardTarget {
+  port: number;
+  bind: string;
+}
+
+export function makeForwarder(target: () => ForwardTarget, via: string) {
+  return async (r: RemoteRequest): Promise<RemoteResponse & { contentType?: string }> => {
+    if (!/^(GET|POST|PUT|PATCH|DELETE)$/.test(r.method) || !r.path.startsWith("/") || r.path.startsWith("//")) {
+      return { status: 400, body: JSON.stringify({ error: { code: "invalid_input", message: `cannot forward ${r.method} ${r.path.slice(0, 80)}` } }) };
+    }
+    const { port, bind } = target();
+    const host = bind === "0.0.0.0" ? "127.0.0.1" : bind === "::" ? "::1" : bind;
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(r.headers ?? {})) if (PASSED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
+    headers["forwarded"] = `for="${via}"`;
+    headers["x-forwarded-for"] = via;
+    const res = await fetch(`http://${host.includes(":") ? `[${host}]` : host}:${port}${r.path}`, {
+      method: r.method,
+      headers,
+      body: r.method === "GET" || r.method === "DELETE" || r.body === undefined ? undefined : r.body,
+      signal: AbortSignal.timeout(60_000),
+    });
+    return { status: res.status, body: await res.text(), contentType: res.headers.get("content-type") ?? undefined };
+  };
+}

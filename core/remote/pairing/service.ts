@@ -1,0 +1,148 @@
+/**
+ * The daemon's pairings: offers, accepting an offer, the persisted pairings with one standing
+ * link each (opened at boot when `pairing.autoconnect`), removal, and calls through a link.
+ */
+import { hostname } from "node:os";
+import { SvcError } from "../../errors.js";
+import type { Identity } from "../identity.js";
+import type { RemoteRequest, RemoteResponse } from "../web/channel.js";
+import { HandshakeError } from "../web/handshake.js";
+import { OfferError, offerPrologue, parseOffer } from "../web/offer.js";
+import { connectAsPeer } from "../web/peer.js";
+import { RendezvousError } from "../web/rendezvous.js";
+import { pairingFromHandshake } from "./derive.js";
+import { openOffer, type PendingOffer } from "./offers.js";
+import { StandingLink, wsFactory, type LinkStatus } from "./standing-link.js";
+import type { PairingRecord, PairingStore } from "./store.js";
+
+export interface PairingServiceDeps {
+  identity: Identity;
+  store: PairingStore;
+  now: () => number;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+  serve: (pairingId: string) => (r: RemoteRequest) => Promise<RemoteResponse>;
+  autoconnect: () => boolean;
+}
+
+export interface PairingView {
+  id: string;
+  role: "host" | "peer";
+  label: string;
+  peerFingerprint: string;
+  rendezvous: string;
+  createdAt: number;
+  link: LinkStatus;
+}
+
+const MAX_PENDING_OFFERS = 16;
+
+export class PairingService {
+  private readonly links = new Map<string, StandingLink>();
+  private readonly offers = new Map<string, PendingOffer>();
+
+  constructor(private readonly deps: PairingServiceDeps) {}
+
+  async start(): Promise<void> {
+    for (const p of await this.deps.store.list()) this.addLink(p, this.deps.autoconnect());
+  }
+
+  stop(): void {
+    for (const l of this.links.values()) l.stop();
+    for (const o of this.offers.values()) o.close();
+    this.links.clear();
+    this.offers.clear();
+  }
+
+  async offer(rendezvous: string, ttlMs: number, label: string): Promise<{ url: string; fingerprint: string; expiresAt: number; rendezvous: string }> {
+    for (const [k, o] of this.offers) if (o.offer.expiresAt < this.deps.now()) (o.close(), this.offers.delete(k));
+    if (this.offers.size >= MAX_PENDING_OFFERS) throw new SvcError("conflict", `${MAX_PENDING_OFFERS} offers are already waiting; let one expire or restart the daemon`);
+    const pending = await openOffer(
+      { key: this.deps.identity.key, fingerprint: this.deps.identity.fingerprint, store: this.deps.store, now: this.deps.now, log: this.deps.log, onPaired: (p) => (this.offers.delete(pending.offer.channel), this.addLink(p, true)) },
+      rendezvous,
+      ttlMs,
+      label,
+    );
+    this.offers.set(pending.offer.channel, pending);
+    return { url: pending.url, fingerprint: pending.offer.fingerprint, expiresAt: pending.offer.expiresAt, rendezvous };
+  }
+
+  async accept(text: string, label = hostname()): Promise<PairingView> {
+    let offer;
+    try {
+      offer = await parseOffer(text);
+    } catch (err) {
+      if (err instanceof OfferError) throw new SvcError("invalid_input", err.message);
+      throw err;
+    }
+    if (this.deps.now() > offer.expiresAt) {
+      throw new SvcError("invalid_input", `the pairing offer expired at ${new Date(offer.expiresAt).toISOString()}; make a new one with \`svc pair offer\``);
+    }
+    if (offer.fingerprint === this.deps.identity.fingerprint) throw new SvcError("invalid_input", "this offer is this daemon's own: accept it from another svc home");
+    let link;
+    try {
+      link = await connectAsPeer({
+        factory: wsFactory,
+        rendezvous: offer.rendezvous,
+        channel: offer.channel,
+        prologue: offerPrologue(offer),
+        psk: offer.secret,
+        staticKey: this.deps.identity.key,
+        remoteStatic: offer.publicKey,
+        meta: { fingerprint: this.deps.identity.fingerprint, label },
+        timeoutMs: 10_000,
+        mustFind: true,
+      });
+    } catch (err) {
+      if (err instanceof HandshakeError) throw new SvcError("forbidden", `pairing refused: ${err.message}`);
+      if (err instanceof RendezvousError) {
+        throw new SvcError("connect", `pairing failed: ${err.message}`);
+      }
+      throw err;
+    }
+    link.socket.close("paired");
+    const meta = (link.meta ?? {}) as { label?: unknown };
+    const record = await pairingFromHandshake(link.keys, offer.publicKey, "peer", typeof meta.label === "string" ? meta.label : offer.fingerprint, offer.rendezvous, this.deps.now());
+    await this.deps.store.add(record);
+    this.addLink(record, true);
+    return this.view(record);
+  }
+
+  async list(): Promise<PairingView[]> {
+    return (await this.deps.store.list()).map((p) => this.view(p));
+  }
+
+  async remove(id: string): Promise<void> {
+    const removed = await this.deps.store.remove(id);
+    if (!removed) throw new SvcError("not_found", `no pairing ${id} (see \`svc pair ls\`)`);
+    this.links.get(id)?.stop();
+    this.links.delete(id);
+  }
+
+  async call(id: string, r: RemoteRequest): Promise<RemoteResponse> {
+    const link = this.links.get(id) ?? this.findByPrefix(id);
+    if (!link) throw new SvcError("not_found", `no pairing ${id} (see \`svc pair ls\`)`);
+    if (link.record.role !== "peer") throw new SvcError("invalid_input", `pairing ${link.record.id} is one this daemon offered: run verbs from the other end`);
+    try {
+      return await link.request(r);
+    } catch (err) {
+      throw new SvcError("unavailable", (err as Error).message);
+    }
+  }
+
+  private findByPrefix(id: string): StandingLink | undefined {
+    const hits = [...this.links.values()].filter((l) => l.record.id.startsWith(id) || l.record.label === id);
+    return hits.length === 1 ? hits[0] : undefined;
+  }
+
+  private addLink(p: PairingRecord, start: boolean): void {
+    this.links.get(p.id)?.stop();
+    const link = new StandingLink(p, { key: this.deps.identity.key, fingerprint: this.deps.identity.fingerprint, now: this.deps.now, serve: this.deps.serve(p.id), log: this.deps.log });
+    this.links.set(p.id, link);
+    if (start) link.start();
+  }
+
+  private view(p: PairingRecord): PairingView {
+    const link = this.links.get(p.id);
+    return { id: p.id, role: p.role, label: p.label, peerFingerprint: p.peerFingerprint, rendezvous: p.rendezvous, createdAt: p.createdAt, link: link?.status ?? { state: "off", since: p.createdAt, attempts: 0 } };
+  }
+}

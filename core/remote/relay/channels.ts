@@ -1,0 +1,118 @@
+/**
+ * Rendezvous channels: two ends (the daemon as `host`/`offer`, the other as `peer`) matched by
+ * channel id. The relay forwards binary frames it cannot read, queues a bounded number for an
+ * end not there yet, and tells each end in text frames when the other joins or leaves.
+ */
+import type { WebSocket } from "ws";
+import type { RelayLimits } from "./limits.js";
+
+export type Side = "host" | "peer";
+
+interface End {
+  ws: WebSocket;
+}
+
+interface Channel {
+  host?: End;
+  peer?: End;
+  /** Frames sent by one end before the other joined, keyed by the sender's side. */
+  queued: { host: Buffer[]; peer: Buffer[] };
+  queuedBytes: { host: number; peer: number };
+}
+
+const control = (relay: string, message?: string) => JSON.stringify(message ? { relay, message } : { relay });
+
+export class ChannelTable {
+  private readonly channels = new Map<string, Channel>();
+
+  constructor(private readonly limits: RelayLimits, private readonly tap?: (frame: Buffer) => void) {}
+
+  get size(): number {
+    return this.channels.size;
+  }
+
+  /** `mustFind`: a peer that only wants a daemon already there (an offer being accepted) is told at once when none is. */
+  join(id: string, side: Side, ws: WebSocket, mustFind = false): void {
+    if (mustFind && side === "peer" && !this.channels.get(id)?.host) {
+      ws.send(control("error", "no daemon is waiting on this channel: the offer was used, expired or withdrawn"));
+      ws.close(4404, "no daemon waiting");
+      return;
+    }
+    let ch = this.channels.get(id);
+    if (!ch) {
+      ch = { queued: { host: [], peer: [] }, queuedBytes: { host: 0, peer: 0 } };
+      this.channels.set(id, ch);
+    }
+    const current = ch[side];
+    if (current) {
+      if (side === "peer") {
+        ws.send(control("error", "channel busy: another client is connected to this pairing"));
+        ws.close(4409, "channel busy");
+        return;
+      }
+      // A reconnecting daemon replaces its stale connection.
+      current.ws.close(4000, "replaced by a new connection");
+    }
+    const end: End = { ws };
+    ch[side] = end;
+    const other = side === "host" ? "peer" : "host";
+    ws.on("message", (data: Buffer, isBinary: boolean) => this.forward(id, side, data, isBinary));
+    ws.on("close", () => this.leave(id, side, end));
+    if (ch[other]) {
+      for (const e of [ch.host!, ch.peer!]) e.ws.send(control("paired"));
+      this.flush(ch, other, side);
+    } else {
+      ws.send(control("waiting"));
+    }
+  }
+
+  private forward(id: string, from: Side, data: Buffer, isBinary: boolean): void {
+    const ch = this.channels.get(id);
+    const sender = ch?.[from];
+    if (!ch || !sender) return;
+    if (!isBinary) {
+      sender.ws.close(1003, "only binary frames are relayed");
+      return;
+    }
+    const to = from === "host" ? "peer" : "host";
+    const receiver = ch[to];
+    if (receiver) {
+      if (receiver.ws.bufferedAmount > this.limits.maxBufferedBytes) {
+        receiver.ws.close(1013, "slow consumer");
+        sender.ws.close(1013, "the other end is not reading");
+        return;
+      }
+      this.tap?.(data);
+      receiver.ws.send(data, { binary: true });
+      return;
+    }
+    if (ch.queued[from].length >= this.limits.maxQueueFrames || ch.queuedBytes[from] + data.length > this.limits.maxQueueBytes) {
+      sender.ws.close(1008, "queue full: the other end has not joined");
+      return;
+    }
+    ch.queued[from].push(data);
+    ch.queuedBytes[from] += data.length;
+  }
+
+  /** Sends what `from` queued to `to` (who just joined). */
+  private flush(ch: Channel, from: Side, to: Side): void {
+    const receiver = ch[to]!;
+    for (const f of ch.queued[from]) {
+      this.tap?.(f);
+      receiver.ws.send(f, { binary: true });
+    }
+    ch.queued[from] = [];
+    ch.queuedBytes[from] = 0;
+  }
+
+  private leave(id: string, side: Side, end: End): void {
+    const ch = this.channels.get(id);
+    if (!ch || ch[side] !== end) return;
+    delete ch[side];
+    ch.queued[side] = [];
+    ch.queuedBytes[side] = 0;
+    const other = ch[side === "host" ? "peer" : "host"];
+    if (other) other.ws.send(control("peer-left"));
+    else this.channels.delete(id);
+  }
+}

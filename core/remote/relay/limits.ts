@@ -1,0 +1,62 @@
+/**
+ * Every bound the relay keeps, with its default. A relay is a public server: each buffer, queue,
+ * frame, connection count and idle time is capped, and offers are rate-limited per address.
+ */
+export interface RelayLimits {
+  /** Largest rendezvous frame (ciphertext) accepted; larger closes the connection (1009). */
+  maxFrameBytes: number;
+  /** Frames held for an end that has not joined yet, per end, by count and by bytes. */
+  maxQueueFrames: number;
+  maxQueueBytes: number;
+  /** A receiver this far behind (socket buffer) is a slow consumer: its channel is closed. */
+  maxBufferedBytes: number;
+  /** Open WebSocket connections, all kinds together; more are answered 503. */
+  maxConnections: number;
+  /** A connection that sends nothing and answers no ping for this long is closed. */
+  idleMs: number;
+  /** New offers (`role=offer` channels) per client address per minute; more are answered 429. */
+  offersPerMinute: number;
+  /** Public requests waiting on one tunnel; more are answered 503. */
+  maxTunnelInFlight: number;
+  /** A tunnelled request the daemon has not answered in this long is answered 504. */
+  tunnelTimeoutMs: number;
+  /** Request and response bodies through a tunnel. */
+  maxTunnelBodyBytes: number;
+}
+
+export const DEFAULT_LIMITS: RelayLimits = {
+  maxFrameBytes: 256 * 1024,
+  maxQueueFrames: 64,
+  maxQueueBytes: 1024 * 1024,
+  maxBufferedBytes: 4 * 1024 * 1024,
+  maxConnections: 1000,
+  idleMs: 120_000,
+  offersPerMinute: 30,
+  maxTunnelInFlight: 64,
+  tunnelTimeoutMs: 30_000,
+  maxTunnelBodyBytes: 1024 * 1024,
+};
+
+/** A sliding one-minute window of event times per key (client address), itself bounded. */
+export class RateLimiter {
+  private readonly hits = new Map<string, number[]>();
+
+  constructor(private readonly perMinute: number, private readonly now: () => number, private readonly maxKeys = 10_000) {}
+
+  /** Records a hit for `key`; false when the key is over its limit (the hit is not recorded). */
+  take(key: string): boolean {
+    const t = this.now();
+    const list = (this.hits.get(key) ?? []).filter((x) => t - x < 60_000);
+    if (list.length >= this.perMinute) {
+      this.hits.set(key, list);
+      return false;
+    }
+    list.push(t);
+    if (!this.hits.has(key) && this.hits.size >= this.maxKeys) {
+      const oldest = this.hits.keys().next().value;
+      if (oldest !== undefined) this.hits.delete(oldest);
+    }
+    this.hits.set(key, list);
+    return true;
+  }
+}

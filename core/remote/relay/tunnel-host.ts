@@ -1,0 +1,139 @@
+/**
+ * The tunnel host: a daemon dials in (`/v1/tunnel`, `Authorization: Bearer <tunnel token>`) and
+ * the relay serves its HTTP API at `/t/<id>/…` on the public side. A public request must carry
+ * the same token; the relay checks it and never forwards it. Requests and answers cross the
+ * tunnel as JSON text frames; with end-to-end encryption their bodies are ciphertext it cannot read.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { WebSocket } from "ws";
+import type { RelayLimits } from "./limits.js";
+
+export interface TunnelRequestFrame {
+  t: "req";
+  id: number;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export interface TunnelResponseFrame {
+  t: "res";
+  id: number;
+  status: number;
+  headers?: Record<string, string>;
+  body: string;
+}
+
+interface Tunnel {
+  ws: WebSocket;
+  token: string;
+  nextId: number;
+  pending: Map<number, (r: TunnelResponseFrame | undefined) => void>;
+}
+
+/** Headers that never cross the tunnel: hop-by-hop, the tunnel token, cookies. */
+const DROPPED = new Set(["authorization", "host", "connection", "keep-alive", "upgrade", "transfer-encoding", "te", "trailer", "proxy-authorization", "cookie", "content-length"]);
+
+export function tunnelIdFor(token: string): string {
+  return createHash("sha256").update("svc-tunnel/1 " + token).digest("hex").slice(0, 16);
+}
+
+function sameSecret(a: string, b: string): boolean {
+  const ha = createHash("sha256").update(a).digest();
+  const hb = createHash("sha256").update(b).digest();
+  return timingSafeEqual(ha, hb) && a.length === b.length;
+}
+
+export class TunnelHost {
+  private readonly tunnels = new Map<string, Tunnel>();
+
+  constructor(
+    private readonly tokens: readonly string[],
+    private readonly limits: RelayLimits,
+    private readonly tap?: (frame: string) => void,
+  ) {}
+
+  /** The token a dialling daemon presents, if it is one this relay accepts. */
+  accepts(bearer: string | undefined): string | undefined {
+    if (!bearer) return undefined;
+    return this.tokens.find((t) => sameSecret(t, bearer));
+  }
+
+  attach(token: string, ws: WebSocket, publicBase: string): void {
+    const id = tunnelIdFor(token);
+    this.tunnels.get(id)?.ws.close(4000, "replaced by a new connection");
+    const tunnel: Tunnel = { ws, token, nextId: 1, pending: new Map() };
+    this.tunnels.set(id, tunnel);
+    ws.on("message", (data: Buffer, isBinary: boolean) => {
+      if (isBinary) return void ws.close(1003, "tunnel frames are JSON text");
+      let m: TunnelResponseFrame;
+      try {
+        m = JSON.parse(data.toString("utf8")) as TunnelResponseFrame;
+      } catch {
+        return void ws.close(1007, "malformed tunnel frame");
+      }
+      if (m.t !== "res") return;
+      this.tap?.(data.toString("utf8"));
+      const done = tunnel.pending.get(m.id);
+      tunnel.pending.delete(m.id);
+      done?.(m);
+    });
+    ws.on("close", () => {
+      for (const done of tunnel.pending.values()) done(undefined);
+      tunnel.pending.clear();
+      if (this.tunnels.get(id) === tunnel) this.tunnels.delete(id);
+    });
+    ws.send(JSON.stringify({ t: "ready", url: `${publicBase}/t/${id}/` }));
+  }
+
+  /** Serves `/t/<id>/<rest>` on the public side. */
+  async serve(req: IncomingMessage, res: ServerResponse, id: string, rest: string): Promise<void> {
+    const tunnel = this.tunnels.get(id);
+    if (!tunnel) return reply(res, 502, "tunnel_offline", "no daemon is connected to this tunnel");
+    const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
+    if (!bearer || !sameSecret(bearer, tunnel.token)) {
+      return reply(res, 401, "unauthorized", "this tunnel needs its bearer token (Authorization: Bearer <tunnel token>)");
+    }
+    if (tunnel.pending.size >= this.limits.maxTunnelInFlight) return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");
+    const body = await readCapped(req, this.limits.maxTunnelBodyBytes);
+    if (body === undefined) return reply(res, 413, "payload_too_large", `request bodies through the tunnel are capped at ${this.limits.maxTunnelBodyBytes} bytes`);
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) if (!DROPPED.has(k) && typeof v === "string") headers[k] = v;
+    const id2 = tunnel.nextId++;
+    const frame: TunnelRequestFrame = { t: "req", id: id2, method: req.method ?? "GET", path: "/" + rest, headers, body: body.toString("base64") };
+    const answer = new Promise<TunnelResponseFrame | undefined>((resolve) => {
+      const timer = setTimeout(() => (tunnel.pending.delete(id2), resolve(undefined)), this.limits.tunnelTimeoutMs);
+      tunnel.pending.set(id2, (r) => (clearTimeout(timer), resolve(r)));
+    });
+    const text = JSON.stringify(frame);
+    this.tap?.(text);
+    tunnel.ws.send(text);
+    const r = await answer;
+    if (!r) return reply(res, 504, "tunnel_timeout", "the daemon behind the tunnel did not answer");
+    const out = Buffer.from(r.body ?? "", "base64");
+    const h: Record<string, string> = {};
+    const ct = r.headers?.["content-type"];
+    if (ct) h["content-type"] = ct;
+    res.writeHead(r.status, h).end(out.length > this.limits.maxTunnelBodyBytes ? out.subarray(0, this.limits.maxTunnelBodyBytes) : out);
+  }
+}
+
+function reply(res: ServerResponse, status: number, code: string, message: string): void {
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code, message } }));
+}
+
+function readCapped(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > max) chunks.length = 0;
+      else chunks.push(c);
+    });
+    req.on("end", () => resolve(size > max ? undefined : Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}

@@ -1,0 +1,152 @@
+/**
+ * `svc serve --connect <wss-url>` and `tunnel.host` + `tunnel.autoconnect`: the daemon dials the
+ * tunnel host (no inbound port), authenticates with `tunnel.token` else credentials.json's
+ * `tunnel/token`, and serves the requests the host forwards as non-loopback callers. Reconnects
+ * with backoff; `stop()` closes the tunnel. With `tunnel.e2e`, only sealed requests are served.
+ */
+import WebSocket from "ws";
+import { SvcError } from "../../errors.js";
+import type { CredentialStore } from "../../plugin-api/context.js";
+import type { ConfigSnapshot } from "../../config/config-service.js";
+import type { DaemonEventBus } from "../../daemon/event-bus.js";
+import type { Identity } from "../identity.js";
+import { backoffDelay } from "../pairing/backoff.js";
+import type { RemoteRequest, RemoteResponse } from "../web/channel.js";
+import { E2E_CONTENT_TYPE, openRequest } from "../web/tunnel-e2e.js";
+import type { TunnelRequestFrame, TunnelResponseFrame } from "../relay/tunnel-host.js";
+
+export interface TunnelSettings {
+  url: string;
+  token: string;
+  e2e: boolean;
+}
+
+export const E2E_NEEDS_TOKEN = "tunnel.e2e: true requires tunnel.token to be set (set the token first)";
+
+/** The tunnel to open at start, if any: `--connect`, or `tunnel.host` with `tunnel.autoconnect`. */
+export async function tunnelSettings(snap: ConfigSnapshot, credentials: CredentialStore): Promise<TunnelSettings | undefined> {
+  const t = snap.effective.tunnel;
+  const byFlag = snap.sources["tunnel.host"]?.kind === "flag";
+  if (!t.host || !(byFlag || t.autoconnect)) return undefined;
+  if (t.e2e && !t.token) throw new SvcError("config_invalid", E2E_NEEDS_TOKEN);
+  const token = t.token ?? (await credentials.get("tunnel", "token"));
+  if (!token) throw new SvcError("config_invalid", `the tunnel to ${new URL(t.host).host} needs a bearer token: set tunnel.token, or store one in credentials.json as tunnel/token`);
+  const u = new URL(t.host);
+  if (!u.pathname.endsWith("/tunnel")) u.pathname = u.pathname.replace(/\/+$/, "") + (u.pathname.includes("/v1") ? "/tunnel" : "/v1/tunnel");
+  return { url: u.toString(), token, e2e: t.e2e === true };
+}
+
+export interface TunnelStatus {
+  state: "connecting" | "connected" | "retrying" | "stopped";
+  publicUrl?: string;
+  e2e: boolean;
+  attempts: number;
+  lastError?: string;
+}
+
+export interface TunnelDeps extends TunnelSettings {
+  identity: Identity;
+  forward: (r: RemoteRequest) => Promise<RemoteResponse & { contentType?: string }>;
+  log: (msg: string, fields?: Record<string, unknown>) => void;
+  events: DaemonEventBus;
+  now: () => number;
+}
+
+export class TunnelClient {
+  status: TunnelStatus;
+  private ws?: WebSocket;
+  private stopped = false;
+  private wake?: () => void;
+  private done?: Promise<void>;
+  private readonly seen = new Set<string>();
+
+  constructor(private readonly d: TunnelDeps) {
+    this.status = { state: "connecting", e2e: d.e2e, attempts: 0 };
+  }
+
+  start(): void {
+    this.done = this.loop();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.ws?.close(1000, "daemon stopping");
+    this.wake?.();
+    await this.done;
+    this.status = { ...this.status, state: "stopped" };
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopped) {
+      this.status = { ...this.status, state: "connecting" };
+      const opened = await this.session().catch((err: Error) => ((this.status.lastError = err.message), false));
+      if (this.stopped) break;
+      const delay = opened ? 0 : backoffDelay(this.status.attempts++);
+      if (opened) this.status.attempts = 0;
+      this.status = { ...this.status, state: "retrying" };
+      this.d.log("tunnel closed; reconnecting", { inMs: delay, error: this.status.lastError });
+      await new Promise<void>((resolve) => {
+        const t = setTimeout(resolve, delay);
+        this.wake = () => (clearTimeout(t), resolve());
+      });
+    }
+  }
+
+  /** One connection; resolves true when it was open and closed, throws when it never opened. */
+  private session(): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      const ws = new WebSocket(this.d.url, { headers: { authorization: `Bearer ${this.d.token}` }, maxPayload: 4 * 1024 * 1024 });
+      this.ws = ws;
+      let open = false;
+      ws.on("unexpected-response", (_req, res) => {
+        reject(new Error(`the tunnel host answered ${res.statusCode}${res.statusCode === 401 ? " (token not accepted)" : ""}`));
+        res.resume();
+        ws.terminate();
+      });
+      ws.on("error", (err) => (open ? undefined : reject(err)));
+      ws.on("close", () => (open ? resolve(true) : reject(new Error("the tunnel host closed the connection"))));
+      ws.on("message", (data: Buffer) => {
+        let m: { t?: string; url?: string; id?: number };
+        try {
+          m = JSON.parse(data.toString("utf8"));
+        } catch {
+          return;
+        }
+        if (m.t === "ready" && typeof m.url === "string") {
+          open = true;
+          this.status = { state: "connected", publicUrl: m.url, e2e: this.d.e2e, attempts: 0 };
+          this.d.log("tunnel open", { e2e: this.d.e2e });
+          this.d.events.emit("tunnel:open", { url: m.url, e2e: this.d.e2e });
+        } else if (m.t === "req") {
+          void this.handle(m as unknown as TunnelRequestFrame).then((r) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(r)));
+        }
+      });
+    });
+  }
+
+  private async handle(f: TunnelRequestFrame): Promise<TunnelResponseFrame> {
+    const json = (status: number, code: string, message: string): TunnelResponseFrame => ({
+      t: "res", id: f.id, status, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify({ error: { code, message } })).toString("base64"),
+    });
+    const body = Buffer.from(f.body ?? "", "base64");
+    if (!this.d.e2e) {
+      const r = await this.d.forward({ method: f.method, path: f.path, headers: f.headers, body: body.length ? body.toString("utf8") : undefined }).catch(() => undefined);
+      if (!r) return json(502, "connect", "the daemon did not answer the tunnelled request");
+      return { t: "res", id: f.id, status: r.status, headers: r.contentType ? { "content-type": r.contentType } : {}, body: Buffer.from(r.body).toString("base64") };
+    }
+    if (f.method !== "POST" || !(f.headers["content-type"] ?? "").startsWith(E2E_CONTENT_TYPE)) {
+      return json(403, "forbidden", `this tunnel is end-to-end encrypted: POST a request sealed to the daemon's key with content-type ${E2E_CONTENT_TYPE}`);
+    }
+    if (this.seen.size > 10_000) this.seen.clear();
+    let opened;
+    try {
+      opened = await openRequest(this.d.identity.key, new Uint8Array(body), this.d.now(), this.seen);
+    } catch (err) {
+      return json(400, "invalid_input", (err as Error).message);
+    }
+    const r = await this.d.forward(opened.request).catch((err: Error) => ({ status: 502, body: JSON.stringify({ error: { code: "connect", message: err.message } }) }));
+    const sealed = await opened.sealResponse({ status: r.status, body: r.body });
+    return { t: "res", id: f.id, status: 200, headers: { "content-type": E2E_CONTENT_TYPE }, body: Buffer.from(sealed).toString("base64") };
+  }
+}
+
