@@ -3,14 +3,13 @@
  * from core/remote/web (an allow-list: nothing else of the package is served). The offer stays
  * in the URL fragment, which browsers never send to a server.
  */
-import { readFile } from "node:fs/promises";
+import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { PAGE_HTML } from "./page-html.js";
 
 const WEB_DIR = fileURLToPath(new URL("../web/", import.meta.url));
-const MODULES = new Set(["bytes", "primitives", "handshake", "channel", "offer", "rendezvous", "peer", "page"]);
 
 const SECURITY_HEADERS = {
   "content-security-policy": "default-src 'self'; connect-src ws: wss:; style-src 'self' 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
@@ -19,6 +18,8 @@ const SECURITY_HEADERS = {
 };
 
 export async function startPageServer(o: { port: number; bind: string }): Promise<{ url: string; close(): Promise<void> }> {
+  // Exactly the browser modules of core/remote/web, as compiled next to this file.
+  const modules = new Set((await readdir(WEB_DIR)).filter((f) => f.endsWith(".js")).map((f) => f.slice(0, -3)));
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://page.invalid").pathname;
     if (req.method !== "GET") return void res.writeHead(405).end();
@@ -26,7 +27,7 @@ export async function startPageServer(o: { port: number; bind: string }): Promis
       return void res.writeHead(200, { "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS }).end(PAGE_HTML);
     }
     const m = /^\/web\/([a-z-]+)\.js$/.exec(path);
-    if (!m || !MODULES.has(m[1]!)) return void res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+    if (!m || !modules.has(m[1]!)) return void res.writeHead(404, { "content-type": "text/plain" }).end("not found");
     readFile(WEB_DIR + m[1] + ".js", "utf8").then(
       (js) => res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", ...SECURITY_HEADERS }).end(js.replace(/\n\/\/# sourceMappingURL=.*$/m, "")),
       () => res.writeHead(404).end(),

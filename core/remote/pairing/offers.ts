@@ -11,7 +11,7 @@ import { HandshakeError, respond } from "../web/handshake.js";
 import { offerPrologue, offerUrl, type Offer } from "../web/offer.js";
 import type { KeyPair } from "../web/primitives.js";
 import { channelUrl, RendezvousSocket } from "../web/rendezvous.js";
-import { pairingFromHandshake } from "./derive.js";
+import { pairingFromHandshake } from "../web/pairing.js";
 import type { PairingRecord, PairingStore } from "./store.js";
 import { wsFactory } from "./standing-link.js";
 

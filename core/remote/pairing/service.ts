@@ -10,7 +10,7 @@ import { HandshakeError } from "../web/handshake.js";
 import { OfferError, offerPrologue, parseOffer } from "../web/offer.js";
 import { connectAsPeer } from "../web/peer.js";
 import { RendezvousError } from "../web/rendezvous.js";
-import { pairingFromHandshake } from "./derive.js";
+import { pairingFromHandshake } from "../web/pairing.js";
 import { openOffer, type PendingOffer } from "./offers.js";
 import { StandingLink, wsFactory, type LinkStatus } from "./standing-link.js";
 import type { PairingRecord, PairingStore } from "./store.js";

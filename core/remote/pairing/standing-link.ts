@@ -13,6 +13,7 @@ import type { KeyPair } from "../web/primitives.js";
 import { channelUrl, RendezvousError, RendezvousSocket, type WsFactory } from "../web/rendezvous.js";
 import { equalBytes } from "../web/bytes.js";
 import { backoffDelay } from "./backoff.js";
+import { linkPrologue } from "../web/pairing.js";
 import type { PairingRecord } from "./store.js";
 
 export type LinkState = "off" | "connecting" | "waiting" | "connected" | "retrying";
@@ -36,7 +37,6 @@ export interface LinkDeps {
 
 export const wsFactory: WsFactory = (url) => new WebSocket(url, { maxPayload: 8 * 1024 * 1024 }) as never;
 
-export const linkPrologue = (id: string) => `svc-link/1 ${id}`;
 
 export class StandingLink {
   status: LinkStatus;

@@ -2,11 +2,14 @@
  * What both ends derive from a finished handshake, identically: the pairing id (from the
  * transcript hash), the standing links' secret and their broker channel.
  */
-import { toB64u, toHex, utf8 } from "../web/bytes.js";
-import { fingerprintOf } from "../web/offer.js";
-import { sha256 } from "../web/primitives.js";
-import type { SessionKeys } from "../web/handshake.js";
-import type { PairingRecord } from "./store.js";
+import { toB64u, toHex, utf8 } from "./bytes.js";
+import { fingerprintOf } from "./offer.js";
+import { sha256 } from "./primitives.js";
+import type { SessionKeys } from "./handshake.js";
+import type { PairingRecord } from "../pairing/store.js";
+
+/** The handshake prologue of a pairing's standing links. */
+export const linkPrologue = (id: string) => `svc-link/1 ${id}`;
 
 export async function pairingFromHandshake(
   keys: SessionKeys,
