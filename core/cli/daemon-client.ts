@@ -33,8 +33,9 @@ export class DaemonClient {
     const r = await this.direct<{ status: number; body: string }>(
       "POST",
       `/pairings/${encodeURIComponent(pairing)}/request`,
-      { method, path, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }) },
-      init,
+      { method, path, timeoutMs: init.timeoutMs ?? 60_000, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }) },
+      // The link may take a moment to connect before the far daemon's own wait begins.
+      { timeoutMs: (init.timeoutMs ?? 60_000) + 20_000 },
     );
     const parsed = r.body ? safeJson(r.body) : undefined;
     if (r.status >= 400) {

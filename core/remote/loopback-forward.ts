@@ -28,7 +28,8 @@ export function makeForwarder(target: () => ForwardTarget, via: string) {
       method: r.method,
       headers,
       body: r.method === "GET" || r.method === "DELETE" || r.body === undefined ? undefined : r.body,
-      signal: AbortSignal.timeout(60_000),
+      // The caller bounds the wait (the CLI's own timeout rides with the request).
+      signal: AbortSignal.timeout(3_600_000),
     });
     return { status: res.status, body: await res.text(), contentType: res.headers.get("content-type") ?? undefined };
   };

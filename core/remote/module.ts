@@ -119,14 +119,14 @@ export const remoteModule: DaemonModule = {
       auth: "loopback-or-token",
       handler: async (req) => {
         authorize("pairing.call", req.principal);
-        const b = (req.json() ?? {}) as { method?: unknown; path?: unknown; body?: unknown; headers?: unknown };
+        const b = (req.json() ?? {}) as { method?: unknown; path?: unknown; body?: unknown; headers?: unknown; timeoutMs?: unknown };
         if (typeof b.method !== "string" || typeof b.path !== "string") throw new SvcError("invalid_input", "method and path are required");
         const r = await pairings.call(req.params.id!, {
           method: b.method,
           path: b.path,
           ...(typeof b.body === "string" ? { body: b.body } : {}),
           ...(b.headers && typeof b.headers === "object" ? { headers: b.headers as Record<string, string> } : {}),
-        });
+        }, typeof b.timeoutMs === "number" && b.timeoutMs > 0 ? Math.min(b.timeoutMs, 3_600_000) : 60_000);
         return { status: 200, body: r };
       },
     });

@@ -118,12 +118,12 @@ export class PairingService {
     this.links.delete(id);
   }
 
-  async call(id: string, r: RemoteRequest): Promise<RemoteResponse> {
+  async call(id: string, r: RemoteRequest, timeoutMs = 60_000): Promise<RemoteResponse> {
     const link = this.links.get(id) ?? this.findByPrefix(id);
     if (!link) throw new SvcError("not_found", `no pairing ${id} (see \`svc pair ls\`)`);
     if (link.record.role !== "peer") throw new SvcError("invalid_input", `pairing ${link.record.id} is one this daemon offered: run verbs from the other end`);
     try {
-      return await link.request(r);
+      return await link.request(r, 15_000, timeoutMs);
     } catch (err) {
       throw new SvcError("unavailable", (err as Error).message);
     }

@@ -66,7 +66,7 @@ export class StandingLink {
   }
 
   /** Sends a request through the link (peer end), waiting up to `waitMs` for it to connect. */
-  async request(r: RemoteRequest, waitMs = 15_000): Promise<RemoteResponse> {
+  async request(r: RemoteRequest, waitMs = 15_000, timeoutMs = 60_000): Promise<RemoteResponse> {
     if (this.stopped) this.start();
     if (this.status.state !== "connected") {
       this.wake?.();
@@ -80,7 +80,7 @@ export class StandingLink {
     if (!ch || this.status.state !== "connected") {
       throw new RendezvousError(`pairing ${this.record.id} is not connected (${this.status.state}${this.status.lastError ? `: ${this.status.lastError}` : ""})`);
     }
-    return ch.request(r);
+    return ch.request(r, timeoutMs);
   }
 
   private set(state: LinkState, extra: Partial<LinkStatus> = {}): void {
