@@ -33,7 +33,17 @@ export class DaemonClient {
     const r = await this.direct<{ status: number; body: string }>(
       "POST",
       `/pairings/${encodeURIComponent(pairing)}/request`,
-      { method, path, timeoutMs: init.timeoutMs ?? 60_000, ...(body === undefined ? {} : { body: JSON.stringify(body), headers: { "content-type": "application/json" } }) },
+      {
+        method,
+        path,
+        timeoutMs: init.timeoutMs ?? 60_000,
+        headers: {
+          ...(body === undefined ? {} : { "content-type": "application/json" }),
+          // The far daemon's own token, for what it asks a token of (never this daemon's per-boot token).
+          ...(process.env.SVC_REMOTE_AUTH_TOKEN ? { authorization: `Bearer ${process.env.SVC_REMOTE_AUTH_TOKEN}` } : {}),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      },
       // The link may take a moment to connect before the far daemon's own wait begins.
       { timeoutMs: (init.timeoutMs ?? 60_000) + 20_000 },
     );
