@@ -1,0 +1,92 @@
+/**
+ * `svc relay serve` as a user runs it: a child process serving wss:// and https:// with the test
+ * CA's certificate, carrying a pairing and a tunnel between real daemons; its usage errors; and
+ * `svc pair page` serving only the page and its modules.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CLI_PATH, REPO_ROOT } from "../../support/paths.js";
+import { childEnv, makeTempHome, runCli } from "../../support/cli.js";
+import { accept, offer, startNode, waitConnected, waitFor } from "./helpers.js";
+
+const TLS = join(REPO_ROOT, "test/fixtures/tls");
+const TOKEN = "relay-cli-token-9911";
+
+function spawnCli(args: string[], home: string): { child: ChildProcess; out: () => string; err: () => string } {
+  const child = spawn(process.execPath, [CLI_PATH, ...args], { env: childEnv(home), stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (d) => (out += d));
+  child.stderr!.on("data", (d) => (err += d));
+  return { child, out: () => out, err: () => err };
+}
+
+const stopped = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : (c.once("exit", (code) => r(code)), c.kill("SIGTERM"))));
+
+describe("svc relay serve over TLS", () => {
+  let relay: ReturnType<typeof spawnCli>;
+  let url: string;
+  let home: { home: string; cleanup(): Promise<void> };
+
+  beforeAll(async () => {
+    home = await makeTempHome("svc-relay-");
+    relay = spawnCli(["relay", "serve", "--port", "0", "--tls-cert", join(TLS, "server.crt"), "--tls-key", join(TLS, "server.key"), "--tunnel-token", TOKEN], home.home);
+    url = await waitFor("the relay to listen", async () => /rendezvous (wss:\/\/\S+?),/.exec(relay.out())?.[1]);
+  });
+  afterAll(async () => {
+    if (relay) expect(await stopped(relay.child)).toBe(0);
+    await home?.cleanup();
+  });
+
+  it("serves https health, a pairing over wss, and a tunnel with an https public URL; logs no payload", async () => {
+    expect(url).toMatch(/^wss:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const base = url.replace(/^wss/, "https").replace(/\/v1$/, "");
+    expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ ok: true });
+    const a = await startNode({ pairing: { rendezvous: url }, tunnel: { token: TOKEN } }, ["--connect", url]);
+    const b = await startNode({ pairing: { rendezvous: url } });
+    try {
+      const p = await accept(b, await offer(a));
+      await waitConnected(b, p.id!);
+      await a.cli(["sentinel", "watch", "job:tls", "--session", "ses_tls", "--label", "over tls 5150"]);
+      expect((await b.cli(["--remote", p.id!, "sentinel", "list"])).stdout).toContain("over tls 5150");
+      const pub = await waitFor("the tunnel URL", async () => /tunnel open: (\S+)/.exec(a.daemon.logs())?.[1]);
+      expect(pub.startsWith(`${base}/t/`)).toBe(true);
+      expect(await (await fetch(`${pub}sentinels`, { headers: { authorization: `Bearer ${TOKEN}` } })).text()).toContain("over tls 5150");
+    } finally {
+      await a.cleanup();
+      await b.cleanup();
+    }
+    const logs = relay.err();
+    expect(logs).toContain('"message":"tunnel opened"');
+    for (const secret of ["over tls 5150", TOKEN, "/sentinels"]) expect(logs).not.toContain(secret);
+    for (const line of logs.trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
+  });
+
+  it("usage errors exit 2", async () => {
+    expect((await runCli(["relay", "serve", "--tls-cert", join(TLS, "server.crt")], { home: home.home })).code).toBe(2);
+    expect((await runCli(["relay", "serve", "--port", "http"], { home: home.home })).code).toBe(2);
+    expect((await runCli(["relay", "serve", "--public-url", "ftp://x"], { home: home.home })).code).toBe(2);
+  });
+});
+
+describe("svc pair page", () => {
+  it("serves the page and the compiled web modules, and nothing else", async () => {
+    const home = await makeTempHome("svc-page-");
+    const page = spawnCli(["pair", "page", "--port", "0"], home.home);
+    try {
+      const base = await waitFor("the page server", async () => /svc pair page at (\S+)/.exec(page.out())?.[1]);
+      const html = await fetch(base);
+      expect(html.headers.get("content-security-policy")).toContain("default-src 'self'");
+      expect(await html.text()).toContain('src="web/page.js"');
+      expect((await fetch(`${base}web/handshake.js`)).status).toBe(200);
+      for (const path of ["web/relay-server.js", "web/../relay/relay-server.js", "core/cli/svc.js", "web/page.js.map", "package.json"]) {
+        expect((await fetch(base + path)).status).toBe(404);
+      }
+      expect((await fetch(base, { method: "POST" })).status).toBe(405);
+    } finally {
+      await stopped(page.child);
+      await home.cleanup();
+    }
+  });
+});
