@@ -3,7 +3,7 @@ import QRCode from "qrcode";
 import { DaemonClient } from "../../cli/daemon-client.js";
 import { printJson, printTable, println, usageError } from "../../cli/output.js";
 import { pairPageUrl } from "../../config/pairing.js";
-import { parseTtl } from "../module.js";
+import { parseTtl } from "../ttl.js";
 import type { PairingView } from "../pairing/service.js";
 
 interface OfferOptions {

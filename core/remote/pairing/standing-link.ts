@@ -84,7 +84,9 @@ export class StandingLink {
   }
 
   private set(state: LinkState, extra: Partial<LinkStatus> = {}): void {
-    this.status = { state, since: this.deps.now(), attempts: this.status.attempts, ...(state === "retrying" ? { lastError: this.status.lastError } : {}), ...extra };
+    // The last error stays visible until the link connects again.
+    const lastError = state === "connected" || state === "off" ? undefined : this.status.lastError;
+    this.status = { state, since: this.deps.now(), attempts: this.status.attempts, ...(lastError !== undefined ? { lastError } : {}), ...extra };
     if (state === "connected") for (const w of [...this.waiters]) w();
   }
 
