@@ -15,6 +15,7 @@ import { registerSessions } from "./commands/sessions.js";
 import { registerAcp } from "./commands/acp.js";
 import { registerPair } from "./commands/pair.js";
 import { registerRelay } from "./commands/relay.js";
+import { registerTunnel } from "./commands/tunnel.js";
 
 /** Verb groups whose work is requests to the daemon, so `--remote` can send them through a pairing. */
 const REMOTE_GROUPS = ["sentinel", "sessions", "webhooks"];
@@ -42,7 +43,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
       const { useRemotePairing } = await import("./daemon-client.js");
       useRemotePairing(remote);
     });
-  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerPair, registerRelay]) {
+  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerPair, registerRelay, registerTunnel]) {
     register(program);
   }
   return program;

@@ -10,6 +10,7 @@ import { SvcError } from "../errors.js";
 import { withFileLock } from "../storage/lock.js";
 import { homeFile } from "../storage/paths.js";
 import { CONFIG, LISTEN, LOGGER, ROUTES, resolve } from "../tokens.js";
+import { registerValue } from "../runtime/inject.js";
 import { SVC_VERSION } from "../version.js";
 import { DaemonHttpServer } from "./http-server.js";
 import { DAEMON_MODULES } from "./modules.js";
@@ -56,7 +57,7 @@ export async function startDaemon(options: ContainerOptions & { modules?: Daemon
       // $SVC_HOME. Until the modules are up it answers 503 (runtime.json, which the CLI reads,
       // is written only once they are).
       port = await server.listen(daemonCfg().port, daemonCfg().bind);
-      c.register(LISTEN, { useValue: { port, bind: daemonCfg().bind } });
+      registerValue(c, LISTEN, { port, bind: daemonCfg().bind });
       for (const m of modules) {
         await m.start(c);
         started.push(m);

@@ -10,6 +10,7 @@ import type { DaemonModule } from "../daemon/module.js";
 import { SvcError } from "../errors.js";
 import { pairingSettings, rendezvousForOffer } from "../config/pairing.js";
 import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, HOME, LISTEN, LOGGER, REMOTE, ROUTES, resolve } from "../tokens.js";
+import { registerValue } from "../runtime/inject.js";
 import { loadIdentity, type Identity } from "./identity.js";
 import { makeForwarder } from "./loopback-forward.js";
 import { PairingService } from "./pairing/service.js";
@@ -51,7 +52,7 @@ export const remoteModule: DaemonModule = {
       services.tunnel = new TunnelClient({ ...t, identity, forward: makeForwarder(() => listen, "tunnel"), log, events: resolve(c, DAEMON_EVENTS), now: () => clock.now() });
       services.tunnel.start();
     }
-    c.register(REMOTE, { useValue: services });
+    registerValue(c, REMOTE, services);
     const routes = resolve(c, ROUTES);
     routes.add({
       method: "GET",

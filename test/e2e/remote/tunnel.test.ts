@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRelay } from "../../../core/remote/relay/relay-server.js";
 import { fromB64u } from "../../../core/remote/web/bytes.js";
 import { E2E_CONTENT_TYPE, sealRequest } from "../../../core/remote/web/tunnel-e2e.js";
-import { makeTempHome, startDaemonProcess } from "../../support/cli.js";
+import { makeTempHome, runCli, startDaemonProcess } from "../../support/cli.js";
 import { relayWithTap, startNode, waitFor, type Node } from "./helpers.js";
 import { FIXTURE_AGENTS } from "../../core/sessions/harness.js";
 
@@ -43,6 +43,12 @@ describe("tunnel", () => {
     expect((await fetch(url + "sentinels", { headers: { authorization: "Bearer wrong" } })).status).toBe(401);
     // The token went no further than the relay.
     expect(relay.frames.some((f) => f.data.includes(TOKEN))).toBe(false);
+    // The CLI's client: the token from the environment, never the command line.
+    const viaCli = await runCli(["tunnel", "call", url, "/sentinels"], { home: node.home, env: { SVC_TUNNEL_TOKEN: TOKEN } });
+    expect(viaCli.stdout).toContain("tunnel label 3141");
+    const noToken = await runCli(["tunnel", "call", url, "/sentinels"], { home: node.home });
+    expect(noToken.code).toBe(2);
+    expect(noToken.stderr).toContain("SVC_TUNNEL_TOKEN");
   });
 
   it("a tunnelled request is never loopback: token operations are refused", async () => {
@@ -135,6 +141,20 @@ describe("tunnel with end-to-end encryption", () => {
       const replay = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": E2E_CONTENT_TYPE }, body: sealed.body });
       expect(replay.status).toBe(400);
       expect(await replay.text()).toContain("replayed");
+
+      // The CLI's client seals to the key svc serve printed; the daemon's token rides inside.
+      const keyText = /tunnel end-to-end key: (\S+)/.exec(node.daemon.logs())![1]!;
+      const env = { SVC_TUNNEL_TOKEN: TOKEN, SVC_REMOTE_AUTH_TOKEN: AUTH };
+      const viaCli = await runCli(["tunnel", "call", url, "/sentinels", "--key", keyText], { home: node.home, env });
+      expect(viaCli.stderr).toBe("");
+      expect(viaCli.stdout).toContain("e2e label 2718");
+      const noAuth = await runCli(["tunnel", "call", url, "/sentinels", "--key", keyText], { home: node.home, env: { SVC_TUNNEL_TOKEN: TOKEN } });
+      expect(noAuth.code).toBe(1);
+      expect(noAuth.stderr).toMatch(/bearer token is required/);
+      const otherKey = Buffer.alloc(32, 9).toString("base64url");
+      const wrongKey = await runCli(["tunnel", "call", url, "/sentinels", "--key", otherKey], { home: node.home, env });
+      expect(wrongKey.code).toBe(1);
+      expect(wrongKey.stderr).toMatch(/did not open/);
 
       const tunnelFrames = relay.frames.filter((f) => f.kind === "tunnel");
       expect(tunnelFrames.length).toBeGreaterThanOrEqual(8);
