@@ -53,7 +53,17 @@ describe("pairing through the relay", () => {
     expect(relay.frames.some((f) => f.data.includes("paired label 7731"))).toBe(false);
   });
 
-  it("both ends connect again after a daemon restart", async () => {
+  it("reports each pairing's state on the status route", async () => {
+    const status = (await (await a.daemon.fetch("/remote/status")).json()) as { fingerprint: string; publicKey: string; pairings: Array<{ id: string; link: { state: string } }>; tunnel: { state: string } };
+    expect(status.fingerprint).toMatch(/^[0-9a-f]{20}$/);
+    expect(status.pairings).toEqual([expect.objectContaining({ id, link: expect.objectContaining({ state: "connected" }) })]);
+    expect(status.tunnel.state).toBe("off");
+  });
+
+  it("both ends connect again after a daemon restart, on either side", async () => {
+    await b.restart();
+    await waitConnected(b, id);
+    await waitConnected(a, id);
     await a.restart();
     await waitConnected(a, id);
     await waitConnected(b, id);
