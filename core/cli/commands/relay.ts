@@ -11,5 +11,6 @@ export function registerRelay(program: Command): void {
     .option("--tls-key <file>", "PEM private key of --tls-cert")
     .option("--tunnel-token <token...>", "tokens daemons may open tunnels with (also SVC_RELAY_TUNNEL_TOKENS, comma-separated)")
     .option("--public-url <url>", "public base URL of tunnels (default: from the daemon's Host header)")
+    .option("--limit <name=value>", "change one bound (repeatable), e.g. maxConnections=5000, idleMs=60000; names in docs/remote.md", (v: string, prev: string[] = []) => [...prev, v])
     .action(async (opts) => (await import("../../remote/cli/relay-verb.js")).relayServe(opts));
 }

@@ -2,6 +2,7 @@
 import { untilSignal } from "../../cli/until-signal.js";
 import { readFile } from "node:fs/promises";
 import { usageError } from "../../cli/output.js";
+import { DEFAULT_LIMITS, type RelayLimits } from "../relay/limits.js";
 import { startRelay } from "../relay/relay-server.js";
 
 interface RelayServeOptions {
@@ -11,12 +12,29 @@ interface RelayServeOptions {
   tlsKey?: string;
   tunnelToken?: string[];
   publicUrl?: string;
+  limit?: string[];
+}
+
+/** `--limit name=value`: a known bound, a positive whole number. */
+export function parseLimits(items: readonly string[]): Partial<RelayLimits> {
+  const out: Partial<RelayLimits> = {};
+  const names = Object.keys(DEFAULT_LIMITS) as Array<keyof RelayLimits>;
+  for (const item of items) {
+    const m = /^([A-Za-z]+)=(\d+)$/.exec(item);
+    const name = m?.[1] as keyof RelayLimits | undefined;
+    if (!m || !name || !names.includes(name)) throw usageError(`--limit ${JSON.stringify(item)}: expected name=value with a name among ${names.join(", ")}`);
+    const value = Number(m[2]);
+    if (!Number.isSafeInteger(value) || value < 1) throw usageError(`--limit ${name} must be a whole number of at least 1 (got ${m[2]})`);
+    out[name] = value;
+  }
+  return out;
 }
 
 export async function relayServe(o: RelayServeOptions): Promise<void> {
   if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw usageError("--tls-cert and --tls-key go together: pass both, or neither for plain ws://");
   if (o.port !== undefined && (!/^\d+$/.test(o.port) || Number(o.port) > 65535)) throw usageError(`--port must be a port number from 0 to 65535 (got ${JSON.stringify(o.port)})`);
   if (o.publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+/.test(o.publicUrl)) throw usageError(`--public-url must be an http(s) URL (got ${JSON.stringify(o.publicUrl)})`);
+  const limits = parseLimits(o.limit ?? []);
   const fromEnv = (process.env.SVC_RELAY_TUNNEL_TOKENS ?? "").split(",").map((t) => t.trim()).filter(Boolean);
   const tls = o.tlsCert && o.tlsKey ? { cert: await readFile(o.tlsCert), key: await readFile(o.tlsKey) } : undefined;
   const relay = await startRelay({
@@ -25,6 +43,7 @@ export async function relayServe(o: RelayServeOptions): Promise<void> {
     ...(tls ? { tls } : {}),
     tunnelTokens: [...(o.tunnelToken ?? []), ...fromEnv],
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
+    limits,
     log: (message, fields) => process.stderr.write(JSON.stringify({ at: new Date().toISOString(), message, ...fields }) + "\n"),
   });
   process.stdout.write(`svc relay listening: rendezvous ${relay.url}, tunnels ${relay.url}/tunnel\n`);

@@ -53,7 +53,7 @@ async function evilBroker(upstream: string): Promise<EvilBroker> {
   return broker;
 }
 
-describe("a broker that injects or reorders frames", () => {
+describe("a broker that injects or reorders frames", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
   let broker: EvilBroker;
   let a: Node;

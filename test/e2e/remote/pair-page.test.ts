@@ -19,7 +19,7 @@ const CHROMIUM = "/usr/bin/chromium";
 // As the machine notes say: no background traffic, no sandbox as root, a fresh profile (Playwright makes one).
 const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-describe("the web pair page in headless Chromium", () => {
+describe("the web pair page in headless Chromium", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
   let node: Node;
   let page: ChildProcess;

@@ -11,7 +11,7 @@ import { accept, offer, relayWithTap, startNode, waitConnected, type Node } from
 
 const AUTH = "far-daemon-token-4411";
 
-describe("authorization through a pairing", () => {
+describe("authorization through a pairing", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
   let a: Node;
   let b: Node;

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_RENDEZVOUS_URL } from "../../../core/config/constants.js";
 import { accept, offer, pairings, relayWithTap, startNode, waitConnected, waitFor, type Node } from "./helpers.js";
 
-describe("pairing fails closed", () => {
+describe("pairing fails closed", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
   let a: Node;
   let b: Node;
@@ -93,7 +93,7 @@ describe("pairing fails closed", () => {
   });
 });
 
-describe("the three states of pairing.rendezvous", () => {
+describe("the three states of pairing.rendezvous", { timeout: 90_000 }, () => {
   it("absent: offers use the hosted default broker", async () => {
     const n = await startNode({});
     try {

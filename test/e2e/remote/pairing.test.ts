@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRelay } from "../../../core/remote/relay/relay-server.js";
 import { accept, offer, pairings, relayWithTap, startNode, waitConnected, waitFor, type Captured, type Node } from "./helpers.js";
 
-describe("pairing through the relay", () => {
+describe("pairing through the relay", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
   let a: Node;
   let b: Node;

@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
+import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CLI_PATH, REPO_ROOT } from "../../support/paths.js";
 import { childEnv, makeTempHome, runCli } from "../../support/cli.js";
@@ -24,7 +25,7 @@ function spawnCli(args: string[], home: string): { child: ChildProcess; out: () 
 
 const stopped = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : (c.once("exit", (code) => r(code)), c.kill("SIGTERM"))));
 
-describe("svc relay serve over TLS", () => {
+describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
   let relay: ReturnType<typeof spawnCli>;
   let url: string;
   let home: { home: string; cleanup(): Promise<void> };
@@ -67,10 +68,29 @@ describe("svc relay serve over TLS", () => {
     expect((await runCli(["relay", "serve", "--tls-cert", join(TLS, "server.crt")], { home: home.home })).code).toBe(2);
     expect((await runCli(["relay", "serve", "--port", "http"], { home: home.home })).code).toBe(2);
     expect((await runCli(["relay", "serve", "--public-url", "ftp://x"], { home: home.home })).code).toBe(2);
+    const unknown = await runCli(["relay", "serve", "--limit", "maxSockets=3"], { home: home.home });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("maxConnections");
+    expect((await runCli(["relay", "serve", "--limit", "idleMs=0"], { home: home.home })).code).toBe(2);
+  });
+
+  it("--limit changes a bound", async () => {
+    const small = spawnCli(["relay", "serve", "--port", "0", "--limit", "maxConnections=1"], home.home);
+    try {
+      const u = await waitFor("the relay to listen", async () => /rendezvous (ws:\/\/\S+?),/.exec(small.out())?.[1]);
+      const first = new WebSocket(`${u}/channel/${"a".repeat(32)}?role=host`);
+      await new Promise((r) => first.once("open", r));
+      const second = new WebSocket(`${u}/channel/${"b".repeat(32)}?role=host`);
+      const status = await new Promise<number>((r) => second.once("unexpected-response", (_q, res) => r(res.statusCode ?? 0)));
+      expect(status).toBe(503);
+      first.close();
+    } finally {
+      await stopped(small.child);
+    }
   });
 });
 
-describe("svc pair page", () => {
+describe("svc pair page", { timeout: 90_000 }, () => {
   it("serves the page and the compiled web modules, and nothing else", async () => {
     const home = await makeTempHome("svc-page-");
     const page = spawnCli(["pair", "page", "--port", "0"], home.home);

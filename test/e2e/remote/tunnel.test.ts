@@ -18,7 +18,7 @@ const AUTH = "daemon-auth-token-77aa12";
 
 const publicUrlOf = (logs: string) => /tunnel open: (\S+)/.exec(logs)?.[1];
 
-describe("tunnel", () => {
+describe("tunnel", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
   let node: Node;
   let url: string;
@@ -108,7 +108,7 @@ describe("tunnel", () => {
   });
 });
 
-describe("tunnel with end-to-end encryption", () => {
+describe("tunnel with end-to-end encryption", { timeout: 90_000 }, () => {
   it("relays ciphertext only: no frame contains a sentinel label, a token or a transcript line", async () => {
     const relay = await relayWithTap({ tunnelTokens: [TOKEN] });
     const node = await startNode({ tunnel: { token: TOKEN, e2e: true }, daemon: { authToken: AUTH }, acpAgents: FIXTURE_AGENTS }, ["--connect", relay.url]);
