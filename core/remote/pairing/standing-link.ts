@@ -149,6 +149,8 @@ export class StandingLink {
           },
         }).then(
           (r) => {
+            // The broker connection went away while the handshake was being answered: nothing to open.
+            if (socket.closed || this.stopped) return;
             if (this.seenOpenings.size > 1000) this.seenOpenings.clear();
             this.seenOpenings.add(opening);
             channel = new SecureChannel(r.keys, (f) => socket.send(f), this.deps.serve);
