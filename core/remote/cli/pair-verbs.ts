@@ -1,7 +1,7 @@
 /** `svc pair offer|accept|ls|rm`: thin clients of the daemon's pairing routes. */
 import QRCode from "qrcode";
 import { DaemonClient } from "../../cli/daemon-client.js";
-import { printJson, printTable, println, usageError } from "../../cli/output.js";
+import { printJson, printTable, println, usageError, useColor } from "../../cli/output.js";
 import { pairPageUrl } from "../../config/pairing.js";
 import { parseTtl } from "../ttl.js";
 import type { PairingView } from "../pairing/service.js";
@@ -36,7 +36,8 @@ export async function pairOffer(o: OfferOptions): Promise<void> {
   println(`Pairing offer from daemon ${r.fingerprint}, valid until ${new Date(r.expiresAt).toISOString()} (one use):`);
   println(r.url);
   println();
-  println(await QRCode.toString(page ?? r.url, { type: "terminal", small: true }));
+  // Coloured blocks on a terminal; plain UTF-8 blocks when piped or with NO_COLOR.
+  println(await QRCode.toString(page ?? r.url, useColor() ? { type: "terminal", small: true } : { type: "utf8" }));
   if (page) println(`Pair page: ${page}`);
   println(`On the other machine: svc pair accept '<the svc://pair?… URL>'`);
 }
