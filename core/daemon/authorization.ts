@@ -62,6 +62,10 @@ export const OPERATIONS = {
     ["POST /sessions/terminal"], [], ["sessions terminal"]),
   "session.prompt": op("prompt, message or stop a session", "local",
     ["POST /sessions/:id/prompt", "POST /sessions/:id/stop"], ["agent_prompt", "message_send", "message_reply", "message_parent"], ["sessions prompt", "sessions stop"]),
+  "swarm.run": op("run a swarm file's steps as agent sessions from configured adapters (or resolve it with dryRun); cancel a run", "local",
+    ["POST /swarm/runs", "POST /swarm/runs/:id/cancel"], ["swarm_run", "swarm_cancel"], ["run-swarm"]),
+  "swarm.read": op("list swarm runs and show one with its plan and step results", "local",
+    ["GET /swarm/runs", "GET /swarm/runs/:id"], ["swarm_runs"], ["run-swarm ls", "run-swarm show"]),
   "daemon.events": op("follow the daemon's event stream; the heartbeat tick", "local",
     ["GET /events", "POST /heartbeat/tick"], [], []),
 } as const satisfies Record<string, OperationRule>;

@@ -60,14 +60,15 @@ export class SessionRuntime implements SessionHost {
     return this.config.current().effective;
   }
 
-  async start(req: StartRequest): Promise<{ descriptor: SessionDescriptor; result?: PromptReceipt }> {
+  /** `via.adapters`: resolve the adapter through another lookup (run-swarm's per-run adapter walk). */
+  async start(req: StartRequest, via: { adapters?: AdapterLookup } = {}): Promise<{ descriptor: SessionDescriptor; result?: PromptReceipt }> {
     if (typeof req.adapter !== "string" || req.adapter === "") throw new SvcError("invalid_input", "adapter is required: an adapter slug such as `gemini`, an acpAgents key, or `terminal`");
     const cwd = req.cwd ?? process.cwd();
     if (!isAbsolute(cwd)) throw new SvcError("invalid_input", `cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
     if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) throw new SvcError("invalid_input", `cwd ${cwd} is not a directory`);
     const parent = req.parentId ? this.sessions.get(req.parentId) : undefined;
     if (req.parentId && !parent) throw new SvcError("not_found", `parent session ${req.parentId} does not exist`);
-    const { instance, source } = await resolveAdapter(this.adapters, req.adapter);
+    const { instance, source } = await resolveAdapter(via.adapters ?? this.adapters, req.adapter);
     const merged = resolveSpawnDefaults(this.cfg(), req.adapter, { options: req.options, skills: req.skills });
     const id = `ses_${this.random.ulid()}`;
     const files = sessionFiles(this.eventsDir, id);
