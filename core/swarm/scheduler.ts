@@ -94,7 +94,8 @@ export async function runSchedule(plan: RunPlan, runner: StepRunner, opts: Sched
       }
     }
     if (inFlight.size === 0) break;
-    await Promise.race([...inFlight.values(), cancelled]);
+    // Once cancelled, only the running steps' ends are news (the signal stays resolved).
+    await Promise.race(opts.signal.aborted ? [...inFlight.values()] : [...inFlight.values(), cancelled]);
   }
   for (const s of plan.steps) if (!TERMINAL.has(recs[s.id]!.state)) set(s.id, { state: "cancelled", reason: "the run ended before it started" });
   return recs;

@@ -21,17 +21,18 @@ export function registerSwarm(program: Command): void {
     .alias("list")
     .description("List runs, newest first, with their step counts")
     .option("--json", "machine-readable output")
-    .action(async (opts: { json?: boolean }) => {
+    .action(async (_opts: unknown, command: Command) => {
       const { runSwarmLs } = await import("../swarm/verbs.js");
-      await runSwarmLs(opts.json === true);
+      // --json is also the parent's option; commander gives it to whichever it parses first.
+      await runSwarmLs(command.optsWithGlobals().json === true);
     });
   cmd
     .command("show")
     .description("Show a run: its plan with sources and each step's state, session, timing and output")
     .argument("<runId>")
     .option("--json", "machine-readable output")
-    .action(async (runId: string, opts: { json?: boolean }) => {
+    .action(async (runId: string, _opts: unknown, command: Command) => {
       const { runSwarmShow } = await import("../swarm/verbs.js");
-      await runSwarmShow(runId, opts.json === true);
+      await runSwarmShow(runId, command.optsWithGlobals().json === true);
     });
 }

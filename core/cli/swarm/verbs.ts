@@ -74,9 +74,12 @@ function reportChanges(run: RunRecord, seen: Map<string, string>): void {
   for (const id of run.plan.order) {
     const s = run.steps[id]!;
     const key = `${s.state}:${s.sessionId ?? ""}`;
-    if (seen.get(id) === key) continue;
+    const before = seen.get(id);
+    if (before === key) continue;
     seen.set(id, key);
     if (s.state === "waiting") continue;
+    // A step that started and ended between two polls still shows that it ran, and in which session.
+    if (s.state !== "running" && s.sessionId && !before?.startsWith("running:ses_")) println(`${id}: running (${s.sessionId})  [${progressLine(run)}]`);
     const detail = s.state === "running" ? (s.sessionId ? ` (${s.sessionId})` : "") : s.state === "succeeded" ? "" : `: ${s.error ?? s.reason ?? ""}`;
     println(`${id}: ${s.state}${detail}  [${progressLine(run)}]`);
   }

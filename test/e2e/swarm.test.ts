@@ -1,0 +1,144 @@
+/**
+ * run-swarm end to end: the real daemon runs swarm files whose steps are the fixture ACP agents as
+ * real processes, through the real CLI and the `/swarm/runs` routes.
+ */
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { runCli, useDaemonProcess } from "../support/cli.js";
+import { FIXTURE_AGENTS, fixtureAgent, until } from "../core/sessions/harness.js";
+
+const fx = useDaemonProcess({
+  prefix: "svc-e2e-swarm-",
+  config: {
+    acpAgents: {
+      ...FIXTURE_AGENTS,
+      echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }),
+      slow: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "100000", SLOW_AGENT_INTERVAL_MS: "50" } }),
+    },
+    models: { worker: "fx-echo" },
+  },
+  setup: async ({ home }) => {
+    await mkdir(join(home, "work"));
+  },
+});
+
+async function swarmFile(name: string, steps: unknown[]): Promise<string> {
+  const path = join(fx.home, "work", `${name}.swarm.json`);
+  await writeFile(path, JSON.stringify({ schema: "svc/swarm/v1", name, steps }, null, 2));
+  return path;
+}
+
+const cli = (args: string[]) => runCli(args, { home: fx.home, cwd: join(fx.home, "work") });
+
+describe("svc run-swarm through the daemon", () => {
+  it("runs three steps with needs, passing outputs along; records the run; ls and show list it", async () => {
+    const file = await swarmFile("three", [
+      { id: "a", model: "role:worker", prompt: "alpha" },
+      { id: "b", model: "fx-echo", prompt: "beta" },
+      { id: "c", model: "role:worker", needs: ["a", "b"], prompt: "got ${{ steps.a.output }} and ${{steps.b.output}}" },
+    ]);
+    const r = await cli(["run-swarm", file, "--json"]);
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    const { run } = JSON.parse(r.stdout);
+    expect(run.state).toBe("succeeded");
+    expect(run.steps.c).toMatchObject({ state: "succeeded", output: "echo: got echo: alpha and echo: beta", stopReason: "end_turn" });
+    for (const id of ["a", "b", "c"]) expect(run.steps[id].sessionId).toMatch(/^ses_/);
+    expect(run.plan.steps.find((s: { id: string }) => s.id === "a")).toMatchObject({
+      model: { id: "fx-echo", source: "config", chain: [{ role: "worker", value: "fx-echo", source: "config" }] },
+      adapter: { slug: "echo", chosenBy: "acpAgents", source: "config" },
+      options: { model: "fx-echo" },
+    });
+    const dir = join(fx.home, "runs", run.runId);
+    expect(await readFile(join(dir, "swarm.json"), "utf8")).toBe(await readFile(file, "utf8") + "\n");
+    const onDisk = JSON.parse(await readFile(join(dir, "run.json"), "utf8"));
+    expect(onDisk).toMatchObject({ runId: run.runId, state: "succeeded", steps: { c: { state: "succeeded" } } });
+    expect(onDisk.steps.a.startedAt).toBeLessThanOrEqual(onDisk.steps.c.startedAt);
+
+    const ls = await cli(["run-swarm", "ls", "--json"]);
+    expect(JSON.parse(ls.stdout).runs[0]).toMatchObject({ runId: run.runId, name: "three", state: "succeeded", counts: { succeeded: 3 } });
+    const show = await cli(["run-swarm", "show", run.runId]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/c\s+succeeded\s+ses_\S+\s+\S+s\s+echo: got echo: alpha and echo: beta/);
+  });
+
+  it("the CLI shows progress and ends with the result table", async () => {
+    const file = await swarmFile("progress", [
+      { id: "one", model: "role:worker", prompt: "hi" },
+      { id: "two", model: "role:worker", needs: ["one"], prompt: "${{ steps.one.output }}!" },
+    ]);
+    const r = await cli(["run-swarm", file]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/one: running \(ses_\S+\)\s+\[waiting \d · running \d · done \d\]/);
+    expect(r.stdout).toMatch(/two: succeeded\s+\[waiting 0 · running 0 · done 2\]/);
+    expect(r.stdout).toMatch(/STEP\s+STATE\s+SESSION\s+TIME\s+OUTPUT \/ REASON/);
+    expect(r.stdout).toMatch(/two\s+succeeded\s+ses_\S+\s+\S+\s+echo: echo: hi!/);
+    expect(r.stdout).toMatch(/run run_\S+ succeeded/);
+  });
+
+  it("a failing step skips its dependents with the reason; the others go on; exit 1", async () => {
+    const file = await swarmFile("failing", [
+      { id: "boom", model: "x", adapter: "crash", prompt: "x" },
+      { id: "after", model: "x", adapter: "echo", needs: ["boom"], prompt: "never" },
+      { id: "later", model: "x", adapter: "echo", needs: ["after"], prompt: "never either" },
+      { id: "apart", model: "x", adapter: "echo", prompt: "still runs" },
+    ]);
+    const r = await cli(["run-swarm", file, "--json"]);
+    expect(r.code).toBe(1);
+    const { run } = JSON.parse(r.stdout);
+    expect(run.state).toBe("failed");
+    expect(run.steps.boom).toMatchObject({ state: "failed" });
+    expect(run.steps.boom.error).toMatch(/exited|simulated provider failure/);
+    expect(run.steps.after).toEqual({ state: "skipped", reason: "needs boom, which failed" });
+    expect(run.steps.later).toEqual({ state: "skipped", reason: "needs after, which was skipped" });
+    expect(run.steps.apart).toMatchObject({ state: "succeeded", output: "echo: still runs" });
+  });
+
+  it("cancel through the route stops the run's sessions and cancels what has not started", async () => {
+    const file = await swarmFile("cancel", [
+      { id: "long", model: "x", adapter: "slow", prompt: "go" },
+      { id: "next", model: "x", adapter: "echo", needs: ["long"], prompt: "never" },
+    ]);
+    const swarm = JSON.parse(await readFile(file, "utf8"));
+    const res = await fx.daemon.fetch("/swarm/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ swarm, baseDir: join(fx.home, "work") }) });
+    expect(res.status).toBe(201);
+    const { run } = (await res.json()) as { run: { runId: string } };
+    let sessionId = "";
+    await until(async () => {
+      const got = (await (await fx.daemon.fetch(`/swarm/runs/${run.runId}`)).json()) as { run: { steps: Record<string, { sessionId?: string }> } };
+      sessionId = got.run.steps.long!.sessionId ?? "";
+      return sessionId !== "";
+    }, "the long step's session");
+    await until(async () => {
+      const d = (await (await fx.daemon.fetch(`/sessions/${sessionId}`)).json()) as { descriptor: { state: string } };
+      return d.descriptor.state === "busy";
+    }, "the long step's turn");
+    const cancelled = await fx.daemon.fetch(`/swarm/runs/${run.runId}/cancel`, { method: "POST" });
+    expect(cancelled.status).toBe(200);
+    const final = ((await cancelled.json()) as { run: Record<string, any> }).run;
+    expect(final.state).toBe("cancelled");
+    expect(final.steps.long).toMatchObject({ state: "cancelled", sessionId, reason: "the run was cancelled" });
+    expect(final.steps.next).toMatchObject({ state: "cancelled" });
+    const d = (await (await fx.daemon.fetch(`/sessions/${sessionId}`)).json()) as { descriptor: { state: string } };
+    expect(d.descriptor.state).toBe("ended");
+    const again = await fx.daemon.fetch(`/swarm/runs/${run.runId}/cancel`, { method: "POST" });
+    expect(again.status).toBe(409);
+  });
+
+  it("Ctrl-C on svc run-swarm cancels the run and exits 130", async () => {
+    const file = await swarmFile("sigint", [{ id: "long", model: "x", adapter: "slow", prompt: "go" }]);
+    const { spawn } = await import("node:child_process");
+    const { CLI_PATH } = await import("../support/paths.js");
+    const { childEnv } = await import("../support/cli.js");
+    const child = spawn(process.execPath, [CLI_PATH, "run-swarm", file], { env: childEnv(fx.home), stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (d) => (out += d));
+    const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+    await until(() => /long: running \(ses_/.test(out), "the step running");
+    child.kill("SIGINT");
+    expect(await exited).toBe(130);
+    expect(out).toContain("cancelling run");
+    expect(out).toMatch(/long\s+cancelled/);
+  });
+});
