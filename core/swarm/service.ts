@@ -46,6 +46,8 @@ export class SwarmService {
 
   /** Resolves the plan (adapters walked afresh) and, unless a dry run, starts the run. */
   async start(input: RunInput): Promise<{ plan: RunPlan; run?: RunRecord }> {
+    // Afresh: config.json as it is now (a bad file keeps the last good one), not as the watcher last saw it.
+    await this.deps.config.reload();
     const { plan, walk } = await preparePlan(input, { config: this.deps.config.current().effective, env: this.deps.env, cwd: process.cwd(), logger: this.deps.logger.child({ module: "swarm" }) });
     if (input.dryRun) return { plan };
     const runId = `run_${this.deps.random.ulid()}`;
