@@ -5,6 +5,8 @@
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runCli, useDaemonProcess } from "../support/cli.js";
 import { FIXTURE_AGENTS, fixtureAgent, until } from "../core/sessions/harness.js";
 
@@ -140,5 +142,27 @@ describe("svc run-swarm through the daemon", () => {
     expect(await exited).toBe(130);
     expect(out).toContain("cancelling run");
     expect(out).toMatch(/long\s+cancelled/);
+  });
+
+  it("the MCP tools run, list and show a swarm the same way: swarm_run (dryRun and wait), swarm_runs", async () => {
+    const client = new Client({ name: "svc-test", version: "0.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl)));
+    const swarm = { schema: "svc/swarm/v1", name: "via-mcp", steps: [{ id: "a", model: "role:worker", prompt: "over mcp" }] };
+    const baseDir = join(fx.home, "work");
+    const dry = await client.callTool({ name: "swarm_run", arguments: { swarm, baseDir, dryRun: true } });
+    expect(dry.isError).toBeFalsy();
+    expect((dry.structuredContent as any).run).toBeUndefined();
+    expect((dry.structuredContent as any).plan.steps[0]).toMatchObject({ model: { id: "fx-echo", source: "config" }, adapter: { slug: "echo" } });
+    const done = await client.callTool({ name: "swarm_run", arguments: { swarm, baseDir, wait: true } });
+    const run = (done.structuredContent as any).run;
+    expect(run).toMatchObject({ state: "succeeded", steps: { a: { state: "succeeded", output: "echo: over mcp" } } });
+    const listed = await client.callTool({ name: "swarm_runs", arguments: {} });
+    expect((listed.structuredContent as any).runs[0]).toMatchObject({ runId: run.runId, name: "via-mcp", state: "succeeded" });
+    const shown = await client.callTool({ name: "swarm_runs", arguments: { runId: run.runId } });
+    expect((shown.structuredContent as any).run.steps.a.output).toBe("echo: over mcp");
+    const bad = await client.callTool({ name: "swarm_run", arguments: { swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", prompt: "p" }] }, baseDir } });
+    expect(bad.isError).toBe(true);
+    expect((bad.content as Array<{ text: string }>)[0]!.text).toContain("steps[a].model");
+    await client.close();
   });
 });
