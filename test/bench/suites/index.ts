@@ -8,12 +8,14 @@ import { coldStart } from "./cold-start.js";
 import { config } from "./config.js";
 import { sessions } from "./sessions.js";
 import { sentinels } from "./sentinels.js";
+import { swarm } from "./swarm.js";
 import { webhook } from "./webhook.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
   config,
   sessions,
+  swarm,
   sentinels,
   webhook,
 ];
