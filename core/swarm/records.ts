@@ -9,9 +9,10 @@ import { join } from "node:path";
 import { SvcError } from "../errors.js";
 import { readJsonFile } from "../storage/json-file.js";
 import { writeFileDurable } from "../storage/atomic-write.js";
+import { FILES } from "../storage/paths.js";
 import type { RunPlan } from "./plan.js";
 
-export const RUNS_DIR = "runs";
+export const RUNS_DIR = FILES.runs;
 
 export type StepState = "waiting" | "running" | "succeeded" | "failed" | "skipped" | "cancelled";
 export type RunState = "running" | "succeeded" | "failed" | "cancelled" | "interrupted";
@@ -40,15 +41,7 @@ export interface RunRecord {
   steps: Record<string, StepRecord>;
 }
 
-export interface RunSummary {
-  runId: string;
-  name: string;
-  file?: string;
-  state: RunState;
-  createdAt: number;
-  endedAt?: number;
-  counts: Record<StepState, number>;
-}
+export type RunSummary = Pick<RunRecord, "runId" | "name" | "file" | "state" | "createdAt" | "endedAt"> & { counts: Record<StepState, number> };
 
 const RUN_ID = /^run_[0-9A-HJKMNP-TV-Z]{26}$/;
 

@@ -165,4 +165,42 @@ describe("svc run-swarm through the daemon", () => {
     expect((bad.content as Array<{ text: string }>)[0]!.text).toContain("steps[a].model");
     await client.close();
   });
+
+  it("a daemon killed mid-run leaves a complete record; the next daemon life shows the run interrupted", async () => {
+    const file = await swarmFile("killed", [
+      { id: "quick", model: "role:worker", prompt: "done first" },
+      { id: "long", model: "x", adapter: "slow", needs: ["quick"], prompt: "go" },
+    ]);
+    const swarm = JSON.parse(await readFile(file, "utf8"));
+    const res = await fx.daemon.fetch("/swarm/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ swarm, baseDir: join(fx.home, "work") }) });
+    const { run } = (await res.json()) as { run: { runId: string } };
+    const recordPath = join(fx.home, "runs", run.runId, "run.json");
+    await until(async () => JSON.parse(await readFile(recordPath, "utf8")).steps.long.sessionId !== undefined, "the long step's session on disk");
+    const longSession = JSON.parse(await readFile(recordPath, "utf8")).steps.long.sessionId as string;
+    const transcript = join(fx.home, "sessions", longSession, "events.jsonl");
+    await until(async () => (await readFile(transcript, "utf8").catch(() => "")).includes('"session.started"'), "the long step's agent started");
+    const agentPid = (await readFile(transcript, "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.type === "session.started").data.pid as number;
+    const alive = () => {
+      try {
+        process.kill(agentPid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    await fx.daemon.kill9();
+    const onDisk = JSON.parse(await readFile(recordPath, "utf8"));
+    expect(onDisk).toMatchObject({ state: "running", steps: { quick: { state: "succeeded", output: "echo: done first" }, long: { state: "running" } } });
+    const offline = await cli(["run-swarm", "ls", "--json"]);
+    expect(JSON.parse(offline.stdout).runs.find((r: { runId: string }) => r.runId === run.runId).state).toBe("interrupted");
+    await fx.start();
+    const shown = await cli(["run-swarm", "show", run.runId, "--json"]);
+    expect(JSON.parse(shown.stdout).run).toMatchObject({ state: "interrupted", steps: { quick: { state: "succeeded" } } });
+    try {
+      // The next daemon life ends the step's agent it left behind (sessions' orphan sweep).
+      await until(async () => !alive(), "the orphaned agent ended by the next daemon");
+    } finally {
+      if (alive()) process.kill(agentPid, "SIGKILL");
+    }
+  });
 });
