@@ -38,7 +38,7 @@ export const swarmFileSchema = z.looseObject({
   schema: z.literal(SWARM_SCHEMA_ID).describe(`The file format: "${SWARM_SCHEMA_ID}"`),
   name: z.string().min(1).optional().describe("The swarm's name, shown in run listings; default the file name"),
   concurrency: z.number().int().min(1).max(64).optional().describe("Default for --concurrency: at most this many steps at once (default 4)"),
-  steps: z.array(swarmStepSchema).min(1).describe("The steps, in the order they are shown"),
+  steps: z.array(swarmStepSchema).min(1).max(1000).describe("The steps, in the order they are shown"),
 });
 
 export type SwarmStep = z.infer<typeof swarmStepSchema>;
