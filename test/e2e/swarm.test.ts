@@ -166,6 +166,24 @@ describe("svc run-swarm through the daemon", () => {
     await client.close();
   });
 
+  it("bad input on the route: a 400 naming the step and the field, unknown fields refused; unknown runs 404", async () => {
+    const post = (body: unknown) => fx.daemon.fetch("/swarm/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const baseDir = join(fx.home, "work");
+    let res = await post({ swarm: { schema: "svc/swarm/v1", steps: [{ id: "build", model: "m", prompt: "" }] }, baseDir });
+    expect(res.status).toBe(400);
+    let err = ((await res.json()) as { error: { code: string; message: string; details: Array<{ path: string }> } }).error;
+    expect(err.code).toBe("invalid_input");
+    expect(err.message).toContain("steps[build].prompt");
+    expect(err.details[0]!.path).toContain("steps[build].prompt");
+    res = await post({ swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", model: "m", prompt: "p" }] }, baseDir, concurency: 2 });
+    expect(res.status).toBe(400);
+    res = await post({ swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", model: "m", prompt: "p", needs: ["a"] }] }, baseDir });
+    err = ((await res.json()) as { error: typeof err }).error;
+    expect(err.message).toBe("steps[a].needs: a step cannot need itself");
+    expect((await fx.daemon.fetch("/swarm/runs/not-a-run")).status).toBe(400);
+    expect((await fx.daemon.fetch("/swarm/runs/run_01ARZ3NDEKTSV4RRFFQ69G5FAV")).status).toBe(404);
+  });
+
   it("a daemon killed mid-run leaves a complete record; the next daemon life shows the run interrupted", async () => {
     const file = await swarmFile("killed", [
       { id: "quick", model: "role:worker", prompt: "done first" },
