@@ -39,7 +39,7 @@ export function parseRunModels(pairs: readonly string[]): Record<string, string>
   const out: Record<string, string> = {};
   for (const p of pairs) {
     const eq = p.indexOf("=");
-    if (eq <= 0 || eq === p.length - 1) throw new SvcError("invalid_input", `--model ${JSON.stringify(p)}: expected <role>=<model id>, e.g. --model review.small=claude-haiku-4-5`);
+    if (eq <= 0 || eq === p.length - 1) throw new SvcError("usage", `--model ${JSON.stringify(p)}: expected <role>=<model id>, e.g. --model review.small=claude-haiku-4-5`);
     out[p.slice(0, eq)] = p.slice(eq + 1);
   }
   return out;
