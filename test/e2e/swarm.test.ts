@@ -65,6 +65,18 @@ describe("svc run-swarm through the daemon", () => {
     expect(show.stdout).toMatch(/c\s+succeeded\s+ses_\S+\s+\S+s\s+echo: got echo: alpha and echo: beta/);
   });
 
+  it("the resolved model reaches the agent as the spawn option `model`; a model no adapter fits fails its step", async () => {
+    const file = await swarmFile("model-option", [{ id: "m", model: "role:worker", options: { effort: "low" }, prompt: "env?" }]);
+    const r = await cli(["run-swarm", file, "--json", "--model", "worker=fx-echo-2"]);
+    expect(r.code, r.stderr).toBe(1);
+    const { run } = JSON.parse(r.stdout);
+    // fx-echo-2 is listed by no acpAgents entry and not in the catalog: no adapter fits.
+    expect(run.steps.m.error).toContain('no adapter fits model "fx-echo-2"');
+    const ok = await cli(["run-swarm", file, "--json"]);
+    const out = JSON.parse(JSON.parse(ok.stdout).run.steps.m.output);
+    expect(out.meta.options).toEqual({ effort: "low", model: "fx-echo" });
+  });
+
   it("the CLI shows progress and ends with the result table", async () => {
     const file = await swarmFile("progress", [
       { id: "one", model: "role:worker", prompt: "hi" },
