@@ -14,7 +14,7 @@ const stepId = z
   .describe("The step's id, unique in the file; other steps name it in `needs` and in `${{ steps.<id>.output }}`");
 const optionValue = z.union([z.boolean(), z.number(), z.string()]);
 
-export const swarmStepSchema = z.looseObject({
+export const swarmStepSchema = z.strictObject({
   id: stepId,
   label: z.string().min(1).optional().describe("Human-readable label shown in listings; default the id"),
   prompt: z.string().min(1).describe("The step's prompt; `${{ steps.<id>.output }}` is replaced by the final output of a step it needs"),
@@ -33,7 +33,7 @@ export const swarmStepSchema = z.looseObject({
   needs: z.array(stepId).optional().describe("Ids of steps that must succeed before this one starts"),
 });
 
-export const swarmFileSchema = z.looseObject({
+export const swarmFileSchema = z.strictObject({
   $schema: z.string().optional().describe("Path or URL of this JSON Schema, for editors"),
   schema: z.literal(SWARM_SCHEMA_ID).describe(`The file format: "${SWARM_SCHEMA_ID}"`),
   name: z.string().min(1).optional().describe("The swarm's name, shown in run listings; default the file name"),

@@ -55,6 +55,7 @@ describe("the swarm file", () => {
     expect(() => parseSwarmFile(bad, "f.swarm.json")).toThrow(/^f\.swarm\.json: steps\[build\]\.model: /);
     expect(() => parseSwarmFile({ schema: "svc/swarm/v2", steps: [] }, "f")).toThrow(/f: schema: /);
     expect(() => parseSwarmFile({ schema: "svc/swarm/v1", steps: [{ id: "x", model: "m" }] }, "f")).toThrow(/steps\[x\]\.prompt/);
+    expect(() => parseSwarmFile({ schema: "svc/swarm/v1", steps: [{ id: "b", model: "m", prompt: "p", need: ["a"] }] }, "f")).toThrow('f: steps[b]: Unrecognized key: "need"');
   });
 
   it("needs must name steps without a cycle, and a prompt reads only outputs of steps it needs", () => {
