@@ -39,12 +39,13 @@ export async function runSchedule(plan: RunPlan, runner: StepRunner, opts: Sched
   };
   const launch = (step: PlannedStep) => {
     const startedAt = opts.now();
+    if (step.problem) {
+      // It never starts: failed at once, with why.
+      set(step.id, { state: "failed", startedAt, endedAt: startedAt, error: step.problem });
+      return;
+    }
     set(step.id, { state: "running", startedAt });
     const work = (async () => {
-      if (step.problem) {
-        set(step.id, { state: "failed", startedAt, endedAt: opts.now(), error: step.problem });
-        return;
-      }
       let sessionId: string | undefined;
       try {
         const out = await runner(step, renderPrompt(step.prompt, outputs), {
