@@ -130,6 +130,14 @@ describe("model resolution in a run, with sources", () => {
     expect(r.plan.steps[0].problem).toContain("model roles refer to each other in a cycle: role:lead -> role:writer -> role:review.small -> role:lead");
   });
 
+  it("the repository's models file is validated with the config schema's models section", async () => {
+    const h = await home();
+    const file = await repo(h, "review.small", { "review.small": 5 });
+    const r = await runCli(["run-swarm", file, "--dry-run"], { home: h });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${join(h, "repo", ".svc", "models.json")}: models.review.small:`);
+  });
+
   it("config set refuses a role cycle (and an undefined role) and leaves the file as it was", async () => {
     const h = await home({ models: { a: "role:review.small" } });
     const path = join(h, "config.json");
