@@ -1,6 +1,6 @@
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
-import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, HOME, LOGGER, RANDOM, ROUTES, SESSIONS, TOOLS, resolve } from "../tokens.js";
+import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, HOME, LOGGER, RANDOM, ROUTES, SESSIONS, SLEEP, TOOLS, resolve } from "../tokens.js";
 import { swarmRoutes } from "./routes.js";
 import { SwarmService } from "./service.js";
 import { swarmTools } from "./tools.js";
@@ -17,6 +17,7 @@ export const swarmModule: DaemonModule = {
       config: resolve(c, CONFIG),
       clock: resolve(c, CLOCK),
       random: resolve(c, RANDOM),
+      sleep: resolve(c, SLEEP),
       logger: resolve(c, LOGGER),
       events: resolve(c, DAEMON_EVENTS),
       home: resolve(c, HOME),

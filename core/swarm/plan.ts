@@ -39,6 +39,8 @@ export interface PlannedStep {
   worktree?: string | true;
   options: Record<string, SpawnOptionValue>;
   skills?: string[];
+  /** The step's `timeoutMinutes`, in ms. */
+  timeoutMs?: number;
   /** Why the step cannot start; it fails at once and its dependents are skipped. */
   problem?: string;
 }
@@ -104,6 +106,7 @@ export function resolvePlan(input: PlanInput): RunPlan {
       // The resolved model rides in the spawn options as `model` (what ACP agents read from _meta.svc.options).
       options: { ...(s.options ?? {}), ...(id ? { model: id } : {}) },
       ...(s.skills ? { skills: s.skills } : {}),
+      ...(s.timeoutMinutes !== undefined ? { timeoutMs: Math.round(s.timeoutMinutes * 60_000) } : {}),
       ...(problems.length ? { problem: problems.join("; ") } : {}),
     };
   });

@@ -31,6 +31,7 @@ export const swarmStepSchema = z.strictObject({
   options: z.record(z.string(), optionValue).optional().describe("Spawn options over defaults.options and defaults.adapters.<slug>.options"),
   skills: z.array(z.string().min(1)).optional().describe("Skills; replaces the defaults' skills as `sessions start --skill` does"),
   needs: z.array(stepId).optional().describe("Ids of steps that must succeed before this one starts"),
+  timeoutMinutes: z.number().positive().max(1440).optional().describe("Stop the step's session and fail the step when its turn has not ended after this many minutes (default: no limit)"),
 });
 
 export const swarmFileSchema = z.strictObject({

@@ -7,7 +7,7 @@ import type { DependencyContainer } from "tsyringe";
 import type { ConfigService } from "../config/config-service.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import { SvcError } from "../errors.js";
-import type { Clock, Random } from "../runtime/clock.js";
+import type { Clock, Random, Sleep } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import type { SessionRuntime } from "../sessions/runtime.js";
 import type { AdapterWalk } from "./adapter-walk.js";
@@ -24,6 +24,7 @@ export interface SwarmDeps {
   config: ConfigService;
   clock: Clock;
   random: Random;
+  sleep: Sleep;
   logger: Logger;
   events: DaemonEventBus;
   home: string;
@@ -80,7 +81,7 @@ export class SwarmService {
       signal.addEventListener("abort", stop, { once: true });
       try {
         if (signal.aborted) stop();
-        const turn = await this.deps.sessions.waitFor(descriptor.id, result!.promptId);
+        const turn = await this.turnWithin(descriptor.id, result!.promptId, step.timeoutMs);
         return { sessionId: descriptor.id, stopReason: turn.stopReason, output: turn.text, ...(turn.error ? { error: turn.error } : {}) };
       } finally {
         signal.removeEventListener("abort", stop);
@@ -108,6 +109,26 @@ export class SwarmService {
     await this.store.save(record).catch((err: Error) => this.deps.logger.error("could not write a run record", { runId: record.runId, error: err.message }));
     this.deps.events.emit("swarm:run-ended", { runId: record.runId, state: record.state });
     this.deps.logger.info("swarm run ended", { runId: record.runId, state: record.state });
+  }
+
+  /** The step's turn, or, after `timeoutMs`, its session stopped and a turn that says so. */
+  private async turnWithin(sessionId: string, promptId: string, timeoutMs: number | undefined) {
+    const turn = this.deps.sessions.waitFor(sessionId, promptId);
+    if (timeoutMs === undefined) return turn;
+    const timer = new AbortController();
+    const timedOut = this.deps.sleep(timeoutMs, timer.signal).then(
+      () => true,
+      () => false,
+    );
+    try {
+      const first = await Promise.race([turn, timedOut]);
+      if (first !== true) return first as Awaited<typeof turn>;
+      await this.deps.sessions.stop(sessionId).catch(() => undefined);
+      const ended = await turn;
+      return { ...ended, stopReason: "timeout", error: `the turn did not end within timeoutMinutes (${timeoutMs / 60_000}); the session was stopped` };
+    } finally {
+      timer.abort();
+    }
   }
 
   /** A run as recorded; a run left `running` by an earlier daemon life shows as `interrupted`. */

@@ -77,6 +77,21 @@ describe("svc run-swarm through the daemon", () => {
     expect(out.meta.options).toEqual({ effort: "low", model: "fx-echo" });
   });
 
+  it("timeoutMinutes stops a step whose turn does not end and fails it; its dependents are skipped", async () => {
+    const file = await swarmFile("timeout", [
+      { id: "stuck", model: "x", adapter: "hang", timeoutMinutes: 0.002, prompt: "wait forever" },
+      { id: "after", model: "x", adapter: "echo", needs: ["stuck"], prompt: "never" },
+    ]);
+    const r = await cli(["run-swarm", file, "--json"]);
+    expect(r.code).toBe(1);
+    const { run } = JSON.parse(r.stdout);
+    expect(run.steps.stuck).toMatchObject({ state: "failed", stopReason: "timeout" });
+    expect(run.steps.stuck.error).toContain("the turn did not end within timeoutMinutes (0.002); the session was stopped");
+    expect(run.steps.after).toEqual({ state: "skipped", reason: "needs stuck, which failed" });
+    const d = (await (await fx.daemon.fetch(`/sessions/${run.steps.stuck.sessionId}`)).json()) as { descriptor: { state: string } };
+    expect(d.descriptor.state).toBe("ended");
+  });
+
   it("the CLI shows progress and ends with the result table", async () => {
     const file = await swarmFile("progress", [
       { id: "one", model: "role:worker", prompt: "hi" },
