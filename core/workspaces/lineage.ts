@@ -18,12 +18,12 @@ const digest = (token: string) => createHash("sha256").update(token).digest("hex
 
 export class SessionTokens {
   private readonly byDigest = new Map<string, string>();
-  private readonly bySession = new Map<string, string>();
+  private readonly bySession = new Map<string, string[]>();
 
   issue(sessionId: string, randomHex: string): string {
     const token = `svcst_${randomHex}`;
     this.byDigest.set(digest(token), sessionId);
-    this.bySession.set(sessionId, digest(token));
+    this.bySession.set(sessionId, [...(this.bySession.get(sessionId) ?? []), digest(token)]);
     return token;
   }
 
@@ -33,8 +33,7 @@ export class SessionTokens {
   }
 
   revoke(sessionId: string): void {
-    const d = this.bySession.get(sessionId);
-    if (d) this.byDigest.delete(d);
+    for (const d of this.bySession.get(sessionId) ?? []) this.byDigest.delete(d);
     this.bySession.delete(sessionId);
   }
 }
