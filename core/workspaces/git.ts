@@ -30,16 +30,20 @@ export interface RepoInfo {
   repoName: string;
   /** The top level of the checkout `cwd` is in (the main checkout or a linked worktree). */
   top: string;
+  /** The commit HEAD of that checkout points at; undefined in a repository without commits. */
+  head?: string;
 }
 
 /** The git repository `cwd` lies in, or undefined when it is in none (or in a bare repository). */
 export async function findRepo(cwd: string): Promise<RepoInfo | undefined> {
-  const out = await gitMaybe(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], cwd);
+  // One git process in the common case; a repository without commits fails on HEAD and is asked again without it.
+  const withHead = await gitMaybe(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "HEAD^{commit}"], cwd);
+  const out = withHead ?? (await gitMaybe(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], cwd));
   if (!out) return undefined;
-  const [top, common] = out.trim().split("\n");
+  const [top, common, head] = out.trim().split("\n");
   if (!top || !common) return undefined;
   const repo = basename(common) === ".git" ? dirname(common) : top;
-  return { repo: resolve(repo), repoName: basename(repo), top: resolve(top) };
+  return { repo: resolve(repo), repoName: basename(repo), top: resolve(top), ...(withHead && head ? { head } : {}) };
 }
 
 /** The commit HEAD points at, or undefined in a repository without commits. */

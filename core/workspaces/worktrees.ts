@@ -41,15 +41,22 @@ export async function addWorktree(input: AddWorktreeInput): Promise<{ info: Work
     const baseCommit = known?.baseCommit ?? (await headCommit(path)) ?? "";
     return { info: { path, branch: known?.branch ?? branch, repo: repo.repo, slug, baseCommit }, reused: true };
   }
-  let baseCommit: string;
-  if (await branchExists(repo.repo, branch)) {
+  let baseCommit: string | undefined;
+  if (repo.head) {
+    const added = await git(["worktree", "add", "-b", branch, path, repo.head], repo.repo).then(
+      () => true,
+      (err: Error) => {
+        if (/branch named .* already exists/.test(err.message)) return false;
+        throw err;
+      },
+    );
+    if (added) baseCommit = repo.head;
+  }
+  if (baseCommit === undefined) {
+    if (!(await branchExists(repo.repo, branch))) throw new SvcError("invalid_input", `${repo.top} has no commits yet; a worktree branches from a commit (make a first commit)`);
+    // An archived (or hand-made) svc/<slug> branch: checked out again, the work included.
     baseCommit = (await git(["rev-parse", `refs/heads/${branch}`], repo.repo)).trim();
     await git(["worktree", "add", path, branch], repo.repo);
-  } else {
-    const head = await headCommit(repo.top);
-    if (!head) throw new SvcError("invalid_input", `${repo.top} has no commits yet; a worktree branches from a commit (make a first commit)`);
-    baseCommit = head;
-    await git(["worktree", "add", "-b", branch, path, head], repo.repo);
   }
   const info = { path, branch, repo: repo.repo, slug, baseCommit };
   await records.put({ ...info, repoName: repo.repoName, root, createdAt: input.now, sessionId: input.sessionId });

@@ -9,6 +9,7 @@ import { config } from "./config.js";
 import { sessions } from "./sessions.js";
 import { sentinels } from "./sentinels.js";
 import { webhook } from "./webhook.js";
+import { workspacesSuite } from "./workspaces.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -16,4 +17,5 @@ export const SUITES: BenchSuite[] = [
   sessions,
   sentinels,
   webhook,
+  workspacesSuite,
 ];
