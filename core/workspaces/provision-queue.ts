@@ -10,8 +10,6 @@
  * The caps are read at every admission, so a config change applies at the next one. A failed job
  * frees its slot like a finished one: nothing else waits on it.
  */
-import { basename } from "node:path";
-
 export interface LoadProbe {
   /** The 1-minute load average. */
   load1(): number;
@@ -20,7 +18,8 @@ export interface LoadProbe {
 
 export interface QueueCaps {
   global: number;
-  byRepo: Record<string, number>;
+  /** The repository's own cap (`worktrees.provisionConcurrencyByRepo`, see config's provisionCapFor), if any. */
+  repoCap(repo: string): number | undefined;
   loadFactor: number;
 }
 
@@ -45,14 +44,11 @@ interface Job {
 
 const RECHECK_MS = 1000;
 
-/** The cap for `repo`: the global cap, tightened by every matching per-repo entry (a path, or a bare directory name). 0 = none. */
+/** The cap for `repo`: the global cap, tightened (never loosened) by the repository's own cap. 0 = none. */
 export function capFor(repo: string, caps: QueueCaps): number {
-  let cap = caps.global > 0 ? caps.global : Infinity;
-  for (const [key, value] of Object.entries(caps.byRepo)) {
-    const matches = key.includes("/") ? key.replace(/\/+$/, "") === repo : key === basename(repo);
-    if (matches && value > 0) cap = Math.min(cap, value);
-  }
-  return cap;
+  const global = caps.global > 0 ? caps.global : Infinity;
+  const own = caps.repoCap(repo);
+  return own !== undefined && own > 0 ? Math.min(global, own) : global;
 }
 
 export class ProvisionQueue {

@@ -7,6 +7,7 @@ import { stat } from "node:fs/promises";
 import { join, relative, sep } from "node:path";
 import { inject, injectable } from "tsyringe";
 import type { ConfigService } from "../config/config-service.js";
+import { provisionCapFor } from "../config/local-paths.js";
 import { SvcError } from "../errors.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
@@ -65,8 +66,8 @@ export class WorkspaceService {
   ) {
     this.records = new WorktreeRecords(home);
     this.queue = new ProvisionQueue(() => {
-      const w = this.config.current().effective.worktrees;
-      return { global: w.provisionConcurrency, byRepo: w.provisionConcurrencyByRepo, loadFactor: w.provisionLoadFactor };
+      const cfg = this.config.current().effective;
+      return { global: cfg.worktrees.provisionConcurrency, repoCap: (repo) => provisionCapFor(cfg, repo), loadFactor: cfg.worktrees.provisionLoadFactor };
     }, load);
     this.config.onChange(() => this.queue.pump());
   }

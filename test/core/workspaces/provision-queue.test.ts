@@ -1,4 +1,6 @@
 import { describe, expect, it } from "vitest";
+import { provisionCapFor } from "../../../core/config/local-paths.js";
+import type { EffectiveConfig } from "../../../core/config/config-service.js";
 import { capFor, ProvisionQueue, type QueueCaps } from "../../../core/workspaces/provision-queue.js";
 import { FakeLoad } from "./support.js";
 
@@ -12,6 +14,12 @@ function gate() {
 
 const tick = () => new Promise((r) => setImmediate(r));
 
+/** Caps as the daemon builds them from worktrees.provisionConcurrency and provisionConcurrencyByRepo. */
+function caps(global: number, byRepo: Record<string, number>, loadFactor = 0): QueueCaps {
+  const cfg = { worktrees: { provisionConcurrencyByRepo: byRepo } } as unknown as EffectiveConfig;
+  return { global, repoCap: (repo) => provisionCapFor(cfg, repo), loadFactor };
+}
+
 function setup(caps: QueueCaps) {
   const load = new FakeLoad();
   const q = new ProvisionQueue(() => caps, load);
@@ -20,7 +28,7 @@ function setup(caps: QueueCaps) {
 
 describe("the provisioning queue", () => {
   it("admits in arrival order up to the global cap; the rest wait with 1-based positions that move up", async () => {
-    const { q } = setup({ global: 2, byRepo: {}, loadFactor: 0 });
+    const { q } = setup(caps(2, {}, 0));
     const jobs = [1, 2, 3, 4, 5].map((i) => ({ id: `s${i}`, g: gate() }));
     const done = jobs.map((j) => q.submit(j.id, "/r/app", j.g.run));
     expect(q.admitted).toEqual(["s1", "s2"]);
@@ -38,7 +46,7 @@ describe("the provisioning queue", () => {
   });
 
   it("a failing job frees its slot and holds nothing else up", async () => {
-    const { q } = setup({ global: 1, byRepo: {}, loadFactor: 0 });
+    const { q } = setup(caps(1, {}, 0));
     const a = gate();
     const b = gate();
     const pa = q.submit("a", "/r/app", a.run);
@@ -53,17 +61,17 @@ describe("the provisioning queue", () => {
   });
 
   it("0 means no global cap", () => {
-    const { q } = setup({ global: 0, byRepo: {}, loadFactor: 0 });
+    const { q } = setup(caps(0, {}, 0));
     for (let i = 0; i < 6; i++) void q.submit(`s${i}`, "/r/app", gate().run);
     expect(q.stats).toEqual({ waiting: 0, running: 6 });
   });
 
-  it("per-repo caps (a path or a bare directory name) tighten, never loosen, the global cap; a full repo lets others pass", () => {
-    expect(capFor("/src/app", { global: 2, byRepo: { app: 5 }, loadFactor: 0 })).toBe(2);
-    expect(capFor("/src/app", { global: 4, byRepo: { "/src/app": 1 }, loadFactor: 0 })).toBe(1);
-    expect(capFor("/src/app", { global: 0, byRepo: { "/other/app": 1, web: 1 }, loadFactor: 0 })).toBe(Infinity);
-    expect(capFor("/src/app", { global: 0, byRepo: { app: 3, "/src/app/": 2 }, loadFactor: 0 })).toBe(2);
-    const { q } = setup({ global: 3, byRepo: { app: 1 }, loadFactor: 0 });
+  it("per-repo caps (a path wins over a bare directory name) tighten, never loosen, the global cap; a full repo lets others pass", () => {
+    expect(capFor("/src/app", caps(2, { app: 5 }, 0))).toBe(2);
+    expect(capFor("/src/app", caps(4, { "/src/app": 1 }, 0))).toBe(1);
+    expect(capFor("/src/app", caps(0, { "/other/app": 1, web: 1 }, 0))).toBe(Infinity);
+    expect(capFor("/src/app", caps(0, { app: 1, "/src/app": 3 }, 0))).toBe(3);
+    const { q } = setup(caps(3, { app: 1 }, 0));
     for (const [id, repo] of [["a1", "/src/app"], ["a2", "/src/app"], ["w1", "/src/web"], ["a3", "/src/app"]] as const) void q.submit(id, repo, gate().run);
     expect(q.admitted).toEqual(["a1", "w1"]);
     expect(q.view("a2")).toEqual({ state: "queued", position: 1 });
@@ -71,7 +79,7 @@ describe("the provisioning queue", () => {
   });
 
   it("the load guard: no admission while load1 > cores x factor, unless nothing runs", () => {
-    const { q, load } = setup({ global: 0, byRepo: {}, loadFactor: 1.5 });
+    const { q, load } = setup(caps(0, {}, 1.5));
     load.coreCount = 2;
     load.value = 9;
     const first = gate();
@@ -89,10 +97,11 @@ describe("the provisioning queue", () => {
   });
 
   it("caps are read at every admission (a change applies at the next one)", () => {
-    const { q, caps } = setup({ global: 1, byRepo: {}, loadFactor: 0 });
+    const live = caps(1, {}, 0);
+    const { q } = setup(live);
     for (const id of ["a", "b", "c"]) void q.submit(id, "/r/app", gate().run);
     expect(q.admitted).toEqual(["a"]);
-    caps.global = 3;
+    live.global = 3;
     q.pump();
     expect(q.admitted).toEqual(["a", "b", "c"]);
   });
