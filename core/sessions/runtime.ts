@@ -137,6 +137,7 @@ export class SessionRuntime implements SessionHost {
       ...(placed.worktree ? { worktree: placed.worktree } : {}), ...(granted.capped ? { note: granted.capped } : {}),
     });
     const launch = async () => {
+      if (!session.live) throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
       const token = this.workspaces.tokens.issue(id, this.random.hex(24));
       const model = typeof merged.options.model === "string" ? merged.options.model : undefined;
       const shim = await this.workspaces.shim({ sessionId: id, adapter: req.adapter, ...(model ? { model } : {}), workspace: placed.worktree?.path ?? cwd });
@@ -239,6 +240,7 @@ export class SessionRuntime implements SessionHost {
       // Marked first: the adapter usually reports the exit itself, and that report must say "stopped".
       s.stopRequested = true;
       s.transcript.append("session.stopping", {});
+      if (!s.handle) this.workspaces.queue.cancel(s.id, new SvcError("conflict", `session ${s.id} was stopped while its worktree waited for provisioning`));
       await s.handle?.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId, error: err.message }));
       s.sink().exited({ code: null, signal: "SIGTERM" });
     }

@@ -80,6 +80,17 @@ export class ProvisionQueue {
     return { state: j.state, ...(j.phase ? { phase: j.phase } : {}) };
   }
 
+  /** Takes a waiting job out of the queue (its session was stopped); it settles with `reason`. A running job is left to finish. */
+  cancel(id: string, reason: Error): boolean {
+    const i = this.waiting.findIndex((j) => j.id === id);
+    if (i < 0) return false;
+    const [job] = this.waiting.splice(i, 1);
+    job!.state = "failed";
+    this.finished.set(id, job!);
+    job!.settle.reject(reason);
+    return true;
+  }
+
   get stats(): { waiting: number; running: number } {
     return { waiting: this.waiting.length, running: this.running.size };
   }

@@ -121,9 +121,10 @@ export class WorkspaceService {
       await this.records.patch(tree.path, { provisioning: { state: "done" } });
     } catch (err) {
       const d = (err as SvcError).details as { phase?: string; command?: string; outputTail?: string } | undefined;
-      this.failures.set(sessionId, { state: "failed", phase: d?.phase ?? phase, ...(d?.command ? { command: d.command } : {}), ...(d?.outputTail ? { outputTail: d.outputTail } : {}) });
+      const failedIn = d?.phase ?? (phase || undefined);
+      this.failures.set(sessionId, { state: "failed", ...(failedIn ? { phase: failedIn } : {}), ...(d?.command ? { command: d.command } : {}), ...(d?.outputTail ? { outputTail: d.outputTail } : {}) });
       if (this.failures.size > 1000) this.failures.delete(this.failures.keys().next().value!);
-      await this.records.patch(tree.path, { provisioning: { state: "failed", phase: d?.phase ?? phase, ...(d?.command ? { command: d.command } : {}) } }).catch(() => undefined);
+      await this.records.patch(tree.path, { provisioning: { state: "failed", ...(failedIn ? { phase: failedIn } : {}), ...(d?.command ? { command: d.command } : {}) } }).catch(() => undefined);
       throw err;
     }
   }

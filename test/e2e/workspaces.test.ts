@@ -94,7 +94,7 @@ describe("svc worktree ls|rm|archive|gc on dirty, clean, live and orphaned trees
 
     expect((await cli(["worktree", "rm", "live-one", "--force"])).code).toBe(0);
     expect((await cli(["worktree", "gc", "--older-than", "7x"])).stderr).toMatch(/--older-than "7x" is invalid/);
-  });
+  }, 120_000);
 });
 
 describe("spawn lineage through the CLI and MCP, from inside a session", () => {
@@ -126,4 +126,29 @@ describe("spawn lineage through the CLI and MCP, from inside a session", () => {
     // Over HTTP without the token the caller is a root spawn: another key, and the slug is in use.
     expect(http.status).toBe(409);
   });
+});
+
+describe("the provisioning queue on a real daemon", () => {
+  it("svc sessions ls shows queued positions; svc config set of the cap applies without a restart", async () => {
+    expect((await cli(["config", "set", "worktrees.provisionConcurrency", "1"])).code).toBe(0);
+    const gateFile = join(await tempDir(), "open");
+    const queued = await makeRepo(await tempDir(), "queued", { ".svc/worktree.json": JSON.stringify({ install: false, setup: [`while [ ! -f '${gateFile}' ]; do sleep 0.02; done`] }) });
+    const ids: string[] = [];
+    for (const slug of ["qa", "qb", "qc"]) ids.push((await cli(["sessions", "start", "--adapter", "echo", "--worktree", slug, "--json"], queued)).json().descriptor.id);
+    const states = async () => {
+      const { sessions } = (await cli(["sessions", "ls", "--json"])).json() as { sessions: Array<{ id: string; provisioning?: { state: string; position?: number } }> };
+      return ids.map((id) => sessions.find((s) => s.id === id)!.provisioning);
+    };
+    const deadline = Date.now() + 60_000;
+    while ((await states())[0]?.state !== "running" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    const table = (await cli(["sessions", "ls"])).stdout;
+    expect(table).toMatch(new RegExp(`${ids[1]}\\s+-\\s+echo\\s+starting \\(queued #1\\)`));
+    expect(table).toMatch(new RegExp(`${ids[2]}\\s+-\\s+echo\\s+starting \\(queued #2\\)`));
+    expect((await cli(["config", "set", "worktrees.provisionConcurrency", "2"])).code).toBe(0);
+    while ((await states())[1]?.state !== "running" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await states()).toEqual([{ state: "running", phase: "setup" }, { state: "running", phase: "setup" }, { state: "queued", position: 1 }]);
+    await writeFile(gateFile, "");
+    while ((await states()).some((p) => p?.state !== "done") && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(await states()).toEqual([{ state: "done" }, { state: "done" }, { state: "done" }]);
+  }, 90_000);
 });

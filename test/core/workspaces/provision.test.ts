@@ -68,6 +68,24 @@ describe("provisioning a worktree", () => {
     expect(view()).toEqual([{ state: "done" }, { state: "done" }, { state: "done" }]);
   });
 
+  it("a session stopped while queued leaves the queue; its agent never starts", async () => {
+    h = await makeWsHarness({ worktrees: { provisionConcurrency: 1 } });
+    const gateFile = join(await tempDir(), "open");
+    const repo = await repoWith({ install: false, setup: [`while [ ! -f '${gateFile}' ]; do sleep 0.02; done`] });
+    const first = await h.runtime.start({ adapter: "echo", cwd: repo, worktree: "first" });
+    const second = await h.runtime.start({ adapter: "echo", cwd: repo, worktree: "second" });
+    const third = await h.runtime.start({ adapter: "echo", cwd: repo, worktree: "third" });
+    expect(h.runtime.describe(h.runtime.get(second.descriptor.id)).provisioning).toEqual({ state: "queued", position: 1 });
+    const stopped = await h.runtime.stop(second.descriptor.id);
+    expect(stopped).toMatchObject({ state: "ended", exit: { error: "stopped" } });
+    await expect(h.runtime.ready(second.descriptor.id)).rejects.toMatchObject({ code: "conflict" });
+    expect(h.runtime.describe(h.runtime.get(third.descriptor.id)).provisioning).toEqual({ state: "queued", position: 1 });
+    await writeFile(gateFile, "");
+    await h.runtime.ready(first.descriptor.id);
+    await h.runtime.ready(third.descriptor.id);
+    expect(h.runtime.get(second.descriptor.id).handle).toBeUndefined();
+  });
+
   it("cheap steps only: a repo with nothing to provision starts at once with no provisioning field", async () => {
     h = await makeWsHarness({ worktrees: { provisionConcurrency: 1 } });
     const repo = await makeRepo(await tempDir());
