@@ -62,6 +62,8 @@ export const OPERATIONS = {
     ["POST /sessions/terminal"], [], ["sessions terminal"]),
   "session.prompt": op("prompt, message or stop a session", "local",
     ["POST /sessions/:id/prompt", "POST /sessions/:id/stop"], ["agent_prompt", "message_send", "message_reply", "message_parent"], ["sessions prompt", "sessions stop"]),
+  "worktree.manage": op("list and reclaim agent worktrees (the CLI does it itself, as the user, with git; it only reads the session list from the daemon)", "local",
+    [], [], ["worktree ls", "worktree rm", "worktree archive", "worktree gc"]),
   "daemon.events": op("follow the daemon's event stream; the heartbeat tick", "local",
     ["GET /events", "POST /heartbeat/tick"], [], []),
 } as const satisfies Record<string, OperationRule>;
