@@ -2,10 +2,10 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { inject, injectable } from "tsyringe";
 import type { ConfigService } from "../config/config-service.js";
-import { messagingPolicy, resolveSpawnDefaults, roleForDepth } from "../config/spawn-defaults.js";
+import { messagingPolicy, resolveSpawnDefaults, roleForDepth, type ResolvedSpawnDefaults } from "../config/spawn-defaults.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import { SvcError } from "../errors.js";
-import type { DeliveryRef, ParkedDelivery, PromptReceipt, PromptSender, PromptUrgency, SessionHost, SpawnAuth } from "../plugin-api/sessions.js";
+import type { DeliveryRef, ParkedDelivery, PromptReceipt, PromptSender, PromptUrgency, SessionAdapterInstance, SessionHost, SpawnAuth } from "../plugin-api/sessions.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { updateJsonFile, readJsonFile } from "../storage/json-file.js";
@@ -136,23 +136,7 @@ export class SessionRuntime implements SessionHost {
       adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth, daemon: markDaemon(),
       ...(placed.worktree ? { worktree: placed.worktree } : {}), ...(granted.capped ? { note: granted.capped } : {}),
     });
-    const launch = async () => {
-      if (!session.live) throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
-      const token = this.workspaces.tokens.issue(id, this.random.hex(24));
-      const model = typeof merged.options.model === "string" ? merged.options.model : undefined;
-      const shim = await this.workspaces.shim({ sessionId: id, adapter: req.adapter, ...(model ? { model } : {}), workspace: placed.worktree?.path ?? cwd });
-      session.handle = await instance.start(
-        { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: { ...(req.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
-        session.sink(),
-      );
-      if (session.state === "starting") session.state = "idle";
-      // The marks let a later daemon life recognise the process if this daemon dies first (orphans.ts).
-      const mark = markProcess(session.handle.pid);
-      session.transcript.append("session.started", { pid: session.handle.pid, info: session.handle.info, ...(mark ? { process: mark } : {}), daemon: markDaemon() });
-      this.events.emit("session:started", { sessionId: id, adapter: req.adapter, source, kind });
-      this.logger.info("session started", { sessionId: id, adapter: req.adapter, source, pid: session.handle.pid });
-      session.pump();
-    };
+    const launch = () => this.launch(session, instance, req, merged);
     const failed = (err: unknown) => {
       session.sink().exited({ code: null, signal: null, error: (err as Error).message });
       throw err;
@@ -176,6 +160,26 @@ export class SessionRuntime implements SessionHost {
     }
     const result = req.prompt ? this.prompt(id, req.prompt, { sender: { kind: "human" }, urgency: "queue" }) : undefined;
     return { descriptor: this.describe(session), result };
+  }
+
+  /** Starts the adapter's process for a session that is ready to run (its tree, if any, provisioned). */
+  private async launch(session: LiveSession, instance: SessionAdapterInstance, req: StartRequest, merged: ResolvedSpawnDefaults): Promise<void> {
+    const { id, cwd, worktree, source, kind } = session.fixed;
+    if (!session.live) throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
+    const token = this.workspaces.tokens.issue(id, this.random.hex(24));
+    const model = typeof merged.options.model === "string" ? merged.options.model : undefined;
+    const shim = await this.workspaces.shim({ sessionId: id, adapter: req.adapter, ...(model ? { model } : {}), workspace: worktree?.path ?? cwd });
+    session.handle = await instance.start(
+      { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: { ...(req.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
+      session.sink(),
+    );
+    if (session.state === "starting") session.state = "idle";
+    // The marks let a later daemon life recognise the process if this daemon dies first (orphans.ts).
+    const mark = markProcess(session.handle.pid);
+    session.transcript.append("session.started", { pid: session.handle.pid, info: session.handle.info, ...(mark ? { process: mark } : {}), daemon: markDaemon() });
+    this.events.emit("session:started", { sessionId: id, adapter: req.adapter, source, kind });
+    this.logger.info("session started", { sessionId: id, adapter: req.adapter, source, pid: session.handle.pid });
+    session.pump();
   }
 
   /** Resolves when the session's agent has started (after provisioning); rejects with the start's error. */
