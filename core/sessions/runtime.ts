@@ -244,7 +244,7 @@ export class SessionRuntime implements SessionHost {
       // Marked first: the adapter usually reports the exit itself, and that report must say "stopped".
       s.stopRequested = true;
       s.transcript.append("session.stopping", {});
-      if (!s.handle) this.workspaces.queue.cancel(s.id, new SvcError("conflict", `session ${s.id} was stopped while its worktree waited for provisioning`));
+      if (!s.handle) this.workspaces.cancel(s.id, new SvcError("conflict", `session ${s.id} was stopped before its worktree was provisioned`));
       await s.handle?.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId, error: err.message }));
       s.sink().exited({ code: null, signal: "SIGTERM" });
     }

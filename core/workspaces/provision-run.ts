@@ -22,7 +22,7 @@ export interface ProvisionFailure {
 }
 
 /** Runs every phase; `onPhase` is told each phase as it starts. */
-export async function runProvision(plan: ProvisionPlan, source: string, tree: string, onPhase: (phase: string) => void): Promise<void> {
+export async function runProvision(plan: ProvisionPlan, source: string, tree: string, onPhase: (phase: string) => void, signal?: AbortSignal): Promise<void> {
   if (plan.copy.length) {
     onPhase("copy");
     await copyGlobs(plan.copy, source, tree).catch((err: Error) => {
@@ -32,11 +32,11 @@ export async function runProvision(plan: ProvisionPlan, source: string, tree: st
   const env = { ...process.env, SVC_WORKTREE_SOURCE: source, SVC_WORKTREE_PATH: tree };
   if (plan.install) {
     onPhase("install");
-    await runCommand("install", plan.install, tree, env, plan.timeoutMs);
+    await runCommand("install", plan.install, tree, env, plan.timeoutMs, signal);
   }
   for (const hook of plan.setup) {
     onPhase("setup");
-    await runCommand("setup", hook, tree, env, plan.timeoutMs);
+    await runCommand("setup", hook, tree, env, plan.timeoutMs, signal);
   }
 }
 
@@ -68,8 +68,10 @@ export async function copyGlobs(globs: string[], source: string, tree: string): 
   return copied;
 }
 
-function runCommand(phase: "install" | "setup", command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<void> {
+/** Runs `sh -c command` in its own process group; the group is killed at the time limit or when `signal` aborts (the session was stopped). */
+function runCommand(phase: "install" | "setup", command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
     const child = spawn("sh", ["-c", command], { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
     let out = "";
     const keep = (d: Buffer) => {
@@ -79,21 +81,27 @@ function runCommand(phase: "install" | "setup", command: string, cwd: string, en
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
+    const killGroup = () => {
       try {
         process.kill(-child.pid!, "SIGKILL");
       } catch {
         child.kill("SIGKILL");
       }
+    };
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup();
     }, timeoutMs);
     timer.unref();
+    signal?.addEventListener("abort", killGroup, { once: true });
     child.once("error", (err) => {
       clearTimeout(timer);
       reject(failure({ phase, command, outputTail: err.message }));
     });
     child.once("close", (code) => {
       clearTimeout(timer);
+      signal?.removeEventListener("abort", killGroup);
+      if (signal?.aborted) return reject(signal.reason);
       if (code === 0 && !timedOut) return resolve();
       const tail = out.split("\n").slice(-TAIL_LINES - 1).join("\n");
       reject(failure({ phase, command, outputTail: timedOut ? `${tail}\n(timed out after ${timeoutMs / 1000}s)` : tail, exitCode: code }));

@@ -56,6 +56,7 @@ export class WorkspaceService {
   readonly records: WorktreeRecords;
   readonly queue: ProvisionQueue;
   private readonly failures = new Map<string, ProvisioningDetail>();
+  private readonly running = new Map<string, AbortController>();
 
   constructor(
     @inject(CONFIG) private readonly config: ConfigService,
@@ -111,12 +112,20 @@ export class WorkspaceService {
   /** Queues the heavy phases; settles when they ran. A failure is kept for the descriptor. */
   async provision(sessionId: string, tree: WorktreeInfo, p: NonNullable<Placed["provision"]>): Promise<void> {
     let phase = "";
+    const abort = new AbortController();
+    this.running.set(sessionId, abort);
     try {
       await this.queue.submit(sessionId, tree.repo, (setPhase) =>
-        runProvision(p.plan, p.source, tree.path, (ph) => {
-          phase = ph;
-          setPhase(ph);
-        }),
+        runProvision(
+          p.plan,
+          p.source,
+          tree.path,
+          (ph) => {
+            phase = ph;
+            setPhase(ph);
+          },
+          abort.signal,
+        ),
       );
       await this.records.patch(tree.path, { provisioning: { state: "done" } });
     } catch (err) {
@@ -126,7 +135,14 @@ export class WorkspaceService {
       if (this.failures.size > 1000) this.failures.delete(this.failures.keys().next().value!);
       await this.records.patch(tree.path, { provisioning: { state: "failed", ...(failedIn ? { phase: failedIn } : {}), ...(d?.command ? { command: d.command } : {}) } }).catch(() => undefined);
       throw err;
+    } finally {
+      this.running.delete(sessionId);
     }
+  }
+
+  /** The session was stopped before its agent started: out of the queue, or its running phase's commands killed. */
+  cancel(sessionId: string, reason: Error): void {
+    if (!this.queue.cancel(sessionId, reason)) this.running.get(sessionId)?.abort(reason);
   }
 
   provisioning(sessionId: string): ProvisioningDetail | undefined {

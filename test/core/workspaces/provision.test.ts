@@ -68,7 +68,7 @@ describe("provisioning a worktree", () => {
     expect(view()).toEqual([{ state: "done" }, { state: "done" }, { state: "done" }]);
   });
 
-  it("a session stopped while queued leaves the queue; its agent never starts", async () => {
+  it("a session stopped while queued leaves the queue, one stopped while provisioning has its commands killed; neither agent starts", async () => {
     h = await makeWsHarness({ worktrees: { provisionConcurrency: 1 } });
     const gateFile = join(await tempDir(), "open");
     const repo = await repoWith({ install: false, setup: [`while [ ! -f '${gateFile}' ]; do sleep 0.02; done`] });
@@ -80,9 +80,14 @@ describe("provisioning a worktree", () => {
     expect(stopped).toMatchObject({ state: "ended", exit: { error: "stopped" } });
     await expect(h.runtime.ready(second.descriptor.id)).rejects.toMatchObject({ code: "conflict" });
     expect(h.runtime.describe(h.runtime.get(third.descriptor.id)).provisioning).toEqual({ state: "queued", position: 1 });
+    // Stopping the one being provisioned kills its commands; the next is admitted at once.
+    await h.runtime.stop(first.descriptor.id);
+    await expect(h.runtime.ready(first.descriptor.id)).rejects.toMatchObject({ code: "conflict" });
+    expect(h.runtime.describe(h.runtime.get(first.descriptor.id)).provisioning).toMatchObject({ state: "failed", phase: "setup" });
+    await until(() => h!.runtime.describe(h!.runtime.get(third.descriptor.id)).provisioning?.state === "running", "third admitted");
     await writeFile(gateFile, "");
-    await h.runtime.ready(first.descriptor.id);
     await h.runtime.ready(third.descriptor.id);
+    expect(h.runtime.get(first.descriptor.id).handle).toBeUndefined();
     expect(h.runtime.get(second.descriptor.id).handle).toBeUndefined();
   });
 
