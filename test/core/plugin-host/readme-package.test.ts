@@ -35,10 +35,10 @@ describe("a package written only from the README", () => {
       await mkdir(dirname(join(pkgDir, name)), { recursive: true });
       await writeFile(join(pkgDir, name), text);
     }
-    // `npm install` in the folder gives it TypeScript and the svc peer; here: the svc link of the sandbox (src/node_modules/svc).
+    // `npm install` in the folder gives it TypeScript, Node's types and the types-only @svc/plugin-api; here: the sandbox's src/node_modules.
     execFileSync(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", pkgDir], { stdio: "pipe" });
     await symlink(pkgDir, join(sb.cwd, "node_modules", "svc-adapter-hello"), "junction");
-  }, 60_000);
+  });
   afterAll(() => sb.cleanup());
 
   it("builds, loads from the cwd and emits its event through the PluginContext", async () => {
