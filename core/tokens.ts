@@ -44,3 +44,7 @@ export const SESSIONS = token<import("./sessions/runtime.js").SessionRuntime>("s
 export const SESSION_ADAPTERS = token<import("./sessions/adapter-lookup.js").AdapterLookup>("session-adapters");
 /** The host egress behind the SSRF gate (core/egress), offered to plugins as the service "egress". */
 export const EGRESS = token<import("./egress/host-egress.js").HostEgress>("egress");
+/** Workspaces (core/workspaces): worktrees, the provisioning queue, lineage tokens, spawn keys, the gh shim. */
+export const WORKSPACES = token<import("./workspaces/workspace-service.js").WorkspaceService>("workspaces");
+/** The 1-minute load average and core count the provisioning queue's load guard reads (tests inject one). */
+export const LOAD_PROBE = token<import("./workspaces/provision-queue.js").LoadProbe>("load-probe");

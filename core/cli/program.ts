@@ -13,6 +13,7 @@ import { registerSentinel } from "./commands/sentinel.js";
 import { registerWebhooks } from "./commands/webhooks.js";
 import { registerSessions } from "./commands/sessions.js";
 import { registerAcp } from "./commands/acp.js";
+import { registerWorktree } from "./commands/worktree.js";
 import { registerSwarm } from "./commands/swarm.js";
 
 export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
@@ -26,7 +27,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
       // With --json, a usage error is printed once, as JSON, by runCli.
       outputError: (s, write) => (options.jsonErrors ? undefined : write(s)),
     });
-  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerSwarm]) {
+  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerWorktree, registerSwarm]) {
     register(program);
   }
   return program;

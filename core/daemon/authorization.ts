@@ -62,6 +62,8 @@ export const OPERATIONS = {
     ["POST /sessions/terminal"], [], ["sessions terminal"]),
   "session.prompt": op("prompt, message or stop a session", "local",
     ["POST /sessions/:id/prompt", "POST /sessions/:id/stop"], ["agent_prompt", "message_send", "message_reply", "message_parent"], ["sessions prompt", "sessions stop"]),
+  "worktree.manage": op("list and reclaim agent worktrees (the CLI does it itself, as the user, with git; it only reads the session list from the daemon)", "local",
+    [], [], ["worktree ls", "worktree rm", "worktree archive", "worktree gc"]),
   "swarm.run": op("run a swarm file's steps as agent sessions from configured adapters (or resolve it with dryRun); cancel a run", "local",
     ["POST /swarm/runs", "POST /swarm/runs/:id/cancel"], ["swarm_run", "swarm_cancel"], ["run-swarm"]),
   "swarm.read": op("list swarm runs and show one with its plan and step results", "local",

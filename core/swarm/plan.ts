@@ -17,8 +17,6 @@ import { resolveStepModel, type StepModel } from "./step-model.js";
 
 export const DEFAULT_CONCURRENCY = 4;
 
-/** Whether the spawn path can honour a step's `worktree` (true once issue 14's StartRequest.worktree is wired in spawn-request.ts). */
-export const SPAWN_TAKES_WORKTREE = false;
 
 export interface PlannedStep {
   id: string;
@@ -88,7 +86,6 @@ export function resolvePlan(input: PlanInput): RunPlan {
     const choice = chooseAdapter(s.adapter, id, acpAgents, s.id);
     const adapter: PlannedStep["adapter"] = { ...(choice.slug ? { slug: choice.slug, chosenBy: choice.chosenBy, why: choice.why } : {}) };
     if (choice.problem) problems.push(choice.problem);
-    if (s.worktree !== undefined && !SPAWN_TAKES_WORKTREE) problems.push(`steps[${s.id}].worktree: this build's spawn path does not create worktrees yet; remove \`worktree\` or give the step a cwd`);
     if (choice.slug) {
       const a = adapterAvailability(input.walk, choice.slug, acpAgents);
       if ("problem" in a) problems.push(a.problem);

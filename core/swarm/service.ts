@@ -75,8 +75,9 @@ export class SwarmService {
     const { record } = run;
     const lookup = runAdapterLookup(this.deps.container, walk);
     const runner: StepRunner = async (step, prompt, { signal, onSession }) => {
-      const { descriptor, result } = await this.deps.sessions.start(toStartRequest(step, prompt, record.runId), { adapters: lookup });
+      const { descriptor, result, deduped } = await this.deps.sessions.start(toStartRequest(step, prompt, record.runId), { adapters: lookup });
       onSession(descriptor.id);
+      if (deduped || !result) throw new SvcError("conflict", `step ${step.id}: session ${descriptor.id} already holds this run's step (deduped); its prompt was not sent again`);
       const stop = () => void this.deps.sessions.stop(descriptor.id).catch(() => undefined);
       signal.addEventListener("abort", stop, { once: true });
       try {

@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runCli, useDaemonProcess } from "../support/cli.js";
 import { FIXTURE_AGENTS, fixtureAgent, until } from "../core/sessions/harness.js";
+import { makeRepo } from "../core/workspaces/support.js";
 
 const fx = useDaemonProcess({
   prefix: "svc-e2e-swarm-",
@@ -90,6 +91,21 @@ describe("svc run-swarm through the daemon", () => {
     expect(run.steps.after).toEqual({ state: "skipped", reason: "needs stuck, which failed" });
     const d = (await (await fx.daemon.fetch(`/sessions/${run.steps.stuck.sessionId}`)).json()) as { descriptor: { state: string } };
     expect(d.descriptor.state).toBe("ended");
+  });
+
+  it("a step's worktree goes through the spawn path: the dry run shows it, the step runs in a fresh tree of its repo", async () => {
+    const repo = await makeRepo(join(fx.home, "work"), "wt-repo");
+    const file = join(repo, "wt.swarm.json");
+    await writeFile(file, JSON.stringify({ schema: "svc/swarm/v1", steps: [{ id: "iso", model: "role:worker", worktree: "iso-tree", prompt: "env?" }] }));
+    const dry = await cli(["run-swarm", file, "--dry-run"]);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/iso\s+-\s+fx-echo \(role:worker@config\)\s+echo \(acpAgents\)\s+acpAgents models\s+worktree iso-tree/);
+    const r = await cli(["run-swarm", file, "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const { run } = JSON.parse(r.stdout);
+    const cwd = JSON.parse(run.steps.iso.output).cwd as string;
+    expect(cwd).not.toBe(repo);
+    expect(cwd.endsWith(join("wt-repo", "iso-tree"))).toBe(true);
   });
 
   it("the CLI shows progress and ends with the result table", async () => {

@@ -10,6 +10,7 @@ import { sessions } from "./sessions.js";
 import { sentinels } from "./sentinels.js";
 import { swarm } from "./swarm.js";
 import { webhook } from "./webhook.js";
+import { workspacesSuite } from "./workspaces.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -18,4 +19,5 @@ export const SUITES: BenchSuite[] = [
   swarm,
   sentinels,
   webhook,
+  workspacesSuite,
 ];
