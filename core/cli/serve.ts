@@ -5,16 +5,31 @@ import { startDaemon } from "../daemon/daemon.js";
 import { svcHome } from "../storage/paths.js";
 
 export async function serve(flags: ConfigFlags): Promise<void> {
-  const daemon = await startDaemon({ home: svcHome(), env: process.env, flags });
+  // The handlers go in before the daemon starts: a SIGTERM that arrives once runtime.json exists
+  // (a supervisor or test that saw the file) but before start-up returned must stop the daemon
+  // cleanly, not kill the process with Node's default action.
+  let signalled = false;
+  let stopNow: (() => void) | undefined;
+  const onSignal = () => {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    signalled = true;
+    stopNow?.();
+  };
+  process.on("SIGINT", onSignal);
+  process.on("SIGTERM", onSignal);
+  let daemon: Awaited<ReturnType<typeof startDaemon>>;
+  try {
+    daemon = await startDaemon({ home: svcHome(), env: process.env, flags });
+  } catch (err) {
+    process.off("SIGINT", onSignal);
+    process.off("SIGTERM", onSignal);
+    throw err;
+  }
   process.stdout.write(`svc daemon listening on http://${daemon.info.bind}:${daemon.info.port} (pid ${daemon.info.pid})\n`);
   await new Promise<void>((resolve) => {
-    const onSignal = () => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      void daemon.stop().then(resolve, resolve);
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
+    stopNow = () => void daemon.stop().then(resolve, resolve);
+    if (signalled) stopNow();
   });
   // Everything durable is flushed and every module stopped: exit now rather than wait for a handle
   // a plugin left behind (a child's timer, a keep-alive socket), which kept a stopped daemon alive
