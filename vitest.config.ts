@@ -10,8 +10,10 @@ export default defineConfig({
     include: ["test/**/*.test.ts"],
     setupFiles: ["test/support/setup.ts"],
     pool: "forks",
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
+    // Generous: a guard against hangs, not a speed check. A contributor's machine is busy (two
+    // suites at once on 2 cores, say) and many tests run the CLI or the daemon as real processes.
+    testTimeout: 120_000,
+    hookTimeout: 120_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],
     globalSetup: ["test/support/global-setup.ts"],
   },

@@ -17,7 +17,9 @@ import { DaemonEventBus } from "./daemon/event-bus.js";
 import { homeFile } from "./storage/paths.js";
 import { FileCredentialStore } from "./storage/credentials.js";
 import { createHostEgress } from "./egress/host-egress.js";
-import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, EGRESS, ENV, HOME, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, resolve } from "./tokens.js";
+import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, EGRESS, ENV, HOME, LOAD_PROBE, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, WORKSPACES, resolve } from "./tokens.js";
+import { osLoadProbe, type LoadProbe } from "./workspaces/load-probe.js";
+import { WorkspaceService } from "./workspaces/workspace-service.js";
 
 export interface ContainerOptions {
   home: string;
@@ -26,6 +28,8 @@ export interface ContainerOptions {
   logger?: Logger;
   clock?: Clock;
   sleep?: Sleep;
+  /** The load guard's probe; default the OS load average and core count. */
+  loadProbe?: LoadProbe;
 }
 
 export async function createContainer(options: ContainerOptions): Promise<DependencyContainer> {
@@ -59,5 +63,7 @@ export async function createContainer(options: ContainerOptions): Promise<Depend
   registerValue(c, EGRESS, egress);
   services.provide("egress", egress);
   registerValue(c, SERVICES, services);
+  registerValue(c, LOAD_PROBE, options.loadProbe ?? osLoadProbe);
+  registerClass(c, WORKSPACES, WorkspaceService);
   return c;
 }

@@ -21,6 +21,8 @@ export type SvcErrorCode =
   | "daemon_not_running"
   | "daemon_running"
   | "plugin_load_failed"
+  // workspaces
+  | "provision_failed"
   // challenge verification (SPEC.md Errors)
   | "challenge_failed"
   | "timeout"
@@ -92,6 +94,7 @@ export const HTTP_STATUS: Readonly<Record<SvcErrorCode, number>> = {
   age_out: 410,
   internal: 500,
   plugin_load_failed: 500,
+  provision_failed: 422,
   not_implemented: 501,
   timeout: 504,
   connect: 502,

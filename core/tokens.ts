@@ -48,3 +48,7 @@ export const LISTEN = token<{ port: number; bind: string }>("listen");
 /** The remote room's services (core/remote): pairings and the tunnel. */
 export const REMOTE = token<import("./remote/module.js").RemoteServices>("remote");
 export const EGRESS = token<import("./egress/host-egress.js").HostEgress>("egress");
+/** Workspaces (core/workspaces): worktrees, the provisioning queue, lineage tokens, spawn keys, the gh shim. */
+export const WORKSPACES = token<import("./workspaces/workspace-service.js").WorkspaceService>("workspaces");
+/** The 1-minute load average and core count the provisioning queue's load guard reads (tests inject one). */
+export const LOAD_PROBE = token<import("./workspaces/provision-queue.js").LoadProbe>("load-probe");

@@ -62,6 +62,8 @@ export class DaemonClient {
         method,
         headers: {
           authorization: `Bearer ${this.info.token}`,
+          // Inside a session: its token, from which the daemon derives the calling session (spawn lineage).
+          ...(process.env.SVC_SESSION_TOKEN ? { "x-svc-session-token": process.env.SVC_SESSION_TOKEN } : {}),
           ...(body === undefined ? {} : { "content-type": "application/json" }),
         },
         body: body === undefined ? undefined : JSON.stringify(body),

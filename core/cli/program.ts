@@ -13,6 +13,8 @@ import { registerSentinel } from "./commands/sentinel.js";
 import { registerWebhooks } from "./commands/webhooks.js";
 import { registerSessions } from "./commands/sessions.js";
 import { registerAcp } from "./commands/acp.js";
+import { registerWorktree } from "./commands/worktree.js";
+import { registerSwarm } from "./commands/swarm.js";
 import { registerPair } from "./commands/pair.js";
 import { registerRelay } from "./commands/relay.js";
 import { registerTunnel } from "./commands/tunnel.js";
@@ -43,7 +45,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
       const { useRemotePairing } = await import("./daemon-client.js");
       useRemotePairing(remote);
     });
-  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerPair, registerRelay, registerTunnel]) {
+  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerWorktree, registerSwarm, registerPair, registerRelay, registerTunnel]) {
     register(program);
   }
   return program;

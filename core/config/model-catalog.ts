@@ -22,3 +22,17 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
 export function isKnownModel(id: string): boolean {
   return MODEL_CATALOG.some((m) => m.id === id);
 }
+
+/**
+ * The adapter slug that runs each provider's models (an ACP catalog agent), used by run-swarm to
+ * pick an adapter from a model when a step names none. A provider without an entry (ext-judge)
+ * runs under no adapter.
+ */
+export const PROVIDER_ADAPTERS: Readonly<Record<string, string>> = { anthropic: "claude", openai: "codex", google: "gemini" };
+
+/** The catalog's adapter for a model id: its provider's adapter, or undefined. */
+export function catalogAdapterFor(model: string): { adapter: string; provider: string } | undefined {
+  const entry = MODEL_CATALOG.find((m) => m.id === model);
+  const adapter = entry ? PROVIDER_ADAPTERS[entry.provider] : undefined;
+  return entry && adapter ? { adapter, provider: entry.provider } : undefined;
+}

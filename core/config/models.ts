@@ -32,39 +32,94 @@ export interface ModelLayers {
   repository?: Record<string, ModelRoleValue>;
 }
 
-const ROLE_PREFIX = "role:";
+export const ROLE_PREFIX = "role:";
 
-/** The resolved table of every known role (built-in and configured) with its source. */
-export function resolveModelRoles(config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): Record<string, ResolvedModelRole> {
+/** One hop of a `role:` chain: the role, the value it has and the layer that gave it. */
+export interface RoleHop {
+  role: string;
+  value: ModelRoleValue;
+  source: ModelRoleSource;
+}
+
+export type RoleLookup = (role: string) => { value: ModelRoleValue; source: ModelRoleSource } | undefined;
+
+/** The model id (or `role:` reference) of a role value. */
+export function modelOf(value: ModelRoleValue): string {
+  return typeof value === "string" ? value : value.model;
+}
+
+/**
+ * Follows `role:` references from `role` until a model id. A cycle is `config_invalid` naming the
+ * chain (`role:a -> role:b -> role:a`); a role no layer defines is `not_found`.
+ */
+export function followRoleChain(role: string, lookup: RoleLookup, known: () => string[]): RoleHop[] {
+  const hops: RoleHop[] = [];
+  let current = role;
+  for (;;) {
+    const hit = lookup(current);
+    if (!hit) {
+      const via = hops.length ? ` (reached by ${[...hops.map((h) => ROLE_PREFIX + h.role), ROLE_PREFIX + current].join(" -> ")})` : "";
+      throw new SvcError("not_found", `model role "${current}" is not defined${via} (known roles: ${known().join(", ")})`);
+    }
+    hops.push({ role: current, ...hit });
+    const model = modelOf(hit.value);
+    if (!model.startsWith(ROLE_PREFIX)) return hops;
+    const next = model.slice(ROLE_PREFIX.length);
+    if (hops.some((h) => h.role === next)) {
+      throw new SvcError("config_invalid", `model roles refer to each other in a cycle: ${[...hops.map((h) => ROLE_PREFIX + h.role), ROLE_PREFIX + next].join(" -> ")}`);
+    }
+    current = next;
+  }
+}
+
+/** The lookup over the layers, highest first, then the built-in defaults. */
+export function layeredLookup(config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): { lookup: RoleLookup; roles: () => string[] } {
   const ordered: Array<[ModelRoleSource, Record<string, ModelRoleValue> | undefined]> = [
     ["run", layers.run],
     ["repository", layers.repository],
     ["config", config.models],
   ];
-  const roles = new Set([...Object.keys(MODEL_ROLE_DEFAULTS), ...ordered.flatMap(([, l]) => Object.keys(l ?? {}))]);
-  const lookup = (role: string): { value: ModelRoleValue; source: ModelRoleSource } | undefined => {
+  const lookup: RoleLookup = (role) => {
     for (const [source, layer] of ordered) {
-      const value = layer?.[role];
+      const value = layer && Object.hasOwn(layer, role) ? layer[role] : undefined;
       if (value !== undefined) return { value, source };
     }
     const d = MODEL_ROLE_DEFAULTS[role];
     return d ? { value: d.model, source: "default" } : undefined;
   };
-  const resolveRole = (role: string, seen: string[]): ResolvedModelRole => {
-    const hit = lookup(role);
-    if (!hit) throw new SvcError("not_found", `model role "${role}" is not defined (known roles: ${[...roles].sort().join(", ")})`);
-    const v = typeof hit.value === "string" ? { model: hit.value } : hit.value;
-    if (v.model.startsWith(ROLE_PREFIX)) {
-      const target = v.model.slice(ROLE_PREFIX.length);
-      if (seen.includes(target)) throw new SvcError("config_invalid", `model roles refer to each other in a cycle: ${[...seen, target].join(" -> ")}`);
-      const inner = resolveRole(target, [...seen, target]);
-      return { ...inner, ...pick(v), model: inner.model, source: hit.source };
-    }
-    return { model: v.model, ...pick(v), source: hit.source };
-  };
+  const roles = () => [...new Set([...Object.keys(MODEL_ROLE_DEFAULTS), ...ordered.flatMap(([, l]) => Object.keys(l ?? {}))])].sort();
+  return { lookup, roles };
+}
+
+/** The resolved value at the end of a chain: the last hop's model, route and profile the outermost hop that sets them. */
+export function chainResult(hops: readonly RoleHop[]): ResolvedModelRole {
+  const last = hops[hops.length - 1]!;
+  let extra: { route?: string; profile?: string } = {};
+  for (const h of [...hops].reverse()) if (typeof h.value !== "string") extra = { ...extra, ...pick(h.value) };
+  return { model: modelOf(last.value), ...extra, source: hops[0]!.source };
+}
+
+/** The resolved table of every known role (built-in and configured) with its source. */
+export function resolveModelRoles(config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): Record<string, ResolvedModelRole> {
+  const { lookup, roles } = layeredLookup(config, layers);
   const out: Record<string, ResolvedModelRole> = {};
-  for (const role of [...roles].sort()) out[role] = resolveRole(role, [role]);
+  for (const role of roles()) out[role] = chainResult(followRoleChain(role, lookup, roles));
   return out;
+}
+
+/**
+ * Why `models` (config.json's section, or a repository's) cannot be resolved on its own with the
+ * built-in defaults: a cycle or a reference to an undefined role. `config set` refuses both, since
+ * either would break `model_roles` and `config_get models` until unset.
+ */
+export function modelsProblem(models: Record<string, ModelRoleValue> | undefined): string | undefined {
+  try {
+    resolveModelRoles({ models });
+    return undefined;
+  } catch (err) {
+    if (SvcError.is(err)) return err.message;
+    throw err;
+  }
 }
 
 /**
@@ -74,10 +129,8 @@ export function resolveModelRoles(config: { models?: Record<string, ModelRoleVal
 export function resolveModelRef(ref: string, config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): { model: string; route?: string; profile?: string; role?: string } {
   if (!ref.startsWith(ROLE_PREFIX)) return { model: ref };
   const role = ref.slice(ROLE_PREFIX.length);
-  const table = resolveModelRoles(config, layers);
-  const hit = table[role];
-  if (!hit) throw new SvcError("not_found", `${ref}: model role "${role}" is not defined (known roles: ${Object.keys(table).join(", ")})`);
-  const { source: _source, ...rest } = hit;
+  const { lookup, roles } = layeredLookup(config, layers);
+  const { source: _source, ...rest } = chainResult(followRoleChain(role, lookup, roles));
   return { ...rest, role };
 }
 

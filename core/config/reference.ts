@@ -91,7 +91,7 @@ function table(rows: Row[]): string[] {
 }
 
 function modelsTable(schema: JsonSchema): string[] {
-  const lines = [`Type: \`${cell(typeOf(schema))}\`. Precedence: run input > the repository's \`models\` setting > this config > built-in default. A step may say \`model: role:<name>\`.`, ""];
+  const lines = [`Type: \`${cell(typeOf(schema))}\`. Precedence: run input (\`svc run-swarm --model\`) > the repository's \`.svc/models.json\` ([swarm.md](swarm.md#model-roles)) > this config > built-in default. A swarm step may say \`model: role:<name>\`. \`config set\` refuses a role cycle and a reference to an undefined role.`, ""];
   lines.push("| Role | Default | Use |", "|---|---|---|");
   for (const [role, d] of Object.entries(MODEL_ROLE_DEFAULTS)) lines.push(`| \`models.${role}\` | \`${d.model}\` | ${cell(d.use)} |`);
   return lines;

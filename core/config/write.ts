@@ -9,8 +9,8 @@ import { updateJsonFile } from "../storage/json-file.js";
 import { getAt, parseKey, setAt, unsetAt, valueAt } from "./dotted-path.js";
 import { foundAllowed, validateConfigTree } from "./load.js";
 import { unknownKeyWarning } from "./unknown-keys.js";
-import { unknownModelWarnings } from "./models.js";
-import { acpAgentSchema, worktreesSchema } from "./schema.js";
+import { modelsProblem, unknownModelWarnings } from "./models.js";
+import { acpAgentSchema, modelsSchema, worktreesSchema } from "./schema.js";
 
 export interface ConfigWriteResult {
   /** False when nothing had to change (unset of an absent key). */
@@ -101,6 +101,11 @@ function validateEntry(path: string, segs: string[], next: Tree): void {
     }
   };
   if (segs[0] === "acpAgents" && segs.length >= 2) check(acpAgentSchema, segs.slice(0, 2));
+  if (segs[0] === "models") {
+    const parsed = modelsSchema.safeParse(getAt(next, ["models"]));
+    const problem = parsed.success ? modelsProblem(parsed.data) : undefined;
+    if (problem) throw new SvcError("config_invalid", `${path}: key models: ${problem}`);
+  }
   if (segs[0] === "worktrees" && segs[1] === "provisionConcurrencyByRepo" && segs.length <= 3) {
     check(worktreesSchema.shape.provisionConcurrencyByRepo, ["worktrees", "provisionConcurrencyByRepo"]);
   }

@@ -38,7 +38,9 @@ export const mcpModule: DaemonModule = {
           writeJsonRpcError(req.res, 400, -32700, `Parse error: ${(err as Error).message}`);
           return undefined;
         }
-        const server = buildMcpServer(tools.list(), { principal: req.principal });
+        const token = req.headers["x-svc-session-token"];
+        const sessionToken = Array.isArray(token) ? token[0] : token;
+        const server = buildMcpServer(tools.list(), { principal: req.principal, ...(sessionToken ? { sessionToken } : {}) });
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         req.res.on("close", () => {
           void transport.close();

@@ -5,6 +5,7 @@ import { pluginHostModule } from "../plugin-host/module.js";
 import { eventsModule } from "./events-module.js";
 import { mcpModule } from "./mcp-module.js";
 import { sessionsModule } from "../sessions/module.js";
+import { swarmModule } from "../swarm/module.js";
 import { sentinelsModule } from "../sentinels/module.js";
 import { sentinelToolsModule } from "../sentinels/tools.js";
 import { remoteModule } from "../remote/module.js";
@@ -19,6 +20,8 @@ export const DAEMON_MODULES: DaemonModule[] = [
   // plugins load before every module that uses them (after the config module, when there is one)
   pluginHostModule,
   sessionsModule,
+  // after sessions: it stops first, so its runs end before the session runtime stops
+  swarmModule,
   sentinelsModule,
   sentinelToolsModule,
   // pairings and the tunnel forward into the routes above

@@ -44,6 +44,7 @@ export type {
   ParkedDelivery,
   DeliveryRef,
 } from "./sessions.js";
+export { prependPath } from "./sessions.js";
 export { SvcError, issuesToDetails, type SvcErrorCode } from "../errors.js";
 
 export type AnyPlugin = import("./provider.js").ProviderPlugin | import("./target.js").TargetPlugin | import("./adapter.js").AdapterPlugin;

@@ -28,6 +28,8 @@ export interface SessionStartSpec {
   argv?: string[];
   env?: Record<string, string>;
   name?: string;
+  /** Directories to put first on the session process's PATH (the provenance shim). */
+  pathPrepend?: string[];
 }
 
 /** Where an adapter reports what its session does. Every call counts as adapter activity. */
@@ -131,4 +133,10 @@ export interface SessionHost {
   deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef }): Promise<PromptReceipt>;
   park(sessionId: string, entry: ParkedDelivery): Promise<void>;
   parked(sessionId: string, sentinelId?: string): Promise<ParkedDelivery[]>;
+}
+
+/** `env` with `dirs` first on its PATH (the session's {@link SessionStartSpec.pathPrepend}). */
+export function prependPath(env: Record<string, string | undefined>, dirs: readonly string[] | undefined): Record<string, string | undefined> {
+  if (!dirs?.length) return env;
+  return { ...env, PATH: [...dirs, ...(env.PATH ? [env.PATH] : [])].join(":") };
 }

@@ -2,6 +2,8 @@ import type { z } from "zod";
 
 export interface ToolCallContext {
   principal: string;
+  /** The `X-Svc-Session-Token` the caller presented: a session's own token (its SVC_SESSION_TOKEN), from which the daemon derives the calling session. */
+  sessionToken?: string;
 }
 
 /**

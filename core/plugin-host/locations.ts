@@ -6,13 +6,16 @@ import { svcHome } from "../storage/paths.js";
 
 let cachedRoot: string | undefined;
 
+/** svc's package name (scoped: the public registry's `svc` is someone else's), and the name it had before 0.20. */
+const SVC_PACKAGE_NAMES = ["@svc/svc", "svc"];
+
 /** The svc package's own root directory (the folder holding its package.json). */
 export function svcRoot(): string {
   if (cachedRoot) return cachedRoot;
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pj = join(dir, "package.json");
-    if (existsSync(pj) && (JSON.parse(readFileSync(pj, "utf8")) as { name?: string }).name === "svc") return (cachedRoot = dir);
+    if (existsSync(pj) && SVC_PACKAGE_NAMES.includes((JSON.parse(readFileSync(pj, "utf8")) as { name?: string }).name ?? "")) return (cachedRoot = dir);
     const up = dirname(dir);
     if (up === dir) throw new Error(`cannot find the svc package root above ${fileURLToPath(import.meta.url)}`);
     dir = up;

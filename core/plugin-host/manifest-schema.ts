@@ -12,7 +12,7 @@ export const ADAPTER_MANIFEST_FILE = "svc-adapter.json";
 export const CORPUS_PRESET_SCHEMA_ID = "svc/corpus-preset/v1";
 export const CORPUS_PRESET_KEY = "svc-corpus-preset";
 
-const slug = z
+export const kindSlug = z
   .string()
   .regex(/^[a-z0-9][a-z0-9-]*$/, "must be a slug: lower-case letters, digits and '-', starting with a letter or digit")
   .max(64);
@@ -24,7 +24,7 @@ const relativePath = z
 
 export const pluginDeclSchema = z.object({
   type: z.enum(["adapter", "provider", "target"]).describe("What the plugin is: adapter (starts agent sessions), provider (produces events), target (consumes matched events)"),
-  kind: slug.describe("The kind it implements, e.g. `jira`; a later plugin of the same type and kind replaces an earlier one"),
+  kind: kindSlug.describe("The kind it implements, e.g. `jira`; a later plugin of the same type and kind replaces an earlier one"),
   entry: relativePath.describe("Module (relative to the package root) whose default export is made by defineAdapter/defineProvider/defineTarget"),
   description: z.string().max(200).optional().describe("One line shown by `svc adapters ls`"),
 });
@@ -45,7 +45,7 @@ const presetPath = z
 
 export const corpusPresetSchema = z
   .object({
-    slug: slug.describe("Name used by `corpus init <slug>`"),
+    slug: kindSlug.describe("Name used by `corpus init <slug>`"),
     description: z.string().min(1).max(200).describe("One line shown by `corpus init --list`"),
     directory: relativePath.optional().describe("A folder of the package copied into the target directory"),
     files: z.record(presetPath, z.string()).optional().describe("Files written into the target directory: relative path to text content"),

@@ -3,7 +3,8 @@
  * `import … from "@svc/plugin-api"` (or `svc/plugin-api`) in any plugin resolves to this host's
  * plugin API. Only the plugin loader calls it, so `svc --version` and verbs that load no plugin
  * pay nothing. Running from the TypeScript sources (the test runner), where no built API exists
- * beside this file, it registers nothing and plugins resolve the API as Node would.
+ * beside this file, it registers nothing (vitest resolves in-process plugin imports itself; see
+ * test/core/plugin-host/sandbox.ts).
  */
 import { existsSync } from "node:fs";
 import { register } from "node:module";

@@ -21,7 +21,7 @@ export interface LiveSessionHooks {
   onQuota(session: LiveSession, report: { profile: string; remaining: number; window: string }): void;
 }
 
-type Fixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath">;
+type Fixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath" | "worktree" | "delegation">;
 
 /**
  * One session in the daemon: its adapter handle, its prompt queue and the turn loop, its
@@ -48,6 +48,10 @@ export class LiveSession {
   private readonly waiters = new Map<string, Array<(r: TurnResult) => void>>();
   readonly results = new Map<string, TurnResult>();
   readonly quotaWindowsSignalled = new Set<string>();
+  /** Settles when the agent has started (after the worktree's provisioning, when it has any). */
+  ready?: Promise<void>;
+  /** The session made its worktree (a child that inherited its parent's does not own it). */
+  worktreeOwner = false;
   /** Set once the process ended: parking and closing the transcripts. */
   closing?: Promise<void>;
 

@@ -9,6 +9,11 @@ import { findWorkspaceDir, resolvePresetLaunch } from "./terminal-launch.js";
 import { readTranscript } from "./transcript-reader.js";
 import { conversation, recap, transcriptPaths } from "./views.js";
 import type { z } from "zod";
+import { SESSION_TOKEN_HEADER } from "../workspaces/lineage.js";
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
 
 function parse<T extends z.ZodType>(schema: T, req: RouteRequest): z.infer<T> {
   const r = schema.safeParse(req.json());
@@ -30,10 +35,11 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
       path: "/sessions",
       auth: "loopback-or-token",
       handler: async (req) => {
-        const b = parse(startBody, req);
-        const { descriptor, result } = await runtime.start({ ...b, parentId: b.parentSessionId });
-        const turn = b.wait && result ? await runtime.waitFor(descriptor.id, result.promptId) : undefined;
-        return { status: 201, body: { descriptor: turn ? runtime.describe(runtime.get(descriptor.id)) : descriptor, ...(result ? { receipt: result } : {}), ...(turn ? { result: turn } : {}) } };
+        const { wait, parentSessionId, ...b } = parse(startBody, req);
+        const { descriptor, result, deduped } = await runtime.start({ ...b, parentId: parentSessionId, callerToken: headerValue(req.headers[SESSION_TOKEN_HEADER]) });
+        const turn = wait && result ? await runtime.waitFor(descriptor.id, result.promptId) : undefined;
+        const body = { descriptor: turn ? runtime.describe(runtime.get(descriptor.id)) : descriptor, ...(result ? { receipt: result } : {}), ...(turn ? { result: turn } : {}), ...(deduped ? { deduped: true } : {}) };
+        return { status: deduped ? 200 : 201, body };
       },
     },
     {

@@ -2,21 +2,24 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { inject, injectable } from "tsyringe";
 import type { ConfigService } from "../config/config-service.js";
-import { messagingPolicy, resolveSpawnDefaults, roleForDepth } from "../config/spawn-defaults.js";
+import { messagingPolicy, resolveSpawnDefaults, roleForDepth, type ResolvedSpawnDefaults } from "../config/spawn-defaults.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import { SvcError } from "../errors.js";
-import type { DeliveryRef, ParkedDelivery, PromptReceipt, PromptSender, PromptUrgency, SessionHost, SpawnAuth } from "../plugin-api/sessions.js";
+import type { DeliveryRef, ParkedDelivery, PromptReceipt, PromptSender, PromptUrgency, SessionAdapterInstance, SessionHost, SpawnAuth } from "../plugin-api/sessions.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { updateJsonFile, readJsonFile } from "../storage/json-file.js";
-import { CLOCK, CONFIG, DAEMON_EVENTS, LOGGER, RANDOM, SESSION_ADAPTERS } from "../tokens.js";
+import { CLOCK, CONFIG, DAEMON_EVENTS, LOGGER, RANDOM, SESSION_ADAPTERS, WORKSPACES } from "../tokens.js";
+import { spawnKey } from "../workspaces/idempotency.js";
+import { attachTo, childDelegation, SESSION_TOKEN_ENV } from "../workspaces/lineage.js";
+import type { WorkspaceService } from "../workspaces/workspace-service.js";
 import { resolveAdapter, type AdapterLookup } from "./adapter-lookup.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
 import { LiveSession, type LiveSessionHooks } from "./live-session.js";
 import { markDaemon, markProcess } from "./process-mark.js";
 import { describeSession } from "./describe.js";
 import { TranscriptWriter } from "./transcript.js";
-import type { SessionDescriptor, StartRequest, TurnResult } from "./types.js";
+import type { SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
 const MAX_ENDED = 500;
@@ -39,6 +42,7 @@ export class SessionRuntime implements SessionHost {
     @inject(LOGGER) private readonly logger: Logger,
     @inject(DAEMON_EVENTS) private readonly events: DaemonEventBus,
     @inject(SESSION_ADAPTERS) private readonly adapters: AdapterLookup,
+    @inject(WORKSPACES) readonly workspaces: WorkspaceService,
   ) {
     this.eventsDir = this.cfg().sessions.eventsDir;
     this.hooks = {
@@ -46,6 +50,7 @@ export class SessionRuntime implements SessionHost {
       onTurnEnded: (s, r) => this.events.emit("session:turn-ended", { sessionId: s.id, promptId: r.promptId, stopReason: r.stopReason, ...(r.error ? { error: r.error } : {}) }),
       onExited: (s, unrun) => {
         this.events.emit("session:ended", { sessionId: s.id, exit: s.exit });
+        void this.workspaces.ended(s.id);
         this.pruneEnded();
         s.closing = this.parkUnrun(s, unrun).finally(async () => {
           await s.transcript.close();
@@ -60,16 +65,42 @@ export class SessionRuntime implements SessionHost {
     return this.config.current().effective;
   }
 
-  async start(req: StartRequest): Promise<{ descriptor: SessionDescriptor; result?: PromptReceipt }> {
+  /** `via.adapters`: resolve the adapter through another lookup (run-swarm's per-run adapter walk). */
+  async start(req: StartRequest, via: { adapters?: AdapterLookup } = {}): Promise<StartResult> {
     if (typeof req.adapter !== "string" || req.adapter === "") throw new SvcError("invalid_input", "adapter is required: an adapter slug such as `gemini`, an acpAgents key, or `terminal`");
-    const cwd = req.cwd ?? process.cwd();
-    if (!isAbsolute(cwd)) throw new SvcError("invalid_input", `cwd must be an absolute path, got ${JSON.stringify(cwd)}`);
-    if (!(await stat(cwd).catch(() => undefined))?.isDirectory()) throw new SvcError("invalid_input", `cwd ${cwd} is not a directory`);
-    const parent = req.parentId ? this.sessions.get(req.parentId) : undefined;
-    if (req.parentId && !parent) throw new SvcError("not_found", `parent session ${req.parentId} does not exist`);
-    const { instance, source } = await resolveAdapter(this.adapters, req.adapter);
-    const merged = resolveSpawnDefaults(this.cfg(), req.adapter, { options: req.options, skills: req.skills });
+    const cfg = this.cfg();
+    const parentId = attachTo(cfg.spawn.attach, this.workspaces.tokens.sessionOf(req.callerToken), req);
+    const parent = parentId ? this.sessions.get(parentId) : undefined;
+    if (parentId && !parent) throw new SvcError("not_found", `parent session ${parentId} does not exist`);
+    const requestedCwd = req.cwd ?? parent?.fixed.cwd ?? process.cwd();
+    if (!isAbsolute(requestedCwd)) throw new SvcError("invalid_input", `cwd must be an absolute path, got ${JSON.stringify(requestedCwd)}`);
+    if (!(await stat(requestedCwd).catch(() => undefined))?.isDirectory()) throw new SvcError("invalid_input", `cwd ${requestedCwd} is not a directory`);
+    const { instance, source } = await resolveAdapter(via.adapters ?? this.adapters, req.adapter);
+    const granted = childDelegation(cfg, parent && { id: parent.id, delegation: parent.fixed.delegation }, req.delegation);
+    // Checked and claimed with no await between: two identical spawns at once make one session.
+    const key = spawnKey(cfg.spawn.dedupe, req, parent?.id);
+    const holder = key ? this.workspaces.keys.holder(key, (id) => this.state(id) === "live") : undefined;
+    if (holder) return { descriptor: this.describe(this.get(holder)), deduped: true };
     const id = `ses_${this.random.ulid()}`;
+    if (key) this.workspaces.keys.claim(key, id);
+    let placed;
+    try {
+      placed = await this.workspaces.place({
+        sessionId: id,
+        cwd: requestedCwd,
+        worktree: req.worktree,
+        root: req.worktreeRoot,
+        label: req.label,
+        adapter: req.adapter,
+        parent: parent && { cwd: parent.fixed.cwd, worktree: parent.fixed.worktree },
+        usedBy: (path) => [...this.sessions.values()].find((s) => s.live && s.fixed.worktree?.path === path && s.fixed.worktree.slug !== undefined && s.worktreeOwner)?.id,
+      });
+    } catch (err) {
+      this.workspaces.keys.release(id);
+      throw err;
+    }
+    const cwd = placed.cwd;
+    const merged = resolveSpawnDefaults(cfg, req.adapter, { options: req.options, skills: req.skills });
     const files = sessionFiles(this.eventsDir, id);
     const kind = source === "terminal" ? "terminal" : "agent";
     const depth = parent ? parent.fixed.depth + 1 : 0;
@@ -85,39 +116,78 @@ export class SessionRuntime implements SessionHost {
         cwd,
         parentId: parent?.id,
         depth,
-        role: roleForDepth(this.cfg(), depth),
+        role: roleForDepth(cfg, depth),
         createdAt: now,
         options: merged.options,
         skills: merged.skills,
         auth: redactAuth(merged.auth),
         eventsPath: files.events,
         terminalPath: kind === "terminal" ? files.terminal : undefined,
+        ...(placed.worktree ? { worktree: placed.worktree } : {}),
+        ...(granted.delegation !== undefined ? { delegation: granted.delegation } : {}),
       },
       new TranscriptWriter(files.events, () => this.clock.now()),
       kind === "terminal" ? new TranscriptWriter(files.terminal, () => this.clock.now()) : undefined,
       this.hooks,
     );
+    session.worktreeOwner = placed.worktree !== undefined && placed.worktree.path !== parent?.fixed.worktree?.path;
     this.sessions.set(id, session);
     // The daemon mark already here: another daemon sharing eventsDir must not take a session that is still starting for an orphan (orphans.ts).
-    session.transcript.append("session.starting", { adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth, daemon: markDaemon() });
-    try {
-      session.handle = await instance.start(
-        { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: req.env, name: req.name },
-        session.sink(),
-      );
-    } catch (err) {
+    session.transcript.append("session.starting", {
+      adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth, daemon: markDaemon(),
+      ...(placed.worktree ? { worktree: placed.worktree } : {}), ...(granted.capped ? { note: granted.capped } : {}),
+    });
+    const launch = () => this.launch(session, instance, req, merged);
+    const failed = (err: unknown) => {
       session.sink().exited({ code: null, signal: null, error: (err as Error).message });
       throw err;
+    };
+    if (placed.provision && placed.worktree) {
+      const provision = placed.provision;
+      const tree = placed.worktree;
+      session.transcript.append("worktree.provisioning", { path: tree.path, install: provision.plan.install, copy: provision.plan.copy, setup: provision.plan.setup, from: provision.plan.source });
+      session.ready = this.workspaces
+        .provision(id, tree, provision)
+        .then(launch, failed)
+        .catch((err: Error) => {
+          if (session.live) session.sink().exited({ code: null, signal: null, error: err.message });
+          this.logger.warn("session start failed", { sessionId: id, error: err.message });
+          throw err;
+        });
+      session.ready.catch(() => undefined);
+    } else {
+      session.ready = launch().catch(failed);
+      await session.ready;
     }
+    const result = req.prompt ? this.prompt(id, req.prompt, { sender: { kind: "human" }, urgency: "queue" }) : undefined;
+    return { descriptor: this.describe(session), result };
+  }
+
+  /** Starts the adapter's process for a session that is ready to run (its tree, if any, provisioned). */
+  private async launch(session: LiveSession, instance: SessionAdapterInstance, req: StartRequest, merged: ResolvedSpawnDefaults): Promise<void> {
+    const { id, cwd, worktree, source, kind } = session.fixed;
+    if (!session.live) throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
+    const token = this.workspaces.tokens.issue(id, this.random.hex(24));
+    const model = typeof merged.options.model === "string" ? merged.options.model : undefined;
+    const shim = await this.workspaces.shim({ sessionId: id, adapter: req.adapter, ...(model ? { model } : {}), workspace: worktree?.path ?? cwd });
+    session.handle = await instance.start(
+      { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: { ...(req.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
+      session.sink(),
+    );
     if (session.state === "starting") session.state = "idle";
     // The marks let a later daemon life recognise the process if this daemon dies first (orphans.ts).
     const mark = markProcess(session.handle.pid);
     session.transcript.append("session.started", { pid: session.handle.pid, info: session.handle.info, ...(mark ? { process: mark } : {}), daemon: markDaemon() });
     this.events.emit("session:started", { sessionId: id, adapter: req.adapter, source, kind });
     this.logger.info("session started", { sessionId: id, adapter: req.adapter, source, pid: session.handle.pid });
-    const result = req.prompt ? this.prompt(id, req.prompt, { sender: { kind: "human" }, urgency: "queue" }) : undefined;
     session.pump();
-    return { descriptor: this.describe(session), result };
+  }
+
+  /** Resolves when the session's agent has started (after provisioning); rejects with the start's error. */
+  async ready(sessionId: string): Promise<SessionDescriptor> {
+    const s = this.get(sessionId);
+    await s.ready;
+    return this.describe(s);
   }
 
   /** Queues, steers or interrupts; the caller has applied the messaging policy to `urgency`. */
@@ -175,6 +245,7 @@ export class SessionRuntime implements SessionHost {
       // Marked first: the adapter usually reports the exit itself, and that report must say "stopped".
       s.stopRequested = true;
       s.transcript.append("session.stopping", {});
+      if (!s.handle) this.workspaces.cancel(s.id, new SvcError("conflict", `session ${s.id} was stopped before its worktree was provisioned`));
       await s.handle?.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId, error: err.message }));
       s.sink().exited({ code: null, signal: "SIGTERM" });
     }
@@ -205,10 +276,14 @@ export class SessionRuntime implements SessionHost {
 
   describe(s: LiveSession): SessionDescriptor {
     const cfg = this.cfg();
-    return describeSession(s, this.clock.now(), {
-      attentionDelayMs: (cfg.sessions?.attentionDelaySec ?? 60) * 1000,
-      staleMs: messagingPolicy(cfg).pendingPromptStaleMinutes * 60_000,
-    });
+    const provisioning = this.workspaces.provisioning(s.id);
+    return {
+      ...describeSession(s, this.clock.now(), {
+        attentionDelayMs: (cfg.sessions?.attentionDelaySec ?? 60) * 1000,
+        staleMs: messagingPolicy(cfg).pendingPromptStaleMinutes * 60_000,
+      }),
+      ...(provisioning ? { provisioning } : {}),
+    };
   }
 
   list(): SessionDescriptor[] {

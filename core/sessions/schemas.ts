@@ -12,6 +12,12 @@ export const startFields = {
   options: z.record(z.string(), optionValue).optional().describe("Spawn options over defaults.options and defaults.adapters.<slug>.options"),
   skills: z.array(z.string().min(1)).optional().describe("Replaces the defaults' skills"),
   parentSessionId: z.string().min(1).optional().describe("The spawning session (lineage for message_parent)"),
+  worktree: z.union([z.string().min(1), z.literal(true)]).optional().describe("Run in a git worktree: a slug, or true for an automatic one (worktrees.isolation decides when absent)"),
+  worktreeRoot: z.string().min(1).optional().describe("Directory to create the worktree under, over worktrees.root"),
+  attach: z.boolean().optional().describe("false: do not nest under the calling session; true: nest even when spawn.attach is on-request"),
+  dedupe: z.boolean().optional().describe("false: derive no idempotency key for this spawn"),
+  idempotencyKey: z.string().min(1).max(200).optional().describe("A second spawn with the same key returns the live session holding it"),
+  delegation: z.number().int().min(0).optional().describe("How many further levels of sessions the new session may spawn (capped by defaults.maxGrantableDelegation for a child)"),
 };
 
 export const startBody = z.object({ ...startFields, wait: z.boolean().optional() }).strict();

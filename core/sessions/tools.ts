@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { ToolDef } from "../plugin-api/tools.js";
+import type { ToolCallContext, ToolDef } from "../plugin-api/tools.js";
 import type { SessionMessaging } from "./messaging.js";
 import type { SessionRuntime } from "./runtime.js";
 import { startFields, urgency } from "./schemas.js";
@@ -19,12 +19,17 @@ export function sessionTools(runtime: SessionRuntime, messaging: SessionMessagin
   const tools = [
     {
       name: "start_agent_session",
-      description: "Start an agent session (config defaults merged); optionally with a first prompt. Returns the descriptor with eventsPath.",
+      description: "Start an agent session (config defaults merged), optionally in a git worktree and with a first prompt. Returns the descriptor (eventsPath, worktree, provisioning); deduped: true when an idempotency key matched a live session.",
       inputSchema: startFields,
-      outputSchema: { descriptor, receipt: z.looseObject({}).optional().describe("The first prompt's receipt, when one was given") },
-      handler: async (i: z.infer<z.ZodObject<typeof startFields>>) => {
-        const { descriptor, result } = await runtime.start({ ...i, parentId: i.parentSessionId });
-        return { descriptor, ...(result ? { receipt: result } : {}) };
+      outputSchema: {
+        descriptor,
+        receipt: z.looseObject({}).optional().describe("The first prompt's receipt, when one was given"),
+        deduped: z.boolean().optional().describe("true: the spawn's idempotency key named a live session, which is returned instead of a new one"),
+      },
+      handler: async (i: z.infer<z.ZodObject<typeof startFields>>, ctx: ToolCallContext) => {
+        const { parentSessionId, ...rest } = i;
+        const { descriptor, result, deduped } = await runtime.start({ ...rest, parentId: parentSessionId, ...(ctx.sessionToken ? { callerToken: ctx.sessionToken } : {}) });
+        return { descriptor, ...(result ? { receipt: result } : {}), ...(deduped ? { deduped: true } : {}) };
       },
     } satisfies ToolDef<typeof startFields>,
     {

@@ -50,6 +50,15 @@ export interface SessionDescriptor {
   eventsPath: string;
   terminalPath?: string;
   pendingPrompts: PendingPromptView[];
+  /** The git worktree the session runs in (its own, or its parent's when it inherited it). */
+  worktree?: { path: string; branch: string; repo: string; slug: string; baseCommit: string };
+  /**
+   * The worktree's heavy phases (core/workspaces): `queued` with a 1-based `position`, `running`
+   * with its `phase`, `done`, or `failed` with the `phase`, `command` and `outputTail`.
+   */
+  provisioning?: { state: "queued" | "running" | "done" | "failed"; position?: number; phase?: string; command?: string; outputTail?: string };
+  /** How many further levels of sessions this one may spawn (unset = no limit); see docs/workspaces.md. */
+  delegation?: number;
 }
 
 export interface StartRequest {
@@ -64,6 +73,27 @@ export interface StartRequest {
   /** Terminal sessions. */
   argv?: string[];
   env?: Record<string, string>;
+  /** A worktree slug, or `true` for an automatic one (worktrees.isolation decides the rest). */
+  worktree?: string | true;
+  /** A `--root` for a new worktree over the resolved `worktrees.root`. */
+  worktreeRoot?: string;
+  /** `false`: never nest under the calling session; `true`: nest even under `spawn.attach: on-request`. */
+  attach?: boolean;
+  /** `false`: no implicit idempotency key for this spawn. */
+  dedupe?: boolean;
+  /** A second spawn with the same key returns the live session that holds it (`deduped: true`). */
+  idempotencyKey?: string;
+  /** The delegation asked for the new session (capped for a child; see docs/workspaces.md). */
+  delegation?: number;
+  /** The caller's session token (`X-Svc-Session-Token`), from which its session is derived. */
+  callerToken?: string;
+}
+
+/** What a spawn returns: the session, and `deduped: true` when an idempotency key matched a live one. */
+export interface StartResult {
+  descriptor: SessionDescriptor;
+  result?: import("../plugin-api/sessions.js").PromptReceipt;
+  deduped?: boolean;
 }
 
 export interface TurnResult {

@@ -14,6 +14,7 @@ export const FILES = {
   sessions: "sessions",
   worktrees: "worktrees",
   plugins: "plugins",
+  runs: "runs",
 } as const;
 
 /** `$SVC_HOME`, default `~/.svc`. A relative SVC_HOME resolves against the cwd. */

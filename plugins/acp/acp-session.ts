@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
-import { SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import { prependPath, SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import type { AcpRecipe } from "../../core/plugin-api/index.js";
 import type { ResolvedRecipe } from "./recipes.js";
 import { ClientFs, type ClientFsOptions } from "./client-fs.js";
@@ -111,9 +111,9 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
   };
 }
 
-/** The agent's environment: the daemon's, the recipe's `env`, the session id and its auth. */
+/** The agent's environment: the daemon's, the recipe's `env`, the runtime's (the session token), the session id, its auth, and the shim first on PATH. */
 function agentEnv(spec: SessionStartSpec, recipe: AcpRecipe): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...recipe.env, SVC_SESSION_ID: spec.sessionId };
+  const env: NodeJS.ProcessEnv = prependPath({ ...process.env, ...recipe.env, ...spec.env, SVC_SESSION_ID: spec.sessionId }, spec.pathPrepend);
   const secret = spec.auth?.apiKey ?? spec.auth?.token;
   if (secret) env[recipe.apiKeyEnv ?? "SVC_ADAPTER_API_KEY"] = secret;
   if (spec.auth?.mode) env.SVC_ADAPTER_AUTH_MODE = spec.auth.mode;

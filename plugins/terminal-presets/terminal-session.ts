@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { groupKiller, SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import { groupKiller, prependPath, SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import type { PtyModule } from "./pty.js";
 
 /** How long output a command wrote before exiting may take to arrive once it has exited. */
@@ -10,7 +10,7 @@ export async function startTerminal(spec: SessionStartSpec, sink: SessionUpdateS
   const argv = spec.argv ?? [];
   if (argv.length === 0) throw new SvcError("invalid_input", "a terminal session needs a command: a preset with argv, or `-- <argv...>`");
   const [file, ...args] = argv as [string, ...string[]];
-  const env = { ...process.env, ...spec.env, SVC_SESSION_ID: spec.sessionId } as Record<string, string>;
+  const env = prependPath({ ...process.env, ...spec.env, SVC_SESSION_ID: spec.sessionId }, spec.pathPrepend) as Record<string, string>;
   if (pty) {
     let proc;
     try {

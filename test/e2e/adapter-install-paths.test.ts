@@ -1,8 +1,9 @@
 /**
  * Issue 13, "Adapter packages": the host provides its plugin API to every plugin at run time,
- * whatever the install path. A package that imports `@svc/plugin-api`, with no dependency on svc
- * and no copy of it anywhere near, loads from a folder install, a tarball install and the user's
- * project directory; the real daemon sets it up and reports it ready.
+ * whatever the install path. The package of docs/writing-an-adapter.md's walk-through, written
+ * and built from the doc alone (it imports `@svc/plugin-api`, has no dependency on svc, and only
+ * the types-only @svc/plugin-api beside it), loads from a folder install, a tarball install and
+ * the user's project directory; the real daemon sets it up, reports it ready and polls it.
  */
 import { execFileSync } from "node:child_process";
 import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
@@ -10,6 +11,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startDaemonProcess } from "../support/cli.js";
+import { buildAdapterWalkthrough } from "../support/readme.js";
+
+/** The walk-through's package (docs/writing-an-adapter.md). */
+const PKG = "svc-adapter-hello";
 
 const MANIFEST = { schema: "svc/adapter/v1", svc: ">=0.20.0", plugins: [{ type: "provider", kind: "lonely", entry: "./index.js", description: "needs no copy of svc" }] };
 const INDEX = `import { defineProvider } from "@svc/plugin-api";
@@ -29,7 +34,7 @@ describe("an adapter package with no copy of svc loads wherever it is installed"
   let root: string;
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "svc-install-paths-"));
-    await writePackage(join(root, "src", "svc-adapter-lonely"));
+    expect(await buildAdapterWalkthrough(join(root, "src", PKG))).toEqual(["package.json", "src/index.ts", "tsconfig.json"]);
   });
   afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -46,13 +51,15 @@ describe("an adapter package with no copy of svc loads wherever it is installed"
     const ls = await runCli(["adapters", "ls", "--load", "--json"], { home: t.home, cwd: t.cwd, env: t.env });
     expect(ls.code, ls.stderr).toBe(0);
     const listing = JSON.parse(ls.stdout) as { packages: Array<{ id: string; plugins: Array<{ status: string }> }>; failures: Array<{ package: string; error: string }> };
-    expect(listing.failures.filter((f) => f.package === "svc-adapter-lonely")).toEqual([]);
-    expect(listing.packages.find((p) => p.id === "svc-adapter-lonely")?.plugins[0]?.status).toBe("wins");
+    expect(listing.failures.filter((f) => f.package === PKG)).toEqual([]);
+    expect(listing.packages.find((p) => p.id === PKG)?.plugins[0]?.status).toBe("wins");
     const d = await startDaemonProcess({ home: t.home, env: t.env, cwd: t.cwd });
     try {
       const res = await d.fetch("/sentinel-providers");
       const { providers } = (await res.json()) as { providers: Array<{ kind: string; readiness: { ready: boolean; detail: string } }> };
-      expect(providers.find((p) => p.kind === "lonely")?.readiness).toEqual({ ready: true, detail: "loaded with the host's plugin API" });
+      expect(providers.find((p) => p.kind === "hello")?.readiness).toEqual({ ready: true, detail: "nothing to configure" });
+      const polled = await d.fetch("/sentinels/poll-now", { method: "POST" });
+      expect(((await polled.json()) as { polled: string[] }).polled).toContain("hello");
     } finally {
       await d.stop();
     }
@@ -60,14 +67,14 @@ describe("an adapter package with no copy of svc loads wherever it is installed"
 
   it("from a folder (svc adapters install ./folder, which npm links)", async () => {
     const t = await homeFor("folder");
-    const r = await runCli(["adapters", "install", join(root, "src", "svc-adapter-lonely")], { home: t.home, cwd: t.cwd, env: t.env });
+    const r = await runCli(["adapters", "install", join(root, "src", PKG)], { home: t.home, cwd: t.cwd, env: t.env });
     expect(r.code, r.stderr).toBe(0);
     await expectLoadsAndRuns(t);
   });
 
   it("from a tarball (npm pack, then svc adapters install ./x.tgz)", async () => {
     const t = await homeFor("tarball");
-    const out = execFileSync("npm", ["pack", "--silent", "--pack-destination", root, join(root, "src", "svc-adapter-lonely")], { encoding: "utf8" }).trim().split("\n").at(-1)!;
+    const out = execFileSync("npm", ["pack", "--silent", "--pack-destination", root, join(root, "src", PKG)], { encoding: "utf8" }).trim().split("\n").at(-1)!;
     const r = await runCli(["adapters", "install", join(root, out)], { home: t.home, cwd: t.cwd, env: t.env });
     expect(r.code, r.stderr).toBe(0);
     await expectLoadsAndRuns(t);
@@ -75,8 +82,9 @@ describe("an adapter package with no copy of svc loads wherever it is installed"
 
   it("from the project directory (the cwd's node_modules)", async () => {
     const t = await homeFor("cwd");
-    await cp(join(root, "src", "svc-adapter-lonely"), join(t.cwd, "node_modules", "svc-adapter-lonely"), { recursive: true });
-    await writeFile(join(t.home, "config.json"), JSON.stringify({ adapters: ["svc-adapter-lonely"] }));
+    // As `npm install ../svc-adapter-hello` in a project: the package with its types-only node_modules.
+    await cp(join(root, "src", PKG), join(t.cwd, "node_modules", PKG), { recursive: true, verbatimSymlinks: true });
+    await writeFile(join(t.home, "config.json"), JSON.stringify({ adapters: [PKG] }));
     await expectLoadsAndRuns({ ...t, cwd: t.cwd });
   });
 

@@ -34,6 +34,17 @@ describe("svc serve", () => {
     expect(await d.stop()).toBe(0);
   });
 
+  it("stops cleanly at a SIGTERM sent the moment runtime.json appears, before start-up has returned", async () => {
+    // startDaemonProcess returns as soon as runtime.json names the child; the handlers used to be
+    // installed only after start-up returned, so such a SIGTERM killed the process (exit null).
+    for (let i = 0; i < 5; i++) {
+      const d = await startDaemonProcess({ home });
+      daemons.push(d);
+      expect(await d.stop(), d.logs()).toBe(0);
+      await expect(stat(join(home, "runtime.json"))).rejects.toMatchObject({ code: "ENOENT" });
+    }
+  });
+
   it("refuses a second daemon on the same home with a clear message", async () => {
     const d = await startDaemonProcess({ home });
     daemons.push(d);

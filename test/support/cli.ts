@@ -84,7 +84,7 @@ export async function startDaemonProcess(opts: { home: string; env?: NodeJS.Proc
   child.stdout!.on("data", (d) => (logs += d));
   child.stderr!.on("data", (d) => (logs += d));
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const deadline = Date.now() + (opts.timeoutMs ?? 20_000);
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   let info: { pid: number; port: number; token: string } | undefined;
   while (!info) {
     if (child.exitCode !== null) throw new Error(`daemon exited with ${child.exitCode} before listening:\n${logs}`);

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 import { usageError } from "../output.js";
 
-/** `svc adapters ls|install|rm`, the old name `svc plugins …`, and `svc install runtime-profile/<slug>`. */
+/** `svc adapters ls|install|rm|init`, the old name `svc plugins …`, and `svc install runtime-profile/<slug>`. */
 export function registerAdapters(program: Command): void {
   addAdapterVerbs(
     program.command("adapters").description("Adapter packages: list, install, remove (renamed from `plugins` in 0.20.0)"),
@@ -45,6 +45,18 @@ function addAdapterVerbs(group: Command, renamed: boolean): void {
     .action(async (spec: string) => {
       const { installPackage } = await import("../adapters/install.js");
       await installPackage(spec, { manifest: true });
+    });
+  group
+    .command("init")
+    .description("Scaffold a new adapter package (a provider and/or a target, and a test that runs it in the real daemon)")
+    .argument("<dir>", "folder to create (empty or missing); its name is the package name unless --name")
+    .option("--provider <kind>", "scaffold a provider of this kind")
+    .option("--target <kind>", "scaffold a target of this kind (neither flag: a provider <name> and a target <name>-log)")
+    .option("--typescript", "TypeScript sources under src/ with a build step (default: plain JavaScript, no build)")
+    .option("--name <package>", "npm package name (default: the folder's name)")
+    .action(async (dir: string, opts: { provider?: string; target?: string; typescript?: boolean; name?: string }) => {
+      const { initPackage } = await import("../adapters/init.js");
+      initPackage(dir, opts);
     });
   group
     .command("rm")

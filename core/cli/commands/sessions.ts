@@ -10,6 +10,12 @@ function startOptions(cmd: Command): Command {
     .option("--label <label>", "label shown in listings")
     .option("--option <k=v>", "spawn option over the config defaults (repeatable)", collect)
     .option("--skill <skill>", "skill (repeatable; replaces the defaults' skills)", collect)
+    .option("--worktree [slug]", "run in a git worktree <root>/<repo>/<slug> on branch svc/<slug> (no slug: an automatic one)")
+    .option("--root <dir>", "create the worktree under this directory (over SVC_WORKTREES_ROOT and worktrees.root)")
+    .option("--attach", "nest under the calling session even when spawn.attach is on-request")
+    .option("--no-attach", "do not nest under the calling session")
+    .option("--no-dedupe", "derive no idempotency key for this spawn")
+    .option("--idempotency-key <key>", "a second spawn with this key returns the live session holding it")
     .option("--json", "machine-readable output");
 }
 

@@ -16,6 +16,11 @@ export interface StartFlags {
   label?: string;
   option?: string[];
   skill?: string[];
+  worktree?: string | true;
+  root?: string;
+  attach?: boolean;
+  dedupe?: boolean;
+  idempotencyKey?: string;
   json?: boolean;
 }
 
@@ -39,16 +44,25 @@ function startBody(f: StartFlags, wait: boolean) {
     ...(f.label ? { label: f.label } : {}),
     ...(f.option?.length ? { options: parseOptions(f.option) } : {}),
     ...(f.skill?.length ? { skills: f.skill } : {}),
+    ...(f.worktree !== undefined ? { worktree: f.worktree } : {}),
+    ...(f.root ? { worktreeRoot: resolve(process.cwd(), f.root) } : {}),
+    ...(f.attach !== undefined ? { attach: f.attach } : {}),
+    ...(f.dedupe === false ? { dedupe: false } : {}),
+    ...(f.idempotencyKey ? { idempotencyKey: f.idempotencyKey } : {}),
     ...(wait ? { wait: true } : {}),
   };
 }
 
 export async function sessionsStart(f: StartFlags): Promise<void> {
   const client = await DaemonClient.connect();
-  const res = await client.request<{ descriptor: SessionDescriptor; receipt?: PromptReceipt }>("POST", "/sessions", startBody(f, false));
+  const res = await client.request<{ descriptor: SessionDescriptor; receipt?: PromptReceipt; deduped?: boolean }>("POST", "/sessions", startBody(f, false));
   if (f.json) return printJson(res);
-  println(`started ${res.descriptor.id} (${res.descriptor.adapter}, ${res.descriptor.source})`);
-  println(dim(`transcript: ${res.descriptor.eventsPath}`));
+  const d = res.descriptor;
+  println(res.deduped ? `already running: ${d.id} (same idempotency key; no new session started)` : `started ${d.id} (${d.adapter}, ${d.source})`);
+  if (d.worktree) println(`worktree: ${d.worktree.path} (branch ${d.worktree.branch}, from ${d.worktree.baseCommit.slice(0, 12)})`);
+  if (d.provisioning?.state === "queued") println(`provisioning: queued, position ${d.provisioning.position}`);
+  else if (d.provisioning) println(`provisioning: ${d.provisioning.state}${d.provisioning.phase ? ` (${d.provisioning.phase})` : ""}`);
+  println(dim(`transcript: ${d.eventsPath}`));
 }
 
 /** `svc sessions run`: start, prompt, wait for the turn to end, print the result, stop the session. */
@@ -69,9 +83,18 @@ export async function sessionsList(json: boolean): Promise<void> {
   if (json) return printJson({ sessions });
   if (sessions.length === 0) return println("no sessions");
   printTable(
-    ["ID", "ADAPTER", "STATE", "ACTIVITY", "TURNS", "PENDING", "LABEL"],
-    sessions.map((s) => [s.id, s.adapter, s.stalledSinceMs !== undefined ? `${s.state} (stalled)` : s.state, s.activity, s.turns, pending(s), s.label ?? ""]),
+    ["ID", "PARENT", "ADAPTER", "STATE", "ACTIVITY", "TURNS", "PENDING", "WORKTREE", "LABEL"],
+    sessions.map((s) => [s.id, s.parentId ?? "-", s.adapter, stateOf(s), s.activity, s.turns, pending(s), s.worktree?.slug ?? "-", s.label ?? ""]),
   );
+}
+
+function stateOf(s: SessionDescriptor): string {
+  if (s.stalledSinceMs !== undefined) return `${s.state} (stalled)`;
+  const p = s.provisioning;
+  if (p?.state === "queued") return `${s.state} (queued #${p.position})`;
+  if (p?.state === "running") return `${s.state} (provisioning: ${p.phase ?? "…"})`;
+  if (p?.state === "failed") return `${s.state} (provisioning failed: ${p.phase})`;
+  return s.state;
 }
 
 function pending(s: SessionDescriptor): string {

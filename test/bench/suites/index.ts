@@ -8,14 +8,18 @@ import { coldStart } from "./cold-start.js";
 import { config } from "./config.js";
 import { sessions } from "./sessions.js";
 import { sentinels } from "./sentinels.js";
+import { swarm } from "./swarm.js";
 import { webhook } from "./webhook.js";
+import { workspacesSuite } from "./workspaces.js";
 import { remote } from "./remote.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
   config,
   sessions,
+  swarm,
   sentinels,
   webhook,
+  workspacesSuite,
   remote,
 ];

@@ -14,14 +14,14 @@ const LIVE = 50;
 const CLI = join(REPO_ROOT, "dist/core/cli/svc.js");
 const AGENT = join(REPO_ROOT, "test/fixtures/acp-agents/echo-agent.mjs");
 
-interface Daemon {
+export interface Daemon {
   pid: number;
   base: string;
   token: string;
   stop(): Promise<void>;
 }
 
-async function startDaemon(home: string): Promise<Daemon> {
+export async function startDaemon(home: string): Promise<Daemon> {
   const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], { env: { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "warn" }, stdio: "ignore" });
   const deadline = Date.now() + 20_000;
   for (;;) {
@@ -35,7 +35,7 @@ async function startDaemon(home: string): Promise<Daemon> {
   }
 }
 
-async function call<T>(d: Daemon, method: string, path: string, body?: unknown): Promise<T> {
+export async function call<T>(d: Daemon, method: string, path: string, body?: unknown): Promise<T> {
   const res = await fetch(d.base + path, { method, headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
@@ -47,7 +47,7 @@ async function rssKiB(pid: number): Promise<number> {
 }
 
 /** Daemon-side start-to-first-update: from the transcript's `session.starting` line to its first `update`. */
-async function firstUpdateMs(d: Daemon, cwd: string): Promise<number> {
+export async function firstUpdateMs(d: Daemon, cwd: string): Promise<number> {
   const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", { adapter: "echo", cwd, prompt: "bench", wait: true });
   const exp = await call<{ events: Array<{ type: string; at: number }> }>(d, "GET", `/sessions/${descriptor.id}/export`);
   await call(d, "POST", `/sessions/${descriptor.id}/stop`);

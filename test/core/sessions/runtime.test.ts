@@ -127,7 +127,7 @@ describe("session runtime with real ACP agents", () => {
     expect(r1.text).toContain("done one");
     const r2 = await h.runtime.waitFor(descriptor.id, second.promptId);
     expect(r2.text).toContain("start two");
-  }, 20_000);
+  });
 
   it("an interrupt cancels the in-flight turn and runs at once", async () => {
     h = await makeHarness();
@@ -141,7 +141,7 @@ describe("session runtime with real ACP agents", () => {
     expect(r1.text).not.toContain("done long");
     const r2 = await h.runtime.waitFor(descriptor.id, second.promptId);
     expect(r2.text).toContain("start urgent");
-  }, 20_000);
+  });
 
   it("a crashing agent ends the session with its exit and fails the turn instead of hanging", async () => {
     h = await makeHarness();

@@ -219,7 +219,7 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     const [whole, part] = await run({ op: "read", path: join(project, "ctl.txt") }, { op: "read", path: join(project, "ctl.txt"), line: 1, limit: 100, quiet: true });
     expect(whole!.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining("read it in parts with line and limit") });
     expect(part!.bytes).toBe(100 * line.length);
-  }, 20_000);
+  });
 
   it("refuses a file larger than the read limit, one that is not UTF-8, and a FIFO (without waiting for a writer)", async () => {
     await writeFile(join(project, "big.txt"), Buffer.alloc(MAX_READ_BYTES + 1, "a"));
@@ -237,7 +237,7 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     expect(ok!.bytes).toBe(MAX_READ_BYTES);
     expect(bin!.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining("not UTF-8 text") });
     expect(fifo!.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining("not a regular file") });
-  }, 20_000);
+  });
 
   it("refuses a call for another session id", async () => {
     await writeFile(join(project, "notes.txt"), "x");

@@ -28,5 +28,5 @@ describe("ACP stop", () => {
     expect(took).toBeLessThan(STOP_GRACE_MS + 5000); // SIGKILL at the grace, not much later (slack for a loaded machine)
     expect(alive(descriptor.pid!)).toBe(false);
     expect(stopped).toMatchObject({ state: "ended", exit: { signal: "SIGKILL", error: "stopped" } });
-  }, 15_000);
+  });
 });

@@ -83,7 +83,7 @@ describe("terminal sessions (real commands)", () => {
     expect(Date.now() - t0).toBeLessThan(2500);
     expect(alive(descriptor.pid!)).toBe(false);
     await until(() => !alive(bg), "the background child's end", 2000);
-  }, 15_000);
+  });
 
   it("stop escalates to SIGKILL for a group that ignores SIGTERM", async () => {
     vi.stubEnv("SVC_TERMINAL_NO_PTY", "1");
@@ -94,7 +94,7 @@ describe("terminal sessions (real commands)", () => {
     expect((await h.runtime.stop(descriptor.id)).state).toBe("ended");
     expect(Date.now() - t0).toBeLessThan(STOP_GRACE_MS + 2000);
     await until(() => !alive(bg) && !alive(descriptor.pid!), "the group's end", 2000);
-  }, 15_000);
+  });
 
   it("stop of a pty session escalates to SIGKILL after the grace", async () => {
     vi.useFakeTimers();

@@ -106,5 +106,5 @@ describe("outbox against a reference model (fast-check)", () => {
       }),
       { numRuns: 60 },
     );
-  }, 60_000);
+  });
 });

@@ -205,7 +205,7 @@ describe("webhook outbox", () => {
         snapRows = JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8")).rows.length;
         expect(snapRows).toBeGreaterThanOrEqual(10);
       },
-      { timeout: 10_000 },
+      { timeout: 60_000 },
     );
     const journalLines = (await readFile(join(home, OUTBOX_FILES.journal), "utf8")).split("\n").filter(Boolean);
     // Every record the snapshot covers left the live journal.

@@ -1,0 +1,43 @@
+import type { Command } from "commander";
+
+/** `svc worktree ls|rm|archive|gc`: the agents' git worktrees (docs/workspaces.md). */
+export function registerWorktree(program: Command): void {
+  const wt = program.command("worktree").description("Git worktrees made for agent sessions: list and reclaim them");
+  wt.command("ls")
+    .alias("list")
+    .description("List worktrees: repo, slug, branch, session, state (live, idle, orphaned, missing), dirty or clean, age, size")
+    .option("--root <dir>", "also scan this root (over SVC_WORKTREES_ROOT and worktrees.root)")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { root?: string; json?: boolean }) => {
+      const { worktreeLs } = await import("../worktree/verbs.js");
+      await worktreeLs(opts);
+    });
+  wt.command("rm")
+    .description("Remove a worktree (refuses a dirty one or one a live session uses, unless --force)")
+    .argument("<slug|path>")
+    .option("--force", "remove even when dirty or in use")
+    .option("--json", "machine-readable output")
+    .action(async (target: string, opts: { force?: boolean; json?: boolean }) => {
+      const { worktreeRm } = await import("../worktree/verbs.js");
+      await worktreeRm(target, opts);
+    });
+  wt.command("archive")
+    .description("Commit a worktree's uncommitted work on its branch, then remove the tree (the branch keeps the work)")
+    .argument("<slug|path>")
+    .option("--force", "archive even when a live session uses it")
+    .option("--json", "machine-readable output")
+    .action(async (target: string, opts: { force?: boolean; json?: boolean }) => {
+      const { worktreeArchive } = await import("../worktree/verbs.js");
+      await worktreeArchive(target, opts);
+    });
+  wt.command("gc")
+    .description("Remove orphaned trees and idle clean trees older than --older-than; drop records of vanished trees; git worktree prune")
+    .option("--older-than <age>", "age threshold: 30m, 12h, 7d, 2w (a bare number is days)", "7d")
+    .option("--dry-run", "only say what would be done")
+    .option("--root <dir>", "also scan this root")
+    .option("--json", "machine-readable output")
+    .action(async (opts: { olderThan: string; dryRun?: boolean; root?: string; json?: boolean }) => {
+      const { worktreeGc } = await import("../worktree/verbs.js");
+      await worktreeGc(opts);
+    });
+}

@@ -1,0 +1,80 @@
+import { readEffectiveConfig } from "../../config/read-effective.js";
+import { SvcError } from "../../errors.js";
+import type { SessionDescriptor } from "../../sessions/types.js";
+import { svcHome } from "../../storage/paths.js";
+import { inventory, type TreeRow } from "../../workspaces/inventory.js";
+import { worktreeRoot } from "../../workspaces/layout.js";
+import { archiveTree, gc, parseAge, pick, removeTree } from "../../workspaces/reclaim.js";
+import { DaemonClient } from "../daemon-client.js";
+import { printJson, printTable, println } from "../output.js";
+
+/** Worktree path → live session, from the running daemon (none without one). */
+async function liveTrees(): Promise<Map<string, string>> {
+  const client = await DaemonClient.connect().catch((err: SvcError) => {
+    if (err.code === "daemon_not_running") return undefined;
+    throw err;
+  });
+  const live = new Map<string, string>();
+  if (!client) return live;
+  const { sessions } = await client.request<{ sessions: SessionDescriptor[] }>("GET", "/sessions");
+  for (const s of sessions) if (s.state !== "ended" && s.worktree && !live.has(s.worktree.path)) live.set(s.worktree.path, s.id);
+  return live;
+}
+
+async function rows(rootFlag?: string, sizes = true): Promise<TreeRow[]> {
+  const { effective } = await readEffectiveConfig();
+  const roots = [effective.worktrees.root, ...(rootFlag ? [worktreeRoot(effective.worktrees.root, rootFlag)] : [])];
+  return inventory({ home: svcHome(), roots, live: await liveTrees(), now: Date.now(), sizes });
+}
+
+export function formatAge(ms: number): string {
+  const m = Math.max(0, Math.round(ms / 60_000));
+  if (m < 60) return `${m}m`;
+  if (m < 48 * 60) return `${Math.round(m / 60)}h`;
+  return `${Math.round(m / 1440)}d`;
+}
+
+export function formatSize(bytes: number | undefined): string {
+  if (bytes === undefined) return "-";
+  const units = ["B", "KiB", "MiB", "GiB"];
+  let v = bytes;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) (v /= 1024), i++;
+  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
+}
+
+export async function worktreeLs(opts: { root?: string; json?: boolean }): Promise<void> {
+  const list = await rows(opts.root);
+  if (opts.json) return printJson({ worktrees: list });
+  if (list.length === 0) return println("no worktrees");
+  printTable(
+    ["REPO", "SLUG", "BRANCH", "SESSION", "STATE", "CHANGES", "AGE", "SIZE", "PATH"],
+    list.map((r) => [r.repoName, r.slug, r.branch ?? "-", r.session ?? "-", r.state, r.dirty === undefined ? "-" : r.dirty ? "dirty" : "clean", formatAge(r.ageMs), formatSize(r.sizeBytes), r.path]),
+  );
+}
+
+export async function worktreeRm(target: string, opts: { force?: boolean; json?: boolean }): Promise<void> {
+  const row = pick(await rows(undefined, false), target);
+  const done = await removeTree(svcHome(), row, { force: opts.force === true });
+  if (opts.json) return printJson({ removed: done });
+  println(`removed ${done.path}`);
+  if (done.branch) println(done.branchDeleted ? `deleted branch ${done.branch} (it held no commits beyond its base)` : `kept branch ${done.branch} (it holds commits)`);
+}
+
+export async function worktreeArchive(target: string, opts: { force?: boolean; json?: boolean }): Promise<void> {
+  const row = pick(await rows(undefined, false), target);
+  const done = await archiveTree(svcHome(), row, { force: opts.force === true });
+  if (opts.json) return printJson({ archived: done });
+  println(done.commit ? `committed the uncommitted work as ${done.commit.slice(0, 12)} on ${done.branch}` : `nothing uncommitted; ${done.branch} already holds the work`);
+  println(`removed ${done.path}`);
+  println(`to get it back: ${done.restore}`);
+}
+
+export async function worktreeGc(opts: { olderThan: string; dryRun?: boolean; root?: string; json?: boolean }): Promise<void> {
+  const olderThanMs = parseAge(opts.olderThan);
+  const out = await gc(svcHome(), await rows(opts.root, false), { olderThanMs, dryRun: opts.dryRun === true });
+  if (opts.json) return printJson({ dryRun: opts.dryRun === true, ...out });
+  if (out.actions.length === 0) println("nothing to collect");
+  for (const a of out.actions) println(`${opts.dryRun && a.action !== "skipped" ? `would be ${a.action}` : a.action}: ${a.path} (${a.state}; ${a.reason})`);
+  if (out.pruned.length) println(`git worktree prune in ${out.pruned.join(", ")}`);
+}

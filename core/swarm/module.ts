@@ -1,0 +1,36 @@
+import type { DependencyContainer } from "tsyringe";
+import type { DaemonModule } from "../daemon/module.js";
+import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, HOME, LOGGER, RANDOM, ROUTES, SESSIONS, SLEEP, TOOLS, resolve } from "../tokens.js";
+import { swarmRoutes } from "./routes.js";
+import { SwarmService } from "./service.js";
+import { swarmTools } from "./tools.js";
+
+const services = new WeakMap<DependencyContainer, SwarmService>();
+
+/** run-swarm in the daemon: the run service, its routes and MCP tools; stopping cancels live runs. */
+export const swarmModule: DaemonModule = {
+  name: "swarm",
+  async start(c: DependencyContainer) {
+    const service = new SwarmService({
+      container: c,
+      sessions: resolve(c, SESSIONS),
+      config: resolve(c, CONFIG),
+      clock: resolve(c, CLOCK),
+      random: resolve(c, RANDOM),
+      sleep: resolve(c, SLEEP),
+      logger: resolve(c, LOGGER),
+      events: resolve(c, DAEMON_EVENTS),
+      home: resolve(c, HOME),
+      env: resolve(c, ENV),
+    });
+    services.set(c, service);
+    const routes = resolve(c, ROUTES);
+    for (const r of swarmRoutes(service)) routes.add(r);
+    const tools = resolve(c, TOOLS);
+    for (const t of swarmTools(service)) tools.add(t);
+  },
+  async stop(c: DependencyContainer) {
+    await services.get(c)?.stopAll();
+    services.delete(c);
+  },
+};

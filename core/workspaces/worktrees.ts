@@ -1,0 +1,64 @@
+/**
+ * Creating a worktree: the real `git worktree add`, a cheap step that is never queued. A slug
+ * whose tree already exists for the same repository is reused (the work continues where it was);
+ * a branch `svc/<slug>` that exists without a tree (an archived tree) is checked out again.
+ */
+import { stat } from "node:fs/promises";
+import { SvcError } from "../errors.js";
+import { branchExists, findRepo, git, headCommit, type RepoInfo } from "./git.js";
+import { branchFor, worktreePath } from "./layout.js";
+import type { WorktreeRecords } from "./records.js";
+
+/** A session's worktree as its descriptor shows it. */
+export interface WorktreeInfo {
+  path: string;
+  branch: string;
+  /** The main checkout. */
+  repo: string;
+  slug: string;
+  baseCommit: string;
+}
+
+export interface AddWorktreeInput {
+  repo: RepoInfo;
+  root: string;
+  slug: string;
+  records: WorktreeRecords;
+  sessionId: string;
+  now: number;
+}
+
+export async function addWorktree(input: AddWorktreeInput): Promise<{ info: WorktreeInfo; reused: boolean }> {
+  const { repo, root, slug, records } = input;
+  const path = worktreePath(root, repo.repoName, slug);
+  const branch = branchFor(slug);
+  if (await stat(path).catch(() => undefined)) {
+    const there = await findRepo(path);
+    if (!there || there.repo !== repo.repo || there.top !== path) {
+      throw new SvcError("conflict", `${path} exists and is not a worktree of ${repo.repo}; choose another slug or remove it`);
+    }
+    const known = await records.find(path);
+    const baseCommit = known?.baseCommit ?? (await headCommit(path)) ?? "";
+    return { info: { path, branch: known?.branch ?? branch, repo: repo.repo, slug, baseCommit }, reused: true };
+  }
+  let baseCommit: string | undefined;
+  if (repo.head) {
+    const added = await git(["worktree", "add", "-b", branch, path, repo.head], repo.repo).then(
+      () => true,
+      (err: Error) => {
+        if (/branch named .* already exists/.test(err.message)) return false;
+        throw err;
+      },
+    );
+    if (added) baseCommit = repo.head;
+  }
+  if (baseCommit === undefined) {
+    if (!(await branchExists(repo.repo, branch))) throw new SvcError("invalid_input", `${repo.top} has no commits yet; a worktree branches from a commit (make a first commit)`);
+    // An archived (or hand-made) svc/<slug> branch: checked out again, the work included.
+    baseCommit = (await git(["rev-parse", `refs/heads/${branch}`], repo.repo)).trim();
+    await git(["worktree", "add", path, branch], repo.repo);
+  }
+  const info = { path, branch, repo: repo.repo, slug, baseCommit };
+  await records.put({ ...info, repoName: repo.repoName, root, createdAt: input.now, sessionId: input.sessionId });
+  return { info, reused: false };
+}
