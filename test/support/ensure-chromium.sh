@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs Debian's Chromium for the pair page's browser test when it is missing (CI runs as root
-# on a fresh machine). The test never passes without a browser: without one it fails.
+# on a fresh machine): npm test runs it first (pretest). The test never passes without a browser.
 set -euo pipefail
 if [ -x /usr/bin/chromium ]; then exit 0; fi
 if [ "$(id -u)" != "0" ]; then
