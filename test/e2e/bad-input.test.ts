@@ -113,6 +113,20 @@ describe("bad input on the real daemon", () => {
     expect(long.status).toBe(400);
   });
 
+  it.each([
+    ["https://[::8.8.8.8]/hook", "::/96"],
+    ["https://[::1:0:0:8.8.8.8]/hook", "::/8"],
+    ["https://[0:ff::1]/hook", "::/8"],
+  ])("the SSRF gate refuses %s (in %s, reserved) before anything is sent", async (url, range) => {
+    const res = await post("/sentinels", JSON.stringify({ match: [{ subject: "ci:ssrf" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url, secret: SECRET } }));
+    expect(res.status).toBe(422);
+    const e = await error(res);
+    expect(e.code).toBe("ssrf_blocked");
+    expect(e.message).toContain(`falls in ${range}`);
+    const list = (await (await fx.daemon.fetch("/sentinels")).json()) as { sentinels?: Array<{ match: Array<{ subject: string }> }> } | Array<{ match: Array<{ subject: string }> }>;
+    expect(JSON.stringify(list)).not.toContain("ci:ssrf");
+  });
+
   it("/mcp parse errors never quote the request body", async () => {
     const res = await fx.daemon.fetch("/mcp", { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" }, body: '{"jsonrpc":"2.0","params":{"secret": SUPERSECRET_VALUE}}' });
     expect(res.status).toBe(400);
