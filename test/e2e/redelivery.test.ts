@@ -211,6 +211,29 @@ describe("replay selectors, the MCP tool and the refusals (real daemon)", () => 
     expect(sent("g1")).toBe(1);
   });
 
+  it("a replay goes through the SSRF gate again: once the receiver's subnet is no longer allowed, nothing is sent", async () => {
+    const sid = await create("gate:*");
+    rx.respond = (_d, res) => res.writeHead(410).end("gone");
+    await push("gate:a", "gt1");
+    await until(async () => (await rowsOf(sid)).find((r) => r.eventId === "gt1" && r.status === "dead"), "gt1 dead");
+    const client = new Client({ name: "t", version: "0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    const set = await client.callTool({ name: "config_set", arguments: { key: "webhooks.allowSubnets", value: [] } });
+    expect(set.isError, JSON.stringify(set.content)).not.toBe(true);
+    expect((set.structuredContent as { applied: boolean }).applied).toBe(true);
+    rx.respond = (_d, res) => res.writeHead(200).end("ok");
+    const out = await client.callTool({ name: "sentinel_replay", arguments: { sentinelId: sid, eventId: "gt1" } });
+    expect(out.isError, JSON.stringify(out.content)).not.toBe(true);
+    const row = await until(async () => (await rowsOf(sid)).find((r) => r.eventId === "gt1" && r.status === "dead" && r.replays === 1), "gt1 dead again");
+    expect(JSON.stringify(row)).toMatch(/ssrf|private|127\.0\.0\.1/i);
+    expect(sent("gt1")).toBe(1);
+    // Allowed again, the same row goes out.
+    await client.callTool({ name: "config_set", arguments: { key: "webhooks.allowSubnets", value: ["127.0.0.0/8", "::1/128"] } });
+    await client.callTool({ name: "sentinel_replay", arguments: { sentinelId: sid, eventId: "gt1" } });
+    await until(() => sent("gt1") === 2, "gt1 sent after the subnet is allowed again");
+    await client.close();
+  });
+
   it("a sentinel whose secret no longer decodes is refused with 409 and its dead row is left as it was", async () => {
     const sid = await create("bad:*");
     rx.respond = (_d, res) => res.writeHead(410).end("gone");
