@@ -2,6 +2,8 @@
  * Typed errors, end to end. A code is a stable string (SPEC.md's reason strings plus ours);
  * the HTTP status for each code lives in one table, {@link httpStatusFor}.
  */
+import { basename } from "node:path";
+
 const BRAND = Symbol.for("svc.error");
 
 export type SvcErrorCode =
@@ -131,6 +133,8 @@ export function formatPath(prefix: string, path: ReadonlyArray<PropertyKey>): st
  */
 export function toSvcError(err: unknown): SvcError {
   if (SvcError.is(err)) return err;
+  const full = diskFullError(err);
+  if (full) return full;
   const message = err instanceof Error ? err.message : String(err);
   return new SvcError("internal", message, { cause: err });
 }
@@ -145,5 +149,18 @@ const INTERNAL_ERROR_MESSAGE = "internal error; the daemon log has the cause";
  */
 export function toPublicError(err: unknown): SvcError {
   if (SvcError.is(err)) return err;
-  return new SvcError("internal", INTERNAL_ERROR_MESSAGE, { cause: err });
+  return diskFullError(err) ?? new SvcError("internal", INTERNAL_ERROR_MESSAGE, { cause: err });
+}
+
+/**
+ * A full disk (or quota) is the caller's to fix and passes once space is freed: `unavailable`
+ * (503) saying so, instead of an `internal` error whose cause only the log has. The file is named
+ * when the system call had a path.
+ */
+export function diskFullError(err: unknown): SvcError | undefined {
+  const e = err as NodeJS.ErrnoException | null;
+  if (typeof e !== "object" || e === null || (e.code !== "ENOSPC" && e.code !== "EDQUOT")) return undefined;
+  const file = typeof e.path === "string" ? ` writing ${basename(e.path)}` : "";
+  const what = e.code === "ENOSPC" ? "the disk is full" : "the disk quota is used up";
+  return new SvcError("unavailable", `${what} (${e.code}${file}): free space on the filesystem of svc's files ($SVC_HOME), then try again`, { cause: err });
 }

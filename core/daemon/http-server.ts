@@ -104,11 +104,12 @@ export class DaemonHttpServer {
         res.destroy();
         return;
       }
-      // An answer before the body was read (401, 404, 413, …): close the connection after it, and
-      // drain what the client is still sending so that it reads the answer instead of a reset.
-      const unread = !req.readableEnded;
-      if (unread) drainThenClose(req, res);
-      send(res, { status, headers: unread ? { ...cors, connection: "close" } : cors, body: { error: e.toJSON() } });
+      // An answer before the body was read (401, 404, 413, …): drain what the client is still
+      // sending, so that it reads the answer instead of a reset, and close the connection only past
+      // the drain's bounds. No `Connection: close`: with it Node destroys the socket as soon as the
+      // answer is out, while the body is still arriving, and the client gets EPIPE or a reset.
+      if (!req.readableEnded) drainThenClose(req, res);
+      send(res, { status, headers: cors, body: { error: e.toJSON() } });
     }
   }
 }
@@ -126,13 +127,28 @@ export function send(res: ServerResponse, out: RouteResponse): void {
   res.end(payload);
 }
 
-/** How long, and how many bytes, an unread body is drained after an early answer before the socket is closed. */
+/** How long, and how many bytes, an unread body is drained after an early answer before the connection is closed. */
 const DRAIN_MS = 2_000;
 const DRAIN_BYTES = 8 * 1024 * 1024;
+/** How long a closed connection still takes (and discards) what the client sends before it is cut. */
+const LINGER_MS = 2_000;
 
+/**
+ * After an early answer, reads and discards the rest of the body, for up to DRAIN_MS or
+ * DRAIN_BYTES. Past either, the connection is closed the lingering way: the answer, then a FIN
+ * (the client reads the answer and the end of the stream in order), and the socket is destroyed
+ * only LINGER_MS later. Destroying it at once, with the client's bytes still arriving, makes the
+ * kernel send a reset that can overtake the unread answer on the client's side.
+ */
 function drainThenClose(req: IncomingMessage, res: ServerResponse): void {
   let drained = 0;
-  const close = () => req.socket.destroy();
+  let closing = false;
+  const close = () => {
+    if (closing) return;
+    closing = true;
+    req.socket.end();
+    setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
+  };
   req.on("data", (chunk: Buffer) => {
     drained += chunk.length;
     if (drained > DRAIN_BYTES) close();

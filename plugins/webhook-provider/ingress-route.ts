@@ -6,7 +6,7 @@
  * the same delivery is deduplicated by the engine.
  */
 import type { Logger, RouteDef, SentinelIngress } from "../../core/plugin-api/index.js";
-import { SvcError } from "../../core/plugin-api/index.js";
+import { JSON_DEPTH_MAX, SvcError, jsonDepthExceeded } from "../../core/plugin-api/index.js";
 import { mapGithubEvent } from "../github-common/index.js";
 import { verifySignature } from "./signature.js";
 import { INGRESS_PATH } from "./settings.js";
@@ -68,9 +68,11 @@ export function ingressRoute(deps: IngressDeps): RouteDef {
 
 /** JSON, or the form encoding GitHub uses for `content_type: form` hooks (`payload=<json>`). */
 function parsePayload(body: Buffer, contentType: string): unknown {
+  const raw = body.toString("utf8");
+  const text = contentType.startsWith("application/x-www-form-urlencoded") ? (new URLSearchParams(raw).get("payload") ?? "") : raw;
+  // The nesting limit of every JSON body (docs/limits.md): deeper data overflows the stack later.
+  if (jsonDepthExceeded(text) !== undefined) throw new SvcError("invalid_input", `the delivery payload nests objects and arrays deeper than ${JSON_DEPTH_MAX} levels`);
   try {
-    const text = body.toString("utf8");
-    if (contentType.startsWith("application/x-www-form-urlencoded")) return JSON.parse(new URLSearchParams(text).get("payload") ?? "");
     return JSON.parse(text);
   } catch {
     throw new SvcError("invalid_input", "the delivery body is not a JSON payload");

@@ -10,7 +10,8 @@ const code = (xs: readonly string[]) => (xs.length ? xs.map((x) => `\`${x}\``).j
 
 it("docs/authorization.md's table is core/daemon/authorization.ts's OPERATIONS", async () => {
   const rows = Object.entries(OPERATIONS).map(
-    ([id, op]) => `| \`${id}\` | ${op.summary} | ${op.requires === "token" ? "**token**" : "local"} | ${code(op.rest)} | ${code(op.mcp)} | ${code(op.cli.map((c) => `svc ${c}`))} |\n`,
+    // A "|" inside a cell ends it in Markdown: escaped.
+    ([id, op]) => `| \`${id}\` | ${op.summary.replaceAll("|", "\\|")} | ${op.requires === "token" ? "**token**" : "local"} | ${code(op.rest)} | ${code(op.mcp)} | ${code(op.cli.map((c) => `svc ${c}`))} |\n`,
   );
   await expectDocSection("docs/authorization.md", "authorization-table", `| Operation | What | Requires | REST | MCP | CLI |\n|---|---|---|---|---|---|\n${rows.join("")}`);
 });

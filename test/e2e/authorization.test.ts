@@ -57,10 +57,20 @@ describe("authorization is the same on every surface (daemon.authToken set)", ()
       ["acpAgents.evil", { bin: "sh" }],
       ["daemon", { port: 1 }],
       ["defaults.adapters.gemini.auth", { apiKey: "k" }],
+      ["terminalPresets.evil", { argv: ["sh", "-c", "id"] }],
+      ["adapters", ["evil-adapter-package"]],
+      ["tunnel.host", "wss://tunnel.example"],
+      ["pairing.rendezvous", "wss://broker.example"],
     ] as const) {
       const r = await call(anon, "config_set", { key, value });
       expect(r.isError, key).toBe(true);
       expect(r.text, key).toMatch(/bearer token/);
+    }
+    // Removing a key widens reach too: without daemon.authToken a non-loopback caller needs no token.
+    for (const key of ["daemon.authToken", "webhooks", "daemon"]) {
+      const r = await call(anon, "config_set", { key, unset: true });
+      expect(r.isError, `unset ${key}`).toBe(true);
+      expect(r.text, `unset ${key}`).toMatch(/bearer token/);
     }
     expect(await readFile(join(fx.home, "config.json"), "utf8")).toBe(before);
     // The owner's token still works afterwards, and a key that widens nothing needs none.

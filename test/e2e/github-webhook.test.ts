@@ -110,4 +110,17 @@ describe("e2e: signed GitHub webhooks delivered to a real daemon", () => {
     await stream.close();
     await mcp.close();
   });
+  it("a signed delivery nesting deeper than the documented 64 levels is a 400, as every JSON body is", async () => {
+    const deep = payload("push.main").replace(/^\{/, `{"extra":${"[".repeat(100_000)}${"]".repeat(100_000)},`);
+    const res = await deliver(deep, "push", "12121212-3434-5656-7878-909090909090");
+    expect(res.status).toBe(400);
+    expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/deeper than 64 levels/);
+    const form = `payload=${encodeURIComponent(deep)}`;
+    const viaForm = await fetch(`${fx.daemon.baseUrl}/providers/webhook/github`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-github-event": "push", "x-github-delivery": "12121212-3434-5656-7878-909090909091", "x-hub-signature-256": signBody(form, SECRET) },
+      body: form,
+    });
+    expect(viaForm.status).toBe(400);
+  });
 });

@@ -1,0 +1,92 @@
+/**
+ * Issue 12's title, recovery from a full disk, on a real filesystem: $SVC_HOME is a small tmpfs
+ * (mounting one needs root; elsewhere the test is skipped), filled to the last block while the
+ * daemon runs. A full disk is a clear 503 that says so (it was a 500 "internal error" for a new
+ * sentinel, the cause only in the log), and once space is freed the same requests pass and the
+ * daemon stops and starts again on the same files.
+ */
+import { execFileSync } from "node:child_process";
+import { closeSync, openSync, rmSync, writeSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeTempHome, runCli, useDaemonProcess } from "../support/cli.js";
+import { mcpClient } from "./github-helpers.js";
+
+let mounted = false;
+
+/** Writes `path` until the filesystem has no block left. */
+function fill(path: string): void {
+  const fd = openSync(path, "w");
+  const block = Buffer.alloc(4096, 1);
+  try {
+    for (;;) writeSync(fd, block);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+describe("a full disk under $SVC_HOME (real daemon on a 4 MiB tmpfs)", () => {
+  const fx = useDaemonProcess({
+    makeHome: async () => {
+      const t = await makeTempHome("svc-e2e-diskfull-");
+      try {
+        execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", t.home], { stdio: "ignore" });
+        mounted = true;
+      } catch {
+        mounted = false;
+      }
+      return {
+        home: t.home,
+        cleanup: async () => {
+          if (mounted) execFileSync("umount", ["-l", t.home]);
+          await t.cleanup();
+        },
+      };
+    },
+  });
+  const json = { "content-type": "application/json" };
+  const watch = (sessionId: string) =>
+    fx.daemon.fetch("/sentinels", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ match: [{ subject: "disk:*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "session", sessionId } }),
+    });
+  const push = (id: string) => fx.daemon.fetch("/providers/agentpush/events", { method: "POST", headers: json, body: JSON.stringify({ id, type: "disk.test", subjects: ["disk:a"] }) });
+
+  it("says the disk is full on REST, MCP and the CLI, and everything passes again once space is freed", async (ctx) => {
+    if (!mounted) ctx.skip();
+    expect((await watch("ses_disk_1")).status).toBe(201);
+    const filler = join(fx.home, "filler");
+    fill(filler);
+
+    const refused = await watch("ses_disk_2");
+    expect(refused.status).toBe(503);
+    const e = ((await refused.json()) as { error: { code: string; message: string } }).error;
+    expect(e.code).toBe("unavailable");
+    expect(e.message).toMatch(/the disk is full \(ENOSPC[^)]*\): free space .*then try again/);
+    const mcp = await mcpClient(fx.daemon.baseUrl);
+    const viaMcp = await mcp.callTool({ name: "sentinel_watch", arguments: { subject: "disk:b", provider: "agentpush", sessionId: "ses_disk_3" } });
+    await mcp.close();
+    expect(viaMcp.isError).toBe(true);
+    expect((viaMcp.content as Array<{ text: string }>)[0]!.text).toMatch(/the disk is full/);
+    const cli = await runCli(["sentinel", "watch", "disk:c", "--provider", "agentpush", "--session", "ses_disk_4"], { home: fx.home });
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toMatch(/the disk is full/);
+    expect((await push("full1")).status).toBe(503);
+
+    rmSync(filler);
+    expect((await watch("ses_disk_2")).status).toBe(201);
+    const accepted = await push("full1");
+    expect(accepted.status).toBe(200);
+    expect(((await accepted.json()) as { accepted: number }).accepted).toBe(1);
+
+    // A clean stop and a start on the same files: both sentinels are there, the event counted once.
+    await fx.start();
+    const list = (await (await fx.daemon.fetch("/sentinels")).json()) as { sentinels: Array<{ spec: { target: { sessionId: string } }; deliveredCount: number }> };
+    const sessions = list.sentinels.map((s) => s.spec.target.sessionId).sort();
+    expect(sessions).toEqual(["ses_disk_1", "ses_disk_2"]);
+    expect((await push("full1")).status).toBe(200);
+  });
+});
