@@ -12,7 +12,8 @@ import type { DaemonEventBus } from "../../daemon/event-bus.js";
 import type { Identity } from "../identity.js";
 import { backoffDelay } from "../pairing/backoff.js";
 import type { RemoteRequest, RemoteResponse } from "../web/channel.js";
-import { E2E_CONTENT_TYPE, openRequest } from "../web/tunnel-e2e.js";
+import { E2E_CONTENT_TYPE, E2E_WINDOW_MS, E2eBusyError, openRequest } from "../web/tunnel-e2e.js";
+import { ReplayCache } from "./replay-cache.js";
 import type { TunnelRequestFrame, TunnelResponseFrame } from "../relay/tunnel-host.js";
 
 export interface TunnelSettings {
@@ -50,6 +51,8 @@ export interface TunnelDeps extends TunnelSettings {
   log: (msg: string, fields?: Record<string, unknown>) => void;
   events: DaemonEventBus;
   now: () => number;
+  /** Sealed requests remembered within the freshness window (default 100,000); more are refused with 503. */
+  replayCacheMax?: number;
 }
 
 export class TunnelClient {
@@ -58,9 +61,10 @@ export class TunnelClient {
   private stopped = false;
   private wake?: () => void;
   private done?: Promise<void>;
-  private readonly seen = new Set<string>();
+  private readonly seen: ReplayCache;
 
   constructor(private readonly d: TunnelDeps) {
+    this.seen = new ReplayCache(E2E_WINDOW_MS, d.replayCacheMax ?? 100_000);
     this.status = { state: "connecting", e2e: d.e2e, attempts: 0 };
   }
 
@@ -137,11 +141,11 @@ export class TunnelClient {
     if (f.method !== "POST" || !(f.headers["content-type"] ?? "").startsWith(E2E_CONTENT_TYPE)) {
       return json(403, "forbidden", `this tunnel is end-to-end encrypted: POST a request sealed to the daemon's key with content-type ${E2E_CONTENT_TYPE}`);
     }
-    if (this.seen.size > 10_000) this.seen.clear();
     let opened;
     try {
       opened = await openRequest(this.d.identity.key, new Uint8Array(body), this.d.now(), this.seen);
     } catch (err) {
+      if (err instanceof E2eBusyError) return json(503, "unavailable", err.message);
       return json(400, "invalid_input", (err as Error).message);
     }
     const r = await this.d.forward(opened.request).catch((err: Error) => ({ status: 502, body: JSON.stringify({ error: { code: "connect", message: err.message } }) }));
