@@ -13,6 +13,7 @@ import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, HOME, LISTEN, LOGGER, REMOTE
 import { registerValue } from "../runtime/inject.js";
 import { loadIdentity, type Identity } from "./identity.js";
 import { makeForwarder } from "./loopback-forward.js";
+import { parseOfferRequest } from "./pairing/offer-request.js";
 import { PairingService } from "./pairing/service.js";
 import { PairingStore } from "./pairing/store.js";
 import { toB64u } from "./web/bytes.js";
@@ -23,8 +24,6 @@ export interface RemoteServices {
   pairings: PairingService;
   tunnel?: TunnelClient;
 }
-
-const DEFAULT_TTL_MS = 10 * 60_000;
 
 export const remoteModule: DaemonModule = {
   name: "remote",
@@ -75,12 +74,9 @@ export const remoteModule: DaemonModule = {
       auth: "loopback-or-token",
       handler: async (req) => {
         authorize("pairing.offer", req.principal);
-        const b = (req.json() ?? {}) as { rendezvous?: unknown; ttlMs?: unknown; label?: unknown };
-        const flag = typeof b.rendezvous === "string" ? b.rendezvous : undefined;
-        if (flag !== undefined && !/^wss?:\/\/[^\s/?#]+\S*$/.test(flag)) throw new SvcError("invalid_input", `rendezvous must be a ws:// or wss:// URL (got ${JSON.stringify(flag)})`);
-        const broker = rendezvousForOffer(config.current().effective, flag);
-        const ttl = typeof b.ttlMs === "number" && b.ttlMs >= 1000 && b.ttlMs <= 24 * 3_600_000 ? b.ttlMs : DEFAULT_TTL_MS;
-        const offer = await pairings.offer(broker, ttl, typeof b.label === "string" ? b.label : hostname());
+        const b = parseOfferRequest(req.json());
+        const broker = rendezvousForOffer(config.current().effective, b.rendezvous);
+        const offer = await pairings.offer(broker, b.ttlMs, b.label ?? hostname());
         return { status: 201, body: { ...offer, pairPage: pairingSettings(config.current().effective).pairPage } };
       },
     });
