@@ -5,9 +5,6 @@
  * with backoff; `stop()` closes the tunnel. With `tunnel.e2e`, only sealed requests are served.
  */
 import WebSocket from "ws";
-import { SvcError } from "../../errors.js";
-import type { CredentialStore } from "../../plugin-api/context.js";
-import type { ConfigSnapshot } from "../../config/config-service.js";
 import type { DaemonEventBus } from "../../daemon/event-bus.js";
 import type { Identity } from "../identity.js";
 import { backoffDelay } from "../pairing/backoff.js";
@@ -15,27 +12,7 @@ import type { RemoteRequest, RemoteResponse } from "../web/channel.js";
 import { E2E_CONTENT_TYPE, E2E_WINDOW_MS, E2eBusyError, openRequest } from "../web/tunnel-e2e.js";
 import { ReplayCache } from "./replay-cache.js";
 import type { TunnelRequestFrame, TunnelResponseFrame } from "../relay/tunnel-host.js";
-
-export interface TunnelSettings {
-  url: string;
-  token: string;
-  e2e: boolean;
-}
-
-export const E2E_NEEDS_TOKEN = "tunnel.e2e: true requires tunnel.token to be set (set the token first)";
-
-/** The tunnel to open at start, if any: `--connect`, or `tunnel.host` with `tunnel.autoconnect`. */
-export async function tunnelSettings(snap: ConfigSnapshot, credentials: CredentialStore): Promise<TunnelSettings | undefined> {
-  const t = snap.effective.tunnel;
-  const byFlag = snap.sources["tunnel.host"]?.kind === "flag";
-  if (!t.host || !(byFlag || t.autoconnect)) return undefined;
-  if (t.e2e && !t.token) throw new SvcError("config_invalid", E2E_NEEDS_TOKEN);
-  const token = t.token ?? (await credentials.get("tunnel", "token"));
-  if (!token) throw new SvcError("config_invalid", `the tunnel to ${new URL(t.host).host} needs a bearer token: set tunnel.token, or store one in credentials.json as tunnel/token`);
-  const u = new URL(t.host);
-  if (!u.pathname.endsWith("/tunnel")) u.pathname = u.pathname.replace(/\/+$/, "") + (u.pathname.includes("/v1") ? "/tunnel" : "/v1/tunnel");
-  return { url: u.toString(), token, e2e: t.e2e === true };
-}
+import type { TunnelSettings } from "./settings.js";
 
 export interface TunnelStatus {
   state: "connecting" | "connected" | "retrying" | "stopped";
