@@ -98,7 +98,12 @@ export class TunnelHost {
     }
     if (tunnel.pending.size >= this.limits.maxTunnelInFlight) return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");
     const body = await readCapped(req, this.limits.maxTunnelBodyBytes);
-    if (body === undefined) return reply(res, 413, "payload_too_large", `request bodies through the tunnel are capped at ${this.limits.maxTunnelBodyBytes} bytes`);
+    if (body === undefined) {
+      // The rest of the body is not read: close the connection once the answer is out.
+      res.setHeader("connection", "close");
+      res.once("finish", () => req.destroy());
+      return reply(res, 413, "payload_too_large", `request bodies through the tunnel are capped at ${this.limits.maxTunnelBodyBytes} bytes`);
+    }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (!DROPPED.has(k) && typeof v === "string") headers[k] = v;
     const id2 = tunnel.nextId++;
@@ -124,16 +129,22 @@ function reply(res: ServerResponse, status: number, code: string, message: strin
   res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code, message } }));
 }
 
+/** The request body, or `undefined` as soon as it is (or is announced as) larger than `max`. */
 function readCapped(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > max) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > max) chunks.length = 0;
-      else chunks.push(c);
-    });
-    req.on("end", () => resolve(size > max ? undefined : Buffer.concat(chunks)));
+      if (size <= max) return void chunks.push(c);
+      req.off("data", onData);
+      req.pause();
+      resolve(undefined);
+    };
+    req.on("data", onData);
+    req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
 }
