@@ -85,7 +85,8 @@ export class TunnelHost {
       tunnel.pending.clear();
       if (this.tunnels.get(id) === tunnel) this.tunnels.delete(id);
     });
-    ws.send(JSON.stringify({ t: "ready", url: `${publicBase}/t/${id}/` }));
+    // The body cap goes with it, so the daemon answers a larger body with a 502 of its own.
+    ws.send(JSON.stringify({ t: "ready", url: `${publicBase}/t/${id}/`, maxBodyBytes: this.limits.maxTunnelBodyBytes }));
   }
 
   /** Serves `/t/<id>/<rest>` on the public side. */
@@ -121,7 +122,9 @@ export class TunnelHost {
     const h: Record<string, string> = {};
     const ct = r.headers?.["content-type"];
     if (ct) h["content-type"] = ct;
-    res.writeHead(r.status, h).end(out.length > this.limits.maxTunnelBodyBytes ? out.subarray(0, this.limits.maxTunnelBodyBytes) : out);
+    // Never a cut body passed off as the whole answer.
+    if (out.length > this.limits.maxTunnelBodyBytes) return reply(res, 502, "payload_too_large", `the daemon's answer is larger than the relay's tunnel limit (${this.limits.maxTunnelBodyBytes} bytes)`);
+    res.writeHead(r.status, h).end(out);
   }
 }
 

@@ -39,6 +39,8 @@ export class TunnelClient {
   private wake?: () => void;
   private done?: Promise<void>;
   private readonly seen: ReplayCache;
+  /** The relay's cap on a body through the tunnel (its `ready` frame says; 1 MiB when it does not). */
+  private maxBody = 1024 * 1024;
 
   constructor(private readonly d: TunnelDeps) {
     this.seen = new ReplayCache(E2E_WINDOW_MS, d.replayCacheMax ?? 100_000);
@@ -87,7 +89,7 @@ export class TunnelClient {
       ws.on("error", (err) => (open ? undefined : reject(err)));
       ws.on("close", () => (open ? resolve(true) : reject(new Error("the tunnel host closed the connection"))));
       ws.on("message", (data: Buffer) => {
-        let m: { t?: string; url?: string; id?: number };
+        let m: { t?: string; url?: string; id?: number; maxBodyBytes?: unknown };
         try {
           m = JSON.parse(data.toString("utf8"));
         } catch {
@@ -95,14 +97,22 @@ export class TunnelClient {
         }
         if (m.t === "ready" && typeof m.url === "string") {
           open = true;
+          if (typeof m.maxBodyBytes === "number" && m.maxBodyBytes > 0) this.maxBody = m.maxBodyBytes;
           this.status = { state: "connected", publicUrl: m.url, e2e: this.d.e2e, attempts: 0 };
           this.d.log("tunnel open", { e2e: this.d.e2e });
           this.d.events.emit("tunnel:open", { url: m.url, e2e: this.d.e2e });
         } else if (m.t === "req") {
-          void this.handle(m as unknown as TunnelRequestFrame).then((r) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(r)));
+          void this.handle(m as unknown as TunnelRequestFrame).then((r) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(this.fits(r))));
         }
       });
     });
+  }
+
+  /** An answer whose body the relay would refuse (or drop the tunnel for) becomes a 502 saying so. */
+  private fits(r: TunnelResponseFrame): TunnelResponseFrame {
+    if (Math.ceil((r.body.length * 3) / 4) <= this.maxBody) return r;
+    const message = `the daemon's answer is larger than the relay's tunnel limit (${this.maxBody} bytes)`;
+    return { t: "res", id: r.id, status: 502, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify({ error: { code: "payload_too_large", message } })).toString("base64") };
   }
 
   private async handle(f: TunnelRequestFrame): Promise<TunnelResponseFrame> {
