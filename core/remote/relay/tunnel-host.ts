@@ -31,6 +31,8 @@ interface Tunnel {
   token: string;
   nextId: number;
   pending: Map<number, (r: TunnelResponseFrame | undefined) => void>;
+  /** Public requests still sending their bodies: they hold buffers too, so they count as waiting. */
+  reading: number;
 }
 
 /** Headers that never cross the tunnel: hop-by-hop, the tunnel token, cookies. */
@@ -64,7 +66,7 @@ export class TunnelHost {
   attach(token: string, ws: WebSocket, publicBase: string): void {
     const id = tunnelIdFor(token);
     this.tunnels.get(id)?.ws.close(4000, "replaced by a new connection");
-    const tunnel: Tunnel = { ws, token, nextId: 1, pending: new Map() };
+    const tunnel: Tunnel = { ws, token, nextId: 1, pending: new Map(), reading: 0 };
     this.tunnels.set(id, tunnel);
     ws.on("message", (data: Buffer, isBinary: boolean) => {
       if (isBinary) return void ws.close(1003, "tunnel frames are JSON text");
@@ -97,8 +99,9 @@ export class TunnelHost {
     if (!bearer || !sameSecret(bearer, tunnel.token)) {
       return reply(res, 401, "unauthorized", "this tunnel needs its bearer token (Authorization: Bearer <tunnel token>)");
     }
-    if (tunnel.pending.size >= this.limits.maxTunnelInFlight) return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");
-    const body = await readCapped(req, this.limits.maxTunnelBodyBytes);
+    if (tunnel.pending.size + tunnel.reading >= this.limits.maxTunnelInFlight) return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");
+    tunnel.reading++;
+    const body = await readCapped(req, this.limits.maxTunnelBodyBytes).finally(() => tunnel.reading--);
     if (body === undefined) {
       // The rest of the body is not read: close the connection once the answer is out.
       res.setHeader("connection", "close");

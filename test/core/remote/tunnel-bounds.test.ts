@@ -45,6 +45,28 @@ describe("tunnel host bounds", () => {
     for (const r of await Promise.all(waiting)) expect(r.status).toBe(504);
   });
 
+  it("counts requests still sending their bodies toward the requests that may wait on a tunnel", async () => {
+    const t = await tunnel({ maxTunnelInFlight: 2 });
+    const u = new URL(t.url);
+    // Two uploads that announce 1000 bytes and send 10: each holds a buffer while it waits.
+    const slow = [0, 1].map(() => {
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname + "slow", method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-length": "1000" } });
+      req.on("error", () => undefined);
+      req.write(Buffer.alloc(10));
+      return req;
+    });
+    open.push({ close: () => slow.forEach((r) => r.destroy()) });
+    await new Promise((r) => setTimeout(r, 300));
+    const third = await get(t.url + "c", AbortSignal.timeout(5000));
+    expect(third.status).toBe(503);
+    expect(t.requests()).toBe(0);
+    // Uploads abandoned half-way give their places back.
+    for (const r of slow) r.destroy();
+    await new Promise((r) => setTimeout(r, 300));
+    void get(t.url + "d").catch(() => undefined);
+    await expect.poll(t.requests).toBe(1);
+  });
+
   it("answers 413 as soon as a request body crosses the cap, without waiting for the rest", async () => {
     const t = await tunnel({ maxTunnelBodyBytes: 1024 });
     const u = new URL(t.url);
