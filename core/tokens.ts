@@ -46,7 +46,7 @@ export const SESSION_ADAPTERS = token<import("./sessions/adapter-lookup.js").Ada
 /** Where the daemon's HTTP listener is (set once it listens, before the modules start). */
 export const LISTEN = token<{ port: number; bind: string }>("listen");
 /** The remote room's services (core/remote): pairings and the tunnel. */
-export const REMOTE = token<import("./remote/module.js").RemoteServices>("remote");
+export const REMOTE = token<import("./remote/room.js").RemoteServices>("remote");
 export const EGRESS = token<import("./egress/host-egress.js").HostEgress>("egress");
 /** Workspaces (core/workspaces): worktrees, the provisioning queue, lineage tokens, spawn keys, the gh shim. */
 export const WORKSPACES = token<import("./workspaces/workspace-service.js").WorkspaceService>("workspaces");

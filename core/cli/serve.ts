@@ -8,6 +8,8 @@ import { toB64u } from "../remote/web/bytes.js";
 
 /** Prints the tunnel's public URL each time it opens (and, with e2e, the key clients seal to). */
 function announceTunnel(c: import("tsyringe").DependencyContainer): void {
+  // The remote room is loaded at start whenever there is a tunnel to open.
+  if (!c.isRegistered(REMOTE)) return;
   const remote = resolve(c, REMOTE);
   const tunnel = remote.tunnel;
   if (!tunnel) return;

@@ -9,6 +9,7 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { DEFAULT_JUDGE_BASE_URL, DEFAULT_PAIR_PAGE, DEFAULT_RENDEZVOUS_URL } from "./constants.js";
+import { isPairPage } from "./pairing.js";
 
 const nonEmpty = z.string().min(1);
 const stringRecord = z.record(z.string(), z.string());
@@ -293,15 +294,3 @@ export const DEFAULTS = {
   webhooks: { allowSubnets: [] as string[] },
   profiles: {} as Record<string, ProfileEntry>,
 } as const;
-
-function isPairPage(v: string): boolean {
-  const marker = "zzfpzz";
-  try {
-    const u = new URL(v.replaceAll("{fp}", marker));
-    if (u.protocol !== "http:" && u.protocol !== "https:") return false;
-    if (!v.includes("{fp}")) return true;
-    return u.hostname.includes(marker) && !(u.pathname + u.search + u.hash).includes(marker);
-  } catch {
-    return false;
-  }
-}

@@ -2,7 +2,7 @@
 import QRCode from "qrcode";
 import { DaemonClient } from "../../cli/daemon-client.js";
 import { printJson, printTable, println, usageError, useColor } from "../../cli/output.js";
-import { pairPageUrl } from "../../config/pairing.js";
+import { isPairPage, pairPageUrl } from "../../config/pairing.js";
 import { parseTtl } from "../ttl.js";
 import type { PairingView } from "../pairing/service.js";
 
@@ -22,7 +22,7 @@ export function pairPageLink(template: string, fingerprint: string, offerUrl: st
 
 export async function pairOffer(o: OfferOptions): Promise<void> {
   if (o.pairPage !== undefined && !o.qr) throw usageError("--pair-page chooses the page that --qr prints: pass --qr with it, or leave --pair-page out");
-  if (o.pairPage !== undefined && !/^https?:\/\/[^\s/?#]+/.test(o.pairPage)) throw usageError(`--pair-page must be an http(s) URL (got ${JSON.stringify(o.pairPage)})`);
+  if (o.pairPage !== undefined && !isPairPage(o.pairPage)) throw usageError(`--pair-page must be a plain http(s) URL, or a template with {fp} in the hostname only (got ${JSON.stringify(o.pairPage)})`);
   if (o.rendezvous !== undefined && !/^wss?:\/\/[^\s/?#]+\S*$/.test(o.rendezvous)) throw usageError(`--rendezvous must be a ws:// or wss:// URL (got ${JSON.stringify(o.rendezvous)})`);
   const ttlMs = o.ttl === undefined ? undefined : parseTtl(o.ttl);
   const client = await DaemonClient.connect();

@@ -27,6 +27,8 @@ export interface OfferDeps {
 export interface PendingOffer {
   offer: Offer;
   url: string;
+  /** The daemon no longer waits on the offer's channel (used, refused, expired, dropped by the broker). */
+  readonly closed: boolean;
   close(): void;
 }
 
@@ -78,5 +80,12 @@ export async function openOffer(deps: OfferDeps, rendezvous: string, ttlMs: numb
       })
       .finally(() => clearTimeout(expiry));
   });
-  return { offer, url: offerUrl(offer), close: () => (clearTimeout(expiry), socket.close("offer withdrawn")) };
+  return {
+    offer,
+    url: offerUrl(offer),
+    get closed() {
+      return socket.closed;
+    },
+    close: () => (clearTimeout(expiry), socket.close("offer withdrawn")),
+  };
 }

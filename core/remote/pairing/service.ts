@@ -54,7 +54,8 @@ export class PairingService {
   }
 
   async offer(rendezvous: string, ttlMs: number, label: string): Promise<{ url: string; fingerprint: string; expiresAt: number; rendezvous: string }> {
-    for (const [k, o] of this.offers) if (o.offer.expiresAt < this.deps.now()) (o.close(), this.offers.delete(k));
+    // Only offers still waiting on their channel count toward the cap.
+    for (const [k, o] of this.offers) if (o.closed || o.offer.expiresAt < this.deps.now()) (o.close(), this.offers.delete(k));
     if (this.offers.size >= MAX_PENDING_OFFERS) throw new SvcError("conflict", `${MAX_PENDING_OFFERS} offers are already waiting; let one expire or restart the daemon`);
     const pending = await openOffer(
       { key: this.deps.identity.key, fingerprint: this.deps.identity.fingerprint, store: this.deps.store, now: this.deps.now, log: this.deps.log, onPaired: (p) => (this.offers.delete(pending.offer.channel), this.addLink(p, true)) },

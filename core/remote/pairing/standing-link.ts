@@ -98,6 +98,7 @@ export class StandingLink {
         await (this.record.role === "host" ? this.hostSession() : this.peerSession());
       } catch (err) {
         failed = true;
+        if (this.stopped) break;
         this.status.lastError = (err as Error).message;
         this.deps.log("pairing link failed", { pairing: this.record.id, error: (err as Error).message });
       }
@@ -120,6 +121,8 @@ export class StandingLink {
   private async hostSession(): Promise<void> {
     const socket = await RendezvousSocket.open(wsFactory, channelUrl(this.record.rendezvous, this.record.channel, "host"));
     this.socket = socket;
+    // Stopped while the connection was opening: nothing else would ever close it.
+    if (this.stopped) return void socket.close("stopped");
     const peerKey = fromB64u(this.record.peerKey)!;
     const psk = fromB64u(this.record.secret)!;
     await new Promise<void>((resolve, reject) => {
@@ -179,9 +182,15 @@ export class StandingLink {
       remoteStatic: fromB64u(this.record.peerKey)!,
       meta: { fingerprint: this.deps.fingerprint },
       joinTimeoutMs: 24 * 3600_000,
-      onJoined: () => this.set("waiting"),
+      // The socket is ours from here on, so stop() can close it while it waits for the host.
+      onJoined: (socket) => {
+        this.socket = socket;
+        if (this.stopped) socket.close("stopped");
+        else this.set("waiting");
+      },
     });
     this.socket = link.socket;
+    if (this.stopped) return void link.socket.close("stopped");
     this.channel = link.channel;
     this.set("connected", { attempts: 0 });
     await new Promise<void>((resolve) => {

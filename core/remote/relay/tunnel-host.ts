@@ -31,6 +31,8 @@ interface Tunnel {
   token: string;
   nextId: number;
   pending: Map<number, (r: TunnelResponseFrame | undefined) => void>;
+  /** Public requests still sending their bodies: they hold buffers too, so they count as waiting. */
+  reading: number;
 }
 
 /** Headers that never cross the tunnel: hop-by-hop, the tunnel token, cookies. */
@@ -64,7 +66,7 @@ export class TunnelHost {
   attach(token: string, ws: WebSocket, publicBase: string): void {
     const id = tunnelIdFor(token);
     this.tunnels.get(id)?.ws.close(4000, "replaced by a new connection");
-    const tunnel: Tunnel = { ws, token, nextId: 1, pending: new Map() };
+    const tunnel: Tunnel = { ws, token, nextId: 1, pending: new Map(), reading: 0 };
     this.tunnels.set(id, tunnel);
     ws.on("message", (data: Buffer, isBinary: boolean) => {
       if (isBinary) return void ws.close(1003, "tunnel frames are JSON text");
@@ -85,7 +87,8 @@ export class TunnelHost {
       tunnel.pending.clear();
       if (this.tunnels.get(id) === tunnel) this.tunnels.delete(id);
     });
-    ws.send(JSON.stringify({ t: "ready", url: `${publicBase}/t/${id}/` }));
+    // The body cap goes with it, so the daemon answers a larger body with a 502 of its own.
+    ws.send(JSON.stringify({ t: "ready", url: `${publicBase}/t/${id}/`, maxBodyBytes: this.limits.maxTunnelBodyBytes }));
   }
 
   /** Serves `/t/<id>/<rest>` on the public side. */
@@ -96,9 +99,15 @@ export class TunnelHost {
     if (!bearer || !sameSecret(bearer, tunnel.token)) {
       return reply(res, 401, "unauthorized", "this tunnel needs its bearer token (Authorization: Bearer <tunnel token>)");
     }
-    if (tunnel.pending.size >= this.limits.maxTunnelInFlight) return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");
-    const body = await readCapped(req, this.limits.maxTunnelBodyBytes);
-    if (body === undefined) return reply(res, 413, "payload_too_large", `request bodies through the tunnel are capped at ${this.limits.maxTunnelBodyBytes} bytes`);
+    if (tunnel.pending.size + tunnel.reading >= this.limits.maxTunnelInFlight) return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");
+    tunnel.reading++;
+    const body = await readCapped(req, this.limits.maxTunnelBodyBytes).finally(() => tunnel.reading--);
+    if (body === undefined) {
+      // The rest of the body is not read: close the connection once the answer is out.
+      res.setHeader("connection", "close");
+      res.once("finish", () => req.destroy());
+      return reply(res, 413, "payload_too_large", `request bodies through the tunnel are capped at ${this.limits.maxTunnelBodyBytes} bytes`);
+    }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (!DROPPED.has(k) && typeof v === "string") headers[k] = v;
     const id2 = tunnel.nextId++;
@@ -116,7 +125,9 @@ export class TunnelHost {
     const h: Record<string, string> = {};
     const ct = r.headers?.["content-type"];
     if (ct) h["content-type"] = ct;
-    res.writeHead(r.status, h).end(out.length > this.limits.maxTunnelBodyBytes ? out.subarray(0, this.limits.maxTunnelBodyBytes) : out);
+    // Never a cut body passed off as the whole answer.
+    if (out.length > this.limits.maxTunnelBodyBytes) return reply(res, 502, "payload_too_large", `the daemon's answer is larger than the relay's tunnel limit (${this.limits.maxTunnelBodyBytes} bytes)`);
+    res.writeHead(r.status, h).end(out);
   }
 }
 
@@ -124,16 +135,22 @@ function reply(res: ServerResponse, status: number, code: string, message: strin
   res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code, message } }));
 }
 
+/** The request body, or `undefined` as soon as it is (or is announced as) larger than `max`. */
 function readCapped(req: IncomingMessage, max: number): Promise<Buffer | undefined> {
+  const declared = Number(req.headers["content-length"]);
+  if (Number.isFinite(declared) && declared > max) return Promise.resolve(undefined);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on("data", (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > max) chunks.length = 0;
-      else chunks.push(c);
-    });
-    req.on("end", () => resolve(size > max ? undefined : Buffer.concat(chunks)));
+      if (size <= max) return void chunks.push(c);
+      req.off("data", onData);
+      req.pause();
+      resolve(undefined);
+    };
+    req.on("data", onData);
+    req.on("end", () => resolve(Buffer.concat(chunks)));
     req.on("error", reject);
   });
 }

@@ -5,36 +5,14 @@
  * with backoff; `stop()` closes the tunnel. With `tunnel.e2e`, only sealed requests are served.
  */
 import WebSocket from "ws";
-import { SvcError } from "../../errors.js";
-import type { CredentialStore } from "../../plugin-api/context.js";
-import type { ConfigSnapshot } from "../../config/config-service.js";
 import type { DaemonEventBus } from "../../daemon/event-bus.js";
 import type { Identity } from "../identity.js";
 import { backoffDelay } from "../pairing/backoff.js";
 import type { RemoteRequest, RemoteResponse } from "../web/channel.js";
-import { E2E_CONTENT_TYPE, openRequest } from "../web/tunnel-e2e.js";
+import { E2E_CONTENT_TYPE, E2E_WINDOW_MS, E2eBusyError, openRequest } from "../web/tunnel-e2e.js";
+import { ReplayCache } from "./replay-cache.js";
 import type { TunnelRequestFrame, TunnelResponseFrame } from "../relay/tunnel-host.js";
-
-export interface TunnelSettings {
-  url: string;
-  token: string;
-  e2e: boolean;
-}
-
-export const E2E_NEEDS_TOKEN = "tunnel.e2e: true requires tunnel.token to be set (set the token first)";
-
-/** The tunnel to open at start, if any: `--connect`, or `tunnel.host` with `tunnel.autoconnect`. */
-export async function tunnelSettings(snap: ConfigSnapshot, credentials: CredentialStore): Promise<TunnelSettings | undefined> {
-  const t = snap.effective.tunnel;
-  const byFlag = snap.sources["tunnel.host"]?.kind === "flag";
-  if (!t.host || !(byFlag || t.autoconnect)) return undefined;
-  if (t.e2e && !t.token) throw new SvcError("config_invalid", E2E_NEEDS_TOKEN);
-  const token = t.token ?? (await credentials.get("tunnel", "token"));
-  if (!token) throw new SvcError("config_invalid", `the tunnel to ${new URL(t.host).host} needs a bearer token: set tunnel.token, or store one in credentials.json as tunnel/token`);
-  const u = new URL(t.host);
-  if (!u.pathname.endsWith("/tunnel")) u.pathname = u.pathname.replace(/\/+$/, "") + (u.pathname.includes("/v1") ? "/tunnel" : "/v1/tunnel");
-  return { url: u.toString(), token, e2e: t.e2e === true };
-}
+import type { TunnelSettings } from "./settings.js";
 
 export interface TunnelStatus {
   state: "connecting" | "connected" | "retrying" | "stopped";
@@ -50,6 +28,8 @@ export interface TunnelDeps extends TunnelSettings {
   log: (msg: string, fields?: Record<string, unknown>) => void;
   events: DaemonEventBus;
   now: () => number;
+  /** Sealed requests remembered within the freshness window (default 100,000); more are refused with 503. */
+  replayCacheMax?: number;
 }
 
 export class TunnelClient {
@@ -58,9 +38,12 @@ export class TunnelClient {
   private stopped = false;
   private wake?: () => void;
   private done?: Promise<void>;
-  private readonly seen = new Set<string>();
+  private readonly seen: ReplayCache;
+  /** The relay's cap on a body through the tunnel (its `ready` frame says; 1 MiB when it does not). */
+  private maxBody = 1024 * 1024;
 
   constructor(private readonly d: TunnelDeps) {
+    this.seen = new ReplayCache(E2E_WINDOW_MS, d.replayCacheMax ?? 100_000);
     this.status = { state: "connecting", e2e: d.e2e, attempts: 0 };
   }
 
@@ -106,7 +89,7 @@ export class TunnelClient {
       ws.on("error", (err) => (open ? undefined : reject(err)));
       ws.on("close", () => (open ? resolve(true) : reject(new Error("the tunnel host closed the connection"))));
       ws.on("message", (data: Buffer) => {
-        let m: { t?: string; url?: string; id?: number };
+        let m: { t?: string; url?: string; id?: number; maxBodyBytes?: unknown };
         try {
           m = JSON.parse(data.toString("utf8"));
         } catch {
@@ -114,14 +97,22 @@ export class TunnelClient {
         }
         if (m.t === "ready" && typeof m.url === "string") {
           open = true;
+          if (typeof m.maxBodyBytes === "number" && m.maxBodyBytes > 0) this.maxBody = m.maxBodyBytes;
           this.status = { state: "connected", publicUrl: m.url, e2e: this.d.e2e, attempts: 0 };
           this.d.log("tunnel open", { e2e: this.d.e2e });
           this.d.events.emit("tunnel:open", { url: m.url, e2e: this.d.e2e });
         } else if (m.t === "req") {
-          void this.handle(m as unknown as TunnelRequestFrame).then((r) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(r)));
+          void this.handle(m as unknown as TunnelRequestFrame).then((r) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(this.fits(r))));
         }
       });
     });
+  }
+
+  /** An answer whose body the relay would refuse (or drop the tunnel for) becomes a 502 saying so. */
+  private fits(r: TunnelResponseFrame): TunnelResponseFrame {
+    if (Math.ceil((r.body.length * 3) / 4) <= this.maxBody) return r;
+    const message = `the daemon's answer is larger than the relay's tunnel limit (${this.maxBody} bytes)`;
+    return { t: "res", id: r.id, status: 502, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify({ error: { code: "payload_too_large", message } })).toString("base64") };
   }
 
   private async handle(f: TunnelRequestFrame): Promise<TunnelResponseFrame> {
@@ -137,11 +128,11 @@ export class TunnelClient {
     if (f.method !== "POST" || !(f.headers["content-type"] ?? "").startsWith(E2E_CONTENT_TYPE)) {
       return json(403, "forbidden", `this tunnel is end-to-end encrypted: POST a request sealed to the daemon's key with content-type ${E2E_CONTENT_TYPE}`);
     }
-    if (this.seen.size > 10_000) this.seen.clear();
     let opened;
     try {
       opened = await openRequest(this.d.identity.key, new Uint8Array(body), this.d.now(), this.seen);
     } catch (err) {
+      if (err instanceof E2eBusyError) return json(503, "unavailable", err.message);
       return json(400, "invalid_input", (err as Error).message);
     }
     const r = await this.d.forward(opened.request).catch((err: Error) => ({ status: 502, body: JSON.stringify({ error: { code: "connect", message: err.message } }) }));

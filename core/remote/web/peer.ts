@@ -20,8 +20,8 @@ export interface PeerOptions {
   timeoutMs?: number;
   /** How long to wait for the daemon to be on the channel (default: timeoutMs). */
   joinTimeoutMs?: number;
-  /** Called once this end is on the broker channel, before the daemon joins. */
-  onJoined?: () => void;
+  /** Called once this end is on the broker channel, before the daemon joins, with its socket (closing it abandons the attempt). */
+  onJoined?: (socket: RendezvousSocket) => void;
   /** Fail at once when the daemon is not on the channel (accepting an offer), instead of waiting. */
   mustFind?: boolean;
 }
@@ -38,7 +38,7 @@ export async function connectAsPeer(o: PeerOptions): Promise<PeerLink> {
   const timeoutMs = o.timeoutMs ?? 15_000;
   const socket = await RendezvousSocket.open(o.factory, channelUrl(o.rendezvous, o.channel, "peer", o.mustFind), timeoutMs);
   try {
-    o.onJoined?.();
+    o.onJoined?.(socket);
     await socket.waitFor("paired", o.joinTimeoutMs ?? timeoutMs);
     const hs = await initiate({ prologue: o.prologue, psk: o.psk, staticKey: o.staticKey, remoteStatic: o.remoteStatic, meta: o.meta });
     const answer = new Promise<Bytes>((resolve, reject) => {

@@ -21,6 +21,9 @@ async function keys(shared: Bytes, ephemeral: Bytes, daemon: Bytes) {
 
 export class E2eError extends Error {}
 
+/** The daemon has no room to remember another request's key: it refuses rather than forget one. */
+export class E2eBusyError extends E2eError {}
+
 /** Client side: the sealed body to POST, and how to open the answer. */
 export async function sealRequest(daemonKey: Bytes, r: RemoteRequest, now: number): Promise<{ body: Bytes; openResponse(b: Bytes): Promise<RemoteResponse> }> {
   const e = await generateKeyPair();
@@ -36,12 +39,15 @@ export async function sealRequest(daemonKey: Bytes, r: RemoteRequest, now: numbe
   };
 }
 
-/** Daemon side: opens a sealed request; `seen` records ephemeral keys to refuse replays. */
+/**
+ * Daemon side: opens a sealed request. `seen` remembers ephemeral keys (with the request's
+ * timestamp, so it can forget a key once a replay would be stale) to refuse replays.
+ */
 export async function openRequest(
   identity: KeyPair,
   body: Bytes,
   now: number,
-  seen: { has(k: string): boolean; add(k: string): void },
+  seen: { claim(key: string, ts: number, now: number): "new" | "replay" | "full" },
 ): Promise<{ request: RemoteRequest; sealResponse(r: RemoteResponse): Promise<Bytes> }> {
   if (body.length < 33 + 16 || body[0] !== 1) throw new E2eError("not an end-to-end sealed request");
   const ephemeral = body.slice(1, 33);
@@ -51,8 +57,9 @@ export async function openRequest(
   const r = JSON.parse(fromUtf8(plain)) as RemoteRequest & { ts?: number };
   if (typeof r.ts !== "number" || Math.abs(now - r.ts) > E2E_WINDOW_MS) throw new E2eError("the sealed request is stale (more than 5 minutes from this daemon's clock)");
   const id = Array.from(ephemeral, (x) => x.toString(16).padStart(2, "0")).join("");
-  if (seen.has(id)) throw new E2eError("replayed request refused");
-  seen.add(id);
+  const claim = seen.claim(id, r.ts, now);
+  if (claim === "replay") throw new E2eError("replayed request refused");
+  if (claim === "full") throw new E2eBusyError("too many sealed requests in the last 5 minutes to remember another: try again later");
   return {
     request: { method: r.method, path: r.path, ...(r.headers ? { headers: r.headers } : {}), ...(r.body !== undefined ? { body: r.body } : {}) },
     sealResponse: (res) => seal(k.res, 0, RES_AAD, utf8(JSON.stringify(res))),

@@ -88,6 +88,21 @@ describe("relay", () => {
     expect((await host.closed).code).toBe(1008);
   });
 
+  it("closes both ends when a receiver does not read (a slow consumer), instead of buffering for it", async () => {
+    const r = await relay({ limits: { maxBufferedBytes: 64 * 1024 } });
+    const host = await connect(`${r.url}/channel/${CH}?role=host`);
+    const peer = await connect(`${r.url}/channel/${CH}?role=peer`);
+    peer.ws.pause();
+    const frame = Buffer.alloc(200 * 1024, 5);
+    for (let i = 0; i < 200 && host.ws.readyState === WebSocket.OPEN; i++) {
+      host.ws.send(frame);
+      await new Promise((done) => setTimeout(done, 2));
+    }
+    expect((await host.closed).code).toBe(1013);
+    peer.ws.resume();
+    expect((await peer.closed).code).toBe(1013);
+  }, 20_000);
+
   it("refuses connections over the limit, offers over the rate, and closes idle connections", async () => {
     let now = 0;
     const r = await relay({ limits: { maxConnections: 2, offersPerMinute: 1, idleMs: 1000 }, now: () => now });

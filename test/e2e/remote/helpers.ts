@@ -83,3 +83,10 @@ export async function accept(node: Node, text: string): Promise<{ code: number; 
   const r = await node.cli(["pair", "accept", text, "--json"]);
   return { code: r.code, stderr: r.stderr + (r.code ? r.stdout : ""), ...(r.code === 0 ? { id: (JSON.parse(r.stdout) as { id: string }).id } : {}) };
 }
+
+/** A relay and two daemons paired through it; `stop()` ends all three. */
+export async function relayAndTwoNodes(): Promise<{ relay: RunningRelay & Captured; a: Node; b: Node; stop(): Promise<void> }> {
+  const relay = await relayWithTap();
+  const [a, b] = await Promise.all([0, 1].map(() => startNode({ pairing: { rendezvous: relay.url } })));
+  return { relay, a: a!, b: b!, stop: async () => (await Promise.all([a!.cleanup(), b!.cleanup()]), await relay.close()) };
+}

@@ -143,6 +143,13 @@ describe("the three states of pairing.rendezvous", { timeout: 90_000 }, () => {
       const conflict = await n.cli(["pair", "offer", "--pair-page", "http://127.0.0.1:9/pair"]);
       expect(conflict.code).toBe(2);
       expect(conflict.stderr).toContain("--pair-page");
+      // The flag follows pairing.pairPage's rule: {fp} only in the hostname (one origin per daemon).
+      const inPath = await n.cli(["pair", "offer", "--qr", "--pair-page", "https://pair.example.test/{fp}/"]);
+      expect(inPath.code).toBe(2);
+      expect(inPath.stderr).toContain("{fp} in the hostname");
+      const templated = await n.cli(["pair", "offer", "--qr", "--pair-page", "https://{fp}.flag.example.test/", "--json"]);
+      const t = JSON.parse(templated.stdout) as { fingerprint: string; pairPage: string };
+      expect(t.pairPage.startsWith(`https://${t.fingerprint}.flag.example.test/#offer=`)).toBe(true);
       expect((await n.cli(["pair", "offer", "--ttl", "soon"])).code).toBe(2);
       expect((await n.cli(["pair", "offer", "--rendezvous", "http://x"])).code).toBe(2);
     } finally {

@@ -4,6 +4,7 @@
  * `svc pair page` serving only the page and its modules.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -32,7 +33,10 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
 
   beforeAll(async () => {
     home = await makeTempHome("svc-relay-");
-    relay = spawnCli(["relay", "serve", "--port", "0", "--tls-cert", join(TLS, "server.crt"), "--tls-key", join(TLS, "server.key"), "--tunnel-token", TOKEN], home.home);
+    // Tokens come from a file (one a line), never argv, where `ps` would show them to every user.
+    const tokens = join(home.home, "relay-tokens");
+    await writeFile(tokens, `# tunnel tokens\n\n${TOKEN}\nanother-token-0042\n`, { mode: 0o600 });
+    relay = spawnCli(["relay", "serve", "--port", "0", "--tls-cert", join(TLS, "server.crt"), "--tls-key", join(TLS, "server.key"), "--tunnel-token-file", tokens], home.home);
     url = await waitFor("the relay to listen", async () => /rendezvous (wss:\/\/\S+?),/.exec(relay.out())?.[1]);
   });
   afterAll(async () => {
@@ -42,6 +46,7 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
 
   it("serves https health, a pairing over wss, and a tunnel with an https public URL; logs no payload", async () => {
     expect(url).toMatch(/^wss:\/\/127\.0\.0\.1:\d+\/v1$/);
+    expect(await readFile(`/proc/${relay.child.pid}/cmdline`, "utf8")).not.toContain(TOKEN);
     const base = url.replace(/^wss/, "https").replace(/\/v1$/, "");
     expect(await (await fetch(`${base}/health`)).json()).toMatchObject({ ok: true });
     const a = await startNode({ pairing: { rendezvous: url }, tunnel: { token: TOKEN } }, ["--connect", url]);
@@ -72,6 +77,19 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("maxConnections");
     expect((await runCli(["relay", "serve", "--limit", "idleMs=0"], { home: home.home })).code).toBe(2);
+    // A token on the command line is refused: `ps` shows argv to every user of the machine.
+    const onArgv = await runCli(["relay", "serve", "--port", "0", "--tunnel-token", TOKEN], { home: home.home });
+    expect(onArgv.code).toBe(2);
+    expect(onArgv.stderr).toContain("--tunnel-token-file");
+    expect(onArgv.stderr).toContain("SVC_RELAY_TUNNEL_TOKENS");
+    const missing = await runCli(["relay", "serve", "--port", "0", "--tunnel-token-file", join(home.home, "no-such-file")], { home: home.home });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("no-such-file");
+    const empty = join(home.home, "empty-tokens");
+    await writeFile(empty, "# nothing yet\n\n");
+    const none = await runCli(["relay", "serve", "--port", "0", "--tunnel-token-file", empty], { home: home.home });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("no token");
   });
 
   it("--limit changes a bound", async () => {
