@@ -3,6 +3,8 @@
  * real processes, through the real CLI and the `/swarm/runs` routes.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,6 +20,7 @@ const fx = useDaemonProcess({
       ...FIXTURE_AGENTS,
       echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }),
       slow: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "100000", SLOW_AGENT_INTERVAL_MS: "50" } }),
+      steady: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "30", SLOW_AGENT_INTERVAL_MS: "100" } }),
     },
     models: { worker: "fx-echo" },
   },
@@ -120,6 +123,34 @@ describe("svc run-swarm through the daemon", () => {
     expect(r.stdout).toMatch(/STEP\s+STATE\s+SESSION\s+TIME\s+OUTPUT \/ REASON/);
     expect(r.stdout).toMatch(/two\s+succeeded\s+ses_\S+\s+\S+\s+echo: echo: hi!/);
     expect(r.stdout).toMatch(/run run_\S+ succeeded/);
+  });
+
+  it("the CLI follows the run through /events: it reads the record when the run changed, not every 200 ms", async () => {
+    const file = await swarmFile("followed", [
+      { id: "first", model: "role:worker", prompt: "quick" },
+      { id: "long", model: "x", adapter: "steady", needs: ["first"], prompt: "go" },
+    ]);
+    const proxy = await countingProxy(fx.daemon.baseUrl);
+    try {
+      // The CLI finds the daemon through runtime.json: a home whose runtime.json points at the proxy.
+      const viaProxy = join(fx.home, "via-proxy");
+      await mkdir(viaProxy, { recursive: true });
+      const info = JSON.parse(await readFile(join(fx.home, "runtime.json"), "utf8"));
+      await writeFile(join(viaProxy, "runtime.json"), JSON.stringify({ ...info, bind: "127.0.0.1", port: proxy.port }));
+      const t0 = Date.now();
+      const r = await runCli(["run-swarm", file], { home: viaProxy, cwd: join(fx.home, "work") });
+      const ms = Date.now() - t0;
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/long: running \(ses_\S+\)\s+\[waiting 0 · running 1 · done 1\]/);
+      expect(r.stdout).toMatch(/long: succeeded\s+\[waiting 0 · running 0 · done 2\]/);
+      expect(proxy.count("GET /events")).toBe(1);
+      const reads = proxy.count(/^GET \/swarm\/runs\/run_/);
+      // The long step alone takes ~3 s: a 200 ms poll would read the record over 15 times.
+      expect(ms).toBeGreaterThan(3_000);
+      expect(reads).toBeLessThanOrEqual(10);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("a failing step skips its dependents with the reason; the others go on; exit 1", async () => {
@@ -265,3 +296,28 @@ describe("svc run-swarm through the daemon", () => {
     }
   });
 });
+
+/** An HTTP proxy in front of the daemon that counts requests by `METHOD /path` (streams pass through). */
+async function countingProxy(target: string): Promise<{ port: number; count(match: string | RegExp): number; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    out.on("error", () => res.destroy());
+    res.on("close", () => out.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    count: (m) => seen.filter((s) => (typeof m === "string" ? s === m : m.test(s))).length,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,7 +1,8 @@
 /**
  * `svc run-swarm`: reads the swarm file, has the daemon run it (or, for --dry-run without a
- * daemon, resolves the plan here with the same code), shows progress while it runs and ends with
- * the result table; exit 0 only when every step succeeded. Ctrl-C cancels the run.
+ * daemon, resolves the plan here with the same code), shows progress while it runs (reading the
+ * run's record at each of its /events events) and ends with the result table; exit 0 only when
+ * every step succeeded. Ctrl-C cancels the run.
  */
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -16,8 +17,7 @@ import { parseRunModels } from "../../swarm/step-model.js";
 import { DaemonClient } from "../daemon-client.js";
 import { printJson, println } from "../output.js";
 import { printPlan, printResults, printRuns, progressLine } from "./render.js";
-
-const POLL_MS = 200;
+import { RunWatch } from "./run-watch.js";
 
 export async function runSwarm(file: string, f: { model?: string[]; concurrency?: string; dryRun?: boolean; attach?: boolean; json?: boolean }): Promise<void> {
   const path = resolve(file);
@@ -54,14 +54,17 @@ export async function runSwarm(file: string, f: { model?: string[]; concurrency?
   process.on("SIGINT", onSigint);
   let run = started.run;
   const seen = new Map<string, string>();
+  // Connected before the first read: whatever changes after it is an event.
+  const watch = await RunWatch.open(client, runId);
   try {
     for (;;) {
       run = (await client.request<{ run: RunRecord }>("GET", `/swarm/runs/${runId}`)).run;
       if (!f.json) reportChanges(run, seen);
       if (run.state !== "running") break;
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await watch.next();
     }
   } finally {
+    watch.close();
     process.off("SIGINT", onSigint);
   }
   if (f.json) printJson({ run });
