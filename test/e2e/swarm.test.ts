@@ -21,8 +21,10 @@ const fx = useDaemonProcess({
       echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }),
       slow: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "100000", SLOW_AGENT_INTERVAL_MS: "50" } }),
       steady: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "30", SLOW_AGENT_INTERVAL_MS: "100" } }),
+      layers: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-run", "fx-repo", "fx-config", "claude-opus-4-5"] } }),
     },
-    models: { worker: "fx-echo" },
+    models: { worker: "fx-echo", "layer.repo": "fx-config", "layer.run": "fx-config", "layer.config": "fx-config" },
+    defaults: { adapters: { layers: { options: { fromDefaults: "yes" } } } },
   },
   setup: async ({ home }) => {
     await mkdir(join(home, "work"));
@@ -79,6 +81,26 @@ describe("svc run-swarm through the daemon", () => {
     const ok = await cli(["run-swarm", file, "--json"]);
     const out = JSON.parse(JSON.parse(ok.stdout).run.steps.m.output);
     expect(out.meta.options).toEqual({ effort: "low", model: "fx-echo" });
+  });
+
+  it("in a real run each model layer wins in turn, with its source, and the agent gets that model over the spawn defaults", async () => {
+    // Outside a git repository the swarm file's own directory holds the repository's models file.
+    const dir = join(fx.home, "work", "layers");
+    await mkdir(join(dir, ".svc"), { recursive: true });
+    await writeFile(join(dir, ".svc", "models.json"), JSON.stringify({ models: { "layer.repo": "fx-repo", "layer.run": "fx-repo" } }));
+    const file = join(dir, "layers.swarm.json");
+    const steps = ["run", "repo", "config"].map((l) => ({ id: l, model: `role:layer.${l}`, prompt: "env?" }));
+    await writeFile(file, JSON.stringify({ schema: "svc/swarm/v1", steps: [...steps, { id: "default", model: "role:review.large", prompt: "env?" }] }));
+    const r = await cli(["run-swarm", file, "--json", "--model", "layer.run=fx-run"]);
+    expect(r.code, r.stderr).toBe(0);
+    const { run } = JSON.parse(r.stdout);
+    const expected = { run: ["fx-run", "run"], repo: ["fx-repo", "repository"], config: ["fx-config", "config"], default: ["claude-opus-4-5", "default"] } as const;
+    for (const [id, [model, source]] of Object.entries(expected)) {
+      const planned = run.plan.steps.find((s: { id: string }) => s.id === id);
+      expect(planned.model, id).toMatchObject({ id: model, source });
+      expect(planned.adapter, id).toMatchObject({ slug: "layers", chosenBy: "acpAgents" });
+      expect(JSON.parse(run.steps[id].output).meta.options, id).toEqual({ fromDefaults: "yes", model });
+    }
   });
 
   it("timeoutMinutes stops a step whose turn does not end and fails it; its dependents are skipped", async () => {
