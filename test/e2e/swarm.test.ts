@@ -240,7 +240,7 @@ describe("svc run-swarm through the daemon", () => {
     expect(out).toMatch(/long\s+cancelled/);
   });
 
-  it("the MCP tools run, list and show a swarm the same way: swarm_run (dryRun and wait), swarm_runs", async () => {
+  it("the MCP tools run, list, show and cancel a swarm the same way: swarm_run (dryRun and wait), swarm_runs, swarm_cancel", async () => {
     const client = new Client({ name: "svc-test", version: "0.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl)));
     const swarm = { schema: "svc/swarm/v1", name: "via-mcp", steps: [{ id: "a", model: "role:worker", prompt: "over mcp" }] };
@@ -259,6 +259,11 @@ describe("svc run-swarm through the daemon", () => {
     const bad = await client.callTool({ name: "swarm_run", arguments: { swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", prompt: "p" }] }, baseDir } });
     expect(bad.isError).toBe(true);
     expect((bad.content as Array<{ text: string }>)[0]!.text).toContain("steps[a].model");
+    const long = await client.callTool({ name: "swarm_run", arguments: { swarm: { schema: "svc/swarm/v1", steps: [{ id: "long", model: "x", adapter: "slow", prompt: "go" }] }, baseDir } });
+    const longId = (long.structuredContent as any).run.runId as string;
+    await until(async () => ((await client.callTool({ name: "swarm_runs", arguments: { runId: longId } })).structuredContent as any).run.steps.long.sessionId !== undefined, "the long step's session");
+    const cancelled = await client.callTool({ name: "swarm_cancel", arguments: { runId: longId } });
+    expect((cancelled.structuredContent as any).run).toMatchObject({ state: "cancelled", steps: { long: { state: "cancelled" } } });
     await client.close();
   });
 
