@@ -65,6 +65,9 @@ async function swarm(name: string): Promise<string> {
 describe("run-swarm under spawn.attach", () => {
   it("a run started by a session nests its steps under it (depth, role, delegation) and records parentSessionId; each step session carries runId and stepId", async () => {
     const parent = await shellSession({ delegation: 2 });
+    const dry = await inSession(parent, `run-swarm ${await swarm("nested")} --dry-run --json`);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout).parentSessionId).toBe(parent);
     const r = await inSession(parent, `run-swarm ${await swarm("nested")} --json`);
     expect(r.code, r.stderr).toBe(0);
     const { run } = JSON.parse(r.stdout);

@@ -31,9 +31,12 @@ export async function runSwarm(file: string, f: { model?: string[]; concurrency?
   }
   const input: RunInput = { swarm, text, file: path, baseDir: dirname(path), models: parseRunModels(f.model ?? []), ...(concurrency ? { concurrency } : {}), ...(f.dryRun ? { dryRun: true } : {}), ...(f.attach !== undefined ? { attach: f.attach } : {}) };
   if (f.dryRun) {
-    const plan = await dryRun(input);
-    if (f.json) printJson({ plan });
-    else printPlan(plan);
+    const { plan, parentSessionId } = await dryRun(input);
+    if (f.json) printJson({ plan, ...(parentSessionId ? { parentSessionId } : {}) });
+    else {
+      printPlan(plan);
+      if (parentSessionId) println(`the steps would nest under session ${parentSessionId}`);
+    }
     if (plan.steps.some((s) => s.problem)) process.exitCode = 1;
     return;
   }
@@ -89,11 +92,11 @@ function reportChanges(run: RunRecord, seen: Map<string, string>): void {
 }
 
 /** The daemon's plan when one is running (its adapter walk is the run's); else the same resolution here. */
-async function dryRun(input: RunInput): Promise<RunPlan> {
+async function dryRun(input: RunInput): Promise<{ plan: RunPlan; parentSessionId?: string }> {
   const client = await DaemonClient.connect().catch(() => undefined);
-  if (client) return (await client.request<{ plan: RunPlan }>("POST", "/swarm/runs", input)).plan;
+  if (client) return client.request<{ plan: RunPlan; parentSessionId?: string }>("POST", "/swarm/runs", input);
   const snapshot = await readEffectiveConfig();
-  return (await preparePlan(input, { config: snapshot.effective, env: process.env, cwd: process.cwd() })).plan;
+  return { plan: (await preparePlan(input, { config: snapshot.effective, env: process.env, cwd: process.cwd() })).plan };
 }
 
 export async function runSwarmLs(json: boolean): Promise<void> {
