@@ -35,6 +35,7 @@ export async function showConfig(opts: { json?: boolean; effective?: boolean; re
 
 export async function getConfig(key: string, opts: { json?: boolean; source?: boolean; reveal?: boolean; profile?: string }): Promise<void> {
   const found = lookupKey(await snapshot(opts.profile), key, { reveal: opts.reveal });
+  for (const [role, why] of Object.entries(found.problems ?? {})) warn(`models.${role} does not resolve: ${why}`);
   if (opts.json) return printJson(opts.source ? found : found.value);
   const isLeaf = found.sources === undefined;
   if (isLeaf) {

@@ -55,17 +55,35 @@ export class DaemonClient {
     return parsed as T;
   }
 
+  /**
+   * Opens a streaming GET (e.g. `/events`) on this daemon and returns its response once the
+   * headers arrived; `undefined` through `--remote` (a pairing carries requests, not streams).
+   */
+  async openStream(path: string, signal: AbortSignal): Promise<Response | undefined> {
+    if (remotePairing !== undefined) return undefined;
+    const res = await fetch(this.baseUrl + path, { headers: this.headers(), signal });
+    if (!res.ok || !res.body) {
+      await res.body?.cancel().catch(() => undefined);
+      return undefined;
+    }
+    return res;
+  }
+
+  private headers(json = false): Record<string, string> {
+    return {
+      authorization: `Bearer ${this.info.token}`,
+      // Inside a session: its token, from which the daemon derives the calling session (spawn lineage).
+      ...(process.env.SVC_SESSION_TOKEN ? { "x-svc-session-token": process.env.SVC_SESSION_TOKEN } : {}),
+      ...(json ? { "content-type": "application/json" } : {}),
+    };
+  }
+
   private async direct<T>(method: string, path: string, body?: unknown, init: { timeoutMs?: number } = {}): Promise<T> {
     let res: Response;
     try {
       res = await fetch(this.baseUrl + path, {
         method,
-        headers: {
-          authorization: `Bearer ${this.info.token}`,
-          // Inside a session: its token, from which the daemon derives the calling session (spawn lineage).
-          ...(process.env.SVC_SESSION_TOKEN ? { "x-svc-session-token": process.env.SVC_SESSION_TOKEN } : {}),
-          ...(body === undefined ? {} : { "content-type": "application/json" }),
-        },
+        headers: this.headers(body !== undefined),
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(init.timeoutMs ?? 60_000),
       });

@@ -99,27 +99,41 @@ export function chainResult(hops: readonly RoleHop[]): ResolvedModelRole {
   return { model: modelOf(last.value), ...extra, source: hops[0]!.source };
 }
 
-/** The resolved table of every known role (built-in and configured) with its source. */
+/** The resolved table of every known role (built-in and configured) with its source; throws at the first role that does not resolve. */
 export function resolveModelRoles(config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): Record<string, ResolvedModelRole> {
-  const { lookup, roles } = layeredLookup(config, layers);
-  const out: Record<string, ResolvedModelRole> = {};
-  for (const role of roles()) out[role] = chainResult(followRoleChain(role, lookup, roles));
-  return out;
+  const { roles, problems } = resolveRoleTable(config, layers);
+  const first = Object.values(problems)[0];
+  if (first) throw first;
+  return roles;
+}
+
+/**
+ * Every known role resolved on its own: a role whose chain has a cycle or reaches an undefined
+ * role is in `problems` (its error names the chain) and the others still resolve, so a cycle
+ * hand-written into config.json breaks only the roles that reach it.
+ */
+export function resolveRoleTable(config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): { roles: Record<string, ResolvedModelRole>; problems: Record<string, SvcError> } {
+  const { lookup, roles: known } = layeredLookup(config, layers);
+  const roles: Record<string, ResolvedModelRole> = {};
+  const problems: Record<string, SvcError> = {};
+  for (const role of known()) {
+    try {
+      roles[role] = chainResult(followRoleChain(role, lookup, known));
+    } catch (err) {
+      if (!SvcError.is(err)) throw err;
+      problems[role] = err;
+    }
+  }
+  return { roles, problems };
 }
 
 /**
  * Why `models` (config.json's section, or a repository's) cannot be resolved on its own with the
  * built-in defaults: a cycle or a reference to an undefined role. `config set` refuses both, since
- * either would break `model_roles` and `config_get models` until unset.
+ * either would break the roles that reach it until unset.
  */
 export function modelsProblem(models: Record<string, ModelRoleValue> | undefined): string | undefined {
-  try {
-    resolveModelRoles({ models });
-    return undefined;
-  } catch (err) {
-    if (SvcError.is(err)) return err.message;
-    throw err;
-  }
+  return Object.values(resolveRoleTable({ models }).problems)[0]?.message;
 }
 
 /**

@@ -61,11 +61,17 @@ export function configTools(config: ConfigService): ToolDef[] {
   const modelRoles: ToolDef = {
     name: "model_roles",
     title: "Model roles",
-    description: "The resolved model role table (review.small, review.large, review.pr, judge.session and any configured role), each with its source: config or default.",
+    description: "The resolved model role table (review.small, review.large, review.pr, judge.session and any configured role), each with its source: config or default. A role that does not resolve (a role: cycle, an undefined role) is in problems with the chain; the others still resolve.",
     inputSchema: {},
-    outputSchema: { roles: z.record(z.string(), z.looseObject({ model: z.string(), source: z.string() })).describe("each role's model and source") },
+    outputSchema: {
+      roles: z.record(z.string(), z.looseObject({ model: z.string(), source: z.string() })).describe("each role's model and source"),
+      problems: z.record(z.string(), z.string()).optional().describe("roles that do not resolve, each with why (naming the role: chain)"),
+    },
     readOnly: true,
-    handler: () => ({ roles: modelRoleTable(config.current()) }),
+    handler: () => {
+      const { roles, problems } = modelRoleTable(config.current());
+      return { roles, ...(Object.keys(problems).length ? { problems } : {}) };
+    },
   };
   return [configGet, configSet, modelRoles] as ToolDef[];
 }

@@ -21,7 +21,7 @@ export interface LiveSessionHooks {
   onQuota(session: LiveSession, report: { profile: string; remaining: number; window: string }): void;
 }
 
-type Fixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath" | "worktree" | "delegation">;
+type Fixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath" | "worktree" | "delegation" | "run">;
 
 /**
  * One session in the daemon: its adapter handle, its prompt queue and the turn loop, its

@@ -125,6 +125,7 @@ export class SessionRuntime implements SessionHost {
         terminalPath: kind === "terminal" ? files.terminal : undefined,
         ...(placed.worktree ? { worktree: placed.worktree } : {}),
         ...(granted.delegation !== undefined ? { delegation: granted.delegation } : {}),
+        ...(req.run ? { run: { runId: req.run.runId, stepId: req.run.stepId } } : {}),
       },
       new TranscriptWriter(files.events, () => this.clock.now()),
       kind === "terminal" ? new TranscriptWriter(files.terminal, () => this.clock.now()) : undefined,
@@ -135,7 +136,7 @@ export class SessionRuntime implements SessionHost {
     // The daemon mark already here: another daemon sharing eventsDir must not take a session that is still starting for an orphan (orphans.ts).
     session.transcript.append("session.starting", {
       adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth, daemon: markDaemon(),
-      ...(placed.worktree ? { worktree: placed.worktree } : {}), ...(granted.capped ? { note: granted.capped } : {}),
+      ...(placed.worktree ? { worktree: placed.worktree } : {}), ...(granted.capped ? { note: granted.capped } : {}), ...(req.run ? { run: req.run } : {}),
     });
     const launch = () => this.launch(session, instance, req, merged);
     const failed = (err: unknown) => {

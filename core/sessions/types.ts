@@ -59,6 +59,14 @@ export interface SessionDescriptor {
   provisioning?: { state: "queued" | "running" | "done" | "failed"; position?: number; phase?: string; command?: string; outputTail?: string };
   /** How many further levels of sessions this one may spawn (unset = no limit); see docs/workspaces.md. */
   delegation?: number;
+  /** The swarm run and step this session runs (docs/swarm.md). */
+  run?: SwarmStepRef;
+}
+
+/** A session started as a step of a swarm run. */
+export interface SwarmStepRef {
+  runId: string;
+  stepId: string;
 }
 
 export interface StartRequest {
@@ -87,6 +95,8 @@ export interface StartRequest {
   delegation?: number;
   /** The caller's session token (`X-Svc-Session-Token`), from which its session is derived. */
   callerToken?: string;
+  /** Set by run-swarm only: the run and step the session runs. */
+  run?: SwarmStepRef;
 }
 
 /** What a spawn returns: the session, and `deduped: true` when an idempotency key matched a live one. */

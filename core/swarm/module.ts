@@ -2,8 +2,24 @@ import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
 import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, HOME, LOGGER, RANDOM, ROUTES, SESSIONS, SLEEP, TOOLS, resolve } from "../tokens.js";
 import { swarmRoutes } from "./routes.js";
-import { SwarmService } from "./service.js";
+import { SwarmService, type SwarmDeps } from "./service.js";
 import { swarmTools } from "./tools.js";
+
+/** The run service's dependencies, from the daemon's container. */
+export function swarmDeps(c: DependencyContainer): SwarmDeps {
+  return {
+    container: c,
+    sessions: resolve(c, SESSIONS),
+    config: resolve(c, CONFIG),
+    clock: resolve(c, CLOCK),
+    random: resolve(c, RANDOM),
+    sleep: resolve(c, SLEEP),
+    logger: resolve(c, LOGGER),
+    events: resolve(c, DAEMON_EVENTS),
+    home: resolve(c, HOME),
+    env: resolve(c, ENV),
+  };
+}
 
 const services = new WeakMap<DependencyContainer, SwarmService>();
 
@@ -11,18 +27,7 @@ const services = new WeakMap<DependencyContainer, SwarmService>();
 export const swarmModule: DaemonModule = {
   name: "swarm",
   async start(c: DependencyContainer) {
-    const service = new SwarmService({
-      container: c,
-      sessions: resolve(c, SESSIONS),
-      config: resolve(c, CONFIG),
-      clock: resolve(c, CLOCK),
-      random: resolve(c, RANDOM),
-      sleep: resolve(c, SLEEP),
-      logger: resolve(c, LOGGER),
-      events: resolve(c, DAEMON_EVENTS),
-      home: resolve(c, HOME),
-      env: resolve(c, ENV),
-    });
+    const service = new SwarmService(swarmDeps(c));
     services.set(c, service);
     const routes = resolve(c, ROUTES);
     for (const r of swarmRoutes(service)) routes.add(r);

@@ -35,6 +35,8 @@ export interface RunRecord {
   name: string;
   file?: string;
   state: RunState;
+  /** The session the run's steps nest under (the calling session, per spawn.attach), if any. */
+  parentSessionId?: string;
   createdAt: number;
   endedAt?: number;
   plan: RunPlan;

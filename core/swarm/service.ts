@@ -12,6 +12,7 @@ import type { Logger } from "../runtime/logger.js";
 import type { SessionRuntime } from "../sessions/runtime.js";
 import type { AdapterWalk } from "./adapter-walk.js";
 import { runAdapterLookup } from "./run-lookup.js";
+import { runParent } from "./run-parent.js";
 import type { RunPlan } from "./plan.js";
 import { preparePlan, type RunInput } from "./prepare.js";
 import { RunStore, summarize, type RunRecord, type RunSummary } from "./records.js";
@@ -45,18 +46,25 @@ export class SwarmService {
     this.store = new RunStore(deps.home);
   }
 
-  /** Resolves the plan (adapters walked afresh) and, unless a dry run, starts the run. */
-  async start(input: RunInput): Promise<{ plan: RunPlan; run?: RunRecord }> {
+  /**
+   * Resolves the plan (adapters walked afresh) and, unless a dry run, starts the run. `callerToken`
+   * is the caller's session token: a run started by a session nests its steps under it (spawn.attach).
+   */
+  async start(input: RunInput, caller: { callerToken?: string } = {}): Promise<{ plan: RunPlan; run?: RunRecord; parentSessionId?: string }> {
     // Afresh: config.json as it is now (a bad file keeps the last good one), not as the watcher last saw it.
     await this.deps.config.reload();
-    const { plan, walk } = await preparePlan(input, { config: this.deps.config.current().effective, env: this.deps.env, cwd: process.cwd(), logger: this.deps.logger.child({ module: "swarm" }) });
-    if (input.dryRun) return { plan };
+    const cfg = this.deps.config.current().effective;
+    const parentSessionId = runParent(this.deps.sessions, cfg, input, caller.callerToken);
+    const parent = parentSessionId ? { parentSessionId } : {};
+    const { plan, walk } = await preparePlan(input, { config: cfg, env: this.deps.env, cwd: process.cwd(), logger: this.deps.logger.child({ module: "swarm" }) });
+    if (input.dryRun) return { plan, ...parent };
     const runId = `run_${this.deps.random.ulid()}`;
     const record: RunRecord = {
       runId,
       name: plan.name,
       ...(plan.file ? { file: plan.file } : {}),
       state: "running",
+      ...parent,
       createdAt: this.deps.clock.now(),
       plan,
       steps: Object.fromEntries(plan.steps.map((s) => [s.id, { state: "waiting" as const }])),
@@ -68,14 +76,14 @@ export class SwarmService {
     this.active.set(runId, active);
     active.done = this.execute(active, walk).finally(() => this.active.delete(runId));
     this.deps.events.emit("swarm:run-started", { runId, name: plan.name, steps: plan.steps.length });
-    return { plan, run: structuredClone(record) };
+    return { plan, run: structuredClone(record), ...parent };
   }
 
   private async execute(run: ActiveRun, walk: AdapterWalk): Promise<void> {
     const { record } = run;
     const lookup = runAdapterLookup(this.deps.container, walk);
     const runner: StepRunner = async (step, prompt, { signal, onSession }) => {
-      const { descriptor, result, deduped } = await this.deps.sessions.start(toStartRequest(step, prompt, record.runId), { adapters: lookup });
+      const { descriptor, result, deduped } = await this.deps.sessions.start(toStartRequest(step, prompt, record.runId, record.parentSessionId), { adapters: lookup });
       onSession(descriptor.id);
       if (deduped || !result) throw new SvcError("conflict", `step ${step.id}: session ${descriptor.id} already holds this run's step (deduped); its prompt was not sent again`);
       const stop = () => void this.deps.sessions.stop(descriptor.id).catch(() => undefined);

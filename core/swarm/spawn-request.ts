@@ -3,12 +3,14 @@
  * of `sessions start`, so `defaults`, worktree isolation and provisioning, dedupe and provenance
  * apply to steps as to any spawn). The step's `worktree` is passed as `sessions start --worktree`
  * passes it; the idempotency key is the run and the step, so a step never starts twice within a run
- * and never matches another run's session.
+ * and never matches another run's session. Lineage: a run started by a session (spawn.attach) nests
+ * every step under it, so depth, role and delegation apply as to any child; otherwise the steps
+ * are root sessions. Either way each carries its run and step.
  */
 import type { StartRequest } from "../sessions/types.js";
 import type { PlannedStep } from "./plan.js";
 
-export function toStartRequest(step: PlannedStep, prompt: string, runId: string): StartRequest {
+export function toStartRequest(step: PlannedStep, prompt: string, runId: string, parentSessionId?: string): StartRequest {
   return {
     adapter: step.adapter.slug!,
     cwd: step.cwd,
@@ -18,5 +20,7 @@ export function toStartRequest(step: PlannedStep, prompt: string, runId: string)
     ...(step.skills ? { skills: step.skills } : {}),
     ...(step.worktree !== undefined ? { worktree: step.worktree } : {}),
     idempotencyKey: `${runId}:${step.id}`,
+    ...(parentSessionId ? { parentId: parentSessionId } : { attach: false }),
+    run: { runId, stepId: step.id },
   };
 }

@@ -15,12 +15,12 @@ export function swarmTools(service: SwarmService): ToolDef[] {
       name: "swarm_run",
       description: "Run a swarm file's steps (svc/swarm/v1) as agent sessions in dependency order; dryRun returns the resolved plan (models with sources, adapters) and starts nothing.",
       inputSchema: runShape,
-      outputSchema: { plan: z.looseObject({}).describe("The resolved plan"), run: record.optional() },
+      outputSchema: { plan: z.looseObject({}).describe("The resolved plan"), run: record.optional(), parentSessionId: z.string().optional().describe("The session the steps nest under (the calling session, per spawn.attach)") },
       handler: async (input: z.infer<z.ZodObject<typeof runShape>>, ctx) => {
         authorize("swarm.run", ctx.principal);
         const { wait, ...rest } = input;
-        const out = await service.start(rest);
-        if (wait && out.run) return { plan: out.plan, run: await service.wait(out.run.runId) };
+        const out = await service.start(rest, ctx.sessionToken ? { callerToken: ctx.sessionToken } : {});
+        if (wait && out.run) return { ...out, run: await service.wait(out.run.runId) };
         return out;
       },
     } satisfies ToolDef<typeof runShape>,

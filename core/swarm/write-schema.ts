@@ -1,4 +1,4 @@
-/** Writes manifests/swarm-v1.schema.json (`npm run docs`); test/core/swarm/schema.test.ts keeps it in sync. */
+/** Writes manifests/swarm-v1.schema.json (`npm run docs`); test/core/swarm/plan.test.ts keeps it in sync. */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { svcRoot } from "../plugin-host/locations.js";

@@ -3,6 +3,8 @@
  * real processes, through the real CLI and the `/swarm/runs` routes.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer, request } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -18,8 +20,11 @@ const fx = useDaemonProcess({
       ...FIXTURE_AGENTS,
       echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }),
       slow: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "100000", SLOW_AGENT_INTERVAL_MS: "50" } }),
+      steady: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "30", SLOW_AGENT_INTERVAL_MS: "100" } }),
+      layers: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-run", "fx-repo", "fx-config", "claude-opus-4-5"] } }),
     },
-    models: { worker: "fx-echo" },
+    models: { worker: "fx-echo", "layer.repo": "fx-config", "layer.run": "fx-config", "layer.config": "fx-config" },
+    defaults: { adapters: { layers: { options: { fromDefaults: "yes" } } } },
   },
   setup: async ({ home }) => {
     await mkdir(join(home, "work"));
@@ -78,6 +83,26 @@ describe("svc run-swarm through the daemon", () => {
     expect(out.meta.options).toEqual({ effort: "low", model: "fx-echo" });
   });
 
+  it("in a real run each model layer wins in turn, with its source, and the agent gets that model over the spawn defaults", async () => {
+    // Outside a git repository the swarm file's own directory holds the repository's models file.
+    const dir = join(fx.home, "work", "layers");
+    await mkdir(join(dir, ".svc"), { recursive: true });
+    await writeFile(join(dir, ".svc", "models.json"), JSON.stringify({ models: { "layer.repo": "fx-repo", "layer.run": "fx-repo" } }));
+    const file = join(dir, "layers.swarm.json");
+    const steps = ["run", "repo", "config"].map((l) => ({ id: l, model: `role:layer.${l}`, prompt: "env?" }));
+    await writeFile(file, JSON.stringify({ schema: "svc/swarm/v1", steps: [...steps, { id: "default", model: "role:review.large", prompt: "env?" }] }));
+    const r = await cli(["run-swarm", file, "--json", "--model", "layer.run=fx-run"]);
+    expect(r.code, r.stderr).toBe(0);
+    const { run } = JSON.parse(r.stdout);
+    const expected = { run: ["fx-run", "run"], repo: ["fx-repo", "repository"], config: ["fx-config", "config"], default: ["claude-opus-4-5", "default"] } as const;
+    for (const [id, [model, source]] of Object.entries(expected)) {
+      const planned = run.plan.steps.find((s: { id: string }) => s.id === id);
+      expect(planned.model, id).toMatchObject({ id: model, source });
+      expect(planned.adapter, id).toMatchObject({ slug: "layers", chosenBy: "acpAgents" });
+      expect(JSON.parse(run.steps[id].output).meta.options, id).toEqual({ fromDefaults: "yes", model });
+    }
+  });
+
   it("timeoutMinutes stops a step whose turn does not end and fails it; its dependents are skipped", async () => {
     const file = await swarmFile("timeout", [
       { id: "stuck", model: "x", adapter: "hang", timeoutMinutes: 0.002, prompt: "wait forever" },
@@ -120,6 +145,34 @@ describe("svc run-swarm through the daemon", () => {
     expect(r.stdout).toMatch(/STEP\s+STATE\s+SESSION\s+TIME\s+OUTPUT \/ REASON/);
     expect(r.stdout).toMatch(/two\s+succeeded\s+ses_\S+\s+\S+\s+echo: echo: hi!/);
     expect(r.stdout).toMatch(/run run_\S+ succeeded/);
+  });
+
+  it("the CLI follows the run through /events: it reads the record when the run changed, not every 200 ms", async () => {
+    const file = await swarmFile("followed", [
+      { id: "first", model: "role:worker", prompt: "quick" },
+      { id: "long", model: "x", adapter: "steady", needs: ["first"], prompt: "go" },
+    ]);
+    const proxy = await countingProxy(fx.daemon.baseUrl);
+    try {
+      // The CLI finds the daemon through runtime.json: a home whose runtime.json points at the proxy.
+      const viaProxy = join(fx.home, "via-proxy");
+      await mkdir(viaProxy, { recursive: true });
+      const info = JSON.parse(await readFile(join(fx.home, "runtime.json"), "utf8"));
+      await writeFile(join(viaProxy, "runtime.json"), JSON.stringify({ ...info, bind: "127.0.0.1", port: proxy.port }));
+      const t0 = Date.now();
+      const r = await runCli(["run-swarm", file], { home: viaProxy, cwd: join(fx.home, "work") });
+      const ms = Date.now() - t0;
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/long: running \(ses_\S+\)\s+\[waiting 0 · running 1 · done 1\]/);
+      expect(r.stdout).toMatch(/long: succeeded\s+\[waiting 0 · running 0 · done 2\]/);
+      expect(proxy.count("GET /events")).toBe(1);
+      const reads = proxy.count(/^GET \/swarm\/runs\/run_/);
+      // The long step alone takes ~3 s: a 200 ms poll would read the record over 15 times.
+      expect(ms).toBeGreaterThan(3_000);
+      expect(reads).toBeLessThanOrEqual(10);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("a failing step skips its dependents with the reason; the others go on; exit 1", async () => {
@@ -187,7 +240,7 @@ describe("svc run-swarm through the daemon", () => {
     expect(out).toMatch(/long\s+cancelled/);
   });
 
-  it("the MCP tools run, list and show a swarm the same way: swarm_run (dryRun and wait), swarm_runs", async () => {
+  it("the MCP tools run, list, show and cancel a swarm the same way: swarm_run (dryRun and wait), swarm_runs, swarm_cancel", async () => {
     const client = new Client({ name: "svc-test", version: "0.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl)));
     const swarm = { schema: "svc/swarm/v1", name: "via-mcp", steps: [{ id: "a", model: "role:worker", prompt: "over mcp" }] };
@@ -206,6 +259,11 @@ describe("svc run-swarm through the daemon", () => {
     const bad = await client.callTool({ name: "swarm_run", arguments: { swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", prompt: "p" }] }, baseDir } });
     expect(bad.isError).toBe(true);
     expect((bad.content as Array<{ text: string }>)[0]!.text).toContain("steps[a].model");
+    const long = await client.callTool({ name: "swarm_run", arguments: { swarm: { schema: "svc/swarm/v1", steps: [{ id: "long", model: "x", adapter: "slow", prompt: "go" }] }, baseDir } });
+    const longId = (long.structuredContent as any).run.runId as string;
+    await until(async () => ((await client.callTool({ name: "swarm_runs", arguments: { runId: longId } })).structuredContent as any).run.steps.long.sessionId !== undefined, "the long step's session");
+    const cancelled = await client.callTool({ name: "swarm_cancel", arguments: { runId: longId } });
+    expect((cancelled.structuredContent as any).run).toMatchObject({ state: "cancelled", steps: { long: { state: "cancelled" } } });
     await client.close();
   });
 
@@ -265,3 +323,28 @@ describe("svc run-swarm through the daemon", () => {
     }
   });
 });
+
+/** An HTTP proxy in front of the daemon that counts requests by `METHOD /path` (streams pass through). */
+async function countingProxy(target: string): Promise<{ port: number; count(match: string | RegExp): number; close(): Promise<void> }> {
+  const seen: string[] = [];
+  const upstream = new URL(target);
+  const server = createServer((req, res) => {
+    seen.push(`${req.method} ${req.url}`);
+    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      res.writeHead(up.statusCode ?? 502, up.headers);
+      up.pipe(res);
+    });
+    out.on("error", () => res.destroy());
+    res.on("close", () => out.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return {
+    port: (server.address() as AddressInfo).port,
+    count: (m) => seen.filter((s) => (typeof m === "string" ? s === m : m.test(s))).length,
+    close: () => {
+      server.closeAllConnections();
+      return new Promise((r) => server.close(() => r()));
+    },
+  };
+}

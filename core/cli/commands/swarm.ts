@@ -11,8 +11,10 @@ export function registerSwarm(program: Command): void {
     .option("--model <role=id>", "the run's model for a role, highest precedence (repeatable)", collect)
     .option("--concurrency <n>", "at most n steps at once (default the file's, else 4)")
     .option("--dry-run", "print the resolved plan (models with sources, adapters, cwd, order) and start nothing")
+    .option("--attach", "nest the steps under the calling session even when spawn.attach is on-request")
+    .option("--no-attach", "do not nest the steps under the calling session")
     .option("--json", "machine-readable output")
-    .action(async (file: string, opts: { model?: string[]; concurrency?: string; dryRun?: boolean; json?: boolean }) => {
+    .action(async (file: string, opts: { model?: string[]; concurrency?: string; dryRun?: boolean; attach?: boolean; json?: boolean }) => {
       const { runSwarm } = await import("../swarm/verbs.js");
       await runSwarm(file, opts);
     });

@@ -1,7 +1,8 @@
 /**
  * `svc run-swarm`: reads the swarm file, has the daemon run it (or, for --dry-run without a
- * daemon, resolves the plan here with the same code), shows progress while it runs and ends with
- * the result table; exit 0 only when every step succeeded. Ctrl-C cancels the run.
+ * daemon, resolves the plan here with the same code), shows progress while it runs (reading the
+ * run's record at each of its /events events) and ends with the result table; exit 0 only when
+ * every step succeeded. Ctrl-C cancels the run.
  */
 import { readFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
@@ -16,10 +17,9 @@ import { parseRunModels } from "../../swarm/step-model.js";
 import { DaemonClient } from "../daemon-client.js";
 import { printJson, println } from "../output.js";
 import { printPlan, printResults, printRuns, progressLine } from "./render.js";
+import { RunWatch } from "./run-watch.js";
 
-const POLL_MS = 200;
-
-export async function runSwarm(file: string, f: { model?: string[]; concurrency?: string; dryRun?: boolean; json?: boolean }): Promise<void> {
+export async function runSwarm(file: string, f: { model?: string[]; concurrency?: string; dryRun?: boolean; attach?: boolean; json?: boolean }): Promise<void> {
   const path = resolve(file);
   const text = await readFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
     throw new SvcError("invalid_input", `cannot read swarm file ${path}: ${err.code === "ENOENT" ? "no such file" : err.message}`);
@@ -29,11 +29,14 @@ export async function runSwarm(file: string, f: { model?: string[]; concurrency?
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)) {
     throw new SvcError("usage", `--concurrency must be an integer from 1 to 64, got ${JSON.stringify(f.concurrency)}`);
   }
-  const input: RunInput = { swarm, text, file: path, baseDir: dirname(path), models: parseRunModels(f.model ?? []), ...(concurrency ? { concurrency } : {}), ...(f.dryRun ? { dryRun: true } : {}) };
+  const input: RunInput = { swarm, text, file: path, baseDir: dirname(path), models: parseRunModels(f.model ?? []), ...(concurrency ? { concurrency } : {}), ...(f.dryRun ? { dryRun: true } : {}), ...(f.attach !== undefined ? { attach: f.attach } : {}) };
   if (f.dryRun) {
-    const plan = await dryRun(input);
-    if (f.json) printJson({ plan });
-    else printPlan(plan);
+    const { plan, parentSessionId } = await dryRun(input);
+    if (f.json) printJson({ plan, ...(parentSessionId ? { parentSessionId } : {}) });
+    else {
+      printPlan(plan);
+      if (parentSessionId) println(`the steps would nest under session ${parentSessionId}`);
+    }
     if (plan.steps.some((s) => s.problem)) process.exitCode = 1;
     return;
   }
@@ -42,7 +45,7 @@ export async function runSwarm(file: string, f: { model?: string[]; concurrency?
   const runId = started.run.runId;
   if (!f.json) {
     printPlan(started.plan);
-    println(`run ${runId} started`);
+    println(`run ${runId} started${started.run.parentSessionId ? `, its steps nested under session ${started.run.parentSessionId}` : ""}`);
   }
   let cancelling = false;
   const onSigint = () => {
@@ -54,14 +57,17 @@ export async function runSwarm(file: string, f: { model?: string[]; concurrency?
   process.on("SIGINT", onSigint);
   let run = started.run;
   const seen = new Map<string, string>();
+  // Connected before the first read: whatever changes after it is an event.
+  const watch = await RunWatch.open(client, runId);
   try {
     for (;;) {
       run = (await client.request<{ run: RunRecord }>("GET", `/swarm/runs/${runId}`)).run;
       if (!f.json) reportChanges(run, seen);
       if (run.state !== "running") break;
-      await new Promise((r) => setTimeout(r, POLL_MS));
+      await watch.next();
     }
   } finally {
+    watch.close();
     process.off("SIGINT", onSigint);
   }
   if (f.json) printJson({ run });
@@ -86,11 +92,11 @@ function reportChanges(run: RunRecord, seen: Map<string, string>): void {
 }
 
 /** The daemon's plan when one is running (its adapter walk is the run's); else the same resolution here. */
-async function dryRun(input: RunInput): Promise<RunPlan> {
+async function dryRun(input: RunInput): Promise<{ plan: RunPlan; parentSessionId?: string }> {
   const client = await DaemonClient.connect().catch(() => undefined);
-  if (client) return (await client.request<{ plan: RunPlan }>("POST", "/swarm/runs", input)).plan;
+  if (client) return client.request<{ plan: RunPlan; parentSessionId?: string }>("POST", "/swarm/runs", input);
   const snapshot = await readEffectiveConfig();
-  return (await preparePlan(input, { config: snapshot.effective, env: process.env, cwd: process.cwd() })).plan;
+  return { plan: (await preparePlan(input, { config: snapshot.effective, env: process.env, cwd: process.cwd() })).plan };
 }
 
 export async function runSwarmLs(json: boolean): Promise<void> {
