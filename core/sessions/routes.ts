@@ -11,7 +11,7 @@ import { conversation, recap, transcriptPaths } from "./views.js";
 import type { z } from "zod";
 import { SESSION_TOKEN_HEADER } from "../workspaces/lineage.js";
 
-function headerValue(v: string | string[] | undefined): string | undefined {
+export function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
