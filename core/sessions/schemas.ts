@@ -29,6 +29,7 @@ export const terminalBody = z
     cwd: z.string().min(1).optional(),
     label: z.string().min(1).optional(),
     name: z.string().min(1).optional(),
+    worktreeRoot: z.string().min(1).optional().describe("Directory a worktree for it is created under (worktrees.isolation always), over worktrees.root"),
   })
   .strict();
 

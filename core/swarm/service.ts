@@ -74,16 +74,17 @@ export class SwarmService {
     const abort = new AbortController();
     const active: ActiveRun = { record, abort, done: Promise.resolve() };
     this.active.set(runId, active);
-    active.done = this.execute(active, walk, caller).finally(() => this.active.delete(runId));
+    active.done = this.execute(active, walk, { caller, worktreeRoot: input.worktreeRoot }).finally(() => this.active.delete(runId));
     this.deps.events.emit("swarm:run-started", { runId, name: plan.name, steps: plan.steps.length });
     return { plan, run: structuredClone(record) };
   }
 
-  private async execute(run: ActiveRun, walk: AdapterWalk, caller: Grantor | undefined): Promise<void> {
+  private async execute(run: ActiveRun, walk: AdapterWalk, from: { caller: Grantor | undefined; worktreeRoot: string | undefined }): Promise<void> {
+    const { caller } = from;
     const { record } = run;
     const lookup = runAdapterLookup(this.deps.container, walk);
     const runner: StepRunner = async (step, prompt, { signal, onSession }) => {
-      const { descriptor, result, deduped } = await this.deps.sessions.start(toStartRequest(step, prompt, record.runId), { adapters: lookup, ...(caller ? { caller } : {}) });
+      const { descriptor, result, deduped } = await this.deps.sessions.start(toStartRequest(step, prompt, record.runId, from.worktreeRoot), { adapters: lookup, ...(caller ? { caller } : {}) });
       onSession(descriptor.id);
       if (deduped || !result) throw new SvcError("conflict", `step ${step.id}: session ${descriptor.id} already holds this run's step (deduped); its prompt was not sent again`);
       const stop = () => void this.deps.sessions.stop(descriptor.id).catch(() => undefined);

@@ -8,7 +8,7 @@
 import type { StartRequest } from "../sessions/types.js";
 import type { PlannedStep } from "./plan.js";
 
-export function toStartRequest(step: PlannedStep, prompt: string, runId: string): StartRequest {
+export function toStartRequest(step: PlannedStep, prompt: string, runId: string, worktreeRoot?: string): StartRequest {
   return {
     adapter: step.adapter.slug!,
     cwd: step.cwd,
@@ -17,6 +17,7 @@ export function toStartRequest(step: PlannedStep, prompt: string, runId: string)
     options: step.options,
     ...(step.skills ? { skills: step.skills } : {}),
     ...(step.worktree !== undefined ? { worktree: step.worktree } : {}),
+    ...(worktreeRoot ? { worktreeRoot } : {}),
     idempotencyKey: `${runId}:${step.id}`,
   };
 }

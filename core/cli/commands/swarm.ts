@@ -10,9 +10,10 @@ export function registerSwarm(program: Command): void {
     .argument("<file>", "the swarm file (svc/swarm/v1, JSON)")
     .option("--model <role=id>", "the run's model for a role, highest precedence (repeatable)", collect)
     .option("--concurrency <n>", "at most n steps at once (default the file's, else 4)")
+    .option("--root <dir>", "create the steps' worktrees under this directory (over SVC_WORKTREES_ROOT and worktrees.root)")
     .option("--dry-run", "print the resolved plan (models with sources, adapters, cwd, order) and start nothing")
     .option("--json", "machine-readable output")
-    .action(async (file: string, opts: { model?: string[]; concurrency?: string; dryRun?: boolean; json?: boolean }) => {
+    .action(async (file: string, opts: { model?: string[]; concurrency?: string; root?: string; dryRun?: boolean; json?: boolean }) => {
       const { runSwarm } = await import("../swarm/verbs.js");
       await runSwarm(file, opts);
     });

@@ -1,12 +1,15 @@
 /**
- * A run started by a session is bounded by that session's delegation, as a spawn it made would be:
- * run-swarm is not a way around `delegation: 0` or `defaults.maxGrantableDelegation`.
+ * What a run's steps are spawned with: a run started by a session is bounded by that session's
+ * delegation, as a spawn it made would be (run-swarm is not a way around `delegation: 0` or
+ * `defaults.maxGrantableDelegation`); the run's `worktreeRoot` (`run-swarm --root`) places the
+ * steps' worktrees.
  */
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { SwarmService } from "../../../core/swarm/service.js";
 import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, HOME, LOGGER, RANDOM, SLEEP, resolve } from "../../../core/tokens.js";
 import { fixtureAgent } from "../sessions/harness.js";
-import { AGENTS, makeWsHarness, tempDir, type WsHarness } from "../workspaces/support.js";
+import { AGENTS, makeRepo, makeWsHarness, tempDir, type WsHarness } from "../workspaces/support.js";
 
 let h: WsHarness | undefined;
 afterEach(async () => {
@@ -37,6 +40,19 @@ describe("run-swarm under the caller's delegation", () => {
     const run = await service.wait(out.run!.runId);
     expect(run.steps.a).toMatchObject({ state: "succeeded" });
     expect(h.runtime.get(run.steps.a!.sessionId!).fixed.delegation).toBe(1);
+    await service.stopAll();
+  });
+
+  it("worktreeRoot (run-swarm --root) is where the steps' worktrees are made", async () => {
+    h = await makeWsHarness({ acpAgents: { ...AGENTS, echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }) } });
+    const dir = await tempDir();
+    const repo = await makeRepo(dir);
+    const service = swarmService(h);
+    const root = join(dir, "elsewhere");
+    const out = await service.start({ swarm: { schema: "svc/swarm/v1", name: "r", steps: [{ id: "a", model: "fx-echo", adapter: "echo", worktree: "step-a", prompt: "hi" }] }, baseDir: repo, worktreeRoot: root });
+    const run = await service.wait(out.run!.runId);
+    expect(run.steps.a).toMatchObject({ state: "succeeded" });
+    expect(h.runtime.get(run.steps.a!.sessionId!).fixed.worktree?.path).toBe(join(root, "app", "step-a"));
     await service.stopAll();
   });
 });
