@@ -107,6 +107,7 @@ export class SessionRuntime implements SessionHost {
       });
     } catch (err) {
       this.workspaces.keys.release(id);
+      this.workspaces.released(id);
       registered.settle(undefined);
       throw err;
     }

@@ -144,6 +144,12 @@ describe("the provisioning queue on a real daemon", () => {
     const table = (await cli(["sessions", "ls"])).stdout;
     expect(table).toMatch(new RegExp(`${ids[1]}\\s+-\\s+echo\\s+starting \\(queued #1\\)`));
     expect(table).toMatch(new RegExp(`${ids[2]}\\s+-\\s+echo\\s+starting \\(queued #2\\)`));
+    // The same positions through the MCP tool session_list.
+    const client = new Client({ name: "lister", version: "0.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl)));
+    const listed = (await client.callTool({ name: "session_list", arguments: {} })).structuredContent as { sessions: Array<{ id: string; provisioning?: unknown }> };
+    await client.close();
+    expect(ids.slice(1).map((id) => listed.sessions.find((x) => x.id === id)?.provisioning)).toEqual([{ state: "queued", position: 1 }, { state: "queued", position: 2 }]);
     expect((await cli(["config", "set", "worktrees.provisionConcurrency", "2"])).code).toBe(0);
     while ((await states())[1]?.state !== "running" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await states()).toEqual([{ state: "running", phase: "setup" }, { state: "running", phase: "setup" }, { state: "queued", position: 1 }]);
