@@ -12,6 +12,7 @@
  *   than the threshold (dirty ones are reported, never removed), and runs `git worktree prune`.
  */
 import { rm as rmPath } from "node:fs/promises";
+import { resolve } from "node:path";
 import { SvcError } from "../errors.js";
 import { git, gitMaybe, isDirty } from "./git.js";
 import type { TreeRow } from "./inventory.js";
@@ -25,9 +26,10 @@ export interface Removal {
   branchDeleted?: boolean;
 }
 
-/** The rows `target` (a path, or a slug) names; a slug in two repositories is ambiguous. */
-export function pick(rows: TreeRow[], target: string): TreeRow {
-  const byPath = rows.find((r) => r.path === target);
+/** The rows `target` (a path, absolute or relative to `cwd`, or a slug) names; a slug in two repositories is ambiguous. */
+export function pick(rows: TreeRow[], target: string, cwd = process.cwd()): TreeRow {
+  const abs = resolve(cwd, target);
+  const byPath = rows.find((r) => r.path === target || r.path === abs);
   if (byPath) return byPath;
   const bySlug = rows.filter((r) => r.slug === target);
   if (bySlug.length === 1) return bySlug[0]!;

@@ -91,6 +91,8 @@ describe("svc worktree ls|rm|archive|gc on dirty, clean, live and orphaned trees
     const after = (await cli(["worktree", "ls", "--json"])).json().worktrees.map((w: { slug: string; state: string }) => `${w.slug}:${w.state}`);
     expect(after).toEqual(["live-one:live"]);
     expect(sh(repo, "worktree", "list", "--porcelain")).not.toContain("gone-one");
+    // The archived branch checked out again was not svc's to delete: its work is still there.
+    expect(sh(repo, "show", "svc/dirty-one:work.txt")).toBe("unsaved work\n");
 
     expect((await cli(["worktree", "rm", "live-one", "--force"])).code).toBe(0);
     expect((await cli(["worktree", "gc", "--older-than", "7x"])).stderr).toMatch(/--older-than "7x" is invalid/);

@@ -58,6 +58,7 @@ describe("worktree reclaim keeps what svc did not make", () => {
     expect(existsSync(join(under, "handmade", "README.md"))).toBe(true);
     expect(existsSync(join(under, "stray"))).toBe(false);
 
+    expect(pick(await rows(h), "./app/clone/", join(h.home, "worktrees")).path).toBe(join(under, "clone"));
     await expect(removeTree(h.home, pick(await rows(h), "clone"), { force: false })).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/git checkout svc did not make/) });
     expect(existsSync(join(under, "clone"))).toBe(true);
     await removeTree(h.home, pick(await rows(h), "clone"), { force: true });
