@@ -209,11 +209,15 @@ export class SessionRuntime implements SessionHost {
     const token = this.workspaces.tokens.issue(id, this.random.hex(24));
     const model = typeof merged.options.model === "string" ? merged.options.model : undefined;
     const shim = await this.workspaces.shim({ sessionId: id, adapter: req.adapter, ...(model ? { model } : {}), workspace: worktree?.path ?? cwd });
+    if (session.stopRequested) {
+      await this.workspaces.ended(id);
+      throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
+    }
     session.handle = await instance.start(
       { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: { ...(req.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
       session.sink(),
     );
-    if (!session.live) {
+    if (session.stopRequested) {
       // A stop landed while the process was starting: nothing else holds it, so it is stopped here.
       await session.handle.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId: id, error: err.message }));
       await this.workspaces.ended(id);
