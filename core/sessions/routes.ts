@@ -11,7 +11,7 @@ import { conversation, recap, transcriptPaths } from "./views.js";
 import type { z } from "zod";
 import { SESSION_TOKEN_HEADER } from "../workspaces/lineage.js";
 
-function headerValue(v: string | string[] | undefined): string | undefined {
+export function headerValue(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
 
@@ -55,7 +55,10 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
           cwd = await findWorkspaceDir(root, launch.workspace);
           if (!cwd) throw new SvcError("not_found", `terminal preset workspace "${launch.workspace}" has no directory under ${root}/<repo>/${launch.workspace}`);
         }
-        const { descriptor } = await runtime.start({ adapter: "terminal", cwd, argv: launch.argv, env: launch.env, label: b.label ?? launch.label, name: b.name ?? launch.name });
+        const { descriptor } = await runtime.start({
+          adapter: "terminal", cwd, argv: launch.argv, env: launch.env, label: b.label ?? launch.label, name: b.name ?? launch.name,
+          ...(b.worktreeRoot ? { worktreeRoot: b.worktreeRoot } : {}), callerToken: headerValue(req.headers[SESSION_TOKEN_HEADER]),
+        });
         return { status: 201, body: { descriptor } };
       },
     },

@@ -11,13 +11,14 @@ import type { Logger } from "../runtime/logger.js";
 import { updateJsonFile, readJsonFile } from "../storage/json-file.js";
 import { CLOCK, CONFIG, DAEMON_EVENTS, LOGGER, RANDOM, SESSION_ADAPTERS, WORKSPACES } from "../tokens.js";
 import { spawnKey } from "../workspaces/idempotency.js";
-import { attachTo, childDelegation, SESSION_TOKEN_ENV } from "../workspaces/lineage.js";
+import { attachTo, childDelegation, SESSION_TOKEN_ENV, type Grantor } from "../workspaces/lineage.js";
 import type { WorkspaceService } from "../workspaces/workspace-service.js";
 import { resolveAdapter, type AdapterLookup } from "./adapter-lookup.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
 import { LiveSession, type LiveSessionHooks } from "./live-session.js";
 import { markDaemon, markProcess } from "./process-mark.js";
 import { describeSession } from "./describe.js";
+import { StartingSessions } from "./starting.js";
 import { TranscriptWriter } from "./transcript.js";
 import type { SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
@@ -34,6 +35,7 @@ export class SessionRuntime implements SessionHost {
   readonly eventsDir: string;
   private readonly sessions = new Map<string, LiveSession>();
   private readonly hooks: LiveSessionHooks;
+  private readonly starting = new StartingSessions<LiveSession>();
 
   constructor(
     @inject(CONFIG) private readonly config: ConfigService,
@@ -65,24 +67,32 @@ export class SessionRuntime implements SessionHost {
     return this.config.current().effective;
   }
 
-  /** `via.adapters`: resolve the adapter through another lookup (run-swarm's per-run adapter walk). */
-  async start(req: StartRequest, via: { adapters?: AdapterLookup } = {}): Promise<StartResult> {
+  /**
+   * `via.adapters`: resolve the adapter through another lookup (run-swarm's per-run adapter walk).
+   * `via.caller`: the session that asked for this spawn when no token says so (a run-swarm run
+   * started by a session); it bounds the new session's delegation but is not made its parent.
+   */
+  async start(req: StartRequest, via: { adapters?: AdapterLookup; caller?: Grantor } = {}): Promise<StartResult> {
     if (typeof req.adapter !== "string" || req.adapter === "") throw new SvcError("invalid_input", "adapter is required: an adapter slug such as `gemini`, an acpAgents key, or `terminal`");
     const cfg = this.cfg();
-    const parentId = attachTo(cfg.spawn.attach, this.workspaces.tokens.sessionOf(req.callerToken), req);
+    const callerId = this.workspaces.tokens.sessionOf(req.callerToken);
+    const parentId = attachTo(cfg.spawn.attach, callerId, req);
     const parent = parentId ? this.sessions.get(parentId) : undefined;
     if (parentId && !parent) throw new SvcError("not_found", `parent session ${parentId} does not exist`);
     const requestedCwd = req.cwd ?? parent?.fixed.cwd ?? process.cwd();
     if (!isAbsolute(requestedCwd)) throw new SvcError("invalid_input", `cwd must be an absolute path, got ${JSON.stringify(requestedCwd)}`);
     if (!(await stat(requestedCwd).catch(() => undefined))?.isDirectory()) throw new SvcError("invalid_input", `cwd ${requestedCwd} is not a directory`);
     const { instance, source } = await resolveAdapter(via.adapters ?? this.adapters, req.adapter);
-    const granted = childDelegation(cfg, parent && { id: parent.id, delegation: parent.fixed.delegation }, req.delegation);
-    // Checked and claimed with no await between: two identical spawns at once make one session.
+    // The parent and the caller both bound the grant: `attach: false` or another `parentId` must not escape the caller's delegation.
+    const granted = childDelegation(cfg, [parent && this.grantor(parent), this.callerGrantor(callerId), via.caller], req.delegation);
     const key = spawnKey(cfg.spawn.dedupe, req, parent?.id);
-    const holder = key ? this.workspaces.keys.holder(key, (id) => this.state(id) === "live") : undefined;
-    if (holder) return { descriptor: this.describe(this.get(holder)), deduped: true };
     const id = `ses_${this.random.ulid()}`;
-    if (key) this.workspaces.keys.claim(key, id);
+    const registered = this.starting.open(id);
+    const existing = key ? await this.claimKey(key, id) : undefined;
+    if (existing) {
+      registered.settle(undefined);
+      return { descriptor: this.describe(existing), deduped: true };
+    }
     let placed;
     try {
       placed = await this.workspaces.place({
@@ -97,6 +107,8 @@ export class SessionRuntime implements SessionHost {
       });
     } catch (err) {
       this.workspaces.keys.release(id);
+      this.workspaces.released(id);
+      registered.settle(undefined);
       throw err;
     }
     const cwd = placed.cwd;
@@ -133,6 +145,7 @@ export class SessionRuntime implements SessionHost {
     );
     session.worktreeOwner = placed.worktree !== undefined && placed.worktree.path !== parent?.fixed.worktree?.path;
     this.sessions.set(id, session);
+    registered.settle(session);
     // The daemon mark already here: another daemon sharing eventsDir must not take a session that is still starting for an orphan (orphans.ts).
     session.transcript.append("session.starting", {
       adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth, daemon: markDaemon(),
@@ -164,6 +177,32 @@ export class SessionRuntime implements SessionHost {
     return { descriptor: this.describe(session), result };
   }
 
+  /**
+   * The live (or still starting) session holding `key`; when none does, `key` is claimed for `id`,
+   * checked and claimed with no await between, so two identical spawns at once make one session.
+   */
+  private async claimKey(key: string, id: string): Promise<LiveSession | undefined> {
+    for (;;) {
+      const holder = this.workspaces.keys.holder(key, (h) => this.state(h) === "live" || this.starting.has(h));
+      if (!holder) {
+        this.workspaces.keys.claim(key, id);
+        return undefined;
+      }
+      const s = this.sessions.get(holder) ?? (await this.starting.wait(holder));
+      if (s) return s;
+    }
+  }
+
+  private grantor(s: LiveSession): Grantor {
+    return { id: s.id, ...(s.fixed.delegation !== undefined ? { delegation: s.fixed.delegation } : {}) };
+  }
+
+  /** The calling session (from its token) as a grantor, if it is known. */
+  callerGrantor(callerId: string | undefined): Grantor | undefined {
+    const s = callerId ? this.sessions.get(callerId) : undefined;
+    return s ? this.grantor(s) : undefined;
+  }
+
   /** Starts the adapter's process for a session that is ready to run (its tree, if any, provisioned). */
   private async launch(session: LiveSession, instance: SessionAdapterInstance, req: StartRequest, merged: ResolvedSpawnDefaults): Promise<void> {
     const { id, cwd, worktree, source, kind } = session.fixed;
@@ -171,10 +210,20 @@ export class SessionRuntime implements SessionHost {
     const token = this.workspaces.tokens.issue(id, this.random.hex(24));
     const model = typeof merged.options.model === "string" ? merged.options.model : undefined;
     const shim = await this.workspaces.shim({ sessionId: id, adapter: req.adapter, ...(model ? { model } : {}), workspace: worktree?.path ?? cwd });
+    if (session.stopRequested) {
+      await this.workspaces.ended(id);
+      throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
+    }
     session.handle = await instance.start(
       { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: { ...(req.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
       session.sink(),
     );
+    if (session.stopRequested) {
+      // A stop landed while the process was starting: nothing else holds it, so it is stopped here.
+      await session.handle.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId: id, error: err.message }));
+      await this.workspaces.ended(id);
+      throw new SvcError("conflict", `session ${id} was stopped while its agent was starting`);
+    }
     if (session.state === "starting") session.state = "idle";
     // The marks let a later daemon life recognise the process if this daemon dies first (orphans.ts).
     const mark = markProcess(session.handle.pid);

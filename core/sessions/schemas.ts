@@ -17,7 +17,7 @@ export const startFields = {
   attach: z.boolean().optional().describe("false: do not nest under the calling session; true: nest even when spawn.attach is on-request"),
   dedupe: z.boolean().optional().describe("false: derive no idempotency key for this spawn"),
   idempotencyKey: z.string().min(1).max(200).optional().describe("A second spawn with the same key returns the live session holding it"),
-  delegation: z.number().int().min(0).optional().describe("How many further levels of sessions the new session may spawn (capped by defaults.maxGrantableDelegation for a child)"),
+  delegation: z.number().int().min(0).optional().describe("How many further levels of sessions the new session may spawn (bounded by the parent and the calling session, and by defaults.maxGrantableDelegation, for a spawn a session makes)"),
 };
 
 export const startBody = z.object({ ...startFields, wait: z.boolean().optional() }).strict();
@@ -29,6 +29,7 @@ export const terminalBody = z
     cwd: z.string().min(1).optional(),
     label: z.string().min(1).optional(),
     name: z.string().min(1).optional(),
+    worktreeRoot: z.string().min(1).optional().describe("Directory a worktree for it is created under (worktrees.isolation always), over worktrees.root"),
   })
   .strict();
 

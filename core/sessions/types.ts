@@ -91,7 +91,7 @@ export interface StartRequest {
   dedupe?: boolean;
   /** A second spawn with the same key returns the live session that holds it (`deduped: true`). */
   idempotencyKey?: string;
-  /** The delegation asked for the new session (capped for a child; see docs/workspaces.md). */
+  /** The delegation asked for the new session (bounded by its parent and calling session; see docs/workspaces.md). */
   delegation?: number;
   /** The caller's session token (`X-Svc-Session-Token`), from which its session is derived. */
   callerToken?: string;

@@ -14,6 +14,6 @@ export function runParent(sessions: SessionRuntime, cfg: EffectiveConfig, input:
   const parentId = attachTo(cfg.spawn.attach, sessions.workspaces.tokens.sessionOf(callerToken), { ...(input.attach !== undefined ? { attach: input.attach } : {}), ...(input.parentSessionId ? { parentId: input.parentSessionId } : {}) });
   if (!parentId) return undefined;
   if (sessions.state(parentId) === "unknown") throw new SvcError("not_found", `parent session ${parentId} does not exist`);
-  childDelegation(cfg, { id: parentId, delegation: sessions.get(parentId).fixed.delegation }, undefined);
+  childDelegation(cfg, [sessions.callerGrantor(parentId)], undefined);
   return parentId;
 }

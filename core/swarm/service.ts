@@ -18,6 +18,7 @@ import { preparePlan, type RunInput } from "./prepare.js";
 import { RunStore, summarize, type RunRecord, type RunSummary } from "./records.js";
 import { runSchedule, type StepRunner } from "./scheduler.js";
 import { toStartRequest } from "./spawn-request.js";
+import { childDelegation, type Grantor } from "../workspaces/lineage.js";
 
 export interface SwarmDeps {
   container: DependencyContainer;
@@ -47,14 +48,19 @@ export class SwarmService {
   }
 
   /**
-   * Resolves the plan (adapters walked afresh) and, unless a dry run, starts the run. `callerToken`
-   * is the caller's session token: a run started by a session nests its steps under it (spawn.attach).
+   * Resolves the plan (adapters walked afresh) and, unless a dry run, starts the run. A run asked
+   * for by a session (`callerToken`) nests its steps under it (spawn.attach) and is bounded by that
+   * session's delegation: refused when it is 0, and every step's session is granted at most one less
+   * (and `defaults.maxGrantableDelegation`).
    */
-  async start(input: RunInput, caller: { callerToken?: string } = {}): Promise<{ plan: RunPlan; run?: RunRecord; parentSessionId?: string }> {
+  async start(input: RunInput, from: { callerToken?: string } = {}): Promise<{ plan: RunPlan; run?: RunRecord; parentSessionId?: string }> {
+    const sessions = this.deps.sessions;
+    const caller = sessions.callerGrantor(sessions.workspaces.tokens.sessionOf(from.callerToken));
+    if (caller) childDelegation(this.deps.config.current().effective, [caller], undefined);
     // Afresh: config.json as it is now (a bad file keeps the last good one), not as the watcher last saw it.
     await this.deps.config.reload();
     const cfg = this.deps.config.current().effective;
-    const parentSessionId = runParent(this.deps.sessions, cfg, input, caller.callerToken);
+    const parentSessionId = runParent(this.deps.sessions, cfg, input, from.callerToken);
     const parent = parentSessionId ? { parentSessionId } : {};
     const { plan, walk } = await preparePlan(input, { config: cfg, env: this.deps.env, cwd: process.cwd(), logger: this.deps.logger.child({ module: "swarm" }) });
     if (input.dryRun) return { plan, ...parent };
@@ -74,16 +80,17 @@ export class SwarmService {
     const abort = new AbortController();
     const active: ActiveRun = { record, abort, done: Promise.resolve() };
     this.active.set(runId, active);
-    active.done = this.execute(active, walk).finally(() => this.active.delete(runId));
+    active.done = this.execute(active, walk, { caller, worktreeRoot: input.worktreeRoot }).finally(() => this.active.delete(runId));
     this.deps.events.emit("swarm:run-started", { runId, name: plan.name, steps: plan.steps.length });
     return { plan, run: structuredClone(record), ...parent };
   }
 
-  private async execute(run: ActiveRun, walk: AdapterWalk): Promise<void> {
+  private async execute(run: ActiveRun, walk: AdapterWalk, from: { caller: Grantor | undefined; worktreeRoot: string | undefined }): Promise<void> {
+    const { caller } = from;
     const { record } = run;
     const lookup = runAdapterLookup(this.deps.container, walk);
     const runner: StepRunner = async (step, prompt, { signal, onSession }) => {
-      const { descriptor, result, deduped } = await this.deps.sessions.start(toStartRequest(step, prompt, record.runId, record.parentSessionId), { adapters: lookup });
+      const { descriptor, result, deduped } = await this.deps.sessions.start(toStartRequest(step, prompt, record.runId, { parentSessionId: record.parentSessionId, worktreeRoot: from.worktreeRoot }), { adapters: lookup, ...(caller ? { caller } : {}) });
       onSession(descriptor.id);
       if (deduped || !result) throw new SvcError("conflict", `step ${step.id}: session ${descriptor.id} already holds this run's step (deduped); its prompt was not sent again`);
       const stop = () => void this.deps.sessions.stop(descriptor.id).catch(() => undefined);

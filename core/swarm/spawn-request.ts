@@ -10,7 +10,8 @@
 import type { StartRequest } from "../sessions/types.js";
 import type { PlannedStep } from "./plan.js";
 
-export function toStartRequest(step: PlannedStep, prompt: string, runId: string, parentSessionId?: string): StartRequest {
+export function toStartRequest(step: PlannedStep, prompt: string, runId: string, via: { parentSessionId?: string | undefined; worktreeRoot?: string | undefined } = {}): StartRequest {
+  const { parentSessionId, worktreeRoot } = via;
   return {
     adapter: step.adapter.slug!,
     cwd: step.cwd,
@@ -19,6 +20,7 @@ export function toStartRequest(step: PlannedStep, prompt: string, runId: string,
     options: step.options,
     ...(step.skills ? { skills: step.skills } : {}),
     ...(step.worktree !== undefined ? { worktree: step.worktree } : {}),
+    ...(worktreeRoot ? { worktreeRoot } : {}),
     idempotencyKey: `${runId}:${step.id}`,
     ...(parentSessionId ? { parentId: parentSessionId } : { attach: false }),
     run: { runId, stepId: step.id },

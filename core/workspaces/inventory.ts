@@ -4,11 +4,12 @@
  * - `live`: a live session of the running daemon uses it;
  * - `idle`: recorded, on disk, registered with git, no live session;
  * - `orphaned`: on disk but git does not list it as a worktree (or svc has no record of it);
+ *   `checkout` when it is still a git checkout of its own (which `gc` never removes);
  * - `missing`: recorded, but its directory is gone.
  */
 import { lstat, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
-import { isDirty, listGitWorktrees } from "./git.js";
+import { findRepo, isDirty, listGitWorktrees } from "./git.js";
 import { WorktreeRecords, type WorktreeRecord } from "./records.js";
 
 export type TreeState = "live" | "idle" | "orphaned" | "missing";
@@ -28,6 +29,10 @@ export interface TreeRow {
   createdAt?: number;
   provisioning?: WorktreeRecord["provisioning"];
   recorded: boolean;
+  /** svc made the branch (see WorktreeRecord.branchCreated). */
+  branchCreated?: boolean;
+  /** An orphaned directory that is nonetheless a git checkout of its own (a clone, or another repository's worktree): never collected. */
+  checkout?: boolean;
 }
 
 export interface InventoryInput {
@@ -62,6 +67,8 @@ export async function inventory(input: InventoryInput): Promise<TreeRow[]> {
       ...(r.provisioning ? { provisioning: r.provisioning } : {}),
       ...(onDisk && input.sizes !== false ? { sizeBytes: await sizeOf(r.path) } : {}),
       recorded: true,
+      ...(r.branchCreated ? { branchCreated: true } : {}),
+      ...(onDisk && !registered && (await isCheckout(r.path)) ? { checkout: true, dirty: await isDirty(r.path).catch(() => undefined) } : {}),
     });
   }
   const roots = new Set([...input.roots, ...records.map((r) => r.root)]);
@@ -72,11 +79,22 @@ export async function inventory(input: InventoryInput): Promise<TreeRow[]> {
         const path = join(root, repoName, slug);
         if (recorded.has(path)) continue;
         const s = await stat(path);
-        rows.push({ path, repoName, slug, state: input.live.has(path) ? "live" : "orphaned", ageMs: input.now - s.mtimeMs, ...(input.sizes !== false ? { sizeBytes: await sizeOf(path) } : {}), recorded: false });
+        const checkout = await isCheckout(path);
+        rows.push({
+          path, repoName, slug, state: input.live.has(path) ? "live" : "orphaned", ageMs: input.now - s.mtimeMs,
+          ...(input.sizes !== false ? { sizeBytes: await sizeOf(path) } : {}), recorded: false,
+          ...(checkout ? { checkout: true, dirty: await isDirty(path).catch(() => undefined) } : {}),
+        });
       }
     }
   }
   return rows.sort((a, b) => a.path.localeCompare(b.path));
+}
+
+/** Whether `path` is the top of a working git checkout (its `.git` leads to a repository git can read). */
+async function isCheckout(path: string): Promise<boolean> {
+  if (!(await lstat(join(path, ".git")).catch(() => undefined))) return false;
+  return (await findRepo(path))?.top === path;
 }
 
 async function dirs(path: string): Promise<string[]> {

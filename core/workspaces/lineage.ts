@@ -46,21 +46,32 @@ export function attachTo(policy: "always" | "on-request", caller: string | undef
   return policy === "always" || req.attach === true ? caller : undefined;
 }
 
+/** A session that grants delegation: the new session's parent, or the session that made the call. */
+export interface Grantor {
+  id: string;
+  delegation?: number;
+}
+
 /**
- * The delegation a child gets: how many further levels of sessions it may spawn. A root session
- * has what it asks for (unset = no limit). A child gets what is asked (default: one less than its
- * parent), never more than one less than its parent, capped by `defaults.maxGrantableDelegation`.
- * A session with delegation 0 may not spawn.
+ * The delegation a new session gets: how many further levels of sessions it may spawn. Its
+ * grantors are its parent and the calling session (they differ under `attach: false` or an
+ * explicit `parentId`, and both bound it). A session no session made has what it asks for (unset =
+ * no limit). Otherwise it gets what is asked (default: one less than its tightest grantor), never
+ * more than one less than any grantor, capped by `defaults.maxGrantableDelegation`. A grantor with
+ * delegation 0 may not spawn at all.
  */
-export function childDelegation(cfg: EffectiveConfig, parent: { id: string; delegation?: number } | undefined, requested: number | undefined): { delegation?: number; capped?: string } {
-  if (!parent) return requested === undefined ? {} : { delegation: requested };
-  if (parent.delegation === 0) {
-    throw new SvcError("forbidden", `session ${parent.id} may not spawn sessions: its delegation is 0 (granted by its own parent under defaults.maxGrantableDelegation)`);
+export function childDelegation(cfg: EffectiveConfig, grantors: ReadonlyArray<Grantor | undefined>, requested: number | undefined): { delegation?: number; capped?: string } {
+  const by = [...new Map(grantors.filter((g): g is Grantor => g !== undefined).map((g) => [g.id, g])).values()];
+  if (by.length === 0) return requested === undefined ? {} : { delegation: requested };
+  const spent = by.find((g) => g.delegation === 0);
+  if (spent) {
+    throw new SvcError("forbidden", `session ${spent.id} may not spawn sessions: its delegation is 0 (granted by its own parent under defaults.maxGrantableDelegation)`);
   }
-  const left = parent.delegation === undefined ? Infinity : parent.delegation - 1;
+  const left = Math.min(...by.map((g) => (g.delegation === undefined ? Infinity : g.delegation - 1)));
   const want = Math.min(requested ?? left, left);
   const granted = want === Infinity ? grantCap(cfg) : grantableDelegation(cfg, want);
-  const capped = requested !== undefined && (granted ?? Infinity) < requested ? `delegation ${requested} capped to ${granted} (parent ${parent.id}${cfg.defaults.maxGrantableDelegation !== undefined ? `, defaults.maxGrantableDelegation ${cfg.defaults.maxGrantableDelegation}` : ""})` : undefined;
+  const names = by.map((g) => g.id).join(", ");
+  const capped = requested !== undefined && (granted ?? Infinity) < requested ? `delegation ${requested} capped to ${granted} (granted by ${names}${cfg.defaults.maxGrantableDelegation !== undefined ? `, defaults.maxGrantableDelegation ${cfg.defaults.maxGrantableDelegation}` : ""})` : undefined;
   return { ...(granted !== undefined ? { delegation: granted } : {}), ...(capped ? { capped } : {}) };
 }
 

@@ -2,14 +2,17 @@
  * Reclaiming worktrees (`svc worktree rm|archive|gc`). A tree is never removed when its session
  * ends; these are the ways back.
  * - rm: removes the tree (`git worktree remove`); refuses a dirty tree or one a live session uses
- *   unless forced. Its branch is deleted only when it holds no commit beyond its base.
+ *   unless forced. Its branch is deleted only when svc made it for this tree and it holds no
+ *   commit beyond its base (an archived branch checked out again is never deleted).
  * - archive: commits whatever is uncommitted (untracked files included) on the tree's branch,
  *   then removes the tree; the branch keeps the work (`svc sessions start --worktree <slug>` or
  *   `git worktree add <path> svc/<slug>` brings it back).
- * - gc: drops records of vanished trees, removes orphaned directories and idle clean trees older
+ * - gc: drops records of vanished trees, removes orphaned directories (never one that is still a
+ *   git checkout, e.g. a clone or a worktree svc has no record of) and idle clean trees older
  *   than the threshold (dirty ones are reported, never removed), and runs `git worktree prune`.
  */
 import { rm as rmPath } from "node:fs/promises";
+import { resolve } from "node:path";
 import { SvcError } from "../errors.js";
 import { git, gitMaybe, isDirty } from "./git.js";
 import type { TreeRow } from "./inventory.js";
@@ -23,9 +26,10 @@ export interface Removal {
   branchDeleted?: boolean;
 }
 
-/** The rows `target` (a path, or a slug) names; a slug in two repositories is ambiguous. */
-export function pick(rows: TreeRow[], target: string): TreeRow {
-  const byPath = rows.find((r) => r.path === target);
+/** The rows `target` (a path, absolute or relative to `cwd`, or a slug) names; a slug in two repositories is ambiguous. */
+export function pick(rows: TreeRow[], target: string, cwd = process.cwd()): TreeRow {
+  const abs = resolve(cwd, target);
+  const byPath = rows.find((r) => r.path === target || r.path === abs);
   if (byPath) return byPath;
   const bySlug = rows.filter((r) => r.slug === target);
   if (bySlug.length === 1) return bySlug[0]!;
@@ -36,6 +40,7 @@ export function pick(rows: TreeRow[], target: string): TreeRow {
 function refuse(row: TreeRow, force: boolean, verb: string): void {
   if (force) return;
   if (row.state === "live") throw new SvcError("conflict", `worktree ${row.slug} is in use by live session ${row.session}; stop the session first or pass --force`);
+  if (row.checkout && !row.recorded) throw new SvcError("conflict", `${row.path} is a git checkout svc did not make; remove it yourself, or pass --force`);
   if (verb === "rm" && row.dirty) throw new SvcError("conflict", `worktree ${row.slug} has uncommitted changes; \`svc worktree archive ${row.slug}\` keeps them, --force discards them`);
 }
 
@@ -48,7 +53,7 @@ export async function removeTree(home: string, row: TreeRow, opts: { force: bool
   await rmPath(row.path, { recursive: true, force: true });
   if (row.repo) await gitMaybe(["worktree", "prune"], row.repo);
   let branchDeleted = false;
-  if (row.repo && row.branch && row.baseCommit) {
+  if (row.repo && row.branch && row.baseCommit && row.branchCreated) {
     const tip = (await gitMaybe(["rev-parse", "--verify", "-q", `refs/heads/${row.branch}`], row.repo))?.trim();
     if (tip === row.baseCommit) branchDeleted = (await gitMaybe(["branch", "-D", row.branch], row.repo)) !== undefined;
   }
@@ -106,6 +111,10 @@ export async function gc(home: string, rows: TreeRow[], opts: { olderThanMs: num
       continue;
     }
     if (row.ageMs < opts.olderThanMs) continue;
+    if (row.state === "orphaned" && row.checkout) {
+      actions.push({ ...base, action: "skipped", reason: `a git checkout${row.recorded ? "" : " svc has no record of"}: \`svc worktree rm --force ${row.path}\` removes it` });
+      continue;
+    }
     if (row.state === "orphaned") {
       actions.push({ ...base, action: "removed", reason: row.recorded ? "git no longer lists it as a worktree" : "no svc record and not a worktree svc knows" });
       if (!opts.dryRun) {

@@ -17,6 +17,8 @@ export interface WorktreeRecord {
   branch: string;
   /** The commit the branch was made from (or found at, for an existing branch). */
   baseCommit: string;
+  /** svc made the branch for this tree (`git worktree add -b`); only such a branch may be deleted by `rm`. */
+  branchCreated?: boolean;
   root: string;
   createdAt: number;
   /** The session the tree was made for. */

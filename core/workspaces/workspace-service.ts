@@ -57,6 +57,8 @@ export class WorkspaceService {
   readonly queue: ProvisionQueue;
   private readonly failures = new Map<string, ProvisioningDetail>();
   private readonly running = new Map<string, AbortController>();
+  /** Tree path → the session it is being placed for, until that session ends. */
+  private readonly placing = new Map<string, string>();
 
   constructor(
     @inject(CONFIG) private readonly config: ConfigService,
@@ -98,9 +100,18 @@ export class WorkspaceService {
       this.logger.warn("the worktree root lies inside the repository; git will show the trees as untracked files", { root, repo: repo.repo });
     }
     const existing = join(root, repo.repoName, slug);
-    const user = input.usedBy(existing);
+    // A tree being placed for a session not yet registered counts as in use, so two spawns of one slug at once do not both take it.
+    const user = input.usedBy(existing) ?? this.placing.get(existing);
     if (user) throw new SvcError("conflict", `worktree ${slug} (${existing}) is in use by live session ${user}; choose another slug`);
-    const { info, reused } = await addWorktree({ repo, root, slug, records: this.records, sessionId: input.sessionId, now: this.clock.now() });
+    this.placing.set(existing, input.sessionId);
+    let added;
+    try {
+      added = await addWorktree({ repo, root, slug, records: this.records, sessionId: input.sessionId, now: this.clock.now() });
+    } catch (err) {
+      this.placing.delete(existing);
+      throw err;
+    }
+    const { info, reused } = added;
     const rel = relative(repo.top, input.cwd);
     const sub = rel && !rel.startsWith("..") ? join(info.path, rel) : info.path;
     const cwd = (await stat(sub).catch(() => undefined))?.isDirectory() ? sub : info.path;
@@ -155,7 +166,13 @@ export class WorkspaceService {
     return writeShimDir(this.home, p);
   }
 
+  /** The session's start failed before it was registered (or it ended): its tree is free again. */
+  released(sessionId: string): void {
+    for (const [path, id] of this.placing) if (id === sessionId) this.placing.delete(path);
+  }
+
   async ended(sessionId: string): Promise<void> {
+    this.released(sessionId);
     this.tokens.revoke(sessionId);
     this.keys.release(sessionId);
     await removeShimDir(this.home, sessionId).catch(() => undefined);

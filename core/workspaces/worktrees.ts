@@ -42,8 +42,9 @@ export async function addWorktree(input: AddWorktreeInput): Promise<{ info: Work
     return { info: { path, branch: known?.branch ?? branch, repo: repo.repo, slug, baseCommit }, reused: true };
   }
   let baseCommit: string | undefined;
+  let added = false;
   if (repo.head) {
-    const added = await git(["worktree", "add", "-b", branch, path, repo.head], repo.repo).then(
+    added = await git(["worktree", "add", "-b", branch, path, repo.head], repo.repo).then(
       () => true,
       (err: Error) => {
         if (/branch named .* already exists/.test(err.message)) return false;
@@ -59,6 +60,6 @@ export async function addWorktree(input: AddWorktreeInput): Promise<{ info: Work
     await git(["worktree", "add", path, branch], repo.repo);
   }
   const info = { path, branch, repo: repo.repo, slug, baseCommit };
-  await records.put({ ...info, repoName: repo.repoName, root, createdAt: input.now, sessionId: input.sessionId });
+  await records.put({ ...info, repoName: repo.repoName, root, createdAt: input.now, sessionId: input.sessionId, branchCreated: added });
   return { info, reused: false };
 }

@@ -91,6 +91,8 @@ describe("svc worktree ls|rm|archive|gc on dirty, clean, live and orphaned trees
     const after = (await cli(["worktree", "ls", "--json"])).json().worktrees.map((w: { slug: string; state: string }) => `${w.slug}:${w.state}`);
     expect(after).toEqual(["live-one:live"]);
     expect(sh(repo, "worktree", "list", "--porcelain")).not.toContain("gone-one");
+    // The archived branch checked out again was not svc's to delete: its work is still there.
+    expect(sh(repo, "show", "svc/dirty-one:work.txt")).toBe("unsaved work\n");
 
     expect((await cli(["worktree", "rm", "live-one", "--force"])).code).toBe(0);
     expect((await cli(["worktree", "gc", "--older-than", "7x"])).stderr).toMatch(/--older-than "7x" is invalid/);
@@ -144,6 +146,12 @@ describe("the provisioning queue on a real daemon", () => {
     const table = (await cli(["sessions", "ls"])).stdout;
     expect(table).toMatch(new RegExp(`${ids[1]}\\s+-\\s+echo\\s+starting \\(queued #1\\)`));
     expect(table).toMatch(new RegExp(`${ids[2]}\\s+-\\s+echo\\s+starting \\(queued #2\\)`));
+    // The same positions through the MCP tool session_list.
+    const client = new Client({ name: "lister", version: "0.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl)));
+    const listed = (await client.callTool({ name: "session_list", arguments: {} })).structuredContent as { sessions: Array<{ id: string; provisioning?: unknown }> };
+    await client.close();
+    expect(ids.slice(1).map((id) => listed.sessions.find((x) => x.id === id)?.provisioning)).toEqual([{ state: "queued", position: 1 }, { state: "queued", position: 2 }]);
     expect((await cli(["config", "set", "worktrees.provisionConcurrency", "2"])).code).toBe(0);
     while ((await states())[1]?.state !== "running" && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     expect(await states()).toEqual([{ state: "running", phase: "setup" }, { state: "running", phase: "setup" }, { state: "queued", position: 1 }]);

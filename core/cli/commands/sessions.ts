@@ -76,6 +76,7 @@ export function registerSessions(program: Command): void {
     .description("Start a terminal session from a local terminalPresets entry, or run `-- <argv...>`; output goes to terminal.jsonl")
     .argument("[argv...]", "the command, after `--`")
     .option("--preset <name>", "a terminalPresets entry")
+    .option("--root <dir>", "where a worktree for it is created, under worktrees.isolation always (over SVC_WORKTREES_ROOT and worktrees.root)")
     .option("--cwd <dir>", "working directory (relative to this cwd)")
     .option("--label <label>", "label shown in listings")
     .option("--name <name>", "stable session name")

@@ -10,11 +10,12 @@ export function registerSwarm(program: Command): void {
     .argument("<file>", "the swarm file (svc/swarm/v1, JSON)")
     .option("--model <role=id>", "the run's model for a role, highest precedence (repeatable)", collect)
     .option("--concurrency <n>", "at most n steps at once (default the file's, else 4)")
+    .option("--root <dir>", "create the steps' worktrees under this directory (over SVC_WORKTREES_ROOT and worktrees.root)")
     .option("--dry-run", "print the resolved plan (models with sources, adapters, cwd, order) and start nothing")
     .option("--attach", "nest the steps under the calling session even when spawn.attach is on-request")
     .option("--no-attach", "do not nest the steps under the calling session")
     .option("--json", "machine-readable output")
-    .action(async (file: string, opts: { model?: string[]; concurrency?: string; dryRun?: boolean; attach?: boolean; json?: boolean }) => {
+    .action(async (file: string, opts: { model?: string[]; concurrency?: string; root?: string; dryRun?: boolean; attach?: boolean; json?: boolean }) => {
       const { runSwarm } = await import("../swarm/verbs.js");
       await runSwarm(file, opts);
     });

@@ -141,7 +141,7 @@ export async function sessionsExport(id: string): Promise<void> {
  * `svc sessions terminal`: the preset comes from the local config; a relative cwd (flag or
  * preset) resolves against this CLI's cwd before it is sent.
  */
-export async function sessionsTerminal(argv: string[], opts: { preset?: string; cwd?: string; label?: string; name?: string; json?: boolean }): Promise<void> {
+export async function sessionsTerminal(argv: string[], opts: { preset?: string; cwd?: string; label?: string; name?: string; root?: string; json?: boolean }): Promise<void> {
   let cwd = opts.cwd;
   if (cwd === undefined && opts.preset) {
     const { effective } = await readEffectiveConfig();
@@ -156,6 +156,7 @@ export async function sessionsTerminal(argv: string[], opts: { preset?: string; 
     ...(cwd !== undefined ? { cwd: isAbsolute(cwd) ? cwd : resolve(process.cwd(), cwd) } : {}),
     ...(opts.label ? { label: opts.label } : {}),
     ...(opts.name ? { name: opts.name } : {}),
+    ...(opts.root ? { worktreeRoot: resolve(process.cwd(), opts.root) } : {}),
   };
   if (!body.preset && !body.argv) throw new SvcError("usage", "svc sessions terminal needs --preset <name> or a command after `--`");
   const client = await DaemonClient.connect();

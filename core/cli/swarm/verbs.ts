@@ -19,7 +19,7 @@ import { printJson, println } from "../output.js";
 import { printPlan, printResults, printRuns, progressLine } from "./render.js";
 import { RunWatch } from "./run-watch.js";
 
-export async function runSwarm(file: string, f: { model?: string[]; concurrency?: string; dryRun?: boolean; attach?: boolean; json?: boolean }): Promise<void> {
+export async function runSwarm(file: string, f: { model?: string[]; concurrency?: string; root?: string; dryRun?: boolean; attach?: boolean; json?: boolean }): Promise<void> {
   const path = resolve(file);
   const text = await readFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
     throw new SvcError("invalid_input", `cannot read swarm file ${path}: ${err.code === "ENOENT" ? "no such file" : err.message}`);
@@ -29,7 +29,7 @@ export async function runSwarm(file: string, f: { model?: string[]; concurrency?
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)) {
     throw new SvcError("usage", `--concurrency must be an integer from 1 to 64, got ${JSON.stringify(f.concurrency)}`);
   }
-  const input: RunInput = { swarm, text, file: path, baseDir: dirname(path), models: parseRunModels(f.model ?? []), ...(concurrency ? { concurrency } : {}), ...(f.dryRun ? { dryRun: true } : {}), ...(f.attach !== undefined ? { attach: f.attach } : {}) };
+  const input: RunInput = { swarm, text, file: path, baseDir: dirname(path), models: parseRunModels(f.model ?? []), ...(concurrency ? { concurrency } : {}), ...(f.root ? { worktreeRoot: resolve(f.root) } : {}), ...(f.dryRun ? { dryRun: true } : {}), ...(f.attach !== undefined ? { attach: f.attach } : {}) };
   if (f.dryRun) {
     const { plan, parentSessionId } = await dryRun(input);
     if (f.json) printJson({ plan, ...(parentSessionId ? { parentSessionId } : {}) });

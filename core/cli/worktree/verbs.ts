@@ -58,7 +58,7 @@ export async function worktreeRm(target: string, opts: { force?: boolean; json?:
   const done = await removeTree(svcHome(), row, { force: opts.force === true });
   if (opts.json) return printJson({ removed: done });
   println(`removed ${done.path}`);
-  if (done.branch) println(done.branchDeleted ? `deleted branch ${done.branch} (it held no commits beyond its base)` : `kept branch ${done.branch} (it holds commits)`);
+  if (done.branch) println(done.branchDeleted ? `deleted branch ${done.branch} (it held no commits beyond its base)` : `kept branch ${done.branch} (it holds commits beyond its base, or svc did not make it for this tree)`);
 }
 
 export async function worktreeArchive(target: string, opts: { force?: boolean; json?: boolean }): Promise<void> {

@@ -100,4 +100,13 @@ describe("worktree isolation with real git", () => {
     const again = await h.runtime.start({ adapter: "echo", cwd: repo, worktree: "shared" });
     expect(again.descriptor.worktree).toEqual(first.descriptor.worktree);
   });
+
+  it("two spawns naming the same slug at the same instant: one gets the tree, the other a conflict", async () => {
+    h = await makeWsHarness();
+    const repo = await makeRepo(await tempDir());
+    const both = await Promise.allSettled([h.runtime.start({ adapter: "echo", cwd: repo, worktree: "race", prompt: "one" }), h.runtime.start({ adapter: "echo", cwd: repo, worktree: "race", prompt: "two" })]);
+    expect(both.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    expect(both.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "conflict" } });
+    expect(h.runtime.list().filter((d) => d.state !== "ended")).toHaveLength(1);
+  });
 });

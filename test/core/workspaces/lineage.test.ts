@@ -1,8 +1,17 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionMessaging } from "../../../core/sessions/messaging.js";
 import { CONFIG, resolve } from "../../../core/tokens.js";
-import { until } from "../sessions/harness.js";
-import { makeWsHarness, tempDir, type WsHarness } from "./support.js";
+import { fixtureAgent, until } from "../sessions/harness.js";
+import { AGENTS, makeRepo, makeWsHarness, sh, tempDir, type WsHarness } from "./support.js";
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 let h: WsHarness | undefined;
 afterEach(async () => {
@@ -71,6 +80,40 @@ describe("spawn lineage", () => {
     expect(grandchild.descriptor).toMatchObject({ depth: 2, role: "executor", delegation: 0 });
     await expect(h.runtime.start({ adapter: "echo", cwd, parentId: grandchild.descriptor.id })).rejects.toMatchObject({ code: "forbidden", message: expect.stringMatching(/delegation is 0/) });
   });
+
+  it("the caller bounds the grant too: attach: false or naming another parent does not escape its delegation", async () => {
+    h = await makeWsHarness({ defaults: { maxGrantableDelegation: 2 } });
+    const cwd = await tempDir();
+    const other = await h.runtime.start({ adapter: "echo", cwd });
+    const spent = await h.runtime.start({ adapter: "echo", cwd, delegation: 0 });
+    const token = tokenOf(h, spent.descriptor.id);
+    const forbidden = { code: "forbidden", message: expect.stringContaining(`session ${spent.descriptor.id} may not spawn`) };
+    await expect(h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: false })).rejects.toMatchObject(forbidden);
+    await expect(h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: false, delegation: 9 })).rejects.toMatchObject(forbidden);
+    await expect(h.runtime.start({ adapter: "echo", cwd, callerToken: token, parentId: other.descriptor.id })).rejects.toMatchObject(forbidden);
+    // An unlimited caller still grants no more than defaults.maxGrantableDelegation, nested or not.
+    const free = tokenOf(h, other.descriptor.id);
+    expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: free, attach: false, delegation: 9 })).descriptor).toMatchObject({ parentId: undefined, delegation: 2 });
+    const three = await h.runtime.start({ adapter: "echo", cwd, delegation: 3 });
+    expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: tokenOf(h, three.descriptor.id), parentId: other.descriptor.id })).descriptor).toMatchObject({ parentId: other.descriptor.id, delegation: 2 });
+    const one = await h.runtime.start({ adapter: "echo", cwd, delegation: 1 });
+    expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: tokenOf(h, one.descriptor.id), attach: false })).descriptor.delegation).toBe(0);
+  });
+
+  it("a stop that lands while the agent's process is starting stops that process", async () => {
+    h = await makeWsHarness({ acpAgents: { ...AGENTS, slowinit: fixtureAgent("echo-agent.mjs", { env: { FX_INIT_DELAY_MS: "1500" } }) } });
+    const cwd = await tempDir();
+    const starting = h.runtime.start({ adapter: "slowinit", cwd });
+    starting.catch(() => undefined);
+    await until(() => h!.runtime.list().length === 1, "the session is registered");
+    const id = h.runtime.list()[0]!.id;
+    await h.runtime.stop(id);
+    await expect(starting).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/stopped while its agent was starting/) });
+    const pid = h.runtime.get(id).handle?.pid;
+    expect(pid).toBeGreaterThan(0);
+    await until(() => !alive(pid!), "the agent process is gone");
+    expect(h.runtime.state(id)).toBe("ended");
+  });
 });
 
 describe("spawn idempotency", () => {
@@ -93,6 +136,16 @@ describe("spawn idempotency", () => {
     const [a, b] = await Promise.all([h.runtime.start({ adapter: "echo", cwd, prompt: "same" }), h.runtime.start({ adapter: "echo", cwd, prompt: "same" })]);
     expect(a.descriptor.id).toBe(b.descriptor.id);
     expect([a.deduped, b.deduped].filter(Boolean)).toHaveLength(1);
+  });
+
+  it("two identical spawns at once make one session while git places the first one's worktree", async () => {
+    h = await makeWsHarness({}, { SVC_WORKTREES_ISOLATION: "always" });
+    const repo = await makeRepo(await tempDir());
+    const [a, b] = await Promise.all([h.runtime.start({ adapter: "echo", cwd: repo, prompt: "same" }), h.runtime.start({ adapter: "echo", cwd: repo, prompt: "same" })]);
+    expect(b.descriptor.id).toBe(a.descriptor.id);
+    expect([a.deduped, b.deduped].filter(Boolean)).toHaveLength(1);
+    expect(h.runtime.list()).toHaveLength(1);
+    expect(sh(repo, "worktree", "list").trim().split("\n")).toHaveLength(2);
   });
 
   it("per-call dedupe: false opts out; on-request derives no key but honours an explicit idempotencyKey; a key frees when its session ends", async () => {

@@ -68,6 +68,24 @@ describe("provisioning a worktree", () => {
     expect(view()).toEqual([{ state: "done" }, { state: "done" }, { state: "done" }]);
   });
 
+  it("the load guard reads worktrees.provisionLoadFactor and the injected load average: one admitted, the rest wait until the load drops", async () => {
+    h = await makeWsHarness({ worktrees: { provisionConcurrency: 0, provisionLoadFactor: 1 } });
+    h.load.coreCount = 2;
+    h.load.value = 5;
+    const gateFile = join(await tempDir(), "open");
+    const repo = await repoWith({ install: false, setup: [`while [ ! -f '${gateFile}' ]; do sleep 0.02; done`] });
+    const ids: string[] = [];
+    for (const slug of ["l1", "l2", "l3"]) ids.push((await h.runtime.start({ adapter: "echo", cwd: repo, worktree: slug })).descriptor.id);
+    const view = () => ids.map((id) => h!.runtime.describe(h!.runtime.get(id)).provisioning);
+    await until(() => view()[0]?.state === "running", "an idle queue admits one whatever the load");
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(view().slice(1)).toEqual([{ state: "queued", position: 1 }, { state: "queued", position: 2 }]);
+    h.load.value = 2;
+    await until(() => view().every((p) => p?.state === "running"), "admitted once load1 <= cores x factor");
+    await writeFile(gateFile, "");
+    for (const id of ids) await h.runtime.ready(id);
+  });
+
   it("a session stopped while queued leaves the queue, one stopped while provisioning has its commands killed; neither agent starts", async () => {
     h = await makeWsHarness({ worktrees: { provisionConcurrency: 1 } });
     const gateFile = join(await tempDir(), "open");
