@@ -2,8 +2,11 @@ import type { DependencyContainer } from "tsyringe";
 import { SvcError } from "../errors.js";
 import type { SessionAdapterInstance } from "../plugin-api/sessions.js";
 import { pluginInstance } from "../plugin-host/context.js";
-import { PLUGINS, resolve } from "../tokens.js";
+import { PLUGINS, resolve, token } from "../tokens.js";
 import type { AdapterSource } from "./types.js";
+
+/** How the session runtime finds adapter plugins (set up through the plugin host). */
+export const SESSION_ADAPTERS = token<AdapterLookup>("session-adapters");
 
 /** How the runtime finds adapter plugins; tests may provide their own. */
 export interface AdapterLookup {
