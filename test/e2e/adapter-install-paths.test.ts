@@ -6,12 +6,14 @@
  * the user's project directory; the real daemon sets it up, reports it ready and polls it.
  */
 import { execFileSync } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startDaemonProcess } from "../support/cli.js";
 import { buildAdapterWalkthrough } from "../support/readme.js";
+import { REPO_ROOT } from "../support/paths.js";
 
 /** The walk-through's package (docs/writing-an-adapter.md). */
 const PKG = "svc-adapter-hello";
@@ -86,6 +88,29 @@ describe("an adapter package with no copy of svc loads wherever it is installed"
     await cp(join(root, "src", PKG), join(t.cwd, "node_modules", PKG), { recursive: true, verbatimSymlinks: true });
     await writeFile(join(t.home, "config.json"), JSON.stringify({ adapters: [PKG] }));
     await expectLoadsAndRuns({ ...t, cwd: t.cwd });
+  });
+
+  it("by default into $SVC_HOME/adapters: svc's own package.json and lock untouched, and rm leaves no trace", async () => {
+    const home = join(root, "default", "home");
+    const cwd = join(root, "default", "cwd");
+    await mkdir(cwd, { recursive: true });
+    const own = async () => Promise.all(["package.json", "package-lock.json"].map((f) => readFile(join(REPO_ROOT, f), "utf8")));
+    const before = await own();
+    const r = await runCli(["adapters", "install", join(root, "src", PKG)], { home, cwd });
+    expect(r.code, r.stderr).toBe(0);
+    const prefix = join(home, "adapters");
+    expect(existsSync(join(prefix, "node_modules", PKG, "package.json"))).toBe(true);
+    expect(existsSync(join(REPO_ROOT, "node_modules", PKG))).toBe(false);
+    expect(await own()).toEqual(before);
+    const ls = JSON.parse((await runCli(["adapters", "ls", "--load", "--json"], { home, cwd })).stdout) as { packages: Array<{ id: string; resolvedFrom: string; plugins: Array<{ status: string }> }> };
+    expect(ls.packages.find((p) => p.id === PKG)).toMatchObject({ resolvedFrom: "install", plugins: [{ status: "wins" }] });
+    const removed = await runCli(["adapters", "rm", PKG], { home, cwd });
+    expect(removed.code, removed.stderr).toBe(0);
+    // No trace: no file under $SVC_HOME names the package any more (config, the prefix's manifest and lock, node_modules).
+    const files = (await readdir(home, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() || e.isSymbolicLink());
+    for (const f of files) expect(await readFile(join(f.parentPath, f.name), "utf8").catch(() => ""), join(f.parentPath, f.name)).not.toContain(PKG);
+    expect(existsSync(join(prefix, "node_modules", PKG))).toBe(false);
+    expect(await own()).toEqual(before);
   });
 
   it("install refuses a package whose manifest names an entry that is not there, and rolls back", async () => {
