@@ -9,7 +9,8 @@ import { createContainer, type ContainerOptions } from "../container.js";
 import { SvcError } from "../errors.js";
 import { withFileLock } from "../storage/lock.js";
 import { homeFile } from "../storage/paths.js";
-import { CONFIG, LISTEN, LOGGER, ROUTES, resolve } from "../tokens.js";
+import { CONFIG, LISTEN, LOGGER, PLUGINS, ROUTES, resolve } from "../tokens.js";
+import { missingRouteProblem } from "../plugin-host/missing-route.js";
 import { registerValue } from "../runtime/inject.js";
 import { SVC_VERSION } from "../version.js";
 import { DaemonHttpServer } from "./http-server.js";
@@ -45,6 +46,7 @@ export async function startDaemon(options: ContainerOptions & { modules?: Daemon
       bind: daemonCfg().bind,
       tokens: () => ({ stable: daemonCfg().authToken, boot: bootToken }),
       policy: () => ({ allowedOrigins: daemonCfg().allowedOrigins ?? [] }),
+      explainMissing: (method, path) => missingRouteProblem(resolve(c, PLUGINS), method, path),
     });
     const stopModules = async () => {
       for (const m of [...started].reverse()) {
