@@ -38,6 +38,13 @@ describe("an adapter package with no copy of svc loads wherever it is installed"
     root = await mkdtemp(join(tmpdir(), "svc-install-paths-"));
     expect(await buildAdapterWalkthrough(join(root, "src", PKG))).toEqual(["package.json", "src/index.ts", "tsconfig.json"]);
   });
+
+  it("the docs' package needs nothing of svc: no peer dependency, no dependency on svc or its plugin API at run time", async () => {
+    const pj = JSON.parse(await readFile(join(root, "src", PKG, "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
+    expect(pj.peerDependencies).toBeUndefined();
+    expect(pj.dependencies).toBeUndefined();
+    expect(Object.keys(pj.devDependencies ?? {}).filter((d) => /^(svc|@svc\/svc)$/.test(d))).toEqual([]);
+  });
   afterAll(() => rm(root, { recursive: true, force: true }));
 
   async function homeFor(name: string): Promise<{ home: string; install: string; cwd: string; env: NodeJS.ProcessEnv }> {
