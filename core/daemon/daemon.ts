@@ -4,6 +4,8 @@
  */
 import "reflect-metadata";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { rmdir } from "node:fs/promises";
 import type { DependencyContainer } from "tsyringe";
 import { createContainer, type ContainerOptions } from "../container.js";
 import { SvcError } from "../errors.js";
@@ -25,6 +27,18 @@ export interface RunningDaemon {
 }
 
 export async function startDaemon(options: ContainerOptions & { modules?: DaemonModule[] }): Promise<RunningDaemon> {
+  const fresh = !existsSync(options.home);
+  try {
+    return await startLocked(options);
+  } catch (err) {
+    // A start that failed leaves no trace: not even the $SVC_HOME folder the lock needed (rmdir
+    // removes it only when nothing else was written there).
+    if (fresh) await rmdir(options.home).catch(() => undefined);
+    throw err;
+  }
+}
+
+function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): Promise<RunningDaemon> {
   const { home } = options;
   // The lock makes "is one running? then I am" atomic across processes.
   return withFileLock(homeFile(home, "runtime"), async () => {

@@ -98,6 +98,10 @@ describe("CLI rough edges", () => {
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/already in use/);
       expect(await readdir(t.home)).toEqual([]);
+      // Nor does it leave a $SVC_HOME that did not exist before.
+      const fresh = join(t.home, "not-yet");
+      expect((await runCli(["serve", "--port", String(port)], { home: fresh })).code).toBe(1);
+      expect(await readdir(t.home)).toEqual([]);
     } finally {
       busy.close();
       await t.cleanup();
