@@ -2,10 +2,13 @@
  * Issue 13, "Adapter packages": the host provides its plugin API to every plugin at run time,
  * whatever the install path. The package of docs/writing-an-adapter.md's walk-through, written
  * and built from the doc alone (it imports `@svc/plugin-api`, has no dependency on svc, and only
- * the types-only @svc/plugin-api beside it), loads from a folder install, a tarball install and
- * the user's project directory; the real daemon sets it up, reports it ready and polls it.
+ * the types-only @svc/plugin-api beside it), loads from a folder install, a tarball install, a
+ * registry install (a local registry) and the user's project directory; the real daemon sets it
+ * up, reports it ready and polls it.
  */
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createServer } from "node:http";
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -87,6 +90,34 @@ describe("an adapter package with no copy of svc loads wherever it is installed"
     const r = await runCli(["adapters", "install", join(root, out)], { home: t.home, cwd: t.cwd, env: t.env });
     expect(r.code, r.stderr).toBe(0);
     await expectLoadsAndRuns(t);
+  });
+
+  it("from a registry (svc adapters install <name>, served by a local npm registry)", async () => {
+    const t = await homeFor("registry");
+    const tgzName = execFileSync("npm", ["pack", "--silent", "--pack-destination", root, join(root, "src", PKG)], { encoding: "utf8" }).trim().split("\n").at(-1)!;
+    const tgz = await readFile(join(root, tgzName));
+    const integrity = `sha512-${createHash("sha512").update(tgz).digest("base64")}`;
+    const manifest = JSON.parse(await readFile(join(root, "src", PKG, "package.json"), "utf8")) as Record<string, unknown>;
+    // The two requests npm makes of a registry: the packument, then the tarball it names.
+    const registry = createServer((req, res) => {
+      const base = `http://127.0.0.1:${(registry.address() as { port: number }).port}`;
+      if (req.url === `/${PKG}`) {
+        const version = { ...manifest, _id: `${PKG}@1.0.0`, dist: { tarball: `${base}/${PKG}/-/${tgzName}`, integrity } };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ name: PKG, "dist-tags": { latest: "1.0.0" }, versions: { "1.0.0": version } }));
+      } else if (req.url === `/${PKG}/-/${tgzName}`) res.writeHead(200, { "content-type": "application/octet-stream" }).end(tgz);
+      else res.writeHead(404).end("{}");
+    });
+    await new Promise<void>((r) => registry.listen(0, "127.0.0.1", r));
+    try {
+      const port = (registry.address() as { port: number }).port;
+      const env = { ...t.env, npm_config_registry: `http://127.0.0.1:${port}/`, npm_config_cache: join(root, "registry", "npm-cache") };
+      const r = await runCli(["adapters", "install", PKG], { home: t.home, cwd: t.cwd, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(join(t.install, "node_modules", PKG, "dist", "index.js"))).toBe(true);
+      await expectLoadsAndRuns(t);
+    } finally {
+      registry.close();
+    }
   });
 
   it("from the project directory (the cwd's node_modules)", async () => {
