@@ -17,9 +17,9 @@ import { DaemonEventBus } from "./daemon/event-bus.js";
 import { homeFile } from "./storage/paths.js";
 import { FileCredentialStore } from "./storage/credentials.js";
 import { createHostEgress } from "./egress/host-egress.js";
-import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, EGRESS, ENV, HOME, LOAD_PROBE, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, WORKSPACES, resolve } from "./tokens.js";
+import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, EGRESS, ENV, HOME, LOAD_PROBE, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, resolve } from "./tokens.js";
 import { osLoadProbe, type LoadProbe } from "./workspaces/load-probe.js";
-import { WorkspaceService } from "./workspaces/workspace-service.js";
+import { WORKSPACES, WorkspaceService } from "./workspaces/workspace-service.js";
 
 export interface ContainerOptions {
   home: string;

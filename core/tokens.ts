@@ -1,6 +1,10 @@
 /**
  * Typed injection tokens. A token carries the type of what it resolves to, so
  * `resolve(container, CLOCK)` is a `Clock` without casts at the call site.
+ *
+ * A token whose type lives in a module that itself injects tokens (SESSIONS, SESSION_ADAPTERS,
+ * WORKSPACES, REMOTE) is declared beside that type instead, so this file imports nothing that
+ * imports it back (test/architecture.test.ts).
  */
 import type { DependencyContainer } from "tsyringe";
 import type { Clock, Random, Sleep } from "./runtime/clock.js";
@@ -38,17 +42,9 @@ export const TOOLS = token<ToolTable>("tools");
 export const DAEMON_EVENTS = token<DaemonEventBus>("daemon-events");
 export const SERVICES = token<import("./runtime/service-directory.js").ServiceDirectory>("services");
 export const SENTINELS = token<import("./sentinels/service.js").SentinelService>("sentinels");
-/** The session runtime (core/sessions). */
-export const SESSIONS = token<import("./sessions/runtime.js").SessionRuntime>("sessions");
-/** How the session runtime finds adapter plugins (set up through the plugin host). */
-export const SESSION_ADAPTERS = token<import("./sessions/adapter-lookup.js").AdapterLookup>("session-adapters");
 /** The host egress behind the SSRF gate (core/egress), offered to plugins as the service "egress". */
 /** Where the daemon's HTTP listener is (set once it listens, before the modules start). */
 export const LISTEN = token<{ port: number; bind: string }>("listen");
-/** The remote room's services (core/remote): pairings and the tunnel. */
-export const REMOTE = token<import("./remote/room.js").RemoteServices>("remote");
 export const EGRESS = token<import("./egress/host-egress.js").HostEgress>("egress");
-/** Workspaces (core/workspaces): worktrees, the provisioning queue, lineage tokens, spawn keys, the gh shim. */
-export const WORKSPACES = token<import("./workspaces/workspace-service.js").WorkspaceService>("workspaces");
 /** The 1-minute load average and core count the provisioning queue's load guard reads (tests inject one). */
 export const LOAD_PROBE = token<import("./workspaces/provision-queue.js").LoadProbe>("load-probe");

@@ -3,7 +3,8 @@ import "reflect-metadata";
 import type { ConfigFlags } from "../config/resolve.js";
 import { startDaemon } from "../daemon/daemon.js";
 import { svcHome } from "../storage/paths.js";
-import { DAEMON_EVENTS, REMOTE, resolve } from "../tokens.js";
+import { DAEMON_EVENTS, resolve } from "../tokens.js";
+import { REMOTE } from "../remote/services.js";
 import { toB64u } from "../remote/web/bytes.js";
 
 /** Prints the tunnel's public URL each time it opens (and, with e2e, the key clients seal to). */

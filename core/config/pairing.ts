@@ -6,6 +6,7 @@ import { SvcError } from "../errors.js";
 import type { EffectiveConfig } from "./config-service.js";
 
 export { DEFAULT_PAIR_PAGE, DEFAULT_RENDEZVOUS_URL } from "./constants.js";
+export { isPairPage, pairPageUrl } from "./pair-page.js";
 
 export interface PairingSettings {
   /** The broker to use; `undefined` when the configuration opted out (`""`). */
@@ -30,22 +31,4 @@ export function rendezvousForOffer(cfg: EffectiveConfig, flag?: string): string 
     throw new SvcError("usage", `pairing.rendezvous is "" (explicit opt-out from the hosted broker): pass --rendezvous <wss://url> to pair offer`);
   }
   return configured;
-}
-
-/** The pair page URL for a daemon fingerprint: `{fp}` substituted (lower-cased, it sits in a hostname). */
-export function pairPageUrl(template: string, fingerprint: string): string {
-  return template.replaceAll("{fp}", fingerprint.toLowerCase());
-}
-
-/** A plain http(s) URL, or a template with `{fp}` in its hostname only (one browser origin per daemon). */
-export function isPairPage(v: string): boolean {
-  const marker = "zzfpzz";
-  try {
-    const u = new URL(v.replaceAll("{fp}", marker));
-    if (u.protocol !== "http:" && u.protocol !== "https:") return false;
-    if (!v.includes("{fp}")) return true;
-    return u.hostname.includes(marker) && !(u.pathname + u.search + u.hash).includes(marker);
-  } catch {
-    return false;
-  }
 }

@@ -9,7 +9,7 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { DEFAULT_JUDGE_BASE_URL, DEFAULT_PAIR_PAGE, DEFAULT_RENDEZVOUS_URL } from "./constants.js";
-import { isPairPage } from "./pairing.js";
+import { isPairPage } from "./pair-page.js";
 
 const nonEmpty = z.string().min(1);
 const stringRecord = z.record(z.string(), z.string());

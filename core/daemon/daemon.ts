@@ -4,12 +4,15 @@
  */
 import "reflect-metadata";
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { rmdir } from "node:fs/promises";
 import type { DependencyContainer } from "tsyringe";
 import { createContainer, type ContainerOptions } from "../container.js";
 import { SvcError } from "../errors.js";
 import { withFileLock } from "../storage/lock.js";
 import { homeFile } from "../storage/paths.js";
-import { CONFIG, LISTEN, LOGGER, ROUTES, resolve } from "../tokens.js";
+import { CONFIG, LISTEN, LOGGER, PLUGINS, ROUTES, resolve } from "../tokens.js";
+import { missingRouteProblem } from "../plugin-host/missing-route.js";
 import { registerValue } from "../runtime/inject.js";
 import { SVC_VERSION } from "../version.js";
 import { DaemonHttpServer } from "./http-server.js";
@@ -24,6 +27,18 @@ export interface RunningDaemon {
 }
 
 export async function startDaemon(options: ContainerOptions & { modules?: DaemonModule[] }): Promise<RunningDaemon> {
+  const fresh = !existsSync(options.home);
+  try {
+    return await startLocked(options);
+  } catch (err) {
+    // A start that failed leaves no trace: not even the $SVC_HOME folder the lock needed (rmdir
+    // removes it only when nothing else was written there).
+    if (fresh) await rmdir(options.home).catch(() => undefined);
+    throw err;
+  }
+}
+
+function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): Promise<RunningDaemon> {
   const { home } = options;
   // The lock makes "is one running? then I am" atomic across processes.
   return withFileLock(homeFile(home, "runtime"), async () => {
@@ -45,6 +60,7 @@ export async function startDaemon(options: ContainerOptions & { modules?: Daemon
       bind: daemonCfg().bind,
       tokens: () => ({ stable: daemonCfg().authToken, boot: bootToken }),
       policy: () => ({ allowedOrigins: daemonCfg().allowedOrigins ?? [] }),
+      explainMissing: (method, path) => missingRouteProblem(resolve(c, PLUGINS), method, path),
     });
     const stopModules = async () => {
       for (const m of [...started].reverse()) {

@@ -18,6 +18,8 @@ export interface HttpServerOptions {
   tokens: () => AuthTokens;
   policy: () => OriginPolicy;
   bind: string;
+  /** Why no route serves a request, when something more useful than "no route" is known. */
+  explainMissing?: (method: string, path: string) => SvcError | undefined;
 }
 
 const DEFAULT_MAX_BODY = 1024 * 1024;
@@ -74,7 +76,7 @@ export class DaemonHttpServer {
       cors = corsHeaders(req.headers, policy, false);
       checkOrigin(method, req.headers, policy);
       const found = this.opts.routes.match(method, url.pathname);
-      if (!found) throw new SvcError("not_found", `no route ${method} ${url.pathname}`);
+      if (!found) throw this.opts.explainMissing?.(method, url.pathname) ?? new SvcError("not_found", `no route ${method} ${url.pathname}`);
       if ("allowed" in found) {
         throw new SvcError("method_not_allowed", `${method} is not allowed on ${url.pathname}; allowed: ${found.allowed.join(", ")}`);
       }

@@ -73,7 +73,8 @@ export async function loadPlugins(registry: PluginRegistry, options: ScanOptions
     try {
       for (const plugin of await importPackage(pkg)) registry.add(plugin);
     } catch (err) {
-      failures.push({ package: pkg.label, phase: err instanceof PhaseError ? err.phase : "import", error: (err as Error).message });
+      const declares = pkg.manifest.plugins.map((p) => ({ type: p.type, kind: p.kind }));
+      failures.push({ package: pkg.label, phase: err instanceof PhaseError ? err.phase : "import", error: (err as Error).message, declares });
     }
   }
   const ordered = inListedOrder(failures, options.ids);

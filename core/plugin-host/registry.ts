@@ -8,6 +8,7 @@ import type { AdapterInstance } from "../plugin-api/adapter.js";
 import type { ProviderInstance } from "../plugin-api/provider.js";
 import type { TargetInstance } from "../plugin-api/target.js";
 import { SvcError } from "../errors.js";
+import { loadFailureMessage } from "./failure-message.js";
 
 export type PluginType = AnyPlugin["type"];
 
@@ -41,6 +42,8 @@ export interface LoadFailure {
   package: string;
   phase: "resolve" | "manifest" | "validate" | "host-range" | "import" | "shape" | "setup";
   error: string;
+  /** The plugins the package's manifest declares, when it was read (a failed import or shape check). */
+  declares?: Array<{ type: PluginType; kind: string }>;
 }
 
 type InstanceOf<T extends PluginType> = T extends "provider" ? ProviderInstance : T extends "target" ? TargetInstance : AdapterInstance;
@@ -112,6 +115,19 @@ export class PluginRegistry {
     this.failures.push(failure);
   }
 
+  /** Why a plugin some package declares is not loaded: that package's load failure, if any. */
+  failureOf(type: PluginType, kind: string): LoadFailure | undefined {
+    if (this.get(type, kind)) return undefined;
+    return this.failures.findLast((f) => f.declares?.some((d) => d.type === type && d.kind === kind));
+  }
+
+  /** The built-in a package replaced for (type, kind): the package now serving it, if any. */
+  replacerOf(type: PluginType, kind: string): string | undefined {
+    const winner = this.get(type, kind);
+    if (!winner || winner.source.builtin) return undefined;
+    return this.shadowed.some((s) => s.type === type && s.kind === kind && s.loser.builtin) ? winner.source.package : undefined;
+  }
+
   get(type: PluginType, kind: string): LoadedPlugin | undefined {
     return this.plugins.get(type, kind);
   }
@@ -126,7 +142,8 @@ export class PluginRegistry {
 
   /**
    * The set-up instance of a plugin (setup runs once, on first use, with the context the host
-   * makes). Throws `not_found` naming the loaded kinds when there is no such plugin. A failed setup
+   * makes). Throws `not_found` naming the loaded kinds when there is no such plugin, or
+   * `plugin_load_failed` when a package declaring it failed to load. A failed setup
    * is not re-run on every use: its rejection is served for {@link SETUP_RETRY_AFTER_MS} (by `now`),
    * then the next use tries again, telling `setup` it is a retry.
    */
@@ -143,6 +160,8 @@ export class PluginRegistry {
     if (failed && now() - failed.at < SETUP_RETRY_AFTER_MS) return failed.rejected as Promise<InstanceOf<T>>;
     const plugin = this.plugins.get(type, kind);
     if (!plugin) {
+      const failure = this.failureOf(type, kind);
+      if (failure) return Promise.reject(new SvcError("plugin_load_failed", loadFailureMessage(type, kind, failure)));
       const loaded = this.kinds(type);
       return Promise.reject(new SvcError("not_found", `no ${type} plugin of kind "${kind}"; loaded ${type} kinds: ${loaded.join(", ") || "(none)"}`));
     }

@@ -4,21 +4,17 @@
  * daemon's own listener as forwarded requests (loopback-forward.ts).
  */
 import type { DependencyContainer } from "tsyringe";
-import { CLOCK, CONFIG, DAEMON_EVENTS, HOME, LISTEN, LOGGER, REMOTE, resolve } from "../tokens.js";
+import { CLOCK, CONFIG, DAEMON_EVENTS, HOME, LISTEN, LOGGER, resolve } from "../tokens.js";
 import { registerValue } from "../runtime/inject.js";
-import { loadIdentity, type Identity } from "./identity.js";
+import { loadIdentity } from "./identity.js";
 import { makeForwarder } from "./loopback-forward.js";
 import { PairingService } from "./pairing/service.js";
 import { PairingStore } from "./pairing/store.js";
 import { TunnelClient } from "./tunnel/tunnel-client.js";
 import type { TunnelSettings } from "./tunnel/settings.js";
+import { REMOTE, type RemoteServices } from "./services.js";
 
-export interface RemoteServices {
-  identity: Identity;
-  pairings: PairingService;
-  tunnel?: TunnelClient;
-  stop(): Promise<void>;
-}
+export type { RemoteServices } from "./services.js";
 
 export async function openRoom(c: DependencyContainer, tunnel: TunnelSettings | undefined): Promise<RemoteServices> {
   const home = resolve(c, HOME);

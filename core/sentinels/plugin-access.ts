@@ -4,6 +4,7 @@
  */
 import type { DependencyContainer } from "tsyringe";
 import { pluginInstance } from "../plugin-host/context.js";
+import { loadFailureMessage } from "../plugin-host/failure-message.js";
 import type { ProviderInstance } from "../plugin-api/provider.js";
 import type { TargetInstance } from "../plugin-api/target.js";
 import { PLUGINS, resolve } from "../tokens.js";
@@ -15,6 +16,8 @@ export interface SentinelPlugins {
   /** Throws `not_found` naming the loaded kinds. */
   provider(kind: string): Promise<ProviderInstance>;
   target(kind: string): Promise<TargetInstance>;
+  /** Why a kind is not loaded when its package failed to load (the plugin_load_failed message). */
+  failure?(type: "provider" | "target", kind: string): string | undefined;
 }
 
 export function pluginsFromContainer(c: DependencyContainer): SentinelPlugins {
@@ -25,5 +28,9 @@ export function pluginsFromContainer(c: DependencyContainer): SentinelPlugins {
     description: (type, kind) => registry.get(type, kind)?.description,
     provider: (kind) => pluginInstance(c, "provider", kind),
     target: (kind) => pluginInstance(c, "target", kind),
+    failure: (type, kind) => {
+      const f = registry.failureOf(type, kind);
+      return f && loadFailureMessage(type, kind, f);
+    },
   };
 }

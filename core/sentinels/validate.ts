@@ -24,6 +24,8 @@ export async function validateSpec(input: unknown, plugins: SentinelPlugins, now
   const provider = parsed.provider ?? defaultProvider(parsed.match);
   const providers = plugins.providerKinds();
   if (!providers.includes(provider)) {
+    const failed = plugins.failure?.("provider", provider);
+    if (failed) throw new SvcError("plugin_load_failed", failed);
     const message = `unknown provider "${provider}"${parsed.provider ? "" : " (the default for these subjects)"}; loaded providers: ${providers.join(", ") || "(none)"}`;
     throw new SvcError("invalid_input", `invalid sentinel spec: provider: ${message}`, { details: [{ path: "provider", message }] });
   }
@@ -35,6 +37,8 @@ export async function validateSpec(input: unknown, plugins: SentinelPlugins, now
   const kind = parsed.target.kind;
   const targets = plugins.targetKinds();
   if (!targets.includes(kind)) {
+    const failed = plugins.failure?.("target", kind);
+    if (failed) throw new SvcError("plugin_load_failed", failed);
     const message = `unknown target kind "${kind}"; loaded target kinds: ${targets.join(", ") || "(none)"}`;
     throw new SvcError("invalid_input", `invalid sentinel spec: target.kind: ${message}`, { details: [{ path: "target.kind", message }] });
   }

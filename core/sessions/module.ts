@@ -1,12 +1,12 @@
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
 import { registerClass, registerValue } from "../runtime/inject.js";
-import { CLOCK, CONFIG, LOGGER, ROUTES, SERVICES, SESSIONS, SESSION_ADAPTERS, TOOLS, resolve } from "../tokens.js";
-import { registryAdapterLookup } from "./adapter-lookup.js";
+import { CLOCK, CONFIG, LOGGER, ROUTES, SERVICES, TOOLS, resolve } from "../tokens.js";
+import { registryAdapterLookup, SESSION_ADAPTERS } from "./adapter-lookup.js";
 import { SessionMessaging } from "./messaging.js";
 import { endOrphanedSessions } from "./orphans.js";
 import { sessionRoutes } from "./routes.js";
-import { SessionRuntime } from "./runtime.js";
+import { SessionRuntime, SESSIONS } from "./runtime.js";
 import { sessionTools } from "./tools.js";
 
 const TICK_MS = 1000;

@@ -9,11 +9,11 @@ import type { DeliveryRef, ParkedDelivery, PromptReceipt, PromptSender, PromptUr
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { updateJsonFile, readJsonFile } from "../storage/json-file.js";
-import { CLOCK, CONFIG, DAEMON_EVENTS, LOGGER, RANDOM, SESSION_ADAPTERS, WORKSPACES } from "../tokens.js";
+import { CLOCK, CONFIG, DAEMON_EVENTS, LOGGER, RANDOM, token } from "../tokens.js";
 import { spawnKey } from "../workspaces/idempotency.js";
 import { attachTo, childDelegation, SESSION_TOKEN_ENV, type Grantor } from "../workspaces/lineage.js";
-import type { WorkspaceService } from "../workspaces/workspace-service.js";
-import { resolveAdapter, type AdapterLookup } from "./adapter-lookup.js";
+import { WORKSPACES, type WorkspaceService } from "../workspaces/workspace-service.js";
+import { resolveAdapter, SESSION_ADAPTERS, type AdapterLookup } from "./adapter-lookup.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
 import { LiveSession, type LiveSessionHooks } from "./live-session.js";
 import { markDaemon, markProcess } from "./process-mark.js";
@@ -30,6 +30,9 @@ const MAX_ENDED = 500;
  * prompt queues, writes transcripts, and watches liveness. Offered to plugins as the host
  * service "sessions" ({@link SessionHost}).
  */
+/** The session runtime (core/sessions). */
+export const SESSIONS = token<SessionRuntime>("sessions");
+
 @injectable()
 export class SessionRuntime implements SessionHost {
   readonly eventsDir: string;

@@ -1,6 +1,7 @@
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
-import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, HOME, LOGGER, RANDOM, ROUTES, SESSIONS, SLEEP, TOOLS, resolve } from "../tokens.js";
+import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, HOME, LOGGER, RANDOM, ROUTES, SLEEP, TOOLS, resolve } from "../tokens.js";
+import { SESSIONS } from "../sessions/runtime.js";
 import { swarmRoutes } from "./routes.js";
 import { SwarmService, type SwarmDeps } from "./service.js";
 import { swarmTools } from "./tools.js";

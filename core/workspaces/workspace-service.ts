@@ -11,7 +11,7 @@ import { provisionCapFor } from "../config/local-paths.js";
 import { SvcError } from "../errors.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
-import { CLOCK, CONFIG, HOME, LOAD_PROBE, LOGGER } from "../tokens.js";
+import { CLOCK, CONFIG, HOME, LOAD_PROBE, LOGGER, token } from "../tokens.js";
 import { findRepo } from "./git.js";
 import { type Provenance } from "./gh-footer.js";
 import { SpawnKeys } from "./idempotency.js";
@@ -48,6 +48,9 @@ export interface Placed {
 export type ProvisioningDetail = ProvisioningView & { command?: string; outputTail?: string };
 
 export const isInside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+
+/** Workspaces (core/workspaces): worktrees, the provisioning queue, lineage tokens, spawn keys, the gh shim. */
+export const WORKSPACES = token<WorkspaceService>("workspaces");
 
 @injectable()
 export class WorkspaceService {

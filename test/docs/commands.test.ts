@@ -2,7 +2,8 @@
  * Every ```sh block of the README and docs/ is run, in order, one bash script per file, the way a
  * reader would paste them: `svc` on PATH (a shim for the built CLI), a fresh HOME, none of the test
  * suite's TLS trust, cwd the repository. Blocks marked ```sh setup install things on the reader's
- * machine (npm ci, npm link) and are what CI itself runs; synopses with placeholders are ```text.
+ * machine (npm ci, npm link): CI runs the npm ci ones itself, and the npm link one runs here in
+ * a scratch npm prefix; synopses with placeholders are ```text.
  * The fixed ports a doc uses (8443, 18791) are swapped for free ones so two suites can run at once.
  */
 import { spawn } from "node:child_process";
@@ -81,6 +82,30 @@ async function runScript(script: string): Promise<{ code: number | null; out: st
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+describe("the README's `svc` on PATH block", () => {
+  it("npm link puts svc on PATH (in a scratch npm prefix, not the reader's), and the undo it names removes it", async () => {
+    const readme = await readFile(join(REPO_ROOT, "README.md"), "utf8");
+    const block = fencesOf(readme).find((f) => f.info === "sh setup" && /^npm link\b/m.test(f.body));
+    expect(block, "README.md has a ```sh setup block with npm link").toBeDefined();
+    const undo = /`(npm unlink -g [^`]+)`/.exec(block!.body)?.[1];
+    expect(undo, "the npm link line names its undo").toBeDefined();
+    const script = [
+      // npm's own variables (set when the suite runs under npm or npx) would name the real prefix.
+      'for v in $(compgen -e | grep -i "^npm_config_"); do unset "$v"; done',
+      'export NPM_CONFIG_PREFIX="$(mktemp -d)"',
+      'export PATH="$NPM_CONFIG_PREFIX/bin:$PATH"',
+      block!.body,
+      'test "$(command -v svc)" = "$NPM_CONFIG_PREFIX/bin/svc"',
+      "svc --version",
+      undo!,
+      'test ! -e "$NPM_CONFIG_PREFIX/bin/svc"',
+    ].join("\n");
+    const { code, out } = await runScript(script);
+    expect(code, out).toBe(0);
+    expect(out).toMatch(/^\d+\.\d+\.\d+$/m);
+  });
+});
 
 describe("every ```sh block in the docs runs", () => {
   for (const file of docFiles()) {

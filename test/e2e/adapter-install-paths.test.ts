@@ -2,16 +2,21 @@
  * Issue 13, "Adapter packages": the host provides its plugin API to every plugin at run time,
  * whatever the install path. The package of docs/writing-an-adapter.md's walk-through, written
  * and built from the doc alone (it imports `@svc/plugin-api`, has no dependency on svc, and only
- * the types-only @svc/plugin-api beside it), loads from a folder install, a tarball install and
- * the user's project directory; the real daemon sets it up, reports it ready and polls it.
+ * the types-only @svc/plugin-api beside it), loads from a folder install, a tarball install, a
+ * registry install (a local registry) and the user's project directory; the real daemon sets it
+ * up, reports it ready and polls it.
  */
 import { execFileSync } from "node:child_process";
-import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { createHash } from "node:crypto";
+import { createServer } from "node:http";
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, startDaemonProcess } from "../support/cli.js";
 import { buildAdapterWalkthrough } from "../support/readme.js";
+import { REPO_ROOT } from "../support/paths.js";
 
 /** The walk-through's package (docs/writing-an-adapter.md). */
 const PKG = "svc-adapter-hello";
@@ -35,6 +40,13 @@ describe("an adapter package with no copy of svc loads wherever it is installed"
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), "svc-install-paths-"));
     expect(await buildAdapterWalkthrough(join(root, "src", PKG))).toEqual(["package.json", "src/index.ts", "tsconfig.json"]);
+  });
+
+  it("the docs' package needs nothing of svc: no peer dependency, no dependency on svc or its plugin API at run time", async () => {
+    const pj = JSON.parse(await readFile(join(root, "src", PKG, "package.json"), "utf8")) as Record<string, Record<string, string> | undefined>;
+    expect(pj.peerDependencies).toBeUndefined();
+    expect(pj.dependencies).toBeUndefined();
+    expect(Object.keys(pj.devDependencies ?? {}).filter((d) => /^(svc|@svc\/svc)$/.test(d))).toEqual([]);
   });
   afterAll(() => rm(root, { recursive: true, force: true }));
 
@@ -80,12 +92,63 @@ describe("an adapter package with no copy of svc loads wherever it is installed"
     await expectLoadsAndRuns(t);
   });
 
+  it("from a registry (svc adapters install <name>, served by a local npm registry)", async () => {
+    const t = await homeFor("registry");
+    const tgzName = execFileSync("npm", ["pack", "--silent", "--pack-destination", root, join(root, "src", PKG)], { encoding: "utf8" }).trim().split("\n").at(-1)!;
+    const tgz = await readFile(join(root, tgzName));
+    const integrity = `sha512-${createHash("sha512").update(tgz).digest("base64")}`;
+    const manifest = JSON.parse(await readFile(join(root, "src", PKG, "package.json"), "utf8")) as Record<string, unknown>;
+    // The two requests npm makes of a registry: the packument, then the tarball it names.
+    const registry = createServer((req, res) => {
+      const base = `http://127.0.0.1:${(registry.address() as { port: number }).port}`;
+      if (req.url === `/${PKG}`) {
+        const version = { ...manifest, _id: `${PKG}@1.0.0`, dist: { tarball: `${base}/${PKG}/-/${tgzName}`, integrity } };
+        res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ name: PKG, "dist-tags": { latest: "1.0.0" }, versions: { "1.0.0": version } }));
+      } else if (req.url === `/${PKG}/-/${tgzName}`) res.writeHead(200, { "content-type": "application/octet-stream" }).end(tgz);
+      else res.writeHead(404).end("{}");
+    });
+    await new Promise<void>((r) => registry.listen(0, "127.0.0.1", r));
+    try {
+      const port = (registry.address() as { port: number }).port;
+      const env = { ...t.env, npm_config_registry: `http://127.0.0.1:${port}/`, npm_config_cache: join(root, "registry", "npm-cache") };
+      const r = await runCli(["adapters", "install", PKG], { home: t.home, cwd: t.cwd, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(existsSync(join(t.install, "node_modules", PKG, "dist", "index.js"))).toBe(true);
+      await expectLoadsAndRuns(t);
+    } finally {
+      registry.close();
+    }
+  });
+
   it("from the project directory (the cwd's node_modules)", async () => {
     const t = await homeFor("cwd");
     // As `npm install ../svc-adapter-hello` in a project: the package with its types-only node_modules.
     await cp(join(root, "src", PKG), join(t.cwd, "node_modules", PKG), { recursive: true, verbatimSymlinks: true });
     await writeFile(join(t.home, "config.json"), JSON.stringify({ adapters: [PKG] }));
     await expectLoadsAndRuns({ ...t, cwd: t.cwd });
+  });
+
+  it("by default into $SVC_HOME/adapters: svc's own package.json and lock untouched, and rm leaves no trace", async () => {
+    const home = join(root, "default", "home");
+    const cwd = join(root, "default", "cwd");
+    await mkdir(cwd, { recursive: true });
+    const own = async () => Promise.all(["package.json", "package-lock.json"].map((f) => readFile(join(REPO_ROOT, f), "utf8")));
+    const before = await own();
+    const r = await runCli(["adapters", "install", join(root, "src", PKG)], { home, cwd });
+    expect(r.code, r.stderr).toBe(0);
+    const prefix = join(home, "adapters");
+    expect(existsSync(join(prefix, "node_modules", PKG, "package.json"))).toBe(true);
+    expect(existsSync(join(REPO_ROOT, "node_modules", PKG))).toBe(false);
+    expect(await own()).toEqual(before);
+    const ls = JSON.parse((await runCli(["adapters", "ls", "--load", "--json"], { home, cwd })).stdout) as { packages: Array<{ id: string; resolvedFrom: string; plugins: Array<{ status: string }> }> };
+    expect(ls.packages.find((p) => p.id === PKG)).toMatchObject({ resolvedFrom: "install", plugins: [{ status: "wins" }] });
+    const removed = await runCli(["adapters", "rm", PKG], { home, cwd });
+    expect(removed.code, removed.stderr).toBe(0);
+    // No trace: no file under $SVC_HOME names the package any more (config, the prefix's manifest and lock, node_modules).
+    const files = (await readdir(home, { recursive: true, withFileTypes: true })).filter((e) => e.isFile() || e.isSymbolicLink());
+    for (const f of files) expect(await readFile(join(f.parentPath, f.name), "utf8").catch(() => ""), join(f.parentPath, f.name)).not.toContain(PKG);
+    expect(existsSync(join(prefix, "node_modules", PKG))).toBe(false);
+    expect(await own()).toEqual(before);
   });
 
   it("install refuses a package whose manifest names an entry that is not there, and rolls back", async () => {

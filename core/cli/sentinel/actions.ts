@@ -3,7 +3,6 @@ import { ulid } from "ulid";
 import type { IngestResult } from "../../plugin-api/context.js";
 import { DaemonClient } from "../daemon-client.js";
 import { printJson, println, usageError } from "../output.js";
-import { SvcError } from "../../errors.js";
 
 export async function unwatch(id: string): Promise<void> {
   await (await DaemonClient.connect()).request("DELETE", `/sentinels/${encodeURIComponent(id)}`);
@@ -44,25 +43,9 @@ export function buildPushEvent(subjects: string[], opts: PushOptions): Record<st
   };
 }
 
-/**
- * When the push route is missing, the built-in agentpush provider was replaced by a package that
- * does not serve it: name the package and the fix instead of a bare "no route".
- */
-async function missingPushRoute(err: unknown): Promise<never> {
-  if (!SvcError.is(err) || err.code !== "not_found" || !err.message.startsWith("no route POST /providers/agentpush/events")) throw err;
-  const { listAdapters } = await import("../adapters/ls.js");
-  const listing = await listAdapters().catch(() => undefined);
-  const winner = listing?.packages.find((p) => p.plugins.some((pl) => pl.type === "provider" && pl.kind === "agentpush" && pl.status === "wins"));
-  if (!winner) throw err;
-  throw new SvcError(
-    "not_found",
-    `svc sentinel push needs the built-in agentpush provider, but package ${winner.id} replaces it (config adapters) and does not accept pushes at POST /providers/agentpush/events; remove it with svc adapters rm ${winner.id} (then restart the daemon) to push again`,
-  );
-}
-
 export async function push(subjects: string[], opts: PushOptions): Promise<void> {
   const event = buildPushEvent(subjects, opts);
-  const r = await (await DaemonClient.connect()).request<IngestResult>("POST", "/providers/agentpush/events", event).catch(missingPushRoute);
+  const r = await (await DaemonClient.connect()).request<IngestResult>("POST", "/providers/agentpush/events", event);
   if (opts.json) return printJson({ id: event.id, ...r });
   // The engine's "delivered" outcome means the target durably accepted the event (a webhook row
   // is queued in the outbox; the POST follows): say "accepted", not "delivered".

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import "reflect-metadata";
 import { createContainer } from "../../../core/container.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
-import { CONFIG, WORKSPACES, resolve } from "../../../core/tokens.js";
+import { CONFIG, resolve } from "../../../core/tokens.js";
+import { WORKSPACES } from "../../../core/workspaces/workspace-service.js";
 import type { BenchLine, BenchSuite } from "../types.js";
 import { median } from "../measure.js";
 

@@ -11,17 +11,24 @@ import { CLI_PATH } from "../../support/paths.js";
 describe("CLI rough edges", () => {
   it("`svc config show --effective | head -1` ends quietly: no EPIPE stack trace", async () => {
     const t = await makeTempHome();
-    try {
-      const out = await new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
-        const child = spawn("bash", ["-c", `"${process.execPath}" "${CLI_PATH}" config show --effective | head -1`], { env: childEnv(t.home) });
+    // `head -1` may read the whole (small) output before it exits, so EPIPE is a race there;
+    // `true` never reads, so every write after it exits meets a closed pipe.
+    const piped = (reader: string) =>
+      new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
+        const child = spawn("bash", ["-c", `set -o pipefail; "${process.execPath}" "${CLI_PATH}" config show --effective | ${reader}`], { env: childEnv(t.home) });
         let stderr = "";
         let stdout = "";
         child.stderr.on("data", (c) => (stderr += c));
         child.stdout.on("data", (c) => (stdout += c));
         child.on("close", (code) => resolve({ code, stderr, stdout }));
       });
+    try {
+      const out = await piped("head -1");
       expect(out.stdout.split("\n").filter(Boolean)).toHaveLength(1);
       expect(out.stderr).not.toMatch(/EPIPE|Unhandled|at /);
+      const closed = await piped("true");
+      expect(closed.stderr).not.toMatch(/EPIPE|Unhandled|at /);
+      expect(closed.code).toBe(0);
     } finally {
       await t.cleanup();
     }
@@ -97,6 +104,10 @@ describe("CLI rough edges", () => {
       const r = await runCli(["serve", "--port", String(port)], { home: t.home });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/already in use/);
+      expect(await readdir(t.home)).toEqual([]);
+      // Nor does it leave a $SVC_HOME that did not exist before.
+      const fresh = join(t.home, "not-yet");
+      expect((await runCli(["serve", "--port", String(port)], { home: fresh })).code).toBe(1);
       expect(await readdir(t.home)).toEqual([]);
     } finally {
       busy.close();

@@ -3,7 +3,8 @@
  * written into a fresh folder, built with TypeScript, installed into a project's node_modules (as
  * `npm install ../svc-adapter-hello` would), loaded from the cwd and used.
  */
-import { readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { execFileSync } from "node:child_process";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createContainer } from "../../../core/container.js";
@@ -12,6 +13,7 @@ import { pluginInstance } from "../../../core/plugin-host/context.js";
 import { loadPlugins } from "../../../core/plugin-host/load.js";
 import { PLUGINS, SERVICES, resolve } from "../../../core/tokens.js";
 import { runCli } from "../../support/cli.js";
+import { REPO_ROOT } from "../../support/paths.js";
 import { buildAdapterWalkthrough } from "../../support/readme.js";
 import { makeSandbox, type Sandbox } from "./sandbox.js";
 
@@ -28,6 +30,18 @@ describe("a package written only from the README", () => {
     await symlink(pkgDir, join(sb.cwd, "node_modules", "svc-adapter-hello"), "junction");
   });
   afterAll(() => sb.cleanup());
+
+  it("the guide's other TypeScript example (a target) type-checks against @svc/plugin-api", async () => {
+    const doc = await readFile(join(REPO_ROOT, "docs/writing-an-adapter.md"), "utf8");
+    const blocks = [...doc.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThan(0);
+    const dir = join(sb.src, "guide-examples");
+    await mkdir(join(dir, "src"), { recursive: true });
+    await Promise.all(blocks.map((b, i) => writeFile(join(dir, "src", `example-${i}.ts`), b)));
+    const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, noEmit: true, types: ["node"] }, include: ["src"] };
+    await writeFile(join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
+    execFileSync(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", dir], { stdio: "pipe" });
+  });
 
   it("builds, loads from the cwd and emits its event through the PluginContext", async () => {
     const c = await createContainer({ home: sb.home, env: sb.env });
