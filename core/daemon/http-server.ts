@@ -106,12 +106,12 @@ export class DaemonHttpServer {
         res.destroy();
         return;
       }
-      // An answer before the body was read (401, 404, 413, …): drain what the client is still
-      // sending, so that it reads the answer instead of a reset, and close the connection only past
-      // the drain's bounds. No `Connection: close`: with it Node destroys the socket as soon as the
-      // answer is out, while the body is still arriving, and the client gets EPIPE or a reset.
-      if (!req.readableEnded) drainThenClose(req, res);
-      send(res, { status, headers: cors, body: { error: e.toJSON() } });
+      // An answer before the body was read (401, 404, 413, …): say `Connection: close` (a client
+      // must not send its next request on this connection) and close the lingering way, so that
+      // the client reads the answer instead of a reset.
+      const unread = !req.readableEnded;
+      if (unread) lingerAfterAnswer(req);
+      send(res, { status, headers: unread ? { ...cors, connection: "close" } : cors, body: { error: e.toJSON() } });
     }
   }
 }
@@ -129,39 +129,37 @@ export function send(res: ServerResponse, out: RouteResponse): void {
   res.end(payload);
 }
 
-/** How long, and how many bytes, an unread body is drained after an early answer before the connection is closed. */
-const DRAIN_MS = 2_000;
-const DRAIN_BYTES = 8 * 1024 * 1024;
-/** How long a closed connection still takes (and discards) what the client sends before it is cut. */
-const LINGER_MS = 2_000;
+/**
+ * How a connection closed after an early answer lingers (nginx's lingering_timeout and
+ * lingering_time): it reads and discards what the client is still sending, and is cut only once
+ * the client has sent nothing for LINGER_IDLE_MS, or LINGER_MAX_MS after the answer at the latest.
+ */
+const LINGER_IDLE_MS = 2_000;
+const LINGER_MAX_MS = 15_000;
 
 /**
- * After an early answer, reads and discards the rest of the body, for up to DRAIN_MS or
- * DRAIN_BYTES. Past either, the connection is closed the lingering way: the answer, then a FIN
- * (the client reads the answer and the end of the stream in order), and the socket is destroyed
- * only LINGER_MS later. Destroying it at once, with the client's bytes still arriving, makes the
- * kernel send a reset that can overtake the unread answer on the client's side.
+ * After an early answer sent with `Connection: close`: Node ends such a connection with
+ * `socket.destroySoon()` as soon as the answer is out, which destroys it while the client is still
+ * sending its body; the kernel then answers the unread bytes with a reset that can overtake the
+ * answer on the client's side (EPIPE or ECONNRESET instead of the 413). Here the connection is
+ * ended instead (the answer, then a FIN: the client reads both in order), the rest of the body is
+ * read and discarded, and the socket is destroyed once the client stops sending, within the bounds
+ * above.
  */
-function drainThenClose(req: IncomingMessage, res: ServerResponse): void {
-  let drained = 0;
-  let closing = false;
-  const close = () => {
-    if (closing) return;
-    closing = true;
-    req.socket.end();
-    setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
-  };
-  req.on("data", (chunk: Buffer) => {
-    drained += chunk.length;
-    if (drained > DRAIN_BYTES) close();
+function lingerAfterAnswer(req: IncomingMessage): void {
+  const socket = req.socket;
+  const cut = () => socket.destroy();
+  const idle = setTimeout(cut, LINGER_IDLE_MS);
+  const latest = setTimeout(cut, LINGER_MAX_MS);
+  idle.unref();
+  latest.unref();
+  socket.once("close", () => {
+    clearTimeout(idle);
+    clearTimeout(latest);
   });
+  socket.destroySoon = () => void socket.end();
+  req.on("data", () => idle.refresh());
   req.resume();
-  res.on("finish", () => {
-    if (req.readableEnded) return;
-    const timer = setTimeout(close, DRAIN_MS);
-    timer.unref();
-    req.once("end", () => clearTimeout(timer));
-  });
 }
 
 function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
