@@ -22,7 +22,7 @@ export async function removeAdapter(id: string, env: NodeJS.ProcessEnv = process
   }
   if (installed) {
     await runNpm(["uninstall", id], dir, env);
-    }
+  }
   println(`removed ${id}${listed ? " from adapters" : ""}${installed ? `${listed ? " and" : ""} from ${dir}` : ""}; adapters: ${ids.join(", ") || "(none)"}`);
 }
 
