@@ -11,6 +11,7 @@ import type { ServerResponse } from "node:http";
 import type { DependencyContainer } from "tsyringe";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { RouteRequest } from "../plugin-api/http.js";
+import { toSvcError } from "../errors.js";
 import { LOGGER, ROUTES, TOOLS, resolve } from "../tokens.js";
 import { buildMcpServer } from "./mcp/build-server.js";
 import { parseJsonBody } from "./json-body.js";
@@ -40,7 +41,9 @@ export const mcpModule: DaemonModule = {
         }
         const token = req.headers["x-svc-session-token"];
         const sessionToken = Array.isArray(token) ? token[0] : token;
-        const server = buildMcpServer(tools.list(), { principal: req.principal, ...(sessionToken ? { sessionToken } : {}) });
+        const server = buildMcpServer(tools.list(), { principal: req.principal, ...(sessionToken ? { sessionToken } : {}) }, (tool, err) =>
+          logger.error("tool failed", { tool, code: "internal", error: toSvcError(err).message }),
+        );
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         req.res.on("close", () => {
           void transport.close();

@@ -10,7 +10,8 @@ import { SVC_VERSION } from "../../version.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { requireToken } from "../authorization.js";
 
-export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallContext): McpServer {
+/** `onInternal` hears of anything a tool threw that is not an SvcError (the caller sees a generic `internal`). */
+export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallContext, onInternal?: (tool: string, err: unknown) => void): McpServer {
   const server = new McpServer({ name: "svc", version: SVC_VERSION }, { capabilities: { tools: {} } });
   for (const tool of tools) {
     server.registerTool(
@@ -30,7 +31,7 @@ export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallConte
           if (tool.requires === "token") requireToken(tool.name, ctx.principal);
           return toolSuccess(await tool.handler(input as never, ctx));
         } catch (err) {
-          return toolFailure(err);
+          return toolFailure(err, onInternal && ((e) => onInternal(tool.name, e)));
         }
       },
     );

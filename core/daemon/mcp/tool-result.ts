@@ -1,12 +1,14 @@
 /**
  * How a ToolDef's outcome becomes an MCP `CallToolResult`: the value as JSON text (and as
  * `structuredContent` when it is a plain object); an error as a tool error whose text is
- * `{error: {code, message, details}}`, the same shape as the daemon's HTTP error bodies. An error
+ * `{error: {code, message, details}}`, the same shape and the same rule as the daemon's HTTP error
+ * bodies: anything thrown that is not an SvcError is `internal` with a generic message (its own
+ * text may quote paths or inputs), and `onInternal` gets it for the log. An error
  * carries no `structuredContent`: clients check that against the tool's output schema, which
  * describes a success.
  */
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { toSvcError } from "../../errors.js";
+import { SvcError, toPublicError } from "../../errors.js";
 
 export function toolSuccess(value: unknown): CallToolResult {
   const text = value === undefined ? "null" : JSON.stringify(value, null, 2);
@@ -15,8 +17,9 @@ export function toolSuccess(value: unknown): CallToolResult {
   return result;
 }
 
-export function toolFailure(err: unknown): CallToolResult {
-  const e = toSvcError(err);
+export function toolFailure(err: unknown, onInternal?: (err: unknown) => void): CallToolResult {
+  const e = toPublicError(err);
+  if (!SvcError.is(err)) onInternal?.(err);
   const error = e.toJSON();
   return { isError: true, content: [{ type: "text", text: JSON.stringify({ error }, null, 2) }] };
 }

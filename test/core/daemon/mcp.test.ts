@@ -39,6 +39,14 @@ const testTools: DaemonModule = {
         throw new SvcError("not_found", `no thing named ${input.what}`, { details: { what: input.what } });
       },
     });
+    tools.add({
+      name: "crash",
+      description: "Throws something that is not an SvcError, quoting a path",
+      inputSchema: {},
+      handler: () => {
+        throw new Error("ENOENT: no such file, open '/home/someone/.svc/private-thing'");
+      },
+    });
   },
 };
 
@@ -53,13 +61,14 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
   let daemon: RunningDaemon;
   let base: string;
 
+  const logger = createMemoryLogger();
   beforeAll(async () => {
     home = await makeTempHome();
     daemon = await startDaemon({
       home: home.home,
       env: {},
       flags: { port: 0, authToken: STABLE },
-      logger: createMemoryLogger(),
+      logger,
       modules: [testTools, mcpModule],
     });
     base = `http://127.0.0.1:${daemon.info.port}`;
@@ -72,7 +81,7 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
   it("lists the table's tools with their schemas and read-only annotations", async () => {
     const client = await connect(base);
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(["echo", "fail", "list_things"]);
+    expect(tools.map((t) => t.name).sort()).toEqual(["crash", "echo", "fail", "list_things"]);
     const echo = tools.find((t) => t.name === "echo")!;
     expect(echo.description).toContain("Echoes");
     expect(echo.annotations?.readOnlyHint).toBe(true);
@@ -115,6 +124,17 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
     await client.close();
   });
 
+  it("anything else a tool throws is a generic internal error, as on REST; the log has the cause", async () => {
+    const client = await connect(base);
+    const out = await client.callTool({ name: "crash", arguments: {} });
+    expect(out.isError).toBe(true);
+    const text = (out.content as Array<{ text: string }>)[0]!.text;
+    expect(JSON.parse(text).error).toMatchObject({ code: "internal", message: "internal error; the daemon log has the cause" });
+    expect(text).not.toContain("private-thing");
+    expect(logger.lines.some((l) => l.includes("tool failed") && l.includes("crash") && l.includes("private-thing"))).toBe(true);
+    await client.close();
+  });
+
   it("an unknown tool is an error result, not a crash", async () => {
     const client = await connect(base);
     const out = await client.callTool({ name: "nope", arguments: {} });
@@ -135,7 +155,7 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
     await expect(connect(base, forwarded)).rejects.toThrow(/401|unauthorized|bearer/i);
     await expect(connect(base, { ...forwarded, authorization: "Bearer wrong-token" })).rejects.toThrow(/401|unauthorized|bearer/i);
     const client = await connect(base, { ...forwarded, authorization: `Bearer ${STABLE}` });
-    expect((await client.listTools()).tools).toHaveLength(3);
+    expect((await client.listTools()).tools).toHaveLength(4);
     await client.close();
   });
 
