@@ -87,7 +87,7 @@ export class SessionRuntime implements SessionHost {
     if (!(await stat(requestedCwd).catch(() => undefined))?.isDirectory()) throw new SvcError("invalid_input", `cwd ${requestedCwd} is not a directory`);
     const { instance, source } = await resolveAdapter(via.adapters ?? this.adapters, req.adapter);
     // The parent and the caller both bound the grant: `attach: false` or another `parentId` must not escape the caller's delegation.
-    const granted = childDelegation(cfg, [parent && this.grantor(parent), this.callerGrantor(callerId), via.caller], req.delegation);
+    const granted = childDelegation(cfg, [parent && this.grantor(parent), this.grantorOf(callerId), via.caller], req.delegation);
     const key = spawnKey(cfg.spawn.dedupe, req, parent?.id);
     const id = `ses_${this.random.ulid()}`;
     const registered = this.starting.open(id);
@@ -200,9 +200,9 @@ export class SessionRuntime implements SessionHost {
     return { id: s.id, ...(s.fixed.delegation !== undefined ? { delegation: s.fixed.delegation } : {}) };
   }
 
-  /** The calling session (from its token) as a grantor, if it is known. */
-  callerGrantor(callerId: string | undefined): Grantor | undefined {
-    const s = callerId ? this.sessions.get(callerId) : undefined;
+  /** A session (the caller, or a parent) as a grantor of delegation, if it is known. */
+  grantorOf(id: string | undefined): Grantor | undefined {
+    const s = id ? this.sessions.get(id) : undefined;
     return s ? this.grantor(s) : undefined;
   }
 

@@ -18,7 +18,7 @@ import { preparePlan, type RunInput } from "./prepare.js";
 import { RunStore, summarize, type RunRecord, type RunSummary } from "./records.js";
 import { runSchedule, type StepRunner } from "./scheduler.js";
 import { toStartRequest } from "./spawn-request.js";
-import { childDelegation, type Grantor } from "../workspaces/lineage.js";
+import type { Grantor } from "../workspaces/lineage.js";
 
 export interface SwarmDeps {
   container: DependencyContainer;
@@ -54,13 +54,12 @@ export class SwarmService {
    * (and `defaults.maxGrantableDelegation`).
    */
   async start(input: RunInput, from: { callerToken?: string } = {}): Promise<{ plan: RunPlan; run?: RunRecord; parentSessionId?: string }> {
-    const sessions = this.deps.sessions;
-    const caller = sessions.callerGrantor(sessions.workspaces.tokens.sessionOf(from.callerToken));
-    if (caller) childDelegation(this.deps.config.current().effective, [caller], undefined);
     // Afresh: config.json as it is now (a bad file keeps the last good one), not as the watcher last saw it.
     await this.deps.config.reload();
     const cfg = this.deps.config.current().effective;
-    const parentSessionId = runParent(this.deps.sessions, cfg, input, from.callerToken);
+    const callerId = this.deps.sessions.workspaces.tokens.sessionOf(from.callerToken);
+    const caller = this.deps.sessions.grantorOf(callerId);
+    const parentSessionId = runParent(this.deps.sessions, cfg, input, callerId);
     const parent = parentSessionId ? { parentSessionId } : {};
     const { plan, walk } = await preparePlan(input, { config: cfg, env: this.deps.env, cwd: process.cwd(), logger: this.deps.logger.child({ module: "swarm" }) });
     if (input.dryRun) return { plan, ...parent };
