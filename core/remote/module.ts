@@ -6,7 +6,7 @@
  */
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
-import { CONFIG, CREDENTIALS, HOME, resolve } from "../tokens.js";
+import { CLOCK, CONFIG, CREDENTIALS, HOME, resolve } from "../tokens.js";
 import { PairingStore } from "./pairing/store.js";
 import { addRemoteRoutes } from "./routes.js";
 import type { RemoteServices } from "./room.js";
@@ -33,7 +33,7 @@ export const remoteModule: DaemonModule = {
       return r;
     };
     addRemoteRoutes(c, room);
-    const reconnect = config.current().effective.pairing.autoconnect && (await new PairingStore(resolve(c, HOME), Date.now).list()).length > 0;
+    const reconnect = config.current().effective.pairing.autoconnect && (await new PairingStore(resolve(c, HOME), () => resolve(c, CLOCK).now()).list()).length > 0;
     if (tunnel || reconnect) await room();
   },
   async stop(c: DependencyContainer) {
