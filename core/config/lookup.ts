@@ -40,12 +40,16 @@ export function lookupKey(snapshot: ConfigSnapshot, key: string, options: { reve
  */
 export function modelRoleTable(snapshot: ConfigSnapshot): { roles: Record<string, ResolvedModelRole>; problems: Record<string, string> } {
   const { roles, problems } = resolveTable(snapshot.effective);
-  return { roles, problems: Object.fromEntries(Object.entries(problems).map(([role, err]) => [role, err.message])) };
+  return { roles, problems: messagesOf(problems) };
+}
+
+function messagesOf(problems: Record<string, SvcError>): Record<string, string> {
+  return Object.fromEntries(Object.entries(problems).map(([role, err]) => [role, err.message]));
 }
 
 function lookupModels(snapshot: ConfigSnapshot, segs: string[]): KeyLookup {
   const { roles: table, problems } = resolveTable(snapshot.effective);
-  const broken = Object.keys(problems).length ? { problems: Object.fromEntries(Object.entries(problems).map(([role, err]) => [role, err.message])) } : {};
+  const broken = Object.keys(problems).length ? { problems: messagesOf(problems) } : {};
   if (segs.length === 1) {
     const value = Object.fromEntries(Object.entries(table).map(([role, { source: _s, ...v }]) => [role, v.route === undefined && v.profile === undefined ? v.model : v]));
     return { key: "models", value, sources: Object.fromEntries(Object.entries(table).map(([role, r]) => [`models.${role}`, r.source])), ...broken };
