@@ -13,6 +13,7 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import type { RouteRequest } from "../plugin-api/http.js";
 import { toSvcError } from "../errors.js";
 import { LOGGER, ROUTES, TOOLS, resolve } from "../tokens.js";
+import { presentedSessionToken } from "../workspaces/lineage.js";
 import { buildMcpServer } from "./mcp/build-server.js";
 import { parseJsonBody } from "./json-body.js";
 import type { DaemonModule } from "./module.js";
@@ -39,8 +40,7 @@ export const mcpModule: DaemonModule = {
           writeJsonRpcError(req.res, 400, -32700, `Parse error: ${(err as Error).message}`);
           return undefined;
         }
-        const token = req.headers["x-svc-session-token"];
-        const sessionToken = Array.isArray(token) ? token[0] : token;
+        const sessionToken = presentedSessionToken(req.headers);
         const server = buildMcpServer(tools.list(), { principal: req.principal, ...(sessionToken ? { sessionToken } : {}) }, (tool, err) =>
           logger.error("tool failed", { tool, code: "internal", error: toSvcError(err).message }),
         );

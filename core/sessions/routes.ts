@@ -9,11 +9,7 @@ import { findWorkspaceDir, resolvePresetLaunch } from "./terminal-launch.js";
 import { readTranscript } from "./transcript-reader.js";
 import { conversation, recap, transcriptPaths } from "./views.js";
 import type { z } from "zod";
-import { SESSION_TOKEN_HEADER } from "../workspaces/lineage.js";
-
-export function headerValue(v: string | string[] | undefined): string | undefined {
-  return Array.isArray(v) ? v[0] : v;
-}
+import { presentedSessionToken } from "../workspaces/lineage.js";
 
 function parse<T extends z.ZodType>(schema: T, req: RouteRequest): z.infer<T> {
   const r = schema.safeParse(req.json());
@@ -36,7 +32,7 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
       auth: "loopback-or-token",
       handler: async (req) => {
         const { wait, parentSessionId, ...b } = parse(startBody, req);
-        const { descriptor, result, deduped } = await runtime.start({ ...b, parentId: parentSessionId, callerToken: headerValue(req.headers[SESSION_TOKEN_HEADER]) });
+        const { descriptor, result, deduped } = await runtime.start({ ...b, parentId: parentSessionId, callerToken: presentedSessionToken(req.headers) });
         const turn = wait && result ? await runtime.waitFor(descriptor.id, result.promptId) : undefined;
         const body = { descriptor: turn ? runtime.describe(runtime.get(descriptor.id)) : descriptor, ...(result ? { receipt: result } : {}), ...(turn ? { result: turn } : {}), ...(deduped ? { deduped: true } : {}) };
         return { status: deduped ? 200 : 201, body };
@@ -57,7 +53,7 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
         }
         const { descriptor } = await runtime.start({
           adapter: "terminal", cwd, argv: launch.argv, env: launch.env, label: b.label ?? launch.label, name: b.name ?? launch.name,
-          ...(b.worktreeRoot ? { worktreeRoot: b.worktreeRoot } : {}), callerToken: headerValue(req.headers[SESSION_TOKEN_HEADER]),
+          ...(b.worktreeRoot ? { worktreeRoot: b.worktreeRoot } : {}), callerToken: presentedSessionToken(req.headers),
         });
         return { status: 201, body: { descriptor } };
       },

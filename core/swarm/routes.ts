@@ -6,8 +6,7 @@
 import { authorize } from "../daemon/authorization.js";
 import { SvcError, issuesToDetails } from "../errors.js";
 import type { RouteDef } from "../plugin-api/http.js";
-import { headerValue } from "../sessions/routes.js";
-import { SESSION_TOKEN_HEADER } from "../workspaces/lineage.js";
+import { presentedSessionToken } from "../workspaces/lineage.js";
 import { runInputSchema } from "./prepare.js";
 import type { SwarmService } from "./service.js";
 
@@ -21,7 +20,7 @@ export function swarmRoutes(service: SwarmService): RouteDef[] {
         authorize("swarm.run", req.principal);
         const r = runInputSchema.safeParse(req.json());
         if (!r.success) throw new SvcError("invalid_input", `invalid request body: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`, { details: issuesToDetails(r.error.issues) });
-        const out = await service.start(r.data, { callerToken: headerValue(req.headers[SESSION_TOKEN_HEADER]) });
+        const out = await service.start(r.data, { callerToken: presentedSessionToken(req.headers) });
         return { status: out.run ? 201 : 200, body: out };
       },
       maxBodyBytes: 4 * 1024 * 1024,

@@ -14,6 +14,12 @@ import type { EffectiveConfig } from "../config/config-service.js";
 export const SESSION_TOKEN_ENV = "SVC_SESSION_TOKEN";
 export const SESSION_TOKEN_HEADER = "x-svc-session-token";
 
+/** The session token a request presents (`X-Svc-Session-Token`; the first, if sent twice). */
+export function presentedSessionToken(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const v = headers[SESSION_TOKEN_HEADER];
+  return Array.isArray(v) ? v[0] : v;
+}
+
 const digest = (token: string) => createHash("sha256").update(token).digest("hex");
 
 export class SessionTokens {
