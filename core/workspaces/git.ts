@@ -5,10 +5,22 @@ import { SvcError } from "../errors.js";
 /** The environment git runs with: never prompts, never pages, never reads the user's template hooks. */
 const GIT_ENV = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_OPTIONAL_LOCKS: "0" };
 
+/**
+ * Variables that point git at another repository than the one `cwd` is in (set, for example, when
+ * svc runs from a git hook): with them, `git worktree remove` in one repository would act on another.
+ */
+const REPOSITORY_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX"];
+
+function gitEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...GIT_ENV };
+  for (const name of REPOSITORY_ENV) delete env[name];
+  return env;
+}
+
 /** Runs `git <args>` in `cwd` and returns its stdout; a failure is `unavailable` with git's own message. */
 export function git(args: string[], cwd: string): Promise<string> {
   return new Promise((resolvePromise, reject) => {
-    execFile("git", args, { cwd, env: { ...process.env, ...GIT_ENV }, maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
+    execFile("git", args, { cwd, env: gitEnv(), maxBuffer: 64 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolvePromise(stdout);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ENOENT") return reject(new SvcError("unavailable", "git is not on PATH; worktrees need git"));
@@ -32,18 +44,23 @@ export interface RepoInfo {
   top: string;
   /** The commit HEAD of that checkout points at; undefined in a repository without commits. */
   head?: string;
+  /** The repository's common git directory (`<repo>/.git` for an ordinary checkout). */
+  commonDir: string;
+  /** The checkout's own git directory: the common one in the main checkout, `<common>/worktrees/<id>` in a linked worktree. */
+  gitDir: string;
 }
 
 /** The git repository `cwd` lies in, or undefined when it is in none (or in a bare repository). */
 export async function findRepo(cwd: string): Promise<RepoInfo | undefined> {
   // One git process in the common case; a repository without commits fails on HEAD and is asked again without it.
-  const withHead = await gitMaybe(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "HEAD^{commit}"], cwd);
-  const out = withHead ?? (await gitMaybe(["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir"], cwd));
+  const ask = ["rev-parse", "--path-format=absolute", "--show-toplevel", "--git-common-dir", "--git-dir"];
+  const withHead = await gitMaybe([...ask, "HEAD^{commit}"], cwd);
+  const out = withHead ?? (await gitMaybe(ask, cwd));
   if (!out) return undefined;
-  const [top, common, head] = out.trim().split("\n");
-  if (!top || !common) return undefined;
+  const [top, common, gitDir, head] = out.trim().split("\n");
+  if (!top || !common || !gitDir) return undefined;
   const repo = basename(common) === ".git" ? dirname(common) : top;
-  return { repo: resolve(repo), repoName: basename(repo), top: resolve(top), ...(withHead && head ? { head } : {}) };
+  return { repo: resolve(repo), repoName: basename(repo), top: resolve(top), commonDir: resolve(common), gitDir: resolve(gitDir), ...(withHead && head ? { head } : {}) };
 }
 
 /** The commit HEAD points at, or undefined in a repository without commits. */

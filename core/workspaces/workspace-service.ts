@@ -9,9 +9,9 @@ import { inject, injectable } from "tsyringe";
 import type { ConfigService } from "../config/config-service.js";
 import { provisionCapFor } from "../config/local-paths.js";
 import { SvcError } from "../errors.js";
-import type { Clock } from "../runtime/clock.js";
+import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
-import { CLOCK, CONFIG, HOME, LOAD_PROBE, LOGGER, token } from "../tokens.js";
+import { CLOCK, CONFIG, HOME, LOAD_PROBE, LOGGER, RANDOM, token } from "../tokens.js";
 import { findRepo } from "./git.js";
 import { type Provenance } from "./gh-footer.js";
 import { SpawnKeys } from "./idempotency.js";
@@ -69,6 +69,7 @@ export class WorkspaceService {
     @inject(LOAD_PROBE) load: LoadProbe,
     @inject(CLOCK) private readonly clock: Clock,
     @inject(LOGGER) private readonly logger: Logger,
+    @inject(RANDOM) private readonly random: Random,
   ) {
     this.records = new WorktreeRecords(home);
     this.queue = new ProvisionQueue(() => {
@@ -109,7 +110,10 @@ export class WorkspaceService {
     this.placing.set(existing, input.sessionId);
     let added;
     try {
-      added = await addWorktree({ repo, root, slug, records: this.records, sessionId: input.sessionId, now: this.clock.now() });
+      added = await addWorktree({
+        repo, root, slug, records: this.records, sessionId: input.sessionId, now: this.clock.now(), markerId: this.random.hex(16),
+        warn: (message, fields) => this.logger.warn(message, fields),
+      });
     } catch (err) {
       this.placing.delete(existing);
       throw err;

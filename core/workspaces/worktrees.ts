@@ -1,12 +1,15 @@
 /**
  * Creating a worktree: the real `git worktree add`, a cheap step that is never queued. A slug
  * whose tree already exists for the same repository is reused (the work continues where it was);
- * a branch `svc/<slug>` that exists without a tree (an archived tree) is checked out again.
+ * a branch `svc/<slug>` that exists without a tree (an archived tree) is checked out again. A new
+ * tree gets svc's marker (marker.ts) before its record is written, so what the record names can
+ * always be told apart from a folder put at that path later.
  */
-import { stat } from "node:fs/promises";
+import { realpath, stat } from "node:fs/promises";
 import { SvcError } from "../errors.js";
 import { branchExists, findRepo, git, headCommit, type RepoInfo } from "./git.js";
 import { branchFor, worktreePath } from "./layout.js";
+import { excludeMarker, writeMarker } from "./marker.js";
 import type { WorktreeRecords } from "./records.js";
 
 /** A session's worktree as its descriptor shows it. */
@@ -26,6 +29,10 @@ export interface AddWorktreeInput {
   records: WorktreeRecords;
   sessionId: string;
   now: number;
+  /** The new tree's marker id: 32 random hex digits. */
+  markerId: string;
+  /** Told of what went wrong on the side: the marker could not be written, or a damaged records file was set aside. */
+  warn?(message: string, fields: Record<string, string>): void;
 }
 
 export async function addWorktree(input: AddWorktreeInput): Promise<{ info: WorktreeInfo; reused: boolean }> {
@@ -34,7 +41,7 @@ export async function addWorktree(input: AddWorktreeInput): Promise<{ info: Work
   const branch = branchFor(slug);
   if (await stat(path).catch(() => undefined)) {
     const there = await findRepo(path);
-    if (!there || there.repo !== repo.repo || there.top !== path) {
+    if (!there || there.repo !== repo.repo || there.top !== (await realpath(path))) {
       throw new SvcError("conflict", `${path} exists and is not a worktree of ${repo.repo}; choose another slug or remove it`);
     }
     const known = await records.find(path);
@@ -60,6 +67,17 @@ export async function addWorktree(input: AddWorktreeInput): Promise<{ info: Work
     await git(["worktree", "add", path, branch], repo.repo);
   }
   const info = { path, branch, repo: repo.repo, slug, baseCommit };
-  await records.put({ ...info, repoName: repo.repoName, root, createdAt: input.now, sessionId: input.sessionId, branchCreated: added });
+  // Excluded first: a marker git could see would show in `git status` and be committed by `git add -A`.
+  const marked = await excludeMarker(repo.commonDir)
+    .then(() => writeMarker(path, input.markerId, input.now))
+    .then(
+      () => true,
+      (err: Error) => {
+        input.warn?.("could not mark the new worktree; svc can reclaim it only while git lists it", { path, error: err.message });
+        return false;
+      },
+    );
+  const { setAside } = await records.put({ ...info, repoName: repo.repoName, root, createdAt: input.now, sessionId: input.sessionId, branchCreated: added, ...(marked ? { marker: input.markerId } : {}) });
+  if (setAside) input.warn?.("worktrees.json was damaged (not JSON) and was set aside; the trees it named are left alone", { setAside });
   return { info, reused: false };
 }

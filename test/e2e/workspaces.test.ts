@@ -51,7 +51,7 @@ describe("svc worktree ls|rm|archive|gc on dirty, clean, live and orphaned trees
     expect(bySlug["dirty-one"]).toMatchObject({ state: "idle", dirty: true });
     expect(bySlug["dirty-one"].sizeBytes).toBeGreaterThan(0);
     expect(bySlug["gone-one"]).toMatchObject({ state: "missing" });
-    expect(bySlug["stray"]).toMatchObject({ state: "orphaned", recorded: false });
+    expect(bySlug["stray"]).toMatchObject({ state: "foreign", recorded: false, owned: false, notOwned: "svc has no record of it" });
     const table = await cli(["worktree", "ls"]);
     expect(table.stdout).toMatch(/REPO\s+SLUG\s+BRANCH\s+SESSION\s+STATE\s+CHANGES\s+AGE\s+SIZE\s+PATH/);
     expect(table.stdout).toMatch(/app\s+dirty-one\s+svc\/dirty-one\s+ses_\S+\s+idle\s+dirty/);
@@ -82,14 +82,18 @@ describe("svc worktree ls|rm|archive|gc on dirty, clean, live and orphaned trees
 
     const dry = await cli(["worktree", "gc", "--older-than", "0m", "--dry-run", "--json"]);
     const planned = dry.json().actions.map((x: { slug: string; action: string }) => `${x.slug}:${x.action}`).sort();
-    expect(planned).toEqual(["dirty-one:removed", "gone-one:record-dropped", "stray:removed"]);
-    expect(existsSync(stray)).toBe(true);
-    const gc = await cli(["worktree", "gc", "--older-than", "0m", "--json"]);
+    expect(planned).toEqual(["dirty-one:removed", "gone-one:record-dropped", "live-one:left", "stray:left"]);
+    const dryText = (await cli(["worktree", "gc", "--older-than", "0m", "--dry-run"])).stdout;
+    expect(dryText).toContain(`would leave: ${stray} (foreign; not svc's: svc has no record of it)`);
+    expect(dryText).toMatch(/^dry run: would remove 1, drop 1 record\(s\), leave 2$/m);
+    const gc = await cli(["worktree", "gc", "--older-than", "0m"]);
     expect(gc.code).toBe(0);
-    expect(gc.json().pruned).toEqual([repo]);
-    expect(existsSync(stray)).toBe(false);
+    expect(gc.stdout).toContain(`removed: ${back.path} (idle; clean; nothing in it changed for 0m)`);
+    expect(gc.stdout).toContain(`left: ${stray} (foreign; not svc's: svc has no record of it)`);
+    expect(gc.stdout).toContain(`dropped git's entries for ${gone.path}`);
+    expect(existsSync(stray)).toBe(true);
     const after = (await cli(["worktree", "ls", "--json"])).json().worktrees.map((w: { slug: string; state: string }) => `${w.slug}:${w.state}`);
-    expect(after).toEqual(["live-one:live"]);
+    expect(after).toEqual(["live-one:live", "stray:foreign"]);
     expect(sh(repo, "worktree", "list", "--porcelain")).not.toContain("gone-one");
     // The archived branch checked out again was not svc's to delete: its work is still there.
     expect(sh(repo, "show", "svc/dirty-one:work.txt")).toBe("unsaved work\n");

@@ -13,9 +13,9 @@ export function registerWorktree(program: Command): void {
       await worktreeLs(opts);
     });
   wt.command("rm")
-    .description("Remove a worktree (refuses a dirty one or one a live session uses, unless --force)")
+    .description("Remove a worktree svc made (refuses a dirty one, one a live session uses or one git no longer lists, unless --force; never one svc did not make)")
     .argument("<slug|path>")
-    .option("--force", "remove even when dirty or in use")
+    .option("--force", "remove even when dirty, in use, or no longer listed by git")
     .option("--json", "machine-readable output")
     .action(async (target: string, opts: { force?: boolean; json?: boolean }) => {
       const { worktreeRm } = await import("../worktree/verbs.js");
@@ -31,9 +31,9 @@ export function registerWorktree(program: Command): void {
       await worktreeArchive(target, opts);
     });
   wt.command("gc")
-    .description("Remove orphaned trees and idle clean trees older than --older-than; drop records of vanished trees; git worktree prune")
+    .description("Remove svc's own trees in which nothing changed for --older-than (clean, or orphaned with svc's marker); drop records of vanished trees; leave everything else, and say why")
     .option("--older-than <age>", "age threshold: 30m, 12h, 7d, 2w (a bare number is days)", "7d")
-    .option("--dry-run", "only say what would be done")
+    .option("--dry-run", "only say what would be removed, dropped and left, and why")
     .option("--root <dir>", "also scan this root")
     .option("--json", "machine-readable output")
     .action(async (opts: { olderThan: string; dryRun?: boolean; root?: string; json?: boolean }) => {

@@ -2,9 +2,9 @@ import { readEffectiveConfig } from "../../config/read-effective.js";
 import { SvcError } from "../../errors.js";
 import type { SessionDescriptor } from "../../sessions/types.js";
 import { svcHome } from "../../storage/paths.js";
-import { inventory, type TreeRow } from "../../workspaces/inventory.js";
+import { inventory, type Inventory } from "../../workspaces/inventory.js";
 import { worktreeRoot } from "../../workspaces/layout.js";
-import { archiveTree, gc, parseAge, pick, removeTree } from "../../workspaces/reclaim.js";
+import { archiveTree, formatAge, gc, parseAge, pick, removeTree, type GcAction } from "../../workspaces/reclaim.js";
 import { DaemonClient } from "../daemon-client.js";
 import { printJson, printTable, println } from "../output.js";
 
@@ -21,17 +21,13 @@ async function liveTrees(): Promise<Map<string, string>> {
   return live;
 }
 
-async function rows(rootFlag?: string, sizes = true): Promise<TreeRow[]> {
+/** The inventory; its warnings (damage in svc's records) go to stderr, so they are never silent. */
+async function rows(rootFlag?: string, sizes = true): Promise<Inventory> {
   const { effective } = await readEffectiveConfig();
   const roots = [effective.worktrees.root, ...(rootFlag ? [worktreeRoot(effective.worktrees.root, rootFlag)] : [])];
-  return inventory({ home: svcHome(), roots, live: await liveTrees(), now: Date.now(), sizes });
-}
-
-export function formatAge(ms: number): string {
-  const m = Math.max(0, Math.round(ms / 60_000));
-  if (m < 60) return `${m}m`;
-  if (m < 48 * 60) return `${Math.round(m / 60)}h`;
-  return `${Math.round(m / 1440)}d`;
+  const inv = await inventory({ home: svcHome(), roots, live: await liveTrees(), now: Date.now(), sizes });
+  for (const w of inv.warnings) process.stderr.write(`warning: ${w}\n`);
+  return inv;
 }
 
 export function formatSize(bytes: number | undefined): string {
@@ -44,8 +40,8 @@ export function formatSize(bytes: number | undefined): string {
 }
 
 export async function worktreeLs(opts: { root?: string; json?: boolean }): Promise<void> {
-  const list = await rows(opts.root);
-  if (opts.json) return printJson({ worktrees: list });
+  const { rows: list, warnings } = await rows(opts.root);
+  if (opts.json) return printJson({ worktrees: list, ...(warnings.length ? { warnings } : {}) });
   if (list.length === 0) return println("no worktrees");
   printTable(
     ["REPO", "SLUG", "BRANCH", "SESSION", "STATE", "CHANGES", "AGE", "SIZE", "PATH"],
@@ -54,15 +50,16 @@ export async function worktreeLs(opts: { root?: string; json?: boolean }): Promi
 }
 
 export async function worktreeRm(target: string, opts: { force?: boolean; json?: boolean }): Promise<void> {
-  const row = pick(await rows(undefined, false), target);
+  const row = pick((await rows(undefined, false)).rows, target);
   const done = await removeTree(svcHome(), row, { force: opts.force === true });
   if (opts.json) return printJson({ removed: done });
+  if (row.state === "missing") return println(`dropped the record of ${done.path} (its directory was already gone)`);
   println(`removed ${done.path}`);
   if (done.branch) println(done.branchDeleted ? `deleted branch ${done.branch} (it held no commits beyond its base)` : `kept branch ${done.branch} (it holds commits beyond its base, or svc did not make it for this tree)`);
 }
 
 export async function worktreeArchive(target: string, opts: { force?: boolean; json?: boolean }): Promise<void> {
-  const row = pick(await rows(undefined, false), target);
+  const row = pick((await rows(undefined, false)).rows, target);
   const done = await archiveTree(svcHome(), row, { force: opts.force === true });
   if (opts.json) return printJson({ archived: done });
   println(done.commit ? `committed the uncommitted work as ${done.commit.slice(0, 12)} on ${done.branch}` : `nothing uncommitted; ${done.branch} already holds the work`);
@@ -70,11 +67,22 @@ export async function worktreeArchive(target: string, opts: { force?: boolean; j
   println(`to get it back: ${done.restore}`);
 }
 
+const VERB: Record<GcAction["action"], [done: string, planned: string]> = {
+  removed: ["removed", "would remove"],
+  "record-dropped": ["dropped the record of", "would drop the record of"],
+  left: ["left", "would leave"],
+};
+
 export async function worktreeGc(opts: { olderThan: string; dryRun?: boolean; root?: string; json?: boolean }): Promise<void> {
   const olderThanMs = parseAge(opts.olderThan);
-  const out = await gc(svcHome(), await rows(opts.root, false), { olderThanMs, dryRun: opts.dryRun === true });
-  if (opts.json) return printJson({ dryRun: opts.dryRun === true, ...out });
-  if (out.actions.length === 0) println("nothing to collect");
-  for (const a of out.actions) println(`${opts.dryRun && a.action !== "skipped" ? `would be ${a.action}` : a.action}: ${a.path} (${a.state}; ${a.reason})`);
-  if (out.pruned.length) println(`git worktree prune in ${out.pruned.join(", ")}`);
+  const dryRun = opts.dryRun === true;
+  const { rows: list, warnings } = await rows(opts.root, false);
+  const out = await gc(svcHome(), list, { olderThanMs, dryRun });
+  if (out.actions.some((a) => a.failed)) process.exitCode = 1;
+  if (opts.json) return printJson({ dryRun, ...out, ...(warnings.length ? { warnings } : {}) });
+  if (out.actions.length === 0) println("no worktrees");
+  for (const a of out.actions) println(`${VERB[a.action][dryRun ? 1 : 0]}: ${a.path} (${a.state}; ${a.reason})`);
+  if (out.pruned.length) println(`dropped git's entries for ${out.pruned.join(", ")}`);
+  const count = (k: GcAction["action"]) => out.actions.filter((a) => a.action === k).length;
+  println(`${dryRun ? "dry run: would remove" : "removed"} ${count("removed")}, ${dryRun ? "drop" : "dropped"} ${count("record-dropped")} record(s), ${dryRun ? "leave" : "left"} ${count("left")}`);
 }
