@@ -4,7 +4,8 @@
  * `provision_failed` error with the phase, the command and the tail of its output; the tree stays.
  */
 import { spawn } from "node:child_process";
-import { copyFile, mkdir, readdir, stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { copyFile, lstat, mkdir, readdir } from "node:fs/promises";
 import { dirname, join, relative } from "node:path";
 import picomatch from "picomatch";
 import { SvcError } from "../errors.js";
@@ -57,9 +58,10 @@ export async function copyGlobs(globs: string[], source: string, tree: string): 
         if (!SKIP_DIRS.has(e.name)) await walk(abs);
       } else if (e.isFile() && match(rel)) {
         const to = join(tree, rel);
-        if (await stat(to).catch(() => undefined)) continue;
+        // Anything already at that path (a file, a symlink, even a dangling one) is the tree's own: kept.
+        if (await lstat(to).catch(() => undefined)) continue;
         await mkdir(dirname(to), { recursive: true });
-        await copyFile(abs, to);
+        await copyFile(abs, to, constants.COPYFILE_EXCL);
         copied++;
       }
     }

@@ -5,7 +5,7 @@
  *
  * Each record carries a checksum of its own fields, so a record that was damaged or edited by hand
  * is seen as such and never trusted to name a tree svc may delete. A record without one (written
- * by svc before 0.21) is "unchecked": trusted only where git itself vouches for the tree. A file
+ * by an svc older than checksums) is "unchecked": trusted only where git itself vouches for the tree. A file
  * that is not JSON at all is set aside by the next writer as `worktrees.json.damaged-<time>` and
  * reported by every reader; the trees it named are then not svc's to remove.
  */

@@ -16,8 +16,16 @@ export function shimProgram(): string {
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
+/** A session id as svc makes them (`ses_` and a ULID): the only names a shim directory may have. */
+const SESSION_ID = /^ses_[0-9A-Za-z]{1,64}$/;
+
+function shimDir(home: string, sessionId: string): string {
+  if (!SESSION_ID.test(sessionId)) throw new Error(`not a session id: ${JSON.stringify(sessionId)}`);
+  return join(home, "shims", sessionId);
+}
+
 export async function writeShimDir(home: string, p: Provenance): Promise<string> {
-  const dir = join(home, "shims", p.sessionId);
+  const dir = shimDir(home, p.sessionId);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const run = (extra: string) => `#!/bin/sh\nSVC_GH_SHIM_DIR=${quote(dir)} exec ${quote(process.execPath)} ${quote(shimProgram())}${extra} "$@"\n`;
   await writeFile(join(dir, "provenance.json"), JSON.stringify(p) + "\n");
@@ -29,5 +37,5 @@ export async function writeShimDir(home: string, p: Provenance): Promise<string>
 }
 
 export async function removeShimDir(home: string, sessionId: string): Promise<void> {
-  await rm(join(home, "shims", sessionId), { recursive: true, force: true });
+  await rm(shimDir(home, sessionId), { recursive: true, force: true });
 }

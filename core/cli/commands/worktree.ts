@@ -5,7 +5,7 @@ export function registerWorktree(program: Command): void {
   const wt = program.command("worktree").description("Git worktrees made for agent sessions: list and reclaim them");
   wt.command("ls")
     .alias("list")
-    .description("List worktrees: repo, slug, branch, session, state (live, idle, orphaned, missing), dirty or clean, age, size")
+    .description("List worktrees: repo, slug, branch, session, state (live, idle, orphaned, missing, foreign), dirty or clean, age, size")
     .option("--root <dir>", "also scan this root (over SVC_WORKTREES_ROOT and worktrees.root)")
     .option("--json", "machine-readable output")
     .action(async (opts: { root?: string; json?: boolean }) => {

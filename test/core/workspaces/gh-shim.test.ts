@@ -4,7 +4,7 @@ import { readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { provenanceFooter, type Provenance } from "../../../core/workspaces/gh-footer.js";
-import { writeShimDir } from "../../../core/workspaces/shim-dir.js";
+import { removeShimDir, writeShimDir } from "../../../core/workspaces/shim-dir.js";
 import { FIXTURES } from "../../support/paths.js";
 import { until } from "../sessions/harness.js";
 import { AGENTS, makeRepo, makeWsHarness, tempDir, type WsHarness } from "./support.js";
@@ -137,5 +137,21 @@ describe("provenance.wrapGh on spawned sessions", () => {
     const p = h.runtime.get(plain.descriptor.id);
     await until(() => p.turns === 1, "echo ran");
     expect(JSON.parse([...p.results.values()][0]!.text).stdout).not.toContain("/shims/");
+  });
+});
+
+describe("the shim directory's name", () => {
+  it("is only ever a session id of svc's, so removing one can never reach another folder", async () => {
+    const home = await tempDir();
+    await writeFile(join(home, "keep.txt"), "keep\n");
+    for (const id of ["..", ".", "", "ses_../..", "../shims", "ses_a/b"]) {
+      await expect(removeShimDir(home, id)).rejects.toThrow(/not a session id/);
+      await expect(writeShimDir(home, { ...PROV, sessionId: id })).rejects.toThrow(/not a session id/);
+    }
+    expect(await readFile(join(home, "keep.txt"), "utf8")).toBe("keep\n");
+    const dir = await writeShimDir(home, PROV);
+    await removeShimDir(home, PROV.sessionId);
+    expect(existsSync(dir)).toBe(false);
+    await rm(home, { recursive: true, force: true });
   });
 });
