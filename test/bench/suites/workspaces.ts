@@ -75,7 +75,7 @@ async function spawnToReady(dir: string): Promise<BenchLine> {
     value: median(ours),
     unit: "ms",
     baseline: { name: "git worktree add of the same repo (200 files)", value: median(plain) },
-    note: `median of ${N}; ours = find the repo + git worktree add + the record in worktrees.json + looking for .svc/worktree.json and lockfiles`,
+    note: `median of ${N}; ours = find the repo + git worktree add + svc's marker (fsynced) and its exclude line + the checksummed record in worktrees.json + looking for .svc/worktree.json and lockfiles`,
   };
 }
 
