@@ -46,8 +46,6 @@ export interface TreeRow {
   branchCreated?: boolean;
   /** An orphaned tree that is nonetheless a git checkout of its own: never collected. */
   checkout?: boolean;
-  /** The record's marker id (to check again right before a removal). */
-  marker?: string;
 }
 
 export interface InventoryInput {
@@ -115,7 +113,6 @@ async function recordedRow(r: ReadRecord, input: InventoryInput, listings: GitLi
     ...(own?.svcs ? { ownedBy: own.how === "listed" ? ("git" as const) : ("marker" as const) } : own ? { notOwned: own.why } : {}),
     ...(rec.branchCreated ? { branchCreated: true } : {}),
     ...(checkout ? { checkout: true } : {}),
-    ...(rec.marker ? { marker: rec.marker } : {}),
   };
 }
 

@@ -18,6 +18,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { SvcError } from "../errors.js";
 import { git, gitMaybe, isDirty, listGitWorktrees } from "./git.js";
 import { lastChange, type TreeRow } from "./inventory.js";
+import { branchFor } from "./layout.js";
 import { GitListings, ownership } from "./ownership.js";
 import { WorktreeRecords } from "./records.js";
 
@@ -94,7 +95,8 @@ async function deleteTree(home: string, row: TreeRow, force: boolean): Promise<R
     await dropGitEntry(row);
   }
   let branchDeleted = false;
-  if (row.repo && row.branch && row.baseCommit && row.branchCreated) {
+  // Only a branch in svc's own namespace, made for this tree, whose tip is still its base: no commit can be lost.
+  if (row.repo && row.branch === branchFor(row.slug) && row.baseCommit && row.branchCreated) {
     const tip = (await gitMaybe(["rev-parse", "--verify", "-q", `refs/heads/${row.branch}`], row.repo))?.trim();
     if (tip === row.baseCommit) branchDeleted = (await gitMaybe(["branch", "-D", row.branch], row.repo)) !== undefined;
   }

@@ -170,6 +170,7 @@ describe("worktree reclaim keeps what svc did not make", () => {
     const repo = await makeRepo(await tempDir());
     const kept = await svcTree(h, repo, "kept");
     const legacy = await svcTree(h, repo, "legacy");
+    sh(repo, "branch", "feature");
     const file = join(h.home, RECORDS_FILE);
     const doc = JSON.parse(await readFile(file, "utf8")) as { trees: Array<Record<string, unknown>> };
     const userDir = join(await tempDir("svc-user-"), "notes");
@@ -177,7 +178,8 @@ describe("worktree reclaim keeps what svc did not make", () => {
     await writeFile(join(userDir, "2024.md"), "diary\n");
     for (const t of doc.trees) {
       if (t.slug === "kept") t.baseCommit = "0".repeat(40); // a changed field: the checksum no longer holds
-      if (t.slug === "legacy") delete t.checksum, delete t.marker; // as svc wrote records before markers
+      // As svc wrote records before markers; and, by hand, a branch of the user's as if svc had made it.
+      if (t.slug === "legacy") delete t.checksum, delete t.marker, (t.branch = "feature"), (t.baseCommit = sh(repo, "rev-parse", "HEAD").trim());
     }
     // Written by hand: a user's folder, the main checkout, and one that looks like svc's own but is not.
     doc.trees.push({ path: userDir, repo, repoName: "app", slug: "notes", branch: "svc/notes", baseCommit: "", root: join(userDir, ".."), createdAt: 0 });
@@ -200,6 +202,8 @@ describe("worktree reclaim keeps what svc did not make", () => {
     expect(out.main).toMatchObject({ action: "record-dropped" });
     expect(existsSync(kept) && existsSync(join(repo, "README.md"))).toBe(true);
     expect(existsSync(legacy)).toBe(false);
+    // Only a branch in svc's namespace made for that very tree is ever deleted.
+    expect(sh(repo, "branch", "--list", "feature").trim()).toBe("feature");
     expect(readFileSync(join(userDir, "2024.md"), "utf8")).toBe("diary\n");
     // The damaged record stays for the user to see.
     expect((await new WorktreeRecords(h.home).read()).records.map((x) => `${x.record.slug}:${x.integrity}`)).toEqual(["kept:damaged"]);
