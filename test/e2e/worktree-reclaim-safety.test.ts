@@ -68,32 +68,36 @@ function real(p: string): string {
 const samePath = (a: string, b: string) => a === b || real(a) === real(b);
 const under = (p: string, area: string) => [area, real(area)].some((a) => p === a || p.startsWith(a + "/"));
 
-// ---- The gc output shape, in one place: adjust here if the final shape differs. Soft, so a run
-// goes on to show what was deleted. ----
+// ---- The gc output shape, in one place (docs/workspaces.md, "Worktrees"). Soft, so a run goes on
+// to show what was deleted. A folder that a record names but that is not svc's may instead have
+// its stale record dropped ("record-dropped", `dropped the record of:`): no file is touched. ----
 interface GcAction { path: string; slug: string; state: string; action: "removed" | "record-dropped" | "left"; reason: string }
+const LINE = { left: ["left:", "would leave:"], dropped: ["dropped the record of:", "would drop the record of:"], removed: ["removed:", "would remove:"] };
 
-/** JSON `{dryRun, actions: [{path, slug, state, action, reason}], pruned, warnings?}`: every seen folder is "left", nothing under the user's areas "removed". */
-function expectJsonLeaves(r: CliResult, dryRun: boolean, seen: string[], areas: string[]): void {
+/** JSON `{dryRun, actions: [{path, slug, state, action, reason}], pruned, warnings?}`: every seen folder is left, nothing under the user's areas removed. */
+function expectJsonLeaves(r: CliResult, dryRun: boolean, seen: string[], areas: string[], recorded: string[]): void {
   const out = JSON.parse(r.stdout) as { dryRun: boolean; actions: GcAction[]; pruned: string[] };
   expect.soft(out.dryRun).toBe(dryRun);
   expect.soft(Array.isArray(out.actions)).toBe(true);
   const actions = Array.isArray(out.actions) ? out.actions : [];
   for (const p of seen) {
-    const a = actions.find((x) => samePath(x.path, p));
-    expect.soft(a?.action, `gc --json on ${p}: ${r.stdout}`).toBe("left");
+    const ok = recorded.some((q) => samePath(p, q)) ? ["left", "record-dropped"] : ["left"];
+    expect.soft(ok, `gc --json on ${p}: ${r.stdout}`).toContain(actions.find((x) => samePath(x.path, p))?.action);
   }
   const removed = actions.filter((a) => a.action === "removed" && areas.some((u) => under(a.path, u)));
   expect.soft(removed, r.stdout).toEqual([]);
 }
 
-/** Text: a line `left: <path> …` for every seen folder; no `removed:` line for a path in the user's areas. */
-function expectTextLeaves(r: CliResult, seen: string[], areas: string[]): void {
+/** Text: a line `left: <path> …` (`would leave:` in a dry run) for every seen folder; no `removed:` line for a path in the user's areas. */
+function expectTextLeaves(r: CliResult, dryRun: boolean, seen: string[], areas: string[], recorded: string[]): void {
   const lines = r.stdout.split("\n");
+  const names = (l: string, p: string) => [p, real(p)].some((q) => new RegExp(`: ${q.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[\\s)]|$)`).test(l));
   for (const p of seen) {
-    const hit = lines.some((l) => l.startsWith("left:") && [p, real(p)].some((q) => new RegExp(`${q.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[\\s)]|$)`).test(l)));
-    expect.soft(hit, `no "left: ${p}" line in:\n${r.stdout}${r.stderr}`).toBe(true);
+    const heads = [LINE.left[dryRun ? 1 : 0]!, ...(recorded.some((q) => samePath(p, q)) ? [LINE.dropped[dryRun ? 1 : 0]!] : [])];
+    const hit = lines.some((l) => heads.some((h) => l.startsWith(h)) && names(l, p));
+    expect.soft(hit, `no "${heads.join(" / ")} ${p}" line in:\n${r.stdout}${r.stderr}`).toBe(true);
   }
-  const removed = lines.filter((l) => /^(would be )?removed:/.test(l) && areas.some((u) => l.includes(u) || l.includes(real(u))));
+  const removed = lines.filter((l) => LINE.removed.some((h) => l.startsWith(h)) && areas.some((u) => l.includes(u) || l.includes(real(u))));
   expect.soft(removed, r.stdout).toEqual([]);
 }
 
@@ -132,7 +136,7 @@ const cli = (s: Scene, args: string[], env?: NodeJS.ProcessEnv) => runCli(args, 
  * `gc --dry-run --older-than 0m`, the default `gc` (7d) and `gc --older-than 0m`, each with and
  * without --json, everything aged 30 days first: nothing of the user's changes.
  */
-async function gcEveryWay(s: Scene, opts: { extra?: string[]; env?: NodeJS.ProcessEnv; seen: string[]; damaged?: boolean; prepare?: () => Promise<unknown> }): Promise<void> {
+async function gcEveryWay(s: Scene, opts: { extra?: string[]; env?: NodeJS.ProcessEnv; seen: string[]; recorded?: string[]; damaged?: boolean; prepare?: () => Promise<unknown> }): Promise<void> {
   const before = await userState(s);
   for (const variant of [["--dry-run", "--older-than", "0m"], [], ["--older-than", "0m"]]) {
     for (const json of [true, false]) {
@@ -147,8 +151,9 @@ async function gcEveryWay(s: Scene, opts: { extra?: string[]; env?: NodeJS.Proce
         expect.soft(r.stdout + r.stderr, said).toMatch(/worktrees\.json/);
         if (r.code !== 0) continue;
       } else expect(r.code, said).toBe(0);
-      if (json) expectJsonLeaves(r, variant[0] === "--dry-run", opts.seen, s.areas);
-      else expectTextLeaves(r, opts.seen, s.areas);
+      const dry = variant[0] === "--dry-run";
+      if (json) expectJsonLeaves(r, dry, opts.seen, s.areas, opts.recorded ?? []);
+      else expectTextLeaves(r, dry, opts.seen, s.areas, opts.recorded ?? []);
     }
   }
 }
@@ -185,14 +190,14 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
     const { proj, seen } = await userLayout(code);
     const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
     await gcEveryWay(s, how === "--root" ? { extra: ["--root", code], seen } : { env: { SVC_WORKTREES_ROOT: code }, seen });
-  }, 60_000);
+  }, 240_000);
 
   it("2. the same layout under the default root ($SVC_HOME/worktrees): nothing deleted", async () => {
     const { t, home } = await sandbox();
     const root = join(home, "worktrees");
     const { proj, seen } = await userLayout(root);
     await gcEveryWay({ home, cwd: t, areas: [root], repos: [proj] }, { seen });
-  }, 60_000);
+  }, 240_000);
 
   it("3. the user's own folders under the default root, one made by hand and one nested deeper: all survive", async () => {
     const { t, home } = await sandbox();
@@ -200,7 +205,7 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
     await put(app, { "mine/readme.txt": "mine\n", "mine/sub/deep/data.txt": "deep\n", "byhand/todo.txt": "todo\n" });
     await mkdir(join(app, "mine", "sub", "empty"));
     await gcEveryWay({ home, cwd: t, areas: [join(home, "worktrees")], repos: [] }, { seen: [join(app, "mine"), join(app, "byhand")] });
-  }, 60_000);
+  }, 240_000);
 
   it("4. symlinks into the user's files, and a root that is itself a symlink: targets, files and links survive", async () => {
     const { t, home, code } = await sandbox();
@@ -214,7 +219,7 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
     const s: Scene = { home, cwd: t, areas: [code, root, rootLink], repos: [proj] };
     await gcEveryWay(s, { seen: [] });
     await gcEveryWay(s, { extra: ["--root", rootLink], seen: seen.map((p) => join(rootLink, p.slice(code.length + 1))) });
-  }, 60_000);
+  }, 240_000);
 
   it("5. hand-written records (no marker) naming user folders and the main checkout: gc leaves them, rm/archive refuse", async () => {
     const { t, home, code } = await sandbox();
@@ -223,7 +228,7 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
     // Written again before every run: a gc may drop such records (never the folders they name).
     const handWritten = () => writeRecords(home, named.map((p) => record(code, proj, p)));
     const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
-    await gcEveryWay(s, { seen: named, prepare: handWritten });
+    await gcEveryWay(s, { seen: named, recorded: named, prepare: handWritten });
     const before = await userState(s);
     for (const verb of ["rm", "archive"]) {
       for (const p of named) {
@@ -235,7 +240,7 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
         expect(r.stderr, said).toMatch(/not svc's/);
       }
     }
-  }, 60_000);
+  }, 240_000);
 
   it("6a. a truncated records file: gc deletes nothing and names worktrees.json", async () => {
     const { t, home, code } = await sandbox();
@@ -246,7 +251,7 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
     const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
     await gcEveryWay(s, { seen: [], damaged: true, prepare: truncated });
     await gcEveryWay(s, { extra: ["--root", code], seen: [], damaged: true, prepare: truncated });
-  }, 60_000);
+  }, 240_000);
 
   it("6b. a sealed record copied with one character of its path changed (now naming a user folder): gc deletes nothing and names worktrees.json", async () => {
     const { t, home, code } = await sandbox();
@@ -254,5 +259,5 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
     const legit = seal(record(code, proj, join(proj, "srk"), { branchCreated: true, sessionId: "ses_0123456789abcdefghjkmnpq", createdAt: Date.now() - 20 * 86_400_000, marker: "0123456789abcdef0123456789abcdef" }));
     const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
     await gcEveryWay(s, { seen: [], damaged: true, prepare: () => writeRecords(home, [legit, { ...legit, path: join(proj, "src") }]) });
-  }, 60_000);
+  }, 240_000);
 });
