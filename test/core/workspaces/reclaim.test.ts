@@ -11,12 +11,19 @@ import { inventory } from "../../../core/workspaces/inventory.js";
 import { MARKER_FILE } from "../../../core/workspaces/marker.js";
 import { archiveTree, gc, pick, removeTree } from "../../../core/workspaces/reclaim.js";
 import { RECORDS_FILE, WorktreeRecords } from "../../../core/workspaces/records.js";
-import { makeRepo, makeWsHarness, sh, tempDir, type WsHarness } from "./support.js";
+import { makeRepo, makeWsHarness, sh, tempDir as makeTempDir, type WsHarness } from "./support.js";
 
 let h: WsHarness | undefined;
+const temps: string[] = [];
+const tempDir = async (prefix?: string) => {
+  const d = await makeTempDir(prefix);
+  temps.push(d);
+  return d;
+};
 afterEach(async () => {
   await h?.cleanup();
   h = undefined;
+  for (const d of temps.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
 const DAY = 86_400_000;
