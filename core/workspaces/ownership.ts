@@ -49,8 +49,7 @@ export async function gitVouches(path: string, repo: string, listings: GitListin
 /** Whether the directory at `path` (which exists) is a tree svc made and may reclaim; `rec` is its record, if any. */
 export async function ownership(path: string, rec: ReadRecord | undefined, listings: GitListings): Promise<Ownership> {
   if (!rec) {
-    const m = await readMarker(path).catch(() => undefined);
-    const note = m && "marker" in m ? ` (it carries svc's ${MARKER_FILE} marker: svc was stopped between making it and recording it; \`git worktree remove\` it yourself)` : "";
+    const note = "marker" in (await readMarker(path)) ? ` (it carries svc's ${MARKER_FILE} marker: svc was stopped between making it and recording it; \`git worktree remove\` it yourself)` : "";
     return { svcs: false, why: `svc has no record of it${note}` };
   }
   if (rec.integrity === "damaged") return { svcs: false, why: `its record in worktrees.json is damaged: ${rec.problem}` };
@@ -66,7 +65,8 @@ export async function ownership(path: string, rec: ReadRecord | undefined, listi
   if (await gitVouches(path, record.repo, listings)) return { svcs: true, how: "listed" };
   const gone = `git does not list it as a worktree of ${record.repo}`;
   if ("missing" in marker) return { svcs: false, why: `${gone}, and it carries no svc marker (${marker.missing}): not the tree svc made, perhaps a folder put there since` };
-  if (rec.integrity !== "verified" || record.marker === undefined) return { svcs: false, why: `${gone}, and its record has no checksum to trust the marker by` };
+  if (rec.integrity !== "verified") return { svcs: false, why: `${gone}, and its record has no checksum to trust the marker by` };
+  if (record.marker === undefined) return { svcs: false, why: `${gone}, and svc recorded no marker for it` };
   if (marker.marker.path !== record.path) return { svcs: false, why: `${gone}, and its marker names another path (${marker.marker.path})` };
   return { svcs: true, how: "marker" };
 }

@@ -131,36 +131,41 @@ export class WorktreeRecords {
     this.path = join(home, RECORDS_FILE);
   }
 
-  /** Every record with its integrity, and what damage was found. Never throws for damage. */
+  /** Every record with its integrity, and what damage was found (set-aside files included). Never throws for damage. */
   async read(): Promise<RecordsView> {
-    const warnings: string[] = [];
-    const text = await readTextFile(this.path);
-    const records: ReadRecord[] = [];
-    if (text !== undefined) {
-      const parsed = parseFile(text);
-      if (!parsed.ok) {
-        warnings.push(`${this.path} is damaged (${parsed.problem}): svc trusts none of its records, so it removes no tree; the next worktree svc makes sets it aside as ${DAMAGED_PREFIX}<time>`);
-      } else {
-        for (const raw of parsed.trees) {
-          const r = checkRecord(raw);
-          if (!r) {
-            warnings.push(`${this.path}: a record without a path was ignored`);
-            continue;
-          }
-          if (r.integrity === "damaged") warnings.push(`${this.path}: the record of ${r.record.path} is damaged: ${r.problem}; svc leaves that path alone`);
-          records.push(r);
-        }
-      }
-    }
+    const view = await this.readFile();
     for (const name of await this.setAside()) {
-      warnings.push(`${join(dirname(this.path), name)} is a damaged records file svc set aside; the trees it names are not treated as svc's (left alone); look through it, then delete it`);
+      view.warnings.push(`${join(dirname(this.path), name)} is a damaged records file svc set aside; the trees it names are not treated as svc's (left alone); look through it, then delete it`);
+    }
+    return view;
+  }
+
+  /** The file alone: what the spawn path needs, without a look through `$SVC_HOME` for set-aside files. */
+  private async readFile(): Promise<RecordsView> {
+    const warnings: string[] = [];
+    const records: ReadRecord[] = [];
+    const text = await readTextFile(this.path);
+    if (text === undefined) return { records, warnings };
+    const parsed = parseFile(text);
+    if (!parsed.ok) {
+      warnings.push(`${this.path} is damaged (${parsed.problem}): svc trusts none of its records, so it removes no tree; the next change svc makes to it sets it aside as ${DAMAGED_PREFIX}<time>`);
+      return { records, warnings };
+    }
+    for (const raw of parsed.trees) {
+      const r = checkRecord(raw);
+      if (!r) {
+        warnings.push(`${this.path}: a record without a path was ignored`);
+        continue;
+      }
+      if (r.integrity === "damaged") warnings.push(`${this.path}: the record of ${r.record.path} is damaged: ${r.problem}; svc leaves that path alone`);
+      records.push(r);
     }
     return { records, warnings };
   }
 
   /** The trustworthy records (verified or unchecked), for the spawn path. */
   async list(): Promise<WorktreeRecord[]> {
-    return (await this.read()).records.filter((r) => r.integrity !== "damaged").map((r) => r.record);
+    return (await this.readFile()).records.filter((r) => r.integrity !== "damaged").map((r) => r.record);
   }
 
   async find(path: string): Promise<WorktreeRecord | undefined> {

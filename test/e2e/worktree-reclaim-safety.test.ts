@@ -5,11 +5,11 @@
  * and left. Real CLI, no daemon (the worktree verbs run in the CLI itself).
  */
 import { lstat, mkdir, readdir, readFile, readlink, rm, symlink, utimes, writeFile } from "node:fs/promises";
-import { createHash } from "node:crypto";
 import { realpathSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli, type CliResult } from "../support/cli.js";
+import { sealRecord, type WorktreeRecord } from "../../core/workspaces/records.js";
 import { sh, tempDir } from "../core/workspaces/support.js";
 
 const LONG_AGO = new Date(Date.now() - 30 * 86_400_000);
@@ -169,21 +169,6 @@ function record(code: string, proj: string, path: string, extra: Record<string, 
   return { path, repo: proj, repoName: "proj", slug, branch: `svc/${slug}`, baseCommit: sh(proj, "rev-parse", "HEAD").trim(), root: code, createdAt: 0, ...extra };
 }
 
-/** JSON with keys sorted at every level. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
-  if (v !== null && typeof v === "object") {
-    const entries = Object.entries(v).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(",")}}`;
-  }
-  return JSON.stringify(v);
-}
-
-/** A record as svc writes it: `checksum` is `sha256:` of the canonical JSON of its other fields (core/workspaces/records.ts). */
-function seal(rec: Record<string, unknown>): Record<string, unknown> {
-  return { ...rec, checksum: `sha256:${createHash("sha256").update(canonical(rec)).digest("hex")}` };
-}
-
 describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", () => {
   it.each([["--root"], ["SVC_WORKTREES_ROOT"]])("1. a folder of the user's repositories given as the root (%s): every folder survives", async (how) => {
     const { t, home, code } = await sandbox();
@@ -256,7 +241,7 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
   it("6b. a sealed record copied with one character of its path changed (now naming a user folder): gc deletes nothing and names worktrees.json", async () => {
     const { t, home, code } = await sandbox();
     const { proj } = await userLayout(code);
-    const legit = seal(record(code, proj, join(proj, "srk"), { branchCreated: true, sessionId: "ses_0123456789abcdefghjkmnpq", createdAt: Date.now() - 20 * 86_400_000, marker: "0123456789abcdef0123456789abcdef" }));
+    const legit = sealRecord(record(code, proj, join(proj, "srk"), { branchCreated: true, sessionId: "ses_0123456789abcdefghjkmnpq", createdAt: Date.now() - 20 * 86_400_000, marker: "0123456789abcdef0123456789abcdef" }) as unknown as WorktreeRecord) as unknown as Record<string, unknown>;
     const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
     await gcEveryWay(s, { seen: [], damaged: true, prepare: () => writeRecords(home, [legit, { ...legit, path: join(proj, "src") }]) });
   }, 240_000);
