@@ -53,7 +53,8 @@ export class TranscriptWriter {
     this.listeners.clear();
     const h = this.handle;
     this.handle = undefined;
-    if (h) await (await h).close().catch(() => undefined);
+    // The handle's open may itself have failed (its folder removed): closing is then a no-op.
+    if (h) await h.then((fh) => fh.close()).catch(() => undefined);
   }
 
   private async openFile(): Promise<FileHandle> {
