@@ -11,11 +11,11 @@
  *   listed so that you see it, never removed.
  */
 import type { Stats } from "node:fs";
-import { lstat, readdir, realpath } from "node:fs/promises";
+import { lstat, readdir } from "node:fs/promises";
 import { join } from "node:path";
 import { findRepo, isDirty } from "./git.js";
-import { GitListings, ownership } from "./ownership.js";
-import { WorktreeRecords, type ReadRecord, type RecordIntegrity, type WorktreeRecord } from "./records.js";
+import { GitListings, ownership, realOrSame } from "./ownership.js";
+import { recordOf, WorktreeRecords, type ReadRecord, type RecordIntegrity, type WorktreeRecord } from "./records.js";
 
 export type TreeState = "live" | "idle" | "orphaned" | "missing" | "foreign";
 
@@ -70,7 +70,7 @@ export async function inventory(input: InventoryInput): Promise<Inventory> {
   const listings = new GitListings();
   const rows: TreeRow[] = [];
   const byPath = new Map<string, ReadRecord>();
-  for (const r of records) if (!byPath.has(r.record.path) || r.integrity !== "damaged") byPath.set(r.record.path, r);
+  for (const r of records) if (!byPath.has(r.record.path)) byPath.set(r.record.path, recordOf(records, r.record.path)!);
   for (const r of byPath.values()) rows.push(await recordedRow(r, input, listings));
   const roots = new Set([...input.roots, ...records.filter((r) => r.integrity !== "damaged").map((r) => r.record.root)]);
   for (const root of roots) {
@@ -119,7 +119,7 @@ async function recordedRow(r: ReadRecord, input: InventoryInput, listings: GitLi
 /** Whether `path` is the top of a working git checkout (its `.git` leads to a repository git can read). */
 async function isCheckout(path: string): Promise<boolean> {
   if (!(await lstat(join(path, ".git")).catch(() => undefined))) return false;
-  return (await findRepo(path))?.top === (await realpath(path).catch(() => path));
+  return (await findRepo(path))?.top === (await realOrSame(path));
 }
 
 async function dirs(path: string): Promise<string[]> {

@@ -33,17 +33,18 @@ export class GitListings {
   }
 }
 
-const real = (p: string) => realpath(p).catch(() => p);
+/** The path with its symbolic links resolved, or as given when it cannot be (gone, unreadable). */
+export const realOrSame = (p: string): Promise<string> => realpath(p).catch(() => p);
 
 /**
  * Whether git vouches for `path` as a linked worktree of `repo`: git in `repo` lists it, and git
  * in `path` finds a linked worktree whose top is `path` and whose repository is `repo`.
  */
 export async function gitVouches(path: string, repo: string, listings: GitListings): Promise<boolean> {
-  const [realPath, realRepo] = await Promise.all([real(path), real(repo)]);
+  const [realPath, realRepo] = await Promise.all([realOrSame(path), realOrSame(repo)]);
   if (!(await listings.linked(repo)).has(realPath)) return false;
   const there = await findRepo(path);
-  return there !== undefined && there.top === realPath && there.gitDir !== there.commonDir && (await real(there.repo)) === realRepo;
+  return there !== undefined && there.top === realPath && there.gitDir !== there.commonDir && (await realOrSame(there.repo)) === realRepo;
 }
 
 /** Whether the directory at `path` (which exists) is a tree svc made and may reclaim; `rec` is its record, if any. */

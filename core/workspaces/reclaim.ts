@@ -13,14 +13,14 @@
  *   trees in which nothing changed for `--older-than`: clean ones git lists, and orphans git no
  *   longer lists whose marker vouches for them. Everything else it reports as left, with why.
  */
-import { realpath, rm as rmPath } from "node:fs/promises";
+import { rm as rmPath } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
 import { SvcError } from "../errors.js";
 import { git, gitMaybe, isDirty, listGitWorktrees } from "./git.js";
 import { lastChange, type TreeRow } from "./inventory.js";
 import { branchFor } from "./layout.js";
-import { GitListings, ownership } from "./ownership.js";
-import { WorktreeRecords } from "./records.js";
+import { GitListings, ownership, realOrSame } from "./ownership.js";
+import { recordOf, WorktreeRecords } from "./records.js";
 
 export interface Removal {
   path: string;
@@ -56,7 +56,7 @@ function refuse(row: TreeRow, force: boolean, verb: "rm" | "archive"): void {
 /** git's entry for a tree svc made whose directory is gone or is no longer the tree: listed as prunable, on the recorded branch. */
 async function staleGitEntry(row: TreeRow): Promise<string | undefined> {
   if (!row.repo || !row.branch) return undefined;
-  const realParent = await realpath(dirname(row.path)).catch(() => dirname(row.path));
+  const realParent = await realOrSame(dirname(row.path));
   const candidates = new Set([row.path, join(realParent, basename(row.path))]);
   const entry = (await listGitWorktrees(row.repo)).slice(1).find((w) => candidates.has(w.path));
   return entry?.prunable && entry.branch === row.branch ? entry.path : undefined;
@@ -107,7 +107,7 @@ async function deleteTree(home: string, row: TreeRow, force: boolean): Promise<R
 /** Asks ownership.ts again, from the records file as it is now, right before svc deletes a directory itself. */
 async function recheck(home: string, row: TreeRow): Promise<void> {
   const { records } = await new WorktreeRecords(home).read();
-  const own = await ownership(row.path, records.find((r) => r.record.path === row.path && r.integrity !== "damaged"), new GitListings());
+  const own = await ownership(row.path, recordOf(records, row.path), new GitListings());
   if (!own.svcs || own.how !== "marker") throw notSvcs({ ...row, notOwned: own.svcs ? "git lists it again" : own.why });
 }
 

@@ -124,6 +124,21 @@ function parseFile(text: string): Parsed {
   return { ok: true, trees };
 }
 
+/**
+ * The record that speaks for `path`: a sound one when there is one, else a damaged one (so that
+ * ownership says the record is damaged, not that there is none). Inventory and the re-check before
+ * a deletion choose alike.
+ */
+export function recordOf(records: readonly ReadRecord[], path: string): ReadRecord | undefined {
+  let found: ReadRecord | undefined;
+  for (const r of records) {
+    if (r.record.path !== path) continue;
+    if (r.integrity !== "damaged") return r;
+    found ??= r;
+  }
+  return found;
+}
+
 export class WorktreeRecords {
   readonly path: string;
 

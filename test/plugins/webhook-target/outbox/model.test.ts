@@ -28,6 +28,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
 );
 
 describe("outbox against a reference model (fast-check)", () => {
+  // The timeout guards against a hang; it is no speed check: 60 runs of real fsyncs take minutes on a loaded 2-core machine.
   it("agrees with the model after any sequence of adds, attempts, kills, reopens and crash-reopens", async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), fc.integer({ min: 2, max: 40 }), async (ops, compactEvery) => {
@@ -106,6 +107,5 @@ describe("outbox against a reference model (fast-check)", () => {
       }),
       { numRuns: 60 },
     );
-    // A guard against a hang, no speed check: 60 runs of real fsyncs take minutes on a loaded 2-core machine.
   }, 900_000);
 });
