@@ -27,7 +27,7 @@ export type {
   Logger,
 } from "./context.js";
 export { defineProvider, type ProviderPlugin, type ProviderInstance, type ProviderReadiness } from "./provider.js";
-export { defineTarget, type TargetPlugin, type TargetInstance, type TargetAck, type TargetDelivery, type TargetCreateMeta } from "./target.js";
+export { defineTarget, type TargetPlugin, type TargetInstance, type TargetAck, type TargetDelivery, type TargetCreateMeta, type TargetLedger } from "./target.js";
 export { defineAdapter, type AdapterPlugin, type AdapterInstance } from "./adapter.js";
 export type {
   SessionStartSpec,

@@ -103,6 +103,12 @@ export class SentinelDedup {
     return this.states.get(sentinelId)?.delivered ?? 0;
   }
 
+  /** Every event id the sentinel's state holds (seen, then in flight). */
+  known(sentinelId: string): string[] {
+    const s = this.states.get(sentinelId);
+    return s ? [...s.seen, ...s.inflight] : [];
+  }
+
   inflight(sentinelId: string): string[] {
     return [...(this.states.get(sentinelId)?.inflight ?? [])];
   }

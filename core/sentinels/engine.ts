@@ -6,6 +6,7 @@
  * - {@link SentinelIngest} (ingest.ts): matching pushed/polled events and handing them to delivery;
  * - {@link SentinelDelivery} (delivery.ts): one sentinel's events to its target, dedup and acks;
  * - {@link SentinelExpirer} (expirer.ts): expiry once per sentinel, sweeps, terminal subjects;
+ * - {@link SentinelLedgers} (ledgers.ts): where each sentinel's accepted events are recorded;
  * - {@link SentinelIndexes} (indexes.ts) and {@link SentinelHooks} (hooks.ts), shared by them.
  * It also tracks the sweeps and ingests in progress for {@link settled} (daemon stop).
  */
@@ -24,6 +25,7 @@ import type { ExpiryPoint } from "./expiry.js";
 import { SentinelHooks } from "./hooks.js";
 import { SentinelIndexes } from "./indexes.js";
 import { SentinelIngest } from "./ingest.js";
+import { SentinelLedgers } from "./ledgers.js";
 import { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { SentinelRegistry } from "./registry.js";
@@ -51,10 +53,11 @@ export class SentinelEngine implements SentinelService {
     const mutex = new KeyedMutex();
     const indexes = new SentinelIndexes(plugins, log);
     const hooks = new SentinelHooks(plugins, log);
-    this.expirer = new SentinelExpirer(store, dedup, clock, log, events, indexes, hooks, mutex);
-    const delivery = new SentinelDelivery(store, dedup, plugins, log, events, this.expirer);
-    this.ingress = new SentinelIngest(store, dedup, plugins, indexes, mutex, this.expirer, delivery);
-    this.registry = new SentinelRegistry(store, dedup, plugins, clock, random, log, events, indexes, hooks, mutex);
+    const ledgers = new SentinelLedgers(store, dedup, plugins, log);
+    this.expirer = new SentinelExpirer(store, ledgers, clock, log, events, indexes, hooks, mutex);
+    const delivery = new SentinelDelivery(store, ledgers, plugins, log, events, this.expirer);
+    this.ingress = new SentinelIngest(store, ledgers, plugins, indexes, mutex, this.expirer, delivery);
+    this.registry = new SentinelRegistry(store, ledgers, plugins, clock, random, log, events, indexes, hooks, mutex);
   }
 
   /** Loads the store, indexes the active sentinels and drops orphan dedup files (then sweep "startup"). */

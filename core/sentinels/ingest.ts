@@ -5,7 +5,7 @@
  */
 import type { IngestResult } from "../plugin-api/context.js";
 import type { SvcEvent } from "../plugin-api/events.js";
-import type { SentinelDedup } from "./dedup.js";
+import type { SentinelLedgers } from "./ledgers.js";
 import type { Matched, SentinelDelivery } from "./delivery.js";
 import type { SentinelExpirer } from "./expirer.js";
 import type { SentinelIndexes } from "./indexes.js";
@@ -20,7 +20,7 @@ const DELIVERY_CONCURRENCY = 32;
 export class SentinelIngest {
   constructor(
     private readonly store: SentinelStore,
-    private readonly dedup: SentinelDedup,
+    private readonly ledgers: SentinelLedgers,
     private readonly plugins: SentinelPlugins,
     private readonly indexes: SentinelIndexes,
     private readonly mutex: KeyedMutex,
@@ -58,6 +58,6 @@ export class SentinelIngest {
 
   async markSeen(sentinelId: string, eventId: string): Promise<void> {
     if (!this.store.get(sentinelId)) return;
-    await this.dedup.markSeen(sentinelId, eventId);
+    await this.ledgers.markSeen(sentinelId, eventId);
   }
 }

@@ -8,7 +8,7 @@ import type { SentinelView } from "../plugin-api/context.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
-import type { SentinelDedup } from "./dedup.js";
+import type { SentinelLedgers } from "./ledgers.js";
 import type { SentinelHooks } from "./hooks.js";
 import type { SentinelIndexes } from "./indexes.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
@@ -21,7 +21,7 @@ import { validateSpec } from "./validate.js";
 export class SentinelRegistry {
   constructor(
     private readonly store: SentinelStore,
-    private readonly dedup: SentinelDedup,
+    private readonly ledgers: SentinelLedgers,
     private readonly plugins: SentinelPlugins,
     private readonly clock: Clock,
     private readonly random: Random,
@@ -36,7 +36,7 @@ export class SentinelRegistry {
   async load(): Promise<void> {
     const records = await this.store.load();
     for (const rec of records) if (rec.status === "active") await this.indexes.add(rec);
-    for (const id of await this.dedup.orphans(new Set(records.map((r) => r.id)))) await this.dedup.remove(id);
+    for (const id of await this.ledgers.orphans(new Set(records.map((r) => r.id)))) await this.ledgers.remove(id);
   }
 
   async create(input: unknown, principal: string): Promise<SentinelProjection> {
@@ -95,7 +95,7 @@ export class SentinelRegistry {
       if (rec.status === "active") await this.hooks.provider(rec, "unwatch");
       await this.hooks.target(rec, "removed");
       await this.store.remove(id);
-      await this.dedup.remove(id);
+      await this.ledgers.remove(id);
     });
     this.logger.info("sentinel removed", { sentinel: id });
     this.events.emit("sentinel:removed", { sentinelId: id });
@@ -144,9 +144,9 @@ export class SentinelRegistry {
   }
 
   private async projectRecord(rec: SentinelRecord): Promise<SentinelProjection> {
-    await this.dedup.load(rec.id);
+    await this.ledgers.load(rec.id);
     const target = await this.hooks.targetOf(rec);
-    return projectSentinel(rec, target, this.dedup.delivered(rec.id));
+    return projectSentinel(rec, target, this.ledgers.delivered(rec.id));
   }
 
   private require(id: string): SentinelRecord {

@@ -47,10 +47,18 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   /** Vault rows created from now on may belong to a creation or rotation in progress: never pruned. */
   const startedAt = ctx.clock.now();
 
+  let openedOutbox: Outbox | undefined;
+  /** The open outbox, for the ledger's synchronous questions (the engine awaits `ledger.ready()` first). */
+  const ledgerOutbox = (): Outbox => {
+    if (!openedOutbox) throw new SvcError("unavailable", "the webhook outbox is not open yet");
+    return openedOutbox;
+  };
+
   const open = () =>
     (opened ??= (async () => {
       const outbox = await Outbox.open({ home: ctx.home, now: () => ctx.clock.now(), newId: () => `req_${ctx.random.ulid()}`, logger });
       const dispatcher = new Dispatcher({ outbox, vault, egress: ctx.service("egress"), sentinels, clock: ctx.clock, sleep: ctx.sleep, logger });
+      openedOutbox = outbox;
       return { outbox, dispatcher };
     })());
 
@@ -119,10 +127,18 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       return Promise.allSettled(deliveries.map((d) => accept(opened, d)));
     },
 
+    ledger: {
+      ready: async () => void (await open()),
+      has: (sentinelId, eventId) => ledgerOutbox().hasEvent(sentinelId, eventId),
+      accepted: (sentinelId) => ledgerOutbox().accepted(sentinelId),
+      adopt: async (sentinelId, record) => (await open()).outbox.adopt(sentinelId, record.eventIds, record.accepted),
+    },
+
     async removed(sentinel: SentinelView) {
       const { outbox } = await open();
       const killed = await outbox.killSentinel(sentinel.id, "sentinel_removed");
       await outbox.markSeen(...killed.map((row) => row.requestId));
+      await outbox.forget(sentinel.id);
       await vault.removeSentinel(sentinel.id);
     },
 
@@ -164,6 +180,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         await dispatcher.stop();
         await outbox.close();
         opened = undefined;
+        openedOutbox = undefined;
       }
     },
 

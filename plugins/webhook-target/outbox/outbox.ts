@@ -109,6 +109,26 @@ export class Outbox {
     return this.table.size;
   }
 
+  /** True when the sentinel has (or had, see {@link RowTable.hasEvent}) a row for the event. */
+  hasEvent(sentinelId: string, eventId: string): boolean {
+    return this.table.hasEvent(sentinelId, eventId);
+  }
+
+  /** Events accepted for the sentinel so far, removed rows included. */
+  accepted(sentinelId: string): number {
+    return this.table.accepted(sentinelId);
+  }
+
+  /** Takes over an old per-sentinel dedup record (one durable append; adopting twice changes nothing more). */
+  async adopt(sentinelId: string, eventIds: string[], accepted: number): Promise<void> {
+    await this.journal.append([{ op: "adopt", sentinelId, eventIds, accepted }]);
+  }
+
+  /** Drops a removed sentinel's trace (its rows stay until evicted or reaped). */
+  async forget(sentinelId: string): Promise<void> {
+    await this.journal.append([{ op: "forget", sentinelId }]);
+  }
+
   /** The row's exact body: from memory while staged or hot, else read from its segment and checked. */
   async readBody(row: OutboxRow): Promise<Buffer> {
     const held = this.table.staged.get(row.requestId) ?? this.hot.get(row.requestId);
@@ -280,6 +300,7 @@ export class Outbox {
     this.retired = (await listRetiredJournals(home)).map((r) => r.file);
     const state = await loadState(home, this.bodies, logger, this.opts.now);
     const table = this.table;
+    table.loadTraces(state.traces);
     for (const row of state.rows) table.apply({ seq: 0, op: "add", row });
     for (const rec of state.journal) if (rec.seq > state.seq) table.apply(rec);
     table.appliedSeq = Math.max(table.appliedSeq, state.seq);
@@ -364,7 +385,7 @@ export class Outbox {
       row.bodyBytes = e.ref;
       this.bodies.retain(e.ref);
     }
-    const text = snapshotText(seq, table.all());
+    const text = snapshotText(seq, table.all(), table.traceSnapshot());
     const retiring = retiredJournalName(seq);
     // A retired journal of this seq (left by a failed compaction) means the live one holds no record yet.
     if (!this.retired.includes(retiring)) {

@@ -4,7 +4,7 @@ import type { Logger } from "../../../core/plugin-api/index.js";
 import { readTextFile, writeFileDurable } from "../../../core/plugin-api/index.js";
 import { readSegmentEntries, sha256, type BodyStore } from "./body-store.js";
 import { parseJournal } from "./journal.js";
-import type { JournalRecord, OutboxRow } from "./row.js";
+import type { JournalRecord, OutboxRow, SentinelTrace } from "./row.js";
 
 /** The outbox's files under `$SVC_HOME`. */
 export const OUTBOX_FILES = {
@@ -20,22 +20,25 @@ export const OUTBOX_FILES = {
 export const retiredJournalName = (seq: number): string => `${OUTBOX_FILES.journal}.${seq}`;
 
 interface SnapshotFile {
-  /** 1: bodies as whole files (still read); 2: bodies in segments (`bodyBytes.offset`). */
-  version: 1 | 2;
+  /** 1: bodies as whole files (still read); 2: bodies in segments (`bodyBytes.offset`); 3: with `traces`. */
+  version: 1 | 2 | 3;
   seq: number;
   rows: OutboxRow[];
+  /** What stays of each sentinel's removed rows (version 3). */
+  traces?: Record<string, SentinelTrace>;
 }
 
 export interface LoadedState {
   seq: number;
   rows: OutboxRow[];
+  traces: Record<string, SentinelTrace>;
   journal: JournalRecord[];
 }
 
-/** The snapshot text of `rows` at `seq` (built synchronously, so it is one consistent state). */
-export function snapshotText(seq: number, rows: OutboxRow[]): string {
+/** The snapshot text of `rows` and `traces` at `seq` (built synchronously, so it is one consistent state). */
+export function snapshotText(seq: number, rows: OutboxRow[], traces: Record<string, SentinelTrace>): string {
   const lines = rows.map((r) => JSON.stringify(r)).join(",\n");
-  return `{"version":2,"seq":${seq},"rows":[${lines ? `\n${lines}\n` : ""}]}\n`;
+  return `{"version":3,"seq":${seq},"traces":${JSON.stringify(traces)},"rows":[${lines ? `\n${lines}\n` : ""}]}\n`;
 }
 
 export async function writeSnapshot(home: string, text: string): Promise<void> {
@@ -69,10 +72,12 @@ export async function loadState(home: string, bodies: BodyStore, logger: Logger,
   const text = await readTextFile(path);
   let seq = 0;
   let rows: OutboxRow[] = [];
+  let traces: Record<string, SentinelTrace> = {};
   if (text !== undefined) {
     const snap = parseSnapshot(text);
     if (snap) {
       seq = snap.seq;
+      traces = validTraces(snap.traces);
       rows = snap.rows.filter(isRow);
       if (rows.length !== snap.rows.length) logger.warn("outbox snapshot had malformed rows; they were skipped", { skipped: snap.rows.length - rows.length });
     } else {
@@ -89,16 +94,25 @@ export async function loadState(home: string, bodies: BodyStore, logger: Logger,
     if (parsed.skipped > 0) logger.warn("outbox journal had unreadable lines; they were skipped", { file, skipped: parsed.skipped });
     journal.push(...parsed.records);
   }
-  return { seq, rows, journal };
+  return { seq, rows, traces, journal };
 }
 
 function parseSnapshot(text: string): SnapshotFile | undefined {
   try {
     const v = JSON.parse(text) as SnapshotFile;
-    return v && (v.version === 1 || v.version === 2) && typeof v.seq === "number" && Array.isArray(v.rows) ? v : undefined;
+    return v && (v.version === 1 || v.version === 2 || v.version === 3) && typeof v.seq === "number" && Array.isArray(v.rows) ? v : undefined;
   } catch {
     return undefined;
   }
+}
+
+function validTraces(traces: unknown): Record<string, SentinelTrace> {
+  const out: Record<string, SentinelTrace> = {};
+  if (!traces || typeof traces !== "object") return out;
+  for (const [id, t] of Object.entries(traces as Record<string, Partial<SentinelTrace>>)) {
+    if (t && typeof t.removed === "number" && Array.isArray(t.eventIds)) out[id] = { removed: t.removed, eventIds: t.eventIds.filter((e) => typeof e === "string") };
+  }
+  return out;
 }
 
 function isRow(r: unknown): r is OutboxRow {

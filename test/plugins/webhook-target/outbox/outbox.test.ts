@@ -329,7 +329,7 @@ describe("webhook outbox", () => {
     opened.splice(0);
     const again = await open();
     for (const r of rows) expect((await again.readBody(again.get(r.requestId)!)).equals(body(r.eventId, "snt_1", 1000))).toBe(true);
-    expect(JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8")).version).toBe(2);
+    expect(JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8")).version).toBe(3);
   });
 
   it("recovers from a crash after the journal was rotated but before the snapshot was written", async () => {
