@@ -58,6 +58,7 @@ export { readJsonFile, readTextFile, writeJsonFile, updateJsonFile } from "../st
 export { withFileLock, type LockOptions } from "../storage/lock.js";
 export { openDurableAppend, type DurableAppendFile } from "../storage/durable-append.js";
 export { AppendJournal, type AppendJournalOptions } from "../storage/append-journal.js";
+export { checkedLine, readCheckedLines, textChecksum, keepDamagedCopy, type CheckedLines } from "../storage/checked-lines.js";
 /**
  * Stopping a process a session started: SIGTERM, then SIGKILL after {@link STOP_GRACE_MS}
  * (`groupKiller(pid)` signals a `detached` child's whole process group).
