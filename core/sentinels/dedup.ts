@@ -17,11 +17,12 @@
  * re-pushed event never reaches the target a second time while its first delivery is pending;
  * `delivered` = deliveries so far (for `until: count` and the listings).
  */
-import { readdir, readFile, rm, truncate } from "node:fs/promises";
+import { readdir, readFile, rename, rm, truncate } from "node:fs/promises";
 import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { AppendJournal } from "../storage/append-journal.js";
-import { writeJsonFile } from "../storage/json-file.js";
+import { checkedLine, keepDamagedCopy, readCheckedLines, textChecksum } from "../storage/checked-lines.js";
+import { readTextFile, writeJsonFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
 import { HOME } from "../tokens.js";
 
@@ -45,7 +46,25 @@ interface Snapshot {
   seen: string[];
   inflight: string[];
   delivered: number;
+  /** crc32 of the JSON of the four fields above, in this order (absent in files before checksums). */
+  checksum?: string;
 }
+
+/** What loading a sentinel's files found, when anything was wrong (logged by the engine). */
+export interface DedupLoadReport {
+  sentinelId: string;
+  /** `damaged`: failed its checksum or not a snapshot, moved aside; `missing`: the journal shows there was one. */
+  snapshot?: { state: "damaged" | "missing"; copy?: string };
+  /** Whole journal lines that failed their check (1-based), and where a copy of the file is kept. */
+  damagedLines?: { lines: number[]; copy: string };
+  /** Bytes of a torn last line (a write cut short, never acknowledged), cut off. */
+  tornBytes?: number;
+  /** The count of accepted events carried on, and event ids now known. */
+  delivered: number;
+  known: number;
+}
+
+const snapshotChecksum = (s: Snapshot): string => textChecksum(JSON.stringify({ seq: s.seq, seen: s.seen, inflight: s.inflight, delivered: s.delivered }));
 
 interface DedupState {
   /** Sequence of the last durable (applied) change. */
@@ -59,6 +78,8 @@ interface DedupState {
   /** Whether the journal file is known to exist durably (its directory entry synced). */
   journalExists: boolean;
   compacting: boolean;
+  /** Counting changes rendered into a batch and not yet applied (for each line's `d`). */
+  ahead: number;
 }
 
 @injectable()
@@ -70,6 +91,9 @@ export class SentinelDedup {
   private readonly journals = new Map<string, Promise<AppendJournal>>();
   /** Journals being closed: reopening waits, so two handles never append to one file at once. */
   private readonly closing = new Map<string, Promise<void>>();
+
+  /** Told what loading found when anything was wrong (the engine logs it). */
+  onDamage?: (report: DedupLoadReport) => void;
 
   /** `limits` is not injected (the daemon keeps the defaults): tests make them small to reach them. */
   constructor(
@@ -157,7 +181,20 @@ export class SentinelDedup {
       if (!s || journal.isClosed) continue;
       s.journalExists = true;
       const q = ++s.nextSeq;
-      return journal.append(JSON.stringify({ q, e: eventId, a }) + "\n", () => {
+      const counts = a !== "seen";
+      let rendered = false;
+      // Each line carries the count of accepted events once it applies (`d`), so the count survives
+      // the loss of the snapshot; rendered when its batch is formed, after every earlier batch settled.
+      const text = () => {
+        if (counts && !rendered) {
+          rendered = true;
+          s.ahead += 1;
+        }
+        return checkedLine(JSON.stringify({ q, e: eventId, a, d: s.delivered + s.ahead }));
+      };
+      const appended = journal.append(text, () => {
+        if (rendered) s.ahead -= 1;
+        rendered = false;
         s.seq = q;
         s.journalLines += 1;
         apply(s, eventId, a, this.limits.seen);
@@ -169,6 +206,11 @@ export class SentinelDedup {
             .finally(() => (s.compacting = false));
         }
       });
+      appended.catch(() => {
+        if (rendered) s.ahead -= 1;
+        rendered = false;
+      });
+      return appended;
     }
   }
 
@@ -211,58 +253,98 @@ export class SentinelDedup {
     return closing;
   }
 
-  /** Snapshot, then empty the journal; runs between two group commits of `journal`. */
+  /**
+   * Snapshot, then empty the journal down to one checkpoint line carrying the count (so a lost
+   * snapshot never loses the count); runs between two group commits of `journal`.
+   */
   private async compact(sentinelId: string, s: DedupState, journal: AppendJournal): Promise<void> {
     if (this.states.get(sentinelId) !== s) return;
     const snapshot: Snapshot = { seq: s.seq, seen: [...s.seen], inflight: [...s.inflight], delivered: s.delivered };
-    await writeJsonFile(this.file(sentinelId, "json"), snapshot);
-    await journal.truncate();
+    await writeJsonFile(this.file(sentinelId, "json"), { ...snapshot, checksum: snapshotChecksum(snapshot) });
+    await journal.truncate(checkedLine(JSON.stringify({ q: s.seq, c: s.delivered })));
     s.journalLines = 0;
   }
 
   private async read(sentinelId: string): Promise<DedupState> {
-    const snap = await readFile(this.file(sentinelId, "json"), "utf8")
-      .then((t) => JSON.parse(t) as Partial<Snapshot> | null)
-      .catch(() => undefined);
+    const report: DedupLoadReport = { sentinelId, delivered: 0, known: 0 };
+    const snapPath = this.file(sentinelId, "json");
+    const snapText = await readTextFile(snapPath).catch(() => undefined);
+    let snap = snapText === undefined ? undefined : parseSnapshot(snapText);
+    if (snapText !== undefined && !snap) {
+      const copy = `${snapPath}.damaged-${Date.now()}`;
+      await rename(snapPath, copy);
+      report.snapshot = { state: "damaged", copy };
+    }
     const state: DedupState = {
-      seq: typeof snap?.seq === "number" ? snap.seq : 0,
+      seq: snap?.seq ?? 0,
       nextSeq: 0,
-      seen: new Set(Array.isArray(snap?.seen) ? snap.seen.slice(-this.limits.seen) : []),
-      inflight: new Set(Array.isArray(snap?.inflight) ? snap.inflight : []),
-      delivered: typeof snap?.delivered === "number" ? snap.delivered : 0,
+      seen: new Set((snap?.seen ?? []).slice(-this.limits.seen)),
+      inflight: new Set(snap?.inflight ?? []),
+      delivered: snap?.delivered ?? 0,
       journalLines: 0,
       journalExists: false,
       compacting: false,
+      ahead: 0,
     };
-    const raw = await readFile(this.file(sentinelId, "log")).then(
+    const logPath = this.file(sentinelId, "log");
+    const raw = await readFile(logPath).then(
       (b) => ((state.journalExists = true), b),
       () => Buffer.alloc(0),
     );
-    const end = raw.lastIndexOf(0x0a) + 1;
+    const lines = readCheckedLines(raw.toString("utf8"));
+    if (lines.damaged.length > 0) report.damagedLines = { lines: lines.damaged, copy: await keepDamagedCopy(logPath, Date.now()) };
     // Bytes after the last newline are a line cut short by a crash: cut them off before appending.
-    if (end < raw.length) await truncate(this.file(sentinelId, "log"), end);
-    const lines = raw.subarray(0, end).toString("utf8").split("\n");
-    lines.pop();
-    for (const line of lines) {
+    if (lines.tornBytes > 0) {
+      report.tornBytes = lines.tornBytes;
+      await truncate(logPath, raw.length - lines.tornBytes);
+    }
+    let first: number | undefined;
+    for (const { text } of lines.records) {
       state.journalLines += 1;
-      let rec: { q?: unknown; e?: unknown; a?: unknown };
+      let rec: { q?: unknown; e?: unknown; a?: unknown; d?: unknown; c?: unknown };
       try {
-        rec = JSON.parse(line) as typeof rec;
+        rec = JSON.parse(text) as typeof rec;
       } catch {
         continue;
       }
-      if (typeof rec.q !== "number" || typeof rec.e !== "string" || rec.q <= state.seq) continue;
-      if (rec.a !== "now" && rec.a !== "deferred" && rec.a !== "seen") continue;
-      state.seq = rec.q;
-      apply(state, rec.e, rec.a, this.limits.seen);
+      if (typeof rec.q !== "number") continue;
+      first ??= rec.q;
+      // The count a line carries holds even when the snapshot before it was lost.
+      const carried = typeof rec.d === "number" ? rec.d : typeof rec.c === "number" ? rec.c : 0;
+      if (typeof rec.e === "string" && rec.q > state.seq && (rec.a === "now" || rec.a === "deferred" || rec.a === "seen")) {
+        state.seq = rec.q;
+        apply(state, rec.e, rec.a, this.limits.seen);
+      }
+      state.delivered = Math.max(state.delivered, carried);
     }
+    // No snapshot, yet the journal starts past the first change: the snapshot was lost.
+    if (!snap && !report.snapshot && first !== undefined && first > 1) report.snapshot = { state: "missing" };
     state.nextSeq = state.seq;
+    if (report.snapshot || report.damagedLines || report.tornBytes) {
+      report.delivered = state.delivered;
+      report.known = state.seen.size + state.inflight.size;
+      this.onDamage?.(report);
+    }
     return state;
   }
 
   private file(sentinelId: string, ext: "json" | "log"): string {
     return join(this.dir, `${sentinelId}.${ext}`);
   }
+}
+
+/** The snapshot, or undefined when it fails its checksum or is not a snapshot (one without a checksum is from before them). */
+function parseSnapshot(text: string): Snapshot | undefined {
+  let v: Partial<Snapshot> | null;
+  try {
+    v = JSON.parse(text) as Partial<Snapshot> | null;
+  } catch {
+    return undefined;
+  }
+  if (!v || typeof v.seq !== "number" || !Array.isArray(v.seen) || !Array.isArray(v.inflight) || typeof v.delivered !== "number") return undefined;
+  const snap = { seq: v.seq, seen: v.seen.filter((e) => typeof e === "string"), inflight: v.inflight.filter((e) => typeof e === "string"), delivered: v.delivered };
+  if (v.checksum !== undefined && v.checksum !== snapshotChecksum(snap)) return undefined;
+  return snap;
 }
 
 function apply(s: DedupState, eventId: string, a: Change, seenLimit: number): void {

@@ -26,7 +26,19 @@ export class SentinelLedgers {
     readonly dedup: SentinelDedup,
     private readonly plugins: SentinelPlugins,
     private readonly logger: Logger,
-  ) {}
+  ) {
+    dedup.onDamage = (r) =>
+      this.logger.error("sentinel dedup record was damaged: what it lost is accepted again, the damaged files are kept", {
+        sentinel: r.sentinelId,
+        snapshot: r.snapshot?.state ?? "ok",
+        ...(r.snapshot?.copy ? { snapshotCopy: r.snapshot.copy } : {}),
+        damagedLines: r.damagedLines?.lines.length ?? 0,
+        ...(r.damagedLines ? { journalCopy: r.damagedLines.copy } : {}),
+        tornBytes: r.tornBytes ?? 0,
+        delivered: r.delivered,
+        eventIdsKept: r.known,
+      });
+  }
 
   /** Chooses and loads the sentinel's ledger (once; again after {@link remove}). */
   load(sentinelId: string): Promise<void> {

@@ -127,11 +127,25 @@ export class AppendJournal {
     });
   }
 
-  /** Empties the file durably. Only call from {@link exclusive} or `afterBatch`. */
-  async truncate(): Promise<void> {
+  /**
+   * Empties the file durably, leaving only `firstLine` (whole lines) when given. Only call from
+   * {@link exclusive} or `afterBatch`.
+   */
+  async truncate(firstLine?: string): Promise<void> {
     await this.file.handle.truncate(0);
     this.size = 0;
     this.torn = false;
+    if (firstLine) {
+      const bytes = Buffer.from(firstLine, "utf8");
+      let written = 0;
+      try {
+        while (written < bytes.length) written += (await this.file.handle.write(bytes, written)).bytesWritten;
+      } catch (err) {
+        this.torn = true;
+        throw err;
+      }
+      this.size = bytes.length;
+    }
     await this.file.handle.datasync();
   }
 
