@@ -14,7 +14,7 @@ import type { SentinelIndexes } from "./indexes.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { projectSentinel } from "./projection.js";
-import type { ProviderReport, SentinelProjection, SentinelRecord, SentinelStatus } from "./service.js";
+import type { IdempotencyStamp, ProviderReport, SentinelProjection, SentinelRecord, SentinelStatus } from "./service.js";
 import type { SentinelStore } from "./store.js";
 import { validateSpec } from "./validate.js";
 
@@ -39,7 +39,8 @@ export class SentinelRegistry {
     for (const id of await this.dedup.orphans(new Set(records.map((r) => r.id)))) await this.dedup.remove(id);
   }
 
-  async create(input: unknown, principal: string): Promise<SentinelProjection> {
+  /** Creates a sentinel; `idempotency` is stored in its record (the same atomic write). */
+  async create(input: unknown, principal: string, idempotency?: IdempotencyStamp): Promise<SentinelProjection> {
     const { spec, target: targetInput } = await validateSpec(input, this.plugins, this.clock.now());
     const target = await this.plugins.target(spec.target.kind);
     const id = `snt_${this.random.ulid()}`;
@@ -52,6 +53,7 @@ export class SentinelRegistry {
       updatedAt: now,
       deliveredCount: 0,
       spec: { ...spec, target: { ...stored, kind: spec.target.kind } },
+      ...(idempotency ? { idempotency } : {}),
     };
     try {
       await this.store.insert(rec);
