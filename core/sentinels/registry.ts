@@ -65,7 +65,8 @@ export class SentinelRegistry {
     this.logger.info("sentinel created", { sentinel: id, provider: spec.provider, target: spec.target.kind });
     this.events.emit("sentinel:created", { sentinelId: id, provider: spec.provider, target: spec.target.kind });
     await this.hooks.provider(rec, "watch");
-    return this.projectRecord(rec);
+    // A new sentinel has no dedup files to read: its count is whatever a delivery since loaded.
+    return projectSentinel(rec, target, this.dedup.delivered(rec.id));
   }
 
   async list(): Promise<SentinelProjection[]> {
