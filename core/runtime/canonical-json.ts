@@ -11,5 +11,6 @@ export function canonicalJson(value: unknown): string {
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
   }
-  return JSON.stringify(value);
+  // `undefined` (and what JSON has no form for) reads as null, as JSON.stringify does in arrays.
+  return JSON.stringify(value) ?? "null";
 }
