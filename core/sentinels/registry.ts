@@ -14,7 +14,7 @@ import type { SentinelIndexes } from "./indexes.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { projectSentinel } from "./projection.js";
-import type { ProviderReport, SentinelProjection, SentinelRecord, SentinelStatus } from "./service.js";
+import type { IdempotencyStamp, ProviderReport, SentinelProjection, SentinelRecord, SentinelStatus } from "./service.js";
 import type { SentinelStore } from "./store.js";
 import { validateSpec } from "./validate.js";
 
@@ -39,7 +39,8 @@ export class SentinelRegistry {
     for (const id of await this.ledgers.orphans(new Set(records.map((r) => r.id)))) await this.ledgers.remove(id);
   }
 
-  async create(input: unknown, principal: string): Promise<SentinelProjection> {
+  /** Creates a sentinel; `idempotency` is stored in its record (the same atomic write). */
+  async create(input: unknown, principal: string, idempotency?: IdempotencyStamp): Promise<SentinelProjection> {
     const { spec, target: targetInput } = await validateSpec(input, this.plugins, this.clock.now());
     const target = await this.plugins.target(spec.target.kind);
     const id = `snt_${this.random.ulid()}`;
@@ -52,6 +53,7 @@ export class SentinelRegistry {
       updatedAt: now,
       deliveredCount: 0,
       spec: { ...spec, target: { ...stored, kind: spec.target.kind } },
+      ...(idempotency ? { idempotency } : {}),
     };
     try {
       await this.store.insert(rec);
@@ -63,7 +65,8 @@ export class SentinelRegistry {
     this.logger.info("sentinel created", { sentinel: id, provider: spec.provider, target: spec.target.kind });
     this.events.emit("sentinel:created", { sentinelId: id, provider: spec.provider, target: spec.target.kind });
     await this.hooks.provider(rec, "watch");
-    return this.projectRecord(rec);
+    // A new sentinel has no record to read yet: its count is whatever a delivery since loaded.
+    return projectSentinel(rec, target, this.ledgers.delivered(rec.id));
   }
 
   async list(): Promise<SentinelProjection[]> {

@@ -15,6 +15,7 @@ import { basename, dirname, isAbsolute, join } from "node:path";
 import { z } from "zod";
 import { readTextFile, writeJsonFile } from "../storage/json-file.js";
 import { withFileLock } from "../storage/lock.js";
+import { canonicalJson } from "../runtime/canonical-json.js";
 
 export const RECORDS_FILE = "worktrees.json";
 const DAMAGED_PREFIX = `${RECORDS_FILE}.damaged-`;
@@ -75,19 +76,9 @@ const RecordShape = z.looseObject({
   checksum: z.string().optional(),
 });
 
-/** JSON with keys sorted at every level: the same record always hashes the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
 export function checksumOf(rec: WorktreeRecord): string {
   const { checksum: _omit, ...fields } = rec;
-  return `sha256:${createHash("sha256").update(canonical(fields)).digest("hex")}`;
+  return `sha256:${createHash("sha256").update(canonicalJson(fields)).digest("hex")}`;
 }
 
 export function sealRecord(rec: WorktreeRecord): WorktreeRecord {
