@@ -45,7 +45,7 @@ export type {
   DeliveryRef,
 } from "./sessions.js";
 export { prependPath } from "./sessions.js";
-export { SvcError, issuesToDetails, type SvcErrorCode } from "../errors.js";
+export { SvcError, issuesToDetails, diskFullError, type SvcErrorCode } from "../errors.js";
 
 export type AnyPlugin = import("./provider.js").ProviderPlugin | import("./target.js").TargetPlugin | import("./adapter.js").AdapterPlugin;
 
@@ -54,6 +54,7 @@ export type AnyPlugin = import("./provider.js").ProviderPlugin | import("./targe
  * kill -9 safe, cross-process locked), so plugins never hand-roll them.
  */
 export { writeFileDurable, fsyncDir, type AtomicWriteOptions } from "../storage/atomic-write.js";
+export { writingFile, namingFile } from "../storage/file-errors.js";
 export { readJsonFile, readTextFile, writeJsonFile, updateJsonFile } from "../storage/json-file.js";
 export { withFileLock, type LockOptions } from "../storage/lock.js";
 export { openDurableAppend, type DurableAppendFile } from "../storage/durable-append.js";

@@ -1,6 +1,7 @@
 import { mkdir, rename, truncate } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fsyncDir } from "./atomic-write.js";
+import { namingFile } from "./file-errors.js";
 import { openDurableAppend, type DurableAppendFile } from "./durable-append.js";
 import { linesBackwards } from "./read-backwards.js";
 
@@ -142,7 +143,7 @@ export class AppendJournal {
         while (written < bytes.length) written += (await this.file.handle.write(bytes, written)).bytesWritten;
       } catch (err) {
         this.torn = true;
-        throw err;
+        throw namingFile(this.path, err);
       }
       this.size = bytes.length;
     }
@@ -165,7 +166,7 @@ export class AppendJournal {
     } catch (err) {
       await fresh?.handle.close().catch(() => undefined);
       await rename(retiredPath, this.path).catch(() => undefined);
-      throw err;
+      throw namingFile(this.path, err);
     }
     const old = this.file;
     this.file = fresh;
@@ -243,6 +244,7 @@ export class AppendJournal {
       // Only this handle appends: the bytes past the known size are this batch's (or a torn one's).
       this.torn = true;
       await this.cut().catch(() => undefined);
+      namingFile(this.path, err);
       for (const b of batch) b.fail(err);
       return;
     }

@@ -12,6 +12,7 @@ import { copyFile, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import { crc32 } from "node:zlib";
 import { fsyncDir } from "./atomic-write.js";
+import { writingFile } from "./file-errors.js";
 
 /** One record as a checksummed line (`text` must not contain a newline). */
 export function checkedLine(text: string): string {
@@ -63,13 +64,15 @@ export function readCheckedLines(text: string): CheckedLines {
  */
 export async function keepDamagedCopy(path: string, now: number): Promise<string> {
   const aside = `${path}.damaged-${now}`;
-  await copyFile(path, aside);
-  const handle = await open(aside, "r");
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await fsyncDir(dirname(aside));
+  await writingFile(aside, async () => {
+    await copyFile(path, aside);
+    const handle = await open(aside, "r");
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fsyncDir(dirname(aside));
+  });
   return aside;
 }

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../../core/plugin-api/index.js";
-import { SvcError } from "../../../core/plugin-api/index.js";
+import { SvcError, diskFullError } from "../../../core/plugin-api/index.js";
 import { LIMITS } from "../limits.js";
 import { BodyStore, stagedRef } from "./body-store.js";
 import { HotBodies } from "./hot-bodies.js";
@@ -332,8 +332,14 @@ export class Outbox {
     try {
       await this.compact();
     } catch (err) {
-      await this.journal.close().catch(() => undefined);
-      throw err;
+      // A full disk never keeps the daemon from starting: the files on disk are the last consistent
+      // ones (a compaction replaces nothing until its snapshot is durable); the next one retries.
+      const full = diskFullError(err);
+      if (!full) {
+        await this.journal.close().catch(() => undefined);
+        throw err;
+      }
+      logger.error("outbox compaction at start failed; the outbox runs on its journal until a compaction succeeds", { error: full.message });
     }
   }
 
