@@ -1,3 +1,5 @@
+import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { useDaemonProcess } from "../support/cli.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
@@ -55,5 +57,30 @@ describe("the outbox row is the webhook target's only record of an event (real d
     await until(async () => (await json(`/sentinels/${id}`)).body.status === "expired" || undefined, "expiry by count");
     await until(() => rx.deliveries.length >= 1012, "1012 deliveries");
     expect(new Set(rx.deliveries.map((d) => d.id)).size).toBe(1012);
+    // The engine kept no record of its own for this webhook sentinel.
+    expect(await readdir(join(fx.home, "sentinels-dedup")).catch(() => [])).not.toContainEqual(expect.stringContaining(id));
+  });
+
+  it("a webhook sentinel's dedup record from before 0.21 is adopted by the outbox: its ids stay duplicates, its count carries on", async () => {
+    const created = await json("/sentinels", {
+      method: "POST",
+      body: JSON.stringify({ match: [{ subject: "ci:old" }], until: { kind: "count", n: 1102 }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+    });
+    const id = created.body.id as string;
+    await fx.daemon.stop();
+    // What svc 0.20 left: a snapshot of 1,100 deliveries, the last 1000 ids seen.
+    const seen = Array.from({ length: 1000 }, (_, i) => `old${100 + i}`);
+    await mkdir(join(fx.home, "sentinels-dedup"), { recursive: true });
+    await writeFile(join(fx.home, "sentinels-dedup", `${id}.json`), JSON.stringify({ seq: 2200, seen, inflight: [], delivered: 1100 }));
+    await fx.start();
+    const before = rx.deliveries.length;
+    const pushed = await push([{ id: "old500", type: "ci.build.finished", subjects: ["ci:old"], data: {} }]);
+    expect(pushed.body.matched.map((m: { outcome: string }) => m.outcome)).toEqual(["duplicate"]);
+    expect((await json(`/sentinels/${id}`)).body).toMatchObject({ status: "active", deliveredCount: 1100 });
+    expect(await readdir(join(fx.home, "sentinels-dedup"))).not.toContainEqual(expect.stringContaining(id));
+    const fresh = await push([{ id: "new1", type: "ci.build.finished", subjects: ["ci:old"], data: {} }, { id: "new2", type: "ci.build.finished", subjects: ["ci:old"], data: {} }]);
+    expect(fresh.body.matched.map((m: { outcome: string }) => m.outcome)).toEqual(["delivered", "delivered"]);
+    await until(async () => (await json(`/sentinels/${id}`)).body.status === "expired" || undefined, "expiry by count at 1102");
+    await until(() => rx.deliveries.length >= before + 2, "2 deliveries");
   });
 });
