@@ -89,6 +89,10 @@ export class SentinelDedup {
   private readonly loading = new Map<string, Promise<void>>();
   /** Open journals by sentinel id, least recently used first. */
   private readonly journals = new Map<string, Promise<AppendJournal>>();
+  /** The journals whose open finished, by sentinel id (to tell idle ones from busy ones). */
+  private readonly opened = new Map<string, AppendJournal>();
+  /** Changes in progress per sentinel: their journal is not closed under them. */
+  private readonly leases = new Map<string, number>();
   /** Journals being closed: reopening waits, so two handles never append to one file at once. */
   private readonly closing = new Map<string, Promise<void>>();
 
@@ -172,6 +176,29 @@ export class SentinelDedup {
   }
 
   private async change(sentinelId: string, eventId: string, a: Change): Promise<void> {
+    // Leased from here until the line is queued: the journal is not closed under this change.
+    this.leases.set(sentinelId, (this.leases.get(sentinelId) ?? 0) + 1);
+    try {
+      return await this.changeLeased(sentinelId, eventId, a);
+    } finally {
+      const left = (this.leases.get(sentinelId) ?? 1) - 1;
+      if (left > 0) this.leases.set(sentinelId, left);
+      else this.leases.delete(sentinelId);
+      // Back within the bound once this journal is idle again.
+      if (this.journals.size > MAX_OPEN_JOURNALS) void this.opened.get(sentinelId)?.drained().then(() => this.closeIdle(sentinelId));
+    }
+  }
+
+  /** Closes idle journals, least recently used first, while more than the bound are open. */
+  private closeIdle(keep?: string): void {
+    for (const id of this.journals.keys()) {
+      if (this.journals.size <= MAX_OPEN_JOURNALS) break;
+      const j = this.opened.get(id);
+      if (id !== keep && !this.leases.has(id) && j !== undefined && !j.busy) void this.closeJournal(id);
+    }
+  }
+
+  private async changeLeased(sentinelId: string, eventId: string, a: Change): Promise<void> {
     for (;;) {
       await this.load(sentinelId);
       const exists = this.states.get(sentinelId)?.journalExists ?? false;
@@ -232,10 +259,11 @@ export class SentinelDedup {
     opening.catch(() => {
       if (this.journals.get(sentinelId) === opening) this.journals.delete(sentinelId);
     });
-    for (const id of this.journals.keys()) {
-      if (this.journals.size <= MAX_OPEN_JOURNALS) break;
-      if (id !== sentinelId) void this.closeJournal(id);
-    }
+    void opening.then((j) => this.opened.set(sentinelId, j), () => undefined);
+    // Only idle journals are closed: closing one a change is about to use (or is writing to) made
+    // that change reopen it and close another in use, over and over, once more than the bound were
+    // in use at once (a livelock at 100% CPU). Beyond the bound while all are busy, more stay open.
+    this.closeIdle(sentinelId);
     return opening;
   }
 
@@ -243,6 +271,7 @@ export class SentinelDedup {
     const open = this.journals.get(sentinelId);
     if (!open) return this.closing.get(sentinelId) ?? Promise.resolve();
     this.journals.delete(sentinelId);
+    this.opened.delete(sentinelId);
     const closing = open
       .then((j) => j.close())
       .catch(() => undefined)

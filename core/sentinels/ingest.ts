@@ -19,7 +19,7 @@ import { svcEventSchema, parseOrThrow } from "./spec-schema.js";
  * push's usual width: a batch of 64 events for 64 sentinels then waits for one group commit, not
  * two in a row (which halved the rate of pushers that wait for each answer).
  */
-const DELIVERY_CONCURRENCY = 256;
+export const DELIVERY_CONCURRENCY = 256;
 
 export class SentinelIngest {
   constructor(

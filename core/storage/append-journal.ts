@@ -67,6 +67,11 @@ export class AppendJournal {
     this.size = size;
   }
 
+  /** True while something is queued or being written. */
+  get busy(): boolean {
+    return this.flushing || this.queue.length > 0 || this.tasks.length > 0;
+  }
+
   /** True once {@link close} was called: appends are refused from then on. */
   get isClosed(): boolean {
     return this.closed;
