@@ -28,6 +28,9 @@ export type {
 } from "./context.js";
 export { defineProvider, type ProviderPlugin, type ProviderInstance, type ProviderReadiness } from "./provider.js";
 export { defineTarget, type TargetPlugin, type TargetInstance, type TargetAck, type TargetDelivery, type TargetCreateMeta, type TargetLedger } from "./target.js";
+export type { DoctorFinding, DoctorSeverity, TargetCheckInput } from "./doctor.js";
+/** Read-only helpers for a target's `check` (`svc doctor`): secret file modes, `.damaged-*` copies, torn tails. */
+export { secretModeFinding, damagedCopyFindings, tornTailFinding } from "../storage/file-check.js";
 export { defineAdapter, type AdapterPlugin, type AdapterInstance } from "./adapter.js";
 export type {
   SessionStartSpec,

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { PluginContext, SentinelView } from "./context.js";
+import type { DoctorFinding, TargetCheckInput } from "./doctor.js";
 import type { SvcEvent } from "./events.js";
 
 export interface TargetCreateMeta {
@@ -72,6 +73,12 @@ export interface TargetInstance {
   expired?(sentinel: SentinelView): Promise<void>;
   /** Extra status for `svc sentinel status` (e.g. outbox rows). */
   status?(sentinel: SentinelView): Promise<Record<string, unknown>>;
+  /**
+   * Optional: checks the target's own files under `$SVC_HOME` for `svc doctor`, offline (no daemon
+   * need run; the target is set up but not started) and read-only: it never writes, moves or
+   * truncates anything, unlike loading. Says what is wrong and what to do (see {@link DoctorFinding}).
+   */
+  check?(input: TargetCheckInput): Promise<DoctorFinding[]>;
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

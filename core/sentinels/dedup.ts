@@ -21,7 +21,7 @@ import { readdir, readFile, rename, rm, truncate } from "node:fs/promises";
 import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { AppendJournal } from "../storage/append-journal.js";
-import { checkedLine, keepDamagedCopy, readCheckedLines, textChecksum } from "../storage/checked-lines.js";
+import { checkedLine, keepDamagedCopy, readCheckedLines, textChecksum, type CheckedLines } from "../storage/checked-lines.js";
 import { readTextFile, writeJsonFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
 import { HOME } from "../tokens.js";
@@ -297,58 +297,22 @@ export class SentinelDedup {
   private async read(sentinelId: string): Promise<DedupState> {
     const report: DedupLoadReport = { sentinelId, delivered: 0, known: 0 };
     const snapPath = this.file(sentinelId, "json");
+    const logPath = this.file(sentinelId, "log");
     const snapText = await readTextFile(snapPath).catch(() => undefined);
-    let snap = snapText === undefined ? undefined : parseSnapshot(snapText);
-    if (snapText !== undefined && !snap) {
+    const raw = await readFile(logPath).catch(() => undefined);
+    const files = readDedupTexts(snapText, raw?.toString("utf8"), this.limits.seen);
+    if (files.snapshot === "damaged") {
       const copy = `${snapPath}.damaged-${Date.now()}`;
       await rename(snapPath, copy);
       report.snapshot = { state: "damaged", copy };
-    }
-    const state: DedupState = {
-      seq: snap?.seq ?? 0,
-      nextSeq: 0,
-      seen: new Set((snap?.seen ?? []).slice(-this.limits.seen)),
-      inflight: new Set(snap?.inflight ?? []),
-      delivered: snap?.delivered ?? 0,
-      journalLines: 0,
-      journalExists: false,
-      compacting: false,
-      ahead: 0,
-    };
-    const logPath = this.file(sentinelId, "log");
-    const raw = await readFile(logPath).then(
-      (b) => ((state.journalExists = true), b),
-      () => Buffer.alloc(0),
-    );
-    const lines = readCheckedLines(raw.toString("utf8"));
-    if (lines.damaged.length > 0) report.damagedLines = { lines: lines.damaged, copy: await keepDamagedCopy(logPath, Date.now()) };
+    } else if (files.snapshot === "missing") report.snapshot = { state: "missing" };
+    if (files.lines.damaged.length > 0) report.damagedLines = { lines: files.lines.damaged, copy: await keepDamagedCopy(logPath, Date.now()) };
     // Bytes after the last newline are a line cut short by a crash: cut them off before appending.
-    if (lines.tornBytes > 0) {
-      report.tornBytes = lines.tornBytes;
-      await truncate(logPath, raw.length - lines.tornBytes);
+    if (raw && files.lines.tornBytes > 0) {
+      report.tornBytes = files.lines.tornBytes;
+      await truncate(logPath, raw.length - files.lines.tornBytes);
     }
-    let first: number | undefined;
-    for (const { text } of lines.records) {
-      state.journalLines += 1;
-      let rec: { q?: unknown; e?: unknown; a?: unknown; d?: unknown; c?: unknown };
-      try {
-        rec = JSON.parse(text) as typeof rec;
-      } catch {
-        continue;
-      }
-      if (typeof rec.q !== "number") continue;
-      first ??= rec.q;
-      // The count a line carries holds even when the snapshot before it was lost.
-      const carried = typeof rec.d === "number" ? rec.d : typeof rec.c === "number" ? rec.c : 0;
-      if (typeof rec.e === "string" && rec.q > state.seq && (rec.a === "now" || rec.a === "deferred" || rec.a === "seen")) {
-        state.seq = rec.q;
-        apply(state, rec.e, rec.a, this.limits.seen);
-      }
-      state.delivered = Math.max(state.delivered, carried);
-    }
-    // No snapshot, yet the journal starts past the first change: the snapshot was lost.
-    if (!snap && !report.snapshot && first !== undefined && first > 1) report.snapshot = { state: "missing" };
-    state.nextSeq = state.seq;
+    const state: DedupState = { ...files.state, nextSeq: files.state.seq, journalExists: raw !== undefined, compacting: false, ahead: 0 };
     if (report.snapshot || report.damagedLines || report.tornBytes) {
       report.delivered = state.delivered;
       report.known = state.seen.size + state.inflight.size;
@@ -376,7 +340,7 @@ function parseSnapshot(text: string): Snapshot | undefined {
   return snap;
 }
 
-function apply(s: DedupState, eventId: string, a: Change, seenLimit: number): void {
+function apply(s: Pick<DedupState, "seen" | "inflight" | "delivered">, eventId: string, a: Change, seenLimit: number): void {
   if (a === "deferred") {
     s.delivered += 1;
     s.inflight.add(eventId);
@@ -387,4 +351,47 @@ function apply(s: DedupState, eventId: string, a: Change, seenLimit: number): vo
   s.seen.delete(eventId);
   s.seen.add(eventId);
   while (s.seen.size > seenLimit) s.seen.delete(s.seen.values().next().value as string);
+}
+
+/** A sentinel's dedup files as read, with nothing changed (loading and `svc doctor` share it). */
+export interface DedupFilesRead {
+  /** `damaged`: fails its checksum or is not a snapshot; `missing`: absent though the journal starts past the first change. */
+  snapshot: "ok" | "damaged" | "missing" | "none";
+  lines: CheckedLines;
+  state: Pick<DedupState, "seq" | "seen" | "inflight" | "delivered" | "journalLines">;
+}
+
+/** Reads a sentinel's snapshot and journal texts (undefined: the file is absent) into its state. */
+export function readDedupTexts(snapText: string | undefined, logText: string | undefined, seenLimit: number = DEDUP_LIMIT): DedupFilesRead {
+  const snap = snapText === undefined ? undefined : parseSnapshot(snapText);
+  const state: DedupFilesRead["state"] = {
+    seq: snap?.seq ?? 0,
+    seen: new Set((snap?.seen ?? []).slice(-seenLimit)),
+    inflight: new Set(snap?.inflight ?? []),
+    delivered: snap?.delivered ?? 0,
+    journalLines: 0,
+  };
+  const lines = readCheckedLines(logText ?? "");
+  let first: number | undefined;
+  for (const { text } of lines.records) {
+    state.journalLines += 1;
+    let rec: { q?: unknown; e?: unknown; a?: unknown; d?: unknown; c?: unknown };
+    try {
+      rec = JSON.parse(text) as typeof rec;
+    } catch {
+      continue;
+    }
+    if (typeof rec.q !== "number") continue;
+    first ??= rec.q;
+    // The count a line carries holds even when the snapshot before it was lost.
+    const carried = typeof rec.d === "number" ? rec.d : typeof rec.c === "number" ? rec.c : 0;
+    if (typeof rec.e === "string" && rec.q > state.seq && (rec.a === "now" || rec.a === "deferred" || rec.a === "seen")) {
+      state.seq = rec.q;
+      apply(state, rec.e, rec.a, seenLimit);
+    }
+    state.delivered = Math.max(state.delivered, carried);
+  }
+  // No snapshot, yet the journal starts past the first change: the snapshot was lost.
+  const snapshot = snap ? "ok" : snapText !== undefined ? "damaged" : first !== undefined && first > 1 ? "missing" : "none";
+  return { snapshot, lines, state };
 }

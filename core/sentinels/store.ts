@@ -8,6 +8,7 @@
  */
 import { inject, injectable } from "tsyringe";
 import { SvcError } from "../errors.js";
+import type { DoctorFinding } from "../plugin-api/doctor.js";
 import { readJsonFile } from "../storage/json-file.js";
 import { JsonGroupCommit } from "../storage/json-group-commit.js";
 import { homeFile } from "../storage/paths.js";
@@ -93,4 +94,24 @@ function checked(path: string, file: SentinelsFile): SentinelsFile {
     throw new SvcError("config_invalid", `${path} is not a sentinels file (expected {"version": 1, "sentinels": [...]})`);
   }
   return file;
+}
+
+/**
+ * `svc doctor`'s check of sentinels.json (read-only): it parses and is a sentinels file. Returns
+ * the stored records (none when it cannot be read) for the checks that compare against them.
+ */
+export async function checkSentinelsFile(home: string): Promise<{ findings: DoctorFinding[]; sentinels: SentinelRecord[] }> {
+  const path = homeFile(home, "sentinels");
+  try {
+    const file = await readJsonFile<SentinelsFile>(path);
+    return { findings: [], sentinels: file === undefined ? [] : checked(path, file).sentinels.filter((r) => typeof r?.id === "string") };
+  } catch (err) {
+    const finding: DoctorFinding = {
+      severity: "error",
+      file: "sentinels.json",
+      message: `${(err as Error).message}: the daemon cannot start while it is so, and the other checks cannot tell which sentinels exist`,
+      fix: "restore it from a backup, or fix it by hand (its records are {\"version\":1,\"sentinels\":[…]}); the sentinels' outbox rows, secrets and dedup files are kept meanwhile",
+    };
+    return { findings: [finding], sentinels: [] };
+  }
 }

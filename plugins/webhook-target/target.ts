@@ -4,10 +4,12 @@ import { SvcError, parseHttpsUrl } from "../../core/plugin-api/index.js";
 import type { ChallengeVerifier } from "./challenge.js";
 import { Dispatcher } from "./dispatcher.js";
 import { buildEnvelope } from "./envelope.js";
+import { checkOutboxFiles } from "./outbox/check.js";
 import { Outbox } from "./outbox/outbox.js";
 import type { OutboxRow } from "./outbox/row.js";
 import { asStoredTarget } from "./signing-keys.js";
 import { SecretVault } from "./vault.js";
+import { checkVaultFile } from "./vault-check.js";
 import { replayRows, type ReplayResult, type ReplaySelector } from "./replay.js";
 
 export interface WebhookTargetDeps {
@@ -151,6 +153,11 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         outbox: { pending: count("pending"), delivered: count("delivered"), dead: count("dead"), rows },
         ...(stored?.rotatedAt ? { rotatedAt: stored.rotatedAt } : {}),
       };
+    },
+
+    /** `svc doctor`: the vault and the outbox files, read-only (the outbox is never opened here). */
+    async check({ sentinels: stored }) {
+      return [...(await checkVaultFile(ctx.home, stored)), ...(await checkOutboxFiles(ctx.home, stored))];
     },
 
     async resumeWebhookDeliveries() {

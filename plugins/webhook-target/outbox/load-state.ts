@@ -7,7 +7,7 @@ import { join } from "node:path";
 import type { Logger } from "../../../core/plugin-api/index.js";
 import { keepDamagedCopy, readTextFile, textChecksum } from "../../../core/plugin-api/index.js";
 import { readSegmentEntries, sha256, type BodyStore } from "./body-store.js";
-import { isRow, parseJournal } from "./journal.js";
+import { isRow, parseJournal, type ParsedJournal } from "./journal.js";
 import { listRetiredJournals, OUTBOX_FILES, type LoadedState, type SnapshotFile } from "./persistence.js";
 import type { JournalRecord, OutboxRow, SentinelTrace } from "./row.js";
 
@@ -35,10 +35,9 @@ export interface LoadReport {
  */
 export async function loadState(home: string, bodies: BodyStore, logger: Logger, now: () => number): Promise<LoadedState & { report: LoadReport }> {
   const report: LoadReport = { snapshotRows: 0, records: 0, damaged: [], torn: [] };
+  const files = await readOutboxFiles(home, bodies);
   const journal: JournalRecord[] = [];
-  const files = [...(await listRetiredJournals(home)).map((r) => r.file), OUTBOX_FILES.journal];
-  for (const file of files) {
-    const parsed = parseJournal((await readTextFile(join(home, file))) ?? "");
+  for (const { file, parsed } of files.journals) {
     if (parsed.damaged.length > 0) {
       const copy = await keepDamagedCopy(join(home, file), now());
       report.damaged.push({ file, lines: parsed.damaged, copy });
@@ -52,29 +51,64 @@ export async function loadState(home: string, bodies: BodyStore, logger: Logger,
   }
   report.records = journal.length;
   const path = join(home, OUTBOX_FILES.snapshot);
-  const text = await readTextFile(path);
-  const snap = text === undefined ? undefined : parseSnapshot(text);
+  const snap = files.snapshot;
   let seq = 0;
   let rows: OutboxRow[] = [];
   let traces: Record<string, SentinelTrace> = {};
-  if (snap) {
+  if (snap.state === "ok") {
     seq = snap.seq;
-    traces = validTraces(snap.traces);
-    rows = snap.rows.filter(isRow);
-    if (rows.length !== snap.rows.length) logger.warn("outbox snapshot had malformed rows; they were skipped", { skipped: snap.rows.length - rows.length });
-  } else if (text !== undefined) {
+    traces = snap.traces;
+    rows = snap.rows;
+    if (snap.malformedRows > 0) logger.warn("outbox snapshot had malformed rows; they were skipped", { skipped: snap.malformedRows });
+  } else if (snap.state === "damaged") {
     const copy = `${path}.damaged-${now()}`;
     await rename(path, copy);
     rows = await rowsFromBodies(bodies, now);
     report.rebuilt = { reason: "damaged", rows: rows.length, copy };
     logger.error("outbox snapshot is damaged; moved aside, and its rows rebuilt from the stored bodies as pending (they are sent again)", { file: copy, rows: rows.length });
-  } else if (files.length > 1 || journal.some((r) => r.seq > 1) || (await bodies.list()).length > 0) {
+  } else if (snap.state === "missing") {
     rows = await rowsFromBodies(bodies, now);
     report.rebuilt = { reason: "missing", rows: rows.length };
     logger.error("outbox snapshot is missing though the outbox had one; its rows rebuilt from the stored bodies as pending (they are sent again)", { file: path, rows: rows.length });
   }
   report.snapshotRows = rows.length;
   return { seq, rows, traces, journal, report };
+}
+
+/** The snapshot as read: whole, damaged (checksum or shape), missing though the outbox had one, or absent (a new outbox). */
+export type SnapshotRead =
+  | { state: "ok"; seq: number; rows: OutboxRow[]; traces: Record<string, SentinelTrace>; malformedRows: number }
+  | { state: "damaged" }
+  | { state: "missing" }
+  | { state: "none" };
+
+/** The outbox's files as they are on disk, parsed, with nothing changed (loading and `svc doctor` share it). */
+export interface OutboxFilesRead {
+  /** Retired journals first, oldest first, then the live one. */
+  journals: Array<{ file: string; parsed: ParsedJournal }>;
+  snapshot: SnapshotRead;
+}
+
+/**
+ * Reads the journals and the snapshot without changing anything. A snapshot is told `missing`
+ * when it is absent while retired journals, a journal record past the first, or stored bodies
+ * show the outbox had one.
+ */
+export async function readOutboxFiles(home: string, bodies: BodyStore): Promise<OutboxFilesRead> {
+  const journals: OutboxFilesRead["journals"] = [];
+  for (const file of [...(await listRetiredJournals(home)).map((r) => r.file), OUTBOX_FILES.journal]) {
+    journals.push({ file, parsed: parseJournal((await readTextFile(join(home, file))) ?? "") });
+  }
+  const text = await readTextFile(join(home, OUTBOX_FILES.snapshot));
+  const snap = text === undefined ? undefined : parseSnapshot(text);
+  let snapshot: SnapshotRead;
+  if (snap) {
+    const rows = snap.rows.filter(isRow);
+    snapshot = { state: "ok", seq: snap.seq, rows, traces: validTraces(snap.traces), malformedRows: snap.rows.length - rows.length };
+  } else if (text !== undefined) snapshot = { state: "damaged" };
+  else if (journals.length > 1 || journals.some((j) => j.parsed.records.some((r) => r.seq > 1)) || (await bodies.list().catch(() => [])).length > 0) snapshot = { state: "missing" };
+  else snapshot = { state: "none" };
+  return { journals, snapshot };
 }
 
 /** A version 3 snapshot starts `{"version":3,"seq":N,"checksum":"<crc32>",`; the checksum covers the rest. */
