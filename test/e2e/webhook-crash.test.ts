@@ -36,6 +36,7 @@ describe("webhook delivery survives kill -9 at random moments of a delivery stor
     await cleanup();
   });
 
+  // The timeout guards against a hang; it is no speed check: 20 daemon starts take minutes on a loaded 2-core machine.
   it(`${ROUNDS} kills: every accepted event ends delivered (the receiver fails only transiently), none lost, identical bytes per webhook-id`, async () => {
     d = await startDaemonProcess({ home });
     const created = await d.fetch("/sentinels", {
@@ -61,9 +62,9 @@ describe("webhook delivery survives kill -9 at random moments of a delivery stor
     d = await startDaemonProcess({ home });
     const daemon = d;
     const rows = async () => ((await (await daemon.fetch(`/sentinels/${sentinelId}`)).json()) as { target: { outbox: { rows: Array<{ eventId: string; status: string; deadReason?: string }> } } }).target.outbox.rows;
-    const deadline = Date.now() + 30_000;
+    // Waits for the condition itself (every row terminal); the test's timeout is the only bound.
     let final = await rows();
-    while (final.some((r) => r.status === "pending") && Date.now() < deadline) {
+    while (final.some((r) => r.status === "pending")) {
       await new Promise((r) => setTimeout(r, 100));
       final = await rows();
     }
@@ -81,5 +82,5 @@ describe("webhook delivery survives kill -9 at random moments of a delivery stor
     const shas = new Map<string, Set<string>>();
     for (const x of rx.deliveries) (shas.get(x.id) ?? shas.set(x.id, new Set()).get(x.id)!).add(x.sha);
     for (const [id, set] of shas) expect(set.size, `bodies seen for ${id}`).toBe(1);
-  }, 150_000);
+  }, 900_000);
 });

@@ -109,5 +109,6 @@ describe("outbox against a reference model (fast-check)", () => {
       }),
       { numRuns: 60 },
     );
-  });
+    // A guard against a hang, no speed check: 60 runs of real fsyncs take minutes on a loaded 2-core machine.
+  }, 900_000);
 });
