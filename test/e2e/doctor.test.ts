@@ -4,6 +4,7 @@
  * dedup journal was compacted into a snapshot, the daemon killed; then each damage case of issue 23
  * done to a copy of it.
  */
+import { SentinelDedup } from "../../core/sentinels/dedup.js";
 import { chmod, cp, readdir, readFile, rm, stat, truncate, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -79,9 +80,13 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
     webhookId = await watch(d, { match: [{ subject: "hook:*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } });
     sessionSentinelId = await watch(d, { match: [{ subject: "sess:*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "session", sessionId: "ses_doctor" } });
     await push(d, Array.from({ length: 10 }, (_, i) => ({ id: `h_a${i}`, subjects: ["hook:a"] })));
-    // Enough deliveries for the session sentinel's dedup journal to be compacted into its snapshot.
-    for (let b = 0; b < 3; b++) await push(d, Array.from({ length: 1000 }, (_, i) => ({ id: `s_${b}_${i}`, subjects: ["sess:a"] })));
     await d.stop();
+    // The session sentinel's dedup record with a snapshot and a journal after it, written by the
+    // engine's own dedup class with a small compaction threshold (the daemon's is 2,000 changes:
+    // pushing that many took minutes on a busy machine).
+    const dedup = new SentinelDedup(golden, { seen: 1000, compactAfter: 6 });
+    for (let i = 0; i < 10; i++) await dedup.recordDelivery(sessionSentinelId, `s_${i}`, "now");
+    await dedup.close();
     // The restart compacts the outbox: the first rows go to the snapshot and a segment.
     d = await startDaemonProcess({ home: golden });
     await push(d, Array.from({ length: 10 }, (_, i) => ({ id: `h_b${i}`, subjects: ["hook:a"] })));
