@@ -23,6 +23,8 @@ export type SvcErrorCode =
   | "daemon_not_running"
   | "daemon_running"
   | "plugin_load_failed"
+  // idempotent creates: a key reused with a different request
+  | "idempotency_key_reused"
   // workspaces
   | "provision_failed"
   // challenge verification (SPEC.md Errors)
@@ -89,6 +91,7 @@ export const HTTP_STATUS: Readonly<Record<SvcErrorCode, number>> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  idempotency_key_reused: 422,
   payload_too_large: 413,
   delivered_rejected: 422,
   sentinel_expired: 410,

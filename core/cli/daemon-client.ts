@@ -23,13 +23,14 @@ export class DaemonClient {
     return new DaemonClient(info, baseUrlOf(info));
   }
 
-  async request<T = unknown>(method: string, path: string, body?: unknown, init: { timeoutMs?: number } = {}): Promise<T> {
+  /** `init.headers`: extra request headers (e.g. `idempotency-key`), sent through `--remote` too. */
+  async request<T = unknown>(method: string, path: string, body?: unknown, init: DaemonRequestInit = {}): Promise<T> {
     if (remotePairing !== undefined) return this.viaPairing<T>(remotePairing, method, path, body, init);
     return this.direct<T>(method, path, body, init);
   }
 
   /** Sends the request to the paired daemon through the local daemon's link; its errors come back as they are. */
-  private async viaPairing<T>(pairing: string, method: string, path: string, body: unknown, init: { timeoutMs?: number }): Promise<T> {
+  private async viaPairing<T>(pairing: string, method: string, path: string, body: unknown, init: DaemonRequestInit): Promise<T> {
     const r = await this.direct<{ status: number; body: string }>(
       "POST",
       `/pairings/${encodeURIComponent(pairing)}/request`,
@@ -38,6 +39,7 @@ export class DaemonClient {
         path,
         timeoutMs: init.timeoutMs ?? 60_000,
         headers: {
+          ...init.headers,
           ...(body === undefined ? {} : { "content-type": "application/json" }),
           // The far daemon's own token, for what it asks a token of (never this daemon's per-boot token).
           ...(process.env.SVC_REMOTE_AUTH_TOKEN ? { authorization: `Bearer ${process.env.SVC_REMOTE_AUTH_TOKEN}` } : {}),
@@ -78,12 +80,12 @@ export class DaemonClient {
     };
   }
 
-  private async direct<T>(method: string, path: string, body?: unknown, init: { timeoutMs?: number } = {}): Promise<T> {
+  private async direct<T>(method: string, path: string, body?: unknown, init: DaemonRequestInit = {}): Promise<T> {
     let res: Response;
     try {
       res = await fetch(this.baseUrl + path, {
         method,
-        headers: this.headers(body !== undefined),
+        headers: { ...init.headers, ...this.headers(body !== undefined) },
         body: body === undefined ? undefined : JSON.stringify(body),
         signal: AbortSignal.timeout(init.timeoutMs ?? 60_000),
       });
@@ -100,6 +102,11 @@ export class DaemonClient {
     }
     return parsed as T;
   }
+}
+
+interface DaemonRequestInit {
+  timeoutMs?: number;
+  headers?: Record<string, string>;
 }
 
 function safeJson(text: string): unknown {

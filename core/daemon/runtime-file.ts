@@ -5,6 +5,8 @@
  */
 import { rm } from "node:fs/promises";
 import { z } from "zod";
+import type { DoctorFinding } from "../plugin-api/doctor.js";
+import { secretModeFinding } from "../storage/file-check.js";
 import { homeFile } from "../storage/paths.js";
 import { readJsonFile, writeJsonFile } from "../storage/json-file.js";
 
@@ -59,4 +61,25 @@ export function isProcessAlive(pid: number): boolean {
 export function baseUrlOf(info: Pick<RuntimeInfo, "bind" | "port">): string {
   const host = info.bind === "0.0.0.0" ? "127.0.0.1" : info.bind === "::" ? "[::1]" : info.bind.includes(":") ? `[${info.bind}]` : info.bind;
   return `http://${host}:${info.port}`;
+}
+
+/**
+ * `svc doctor`'s look at runtime.json: a running daemon (its files may change while they are
+ * read), or a stale file a killed daemon left; and its mode (it holds the per-boot token).
+ */
+export async function checkRuntimeFile(home: string): Promise<{ findings: DoctorFinding[]; running?: RuntimeInfo }> {
+  const findings = await secretModeFinding(home, homeFile(home, "runtime"));
+  const info = await readRuntimeInfo(home);
+  if (!info) return { findings };
+  if (isProcessAlive(info.pid)) {
+    findings.push({
+      severity: "info",
+      file: "runtime.json",
+      message: `a daemon is running (pid ${info.pid}): files may change while they are read, so a finding may be a write in progress`,
+      fix: "for a still picture, stop it (kill its pid) and run svc doctor again",
+    });
+    return { findings, running: info };
+  }
+  findings.push({ severity: "info", file: "runtime.json", message: `left by a daemon that is gone (pid ${info.pid}): it was killed rather than stopped`, fix: "nothing to do: the next start replaces it" });
+  return { findings };
 }

@@ -27,7 +27,10 @@ export type {
   Logger,
 } from "./context.js";
 export { defineProvider, type ProviderPlugin, type ProviderInstance, type ProviderReadiness } from "./provider.js";
-export { defineTarget, type TargetPlugin, type TargetInstance, type TargetAck, type TargetDelivery, type TargetCreateMeta } from "./target.js";
+export { defineTarget, type TargetPlugin, type TargetInstance, type TargetAck, type TargetDelivery, type TargetCreateMeta, type TargetLedger } from "./target.js";
+export type { DoctorFinding, DoctorSeverity, TargetCheckInput } from "./doctor.js";
+/** Read-only helpers for a target's `check` (`svc doctor`): secret file modes, `.damaged-*` copies, torn tails. */
+export { secretModeFinding, damagedCopyFindings, tornTailFinding } from "../storage/file-check.js";
 export { defineAdapter, type AdapterPlugin, type AdapterInstance } from "./adapter.js";
 export type {
   SessionStartSpec,
@@ -45,7 +48,7 @@ export type {
   DeliveryRef,
 } from "./sessions.js";
 export { prependPath } from "./sessions.js";
-export { SvcError, issuesToDetails, type SvcErrorCode } from "../errors.js";
+export { SvcError, issuesToDetails, diskFullError, type SvcErrorCode } from "../errors.js";
 
 export type AnyPlugin = import("./provider.js").ProviderPlugin | import("./target.js").TargetPlugin | import("./adapter.js").AdapterPlugin;
 
@@ -54,10 +57,12 @@ export type AnyPlugin = import("./provider.js").ProviderPlugin | import("./targe
  * kill -9 safe, cross-process locked), so plugins never hand-roll them.
  */
 export { writeFileDurable, fsyncDir, type AtomicWriteOptions } from "../storage/atomic-write.js";
+export { writingFile, namingFile } from "../storage/file-errors.js";
 export { readJsonFile, readTextFile, writeJsonFile, updateJsonFile } from "../storage/json-file.js";
 export { withFileLock, type LockOptions } from "../storage/lock.js";
 export { openDurableAppend, type DurableAppendFile } from "../storage/durable-append.js";
 export { AppendJournal, type AppendJournalOptions } from "../storage/append-journal.js";
+export { checkedLine, readCheckedLines, textChecksum, keepDamagedCopy, type CheckedLines } from "../storage/checked-lines.js";
 /**
  * Stopping a process a session started: SIGTERM, then SIGKILL after {@link STOP_GRACE_MS}
  * (`groupKiller(pid)` signals a `detached` child's whole process group).

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { PluginContext, SentinelView } from "./context.js";
+import type { DoctorFinding, TargetCheckInput } from "./doctor.js";
 import type { SvcEvent } from "./events.js";
 
 export interface TargetCreateMeta {
@@ -20,6 +21,27 @@ export interface TargetDelivery {
  */
 export interface TargetAck {
   ack: "now" | "deferred";
+}
+
+/**
+ * A target's own durable record of the events it accepted (the webhook target's outbox rows).
+ * A target that offers one is the only record of its sentinels' deliveries: the engine keeps no
+ * dedup record of its own for them, asks {@link has} whether an event is a duplicate and
+ * {@link accepted} for `deliveredCount` and `until: count`. An event the target's record lost
+ * (damage) is therefore accepted again rather than answered `duplicate`.
+ */
+export interface TargetLedger {
+  /** Loads the record (called before the other methods, possibly many times). */
+  ready(): Promise<void>;
+  /** True when an event of this sentinel with this id was accepted (kept for at least the last 1000 ids). */
+  has(sentinelId: string, eventId: string): boolean;
+  /** Events of this sentinel accepted so far. */
+  accepted(sentinelId: string): number;
+  /**
+   * Takes over the engine's own record of a sentinel from before the target kept one: its last
+   * event ids and its count of accepted events. Durable when it resolves; idempotent.
+   */
+  adopt(sentinelId: string, record: { eventIds: string[]; accepted: number }): Promise<void>;
 }
 
 /** A running target: consumes matched events. */
@@ -43,12 +65,20 @@ export interface TargetInstance {
    * event for a sentinel, and `deliver` otherwise.
    */
   deliverMany?(deliveries: TargetDelivery[]): Promise<Array<PromiseSettledResult<TargetAck>>>;
+  /** Optional: the target's own record of accepted events (see {@link TargetLedger}). */
+  readonly ledger?: TargetLedger;
   /** The sentinel was removed. */
   removed?(sentinel: SentinelView): Promise<void>;
   /** The sentinel expired. */
   expired?(sentinel: SentinelView): Promise<void>;
   /** Extra status for `svc sentinel status` (e.g. outbox rows). */
   status?(sentinel: SentinelView): Promise<Record<string, unknown>>;
+  /**
+   * Optional: checks the target's own files under `$SVC_HOME` for `svc doctor`, offline (no daemon
+   * need run; the target is set up but not started) and read-only: it never writes, moves or
+   * truncates anything, unlike loading. Says what is wrong and what to do (see {@link DoctorFinding}).
+   */
+  check?(input: TargetCheckInput): Promise<DoctorFinding[]>;
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

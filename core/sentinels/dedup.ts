@@ -17,11 +17,12 @@
  * re-pushed event never reaches the target a second time while its first delivery is pending;
  * `delivered` = deliveries so far (for `until: count` and the listings).
  */
-import { readdir, readFile, rm, truncate } from "node:fs/promises";
+import { readdir, readFile, rename, rm, truncate } from "node:fs/promises";
 import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { AppendJournal } from "../storage/append-journal.js";
-import { writeJsonFile } from "../storage/json-file.js";
+import { checkedLine, keepDamagedCopy, readCheckedLines, textChecksum, type CheckedLines } from "../storage/checked-lines.js";
+import { readTextFile, writeJsonFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
 import { HOME } from "../tokens.js";
 
@@ -45,7 +46,25 @@ interface Snapshot {
   seen: string[];
   inflight: string[];
   delivered: number;
+  /** crc32 of the JSON of the four fields above, in this order (absent in files before checksums). */
+  checksum?: string;
 }
+
+/** What loading a sentinel's files found, when anything was wrong (logged by the engine). */
+export interface DedupLoadReport {
+  sentinelId: string;
+  /** `damaged`: failed its checksum or not a snapshot, moved aside; `missing`: the journal shows there was one. */
+  snapshot?: { state: "damaged" | "missing"; copy?: string };
+  /** Whole journal lines that failed their check (1-based), and where a copy of the file is kept. */
+  damagedLines?: { lines: number[]; copy: string };
+  /** Bytes of a torn last line (a write cut short, never acknowledged), cut off. */
+  tornBytes?: number;
+  /** The count of accepted events carried on, and event ids now known. */
+  delivered: number;
+  known: number;
+}
+
+const snapshotChecksum = (s: Snapshot): string => textChecksum(JSON.stringify({ seq: s.seq, seen: s.seen, inflight: s.inflight, delivered: s.delivered }));
 
 interface DedupState {
   /** Sequence of the last durable (applied) change. */
@@ -59,6 +78,8 @@ interface DedupState {
   /** Whether the journal file is known to exist durably (its directory entry synced). */
   journalExists: boolean;
   compacting: boolean;
+  /** Counting changes rendered into a batch and not yet applied (for each line's `d`). */
+  ahead: number;
 }
 
 @injectable()
@@ -68,8 +89,15 @@ export class SentinelDedup {
   private readonly loading = new Map<string, Promise<void>>();
   /** Open journals by sentinel id, least recently used first. */
   private readonly journals = new Map<string, Promise<AppendJournal>>();
+  /** The journals whose open finished, by sentinel id (to tell idle ones from busy ones). */
+  private readonly opened = new Map<string, AppendJournal>();
+  /** Changes in progress per sentinel: their journal is not closed under them. */
+  private readonly leases = new Map<string, number>();
   /** Journals being closed: reopening waits, so two handles never append to one file at once. */
   private readonly closing = new Map<string, Promise<void>>();
+
+  /** Told what loading found when anything was wrong (the engine logs it). */
+  onDamage?: (report: DedupLoadReport) => void;
 
   /** `limits` is not injected (the daemon keeps the defaults): tests make them small to reach them. */
   constructor(
@@ -101,6 +129,12 @@ export class SentinelDedup {
 
   delivered(sentinelId: string): number {
     return this.states.get(sentinelId)?.delivered ?? 0;
+  }
+
+  /** Every event id the sentinel's state holds (seen, then in flight). */
+  known(sentinelId: string): string[] {
+    const s = this.states.get(sentinelId);
+    return s ? [...s.seen, ...s.inflight] : [];
   }
 
   inflight(sentinelId: string): string[] {
@@ -142,6 +176,29 @@ export class SentinelDedup {
   }
 
   private async change(sentinelId: string, eventId: string, a: Change): Promise<void> {
+    // Leased from here until the line is queued: the journal is not closed under this change.
+    this.leases.set(sentinelId, (this.leases.get(sentinelId) ?? 0) + 1);
+    try {
+      return await this.changeLeased(sentinelId, eventId, a);
+    } finally {
+      const left = (this.leases.get(sentinelId) ?? 1) - 1;
+      if (left > 0) this.leases.set(sentinelId, left);
+      else this.leases.delete(sentinelId);
+      // Back within the bound once this journal is idle again.
+      if (this.journals.size > MAX_OPEN_JOURNALS) void this.opened.get(sentinelId)?.drained().then(() => this.closeIdle(sentinelId));
+    }
+  }
+
+  /** Closes idle journals, least recently used first, while more than the bound are open. */
+  private closeIdle(keep?: string): void {
+    for (const id of this.journals.keys()) {
+      if (this.journals.size <= MAX_OPEN_JOURNALS) break;
+      const j = this.opened.get(id);
+      if (id !== keep && !this.leases.has(id) && j !== undefined && !j.busy) void this.closeJournal(id);
+    }
+  }
+
+  private async changeLeased(sentinelId: string, eventId: string, a: Change): Promise<void> {
     for (;;) {
       await this.load(sentinelId);
       const exists = this.states.get(sentinelId)?.journalExists ?? false;
@@ -151,7 +208,20 @@ export class SentinelDedup {
       if (!s || journal.isClosed) continue;
       s.journalExists = true;
       const q = ++s.nextSeq;
-      return journal.append(JSON.stringify({ q, e: eventId, a }) + "\n", () => {
+      const counts = a !== "seen";
+      let rendered = false;
+      // Each line carries the count of accepted events once it applies (`d`), so the count survives
+      // the loss of the snapshot; rendered when its batch is formed, after every earlier batch settled.
+      const text = () => {
+        if (counts && !rendered) {
+          rendered = true;
+          s.ahead += 1;
+        }
+        return checkedLine(JSON.stringify({ q, e: eventId, a, d: s.delivered + s.ahead }));
+      };
+      const appended = journal.append(text, () => {
+        if (rendered) s.ahead -= 1;
+        rendered = false;
         s.seq = q;
         s.journalLines += 1;
         apply(s, eventId, a, this.limits.seen);
@@ -163,6 +233,11 @@ export class SentinelDedup {
             .finally(() => (s.compacting = false));
         }
       });
+      appended.catch(() => {
+        if (rendered) s.ahead -= 1;
+        rendered = false;
+      });
+      return appended;
     }
   }
 
@@ -184,10 +259,11 @@ export class SentinelDedup {
     opening.catch(() => {
       if (this.journals.get(sentinelId) === opening) this.journals.delete(sentinelId);
     });
-    for (const id of this.journals.keys()) {
-      if (this.journals.size <= MAX_OPEN_JOURNALS) break;
-      if (id !== sentinelId) void this.closeJournal(id);
-    }
+    void opening.then((j) => this.opened.set(sentinelId, j), () => undefined);
+    // Only idle journals are closed: closing one a change is about to use (or is writing to) made
+    // that change reopen it and close another in use, over and over, once more than the bound were
+    // in use at once (a livelock at 100% CPU). Beyond the bound while all are busy, more stay open.
+    this.closeIdle(sentinelId);
     return opening;
   }
 
@@ -195,6 +271,7 @@ export class SentinelDedup {
     const open = this.journals.get(sentinelId);
     if (!open) return this.closing.get(sentinelId) ?? Promise.resolve();
     this.journals.delete(sentinelId);
+    this.opened.delete(sentinelId);
     const closing = open
       .then((j) => j.close())
       .catch(() => undefined)
@@ -205,52 +282,42 @@ export class SentinelDedup {
     return closing;
   }
 
-  /** Snapshot, then empty the journal; runs between two group commits of `journal`. */
+  /**
+   * Snapshot, then empty the journal down to one checkpoint line carrying the count (so a lost
+   * snapshot never loses the count); runs between two group commits of `journal`.
+   */
   private async compact(sentinelId: string, s: DedupState, journal: AppendJournal): Promise<void> {
     if (this.states.get(sentinelId) !== s) return;
     const snapshot: Snapshot = { seq: s.seq, seen: [...s.seen], inflight: [...s.inflight], delivered: s.delivered };
-    await writeJsonFile(this.file(sentinelId, "json"), snapshot);
-    await journal.truncate();
+    await writeJsonFile(this.file(sentinelId, "json"), { ...snapshot, checksum: snapshotChecksum(snapshot) });
+    await journal.truncate(checkedLine(JSON.stringify({ q: s.seq, c: s.delivered })));
     s.journalLines = 0;
   }
 
   private async read(sentinelId: string): Promise<DedupState> {
-    const snap = await readFile(this.file(sentinelId, "json"), "utf8")
-      .then((t) => JSON.parse(t) as Partial<Snapshot> | null)
-      .catch(() => undefined);
-    const state: DedupState = {
-      seq: typeof snap?.seq === "number" ? snap.seq : 0,
-      nextSeq: 0,
-      seen: new Set(Array.isArray(snap?.seen) ? snap.seen.slice(-this.limits.seen) : []),
-      inflight: new Set(Array.isArray(snap?.inflight) ? snap.inflight : []),
-      delivered: typeof snap?.delivered === "number" ? snap.delivered : 0,
-      journalLines: 0,
-      journalExists: false,
-      compacting: false,
-    };
-    const raw = await readFile(this.file(sentinelId, "log")).then(
-      (b) => ((state.journalExists = true), b),
-      () => Buffer.alloc(0),
-    );
-    const end = raw.lastIndexOf(0x0a) + 1;
+    const report: DedupLoadReport = { sentinelId, delivered: 0, known: 0 };
+    const snapPath = this.file(sentinelId, "json");
+    const logPath = this.file(sentinelId, "log");
+    const snapText = await readTextFile(snapPath).catch(() => undefined);
+    const raw = await readFile(logPath).catch(() => undefined);
+    const files = readDedupTexts(snapText, raw?.toString("utf8"), this.limits.seen);
+    if (files.snapshot === "damaged") {
+      const copy = `${snapPath}.damaged-${Date.now()}`;
+      await rename(snapPath, copy);
+      report.snapshot = { state: "damaged", copy };
+    } else if (files.snapshot === "missing") report.snapshot = { state: "missing" };
+    if (files.lines.damaged.length > 0) report.damagedLines = { lines: files.lines.damaged, copy: await keepDamagedCopy(logPath, Date.now()) };
     // Bytes after the last newline are a line cut short by a crash: cut them off before appending.
-    if (end < raw.length) await truncate(this.file(sentinelId, "log"), end);
-    const lines = raw.subarray(0, end).toString("utf8").split("\n");
-    lines.pop();
-    for (const line of lines) {
-      state.journalLines += 1;
-      let rec: { q?: unknown; e?: unknown; a?: unknown };
-      try {
-        rec = JSON.parse(line) as typeof rec;
-      } catch {
-        continue;
-      }
-      if (typeof rec.q !== "number" || typeof rec.e !== "string" || rec.q <= state.seq) continue;
-      if (rec.a !== "now" && rec.a !== "deferred" && rec.a !== "seen") continue;
-      state.seq = rec.q;
-      apply(state, rec.e, rec.a, this.limits.seen);
+    if (raw && files.lines.tornBytes > 0) {
+      report.tornBytes = files.lines.tornBytes;
+      await truncate(logPath, raw.length - files.lines.tornBytes);
     }
-    state.nextSeq = state.seq;
+    const state: DedupState = { ...files.state, nextSeq: files.state.seq, journalExists: raw !== undefined, compacting: false, ahead: 0 };
+    if (report.snapshot || report.damagedLines || report.tornBytes) {
+      report.delivered = state.delivered;
+      report.known = state.seen.size + state.inflight.size;
+      this.onDamage?.(report);
+    }
     return state;
   }
 
@@ -259,7 +326,21 @@ export class SentinelDedup {
   }
 }
 
-function apply(s: DedupState, eventId: string, a: Change, seenLimit: number): void {
+/** The snapshot, or undefined when it fails its checksum or is not a snapshot (one without a checksum is from before them). */
+function parseSnapshot(text: string): Snapshot | undefined {
+  let v: Partial<Snapshot> | null;
+  try {
+    v = JSON.parse(text) as Partial<Snapshot> | null;
+  } catch {
+    return undefined;
+  }
+  if (!v || typeof v.seq !== "number" || !Array.isArray(v.seen) || !Array.isArray(v.inflight) || typeof v.delivered !== "number") return undefined;
+  const snap = { seq: v.seq, seen: v.seen.filter((e) => typeof e === "string"), inflight: v.inflight.filter((e) => typeof e === "string"), delivered: v.delivered };
+  if (v.checksum !== undefined && v.checksum !== snapshotChecksum(snap)) return undefined;
+  return snap;
+}
+
+function apply(s: Pick<DedupState, "seen" | "inflight" | "delivered">, eventId: string, a: Change, seenLimit: number): void {
   if (a === "deferred") {
     s.delivered += 1;
     s.inflight.add(eventId);
@@ -270,4 +351,47 @@ function apply(s: DedupState, eventId: string, a: Change, seenLimit: number): vo
   s.seen.delete(eventId);
   s.seen.add(eventId);
   while (s.seen.size > seenLimit) s.seen.delete(s.seen.values().next().value as string);
+}
+
+/** A sentinel's dedup files as read, with nothing changed (loading and `svc doctor` share it). */
+export interface DedupFilesRead {
+  /** `damaged`: fails its checksum or is not a snapshot; `missing`: absent though the journal starts past the first change. */
+  snapshot: "ok" | "damaged" | "missing" | "none";
+  lines: CheckedLines;
+  state: Pick<DedupState, "seq" | "seen" | "inflight" | "delivered" | "journalLines">;
+}
+
+/** Reads a sentinel's snapshot and journal texts (undefined: the file is absent) into its state. */
+export function readDedupTexts(snapText: string | undefined, logText: string | undefined, seenLimit: number = DEDUP_LIMIT): DedupFilesRead {
+  const snap = snapText === undefined ? undefined : parseSnapshot(snapText);
+  const state: DedupFilesRead["state"] = {
+    seq: snap?.seq ?? 0,
+    seen: new Set((snap?.seen ?? []).slice(-seenLimit)),
+    inflight: new Set(snap?.inflight ?? []),
+    delivered: snap?.delivered ?? 0,
+    journalLines: 0,
+  };
+  const lines = readCheckedLines(logText ?? "");
+  let first: number | undefined;
+  for (const { text } of lines.records) {
+    state.journalLines += 1;
+    let rec: { q?: unknown; e?: unknown; a?: unknown; d?: unknown; c?: unknown };
+    try {
+      rec = JSON.parse(text) as typeof rec;
+    } catch {
+      continue;
+    }
+    if (typeof rec.q !== "number") continue;
+    first ??= rec.q;
+    // The count a line carries holds even when the snapshot before it was lost.
+    const carried = typeof rec.d === "number" ? rec.d : typeof rec.c === "number" ? rec.c : 0;
+    if (typeof rec.e === "string" && rec.q > state.seq && (rec.a === "now" || rec.a === "deferred" || rec.a === "seen")) {
+      state.seq = rec.q;
+      apply(state, rec.e, rec.a, seenLimit);
+    }
+    state.delivered = Math.max(state.delivered, carried);
+  }
+  // No snapshot, yet the journal starts past the first change: the snapshot was lost.
+  const snapshot = snap ? "ok" : snapText !== undefined ? "damaged" : first !== undefined && first > 1 ? "missing" : "none";
+  return { snapshot, lines, state };
 }

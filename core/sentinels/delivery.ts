@@ -9,7 +9,7 @@ import type { SvcEvent } from "../plugin-api/events.js";
 import type { TargetAck, TargetInstance } from "../plugin-api/target.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import type { Logger } from "../runtime/logger.js";
-import type { SentinelDedup } from "./dedup.js";
+import type { SentinelLedgers } from "./ledgers.js";
 import type { SentinelExpirer } from "./expirer.js";
 import { endsOn } from "./expiry.js";
 import type { SentinelPlugins } from "./plugin-access.js";
@@ -24,7 +24,7 @@ const MAX_RUN = 64;
 export class SentinelDelivery {
   constructor(
     private readonly store: SentinelStore,
-    private readonly dedup: SentinelDedup,
+    private readonly ledgers: SentinelLedgers,
     private readonly plugins: SentinelPlugins,
     private readonly logger: Logger,
     private readonly events: DaemonEventBus,
@@ -39,7 +39,7 @@ export class SentinelDelivery {
    * decisions wait for the appends they count. Returns once every append is settled.
    */
   async deliverAll(id: string, events: SvcEvent[], terminal: Map<SvcEvent, string[]>, out: Matched): Promise<void> {
-    await this.dedup.load(id);
+    await this.ledgers.load(id);
     const unsettled = new Map<string, Promise<void>>();
     const settle = async () => {
       await Promise.all(unsettled.values());
@@ -72,7 +72,7 @@ export class SentinelDelivery {
           continue;
         }
         if (unsettled.has(event.id)) await settle();
-        if (this.dedup.has(id, event.id)) {
+        if (this.ledgers.has(id, event.id)) {
           out.push({ sentinelId: id, eventId: event.id, outcome: "duplicate" });
         } else {
           const before = await reason();
@@ -107,14 +107,14 @@ export class SentinelDelivery {
    */
   private batchFrom(rec: SentinelRecord, events: SvcEvent[], start: number, terminal: Map<SvcEvent, string[]>, unsettled: Map<string, unknown>): SvcEvent[] {
     const until = rec.spec.until;
-    const room = until.kind === "count" ? until.n - this.dedup.delivered(rec.id) - unsettled.size : MAX_RUN;
+    const room = until.kind === "count" ? until.n - this.ledgers.delivered(rec.id) - unsettled.size : MAX_RUN;
     const run = [events[start]!];
     const ids = new Set([events[start]!.id]);
     for (let j = start + 1; j < events.length && run.length < Math.min(room, MAX_RUN); j++) {
       const subjects = terminal.get(events[j - 1]!);
       if (subjects && endsOn(rec, subjects)) break;
       const next = events[j]!;
-      if (ids.has(next.id) || unsettled.has(next.id) || this.dedup.has(rec.id, next.id)) break;
+      if (ids.has(next.id) || unsettled.has(next.id) || this.ledgers.has(rec.id, next.id)) break;
       run.push(next);
       ids.add(next.id);
     }
@@ -153,7 +153,7 @@ export class SentinelDelivery {
       const settled = acks[i];
       if (settled?.status !== "fulfilled") return failed(i)(settled ? settled.reason : new Error("the target gave no answer for this event"));
       const ack = settled.value.ack === "deferred" ? "deferred" : "now";
-      const durable = this.dedup.recordDelivery(rec.id, event.id, ack).then(() => {
+      const durable = this.ledgers.recordDelivery(rec.id, event.id, ack).then(() => {
         this.logger.debug("sentinel matched", { sentinel: rec.id, event: event.id, type: event.type });
         this.events.emit("sentinel:matched", {
           sentinelId: rec.id,

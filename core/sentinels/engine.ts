@@ -6,28 +6,33 @@
  * - {@link SentinelIngest} (ingest.ts): matching pushed/polled events and handing them to delivery;
  * - {@link SentinelDelivery} (delivery.ts): one sentinel's events to its target, dedup and acks;
  * - {@link SentinelExpirer} (expirer.ts): expiry once per sentinel, sweeps, terminal subjects;
+ * - {@link SentinelLedgers} (ledgers.ts): where each sentinel's accepted events are recorded;
+ * - {@link IdempotentCreates} (idempotency.ts): the idempotency-key rule around create;
  * - {@link SentinelIndexes} (indexes.ts) and {@link SentinelHooks} (hooks.ts), shared by them.
  * It also tracks the sweeps and ingests in progress for {@link settled} (daemon stop).
  */
 import { inject, injectable } from "tsyringe";
-import type { IngestResult, SentinelView } from "../plugin-api/context.js";
+import type { CredentialStore, IngestResult, SentinelView } from "../plugin-api/context.js";
 import type { SvcEvent } from "../plugin-api/events.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
-import { CLOCK, DAEMON_EVENTS, LOGGER, RANDOM } from "../tokens.js";
+import { CLOCK, CREDENTIALS, DAEMON_EVENTS, LOGGER, RANDOM } from "../tokens.js";
 import { SENTINEL_DEDUP, SENTINEL_PLUGINS, SENTINEL_STORE } from "./tokens.js";
 import type { SentinelDedup } from "./dedup.js";
 import { SentinelDelivery } from "./delivery.js";
 import { SentinelExpirer } from "./expirer.js";
 import type { ExpiryPoint } from "./expiry.js";
 import { SentinelHooks } from "./hooks.js";
+import { IdempotentCreates } from "./idempotency.js";
 import { SentinelIndexes } from "./indexes.js";
 import { SentinelIngest } from "./ingest.js";
+import { SentinelLedgers } from "./ledgers.js";
 import { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { SentinelRegistry } from "./registry.js";
-import type { ProviderReport, SentinelProjection, SentinelService, SentinelStatus } from "./service.js";
+import { RequestFingerprints } from "./request-fingerprint.js";
+import type { CreateOptions, ProviderReport, SentinelProjection, SentinelService, SentinelStatus } from "./service.js";
 import type { SentinelStore } from "./store.js";
 
 @injectable()
@@ -35,31 +40,36 @@ export class SentinelEngine implements SentinelService {
   private readonly registry: SentinelRegistry;
   private readonly ingress: SentinelIngest;
   private readonly expirer: SentinelExpirer;
+  private readonly creates: IdempotentCreates;
   /** Sweeps and ingests in progress, awaited by {@link settled} (daemon stop). */
   private readonly inProgress = new Set<Promise<unknown>>();
 
   constructor(
-    @inject(SENTINEL_STORE as symbol) store: SentinelStore,
+    @inject(SENTINEL_STORE as symbol) private readonly store: SentinelStore,
     @inject(SENTINEL_DEDUP as symbol) dedup: SentinelDedup,
     @inject(SENTINEL_PLUGINS as symbol) plugins: SentinelPlugins,
     @inject(CLOCK as symbol) clock: Clock,
     @inject(RANDOM as symbol) random: Random,
     @inject(LOGGER as symbol) logger: Logger,
     @inject(DAEMON_EVENTS as symbol) events: DaemonEventBus,
+    @inject(CREDENTIALS as symbol) credentials: CredentialStore,
   ) {
     const log = logger.child({ area: "sentinels" });
     const mutex = new KeyedMutex();
     const indexes = new SentinelIndexes(plugins, log);
     const hooks = new SentinelHooks(plugins, log);
-    this.expirer = new SentinelExpirer(store, dedup, clock, log, events, indexes, hooks, mutex);
-    const delivery = new SentinelDelivery(store, dedup, plugins, log, events, this.expirer);
-    this.ingress = new SentinelIngest(store, dedup, plugins, indexes, mutex, this.expirer, delivery);
-    this.registry = new SentinelRegistry(store, dedup, plugins, clock, random, log, events, indexes, hooks, mutex);
+    const ledgers = new SentinelLedgers(store, dedup, plugins, log);
+    this.expirer = new SentinelExpirer(store, ledgers, clock, log, events, indexes, hooks, mutex);
+    const delivery = new SentinelDelivery(store, ledgers, plugins, log, events, this.expirer);
+    this.ingress = new SentinelIngest(store, ledgers, plugins, indexes, mutex, this.expirer, delivery);
+    this.registry = new SentinelRegistry(store, ledgers, plugins, clock, random, log, events, indexes, hooks, mutex);
+    this.creates = new IdempotentCreates(clock, new RequestFingerprints(credentials));
   }
 
   /** Loads the store, indexes the active sentinels and drops orphan dedup files (then sweep "startup"). */
-  load(): Promise<void> {
-    return this.registry.load();
+  async load(): Promise<void> {
+    await this.registry.load();
+    this.creates.load(this.store.all());
   }
 
   /** Expires every active sentinel whose `until` is reached (startup, periodic tick, poll). */
@@ -67,8 +77,11 @@ export class SentinelEngine implements SentinelService {
     return this.track(this.expirer.sweep(via));
   }
 
-  create(input: unknown, principal: string): Promise<SentinelProjection> {
-    return this.registry.create(input, principal);
+  create(input: unknown, principal: string, options: CreateOptions = {}): Promise<SentinelProjection> {
+    return this.creates.create(input, principal, options.idempotencyKey, {
+      make: (stamp) => this.registry.create(input, principal, stamp),
+      replay: (id) => this.registry.project(id),
+    });
   }
 
   list(): Promise<SentinelProjection[]> {
@@ -87,8 +100,9 @@ export class SentinelEngine implements SentinelService {
     return this.registry.status(id);
   }
 
-  remove(id: string): Promise<void> {
-    return this.registry.remove(id);
+  async remove(id: string): Promise<void> {
+    await this.registry.remove(id);
+    this.creates.forget(id);
   }
 
   async pollNow(): Promise<{ polled: string[] }> {

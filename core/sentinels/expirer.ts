@@ -8,7 +8,7 @@ import type { SentinelView } from "../plugin-api/context.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import type { Clock } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
-import type { SentinelDedup } from "./dedup.js";
+import type { SentinelLedgers } from "./ledgers.js";
 import { endsOn, expiryReason, type EndReason, type ExpiryPoint } from "./expiry.js";
 import type { SentinelHooks } from "./hooks.js";
 import type { SentinelIndexes } from "./indexes.js";
@@ -22,7 +22,7 @@ export class SentinelExpirer {
 
   constructor(
     private readonly store: SentinelStore,
-    private readonly dedup: SentinelDedup,
+    private readonly ledgers: SentinelLedgers,
     private readonly clock: Clock,
     private readonly logger: Logger,
     private readonly events: DaemonEventBus,
@@ -42,7 +42,7 @@ export class SentinelExpirer {
     for (const rec of this.store.all()) {
       if (rec.status !== "active") continue;
       await this.loadCount(rec);
-      const reason = expiryReason(rec, this.clock.now(), this.dedup.delivered(rec.id));
+      const reason = expiryReason(rec, this.clock.now(), this.ledgers.delivered(rec.id));
       if (reason && (await this.expire(rec.id, reason, via))) ended.push(rec.id);
     }
     return ended;
@@ -62,7 +62,7 @@ export class SentinelExpirer {
     const out: SentinelView[] = [];
     for (const rec of this.store.all()) {
       if (rec.status !== "active" || (provider && rec.spec.provider !== provider) || this.ending.has(rec.id)) continue;
-      const reason = expiryReason(rec, now, Math.max(rec.deliveredCount, this.dedup.delivered(rec.id)));
+      const reason = expiryReason(rec, now, Math.max(rec.deliveredCount, this.ledgers.delivered(rec.id)));
       if (reason) this.expire(rec.id, reason, "poll").catch(() => undefined);
       else out.push(rec);
     }
@@ -73,7 +73,7 @@ export class SentinelExpirer {
     const rec = this.store.get(sentinelId);
     if (!rec || rec.status === "expired" || this.ending.has(sentinelId)) return true;
     await this.loadCount(rec);
-    const reason = expiryReason(rec, this.clock.now(), this.dedup.delivered(sentinelId));
+    const reason = expiryReason(rec, this.clock.now(), this.ledgers.delivered(sentinelId));
     if (!reason) return false;
     await this.expire(sentinelId, reason, "dispatch");
     return true;
@@ -81,13 +81,13 @@ export class SentinelExpirer {
 
   /** Loads the sentinel's dedup file when its `until` needs the delivered count (`count`), only then. */
   private async loadCount(rec: SentinelRecord): Promise<void> {
-    if (rec.spec.until.kind === "count") await this.dedup.load(rec.id);
+    if (rec.spec.until.kind === "count") await this.ledgers.load(rec.id);
   }
 
   /** Why the sentinel should end now, counting `pending` deliveries not yet durable as done. */
   reasonNow(id: string, pending = 0): EndReason | undefined {
     const rec = this.store.get(id);
-    return rec ? expiryReason(rec, this.clock.now(), this.dedup.delivered(id) + pending) : undefined;
+    return rec ? expiryReason(rec, this.clock.now(), this.ledgers.delivered(id) + pending) : undefined;
   }
 
   /** Marks a sentinel expired (once), cancels its provider-side watch and tells its target. */
@@ -102,7 +102,7 @@ export class SentinelExpirer {
   private async doExpire(current: SentinelRecord, reason: EndReason, via: ExpiryPoint): Promise<boolean> {
     const id = current.id;
     const now = this.clock.now();
-    await this.dedup.load(id);
+    await this.ledgers.load(id);
     let rec: SentinelRecord;
     try {
       rec = await this.store.update(id, (r) => ({
@@ -111,7 +111,7 @@ export class SentinelExpirer {
         updatedAt: now,
         endedAt: now,
         endedReason: reason,
-        deliveredCount: Math.max(r.deliveredCount, this.dedup.delivered(id)),
+        deliveredCount: Math.max(r.deliveredCount, this.ledgers.delivered(id)),
       }));
     } catch (err) {
       if (SvcError.is(err) && err.code === "not_found") return false;

@@ -5,7 +5,7 @@
  */
 import type { IngestResult } from "../plugin-api/context.js";
 import type { SvcEvent } from "../plugin-api/events.js";
-import type { SentinelDedup } from "./dedup.js";
+import type { SentinelLedgers } from "./ledgers.js";
 import type { Matched, SentinelDelivery } from "./delivery.js";
 import type { SentinelExpirer } from "./expirer.js";
 import type { SentinelIndexes } from "./indexes.js";
@@ -14,13 +14,17 @@ import type { SentinelPlugins } from "./plugin-access.js";
 import type { SentinelStore } from "./store.js";
 import { svcEventSchema, parseOrThrow } from "./spec-schema.js";
 
-/** Sentinels delivered to in parallel by one ingest (each sentinel's events stay in order). */
-const DELIVERY_CONCURRENCY = 32;
+/**
+ * Sentinels delivered to in parallel by one ingest (each sentinel's events stay in order). Above a
+ * push's usual width: a batch of 64 events for 64 sentinels then waits for one group commit, not
+ * two in a row (which halved the rate of pushers that wait for each answer).
+ */
+export const DELIVERY_CONCURRENCY = 256;
 
 export class SentinelIngest {
   constructor(
     private readonly store: SentinelStore,
-    private readonly dedup: SentinelDedup,
+    private readonly ledgers: SentinelLedgers,
     private readonly plugins: SentinelPlugins,
     private readonly indexes: SentinelIndexes,
     private readonly mutex: KeyedMutex,
@@ -58,6 +62,6 @@ export class SentinelIngest {
 
   async markSeen(sentinelId: string, eventId: string): Promise<void> {
     if (!this.store.get(sentinelId)) return;
-    await this.dedup.markSeen(sentinelId, eventId);
+    await this.ledgers.markSeen(sentinelId, eventId);
   }
 }

@@ -8,20 +8,20 @@ import type { SentinelView } from "../plugin-api/context.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
-import type { SentinelDedup } from "./dedup.js";
+import type { SentinelLedgers } from "./ledgers.js";
 import type { SentinelHooks } from "./hooks.js";
 import type { SentinelIndexes } from "./indexes.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { projectSentinel } from "./projection.js";
-import type { ProviderReport, SentinelProjection, SentinelRecord, SentinelStatus } from "./service.js";
+import type { IdempotencyStamp, ProviderReport, SentinelProjection, SentinelRecord, SentinelStatus } from "./service.js";
 import type { SentinelStore } from "./store.js";
 import { validateSpec } from "./validate.js";
 
 export class SentinelRegistry {
   constructor(
     private readonly store: SentinelStore,
-    private readonly dedup: SentinelDedup,
+    private readonly ledgers: SentinelLedgers,
     private readonly plugins: SentinelPlugins,
     private readonly clock: Clock,
     private readonly random: Random,
@@ -36,10 +36,11 @@ export class SentinelRegistry {
   async load(): Promise<void> {
     const records = await this.store.load();
     for (const rec of records) if (rec.status === "active") await this.indexes.add(rec);
-    for (const id of await this.dedup.orphans(new Set(records.map((r) => r.id)))) await this.dedup.remove(id);
+    for (const id of await this.ledgers.orphans(new Set(records.map((r) => r.id)))) await this.ledgers.remove(id);
   }
 
-  async create(input: unknown, principal: string): Promise<SentinelProjection> {
+  /** Creates a sentinel; `idempotency` is stored in its record (the same atomic write). */
+  async create(input: unknown, principal: string, idempotency?: IdempotencyStamp): Promise<SentinelProjection> {
     const { spec, target: targetInput } = await validateSpec(input, this.plugins, this.clock.now());
     const target = await this.plugins.target(spec.target.kind);
     const id = `snt_${this.random.ulid()}`;
@@ -52,6 +53,7 @@ export class SentinelRegistry {
       updatedAt: now,
       deliveredCount: 0,
       spec: { ...spec, target: { ...stored, kind: spec.target.kind } },
+      ...(idempotency ? { idempotency } : {}),
     };
     try {
       await this.store.insert(rec);
@@ -63,7 +65,8 @@ export class SentinelRegistry {
     this.logger.info("sentinel created", { sentinel: id, provider: spec.provider, target: spec.target.kind });
     this.events.emit("sentinel:created", { sentinelId: id, provider: spec.provider, target: spec.target.kind });
     await this.hooks.provider(rec, "watch");
-    return this.projectRecord(rec);
+    // A new sentinel has no record to read yet: its count is whatever a delivery since loaded.
+    return projectSentinel(rec, target, this.ledgers.delivered(rec.id));
   }
 
   async list(): Promise<SentinelProjection[]> {
@@ -95,7 +98,7 @@ export class SentinelRegistry {
       if (rec.status === "active") await this.hooks.provider(rec, "unwatch");
       await this.hooks.target(rec, "removed");
       await this.store.remove(id);
-      await this.dedup.remove(id);
+      await this.ledgers.remove(id);
     });
     this.logger.info("sentinel removed", { sentinel: id });
     this.events.emit("sentinel:removed", { sentinelId: id });
@@ -144,9 +147,9 @@ export class SentinelRegistry {
   }
 
   private async projectRecord(rec: SentinelRecord): Promise<SentinelProjection> {
-    await this.dedup.load(rec.id);
+    await this.ledgers.load(rec.id);
     const target = await this.hooks.targetOf(rec);
-    return projectSentinel(rec, target, this.dedup.delivered(rec.id));
+    return projectSentinel(rec, target, this.ledgers.delivered(rec.id));
   }
 
   private require(id: string): SentinelRecord {

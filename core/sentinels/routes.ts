@@ -3,7 +3,8 @@
  * core/daemon/authorization.ts, as the MCP tools of the same operations do; payloads and
  * statuses are documented in docs/sentinels.md.
  */
-import type { RouteDef } from "../plugin-api/http.js";
+import type { RouteDef, RouteRequest } from "../plugin-api/http.js";
+import { SvcError } from "../errors.js";
 import { authorize } from "../daemon/authorization.js";
 import type { SentinelService } from "./service.js";
 import { removeSentinel } from "./tools.js";
@@ -15,6 +16,20 @@ function creationOperation(body: unknown): "sentinel.watch-session" | "sentinel.
   return kind === "session" ? "sentinel.watch-session" : "sentinel.create-outbound";
 }
 
+/**
+ * The `Idempotency-Key` header, when given (the service checks the key itself). Sent twice, it
+ * is refused: Node would join the two values with ", " into a key nobody sent.
+ */
+function idempotencyKeyOf(req: RouteRequest): string | undefined {
+  const single = req.headers["idempotency-key"];
+  const values = (req.raw as RouteRequest["raw"] | undefined)?.headersDistinct?.["idempotency-key"] ?? (typeof single === "string" ? [single] : []);
+  if (values.length > 1) {
+    const message = "give one Idempotency-Key header, not several";
+    throw new SvcError("invalid_input", `invalid idempotency key: ${message}`, { details: [{ path: "idempotencyKey", message }] });
+  }
+  return values[0];
+}
+
 export function sentinelRoutes(engine: SentinelService): RouteDef[] {
   return [
     {
@@ -24,7 +39,8 @@ export function sentinelRoutes(engine: SentinelService): RouteDef[] {
       handler: async (req) => {
         const body = req.json();
         authorize(creationOperation(body), req.principal);
-        return { status: 201, body: await engine.create(body, req.principal) };
+        const idempotencyKey = idempotencyKeyOf(req);
+        return { status: 201, body: await engine.create(body, req.principal, idempotencyKey === undefined ? {} : { idempotencyKey }) };
       },
     },
     {

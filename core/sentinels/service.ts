@@ -16,6 +16,24 @@ export interface SentinelRecord extends SentinelView {
   /** Why and when it ended, once expired. */
   endedAt?: number;
   endedReason?: "at" | "count" | "subject_terminal";
+  /** The idempotency key it was created under (core/sentinels/idempotency.ts); never projected. */
+  idempotency?: IdempotencyStamp;
+}
+
+/** A create's idempotency key, stored in the record it created (one atomic write for both). */
+export interface IdempotencyStamp {
+  key: string;
+  /** The caller the key belongs to. */
+  principal: string;
+  /** HMAC of the request (core/sentinels/request-fingerprint.ts), never the request itself. */
+  fingerprint: string;
+  /** When the key was first used (epoch ms): it answers for 24 hours from then. */
+  at: number;
+}
+
+export interface CreateOptions {
+  /** `Idempotency-Key` header, `idempotencyKey` argument, `--idempotency-key`. */
+  idempotencyKey?: string;
 }
 
 /** A sentinel as listings and get views show it: the target in its public projection. */
@@ -42,8 +60,12 @@ export interface ProviderReport {
 }
 
 export interface SentinelService extends SentinelIngress {
-  /** Validates, lets the target verify (challenge), stores; returns the projection. */
-  create(spec: unknown, principal: string): Promise<SentinelProjection>;
+  /**
+   * Validates, lets the target verify (challenge), stores; returns the projection. With an
+   * idempotency key, a repeat of the same request by the same principal within 24 hours returns
+   * the sentinel it created instead (core/sentinels/idempotency.ts).
+   */
+  create(spec: unknown, principal: string, options?: CreateOptions): Promise<SentinelProjection>;
   list(): Promise<SentinelProjection[]>;
   /** Throws `not_found`. */
   get(id: string): SentinelView | undefined;

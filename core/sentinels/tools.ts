@@ -32,6 +32,13 @@ const watchShape = {
   urgency: z.enum(["queue", "steer", "interrupt"]).optional().describe("how events are prompted into the session"),
   label: z.string().min(1).max(200).optional().describe("human-readable label"),
   group: z.string().min(1).max(200).optional().describe("fan-out group (descriptive)"),
+  idempotencyKey: z
+    .string()
+    .optional()
+    .describe(
+      "makes the create safe to retry: the same key with the same arguments within 24 hours returns the sentinel it created (same id) and creates nothing; " +
+        "with other arguments it is refused (idempotency_key_reused). 1-255 printable ASCII characters",
+    ),
 };
 
 /** The sentinel projection (webhook secrets redacted), as the REST routes return it. */
@@ -61,7 +68,7 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
         ...(input.label ? { label: input.label } : {}),
         ...(input.group ? { group: input.group } : {}),
       };
-      return deps.service().create(spec, ctx.principal);
+      return deps.service().create(spec, ctx.principal, input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey });
     },
   };
   const list: ToolDef<{}> = {

@@ -1,10 +1,10 @@
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
 import { registerClass, registerValue } from "../runtime/inject.js";
-import { CLOCK, CONFIG, LOGGER, ROUTES, SERVICES, TOOLS, resolve } from "../tokens.js";
+import { CLOCK, CONFIG, ENV, LOGGER, ROUTES, SERVICES, TOOLS, resolve } from "../tokens.js";
 import { registryAdapterLookup, SESSION_ADAPTERS } from "./adapter-lookup.js";
 import { SessionMessaging } from "./messaging.js";
-import { endOrphanedSessions } from "./orphans.js";
+import { endOrphanedSessions, orphanGraceMs } from "./orphans.js";
 import { sessionRoutes } from "./routes.js";
 import { SessionRuntime, SESSIONS } from "./runtime.js";
 import { sessionTools } from "./tools.js";
@@ -44,7 +44,15 @@ export const sessionsModule: DaemonModule = {
     const logger = resolve(c, LOGGER);
     const clock = resolve(c, CLOCK);
     const abort = new AbortController();
-    const done = endOrphanedSessions({ eventsDir: runtime.eventsDir, isKnown: (id) => runtime.state(id) !== "unknown", now: () => clock.now(), signal: abort.signal, logger }).catch((err: Error) =>
+    const graceMs = orphanGraceMs(resolve(c, ENV));
+    const done = endOrphanedSessions({
+      eventsDir: runtime.eventsDir,
+      isKnown: (id) => runtime.state(id) !== "unknown",
+      now: () => clock.now(),
+      ...(graceMs ? { graceMs } : {}),
+      signal: abort.signal,
+      logger,
+    }).catch((err: Error) =>
       logger.error("ending the sessions of an earlier daemon failed", { error: err.message }),
     );
     sweeps.set(c, { abort, done });

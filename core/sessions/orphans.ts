@@ -31,6 +31,16 @@ const POLL_MS = 50;
 /** How long a killed process may take to disappear before it is counted as gone anyway (uninterruptible sleep). */
 const KILL_WAIT_MS = 2000;
 
+/**
+ * The sweep's SIGTERM-to-SIGKILL grace from `SVC_ORPHAN_STOP_GRACE_MS` (a positive number of ms),
+ * else undefined ({@link STOP_GRACE_MS}). For tests: a process that exits at SIGTERM is then not
+ * sent a SIGKILL because a busy machine delayed the poll that sees it gone.
+ */
+export function orphanGraceMs(env: NodeJS.ProcessEnv): number | undefined {
+  const n = Number(env.SVC_ORPHAN_STOP_GRACE_MS);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
 export interface OrphanSweepOptions {
   eventsDir: string;
   /** Sessions the current runtime knows (started in this daemon life): never touched. */

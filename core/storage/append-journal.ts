@@ -1,6 +1,7 @@
 import { mkdir, rename, truncate } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fsyncDir } from "./atomic-write.js";
+import { namingFile } from "./file-errors.js";
 import { openDurableAppend, type DurableAppendFile } from "./durable-append.js";
 import { linesBackwards } from "./read-backwards.js";
 
@@ -66,6 +67,11 @@ export class AppendJournal {
     this.size = size;
   }
 
+  /** True while something is queued or being written. */
+  get busy(): boolean {
+    return this.flushing || this.queue.length > 0 || this.tasks.length > 0;
+  }
+
   /** True once {@link close} was called: appends are refused from then on. */
   get isClosed(): boolean {
     return this.closed;
@@ -127,11 +133,25 @@ export class AppendJournal {
     });
   }
 
-  /** Empties the file durably. Only call from {@link exclusive} or `afterBatch`. */
-  async truncate(): Promise<void> {
+  /**
+   * Empties the file durably, leaving only `firstLine` (whole lines) when given. Only call from
+   * {@link exclusive} or `afterBatch`.
+   */
+  async truncate(firstLine?: string): Promise<void> {
     await this.file.handle.truncate(0);
     this.size = 0;
     this.torn = false;
+    if (firstLine) {
+      const bytes = Buffer.from(firstLine, "utf8");
+      let written = 0;
+      try {
+        while (written < bytes.length) written += (await this.file.handle.write(bytes, written)).bytesWritten;
+      } catch (err) {
+        this.torn = true;
+        throw namingFile(this.path, err);
+      }
+      this.size = bytes.length;
+    }
     await this.file.handle.datasync();
   }
 
@@ -151,7 +171,7 @@ export class AppendJournal {
     } catch (err) {
       await fresh?.handle.close().catch(() => undefined);
       await rename(retiredPath, this.path).catch(() => undefined);
-      throw err;
+      throw namingFile(this.path, err);
     }
     const old = this.file;
     this.file = fresh;
@@ -229,6 +249,7 @@ export class AppendJournal {
       // Only this handle appends: the bytes past the known size are this batch's (or a torn one's).
       this.torn = true;
       await this.cut().catch(() => undefined);
+      namingFile(this.path, err);
       for (const b of batch) b.fail(err);
       return;
     }

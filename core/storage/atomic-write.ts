@@ -1,6 +1,7 @@
 import { mkdir, open } from "node:fs/promises";
 import { dirname } from "node:path";
 import writeFileAtomic from "write-file-atomic";
+import { writingFile } from "./file-errors.js";
 
 export interface AtomicWriteOptions {
   /** File mode of a newly created file, applied at creation (never chmod-after). */
@@ -14,12 +15,15 @@ export interface AtomicWriteOptions {
  */
 export async function writeFileDurable(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(path, typeof data === "string" ? data : Buffer.from(data), {
-    fsync: true,
-    ...(options.mode !== undefined ? { mode: options.mode } : {}),
+  // An error names `path` (not write-file-atomic's temp file), so a full disk says which file.
+  await writingFile(path, async () => {
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    await writeFileAtomic(path, typeof data === "string" ? data : Buffer.from(data), {
+      fsync: true,
+      ...(options.mode !== undefined ? { mode: options.mode } : {}),
+    });
+    await fsyncDir(dir);
   });
-  await fsyncDir(dir);
 }
 
 export async function fsyncDir(dir: string): Promise<void> {

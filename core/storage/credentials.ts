@@ -8,7 +8,9 @@ import { inject, injectable } from "tsyringe";
 import { SvcError } from "../errors.js";
 import type { CredentialStore } from "../plugin-api/context.js";
 import { HOME } from "../tokens.js";
-import { readJsonFile, updateJsonFile } from "./json-file.js";
+import type { DoctorFinding } from "../plugin-api/doctor.js";
+import { secretModeFinding } from "./file-check.js";
+import { readTextFile, updateJsonFile, readJsonFile } from "./json-file.js";
 import { homeFile } from "./paths.js";
 
 interface CredentialsFile {
@@ -80,4 +82,27 @@ function check(namespace: string, key: string): void {
       throw new SvcError("invalid_input", `credential ${what} must be 1-128 characters of letters, digits, _ . : - (starting with a letter or digit)`);
     }
   }
+}
+
+/** `svc doctor`'s check of credentials.json (read-only): mode 0600, and a JSON object. Never quotes the file. */
+export async function checkCredentialsFile(home: string): Promise<DoctorFinding[]> {
+  const path = homeFile(home, "credentials");
+  const out = await secretModeFinding(home, path);
+  const text = await readTextFile(path);
+  if (text === undefined) return out;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    out.push({
+      severity: "error",
+      file: "credentials.json",
+      message: "not valid JSON or not a JSON object: the provider credentials in it cannot be read",
+      fix: "restore it from a backup, or remove it and set the credentials again (setup_sentinel_provider)",
+    });
+  }
+  return out;
 }

@@ -13,8 +13,11 @@ import { createHash } from "node:crypto";
 import { readdir, rename } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join } from "node:path";
 import { z } from "zod";
+import type { DoctorFinding } from "../plugin-api/doctor.js";
+import { damagedCopyFindings } from "../storage/file-check.js";
 import { readTextFile, writeJsonFile } from "../storage/json-file.js";
 import { withFileLock } from "../storage/lock.js";
+import { canonicalJson } from "../runtime/canonical-json.js";
 
 export const RECORDS_FILE = "worktrees.json";
 const DAMAGED_PREFIX = `${RECORDS_FILE}.damaged-`;
@@ -75,19 +78,9 @@ const RecordShape = z.looseObject({
   checksum: z.string().optional(),
 });
 
-/** JSON with keys sorted at every level: the same record always hashes the same. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(",")}]`;
-  if (value !== null && typeof value === "object") {
-    const entries = Object.entries(value as Record<string, unknown>).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
-
 export function checksumOf(rec: WorktreeRecord): string {
   const { checksum: _omit, ...fields } = rec;
-  return `sha256:${createHash("sha256").update(canonical(fields)).digest("hex")}`;
+  return `sha256:${createHash("sha256").update(canonicalJson(fields)).digest("hex")}`;
 }
 
 export function sealRecord(rec: WorktreeRecord): WorktreeRecord {
@@ -243,4 +236,34 @@ export class WorktreeRecords {
     const names = await readdir(dirname(this.path)).catch(() => [] as string[]);
     return names.filter((n) => n.startsWith(DAMAGED_PREFIX) && n !== basename(this.path)).sort();
   }
+}
+
+/** `svc doctor`'s check of worktrees.json (read-only): the file parses and each record's checksum holds; set-aside copies. */
+export async function checkWorktreeRecords(home: string): Promise<DoctorFinding[]> {
+  const out: DoctorFinding[] = [];
+  const text = await readTextFile(join(home, RECORDS_FILE));
+  if (text !== undefined) {
+    const parsed = parseFile(text);
+    if (!parsed.ok) {
+      out.push({
+        severity: "error",
+        file: RECORDS_FILE,
+        message: `damaged (${parsed.problem}): svc trusts none of its records, so it cleans up no worktree`,
+        fix: `restore it from a backup or fix it by hand; otherwise the next worktree change sets it aside as ${DAMAGED_PREFIX}<time> and svc starts a new one (the trees it named are left alone)`,
+      });
+    } else {
+      for (const raw of parsed.trees) {
+        const r = checkRecord(raw);
+        if (r?.integrity !== "damaged") continue;
+        out.push({
+          severity: "error",
+          file: RECORDS_FILE,
+          message: `the record of ${r.record.path} is damaged: ${r.problem}; svc leaves that worktree alone (never reclaims it)`,
+          fix: "look at the worktree; remove it with git worktree remove if it is no longer wanted, then delete its record from the file",
+        });
+      }
+    }
+  }
+  out.push(...(await damagedCopyFindings(home, home, RECORDS_FILE)));
+  return out;
 }

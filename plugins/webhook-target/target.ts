@@ -4,10 +4,12 @@ import { SvcError, parseHttpsUrl } from "../../core/plugin-api/index.js";
 import type { ChallengeVerifier } from "./challenge.js";
 import { Dispatcher } from "./dispatcher.js";
 import { buildEnvelope } from "./envelope.js";
+import { checkOutboxFiles } from "./outbox/check.js";
 import { Outbox } from "./outbox/outbox.js";
 import type { OutboxRow } from "./outbox/row.js";
 import { asStoredTarget } from "./signing-keys.js";
 import { SecretVault } from "./vault.js";
+import { checkVaultFile } from "./vault-check.js";
 import { replayRows, type ReplayResult, type ReplaySelector } from "./replay.js";
 
 export interface WebhookTargetDeps {
@@ -47,10 +49,18 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   /** Vault rows created from now on may belong to a creation or rotation in progress: never pruned. */
   const startedAt = ctx.clock.now();
 
+  let openedOutbox: Outbox | undefined;
+  /** The open outbox, for the ledger's synchronous questions (the engine awaits `ledger.ready()` first). */
+  const ledgerOutbox = (): Outbox => {
+    if (!openedOutbox) throw new SvcError("unavailable", "the webhook outbox is not open yet");
+    return openedOutbox;
+  };
+
   const open = () =>
     (opened ??= (async () => {
       const outbox = await Outbox.open({ home: ctx.home, now: () => ctx.clock.now(), newId: () => `req_${ctx.random.ulid()}`, logger });
       const dispatcher = new Dispatcher({ outbox, vault, egress: ctx.service("egress"), sentinels, clock: ctx.clock, sleep: ctx.sleep, logger });
+      openedOutbox = outbox;
       return { outbox, dispatcher };
     })());
 
@@ -119,10 +129,18 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       return Promise.allSettled(deliveries.map((d) => accept(opened, d)));
     },
 
+    ledger: {
+      ready: async () => void (await open()),
+      has: (sentinelId, eventId) => ledgerOutbox().hasEvent(sentinelId, eventId),
+      accepted: (sentinelId) => ledgerOutbox().accepted(sentinelId),
+      adopt: async (sentinelId, record) => (await open()).outbox.adopt(sentinelId, record.eventIds, record.accepted),
+    },
+
     async removed(sentinel: SentinelView) {
       const { outbox } = await open();
       const killed = await outbox.killSentinel(sentinel.id, "sentinel_removed");
       await outbox.markSeen(...killed.map((row) => row.requestId));
+      await outbox.forget(sentinel.id);
       await vault.removeSentinel(sentinel.id);
     },
 
@@ -135,6 +153,11 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         outbox: { pending: count("pending"), delivered: count("delivered"), dead: count("dead"), rows },
         ...(stored?.rotatedAt ? { rotatedAt: stored.rotatedAt } : {}),
       };
+    },
+
+    /** `svc doctor`: the vault and the outbox files, read-only (the outbox is never opened here). */
+    async check({ sentinels: stored }) {
+      return [...(await checkVaultFile(ctx.home, stored)), ...(await checkOutboxFiles(ctx.home, stored))];
     },
 
     async resumeWebhookDeliveries() {
@@ -164,6 +187,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         await dispatcher.stop();
         await outbox.close();
         opened = undefined;
+        openedOutbox = undefined;
       }
     },
 

@@ -89,4 +89,21 @@ describe("a full disk under $SVC_HOME (real daemon on a 4 MiB tmpfs)", () => {
     expect(sessions).toEqual(["ses_disk_1", "ses_disk_2"]);
     expect((await push("full1")).status).toBe(200);
   });
+
+  it("a stop whose compaction fails on a full disk leaves a home that starts once space is freed, every event kept", async (ctx) => {
+    if (!mounted) ctx.skip();
+    expect((await watch("ses_disk_5")).status).toBe(201);
+    for (let i = 0; i < 20; i++) expect((await push(`keep${i}`)).status).toBe(200);
+    const filler = join(fx.home, "filler2");
+    fill(filler);
+    // The stop's compactions (outbox, dedup) find no space; the daemon still exits.
+    await fx.daemon.stop();
+    rmSync(filler);
+    await fx.start();
+    // Every event accepted before the disk filled is still known: pushed again, each is a duplicate.
+    for (let i = 0; i < 20; i++) {
+      const again = (await (await push(`keep${i}`)).json()) as { matched: Array<{ sentinelId: string; outcome: string }> };
+      expect(again.matched.every((m) => m.outcome === "duplicate"), `keep${i}`).toBe(true);
+    }
+  });
 });

@@ -70,7 +70,7 @@ export async function eventStream(baseUrl: string) {
   return {
     events,
     of: (type: string) => events.filter((e) => e.type === type),
-    async waitFor(pred: () => boolean, what: string, ms = 10_000) {
+    async waitFor(pred: () => boolean, what: string, ms = 60_000) {
       const deadline = Date.now() + ms;
       while (!pred()) {
         if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(events.map((e) => e.type))}`);

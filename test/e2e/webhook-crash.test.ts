@@ -1,7 +1,8 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempHome, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { killStorm } from "./kill-storm.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(40, 3).toString("base64")}`;
@@ -46,38 +47,17 @@ describe("webhook delivery survives kill -9 at random moments of a delivery stor
     expect(created.status).toBe(201);
     const sentinelId = ((await created.json()) as { id: string }).id;
     const accepted = new Set<string>();
-    let seq = 0;
+    const first = d;
+    d = undefined;
+    await killStorm({ home, rounds: ROUNDS, perRound: PER_ROUND, daemon: first, accepted: (ids) => ids.forEach((id) => accepted.add(id)) });
 
-    for (let round = 0; round < ROUNDS; round++) {
-      d ??= await startDaemonProcess({ home });
-      const daemon = d;
-      let stop = false;
-      let firstAccepted: () => void = () => undefined;
-      const armed = new Promise<void>((r) => (firstAccepted = r));
-      const roundStart = seq;
-      const pusher = async () => {
-        while (!stop && seq - roundStart < PER_ROUND) {
-          const events = Array.from({ length: 8 }, () => ({ id: `evt_${round}_${seq++}`, type: "storm.item.made", subjects: ["storm:a", `storm:a#${seq}`], data: { round, pad: "p".repeat(seq % 3000) } }));
-          try {
-            const res = await daemon.fetch("/providers/agentpush/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(events) });
-            if (res.status === 200) {
-              events.forEach((e) => accepted.add(e.id));
-              firstAccepted();
-            }
-            await res.arrayBuffer();
-          } catch {
-            return; // the daemon died mid-request: those events were not acknowledged
-          }
-        }
-      };
-      const pushers = [pusher(), pusher(), pusher()];
-      await Promise.race([armed, new Promise((r) => setTimeout(r, 5_000))]);
-      await new Promise((r) => setTimeout(r, Math.floor(Math.random() * 400)));
-      await daemon.kill9();
-      stop = true;
-      await Promise.all(pushers);
-      d = undefined;
-    }
+    // Issue 23: the home the last kill left (torn tails, retired journals, unreferenced segments,
+    // a stale runtime.json) is crash residue: svc doctor calls it healthy, offline.
+    const doctor = await runCli(["doctor", "--json"], { home });
+    const report = JSON.parse(doctor.stdout) as { healthy: boolean; findings: Array<{ severity: string }> };
+    expect(report.findings.filter((f) => f.severity === "error"), doctor.stdout).toEqual([]);
+    expect(report.healthy).toBe(true);
+    expect(doctor.code).toBe(0);
 
     d = await startDaemonProcess({ home });
     const daemon = d;

@@ -45,10 +45,24 @@ describe("svc webhooks add", () => {
     [["https://hooks.example.com/x", "--subject", "a", "--until", "soon"], /--until must be never, count:<n>/],
     [["https://hooks.example.com/x", "--subject", "a", "--secret", SECRET, "--secret-env", "X"], /--secret or --secret-env, not both/],
     [["https://hooks.example.com/x", "--subject", "a", "--secret-env", "SVC_TEST_UNSET_VAR"], /SVC_TEST_UNSET_VAR: that environment variable is not set/],
+    [["https://hooks.example.com/x", "--subject", "a", "--idempotency-key", "k1"], /--idempotency-key needs --secret or --secret-env/],
   ])("usage errors (exit 2) say what is wrong and show a valid form: %j", async (args, message) => {
     const r = await cli(args);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
+  });
+
+  it("--idempotency-key: a retry answers with the same sentinel and sends no second challenge", async () => {
+    const args = [rx.url, "--subject", "wi:1", "--secret-env", "MY_SECRET", "--idempotency-key", "hook-1", "--json"];
+    const first = await cli(args, { MY_SECRET: SECRET });
+    expect(first.code, first.stderr).toBe(0);
+    const challenges = rx.challenges;
+    const retry = await cli(args, { MY_SECRET: SECRET });
+    expect(retry.code, retry.stderr).toBe(0);
+    expect(JSON.parse(retry.stdout).id).toBe(JSON.parse(first.stdout).id);
+    expect(rx.challenges).toBe(challenges);
+    const stored = await readFile(join(fx.home, "sentinels.json"), "utf8");
+    expect(stored).not.toContain(SECRET.slice(6));
   });
 
   it("a URL with credentials is refused by the daemon with the one URL rule, before any challenge", async () => {

@@ -3,6 +3,7 @@
  * daemon as a child process found through its runtime.json.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { accessSync, constants, statSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,9 +16,25 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function makeTempHome(prefix = "svc-test-"): Promise<{ home: string; cleanup(): Promise<void> }> {
-  const home = await mkdtemp(join(tmpdir(), prefix));
+export async function makeTempHome(prefix = "svc-test-", opts: { inMemory?: boolean } = {}): Promise<{ home: string; cleanup(): Promise<void> }> {
+  const home = await mkdtemp(join(opts.inMemory ? memoryTmpdir() : tmpdir(), prefix));
   return { home, cleanup: () => rm(home, { recursive: true, force: true }) };
+}
+
+/**
+ * A tmpfs directory (Linux's /dev/shm) when there is a writable one, else the usual temp dir. For
+ * tests whose subject is logic over many fsyncs, not durability: fsync and O_DSYNC writes cost
+ * nothing there, where on a disk other processes are writing to each can take tens of ms. A
+ * simulated crash (an instance abandoned, as kill -9 leaves files) loses nothing either way: the
+ * page cache survives a process's death; only a power loss needs the fsyncs.
+ */
+function memoryTmpdir(): string {
+  try {
+    accessSync("/dev/shm", constants.W_OK);
+    return statSync("/dev/shm").isDirectory() ? "/dev/shm" : tmpdir();
+  } catch {
+    return tmpdir();
+  }
 }
 
 /** Environment for a child: no inherited SVC_* or colour variables unless given. */

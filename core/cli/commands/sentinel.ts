@@ -19,6 +19,7 @@ export function registerSentinel(program: Command): void {
     .option("--urgency <urgency>", "how the session receives events: queue, steer or interrupt (default: the session target's, from defaults.agentPromptInterrupt)")
     .option("--label <label>", "human-readable label")
     .option("--group <group>", "fan-out group (descriptive)")
+    .option("--idempotency-key <key>", "safe retries: the same key with the same arguments within 24 hours returns the sentinel it created instead of a second one")
     .option("--json", "print the created sentinel as JSON")
     .action(async (subject: string | undefined, opts) => {
       const { watch } = await import("../sentinel/watch.js");

@@ -15,6 +15,7 @@ export function registerWebhooks(program: Command): void {
     .option("--secret-env <var>", "read the secret from this environment variable")
     .option("--label <label>", "human-readable label")
     .option("--group <group>", "fan-out group (descriptive)")
+    .option("--idempotency-key <key>", "safe retries: the same key with the same arguments within 24 hours returns the sentinel it created (needs --secret or --secret-env)")
     .option("--json", "print the created sentinel as JSON")
     .addHelpText("after", "\nExample:\n  $ svc webhooks add https://hooks.example.com/svc --subject 'ci:api*' --secret-env WEBHOOK_SECRET")
     .action(async (url: string, opts) => {

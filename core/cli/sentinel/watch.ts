@@ -1,6 +1,7 @@
 /** `svc sentinel watch`: builds a SentinelSpec with a session target and POSTs it to the daemon. */
 import { DaemonClient } from "../daemon-client.js";
 import { printJson, println, usageError } from "../output.js";
+import { checkIdempotencyKey } from "../../sentinels/idempotency.js";
 import type { SentinelProjection } from "../../sentinels/service.js";
 
 export interface WatchOptions {
@@ -12,6 +13,7 @@ export interface WatchOptions {
   urgency?: string;
   label?: string;
   group?: string;
+  idempotencyKey?: string;
   json?: boolean;
 }
 
@@ -66,10 +68,25 @@ export function buildWatchSpec(subject: string | undefined, opts: WatchOptions):
   };
 }
 
+/**
+ * `POST /sentinels`, with `--idempotency-key` as the `Idempotency-Key` header (checked here by the
+ * daemon's own rule, so a bad key is a usage error before anything is sent).
+ */
+export async function postSentinel(spec: Record<string, unknown>, idempotencyKey: string | undefined): Promise<SentinelProjection> {
+  if (idempotencyKey !== undefined) {
+    try {
+      checkIdempotencyKey(idempotencyKey);
+    } catch (err) {
+      throw usageError(`--idempotency-key: ${(err as Error).message}`);
+    }
+  }
+  const headers: Record<string, string> = idempotencyKey === undefined ? {} : { "idempotency-key": idempotencyKey };
+  return (await DaemonClient.connect()).request<SentinelProjection>("POST", "/sentinels", spec, { headers });
+}
+
 export async function watch(subject: string | undefined, opts: WatchOptions): Promise<void> {
   const spec = buildWatchSpec(subject, opts);
-  const client = await DaemonClient.connect();
-  const created = await client.request<SentinelProjection>("POST", "/sentinels", spec);
+  const created = await postSentinel(spec, opts.idempotencyKey);
   if (opts.json) return printJson(created);
   println(`${created.id} watching ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → session ${opts.session}`);
 }

@@ -4,11 +4,9 @@
  * challenge-verifies the URL before anything is stored.
  */
 import { randomBytes } from "node:crypto";
-import { DaemonClient } from "../daemon-client.js";
 import { printJson, println, usageError } from "../output.js";
 import { secretFrom } from "../secret-input.js";
-import { matchClauses, parseUntil } from "../sentinel/watch.js";
-import type { SentinelProjection } from "../../sentinels/service.js";
+import { matchClauses, parseUntil, postSentinel } from "../sentinel/watch.js";
 
 export interface AddWebhookOptions {
   subject?: string[];
@@ -19,6 +17,7 @@ export interface AddWebhookOptions {
   secretEnv?: string;
   label?: string;
   group?: string;
+  idempotencyKey?: string;
   json?: boolean;
 }
 
@@ -43,9 +42,13 @@ export function generateWebhookSecret(): string {
 
 export async function addWebhook(url: string, opts: AddWebhookOptions): Promise<void> {
   const given = await secretFrom(opts);
+  if (opts.idempotencyKey !== undefined && given === undefined) {
+    // A generated secret differs on every run, so a retry would be a different request (refused).
+    throw usageError("--idempotency-key needs --secret or --secret-env: a generated secret differs on every run, so a retry would not be the same request");
+  }
   const secret = given ?? generateWebhookSecret();
   const spec = buildWebhookSpec(url, opts, secret);
-  const created = await (await DaemonClient.connect()).request<SentinelProjection>("POST", "/sentinels", spec);
+  const created = await postSentinel(spec, opts.idempotencyKey);
   if (opts.json) return printJson(given === undefined ? { ...created, secret } : created);
   println(`${created.id} delivering ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → ${url} (challenge verified)`);
   if (given === undefined) {

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { mkdir, open, readdir, readFile, unlink } from "node:fs/promises";
 import { join } from "node:path";
-import { SvcError, fsyncDir } from "../../../core/plugin-api/index.js";
+import { SvcError, fsyncDir, writingFile } from "../../../core/plugin-api/index.js";
 import type { BodyRef } from "./row.js";
 
 /** One body placed in a segment: the bytes and the ref that will point at them. */
@@ -60,16 +60,18 @@ export class BodyStore {
 
   /** Writes a planned segment durably (data, then its directory entry). */
   async writeSegment(file: string, chunks: Buffer[]): Promise<void> {
-    const handle = await open(join(this.dir, file), "wx", 0o600);
-    try {
-      const data = Buffer.concat(chunks);
-      let written = 0;
-      while (written < data.length) written += (await handle.write(data, written)).bytesWritten;
-      await handle.datasync();
-    } finally {
-      await handle.close();
-    }
-    await fsyncDir(this.dir);
+    await writingFile(join(this.dir, file), async () => {
+      const handle = await open(join(this.dir, file), "wx", 0o600);
+      try {
+        const data = Buffer.concat(chunks);
+        let written = 0;
+        while (written < data.length) written += (await handle.write(data, written)).bytesWritten;
+        await handle.datasync();
+      } finally {
+        await handle.close();
+      }
+      await fsyncDir(this.dir);
+    });
   }
 
   /** Ends a segment's write (successful or not); deletes it if no row references it by then. */

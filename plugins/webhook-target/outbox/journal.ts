@@ -1,5 +1,5 @@
-import { AppendJournal } from "../../../core/plugin-api/index.js";
-import type { JournalRecord, NewRecord } from "./row.js";
+import { AppendJournal, checkedLine, readCheckedLines } from "../../../core/plugin-api/index.js";
+import type { JournalRecord, NewRecord, OutboxRow } from "./row.js";
 
 /**
  * Journal text (chars) after which a group commit takes no further records (bodies ride inline in
@@ -47,7 +47,7 @@ export class Journal {
     const recs = records.map((r) => ({ ...r, seq: ++this.seq }) as JournalRecord);
     if (stamped) recs.forEach(stamped);
     return this.file.append(
-      () => recs.map((r) => JSON.stringify(r) + "\n").join(""),
+      () => recs.map((r) => checkedLine(JSON.stringify(r))).join(""),
       () => recs.map((r) => this.apply(r)),
     );
   }
@@ -74,30 +74,66 @@ export class Journal {
   }
 }
 
+export interface ParsedJournal {
+  records: JournalRecord[];
+  /** 1-based numbers of whole lines that failed their checksum or are not a record: damage, told. */
+  damaged: number[];
+  /** Bytes after the last newline (a kill -9 mid-append, never acknowledged), dropped. */
+  tornBytes: number;
+}
+
 /**
- * Parses journal text. A last line without its newline (a kill -9 mid-append, never
- * acknowledged) is dropped, never applied, and reported as `torn`; an unparsable line elsewhere
- * is skipped and counted.
+ * Parses journal text (checksummed lines, core/storage/checked-lines.ts). A last line without
+ * its newline is dropped, never applied, and reported as `tornBytes`; a whole line that fails its
+ * checksum or is not a record is damage, skipped and reported by line number.
  */
-export function parseJournal(text: string): { records: JournalRecord[]; skipped: number; torn: boolean } {
-  const lines = text.split("\n");
-  const torn = (lines.pop() ?? "") !== "";
+export function parseJournal(text: string): ParsedJournal {
+  const lines = readCheckedLines(text);
   const records: JournalRecord[] = [];
-  let skipped = 0;
-  for (const line of lines) {
-    if (line.trim() === "") continue;
+  const damaged = [...lines.damaged];
+  for (const { text: line, line: n } of lines.records) {
     const rec = parseRecord(line);
     if (rec) records.push(rec);
-    else skipped++;
+    else damaged.push(n);
   }
-  return { records, skipped, torn };
+  return { records, damaged: damaged.sort((a, b) => a - b), tornBytes: lines.tornBytes };
 }
 
 function parseRecord(line: string): JournalRecord | undefined {
+  let rec: JournalRecord;
   try {
-    const rec = JSON.parse(line) as JournalRecord;
-    return rec && typeof rec === "object" && typeof rec.seq === "number" && typeof rec.op === "string" ? rec : undefined;
+    rec = JSON.parse(line) as JournalRecord;
   } catch {
     return undefined;
   }
+  if (!rec || typeof rec !== "object" || typeof rec.seq !== "number") return undefined;
+  switch (rec.op) {
+    case "add":
+      return isRow(rec.row) ? rec : undefined;
+    case "update":
+      return typeof rec.requestId === "string" && ["pending", "delivered", "dead"].includes(rec.status) && typeof rec.deliveryState === "object" && rec.deliveryState !== null && typeof rec.at === "number" ? rec : undefined;
+    case "seen":
+    case "remove":
+    case "replay":
+      return typeof rec.requestId === "string" ? rec : undefined;
+    case "adopt":
+      return typeof rec.sentinelId === "string" && Array.isArray(rec.eventIds) && typeof rec.accepted === "number" ? rec : undefined;
+    case "forget":
+      return typeof rec.sentinelId === "string" ? rec : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** The fields a row cannot do without (anything else has a safe default). */
+export function isRow(r: unknown): r is OutboxRow {
+  const row = r as OutboxRow;
+  return (
+    !!row &&
+    typeof row.sentinelId === "string" &&
+    typeof row.requestId === "string" &&
+    typeof row.eventId === "string" &&
+    typeof row.bodyBytes?.file === "string" &&
+    ["pending", "delivered", "dead"].includes(row.status)
+  );
 }

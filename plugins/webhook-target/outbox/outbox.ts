@@ -1,12 +1,13 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../../core/plugin-api/index.js";
-import { SvcError } from "../../../core/plugin-api/index.js";
+import { SvcError, diskFullError } from "../../../core/plugin-api/index.js";
 import { LIMITS } from "../limits.js";
 import { BodyStore, stagedRef } from "./body-store.js";
 import { HotBodies } from "./hot-bodies.js";
 import { Journal } from "./journal.js";
-import { listRetiredJournals, loadState, removeRetiredJournals, retiredJournalName, snapshotText, writeSnapshot, OUTBOX_FILES } from "./persistence.js";
+import { loadState, type LoadReport } from "./load-state.js";
+import { listRetiredJournals, removeRetiredJournals, retiredJournalName, snapshotText, writeSnapshot, OUTBOX_FILES } from "./persistence.js";
 import { isTerminal, rowKey, type DeadReason, type DeliveryState, type OutboxRow, type RowStatus } from "./row.js";
 import { RowTable } from "./row-table.js";
 
@@ -61,6 +62,8 @@ export class Outbox {
   private retired: string[] = [];
   private readonly bodies: BodyStore;
   private readonly hot: HotBodies;
+  /** What opening found in the files (damage, torn lines, a rebuilt snapshot). */
+  loadReport?: LoadReport;
 
   private constructor(private readonly opts: OutboxOptions) {
     this.cap = opts.cap ?? LIMITS.outboxCap;
@@ -107,6 +110,26 @@ export class Outbox {
 
   get size(): number {
     return this.table.size;
+  }
+
+  /** True when the sentinel has (or had, see {@link RowTable.hasEvent}) a row for the event. */
+  hasEvent(sentinelId: string, eventId: string): boolean {
+    return this.table.hasEvent(sentinelId, eventId);
+  }
+
+  /** Events accepted for the sentinel so far, removed rows included. */
+  accepted(sentinelId: string): number {
+    return this.table.accepted(sentinelId);
+  }
+
+  /** Takes over an old per-sentinel dedup record (one durable append; adopting twice changes nothing more). */
+  async adopt(sentinelId: string, eventIds: string[], accepted: number): Promise<void> {
+    await this.journal.append([{ op: "adopt", sentinelId, eventIds, accepted }]);
+  }
+
+  /** Drops a removed sentinel's trace (its rows stay until evicted or reaped). */
+  async forget(sentinelId: string): Promise<void> {
+    await this.journal.append([{ op: "forget", sentinelId }]);
   }
 
   /** The row's exact body: from memory while staged or hot, else read from its segment and checked. */
@@ -279,12 +302,25 @@ export class Outbox {
     await this.bodies.init();
     this.retired = (await listRetiredJournals(home)).map((r) => r.file);
     const state = await loadState(home, this.bodies, logger, this.opts.now);
+    this.loadReport = state.report;
     const table = this.table;
+    table.loadTraces(state.traces);
     for (const row of state.rows) table.apply({ seq: 0, op: "add", row });
     for (const rec of state.journal) if (rec.seq > state.seq) table.apply(rec);
     table.appliedSeq = Math.max(table.appliedSeq, state.seq);
     table.sortEvictionOrder();
-    await this.dropOrphansAndLostBodies();
+    const lostBodies = await this.dropOrphansAndLostBodies();
+    const r = state.report;
+    const unrecoverable = r.damaged.reduce((n, d) => n + d.lines.length, 0);
+    logger[unrecoverable > 0 || r.rebuilt || lostBodies > 0 ? "error" : "info"]("webhook outbox loaded", {
+      rows: table.size,
+      pending: this.pending().length,
+      recordsReplayed: r.records,
+      recordsUnrecoverable: unrecoverable,
+      tornLinesDropped: r.torn.length,
+      rowsRebuiltFromBodies: r.rebuilt?.rows ?? 0,
+      rowsWithLostBodies: lostBodies,
+    });
     this.journal = await Journal.open(join(home, OUTBOX_FILES.journal), table.appliedSeq, {
       apply: table.apply,
       between: async () => {
@@ -296,13 +332,23 @@ export class Outbox {
     try {
       await this.compact();
     } catch (err) {
-      await this.journal.close().catch(() => undefined);
-      throw err;
+      // A full disk never keeps the daemon from starting: the files on disk are the last consistent
+      // ones (a compaction replaces nothing until its snapshot is durable); the next one retries.
+      const full = diskFullError(err);
+      if (!full) {
+        await this.journal.close().catch(() => undefined);
+        throw err;
+      }
+      logger.error("outbox compaction at start failed; the outbox runs on its journal until a compaction succeeds", { error: full.message });
     }
   }
 
-  /** Deletes body files no row references; a pending row whose body is gone becomes dead. Counts the references. */
-  private async dropOrphansAndLostBodies(): Promise<void> {
+  /**
+   * Deletes body files no row references; a pending row whose body is gone becomes dead. Counts
+   * the references. Returns how many pending rows lost their body.
+   */
+  private async dropOrphansAndLostBodies(): Promise<number> {
+    let lost = 0;
     const files = new Set(await this.bodies.list());
     for (const f of files) if (f.endsWith(".bin")) this.bodies.noteSize(f, (await stat(join(this.bodies.dir, f))).size);
     const referenced = new Set<string>();
@@ -317,9 +363,11 @@ export class Outbox {
         row.deliveryState = { ...row.deliveryState, lastError: "the stored body is missing from the outbox" };
         row.updatedAt = this.opts.now();
         this.opts.logger.error("outbox row lost its stored body", { sentinelId: row.sentinelId, eventId: row.eventId });
+        lost++;
       }
     }
     for (const f of files) if (!referenced.has(f)) await this.bodies.removeFile(f);
+    return lost;
   }
 
   /**
@@ -364,7 +412,7 @@ export class Outbox {
       row.bodyBytes = e.ref;
       this.bodies.retain(e.ref);
     }
-    const text = snapshotText(seq, table.all());
+    const text = snapshotText(seq, table.all(), table.traceSnapshot());
     const retiring = retiredJournalName(seq);
     // A retired journal of this seq (left by a failed compaction) means the live one holds no record yet.
     if (!this.retired.includes(retiring)) {

@@ -1,4 +1,10 @@
-import { isTerminal, rowKey, type JournalRecord, type OutboxRow } from "./row.js";
+import { isTerminal, rowKey, TRACE_IDS, type JournalRecord, type OutboxRow, type SentinelTrace } from "./row.js";
+
+/** A sentinel's trace in memory: the ids as a set in insertion order (oldest first). */
+interface Trace {
+  removed: number;
+  ids: Set<string>;
+}
 
 /**
  * The outbox's in-memory state and its one transition function, {@link apply}, used alike for
@@ -20,6 +26,10 @@ export class RowTable {
   /** Terminal rows in the order they became terminal (or were seen): eviction candidates, oldest first. */
   private readonly terminalSeen = new Set<string>();
   private readonly terminalUnseen = new Set<string>();
+  /** Rows per sentinel (whatever their status). */
+  private readonly perSentinel = new Map<string, number>();
+  /** What stays of each sentinel's removed rows. */
+  private readonly traces = new Map<string, Trace>();
 
   get(requestId: string): OutboxRow | undefined {
     return this.rows.get(requestId);
@@ -28,6 +38,35 @@ export class RowTable {
   byEvent(sentinelId: string, eventId: string): OutboxRow | undefined {
     const id = this.byKey.get(rowKey(sentinelId, eventId));
     return id === undefined ? undefined : this.rows.get(id);
+  }
+
+  /**
+   * True when the sentinel has a row for the event, or had one that was removed (its trace): the
+   * outbox is the webhook target's only record of an accepted event.
+   */
+  hasEvent(sentinelId: string, eventId: string): boolean {
+    return this.byKey.has(rowKey(sentinelId, eventId)) || (this.traces.get(sentinelId)?.ids.has(eventId) ?? false);
+  }
+
+  /** Events accepted for the sentinel: its rows, whatever their status, and its removed ones. */
+  accepted(sentinelId: string): number {
+    return (this.perSentinel.get(sentinelId) ?? 0) + (this.traces.get(sentinelId)?.removed ?? 0);
+  }
+
+  /** Every sentinel's trace, for the snapshot. */
+  traceSnapshot(): Record<string, SentinelTrace> {
+    const out: Record<string, SentinelTrace> = {};
+    for (const [id, t] of this.traces) out[id] = { removed: t.removed, eventIds: [...t.ids] };
+    return out;
+  }
+
+  /** Restores the traces of a snapshot (at load, before its journal replays). */
+  loadTraces(traces: Record<string, SentinelTrace>): void {
+    for (const [id, t] of Object.entries(traces)) {
+      const trace = this.trace(id);
+      trace.removed = t.removed;
+      this.remember(trace, t.eventIds);
+    }
   }
 
   all(): OutboxRow[] {
@@ -62,6 +101,7 @@ export class RowTable {
         const key = rowKey(rec.row.sentinelId, rec.row.eventId);
         const owner = this.byKey.get(key);
         if (owner !== undefined && owner !== rec.row.requestId) return false;
+        if (!this.rows.has(rec.row.requestId)) this.perSentinel.set(rec.row.sentinelId, (this.perSentinel.get(rec.row.sentinelId) ?? 0) + 1);
         this.rows.set(rec.row.requestId, { ...rec.row });
         this.byKey.set(key, rec.row.requestId);
         this.track(rec.row);
@@ -105,13 +145,43 @@ export class RowTable {
         if (!row) return false;
         this.rows.delete(rec.requestId);
         this.byKey.delete(rowKey(row.sentinelId, row.eventId));
+        const left = (this.perSentinel.get(row.sentinelId) ?? 1) - 1;
+        if (left > 0) this.perSentinel.set(row.sentinelId, left);
+        else this.perSentinel.delete(row.sentinelId);
+        const trace = this.trace(row.sentinelId);
+        trace.removed += 1;
+        this.remember(trace, [row.eventId]);
         this.terminalSeen.delete(rec.requestId);
         this.terminalUnseen.delete(rec.requestId);
         this.unstage(rec.requestId);
         return true;
       }
+      case "adopt": {
+        // Idempotent: adopting the same old record twice (a crash before its files were removed) changes nothing more.
+        const trace = this.trace(rec.sentinelId);
+        trace.removed = Math.max(trace.removed, rec.accepted - (this.perSentinel.get(rec.sentinelId) ?? 0));
+        this.remember(trace, rec.eventIds.filter((e) => !this.byKey.has(rowKey(rec.sentinelId, e))));
+        return true;
+      }
+      case "forget":
+        return this.traces.delete(rec.sentinelId);
     }
   };
+
+  private trace(sentinelId: string): Trace {
+    let t = this.traces.get(sentinelId);
+    if (!t) this.traces.set(sentinelId, (t = { removed: 0, ids: new Set() }));
+    return t;
+  }
+
+  /** Adds ids to a trace (as the newest), keeping the last {@link TRACE_IDS}. */
+  private remember(trace: Trace, eventIds: string[]): void {
+    for (const id of eventIds) {
+      trace.ids.delete(id);
+      trace.ids.add(id);
+    }
+    while (trace.ids.size > TRACE_IDS) trace.ids.delete(trace.ids.values().next().value as string);
+  }
 
   private track(row: OutboxRow): void {
     if (!isTerminal(row)) return;

@@ -53,9 +53,31 @@ export type JournalRecord =
   | { seq: number; op: "seen"; requestId: string }
   | { seq: number; op: "remove"; requestId: string }
   /** A terminal row back to pending for a replay: attempts reset, same stored body and webhook-id. */
-  | { seq: number; op: "replay"; requestId: string; at: number };
+  | { seq: number; op: "replay"; requestId: string; at: number }
+  /**
+   * Takes over the engine's old per-sentinel dedup record of a sentinel (files of svc before 0.21):
+   * its event ids become part of the sentinel's trace, and its count of accepted events is kept.
+   */
+  | { seq: number; op: "adopt"; sentinelId: string; eventIds: string[]; accepted: number }
+  /** The sentinel was removed: its trace of removed rows is dropped. */
+  | { seq: number; op: "forget"; sentinelId: string };
 
 export type NewRecord = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, "seq"> : never) : never;
+
+/**
+ * What stays of a sentinel's rows once they are removed (reaped 24 hours after delivery, or
+ * evicted at the cap): how many there were, and the ids of the last {@link TRACE_IDS} of them, so
+ * a re-pushed id is still known as a duplicate and `until: count` still counts it.
+ */
+export interface SentinelTrace {
+  /** Removed rows (plus the count adopted from an old dedup record). */
+  removed: number;
+  /** Event ids of the last removed rows, oldest first. */
+  eventIds: string[];
+}
+
+/** Event ids a sentinel's trace keeps (SPEC.md: dedup memory is the last 1000 event ids per sentinel). */
+export const TRACE_IDS = 1000;
 
 export const rowKey = (sentinelId: string, eventId: string): string => `${sentinelId}\u0000${eventId}`;
 

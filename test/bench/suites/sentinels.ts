@@ -1,7 +1,10 @@
 /**
  * Sentinels: the indexed matcher's cost per event as sentinels grow from 10 to 10,000 (as
- * ratios to the 10-sentinel figure; a linear scan is shown beside it), and events ingested per
- * second through agentpush into the real daemon with 1,000 active sentinels (beside 10).
+ * ratios to the 10-sentinel figure; a linear scan is shown beside it), events ingested per
+ * second through agentpush into the real daemon with 1,000 active sentinels (beside 10), and
+ * 100 concurrent `POST /sentinels` (session targets) into the real daemon: the p99 answer time
+ * beside 100 concurrent `GET /health` and beside one create at a time (target: p99 under 1 s,
+ * every create answered).
  */
 import { spawn } from "node:child_process";
 import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
@@ -111,12 +114,69 @@ async function pushRate(d: Daemon, sentinels: number, total: number, batch: numb
   return total / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
-async function ingestLines(): Promise<BenchLine[]> {
+/** The 99th percentile of `values` (nearest rank). */
+function p99(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.ceil(s.length * 0.99) - 1]!;
+}
+
+/** Runs `n` requests made by `make(i)` at once; each one's answer time in ms, or NaN when unanswered within 15 s. */
+async function concurrently(n: number, make: (i: number) => Promise<Response>): Promise<number[]> {
+  return Promise.all(
+    Array.from({ length: n }, async (_, i) => {
+      const t0 = process.hrtime.bigint();
+      try {
+        const res = await make(i);
+        await res.arrayBuffer();
+        return res.ok ? Number(process.hrtime.bigint() - t0) / 1e6 : Number.NaN;
+      } catch {
+        return Number.NaN;
+      }
+    }),
+  );
+}
+
+const CREATES = 100;
+const CREATE_ROUNDS = 3;
+
+async function createLines(dir: string): Promise<BenchLine[]> {
+  const d = await startDaemon(dir, 0);
+  try {
+    const headers = { authorization: `Bearer ${d.token}`, "content-type": "application/json" };
+    let n = 0;
+    const create = () => {
+      const i = n++;
+      const spec = { match: [{ subject: `load:${i}` }], until: { kind: "never" }, target: { kind: "session", sessionId: `ses_bench${i}` } };
+      return fetch(`${d.base}/sentinels`, { method: "POST", headers, body: JSON.stringify(spec), signal: AbortSignal.timeout(15_000) });
+    };
+    const health = () => fetch(`${d.base}/health`, { headers, signal: AbortSignal.timeout(15_000) });
+    await concurrently(20, create);
+    await concurrently(20, health);
+    const rounds: Array<{ creates: number[]; gets: number[] }> = [];
+    for (let r = 0; r < CREATE_ROUNDS; r++) rounds.push({ gets: await concurrently(CREATES, health), creates: await concurrently(CREATES, create) });
+    const alone: number[] = [];
+    for (let i = 0; i < CREATES; i++) alone.push(...(await concurrently(1, create)));
+    const answered = rounds.map((r) => r.creates.filter((ms) => !Number.isNaN(ms)).length);
+    const createP99 = median(rounds.map((r) => p99(r.creates.map((ms) => (Number.isNaN(ms) ? Infinity : ms)))));
+    const getP99 = median(rounds.map((r) => p99(r.gets)));
+    const target = `target: p99 under 1 s (${createP99 < 1_000 ? "met" : "NOT met"}); answered ${answered.map((a) => `${a}/${CREATES}`).join(", ")} in ${CREATE_ROUNDS} rounds`;
+    const name = `${CREATES} concurrent POST /sentinels (session targets), p99`;
+    return [
+      { name, value: createP99, unit: "ms", baseline: { name: `${CREATES} concurrent GET /health, p99`, value: getP99 }, note: `real daemon, median over ${CREATE_ROUNDS} rounds; ${target}` },
+      { name, value: createP99, unit: "ms", baseline: { name: `one create at a time, p99 of ${CREATES}`, value: p99(alone) }, note: "one at a time, each create is one fsynced rewrite of sentinels.json; at once, creates share writes (group commit)" },
+    ];
+  } finally {
+    await d.stop();
+  }
+}
+
+async function daemonLines(): Promise<BenchLine[]> {
   const dir = await mkdtemp(join(tmpdir(), "svc-bench-sentinels-"));
   try {
     await mkdir(join(dir, "install", "node_modules"), { recursive: true });
     await symlink(REPO_ROOT, join(dir, "install", "node_modules", "svc"), "junction");
     await cp(FIXTURE, join(dir, "install", "node_modules", "svc-recording-target"), { recursive: true });
+    const creates = await createLines(dir);
     const out: Record<string, { single: number; batched: number }> = {};
     for (const n of [10, 1_000]) {
       const d = await startDaemon(dir, n);
@@ -131,6 +191,7 @@ async function ingestLines(): Promise<BenchLine[]> {
     return [
       { name: "agentpush, 1 event per push, 1,000 sentinels", value: out[1000]!.single, unit: "events/s", baseline: { name: "10 sentinels", value: out[10]!.single }, note },
       { name: "agentpush, 100 events per push, 1,000 sentinels", value: out[1000]!.batched, unit: "events/s", baseline: { name: "10 sentinels", value: out[10]!.batched } },
+      ...creates,
     ];
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -140,6 +201,6 @@ async function ingestLines(): Promise<BenchLine[]> {
 export const sentinels: BenchSuite = {
   name: "sentinels",
   async run(): Promise<BenchLine[]> {
-    return [...matcherLines(), ...(await ingestLines())];
+    return [...matcherLines(), ...(await daemonLines())];
   },
 };

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { makeTempHome, runCli, useDaemonProcess } from "../../support/cli.js";
 
 async function until(probe: () => boolean, what: string, logs: () => string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   while (!probe()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${logs()}`);
     await new Promise((r) => setTimeout(r, 25));

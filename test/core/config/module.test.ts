@@ -13,7 +13,7 @@ import { CONFIG, resolve } from "../../../core/tokens.js";
 import { makeTempHome } from "../../support/cli.js";
 
 async function until<T>(probe: () => T | undefined | false, what: string): Promise<T> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     const v = probe();
     if (v) return v;

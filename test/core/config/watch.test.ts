@@ -6,7 +6,7 @@ import { writeFileDurable } from "../../../core/storage/atomic-write.js";
 import { makeTempHome } from "../../support/cli.js";
 
 async function until(probe: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 20_000;
+  const deadline = Date.now() + 60_000;
   while (!probe()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));

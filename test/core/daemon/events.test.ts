@@ -46,7 +46,7 @@ async function openStream(url: string, headers: Record<string, string> = {}) {
     res,
     messages,
     comments,
-    async waitFor(pred: (m: SseMessage[]) => boolean, ms = 5000): Promise<void> {
+    async waitFor(pred: (m: SseMessage[]) => boolean, ms = 60_000): Promise<void> {
       const deadline = Date.now() + ms;
       while (!pred(messages)) {
         if (Date.now() > deadline) throw new Error(`timed out; got ${JSON.stringify(messages)}`);

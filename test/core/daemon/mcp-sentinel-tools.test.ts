@@ -49,6 +49,14 @@ describe("sentinel tools", () => {
     ]);
   });
 
+  it("sentinel_watch passes idempotencyKey to the service's create (the one rule for every surface)", async () => {
+    const seen: unknown[] = [];
+    const h = harness({ create: async (spec, _principal, options) => (seen.push(options), { id: "snt_1", spec }) as never });
+    await h.call("sentinel_watch", { subject: "ci:a", sessionId: "ses_1", idempotencyKey: "job-9" }, "token:boot");
+    await h.call("sentinel_watch", { subject: "ci:a", sessionId: "ses_1" });
+    expect(seen).toEqual([{ idempotencyKey: "job-9" }, {}]);
+  });
+
   it("sentinel_watch refuses neither or both of subject and prUrl, and any target other than a session", async () => {
     const h = harness();
     await expect(h.call("sentinel_watch", { sessionId: "s" })).rejects.toMatchObject({ code: "invalid_input" });

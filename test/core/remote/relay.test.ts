@@ -38,7 +38,7 @@ function connect(url: string): Promise<Client> {
 }
 
 const until = async (cond: () => boolean) => {
-  const end = Date.now() + 10_000;
+  const end = Date.now() + 60_000;
   while (!cond()) {
     if (Date.now() > end) throw new Error("condition not met");
     await new Promise((r) => setTimeout(r, 10));
@@ -101,7 +101,7 @@ describe("relay", () => {
     expect((await host.closed).code).toBe(1013);
     peer.ws.resume();
     expect((await peer.closed).code).toBe(1013);
-  }, 20_000);
+  });
 
   it("refuses connections over the limit, offers over the rate, and closes idle connections", async () => {
     let now = 0;

@@ -36,7 +36,7 @@ async function sealedTunnel(replayCacheMax: number) {
   });
   client.start();
   cleanups.push(() => client.stop());
-  const end = Date.now() + 10_000;
+  const end = Date.now() + 60_000;
   while (!publicUrl && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   if (!publicUrl) throw new Error("the tunnel did not open");
   const url = publicUrl;

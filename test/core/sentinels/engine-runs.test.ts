@@ -50,6 +50,9 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
 
   it("looks the target plugin up once per sentinel and ingest, however many runs it hands over", async () => {
     await h.engine.create(spec("s"), "loopback");
+    // The first ingest also chooses the sentinel's ledger (once per daemon life), which asks the plugin too.
+    await h.engine.ingest("agentpush", [ev("first", ["s"])]);
+    h.rec.runs.length = 0;
     const plugins = resolve(h.c, SENTINEL_PLUGINS);
     const target = plugins.target.bind(plugins);
     const lookups: string[] = [];

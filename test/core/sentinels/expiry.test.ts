@@ -2,7 +2,8 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../../../core/runtime/clock.js";
-import { SENTINEL_DEDUP, SENTINEL_STORE } from "../../../core/sentinels/tokens.js";
+import { SentinelDedup } from "../../../core/sentinels/dedup.js";
+import { SENTINEL_STORE } from "../../../core/sentinels/tokens.js";
 import { resolve } from "../../../core/tokens.js";
 import { makeTempHome } from "../../support/cli.js";
 import { ev, spec, startHarness, type Harness } from "./harness.js";
@@ -155,14 +156,20 @@ describe("until: count and subject_terminal", () => {
     await h.engine.create(spec("s"), "loopback");
     const count = await h.engine.create(spec("s", { until: { kind: "count", n: 2 } }), "loopback");
     await h.engine.create(spec("s", at(1000)), "loopback");
-    const dedup = resolve(h.c, SENTINEL_DEDUP);
-    const load = dedup.load.bind(dedup);
+    // A fresh daemon life, whose startup sweep is the first to load anything.
+    await h.stop();
+    const load = SentinelDedup.prototype.load;
     const loaded: string[] = [];
-    dedup.load = (id: string) => {
+    SentinelDedup.prototype.load = function (this: SentinelDedup, id: string) {
       loaded.push(id);
-      return load(id);
+      return load.call(this, id);
     };
-    expect(await h.engine.sweep("tick")).toEqual([]);
+    try {
+      h = await startHarness(home, { clock });
+      expect(await h.engine.sweep("tick")).toEqual([]);
+    } finally {
+      SentinelDedup.prototype.load = load;
+    }
     expect(loaded).toEqual([count.id]);
   });
 

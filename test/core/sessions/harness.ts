@@ -68,8 +68,12 @@ export async function makeHarness(config: Record<string, unknown> = {}, extraPlu
   };
 }
 
-/** Polls `cond` (real time, for real child processes) until it holds. */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
+/**
+ * Polls `cond` (real time, for real child processes) until it holds. The deadline guards against
+ * a hang and names what was awaited; it is no speed check (a busy machine runs ~8x slower), so it
+ * stays well above what anything takes.
+ */
+export async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await cond())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

@@ -25,7 +25,8 @@ describe("ACP stop", () => {
     const stopped = await h.runtime.stop(descriptor.id);
     const took = Date.now() - t0;
     expect(took).toBeGreaterThanOrEqual(STOP_GRACE_MS - 50);
-    expect(took).toBeLessThan(STOP_GRACE_MS + 5000); // SIGKILL at the grace, not much later (slack for a loaded machine)
+    // No upper bound: how soon after the grace the exit is seen depends on the machine's load (the
+    // SIGKILL itself, at the grace exactly: terminal.test.ts's fake-timer stop test).
     expect(alive(descriptor.pid!)).toBe(false);
     expect(stopped).toMatchObject({ state: "ended", exit: { signal: "SIGKILL", error: "stopped" } });
   });

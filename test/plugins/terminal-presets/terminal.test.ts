@@ -64,13 +64,18 @@ describe("terminal sessions (real commands)", () => {
   it("ends when the command exits although a background child still holds its output open", async () => {
     vi.stubEnv("SVC_TERMINAL_NO_PTY", "1");
     h = await makeHarness();
-    const started = Date.now();
-    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", "sleep 8 & echo started"] });
-    await until(() => h.runtime.state(descriptor.id) === "ended", "the command's exit", 3000);
-    expect(Date.now() - started).toBeLessThan(3000);
+    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", "sleep 600 & echo $!"] });
+    await until(() => h.runtime.state(descriptor.id) === "ended", "the command's exit");
     await h.runtime.get(descriptor.id).closing;
-    expect(h.runtime.describe(h.runtime.get(descriptor.id)).exit).toMatchObject({ code: 0 });
-    expect((await readTranscript(descriptor.terminalPath!)).map((l) => (l.data as { text: string }).text).join("")).toBe("started\n");
+    const text = (await readTranscript(descriptor.terminalPath!)).map((l) => (l.data as { text: string }).text).join("");
+    const bg = Number(/^(\d+)\n$/.exec(text)?.[1]);
+    try {
+      // Ended while the background child (which holds the output open for 10 minutes) still runs.
+      expect(alive(bg)).toBe(true);
+      expect(h.runtime.describe(h.runtime.get(descriptor.id)).exit).toMatchObject({ code: 0 });
+    } finally {
+      if (bg > 0) process.kill(bg, "SIGKILL");
+    }
   });
 
   it("stop takes the whole process group, background children included, without waiting for them", async () => {
@@ -78,11 +83,11 @@ describe("terminal sessions (real commands)", () => {
     h = await makeHarness();
     const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", "sleep 30 & echo $!; sleep 30"] });
     const bg = await firstLine(descriptor.id);
-    const t0 = Date.now();
-    expect((await h.runtime.stop(descriptor.id)).state).toBe("ended");
-    expect(Date.now() - t0).toBeLessThan(2500);
+    const stopped = await h.runtime.stop(descriptor.id);
+    // Ended by the SIGTERM: no wait for the grace and no SIGKILL (whatever the machine's speed).
+    expect(stopped).toMatchObject({ state: "ended", exit: { signal: "SIGTERM" } });
     expect(alive(descriptor.pid!)).toBe(false);
-    await until(() => !alive(bg), "the background child's end", 2000);
+    await until(() => !alive(bg), "the background child's end");
   });
 
   it("stop escalates to SIGKILL for a group that ignores SIGTERM", async () => {
@@ -91,9 +96,11 @@ describe("terminal sessions (real commands)", () => {
     const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", 'trap "" TERM; sleep 30 & echo $!; wait'] });
     const bg = await firstLine(descriptor.id);
     const t0 = Date.now();
-    expect((await h.runtime.stop(descriptor.id)).state).toBe("ended");
-    expect(Date.now() - t0).toBeLessThan(STOP_GRACE_MS + 2000);
-    await until(() => !alive(bg) && !alive(descriptor.pid!), "the group's end", 2000);
+    const stopped = await h.runtime.stop(descriptor.id);
+    // SIGKILL, not before the grace (that it comes right at the grace: the fake-timer pty test below).
+    expect(stopped).toMatchObject({ state: "ended", exit: { signal: "SIGKILL" } });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(STOP_GRACE_MS - 50);
+    await until(() => !alive(bg) && !alive(descriptor.pid!), "the group's end");
   });
 
   it("stop of a pty session escalates to SIGKILL after the grace", async () => {

@@ -10,6 +10,7 @@ import { rotateSecret } from "../../../plugins/webhook-target/rotation.js";
 import { signWithKey } from "../../../plugins/webhook-target/signer.js";
 import { createWebhookTarget, type WebhookTarget } from "../../../plugins/webhook-target/target.js";
 import { OUTBOX_FILES } from "../../../plugins/webhook-target/outbox/persistence.js";
+import { parseJournal } from "../../../plugins/webhook-target/outbox/journal.js";
 import { VAULT_FILE } from "../../../plugins/webhook-target/vault.js";
 import { makeTempHome } from "../../support/cli.js";
 import { LOOPBACK_ALLOWED, echoChallenge, fakeSentinels, recordingSleep, secretOf, startReceiver, testContext, type FakeSentinels, type Receiver } from "./support/harness.js";
@@ -114,7 +115,7 @@ describe("webhook target plugin", () => {
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
     expect(results[0]).toEqual({ status: "fulfilled", value: { ack: "deferred" } });
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/contains "."/);
-    const journal = (await readFile(join(home, OUTBOX_FILES.journal), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    const journal = parseJournal(await readFile(join(home, OUTBOX_FILES.journal), "utf8")).records as any[];
     expect(journal.filter((r) => r.op === "add").map((r) => r.row.eventId)).toEqual(["evt_0", "evt_a", "evt_b", "evt_c"]);
     const ob = await target.outbox();
     expect(ob.rowsOf("snt_1").map((r) => [r.eventId, r.status])).toEqual(["evt_0", "evt_a", "evt_b", "evt_c"].map((id) => [id, "pending"]));

@@ -180,9 +180,9 @@ describe("webhook outbox", () => {
   it("accepts a row with one journal append, and changes status by appending: body files are written once, never rewritten", async () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1", "snt_1", 200_000) });
-    const journal = (await readFile(join(home, OUTBOX_FILES.journal), "utf8")).trim().split("\n");
+    const journal = parseJournal(await readFile(join(home, OUTBOX_FILES.journal), "utf8")).records;
     expect(journal).toHaveLength(1);
-    expect(Buffer.from(JSON.parse(journal[0]!).body, "base64").equals(body("e1", "snt_1", 200_000))).toBe(true);
+    expect(Buffer.from((journal[0] as { body: string }).body, "base64").equals(body("e1", "snt_1", 200_000))).toBe(true);
     await ob.compact();
     const bodyPath = join(home, OUTBOX_FILES.bodies, row.bodyBytes.file);
     const before = await stat(bodyPath);
@@ -254,11 +254,12 @@ describe("webhook outbox", () => {
 
   it("never applies a last journal line without its newline, even when it parses", () => {
     const whole = JSON.stringify({ seq: 1, op: "seen", requestId: "req_1" });
-    expect(parseJournal(`${whole}\n${JSON.stringify({ seq: 2, op: "seen", requestId: "req_2" })}`)).toEqual({ records: [JSON.parse(whole)], skipped: 0, torn: true });
-    expect(parseJournal(`${whole}\n`)).toEqual({ records: [JSON.parse(whole)], skipped: 0, torn: false });
+    const torn = JSON.stringify({ seq: 2, op: "seen", requestId: "req_2" });
+    expect(parseJournal(`${whole}\n${torn}`)).toEqual({ records: [JSON.parse(whole)], damaged: [], tornBytes: torn.length });
+    expect(parseJournal(`${whole}\n`)).toEqual({ records: [JSON.parse(whole)], damaged: [], tornBytes: 0 });
   });
 
-  it("rebuilds rows from the stored bodies when the snapshot is corrupt, and removes orphan bodies", async () => {
+  it("rebuilds rows from the stored bodies when the snapshot is damaged, and removes orphan bodies", async () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
     await ob.close();
@@ -269,7 +270,7 @@ describe("webhook outbox", () => {
     expect(again.get(row.requestId)).toMatchObject({ sentinelId: "snt_1", eventId: "e1", status: "pending" });
     expect((await again.readBody(again.get(row.requestId)!)).equals(body("e1"))).toBe(true);
     const files = await readdir(home);
-    expect(files.some((f) => f.startsWith(`${OUTBOX_FILES.snapshot}.corrupt-`))).toBe(true);
+    expect(files.some((f) => f.startsWith(`${OUTBOX_FILES.snapshot}.damaged-`))).toBe(true);
     expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([row.bodyBytes.file]);
   });
 
@@ -329,7 +330,7 @@ describe("webhook outbox", () => {
     opened.splice(0);
     const again = await open();
     for (const r of rows) expect((await again.readBody(again.get(r.requestId)!)).equals(body(r.eventId, "snt_1", 1000))).toBe(true);
-    expect(JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8")).version).toBe(2);
+    expect(JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8")).version).toBe(3);
   });
 
   it("recovers from a crash after the journal was rotated but before the snapshot was written", async () => {

@@ -1,0 +1,23 @@
+import type { Command } from "commander";
+
+/** `svc doctor [--json]`: offline, read-only check of `$SVC_HOME`; exit 0 when healthy, 1 when not. */
+export function registerDoctor(program: Command): void {
+  program
+    .command("doctor")
+    .description(
+      "Check every file under $SVC_HOME offline and read-only (parse, checksums, modes, agreement between sentinels, webhook secrets and outbox) and say what to do; exit 0 when healthy (warnings allowed), 1 when anything is damaged",
+    )
+    .option("--json", "machine-readable output: {healthy, home, findings: [{severity, file, message, fix}]}")
+    .action(async (opts: { json?: boolean }) => {
+      const [{ runDoctor }, { svcHome }] = await Promise.all([import("../../doctor/doctor.js"), import("../../storage/paths.js")]);
+      const report = await runDoctor(svcHome());
+      if (opts.json) {
+        const { printJson } = await import("../output.js");
+        printJson(report);
+      } else {
+        const { printDoctorReport } = await import("../../doctor/print.js");
+        printDoctorReport(report);
+      }
+      process.exitCode = report.healthy ? 0 : 1;
+    });
+}

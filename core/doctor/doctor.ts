@@ -1,0 +1,39 @@
+/**
+ * `svc doctor`: an offline, read-only check of every file under `$SVC_HOME`. Each store offers its
+ * own check beside its code; this only gathers them (docs/operations.md, "svc doctor").
+ */
+import "reflect-metadata";
+import { checkConfigFile } from "../config/config-check.js";
+import { checkRuntimeFile } from "../daemon/runtime-file.js";
+import type { DoctorFinding } from "../plugin-api/doctor.js";
+import { checkDedupFiles } from "../sentinels/dedup-check.js";
+import { checkSentinelsFile } from "../sentinels/store.js";
+import { checkCredentialsFile } from "../storage/credentials.js";
+import { checkWorktreeRecords } from "../workspaces/records.js";
+import { checkTargets } from "./target-checks.js";
+
+export interface DoctorReport {
+  /** No `error` finding (warnings and notes allowed). */
+  healthy: boolean;
+  home: string;
+  findings: DoctorFinding[];
+}
+
+const ORDER = { error: 0, warn: 1, info: 2 } as const;
+
+export async function runDoctor(home: string, options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<DoctorReport> {
+  const env = options.env ?? process.env;
+  const findings: DoctorFinding[] = [];
+  findings.push(...(await checkRuntimeFile(home)).findings);
+  findings.push(...(await checkConfigFile(home)));
+  const stored = await checkSentinelsFile(home);
+  findings.push(...stored.findings);
+  findings.push(...(await checkCredentialsFile(home)));
+  findings.push(...(await checkDedupFiles(home, new Set(stored.sentinels.map((s) => s.id)))));
+  findings.push(...(await checkWorktreeRecords(home)));
+  findings.push(...(await checkTargets(home, stored.sentinels, env, options.cwd ?? process.cwd())));
+  // Stable order: errors first, then by file.
+  const sorted = findings.map((f, i) => ({ f, i })).sort((a, b) => ORDER[a.f.severity] - ORDER[b.f.severity] || a.f.file.localeCompare(b.f.file) || a.i - b.i);
+  const out = sorted.map((x) => x.f);
+  return { healthy: !out.some((f) => f.severity === "error"), home, findings: out };
+}

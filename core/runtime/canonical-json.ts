@@ -1,0 +1,16 @@
+/**
+ * JSON with object keys sorted at every level and `undefined` members left out: the same value
+ * always gives the same text, whatever order its keys were written in (for checksums and
+ * fingerprints).
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(",")}}`;
+  }
+  // `undefined` (and what JSON has no form for) reads as null, as JSON.stringify does in arrays.
+  return JSON.stringify(value) ?? "null";
+}
