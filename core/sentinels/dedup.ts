@@ -22,6 +22,7 @@ import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { AppendJournal } from "../storage/append-journal.js";
 import { checkedLine, keepDamagedCopy, readCheckedLines, textChecksum, type CheckedLines } from "../storage/checked-lines.js";
+import { writeFileDurable } from "../storage/atomic-write.js";
 import { readTextFile, writeJsonFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
 import { HOME } from "../tokens.js";
@@ -59,10 +60,15 @@ export interface DedupLoadReport {
   damagedLines?: { lines: number[]; copy: string };
   /** Bytes of a torn last line (a write cut short, never acknowledged), cut off. */
   tornBytes?: number;
+  /** Why writing the recovered state failed (then the next start finds the same damage again). */
+  repairFailed?: string;
   /** The count of accepted events carried on, and event ids now known. */
   delivered: number;
   known: number;
 }
+
+/** The journal's first line after a compaction: the sequence and the count the snapshot holds. */
+const checkpointLine = (s: Pick<DedupState, "seq" | "delivered">): string => checkedLine(JSON.stringify({ q: s.seq, c: s.delivered }));
 
 const snapshotChecksum = (s: Snapshot): string => textChecksum(JSON.stringify({ seq: s.seq, seen: s.seen, inflight: s.inflight, delivered: s.delivered }));
 
@@ -288,10 +294,31 @@ export class SentinelDedup {
    */
   private async compact(sentinelId: string, s: DedupState, journal: AppendJournal): Promise<void> {
     if (this.states.get(sentinelId) !== s) return;
+    await this.writeSnapshot(sentinelId, s);
+    await journal.truncate(checkpointLine(s));
+    s.journalLines = 0;
+  }
+
+  private async writeSnapshot(sentinelId: string, s: Pick<DedupState, "seq" | "seen" | "inflight" | "delivered">): Promise<void> {
     const snapshot: Snapshot = { seq: s.seq, seen: [...s.seen], inflight: [...s.inflight], delivered: s.delivered };
     await writeJsonFile(this.file(sentinelId, "json"), { ...snapshot, checksum: snapshotChecksum(snapshot) });
-    await journal.truncate(checkedLine(JSON.stringify({ q: s.seq, c: s.delivered })));
-    s.journalLines = 0;
+  }
+
+  /**
+   * After damage was found and kept aside, writes what was recovered as a fresh snapshot and a
+   * journal of one checkpoint line (as a compaction would; the journal is not open yet), so the
+   * same damage is not found, copied and told again at every start. On failure (a full disk) the
+   * files stay as they are and the next start tries again.
+   */
+  private async repair(sentinelId: string, s: DedupState, report: DedupLoadReport): Promise<void> {
+    try {
+      await this.writeSnapshot(sentinelId, s);
+      await writeFileDurable(this.file(sentinelId, "log"), checkpointLine(s), { mode: 0o600 });
+      s.journalLines = 0;
+      s.journalExists = true;
+    } catch (err) {
+      report.repairFailed = err instanceof Error ? err.message : String(err);
+    }
   }
 
   private async read(sentinelId: string): Promise<DedupState> {
@@ -313,6 +340,7 @@ export class SentinelDedup {
       await truncate(logPath, raw.length - files.lines.tornBytes);
     }
     const state: DedupState = { ...files.state, nextSeq: files.state.seq, journalExists: raw !== undefined, compacting: false, ahead: 0 };
+    if (report.snapshot || report.damagedLines) await this.repair(sentinelId, state, report);
     if (report.snapshot || report.damagedLines || report.tornBytes) {
       report.delivered = state.delivered;
       report.known = state.seen.size + state.inflight.size;

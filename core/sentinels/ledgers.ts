@@ -27,7 +27,11 @@ export class SentinelLedgers {
     private readonly plugins: SentinelPlugins,
     private readonly logger: Logger,
   ) {
-    dedup.onDamage = (r) =>
+    dedup.onDamage = (r) => {
+      if (!r.snapshot && !r.damagedLines) {
+        this.logger.warn("sentinel dedup journal ended in a torn line (a write cut short, never acknowledged); dropped", { sentinel: r.sentinelId, tornBytes: r.tornBytes ?? 0 });
+        return;
+      }
       this.logger.error("sentinel dedup record was damaged: what it lost is accepted again, the damaged files are kept", {
         sentinel: r.sentinelId,
         snapshot: r.snapshot?.state ?? "ok",
@@ -37,7 +41,9 @@ export class SentinelLedgers {
         tornBytes: r.tornBytes ?? 0,
         delivered: r.delivered,
         eventIdsKept: r.known,
+        ...(r.repairFailed ? { rewriteFailed: r.repairFailed } : {}),
       });
+    };
   }
 
   /** Chooses and loads the sentinel's ledger (once; again after {@link remove}). */

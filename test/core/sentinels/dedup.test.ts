@@ -166,6 +166,18 @@ describe("sentinel dedup damage is found, kept and told; the count survives", ()
     await d.close();
   });
   const file = (ext: string) => join(dir(), `snt_s.${ext}`);
+  /** The recovered state was written back: the next start finds nothing to tell, copies nothing, and keeps what was recovered. */
+  const startsAgainQuietly = async (d: SentinelDedup, delivered: number, kept: string, lost: string) => {
+    await d.close();
+    const copies = (await readdir(dir())).filter((f) => f.includes(".damaged-")).length;
+    reports.length = 0;
+    const again = fresh();
+    await again.load("snt_s");
+    expect([reports, again.delivered("snt_s"), again.has("snt_s", kept), again.has("snt_s", lost)]).toEqual([[], delivered, true, false]);
+    expect((await readdir(dir())).filter((f) => f.includes(".damaged-")).length).toBe(copies);
+    await again.recordDelivery("snt_s", "e99", "now");
+    expect(again.delivered("snt_s")).toBe(delivered + 1);
+  };
 
   it("undamaged: nothing told, everything kept", async () => {
     const d = fresh();
@@ -186,6 +198,7 @@ describe("sentinel dedup damage is found, kept and told; the count survives", ()
     expect(d.has("snt_s", "e0")).toBe(false);
     expect(d.has("snt_s", "e29")).toBe(true);
     if (state === "damaged") expect((await readdir(dir())).some((f) => f.startsWith("snt_s.json.damaged-"))).toBe(true);
+    await startsAgainQuietly(d, 30, "e29", "e0");
   });
 
   it("one journal line damaged: told with its line, the file kept; the count holds, that id is accepted again", async () => {
@@ -199,6 +212,7 @@ describe("sentinel dedup damage is found, kept and told; the count survives", ()
     expect(d.delivered("snt_s")).toBe(30);
     expect(d.has("snt_s", "e22")).toBe(false);
     expect(d.has("snt_s", "e23")).toBe(true);
+    await startsAgainQuietly(d, 30, "e23", "e22");
   });
 
   it("a torn last line is cut off and told; the next change is whole", async () => {
