@@ -119,9 +119,15 @@ export class SwarmService {
       this.deps.logger.error("swarm run failed", { runId: record.runId, error: (err as Error).message });
     }
     const states = Object.values(record.steps).map((s) => s.state);
-    record.state = run.abort.signal.aborted ? "cancelled" : states.every((s) => s === "succeeded") ? "succeeded" : "failed";
-    record.endedAt = this.deps.clock.now();
-    await this.store.save(record).catch((err: Error) => this.deps.logger.error("could not write a run record", { runId: record.runId, error: err.message }));
+    // The live record (what `get` answers while the run is active) turns final only once run.json
+    // says so: a reader that sees "succeeded" finds the same on disk.
+    const ended: RunRecord = {
+      ...record,
+      state: run.abort.signal.aborted ? "cancelled" : states.every((s) => s === "succeeded") ? "succeeded" : "failed",
+      endedAt: this.deps.clock.now(),
+    };
+    await this.store.save(ended).catch((err: Error) => this.deps.logger.error("could not write a run record", { runId: record.runId, error: err.message }));
+    Object.assign(record, ended);
     this.deps.events.emit("swarm:run-ended", { runId: record.runId, state: record.state });
     this.deps.logger.info("swarm run ended", { runId: record.runId, state: record.state });
   }

@@ -4,8 +4,10 @@
  * `defaults.maxGrantableDelegation`); the run's `worktreeRoot` (`run-swarm --root`) places the
  * steps' worktrees.
  */
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import type { RunRecord, RunStore } from "../../../core/swarm/records.js";
 import { SwarmService } from "../../../core/swarm/service.js";
 import { CLOCK, CONFIG, DAEMON_EVENTS, ENV, HOME, LOGGER, RANDOM, SLEEP, resolve } from "../../../core/tokens.js";
 import { fixtureAgent } from "../sessions/harness.js";
@@ -53,6 +55,35 @@ describe("run-swarm under the caller's delegation", () => {
     const run = await service.wait(out.run!.runId);
     expect(run.steps.a).toMatchObject({ state: "succeeded" });
     expect(h.runtime.get(run.steps.a!.sessionId!).fixed.worktree?.path).toBe(join(root, "app", "step-a"));
+    await service.stopAll();
+  });
+});
+
+describe("a run's end as readers see it", () => {
+  it("get answers the final state only once run.json holds it (a reader never sees 'succeeded' ahead of the disk)", async () => {
+    h = await makeWsHarness({ acpAgents: { ...AGENTS, echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }) } });
+    const cwd = await tempDir();
+    const service = swarmService(h);
+    const store = (service as unknown as { store: RunStore }).store;
+    const save = store.save.bind(store);
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    let finalSaveStarted!: () => void;
+    const finalSave = new Promise<void>((r) => (finalSaveStarted = r));
+    store.save = (rec: RunRecord) => {
+      if (rec.state === "running") return save(rec);
+      finalSaveStarted();
+      return held.then(() => save(rec));
+    };
+    const out = await service.start({ swarm: { schema: "svc/swarm/v1", name: "e", steps: [{ id: "a", model: "fx-echo", adapter: "echo", prompt: "hi" }] }, baseDir: cwd });
+    const runId = out.run!.runId;
+    await finalSave;
+    expect((await service.get(runId)).state).toBe("running");
+    expect((await service.list())[0]).toMatchObject({ runId, state: "running" });
+    release();
+    const run = await service.wait(runId);
+    expect(run.state).toBe("succeeded");
+    expect(JSON.parse(await readFile(join(store.dir(runId), "run.json"), "utf8"))).toMatchObject({ state: "succeeded", steps: { a: { state: "succeeded" } } });
     await service.stopAll();
   });
 });
