@@ -49,6 +49,10 @@ export const pairingSchema = z.looseObject({
     .refine(isPairPage, "must be a plain http(s) URL, or a template with {fp} in the hostname only")
     .optional()
     .describe("Web pair page for `pair offer --qr`: a template with {fp} in the hostname (one origin per daemon) or a plain http(s) URL; `--pair-page` overrides it"),
+  allowedRoots: z
+    .array(z.string().min(1).refine((p) => p.startsWith("/"), "must be an absolute path"))
+    .optional()
+    .describe("Directories under which a paired device with the operate scope may start sessions (cwd), place worktrees (worktreeRoot) and run swarms (baseDir, step cwds); empty or absent: such a device starts nothing"),
 });
 
 const optionValue = z.union([z.boolean(), z.number(), z.string()], { error: "must be a boolean, a number or a string" });

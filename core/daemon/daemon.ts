@@ -53,12 +53,14 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
     const modules = options.modules ?? DAEMON_MODULES;
     const started: DaemonModule[] = [];
     const bootToken = randomBytes(32).toString("base64url");
+    // Never leaves the process: only the daemon's own forwarder can name a remote caller (remote-marker.ts).
+    const forwardKey = randomBytes(32).toString("base64url");
     const daemonCfg = () => config.current().effective.daemon;
     const server = new DaemonHttpServer({
       routes: resolve(c, ROUTES),
       logger,
       bind: daemonCfg().bind,
-      tokens: () => ({ stable: daemonCfg().authToken, boot: bootToken }),
+      tokens: () => ({ stable: daemonCfg().authToken, boot: bootToken, forward: forwardKey }),
       policy: () => ({ allowedOrigins: daemonCfg().allowedOrigins ?? [] }),
       explainMissing: (method, path) => missingRouteProblem(resolve(c, PLUGINS), method, path),
     });
@@ -73,7 +75,7 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
       // $SVC_HOME. Until the modules are up it answers 503 (runtime.json, which the CLI reads,
       // is written only once they are).
       port = await server.listen(daemonCfg().port, daemonCfg().bind);
-      registerValue(c, LISTEN, { port, bind: daemonCfg().bind });
+      registerValue(c, LISTEN, { port, bind: daemonCfg().bind, forwardKey });
       for (const m of modules) {
         await m.start(c);
         started.push(m);

@@ -13,6 +13,7 @@ import type { KeyPair } from "../web/primitives.js";
 import { channelUrl, RendezvousSocket } from "../web/rendezvous.js";
 import { pairingFromHandshake } from "../web/pairing.js";
 import type { PairingRecord, PairingStore } from "./store.js";
+import type { RemoteScope } from "../../daemon/principal.js";
 import { wsFactory } from "./standing-link.js";
 
 export interface OfferDeps {
@@ -32,7 +33,7 @@ export interface PendingOffer {
   close(): void;
 }
 
-export async function openOffer(deps: OfferDeps, rendezvous: string, ttlMs: number, label: string): Promise<PendingOffer> {
+export async function openOffer(deps: OfferDeps, rendezvous: string, ttlMs: number, label: string, scope: RemoteScope): Promise<PendingOffer> {
   const offer: Offer = {
     fingerprint: deps.fingerprint,
     publicKey: deps.key.publicKey,
@@ -58,7 +59,8 @@ export async function openOffer(deps: OfferDeps, rendezvous: string, ttlMs: numb
       psk: offer.secret,
       staticKey: deps.key,
       msg1,
-      meta: { fingerprint: deps.fingerprint, label },
+      // The accepting device is told the scope it gets (it shows it); the owner chose it here.
+      meta: { fingerprint: deps.fingerprint, label, scope },
       accept: async () => {
         if (deps.now() > offer.expiresAt) throw new HandshakeError("the pairing offer expired");
         if (await deps.store.isUsed(offer.channel)) throw new HandshakeError("the pairing offer was already used");
@@ -66,10 +68,10 @@ export async function openOffer(deps: OfferDeps, rendezvous: string, ttlMs: numb
     })
       .then(async (r) => {
         const meta = (r.meta ?? {}) as { label?: unknown };
-        const record = await pairingFromHandshake(r.keys, r.peerStatic, "host", typeof meta.label === "string" ? meta.label.slice(0, 80) : "peer", rendezvous, deps.now());
+        const record = { ...(await pairingFromHandshake(r.keys, r.peerStatic, "host", typeof meta.label === "string" ? meta.label.slice(0, 80) : "peer", rendezvous, deps.now())), scope };
         await deps.store.add(record, { channel: offer.channel, expiresAt: offer.expiresAt });
         socket.send(r.msg2);
-        deps.log("pairing made", { pairing: record.id });
+        deps.log("pairing made", { pairing: record.id, scope });
         deps.onPaired(record);
         // Let the answer leave before closing.
         setTimeout(() => socket.close("paired"), 200).unref();

@@ -26,7 +26,7 @@ describe("a tunnelled answer over the relay's body cap", () => {
       token: TOKEN,
       e2e: false,
       identity: { key, fingerprint: await fingerprintOf(key.publicKey) },
-      forward: async (r) => ({ status: 200, body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small" }),
+      forward: { plain: async (r) => ({ status: 200, body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small" }), sealed: async (r) => ({ status: 200, body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small" }) },
       log: () => undefined,
       events: { emit: (_t: string, p: { url: string }) => void opened.push(p.url) } as never,
       now: Date.now,

@@ -28,7 +28,7 @@ async function sealedTunnel(replayCacheMax: number) {
     token: TOKEN,
     e2e: true,
     identity: { key, fingerprint: await fingerprintOf(key.publicKey) },
-    forward: async (r) => ({ status: 200, body: `served ${r.path}` }),
+    forward: { plain: async (r) => ({ status: 200, body: `served ${r.path}` }), sealed: async (r) => ({ status: 200, body: `served ${r.path}` }) },
     log: () => undefined,
     events: { emit: (_type: string, p: { url: string }) => void (publicUrl = p.url) } as never,
     now: () => clock,
