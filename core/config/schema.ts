@@ -177,7 +177,7 @@ export const modelRoleValueSchema = z.union([nonEmpty, modelRoleObjectSchema], {
 export const modelsSchema = z.record(z.string().min(1), modelRoleValueSchema);
 
 export const extJudgeSchema = z.looseObject({
-  apiKey: nonEmpty.optional().describe("Judge API key (secret); read before EXT_JUDGE_API_KEY; hand-edit only (mode 0600 recommended)"),
+  apiKey: nonEmpty.optional().describe("Judge API key (secret); read before EXT_JUDGE_API_KEY; set from stdin or --from-file, never through config_set"),
   model: nonEmpty.optional().describe("Judge model id"),
   baseUrl: z
     .string()
