@@ -77,6 +77,9 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("maxConnections");
     expect((await runCli(["relay", "serve", "--limit", "idleMs=0"], { home: home.home })).code).toBe(2);
+    const contradict = await runCli(["relay", "serve", "--limit", "maxConnections=10", "--limit", "reservedHostConnections=10"], { home: home.home });
+    expect(contradict.code).toBe(2);
+    expect(contradict.stderr).toContain("reservedHostConnections (10) must be less than maxConnections (10)");
     // A token on the command line is refused: `ps` shows argv to every user of the machine.
     const onArgv = await runCli(["relay", "serve", "--port", "0", "--tunnel-token", TOKEN], { home: home.home });
     expect(onArgv.code).toBe(2);
