@@ -189,7 +189,7 @@ export const extJudgeSchema = z.looseObject({
 
 export const tunnelSchema = z.looseObject({
   host: z.string().regex(WS_URL, "must be a ws:// or wss:// URL").optional().describe("WebSocket URL of the tunnel host"),
-  token: nonEmpty.optional().describe("Bearer token (secret) used before credentials.json; required for e2e"),
+  token: nonEmpty.optional().describe("Host token (secret): the daemon's own credential at the relay, used before credentials.json; callers use the caller token derived from it (`svc tunnel caller-token`); required for e2e"),
   autoconnect: z.boolean().optional().describe("Connect automatically on daemon start"),
   e2e: z.boolean().optional().describe("End-to-end encryption of the tunnel; requires token"),
 });

@@ -39,7 +39,7 @@ export function parseLimits(items: readonly string[]): Partial<RelayLimits> {
 }
 
 /**
- * The tunnel tokens: `--tunnel-token-file` (one a line; blank lines and `#` comments skipped)
+ * The tunnel host tokens: `--tunnel-token-file` (one a line; blank lines and `#` comments skipped)
  * and `SVC_RELAY_TUNNEL_TOKENS` (comma-separated). Never argv, which `ps` shows to everyone.
  */
 export async function tunnelTokens(o: RelayServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {

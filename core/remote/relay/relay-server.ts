@@ -3,8 +3,8 @@
  *
  *   GET  /health                         → {ok: true}
  *   WS   /v1/channel/<id>?role=offer|host|peer   rendezvous (binary frames relayed, never read)
- *   WS   /v1/tunnel  (Authorization: Bearer <token>)  a daemon's tunnel
- *   ANY  /t/<tunnel id>/<path>           the public side of a tunnel (same bearer token)
+ *   WS   /v1/tunnel  (Authorization: Bearer <host token>)  a daemon's tunnel
+ *   ANY  /t/<tunnel id>/<path>           the public side of a tunnel (Bearer <caller token>)
  *
  * Logs connection events only: never a frame, a body, a token or a channel's traffic.
  */
@@ -22,7 +22,7 @@ export interface RelayOptions {
   port: number;
   bind: string;
   tls?: { cert: string | Buffer; key: string | Buffer };
-  /** Tokens a daemon may open a tunnel with; none = tunnels are refused. */
+  /** Host tokens a daemon may open a tunnel with (callers use each one's caller token); none = tunnels are refused. */
   tunnelTokens?: readonly string[];
   /** Public base URL of tunnels (default: from the scheme and Host of the daemon's request). */
   publicUrl?: string;
@@ -115,19 +115,18 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       return;
     }
     if (url.pathname === "/v1/tunnel") {
-      // The token first: a daemon with a valid one may use the slots kept for tunnels.
-      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-      const token = tunnels.accepts(bearer);
-      if (!token) {
-        logRefusal(socket, key, "tunnel refused: token", 401);
-        return refuse(socket, 401, bearer ? "tunnel token not accepted by this relay" : "a tunnel needs Authorization: Bearer <tunnel token>");
+      // The token first: a daemon with a valid host token may use the slots kept for tunnels.
+      const admitted = tunnels.admit(/^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1]);
+      if (!("host" in admitted)) {
+        logRefusal(socket, key, admitted.caller ? "tunnel refused: caller token" : "tunnel refused: token", 401);
+        return refuse(socket, 401, admitted.refused);
       }
       const refusal = admission.tunnel(socket);
       if (refusal) return refused(socket, key, "tunnel", refusal);
       tunnelWss.handleUpgrade(req, socket, head, (ws) => {
         track(ws);
         log("tunnel opened");
-        tunnels.attach(token, ws, o.publicUrl?.replace(/\/+$/, "") ?? `${scheme}://${req.headers.host ?? "relay.invalid"}`);
+        tunnels.attach(admitted.host, ws, o.publicUrl?.replace(/\/+$/, "") ?? `${scheme}://${req.headers.host ?? "relay.invalid"}`);
       });
       return;
     }

@@ -1,8 +1,9 @@
 /**
  * `svc serve --connect <wss-url>` and `tunnel.host` + `tunnel.autoconnect`: the daemon dials the
- * tunnel host (no inbound port), authenticates with `tunnel.token` else credentials.json's
- * `tunnel/token`, and serves the requests the host forwards as non-loopback callers. Reconnects
- * with backoff; `stop()` closes the tunnel. With `tunnel.e2e`, only sealed requests are served.
+ * tunnel host (no inbound port), authenticates with its host token (`tunnel.token` else
+ * credentials.json's `tunnel/token`; callers use the caller token derived from it), and serves
+ * the requests the host forwards as non-loopback callers. Reconnects with backoff; `stop()`
+ * closes the tunnel. With `tunnel.e2e`, only sealed requests are served.
  */
 import WebSocket from "ws";
 import type { DaemonEventBus } from "../../daemon/event-bus.js";
@@ -83,7 +84,7 @@ export class TunnelClient {
       this.ws = ws;
       let open = false;
       ws.on("unexpected-response", (_req, res) => {
-        reject(new Error(`the tunnel host answered ${res.statusCode}${res.statusCode === 401 ? " (token not accepted)" : ""}`));
+        reject(new Error(`the tunnel host answered ${res.statusCode}${res.statusCode === 401 ? " (host token not accepted)" : ""}`));
         res.resume();
         ws.terminate();
       });
