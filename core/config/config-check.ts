@@ -6,6 +6,7 @@ import type { DoctorFinding } from "../plugin-api/doctor.js";
 import { homeFile } from "../storage/paths.js";
 import { describeExposed, exposedSecrets } from "./file-mode.js";
 import { loadConfigFile } from "./load.js";
+import { openDoorWarning } from "../daemon/open-door.js";
 
 export async function checkConfigFile(home: string): Promise<DoctorFinding[]> {
   const path = homeFile(home, "config");
@@ -21,6 +22,10 @@ export async function checkConfigFile(home: string): Promise<DoctorFinding[]> {
         fix: `chmod 600 ${JSON.stringify(path)}; if others could read it, treat those secrets as exposed and rotate them`,
       });
     }
+    // The daemon as config.json would start it (a running one says for itself, in runtime.json).
+    const daemon = (loaded.config as { daemon?: { bind?: string; authToken?: string } }).daemon;
+    const door = daemon?.bind ? openDoorWarning({ bind: daemon.bind, authToken: daemon.authToken }) : undefined;
+    if (door) findings.push({ severity: "warn", file: "config.json", message: door, fix: "svc config set daemon.authToken < token-file (a long random token), or svc config set daemon.bind 127.0.0.1" });
     return findings;
   } catch (err) {
     return [{ severity: "error", file: "config.json", message: (err as Error).message, fix: "fix it (svc config set/unset, or by hand), or restore it from a backup: the daemon does not start while it is invalid" }];

@@ -79,10 +79,12 @@ export const OPERATIONS = {
     ["GET /swarm/runs", "GET /swarm/runs/:id"], ["swarm_runs"], ["run-swarm ls", "run-swarm show"]),
   "remote.read": op("list pairings with each standing link's state, the tunnel's state, the daemon's public key", "local", "read",
     ["GET /pairings", "GET /remote/status"], [], ["pair ls"]),
-  "pairing.offer": op("make a one-time pairing offer (another device may then reach this daemon)", "token", "owner",
+  "pairing.offer": op("make a one-time pairing offer with a scope, read by default (the device that accepts may then reach this daemon)", "token", "owner",
     ["POST /pairing/offers"], [], ["pair offer"]),
   "pairing.accept": op("accept another daemon's pairing offer", "token", "owner",
     ["POST /pairing/accept"], [], ["pair accept"]),
+  "pairing.scope": op("set what a paired device may do here: read, or operate (start, prompt and stop sessions, watch, run swarms under pairing.allowedRoots)", "token", "owner",
+    ["POST /pairings/:id/scope"], [], ["pair scope"]),
   "pairing.remove": op("remove a pairing and close its link", "token", "owner",
     ["DELETE /pairings/:id"], [], ["pair rm"]),
   "pairing.call": op("send a request to a paired daemon through the encrypted link (the far daemon authorizes it as a non-loopback caller)", "token", "owner",
@@ -124,17 +126,21 @@ export function requireReach(what: string, need: RemoteNeed, principal: string):
   throw new SvcError("forbidden", `${what} needs ${needs}; ${who} may only ${reach === "operate" ? "read and operate" : "read"}: ${more}`);
 }
 
-/** What a caller beyond loopback needs for a route: its operation's rule, else read for GET and operate otherwise. */
-export function routeNeed(method: string, path: string): { id?: OperationId; need: RemoteNeed } {
-  const id = BY_ROUTE.get(`${method} ${path}`);
-  if (id) return { id, need: leastOf(BY_ROUTE_ALL.get(`${method} ${path}`)!) };
-  return { need: method === "GET" ? "read" : "operate" };
+/**
+ * What a caller needs at a route's door: `token` when every operation it serves needs the bearer
+ * token (401 without it, whoever asks), else what a caller beyond loopback needs (the least of
+ * its operations' scopes; without an operation, read for GET and operate otherwise).
+ */
+export function routeNeed(method: string, path: string): { id?: OperationId; need: RemoteNeed | "token" } {
+  const ids = BY_ROUTE_ALL.get(`${method} ${path}`);
+  if (!ids) return { need: method === "GET" ? "read" : "operate" };
+  return { id: ids[0]!, need: ids.every((i) => OPERATIONS[i].requires === "token") ? "token" : leastOf(ids.filter((i) => OPERATIONS[i].requires !== "token")) };
 }
 
 /** What a caller needs for an MCP tool: its operation's rule, else read for a read-only tool and operate otherwise. */
 export function toolNeed(name: string, readOnly: boolean): RemoteNeed {
-  const ids = BY_TOOL.get(name);
-  return ids ? leastOf(ids) : readOnly ? "read" : "operate";
+  const ids = BY_TOOL.get(name)?.filter((i) => OPERATIONS[i].requires !== "token");
+  return ids?.length ? leastOf(ids) : readOnly ? "read" : "operate";
 }
 
 /**
@@ -157,7 +163,6 @@ function indexBy(pick: (r: OperationRule) => readonly string[]): Map<string, Ope
 }
 
 const BY_ROUTE_ALL = indexBy((r) => r.rest);
-const BY_ROUTE = new Map([...BY_ROUTE_ALL].map(([k, ids]) => [k, ids[0]!]));
 const BY_TOOL = indexBy((r) => r.mcp);
 
 /** Throws `unauthorized`, naming `what`, unless the caller presented the daemon's bearer token. */

@@ -16,6 +16,7 @@ import { missingRouteProblem } from "../plugin-host/missing-route.js";
 import { registerValue } from "../runtime/inject.js";
 import { SVC_VERSION } from "../version.js";
 import { DaemonHttpServer } from "./http-server.js";
+import { openDoorWarning } from "./open-door.js";
 import { DAEMON_MODULES } from "./modules.js";
 import type { DaemonModule } from "./module.js";
 import { liveRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo, type RuntimeInfo } from "./runtime-file.js";
@@ -89,9 +90,11 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
       }
       throw err;
     }
-    const info: RuntimeInfo = { pid: process.pid, port, bind: daemonCfg().bind, token: bootToken, startedAt: Date.now(), version: SVC_VERSION };
+    const door = openDoorWarning(daemonCfg());
+    const info: RuntimeInfo = { pid: process.pid, port, bind: daemonCfg().bind, token: bootToken, startedAt: Date.now(), version: SVC_VERSION, ...(door ? { warnings: [door] } : {}) };
     await writeRuntimeInfo(home, info);
     logger.info("daemon listening", { bind: info.bind, port, pid: info.pid, version: SVC_VERSION });
+    if (door) logger.warn(door);
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {

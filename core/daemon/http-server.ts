@@ -9,7 +9,7 @@ import type { HttpMethod, RouteRequest, RouteResponse } from "../plugin-api/http
 import { SvcError, httpStatusFor, toPublicError, toSvcError } from "../errors.js";
 import type { Logger } from "../runtime/logger.js";
 import { authenticate, bearerOf, type AuthTokens } from "./auth.js";
-import { requireReach, routeNeed } from "./authorization.js";
+import { requireReach, requireToken, routeNeed } from "./authorization.js";
 import { parseJsonBody } from "./json-body.js";
 import { checkHost, checkOrigin, corsHeaders, type OriginPolicy } from "./origin-guard.js";
 import { bearerChallenge } from "./resource-metadata.js";
@@ -90,7 +90,9 @@ export class DaemonHttpServer {
       principal = authenticate(found.def.auth, { headers: req.headers, remoteAddress }, this.opts.tokens());
       if (found.def.auth !== "open") {
         const door = routeNeed(found.def.method, found.def.path);
-        requireReach(door.id ? `${door.id} (${found.def.method} ${url.pathname})` : `${found.def.method} ${url.pathname}`, found.def.remote ?? door.need, principal);
+        const what = door.id ? `${door.id} (${found.def.method} ${url.pathname})` : `${found.def.method} ${url.pathname}`;
+        if (door.need === "token") requireToken(what, principal);
+        else requireReach(what, found.def.remote ?? door.need, principal);
       }
       const body = method === "GET" || method === "DELETE" ? Buffer.alloc(0) : await readBody(req, found.def.maxBodyBytes ?? DEFAULT_MAX_BODY);
       const request: RouteRequest = {

@@ -20,9 +20,12 @@ describe("bearer authentication (SPEC.md Authentication 2)", () => {
     beforeAll(async () => ({ d, cleanup: done } = await daemonWith(undefined)));
     afterAll(() => done());
 
-    it("leaves loopback-or-token routes open, even to forwarded callers", async () => {
+    it("leaves loopback-or-token routes open to forwarded callers for reading only", async () => {
       expect((await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick" })).status).toBe(200);
-      expect((await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: XFF })).status).toBe(200);
+      expect((await rawRequest(d.port, { method: "GET", path: "/sessions", headers: XFF })).status).toBe(200);
+      const tick = await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: XFF });
+      expect(tick.status).toBe(403);
+      expect(tick.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringContaining("a caller beyond loopback without a bearer token may only read") } });
     });
 
     it("refuses a wrong token even where none is needed", async () => {

@@ -6,7 +6,8 @@
  * replace a tunnel, and the host token is refused on the public side. Requests and answers cross
  * the tunnel as JSON text frames; with end-to-end encryption their bodies are ciphertext it cannot read.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
+import { secretEquals } from "../../daemon/secret-equals.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebSocket } from "ws";
 import { callerTokenFor } from "../tunnel/caller-token.js";
@@ -54,11 +55,6 @@ export function tunnelIdFor(token: string): string {
   return createHash("sha256").update("svc-tunnel/1 " + token).digest("hex").slice(0, 16);
 }
 
-function sameSecret(a: string, b: string): boolean {
-  const ha = createHash("sha256").update(a).digest();
-  const hb = createHash("sha256").update(b).digest();
-  return timingSafeEqual(ha, hb) && a.length === b.length;
-}
 
 export class TunnelHost {
   private readonly tunnels = new Map<string, Tunnel>();
@@ -78,10 +74,10 @@ export class TunnelHost {
    */
   admit(bearer: string | undefined): HostAdmission {
     if (!bearer) return { refused: "a tunnel needs Authorization: Bearer <host token>", caller: false };
-    if (this.hosts.some((h) => sameSecret(h.caller, bearer))) {
+    if (this.hosts.some((h) => secretEquals(h.caller, bearer))) {
       return { refused: "this is a tunnel's caller token: it calls the tunnel's public URL and can never open or replace the tunnel; the daemon opens it with its host token (tunnel.token)", caller: true };
     }
-    const host = this.hosts.find((h) => sameSecret(h.host, bearer));
+    const host = this.hosts.find((h) => secretEquals(h.host, bearer));
     return host ? { host } : { refused: "tunnel host token not accepted by this relay", caller: false };
   }
 
@@ -119,10 +115,10 @@ export class TunnelHost {
     const tunnel = this.tunnels.get(id);
     if (!tunnel) return reply(res, 502, "tunnel_offline", "no daemon is connected to this tunnel");
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-    if (bearer && sameSecret(bearer, tunnel.token.host)) {
+    if (bearer && secretEquals(bearer, tunnel.token.host)) {
       return reply(res, 401, "unauthorized", "this is the tunnel's host token, the daemon's own credential: never give it to callers. Callers present the caller token (`svc tunnel caller-token` on the daemon's machine prints it)");
     }
-    if (!bearer || !sameSecret(bearer, tunnel.token.caller)) {
+    if (!bearer || !secretEquals(bearer, tunnel.token.caller)) {
       return reply(res, 401, "unauthorized", "this tunnel needs its caller token (Authorization: Bearer <caller token>; `svc tunnel caller-token` on the daemon's machine prints it)");
     }
     if (tunnel.pending.size + tunnel.reading >= this.limits.maxTunnelInFlight) return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");

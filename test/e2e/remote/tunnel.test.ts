@@ -54,16 +54,17 @@ describe("tunnel", { timeout: 90_000 }, () => {
     expect(noToken.stderr).toContain("SVC_TUNNEL_TOKEN");
   });
 
-  it("a tunnelled request is never loopback: token operations are refused", async () => {
+  it("a tunnelled request is never loopback, and a plain one only reads", async () => {
+    expect((await fetch(url + "sentinels", { headers: { authorization: `Bearer ${CALLER}` } })).status).toBe(200);
     const r = await fetch(url + "sentinels/poll-now", { method: "POST", headers: { authorization: `Bearer ${CALLER}` } });
-    expect(r.status).toBe(200);
+    expect(r.status).toBe(403);
+    expect(await r.text()).toContain("plain tunnel requests never operate");
     const outbound = await fetch(url + "sentinels", {
       method: "POST",
       headers: { authorization: `Bearer ${CALLER}`, "content-type": "application/json" },
       body: JSON.stringify({ match: [{ subject: "x:y" }], target: { kind: "webhook", url: "https://example.invalid/h" } }),
     });
-    expect(outbound.status).toBe(401);
-    expect(await outbound.text()).toMatch(/bearer token/);
+    expect(outbound.status).toBe(403);
   });
 
   it("reconnects after a relay restart, and a clean stop closes the tunnel", async () => {
