@@ -31,7 +31,8 @@ describe("a daemon open to the network without a token", { timeout: 120_000 }, (
   });
 
   it("warns at start on stderr and in the log, and in runtime.json and svc doctor", async () => {
-    expect(d.logs()).toMatch(new RegExp(`warning: ${WARNING.source}`));
+    // svc serve prints it once the daemon is up, just after runtime.json (which startDaemonProcess waits for).
+    await expect.poll(() => d.logs(), { timeout: 60_000 }).toMatch(new RegExp(`warning: ${WARNING.source}`));
     expect(d.logs()).toMatch(new RegExp(`"level":"warn".*${WARNING.source}`));
     const runtime = JSON.parse(await readFile(join(home, "runtime.json"), "utf8")) as { warnings?: string[] };
     expect(runtime.warnings?.[0]).toMatch(WARNING);
