@@ -33,21 +33,31 @@ export async function secretFrom(opts: { secret?: string; secretEnv?: string }):
 export async function readPrivateValue(label: string, fromFile?: string): Promise<string> {
   const [text, source] =
     fromFile !== undefined
-      ? [await readValueFile(fromFile), `the file ${fromFile}`]
+      ? [await readFlagFile("--from-file", fromFile), `the file ${fromFile}`]
       : process.stdin.isTTY
         ? [await promptHidden(`${label} (input hidden): `), "the prompt"]
         : [await readStdin(), "stdin"];
-  const value = text.replace(/[\r\n]+$/, "");
+  const value = trimLineBreaks(text);
   if (value === "") throw usageError(`${label}: the value read from ${source} is empty; nothing was written`);
   return value;
 }
 
-async function readValueFile(path: string): Promise<string> {
+/** The secret held by the file `path` given to `flag` (`--auth-token-file`): trailing line breaks trimmed, an empty one refused. */
+export async function readSecretFile(flag: string, path: string): Promise<string> {
+  const value = trimLineBreaks(await readFlagFile(flag, path));
+  if (value === "") throw usageError(`${flag} ${path}: the file is empty`);
+  return value;
+}
+
+const trimLineBreaks = (text: string) => text.replace(/[\r\n]+$/, "");
+
+/** The text of the file `path` given to `flag`; a file that cannot be read is a usage error naming both. */
+export async function readFlagFile(flag: string, path: string): Promise<string> {
   try {
     return await readFile(path, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw usageError(`--from-file ${path}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory, not a file" : (err as Error).message}`);
+    throw usageError(`${flag} ${path}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory, not a file" : (err as Error).message}`);
   }
 }
 

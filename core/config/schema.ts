@@ -32,7 +32,7 @@ export const daemonSchema = z.looseObject({
   port: bounded({ min: 0, max: 65535, int: true }).optional().describe("Listen port (0 picks a free port)"),
   bind: nonEmpty.optional().describe("Bind address (loopback only by default)"),
   allowedOrigins: z.array(nonEmpty).optional().describe("CORS allow-list for browser callers of the daemon API"),
-  authToken: nonEmpty.optional().describe("Stable bearer token (secret); `svc serve --auth-token` overrides it"),
+  authToken: nonEmpty.optional().describe("Stable bearer token (secret); `svc serve --auth-token-file <path>` (or `--auth-token`, which `ps` shows to every user) overrides it"),
   turnStallAfterMs: z.number().optional().describe("Turn-liveness watchdog threshold in ms; 0 or negative disables"),
 });
 

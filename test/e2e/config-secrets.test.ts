@@ -4,13 +4,13 @@
  * is created 0600, keeps an existing file's mode, and a file holding secrets that others can read
  * is told by `svc doctor` and `svc config show`. Real CLI processes on a temporary SVC_HOME.
  */
-import { execFile, spawn, spawnSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { chmod, readdir, readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, describe, expect, it } from "vitest";
-import { childEnv, makeTempHome, type CliResult } from "../support/cli.js";
+import { childEnv } from "../support/cli.js";
+import { cliHome, expectSecretOffEveryCommandLine, finished, startCli } from "../support/command-lines.js";
 import { CLI_PATH } from "../support/paths.js";
 
 const homes: Array<{ cleanup(): Promise<void> }> = [];
@@ -20,61 +20,10 @@ const secret = (prefix: string) => `${prefix}-${randomBytes(12).toString("hex")}
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
-/**
- * The CLI as a child process under umask 022 (the usual one, under which a file created without a
- * mode is 0644), so a test of the modes svc chooses does not depend on the runner's umask.
- */
-function startCli(home: string, args: string[]): ChildProcessWithoutNullStreams {
-  return spawn("/bin/sh", ["-c", 'umask 022 && exec "$@"', "sh", process.execPath, CLI_PATH, ...args], { env: childEnv(home), stdio: ["pipe", "pipe", "pipe"] });
-}
-
-function finished(child: ChildProcessWithoutNullStreams): Promise<CliResult> {
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (d) => (stdout += d));
-  child.stderr.on("data", (d) => (stderr += d));
-  return new Promise((resolve, reject) => {
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
-
 async function useHome() {
-  const h = await makeTempHome("svc-config-secrets-");
+  const h = await cliHome("svc-config-secrets-");
   homes.push(h);
-  const file = join(h.home, "config.json");
-  const svc = (args: string[], input = "") => {
-    const child = startCli(h.home, args);
-    const done = finished(child);
-    child.stdin.end(input);
-    return done;
-  };
-  return { home: h.home, file, svc, readConfig: async () => JSON.parse(await readFile(file, "utf8")) as Record<string, any> };
-}
-
-/** Every process's command line, read from /proc/<pid>/cmdline (arguments joined by spaces). */
-async function allCommandLines(): Promise<Map<number, string>> {
-  const lines = new Map<number, string>();
-  for (const name of await readdir("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    const text = await readFile(`/proc/${name}/cmdline`, "utf8").catch(() => undefined);
-    if (text !== undefined) lines.set(Number(name), text.split("\0").join(" "));
-  }
-  return lines;
-}
-
-/** Resolves once `pid` runs `node <CLI_PATH> …` (after the shell's exec); rejects when the child exits first. */
-async function runningCli(child: ChildProcessWithoutNullStreams): Promise<string> {
-  const exited = new Promise<never>((_, reject) => child.on("exit", (code) => reject(new Error(`the CLI exited (code ${code}) before it was seen running`))));
-  const seen = (async () => {
-    for (;;) {
-      const text = await readFile(`/proc/${child.pid}/cmdline`, "utf8").catch(() => "");
-      const argv = text.split("\0");
-      if (argv[0] === process.execPath && argv[1] === CLI_PATH) return argv.join(" ");
-      await new Promise((r) => setImmediate(r));
-    }
-  })();
-  return Promise.race([seen, exited]);
+  return h;
 }
 
 describe.concurrent("svc config set of a secret (real CLI)", () => {
@@ -85,14 +34,7 @@ describe.concurrent("svc config set of a secret (real CLI)", () => {
     const done = finished(child);
     child.stdin.write(token + "\n");
     // stdin stays open: the CLI is still waiting for the rest of the value while we look.
-    const own = await runningCli(child);
-    expect(own).toContain("config set daemon.authToken");
-    const lines = await allCommandLines();
-    expect(lines.get(child.pid!)).toBe(own);
-    for (const [pid, line] of lines) expect(line, `process ${pid}`).not.toContain(token);
-    const ps = await promisify(execFile)("ps", ["-eww", "-o", "pid=,args="], { maxBuffer: 64 * 1024 * 1024 });
-    expect(ps.stdout).toContain(`${child.pid} `);
-    expect(ps.stdout).not.toContain(token);
+    expect(await expectSecretOffEveryCommandLine(child, token)).toContain("config set daemon.authToken");
     expect(await exists(file)).toBe(false);
     child.stdin.end();
     const r = await done;
