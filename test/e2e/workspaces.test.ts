@@ -32,7 +32,8 @@ async function prompt(id: string, text: string): Promise<string> {
 }
 
 describe("svc worktree ls|rm|archive|gc on dirty, clean, live and orphaned trees", () => {
-  it("walks every state through the CLI", async () => {
+  // About thirty CLI processes and git calls in a row: at load 25 that took over 120 s, so its guard is wider.
+  it("walks every state through the CLI", { timeout: 360_000 }, async () => {
     const live = await start("live-one");
     const clean = await start("clean-one");
     const dirty = await start("dirty-one");

@@ -64,7 +64,8 @@ describe.concurrent("svc config (real CLI, temporary SVC_HOME)", () => {
     expect(unsetKey.stderr).toMatch(/daemon\.authToken is not set/);
   });
 
-  it("unknown keys survive twenty mixed set/unset calls, and each write changes only its key", async () => {
+  // Twenty CLI processes in a row: on a machine at load 25 that took over 120 s, so its guard is wider.
+  it("unknown keys survive twenty mixed set/unset calls, and each write changes only its key", { timeout: 360_000 }, async () => {
     const { svc, file, readConfig, home } = await useHome();
     const initial = {
       future: { nested: { keep: [1, 2, 3] } },
