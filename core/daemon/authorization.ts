@@ -11,6 +11,11 @@
  * - `token`: a bearer token always (the per-boot token of runtime.json, which the svc CLI sends, or
  *   `daemon.authToken`), even from loopback: whatever widens who can reach the daemon or what it
  *   reaches (outbound webhooks, provider secrets, reach-widening configuration, commands it runs).
+ *
+ * And for a `local` operation, what a caller beyond loopback without a token needs (`remote`): a
+ * remote caller (tunnel, pairing) or a network caller while `daemon.authToken` is unset reads; only
+ * a pairing its owner gave the operate scope operates; `owner` operations are loopback's or the
+ * token's alone (principal.ts names the callers).
  */
 import { SvcError } from "../errors.js";
 import { describeCaller, reachOf, type Reach } from "./principal.js";
@@ -87,7 +92,7 @@ export const OPERATIONS = {
     ["POST /pairings/:id/scope"], [], ["pair scope"]),
   "pairing.remove": op("remove a pairing and close its link", "token", "owner",
     ["DELETE /pairings/:id"], [], ["pair rm"]),
-  "pairing.call": op("send a request to a paired daemon through the encrypted link (the far daemon authorizes it as a non-loopback caller)", "token", "owner",
+  "pairing.call": op("send a request to a paired daemon through the encrypted link (the far daemon authorizes it with the pairing's scope)", "token", "owner",
     ["POST /pairings/:id/request"], [], ["--remote <pairing> <verb>"]),
   "daemon.events": op("follow the daemon's event stream", "local", "read",
     ["GET /events"], [], []),
