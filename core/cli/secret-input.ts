@@ -64,8 +64,9 @@ export async function readFlagFile(flag: string, path: string): Promise<string> 
 /** One line typed on the terminal with echo off (raw mode); Ctrl-C or Ctrl-D on an empty line cancels. */
 function promptHidden(prompt: string): Promise<string> {
   const stdin = process.stdin;
-  process.stderr.write(prompt);
+  // Echo off before the prompt shows: what is typed the moment it appears is never echoed.
   stdin.setRawMode(true);
+  process.stderr.write(prompt);
   stdin.setEncoding("utf8");
   stdin.resume();
   return new Promise((resolve, reject) => {
