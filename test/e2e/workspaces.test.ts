@@ -33,7 +33,7 @@ async function prompt(id: string, text: string): Promise<string> {
 
 describe("svc worktree ls|rm|archive|gc on dirty, clean, live and orphaned trees", () => {
   // About thirty CLI processes and git calls in a row: at load 25 that took over 120 s, so its guard is wider.
-  it("walks every state through the CLI", { timeout: 360_000 }, async () => {
+  it("walks every state through the CLI", async () => {
     const live = await start("live-one");
     const clean = await start("clean-one");
     const dirty = await start("dirty-one");
@@ -101,7 +101,7 @@ describe("svc worktree ls|rm|archive|gc on dirty, clean, live and orphaned trees
 
     expect((await cli(["worktree", "rm", "live-one", "--force"])).code).toBe(0);
     expect((await cli(["worktree", "gc", "--older-than", "7x"])).stderr).toMatch(/--older-than "7x" is invalid/);
-  }, 120_000);
+  }, 360_000);
 });
 
 describe("spawn lineage through the CLI and MCP, from inside a session", () => {
