@@ -1,6 +1,6 @@
 /**
  * A daemon bound beyond loopback with no daemon.authToken: it says so at start (stderr and the
- * log), in runtime.json and in `svc doctor` (live, and from config.json when stopped), and a
+ * log), in runtime.json, `svc status` and `svc doctor` (live, and from config.json when stopped), and a
  * caller from the network without a token may read but never start a process (REST and MCP).
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -36,6 +36,12 @@ describe("a daemon open to the network without a token", { timeout: 120_000 }, (
     expect(d.logs()).toMatch(new RegExp(`"level":"warn".*${WARNING.source}`));
     const runtime = JSON.parse(await readFile(join(home, "runtime.json"), "utf8")) as { warnings?: string[] };
     expect(runtime.warnings?.[0]).toMatch(WARNING);
+    const status = await runCli(["status", "--json"], { home });
+    expect(status.code).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: true, bind: "0.0.0.0", pid: d.child.pid, answering: true, warnings: [expect.stringMatching(WARNING)] });
+    const human = await runCli(["status"], { home });
+    expect(human.stdout).toMatch(/^svc daemon: running, pid \d+, 0\.0\.0\.0:\d+/);
+    expect(human.stderr).toMatch(WARNING);
     const doctor = await runCli(["doctor", "--json"], { home });
     const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ severity: string; file: string; message: string }> }).findings;
     expect(findings).toEqual(expect.arrayContaining([expect.objectContaining({ severity: "warn", file: "runtime.json", message: expect.stringMatching(WARNING) })]));
@@ -61,6 +67,9 @@ describe("a daemon open to the network without a token", { timeout: 120_000 }, (
 
   it("svc doctor finds the open door in config.json when no daemon runs; a token closes it", async () => {
     await d.stop();
+    const down = await runCli(["status", "--json"], { home });
+    expect(down.code).toBe(3);
+    expect(JSON.parse(down.stdout)).toEqual({ running: false, home, warnings: [] });
     const stopped = JSON.parse((await runCli(["doctor", "--json"], { home })).stdout) as { findings: Array<{ file: string; message: string; fix: string }> };
     expect(stopped.findings).toEqual(expect.arrayContaining([expect.objectContaining({ file: "config.json", message: expect.stringMatching(WARNING), fix: expect.stringContaining("daemon.authToken") })]));
     await writeFile(join(home, "config.json"), JSON.stringify({ daemon: { bind: "0.0.0.0", authToken: "open-door-token-5511" } }), { mode: 0o600 });
