@@ -125,8 +125,9 @@ export class SwarmService {
       this.deps.logger.error("swarm run failed", { runId: record.runId, error: (err as Error).message });
     }
     const states = Object.values(record.steps).map((s) => s.state);
-    // The live record (what `get` answers while the run is active) turns final only once run.json
-    // says so: a reader that sees "succeeded" finds the same on disk.
+    // The live record (what `get` answers while the run is active) turns final only after the
+    // write of run.json: a reader that sees "succeeded" finds the same on disk (unless that write
+    // failed, which is logged; run.json still says running, so the run then reads as interrupted).
     const ended: RunRecord = {
       ...record,
       state: run.abort.signal.aborted ? "cancelled" : states.every((s) => s === "succeeded") ? "succeeded" : "failed",
