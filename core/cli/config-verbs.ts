@@ -1,15 +1,15 @@
 /** The `svc config` verbs (loaded lazily by commands/config.ts). */
-import { stat } from "node:fs/promises";
 import { configFilePath } from "../config/config-path.js";
 import { readEffectiveConfig } from "../config/read-effective.js";
 import type { ConfigSnapshot } from "../config/config-service.js";
 import { leaves, parseKey } from "../config/dotted-path.js";
-import { parseCliValue } from "../config/edit.js";
+import { exposedSecrets, exposedWarning } from "../config/file-mode.js";
 import { configJsonSchemaText } from "../config/json-schema.js";
 import { lookupKey } from "../config/lookup.js";
 import { formatSource } from "../config/resolve.js";
-import { holdsSecret, redactConfigSecrets, secretKeysIn } from "../config/secrets.js";
+import { holdsSecret, redactConfigSecrets } from "../config/secrets.js";
 import { setConfigKey, unsetConfigKey } from "../config/write.js";
+import { configSetInput } from "./config-set-input.js";
 import { printJson, println, warn } from "./output.js";
 
 
@@ -21,7 +21,9 @@ async function snapshot(profile?: string): Promise<ConfigSnapshot> {
 
 export async function showConfig(opts: { json?: boolean; effective?: boolean; reveal?: boolean; profile?: string }): Promise<void> {
   const snap = await snapshot(opts.profile);
-  await warnOpenSecretFile(snap);
+  // A file holding secrets that group or others can read: said on stderr, naming the keys, never their values.
+  const exposed = snap.exists ? await exposedSecrets(snap.path, snap.raw) : undefined;
+  if (exposed) warn(exposedWarning(snap.path, exposed));
   const tree = opts.effective ? snap.effective : snap.raw;
   const shown = opts.reveal ? tree : redactConfigSecrets(tree);
   if (opts.json) return printJson(shown);
@@ -53,15 +55,12 @@ export async function getConfig(key: string, opts: { json?: boolean; source?: bo
   }
 }
 
-export async function setConfig(key: string, text: string, opts: { string?: boolean }): Promise<void> {
-  const value = parseCliValue(text, opts.string);
-  const path = configFilePath();
-  const result = await setConfigKey(path, key, value);
+/** `svc config set <key> [value]`: a secret comes from stdin, a prompt or `--from-file`, never the command line (config-set-input.ts). */
+export async function setConfig(key: string, text: string | undefined, opts: { string?: boolean; fromFile?: string }): Promise<void> {
+  const { value, privateInput } = await configSetInput(key, text, opts);
+  const result = await setConfigKey(configFilePath(), key, value, { privateInput });
   for (const w of result.warnings) warn(w);
-  const secret = holdsSecret(parseKey(key));
-  // A secret just written to a file others can read: say so now, not at the next `config show`.
-  if (secret) await warnIfReadableByOthers(path, [key]);
-  println(secret ? `set ${key}` : `set ${key} = ${JSON.stringify(value)}`);
+  println(holdsSecret(parseKey(key)) ? `set ${key}` : `set ${key} = ${JSON.stringify(value)}`);
 }
 
 export async function unsetConfig(key: string): Promise<void> {
@@ -72,16 +71,4 @@ export async function unsetConfig(key: string): Promise<void> {
 
 export function printSchema(): void {
   process.stdout.write(configJsonSchemaText());
-}
-
-/** Warns when the file holds secrets (extJudge.apiKey, tokens, API keys in env maps) and group or others can read it. */
-async function warnOpenSecretFile(snap: ConfigSnapshot): Promise<void> {
-  await warnIfReadableByOthers(snap.path, snap.exists ? secretKeysIn(snap.raw) : []);
-}
-
-async function warnIfReadableByOthers(path: string, keys: readonly string[]): Promise<void> {
-  if (keys.length === 0) return;
-  const mode = (await stat(path)).mode & 0o777;
-  const named = keys.length <= 3 ? keys.join(", ") : `${keys.slice(0, 3).join(", ")} and ${keys.length - 3} more`;
-  if (mode & 0o044) warn(`${path} holds ${named} and is readable by group or others (mode ${mode.toString(8).padStart(4, "0")}); run chmod 600 ${path}`);
 }

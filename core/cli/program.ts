@@ -19,6 +19,7 @@ import { registerPair } from "./commands/pair.js";
 import { registerRelay } from "./commands/relay.js";
 import { registerTunnel } from "./commands/tunnel.js";
 import { registerDoctor } from "./commands/doctor.js";
+import { registerStatus } from "./commands/status.js";
 
 /** Verb groups whose work is requests to the daemon, so `--remote` can send them through a pairing. */
 const REMOTE_GROUPS = ["sentinel", "sessions", "webhooks"];
@@ -46,7 +47,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
       const { useRemotePairing } = await import("./daemon-client.js");
       useRemotePairing(remote);
     });
-  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerWorktree, registerSwarm, registerPair, registerRelay, registerTunnel, registerDoctor]) {
+  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerWorktree, registerSwarm, registerPair, registerRelay, registerTunnel, registerDoctor, registerStatus]) {
     register(program);
   }
   return program;

@@ -1,4 +1,8 @@
-/** Where the CLI takes a webhook secret from: a flag value, stdin (`-`), or an environment variable. */
+/**
+ * Where the CLI takes a secret from, never its command line (which `ps` shows to every user): a
+ * flag naming stdin (`-`) or an environment variable, a file, a prompt that does not echo, or piped stdin.
+ */
+import { readFile } from "node:fs/promises";
 import { usageError } from "./output.js";
 
 async function readStdin(): Promise<string> {
@@ -19,4 +23,69 @@ export async function secretFrom(opts: { secret?: string; secretEnv?: string }):
     return value.trim();
   }
   return opts.secret === "-" ? (await readStdin()).trim() : opts.secret;
+}
+
+/**
+ * The value for `label` from `--from-file <path>` when given, else typed at a prompt that does not
+ * echo when stdin is a terminal, else read from piped stdin to its end. Trailing line breaks are
+ * trimmed; an empty value is refused.
+ */
+export async function readPrivateValue(label: string, fromFile?: string): Promise<string> {
+  const [text, source] =
+    fromFile !== undefined
+      ? [await readFlagFile("--from-file", fromFile), `the file ${fromFile}`]
+      : process.stdin.isTTY
+        ? [await promptHidden(`${label} (input hidden): `), "the prompt"]
+        : [await readStdin(), "stdin"];
+  const value = trimLineBreaks(text);
+  if (value === "") throw usageError(`${label}: the value read from ${source} is empty; nothing was written`);
+  return value;
+}
+
+/** The secret held by the file `path` given to `flag` (`--auth-token-file`): trailing line breaks trimmed, an empty one refused. */
+export async function readSecretFile(flag: string, path: string): Promise<string> {
+  const value = trimLineBreaks(await readFlagFile(flag, path));
+  if (value === "") throw usageError(`${flag} ${path}: the file is empty`);
+  return value;
+}
+
+const trimLineBreaks = (text: string) => text.replace(/[\r\n]+$/, "");
+
+/** The text of the file `path` given to `flag`; a file that cannot be read is a usage error naming both. */
+export async function readFlagFile(flag: string, path: string): Promise<string> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw usageError(`${flag} ${path}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory, not a file" : (err as Error).message}`);
+  }
+}
+
+/** One line typed on the terminal with echo off (raw mode); Ctrl-C or Ctrl-D on an empty line cancels. */
+function promptHidden(prompt: string): Promise<string> {
+  const stdin = process.stdin;
+  // Echo off before the prompt shows: what is typed the moment it appears is never echoed.
+  stdin.setRawMode(true);
+  process.stderr.write(prompt);
+  stdin.setEncoding("utf8");
+  stdin.resume();
+  return new Promise((resolve, reject) => {
+    let typed = "";
+    const finish = (outcome: () => void) => {
+      stdin.off("data", onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write("\n");
+      outcome();
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === "\r" || ch === "\n") return finish(() => resolve(typed));
+        if (ch === "\u0003" || (ch === "\u0004" && typed === "")) return finish(() => reject(usageError("cancelled; nothing was written")));
+        if (ch === "\u007f" || ch === "\b") typed = typed.slice(0, -1);
+        else if (ch >= " ") typed += ch;
+      }
+    };
+    stdin.on("data", onData);
+  });
 }

@@ -47,6 +47,7 @@ export async function serve(flags: ConfigFlags): Promise<void> {
     throw err;
   }
   process.stdout.write(`svc daemon listening on http://${daemon.info.bind}:${daemon.info.port} (pid ${daemon.info.pid})\n`);
+  for (const w of daemon.info.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
   announceTunnel(daemon.container);
   await new Promise<void>((resolve) => {
     stopNow = () => void daemon.stop().then(resolve, resolve);

@@ -19,6 +19,8 @@ export interface ConfigFlags {
   port?: number;
   bind?: string;
   authToken?: string;
+  /** The token read from the file named by `svc serve --auth-token-file` (the token itself, not the path). */
+  authTokenFromFile?: string;
   profile?: string;
   /** `svc serve --connect <wss-url>`: sets tunnel.host and connects at start. */
   connect?: string;
@@ -51,6 +53,7 @@ export const FLAG_KEYS: readonly FlagKey[] = [
   flagKey({ flag: "port", key: "daemon.port", spelling: "--port" }),
   flagKey({ flag: "bind", key: "daemon.bind", spelling: "--bind" }),
   flagKey({ flag: "authToken", key: "daemon.authToken", spelling: "--auth-token" }),
+  flagKey({ flag: "authTokenFromFile", key: "daemon.authToken", spelling: "--auth-token-file" }),
   flagKey({ flag: "connect", key: "tunnel.host", spelling: "--connect" }),
 ];
 

@@ -32,7 +32,7 @@ export const daemonSchema = z.looseObject({
   port: bounded({ min: 0, max: 65535, int: true }).optional().describe("Listen port (0 picks a free port)"),
   bind: nonEmpty.optional().describe("Bind address (loopback only by default)"),
   allowedOrigins: z.array(nonEmpty).optional().describe("CORS allow-list for browser callers of the daemon API"),
-  authToken: nonEmpty.optional().describe("Stable bearer token (secret); `svc serve --auth-token` overrides it"),
+  authToken: nonEmpty.optional().describe("Stable bearer token (secret); `svc serve --auth-token-file <path>` (or `--auth-token`, which `ps` shows to every user) overrides it"),
   turnStallAfterMs: z.number().optional().describe("Turn-liveness watchdog threshold in ms; 0 or negative disables"),
 });
 
@@ -49,6 +49,10 @@ export const pairingSchema = z.looseObject({
     .refine(isPairPage, "must be a plain http(s) URL, or a template with {fp} in the hostname only")
     .optional()
     .describe("Web pair page for `pair offer --qr`: a template with {fp} in the hostname (one origin per daemon) or a plain http(s) URL; `--pair-page` overrides it"),
+  allowedRoots: z
+    .array(z.string().min(1).refine((p) => p.startsWith("/"), "must be an absolute path"))
+    .optional()
+    .describe("Directories under which a paired device with the operate scope may start sessions (cwd), place worktrees (worktreeRoot) and run swarms (baseDir, step cwds); empty or absent: such a device starts nothing"),
 });
 
 const optionValue = z.union([z.boolean(), z.number(), z.string()], { error: "must be a boolean, a number or a string" });
@@ -173,7 +177,7 @@ export const modelRoleValueSchema = z.union([nonEmpty, modelRoleObjectSchema], {
 export const modelsSchema = z.record(z.string().min(1), modelRoleValueSchema);
 
 export const extJudgeSchema = z.looseObject({
-  apiKey: nonEmpty.optional().describe("Judge API key (secret); read before EXT_JUDGE_API_KEY; hand-edit only (mode 0600 recommended)"),
+  apiKey: nonEmpty.optional().describe("Judge API key (secret); read before EXT_JUDGE_API_KEY; set from stdin or --from-file, never through config_set"),
   model: nonEmpty.optional().describe("Judge model id"),
   baseUrl: z
     .string()
@@ -185,7 +189,7 @@ export const extJudgeSchema = z.looseObject({
 
 export const tunnelSchema = z.looseObject({
   host: z.string().regex(WS_URL, "must be a ws:// or wss:// URL").optional().describe("WebSocket URL of the tunnel host"),
-  token: nonEmpty.optional().describe("Bearer token (secret) used before credentials.json; required for e2e"),
+  token: nonEmpty.optional().describe("Host token (secret): the daemon's own credential at the relay, used before credentials.json; callers use the caller token derived from it (`svc tunnel caller-token`); required for e2e"),
   autoconnect: z.boolean().optional().describe("Connect automatically on daemon start"),
   e2e: z.boolean().optional().describe("End-to-end encryption of the tunnel; requires token"),
 });

@@ -1,6 +1,7 @@
 /**
  * The configuration's MCP tools: `config_get` (value and source, secrets redacted), `config_set`
- * (the CLI's rules: validated, refuses extJudge.apiKey) and the read-only `model_roles`.
+ * (the CLI's rules: validated, refuses extJudge.apiKey; its arguments are not a command line, so
+ * other secrets are taken) and the read-only `model_roles`.
  */
 import { z } from "zod";
 import { SvcError } from "../errors.js";
@@ -38,7 +39,7 @@ export function configTools(config: ConfigService): ToolDef[] {
   const configSet: ToolDef<typeof setShape> = {
     name: "config_set",
     title: "Change a configuration value",
-    description: "Set (or unset) one dotted key in config.json. The whole file is validated first; an invalid value changes nothing. Keys that widen reach (daemon.authToken/bind/port/allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, extJudge, …) need the daemon's bearer token. extJudge.apiKey is not writable here (hand-edit the file, mode 0600).",
+    description: "Set (or unset) one dotted key in config.json. The whole file is validated first; an invalid value changes nothing. Keys that widen reach (daemon.authToken/bind/port/allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, extJudge, …) need the daemon's bearer token. extJudge.apiKey is not writable here (pipe it to `svc config set extJudge.apiKey` on stdin). A new config.json is created 0600; writing a secret to a file others can read adds a warning.",
     inputSchema: setShape,
     outputSchema: {
       key: z.string().describe("the key written"),

@@ -2,15 +2,17 @@
  * `config set` / `config unset` (CLI verbs and the `config_set` tool share these): edit the raw
  * tree at a dotted key, validate the whole resulting tree, then write it under the cross-process
  * lock. Anything refused leaves the file byte-for-byte unchanged; no write creates the file
- * except a successful set.
+ * except a successful set, which creates it 0600 (file-mode.ts).
  */
 import { SvcError } from "../errors.js";
 import { updateJsonFile } from "../storage/json-file.js";
 import { getAt, parseKey, setAt, unsetAt, valueAt } from "./dotted-path.js";
+import { CONFIG_WRITE, exposedSecrets, exposedWarning } from "./file-mode.js";
 import { foundAllowed, validateConfigTree } from "./load.js";
 import { unknownKeyWarning } from "./unknown-keys.js";
 import { modelsProblem, unknownModelWarnings } from "./models.js";
 import { acpAgentSchema, modelsSchema, worktreesSchema } from "./schema.js";
+import { holdsSecret } from "./secrets.js";
 
 export interface ConfigWriteResult {
   /** False when nothing had to change (unset of an absent key). */
@@ -20,15 +22,27 @@ export interface ConfigWriteResult {
 
 type Tree = Record<string, unknown>;
 
-/** Sets `key` to `value` in the file at `path`. */
-export async function setConfigKey(path: string, key: string, value: unknown): Promise<ConfigWriteResult> {
+export interface SetOptions {
+  /**
+   * The value came over a channel no one else sees (the CLI's stdin or `--from-file`), not a
+   * command line or a tool call's transcript: only then may `extJudge.apiKey` be written.
+   */
+  privateInput?: boolean;
+}
+
+/**
+ * Sets `key` to `value` in the file at `path`. When the key holds a secret and the file is
+ * readable by group or others, a warning says so.
+ */
+export async function setConfigKey(path: string, key: string, value: unknown, options: SetOptions = {}): Promise<ConfigWriteResult> {
   const segs = parseKey(key);
-  refuseSecretWrite(path, segs, value);
+  const guardJudgeKey = options.privateInput !== true;
+  if (guardJudgeKey) refuseSecretWrite(path, segs, value);
   const warnings: string[] = [];
-  await updateJsonFile<Tree>(path, (current) => {
+  const written = await updateJsonFile<Tree>(path, (current) => {
     const before = asTree(path, current);
     const next = setAt(before, segs, value);
-    if (getAt(next, ["extJudge", "apiKey"]) !== undefined && getAt(next, ["extJudge", "apiKey"]) !== getAt(before, ["extJudge", "apiKey"])) {
+    if (guardJudgeKey && getAt(next, ["extJudge", "apiKey"]) !== undefined && getAt(next, ["extJudge", "apiKey"]) !== getAt(before, ["extJudge", "apiKey"])) {
       refuseSecretWrite(path, ["extJudge", "apiKey"], value);
     }
     const fresh = refusedUnless(key, path, () => {
@@ -41,7 +55,10 @@ export async function setConfigKey(path: string, key: string, value: unknown): P
     const unknown = unknownKeyWarning(segs);
     if (unknown) warnings.push(unknown);
     return next;
-  });
+  }, CONFIG_WRITE);
+  // A secret just written to a file others can read: say so now, not at the next `config show`.
+  const exposed = holdsSecret(segs) ? await exposedSecrets(path, written) : undefined;
+  if (exposed) warnings.push(exposedWarning(path, exposed));
   return { changed: true, warnings };
 }
 
@@ -58,7 +75,7 @@ export async function unsetConfigKey(path: string, key: string): Promise<ConfigW
     warnings.push(...profileWarnings(tree));
     changed = true;
     return tree;
-  });
+  }, CONFIG_WRITE);
   return { changed, warnings };
 }
 
@@ -77,8 +94,9 @@ function refuseSecretWrite(path: string, segs: string[], value: unknown): void {
   if (!targetsKey) return;
   throw new SvcError(
     "forbidden",
-    `extJudge.apiKey is not writable through \`svc config set\` or the config_set tool (it would land in shell history or a transcript). ` +
-      `Hand-edit ${path} instead and keep the file private: chmod 600 ${path}. Or set EXT_JUDGE_API_KEY in the daemon's environment.`,
+    `extJudge.apiKey is not writable through the config_set tool (it would land in a transcript). ` +
+      `Pipe it to \`svc config set extJudge.apiKey\` on stdin (or give --from-file <path>), or hand-edit ${path} and keep it private (chmod 600 ${path}), ` +
+      `or set EXT_JUDGE_API_KEY in the daemon's environment.`,
   );
 }
 

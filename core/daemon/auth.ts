@@ -2,28 +2,27 @@
  * Bearer-token authentication of daemon routes (SPEC.md Authentication 2). What each operation
  * requires, whatever the surface, is declared in authorization.ts.
  */
-import { timingSafeEqual, createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
 import type { RouteAuth } from "../plugin-api/http.js";
 import { SvcError } from "../errors.js";
+import { remotePrincipal } from "./principal.js";
+import { readRemoteMarker } from "./remote-marker.js";
+import { secretEquals } from "./secret-equals.js";
+
+export { secretEquals };
 
 export interface AuthTokens {
   /** `daemon.authToken` or `--auth-token`; survives restarts. */
   stable?: string;
   /** The per-boot token written to runtime.json. */
   boot: string;
+  /** The per-boot key by which a request the daemon forwards to itself names its remote caller (remote-marker.ts). */
+  forward?: string;
 }
 
 export function isLoopbackAddress(addr: string): boolean {
   const a = addr.startsWith("::ffff:") ? addr.slice(7) : addr;
   return a === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
-}
-
-/** Constant-time comparison of two secrets of any length. */
-export function secretEquals(a: string, b: string): boolean {
-  const ha = createHash("sha256").update(a).digest();
-  const hb = createHash("sha256").update(b).digest();
-  return timingSafeEqual(ha, hb) && a.length === b.length;
 }
 
 export function bearerOf(headers: IncomingHttpHeaders): string | undefined {
@@ -49,8 +48,11 @@ export function isLoopbackCaller(req: { headers: IncomingHttpHeaders; remoteAddr
 }
 
 /**
- * Returns the caller's principal, or throws `unauthorized`.
+ * Returns the caller's principal (principal.ts names them), or throws `unauthorized`.
  * A presented token is always checked: a wrong token is refused even where none is needed.
+ * A request through a pairing's link carries the pairing's own authentication (its keys), so it
+ * is let in with its scope whether or not `daemon.authToken` is set; a tunnel request or a direct
+ * network caller without a token is let in (to read) only while `daemon.authToken` is unset.
  */
 export function authenticate(
   auth: RouteAuth,
@@ -64,12 +66,14 @@ export function authenticate(
     throw new SvcError("unauthorized", "the bearer token is not valid for this daemon");
   }
   const loopback = isLoopbackCaller(req);
+  const remote = loopback ? undefined : readRemoteMarker(req.headers, tokens.forward);
+  const beyond = remote ? remotePrincipal(remote) : "anonymous";
   switch (auth) {
     case "open":
-      return loopback ? "loopback" : "anonymous";
+      return loopback ? "loopback" : beyond;
     case "loopback-or-token":
       if (loopback) return "loopback";
-      if (!tokens.stable) return "anonymous";
+      if (remote?.kind === "pairing" || !tokens.stable) return beyond;
       throw new SvcError("unauthorized", "a bearer token is required (daemon.authToken)");
     case "token":
       throw new SvcError(

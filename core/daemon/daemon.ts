@@ -16,6 +16,7 @@ import { missingRouteProblem } from "../plugin-host/missing-route.js";
 import { registerValue } from "../runtime/inject.js";
 import { SVC_VERSION } from "../version.js";
 import { DaemonHttpServer } from "./http-server.js";
+import { openDoorWarning } from "./open-door.js";
 import { DAEMON_MODULES } from "./modules.js";
 import type { DaemonModule } from "./module.js";
 import { liveRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo, type RuntimeInfo } from "./runtime-file.js";
@@ -53,12 +54,14 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
     const modules = options.modules ?? DAEMON_MODULES;
     const started: DaemonModule[] = [];
     const bootToken = randomBytes(32).toString("base64url");
+    // Never leaves the process: only the daemon's own forwarder can name a remote caller (remote-marker.ts).
+    const forwardKey = randomBytes(32).toString("base64url");
     const daemonCfg = () => config.current().effective.daemon;
     const server = new DaemonHttpServer({
       routes: resolve(c, ROUTES),
       logger,
       bind: daemonCfg().bind,
-      tokens: () => ({ stable: daemonCfg().authToken, boot: bootToken }),
+      tokens: () => ({ stable: daemonCfg().authToken, boot: bootToken, forward: forwardKey }),
       policy: () => ({ allowedOrigins: daemonCfg().allowedOrigins ?? [] }),
       explainMissing: (method, path) => missingRouteProblem(resolve(c, PLUGINS), method, path),
     });
@@ -73,7 +76,7 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
       // $SVC_HOME. Until the modules are up it answers 503 (runtime.json, which the CLI reads,
       // is written only once they are).
       port = await server.listen(daemonCfg().port, daemonCfg().bind);
-      registerValue(c, LISTEN, { port, bind: daemonCfg().bind });
+      registerValue(c, LISTEN, { port, bind: daemonCfg().bind, forwardKey });
       for (const m of modules) {
         await m.start(c);
         started.push(m);
@@ -87,9 +90,11 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
       }
       throw err;
     }
-    const info: RuntimeInfo = { pid: process.pid, port, bind: daemonCfg().bind, token: bootToken, startedAt: Date.now(), version: SVC_VERSION };
+    const door = openDoorWarning(daemonCfg());
+    const info: RuntimeInfo = { pid: process.pid, port, bind: daemonCfg().bind, token: bootToken, startedAt: Date.now(), version: SVC_VERSION, ...(door ? { warnings: [door] } : {}) };
     await writeRuntimeInfo(home, info);
     logger.info("daemon listening", { bind: info.bind, port, pid: info.pid, version: SVC_VERSION });
+    if (door) logger.warn(door);
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {

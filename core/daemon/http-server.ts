@@ -1,15 +1,18 @@
 /**
  * The daemon's HTTP server: Host and Origin guards, CORS, bearer auth per route, body caps,
- * JSON responses and the one error body shape `{error: {code, message, details}}`.
+ * JSON responses and the one error body shape `{error: {code, message, details}}`. A 401 carries
+ * the bearer challenge (`WWW-Authenticate`, RFC 6750 and RFC 9728), a 405 the path's `Allow`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { HttpMethod, RouteRequest, RouteResponse } from "../plugin-api/http.js";
 import { SvcError, httpStatusFor, toPublicError, toSvcError } from "../errors.js";
 import type { Logger } from "../runtime/logger.js";
-import { authenticate, type AuthTokens } from "./auth.js";
+import { authenticate, bearerOf, type AuthTokens } from "./auth.js";
+import { requireReach, requireToken, routeNeed } from "./authorization.js";
 import { parseJsonBody } from "./json-body.js";
 import { checkHost, checkOrigin, corsHeaders, type OriginPolicy } from "./origin-guard.js";
+import { bearerChallenge } from "./resource-metadata.js";
 import type { RouteTable } from "./route-table.js";
 
 export interface HttpServerOptions {
@@ -65,6 +68,9 @@ export class DaemonHttpServer {
     const remoteAddress = req.socket.remoteAddress ?? "";
     const policy = this.opts.policy();
     let cors: Record<string, string> = {};
+    /** Headers an error answer needs besides CORS (`Allow` on a 405). */
+    let errorHeaders: Record<string, string> = {};
+    let principal: string | undefined;
     try {
       if (!this.started) throw new SvcError("unavailable", "the daemon is starting; try again in a moment");
       checkHost(req.headers, this.opts.bind);
@@ -78,9 +84,16 @@ export class DaemonHttpServer {
       const found = this.opts.routes.match(method, url.pathname);
       if (!found) throw this.opts.explainMissing?.(method, url.pathname) ?? new SvcError("not_found", `no route ${method} ${url.pathname}`);
       if ("allowed" in found) {
+        errorHeaders = { allow: found.allowed.join(", ") };
         throw new SvcError("method_not_allowed", `${method} is not allowed on ${url.pathname}; allowed: ${found.allowed.join(", ")}`);
       }
-      const principal = authenticate(found.def.auth, { headers: req.headers, remoteAddress }, this.opts.tokens());
+      principal = authenticate(found.def.auth, { headers: req.headers, remoteAddress }, this.opts.tokens());
+      if (found.def.auth !== "open") {
+        const door = routeNeed(found.def.method, found.def.path);
+        const what = door.id ? `${door.id} (${found.def.method} ${url.pathname})` : `${found.def.method} ${url.pathname}`;
+        if (door.need === "token") requireToken(what, principal);
+        else requireReach(what, found.def.remote ?? door.need, principal);
+      }
       const body = method === "GET" || method === "DELETE" ? Buffer.alloc(0) : await readBody(req, found.def.maxBodyBytes ?? DEFAULT_MAX_BODY);
       const request: RouteRequest = {
         method: method as HttpMethod,
@@ -111,7 +124,10 @@ export class DaemonHttpServer {
       // the client reads the answer instead of a reset.
       const unread = !req.readableEnded;
       if (unread) lingerAfterAnswer(req);
-      send(res, { status, headers: unread ? { ...cors, connection: "close" } : cors, body: { error: e.toJSON() } });
+      const headers: Record<string, string> = { ...cors, ...errorHeaders, ...(unread ? { connection: "close" } : {}) };
+      // A token was presented and refused when authentication failed with one (RFC 6750 §3.1).
+      if (status === 401) headers["www-authenticate"] = bearerChallenge(req, url.pathname, principal === undefined && bearerOf(req.headers) !== undefined);
+      send(res, { status, headers, body: { error: e.toJSON() } });
     }
   }
 }

@@ -29,6 +29,8 @@ export const mcpModule: DaemonModule = {
       method: "POST",
       path: "/mcp",
       auth: "loopback-or-token",
+      // A read-scoped caller may list tools and call the read-only ones; each tool checks its own need.
+      remote: "read",
       maxBodyBytes: MAX_MCP_BODY,
       handler: async (req: RouteRequest) => {
         let message: unknown;

@@ -1,6 +1,7 @@
 import { configModule } from "../config/module.js";
 import { egressModule } from "../egress/module.js";
 import { coreRoutesModule } from "./core-routes.js";
+import { resourceMetadataModule } from "./resource-metadata.js";
 import { pluginHostModule } from "../plugin-host/module.js";
 import { eventsModule } from "./events-module.js";
 import { mcpModule } from "./mcp-module.js";
@@ -15,6 +16,7 @@ import type { DaemonModule } from "./module.js";
 export const DAEMON_MODULES: DaemonModule[] = [
   configModule,
   coreRoutesModule,
+  resourceMetadataModule,
   // before the plugin host, so it stops after the targets that post through it
   egressModule,
   // plugins load before every module that uses them (after the config module, when there is one)

@@ -17,6 +17,8 @@ export const runtimeInfoSchema = z.looseObject({
   token: z.string(),
   startedAt: z.number(),
   version: z.string(),
+  /** What the running daemon warns its owner of (open-door.ts), for `svc doctor` and status views. */
+  warnings: z.array(z.string()).optional(),
 });
 
 export type RuntimeInfo = z.infer<typeof runtimeInfoSchema>;
@@ -78,6 +80,7 @@ export async function checkRuntimeFile(home: string): Promise<{ findings: Doctor
       message: `a daemon is running (pid ${info.pid}): files may change while they are read, so a finding may be a write in progress`,
       fix: "for a still picture, stop it (kill its pid) and run svc doctor again",
     });
+    for (const w of info.warnings ?? []) findings.push({ severity: "warn", file: "runtime.json", message: `the running daemon (pid ${info.pid}): ${w}`, fix: "set daemon.authToken, then restart the daemon" });
     return { findings, running: info };
   }
   findings.push({ severity: "info", file: "runtime.json", message: `left by a daemon that is gone (pid ${info.pid}): it was killed rather than stopped`, fix: "nothing to do: the next start replaces it" });

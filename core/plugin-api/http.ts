@@ -24,7 +24,10 @@ export interface RouteRequest {
   body: Buffer;
   /** The body parsed as JSON; throws an `invalid_input` SvcError when it is not JSON. */
   json<T = unknown>(): T;
-  /** Who is calling: `token:stable`, `token:boot`, `loopback` or `anonymous`. */
+  /**
+   * Who is calling: `token:stable`, `token:boot`, `loopback`, `anonymous` (beyond loopback, no
+   * token), `remote:tunnel`, `remote:sealed` or `remote:pairing:<id>:<read|operate>`.
+   */
   principal: string;
   remoteAddress: string;
   /** For streaming routes (SSE, MCP): the raw request and response. */
@@ -44,6 +47,13 @@ export interface RouteDef {
   /** `/sentinels/:id`; a trailing `/*` matches any rest (exposed as `params["*"]`). */
   path: string;
   auth: RouteAuth;
+  /**
+   * What a caller beyond loopback without a token (a paired device, a tunnel request, a network
+   * caller while `daemon.authToken` is unset) needs: `read`, or `operate` (only a pairing given
+   * that scope). Default: the route's operation in docs/authorization.md, else `read` for GET and
+   * `operate` for the other methods.
+   */
+  remote?: "read" | "operate";
   /** Default 1 MiB. */
   maxBodyBytes?: number;
   /**

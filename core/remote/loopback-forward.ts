@@ -3,6 +3,8 @@
  * own listener, marked as forwarded (`Forwarded`, `X-Forwarded-For`): it goes through the same
  * routes and the same authorization as any request, and is never taken for a loopback caller.
  */
+import { REMOTE_MARKER, remoteMarker } from "../daemon/remote-marker.js";
+import { remotePrincipal, type RemoteVia } from "../daemon/principal.js";
 import type { RemoteRequest, RemoteResponse } from "./web/channel.js";
 
 /** Request headers a remote caller may set; everything else (Host, Forwarded, …) is ours. */
@@ -11,19 +13,26 @@ const PASSED = new Set(["authorization", "content-type", "accept", "last-event-i
 export interface ForwardTarget {
   port: number;
   bind: string;
+  forwardKey: string;
 }
 
-export function makeForwarder(target: () => ForwardTarget, via: string) {
+export type Forward = (r: RemoteRequest) => Promise<RemoteResponse & { contentType?: string }>;
+
+/** `via` is asked at each request: a pairing's scope may change while its link stays up. */
+export function makeForwarder(target: () => ForwardTarget, via: () => RemoteVia): Forward {
   return async (r: RemoteRequest): Promise<RemoteResponse & { contentType?: string }> => {
     if (!/^(GET|POST|PUT|PATCH|DELETE)$/.test(r.method) || !r.path.startsWith("/") || r.path.startsWith("//")) {
       return { status: 400, body: JSON.stringify({ error: { code: "invalid_input", message: `cannot forward ${r.method} ${r.path.slice(0, 80)}` } }) };
     }
-    const { port, bind } = target();
+    const { port, bind, forwardKey } = target();
+    const caller = via();
+    const name = remotePrincipal(caller).slice("remote:".length).replaceAll(":", "-");
     const host = bind === "0.0.0.0" ? "127.0.0.1" : bind === "::" ? "::1" : bind;
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(r.headers ?? {})) if (PASSED.has(k.toLowerCase())) headers[k.toLowerCase()] = v;
-    headers["forwarded"] = `for="${via}"`;
-    headers["x-forwarded-for"] = via;
+    headers["forwarded"] = `for="${name}"`;
+    headers["x-forwarded-for"] = name;
+    headers[REMOTE_MARKER] = remoteMarker(forwardKey, caller);
     const res = await fetch(`http://${host.includes(":") ? `[${host}]` : host}:${port}${r.path}`, {
       method: r.method,
       headers,

@@ -24,16 +24,16 @@ export async function openRoom(c: DependencyContainer, tunnel: TunnelSettings | 
   const listen = resolve(c, LISTEN);
   const identity = await loadIdentity(home);
   const log = (msg: string, fields?: Record<string, unknown>) => logger.info(msg, fields as never);
-  const pairings = new PairingService({
+  const pairings: PairingService = new PairingService({
     identity,
     store: new PairingStore(home, () => clock.now()),
     now: () => clock.now(),
     log,
-    serve: (id) => makeForwarder(() => listen, `pairing-${id}`),
+    serve: (id: string) => makeForwarder(() => listen, () => ({ kind: "pairing", pairingId: id, scope: pairings.scopeOf(id) })),
     autoconnect: () => config.current().effective.pairing.autoconnect,
   });
   await pairings.start();
-  const client = tunnel && new TunnelClient({ ...tunnel, identity, forward: makeForwarder(() => listen, "tunnel"), log, events: resolve(c, DAEMON_EVENTS), now: () => clock.now() });
+  const client = tunnel && new TunnelClient({ ...tunnel, identity, forward: { plain: makeForwarder(() => listen, () => ({ kind: "tunnel" })), sealed: makeForwarder(() => listen, () => ({ kind: "sealed" })) }, log, events: resolve(c, DAEMON_EVENTS), now: () => clock.now() });
   client?.start();
   const services: RemoteServices = {
     identity,

@@ -26,7 +26,7 @@ export function addRemoteRoutes(c: DependencyContainer, room: () => Promise<Remo
     authorize("pairing.offer", req.principal);
     const b = parseOfferRequest(req.json());
     const broker = rendezvousForOffer(config.current().effective, b.rendezvous);
-    const offer = await (await room()).pairings.offer(broker, b.ttlMs, b.label ?? hostname());
+    const offer = await (await room()).pairings.offer(broker, b.ttlMs, b.label ?? hostname(), b.scope);
     return { status: 201, body: { ...offer, pairPage: pairingSettings(config.current().effective).pairPage } };
   });
   add("POST", "/pairing/accept", async (req) => {
@@ -34,6 +34,12 @@ export function addRemoteRoutes(c: DependencyContainer, room: () => Promise<Remo
     const b = (req.json() ?? {}) as { offer?: unknown; label?: unknown };
     if (typeof b.offer !== "string") throw new SvcError("invalid_input", "offer must be the svc://pair?… text from `svc pair offer`");
     return { status: 201, body: await (await room()).pairings.accept(b.offer, typeof b.label === "string" ? b.label : undefined) };
+  });
+  add("POST", "/pairings/:id/scope", async (req) => {
+    authorize("pairing.scope", req.principal);
+    const b = (req.json() ?? {}) as { scope?: unknown };
+    if (b.scope !== "read" && b.scope !== "operate") throw new SvcError("invalid_input", `scope must be "read" or "operate" (got ${JSON.stringify(b.scope)})`);
+    return { status: 200, body: await (await room()).pairings.setScope(req.params.id!, b.scope) };
   });
   add("DELETE", "/pairings/:id", async (req) => {
     authorize("pairing.remove", req.principal);

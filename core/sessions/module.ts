@@ -30,7 +30,7 @@ export const sessionsModule: DaemonModule = {
     const routes = resolve(c, ROUTES);
     for (const r of sessionRoutes(runtime, messaging, config)) routes.add(r);
     const tools = resolve(c, TOOLS);
-    for (const t of sessionTools(runtime, messaging)) tools.add(t);
+    for (const t of sessionTools(runtime, messaging, config)) tools.add(t);
     const timer = setInterval(() => {
       try {
         runtime.tick();

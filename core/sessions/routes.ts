@@ -10,6 +10,7 @@ import { readTranscript } from "./transcript-reader.js";
 import { conversation, recap, transcriptPaths } from "./views.js";
 import type { z } from "zod";
 import { presentedSessionToken } from "../workspaces/lineage.js";
+import { confineToRoots } from "../daemon/confine-paths.js";
 
 function parse<T extends z.ZodType>(schema: T, req: RouteRequest): z.infer<T> {
   const r = schema.safeParse(req.json());
@@ -32,6 +33,7 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
       auth: "loopback-or-token",
       handler: async (req) => {
         const { wait, parentSessionId, ...b } = parse(startBody, req);
+        await confineToRoots(req.principal, cfg().pairing.allowedRoots ?? [], { cwd: b.cwd, worktreeRoot: b.worktreeRoot }, ["cwd"]);
         const { descriptor, result, deduped } = await runtime.start({ ...b, parentId: parentSessionId, callerToken: presentedSessionToken(req.headers) });
         const turn = wait && result ? await runtime.waitFor(descriptor.id, result.promptId) : undefined;
         const body = { descriptor: turn ? runtime.describe(runtime.get(descriptor.id)) : descriptor, ...(result ? { receipt: result } : {}), ...(turn ? { result: turn } : {}), ...(deduped ? { deduped: true } : {}) };

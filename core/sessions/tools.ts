@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { ToolCallContext, ToolDef } from "../plugin-api/tools.js";
+import type { ConfigService } from "../config/config-service.js";
+import { confineToRoots } from "../daemon/confine-paths.js";
 import type { SessionMessaging } from "./messaging.js";
 import type { SessionRuntime } from "./runtime.js";
 import { startFields, urgency } from "./schemas.js";
@@ -15,7 +17,7 @@ const receipt = { promptId: z.string().optional().describe("The prompt's id"), d
 const descriptor = z.looseObject({ id: z.string().describe("The session id") }).describe("The session descriptor");
 
 /** The MCP tools of agent sessions, served on /mcp. */
-export function sessionTools(runtime: SessionRuntime, messaging: SessionMessaging): ToolDef[] {
+export function sessionTools(runtime: SessionRuntime, messaging: SessionMessaging, config: ConfigService): ToolDef[] {
   const tools = [
     {
       name: "start_agent_session",
@@ -28,6 +30,7 @@ export function sessionTools(runtime: SessionRuntime, messaging: SessionMessagin
       },
       handler: async (i: z.infer<z.ZodObject<typeof startFields>>, ctx: ToolCallContext) => {
         const { parentSessionId, ...rest } = i;
+        await confineToRoots(ctx.principal, config.current().effective.pairing.allowedRoots ?? [], { cwd: rest.cwd, worktreeRoot: rest.worktreeRoot }, ["cwd"]);
         const { descriptor, result, deduped } = await runtime.start({ ...rest, parentId: parentSessionId, ...(ctx.sessionToken ? { callerToken: ctx.sessionToken } : {}) });
         return { descriptor, ...(result ? { receipt: result } : {}), ...(deduped ? { deduped: true } : {}) };
       },

@@ -1,11 +1,16 @@
-import { mkdir, open } from "node:fs/promises";
+import { mkdir, open, stat } from "node:fs/promises";
 import { dirname } from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { writingFile } from "./file-errors.js";
 
 export interface AtomicWriteOptions {
-  /** File mode of a newly created file, applied at creation (never chmod-after). */
+  /** The file's mode after the write, whether it existed or not; set on the temp file at its creation (never chmod-after). */
   mode?: number;
+  /**
+   * Without `mode`: the mode of the file when it does not exist yet. An existing file keeps its
+   * own mode (and owner), so a write never widens what the owner narrowed, nor narrows what they chose.
+   */
+  createMode?: number;
 }
 
 /**
@@ -18,12 +23,24 @@ export async function writeFileDurable(path: string, data: string | Uint8Array, 
   // An error names `path` (not write-file-atomic's temp file), so a full disk says which file.
   await writingFile(path, async () => {
     await mkdir(dir, { recursive: true, mode: 0o700 });
+    const mode = options.mode ?? (options.createMode !== undefined && !(await exists(path)) ? options.createMode : undefined);
+    // Without a mode write-file-atomic gives the new file the old one's mode and owner.
     await writeFileAtomic(path, typeof data === "string" ? data : Buffer.from(data), {
       fsync: true,
-      ...(options.mode !== undefined ? { mode: options.mode } : {}),
+      ...(mode !== undefined ? { mode } : {}),
     });
     await fsyncDir(dir);
   });
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return false;
+    throw err;
+  }
 }
 
 export async function fsyncDir(dir: string): Promise<void> {

@@ -15,6 +15,7 @@ import { runAdapterLookup } from "./run-lookup.js";
 import { runParent } from "./run-parent.js";
 import type { RunPlan } from "./plan.js";
 import { preparePlan, type RunInput } from "./prepare.js";
+import { confineToRoots } from "../daemon/confine-paths.js";
 import { RunStore, summarize, type RunRecord, type RunSummary } from "./records.js";
 import { runSchedule, type StepRunner } from "./scheduler.js";
 import { toStartRequest } from "./spawn-request.js";
@@ -53,7 +54,7 @@ export class SwarmService {
    * session's delegation: refused when it is 0, and every step's session is granted at most one less
    * (and `defaults.maxGrantableDelegation`).
    */
-  async start(input: RunInput, from: { callerToken?: string } = {}): Promise<{ plan: RunPlan; run?: RunRecord; parentSessionId?: string }> {
+  async start(input: RunInput, from: { callerToken?: string; principal?: string } = {}): Promise<{ plan: RunPlan; run?: RunRecord; parentSessionId?: string }> {
     // Afresh: config.json as it is now (a bad file keeps the last good one), not as the watcher last saw it.
     await this.deps.config.reload();
     const cfg = this.deps.config.current().effective;
@@ -61,7 +62,12 @@ export class SwarmService {
     const caller = this.deps.sessions.grantorOf(callerId);
     const parentSessionId = runParent(this.deps.sessions, cfg, input, callerId);
     const parent = parentSessionId ? { parentSessionId } : {};
+    // A caller who is not the owner (a paired device) runs only under pairing.allowedRoots: checked
+    // before the repository's models file under baseDir is read, and again for each step's cwd.
+    const confine = (paths: Record<string, string | undefined>, required: string[] = []) => confineToRoots(from.principal ?? "loopback", cfg.pairing.allowedRoots ?? [], paths, required);
+    await confine({ baseDir: input.baseDir, worktreeRoot: input.worktreeRoot }, ["baseDir"]);
     const { plan, walk } = await preparePlan(input, { config: cfg, env: this.deps.env, cwd: process.cwd(), logger: this.deps.logger.child({ module: "swarm" }) });
+    for (const step of plan.steps) await confine({ [`steps.${step.id}.cwd`]: step.cwd });
     if (input.dryRun) return { plan, ...parent };
     const runId = `run_${this.deps.random.ulid()}`;
     const record: RunRecord = {

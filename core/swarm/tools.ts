@@ -19,7 +19,7 @@ export function swarmTools(service: SwarmService): ToolDef[] {
       handler: async (input: z.infer<z.ZodObject<typeof runShape>>, ctx) => {
         authorize("swarm.run", ctx.principal);
         const { wait, ...rest } = input;
-        const out = await service.start(rest, ctx.sessionToken ? { callerToken: ctx.sessionToken } : {});
+        const out = await service.start(rest, { principal: ctx.principal, ...(ctx.sessionToken ? { callerToken: ctx.sessionToken } : {}) });
         if (wait && out.run) return { ...out, run: await service.wait(out.run.runId) };
         return out;
       },

@@ -6,6 +6,7 @@ import { declaredPlugins, scanPackages } from "../../plugin-host/scan.js";
 import type { AcpRecipe } from "../../config/acp-catalog.js";
 import { configFilePath } from "../../config/config-path.js";
 import { dim, printJson, printTable, println, warn } from "../output.js";
+import { acpEnvInput } from "./env-input.js";
 import { acpListing } from "./listing.js";
 
 const SLUG = /^[a-z0-9][a-z0-9_-]*$/;
@@ -14,6 +15,7 @@ export interface AcpAddInput {
   bin: string;
   arg?: string[];
   env?: string[];
+  envFromFile?: string[];
   name?: string;
   description?: string;
   resumable?: boolean;
@@ -23,12 +25,7 @@ export interface AcpAddInput {
 /** `svc acp add`: writes `acpAgents.<slug>` into the raw config tree under its lock (unknown keys kept). */
 export async function acpAdd(slug: string, input: AcpAddInput): Promise<void> {
   if (!SLUG.test(slug)) throw new SvcError("usage", `slug must be lower-case letters, digits, "_" or "-", got ${JSON.stringify(slug)}`);
-  const env: Record<string, string> = {};
-  for (const pair of input.env ?? []) {
-    const i = pair.indexOf("=");
-    if (i <= 0) throw new SvcError("usage", `--env expects KEY=VALUE, got ${JSON.stringify(pair)}`);
-    env[pair.slice(0, i)] = pair.slice(i + 1);
-  }
+  const env = await acpEnvInput(slug, input);
   const entry: AcpRecipe = {
     bin: input.bin,
     ...(input.arg?.length ? { bin_args: input.arg } : {}),

@@ -1,4 +1,5 @@
 /** Editing the `adapters` list in config.json: the raw tree, under its lock, created lazily. */
+import { CONFIG_WRITE } from "../../config/file-mode.js";
 import { validateConfigTree } from "../../config/load.js";
 import { SvcError } from "../../errors.js";
 import { updateJsonFile } from "../../storage/json-file.js";
@@ -23,6 +24,6 @@ export async function editAdapters(path: string, edit: (ids: string[]) => string
     const next = { ...tree, adapters: result };
     validateConfigTree(path, next);
     return next;
-  });
+  }, CONFIG_WRITE);
   return result;
 }

@@ -11,12 +11,13 @@ export function registerAcp(program: Command): void {
     .argument("<slug>", "adapter slug used by `svc sessions start --adapter <slug>`")
     .requiredOption("--bin <bin>", "executable to spawn")
     .option("--arg <arg>", "extra argv (repeatable)", collect)
-    .option("--env <K=V>", "always-on environment variable (repeatable)", collect)
+    .option("--env <K=V|K>", "always-on environment variable (repeatable); a bare KEY reads its value from stdin or a prompt without echo, the only way (with --env-from-file) for a secret such as ANTHROPIC_API_KEY", collect)
+    .option("--env-from-file <path>", "KEY=VALUE lines (blank and # lines skipped), read before --env (repeatable)", collect)
     .option("--name <name>", "display name")
     .option("--description <text>", "one-line summary shown by `acp ls`")
     .option("--install-hint <text>", "shown by `acp ls` when bin is not on PATH")
     .option("--resumable", "advertise resumable and native-resume continuation")
-    .action(async (slug: string, opts: { bin: string; arg?: string[]; env?: string[]; name?: string; description?: string; resumable?: boolean; installHint?: string }) => {
+    .action(async (slug: string, opts: { bin: string; arg?: string[]; env?: string[]; envFromFile?: string[]; name?: string; description?: string; resumable?: boolean; installHint?: string }) => {
       const { acpAdd } = await import("../acp/verbs.js");
       await acpAdd(slug, opts);
     });

@@ -28,10 +28,14 @@ export function registerConfig(program: Command): void {
       await getConfig(key, opts);
     });
   config
-    .command("set <key> <value>")
-    .description("Set a dotted key; the value is JSON when it parses, else a string. Validated before anything is written")
+    .command("set <key> [value]")
+    .description(
+      "Set a dotted key; the value is JSON when it parses, else a string. Validated before anything is written. " +
+        "Without a value it is read from --from-file, a prompt without echo, or piped stdin; a secret (daemon.authToken, tunnel.token, …) is only taken that way",
+    )
     .option("--string", "take the value as a string even when it parses as JSON")
-    .action(async (key: string, value: string, opts: { string?: boolean }) => {
+    .option("--from-file <path>", "read the value from this file (a trailing newline is dropped)")
+    .action(async (key: string, value: string | undefined, opts: { string?: boolean; fromFile?: string }) => {
       const { setConfig } = await import("../config-verbs.js");
       await setConfig(key, value, opts);
     });

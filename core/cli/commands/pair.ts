@@ -10,6 +10,8 @@ export function registerPair(program: Command): void {
     .option("--pair-page <url>", "web pair page (overrides pairing.pairPage; needs --qr)")
     .option("--ttl <duration>", "how long the offer stays valid: 90s, 10m, 2h (default 10m)")
     .option("--label <name>", "this daemon's name as the other end will see it (default: the host name)")
+    .option("--scope <scope>", "what the device that accepts may do here: read (default: listings, status, transcripts) or operate (also start, prompt and stop sessions, watch, run swarms, under pairing.allowedRoots)")
+    .option("--yes", "confirm the operate scope without being asked (needed when not on a terminal)")
     .option("--json", "print the offer as JSON")
     .action(async (opts) => (await import("../../remote/cli/pair-verbs.js")).pairOffer(opts));
   pair
@@ -23,6 +25,12 @@ export function registerPair(program: Command): void {
     .description("List pairings with the state of each standing link")
     .option("--json", "print JSON")
     .action(async (opts) => (await import("../../remote/cli/pair-verbs.js")).pairList(opts));
+  pair
+    .command("scope <id> <scope>")
+    .description("Set what a paired device may do here: read, or operate (start, prompt and stop sessions, watch, run swarms, under pairing.allowedRoots)")
+    .option("--yes", "confirm the operate scope without being asked (needed when not on a terminal)")
+    .option("--json", "print the pairing as JSON")
+    .action(async (id: string, scope: string, opts) => (await import("../../remote/cli/pair-verbs.js")).pairScope(id, scope, opts));
   pair
     .command("rm <id>")
     .description("Remove a pairing (do it on both ends)")

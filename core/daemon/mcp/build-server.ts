@@ -8,7 +8,7 @@ import { z } from "zod";
 import type { ToolCallContext, ToolDef } from "../../plugin-api/tools.js";
 import { SVC_VERSION } from "../../version.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
-import { requireToken } from "../authorization.js";
+import { requireReach, requireToken, toolNeed } from "../authorization.js";
 
 /** `onInternal` hears of anything a tool threw that is not an SvcError (the caller sees a generic `internal`). */
 export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallContext, onInternal?: (tool: string, err: unknown) => void): McpServer {
@@ -29,6 +29,7 @@ export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallConte
       async (input: Record<string, unknown>) => {
         try {
           if (tool.requires === "token") requireToken(tool.name, ctx.principal);
+          else requireReach(tool.name, toolNeed(tool.name, tool.readOnly === true), ctx.principal);
           return toolSuccess(await tool.handler(input as never, ctx));
         } catch (err) {
           return toolFailure(err, onInternal && ((e) => onInternal(tool.name, e)));

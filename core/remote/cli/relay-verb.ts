@@ -2,7 +2,7 @@
 import { untilSignal } from "../../cli/until-signal.js";
 import { readFile } from "node:fs/promises";
 import { usageError } from "../../cli/output.js";
-import { DEFAULT_LIMITS, type RelayLimits } from "../relay/limits.js";
+import { DEFAULT_LIMITS, resolveLimits, ZERO_ALLOWED, type RelayLimits } from "../relay/limits.js";
 import { startRelay } from "../relay/relay-server.js";
 
 interface RelayServeOptions {
@@ -17,7 +17,7 @@ interface RelayServeOptions {
   limit?: string[];
 }
 
-/** `--limit name=value`: a known bound, a positive whole number. */
+/** `--limit name=value`: a known bound, a positive whole number (0 allowed where it means "none"); bounds that contradict are refused. */
 export function parseLimits(items: readonly string[]): Partial<RelayLimits> {
   const out: Partial<RelayLimits> = {};
   const names = Object.keys(DEFAULT_LIMITS) as Array<keyof RelayLimits>;
@@ -26,14 +26,20 @@ export function parseLimits(items: readonly string[]): Partial<RelayLimits> {
     const name = m?.[1] as keyof RelayLimits | undefined;
     if (!m || !name || !names.includes(name)) throw usageError(`--limit ${JSON.stringify(item)}: expected name=value with a name among ${names.join(", ")}`);
     const value = Number(m[2]);
-    if (!Number.isSafeInteger(value) || value < 1) throw usageError(`--limit ${name} must be a whole number of at least 1 (got ${m[2]})`);
+    const least = ZERO_ALLOWED.has(name) ? 0 : 1;
+    if (!Number.isSafeInteger(value) || value < least) throw usageError(`--limit ${name} must be a whole number of at least ${least} (got ${m[2]})`);
     out[name] = value;
+  }
+  try {
+    resolveLimits(out);
+  } catch (err) {
+    throw usageError(`--limit: ${(err as Error).message}`);
   }
   return out;
 }
 
 /**
- * The tunnel tokens: `--tunnel-token-file` (one a line; blank lines and `#` comments skipped)
+ * The tunnel host tokens: `--tunnel-token-file` (one a line; blank lines and `#` comments skipped)
  * and `SVC_RELAY_TUNNEL_TOKENS` (comma-separated). Never argv, which `ps` shows to everyone.
  */
 export async function tunnelTokens(o: RelayServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {

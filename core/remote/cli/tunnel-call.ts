@@ -1,7 +1,8 @@
 /**
  * `svc tunnel call <public-url> <path>`: one request through a tunnel, plain or sealed to the
- * daemon's key. Secrets come from the environment, never from the command line (which other
- * users of the machine can read).
+ * daemon's key, presenting the tunnel's caller token (SVC_TUNNEL_TOKEN) at the relay. Secrets
+ * come from the environment, never from the command line (which other users of the machine can
+ * read).
  */
 import { SvcError } from "../../errors.js";
 import { println, usageError } from "../../cli/output.js";
@@ -27,7 +28,7 @@ export async function tunnelCall(url: string, path: string, o: CallOptions): Pro
     }
   }
   const token = process.env.SVC_TUNNEL_TOKEN;
-  if (!token) throw usageError("set SVC_TUNNEL_TOKEN to the tunnel's token (the relay refuses requests without it)");
+  if (!token) throw usageError("set SVC_TUNNEL_TOKEN to the tunnel's caller token (`svc tunnel caller-token` on the daemon's machine prints it; the relay refuses requests without it)");
   const base = url.endsWith("/") ? url : url + "/";
   const auth = process.env.SVC_REMOTE_AUTH_TOKEN;
   const headers: Record<string, string> = { ...(o.data !== undefined ? { "content-type": "application/json" } : {}) };

@@ -14,6 +14,7 @@ import { pairingFromHandshake } from "../web/pairing.js";
 import { openOffer, type PendingOffer } from "./offers.js";
 import { StandingLink, wsFactory, type LinkStatus } from "./standing-link.js";
 import type { PairingRecord, PairingStore } from "./store.js";
+import type { RemoteScope } from "../../daemon/principal.js";
 
 export interface PairingServiceDeps {
   identity: Identity;
@@ -31,6 +32,8 @@ export interface PairingView {
   peerFingerprint: string;
   rendezvous: string;
   createdAt: number;
+  /** Role host: what the peer may do here. Role peer: what the other daemon lets this end do there. */
+  scope: RemoteScope;
   link: LinkStatus;
 }
 
@@ -53,7 +56,7 @@ export class PairingService {
     this.offers.clear();
   }
 
-  async offer(rendezvous: string, ttlMs: number, label: string): Promise<{ url: string; fingerprint: string; expiresAt: number; rendezvous: string }> {
+  async offer(rendezvous: string, ttlMs: number, label: string, scope: RemoteScope = "read"): Promise<{ url: string; fingerprint: string; expiresAt: number; rendezvous: string; scope: RemoteScope }> {
     // Only offers still waiting on their channel count toward the cap.
     for (const [k, o] of this.offers) if (o.closed || o.offer.expiresAt < this.deps.now()) (o.close(), this.offers.delete(k));
     if (this.offers.size >= MAX_PENDING_OFFERS) throw new SvcError("conflict", `${MAX_PENDING_OFFERS} offers are already waiting; let one expire or restart the daemon`);
@@ -62,9 +65,10 @@ export class PairingService {
       rendezvous,
       ttlMs,
       label,
+      scope,
     );
     this.offers.set(pending.offer.channel, pending);
-    return { url: pending.url, fingerprint: pending.offer.fingerprint, expiresAt: pending.offer.expiresAt, rendezvous };
+    return { url: pending.url, fingerprint: pending.offer.fingerprint, expiresAt: pending.offer.expiresAt, rendezvous, scope };
   }
 
   async accept(text: string, label = hostname()): Promise<PairingView> {
@@ -101,8 +105,12 @@ export class PairingService {
       throw err;
     }
     link.socket.close("paired");
-    const meta = (link.meta ?? {}) as { label?: unknown };
-    const record = await pairingFromHandshake(link.keys, offer.publicKey, "peer", typeof meta.label === "string" ? meta.label : offer.fingerprint, offer.rendezvous, this.deps.now());
+    const meta = (link.meta ?? {}) as { label?: unknown; scope?: unknown };
+    const record: PairingRecord = {
+      ...(await pairingFromHandshake(link.keys, offer.publicKey, "peer", typeof meta.label === "string" ? meta.label : offer.fingerprint, offer.rendezvous, this.deps.now())),
+      // What the other daemon's owner lets this end do there (as it said in the handshake).
+      ...(meta.scope === "operate" || meta.scope === "read" ? { scope: meta.scope } : {}),
+    };
     await this.deps.store.add(record);
     this.addLink(record, true);
     return this.view(record);
@@ -110,6 +118,24 @@ export class PairingService {
 
   async list(): Promise<PairingView[]> {
     return (await this.deps.store.list()).map((p) => this.view(p));
+  }
+
+  /** Gives a pairing this daemon serves (role host) a scope; its link keeps running and its next request has it. */
+  async setScope(id: string, scope: RemoteScope): Promise<PairingView> {
+    const link = this.links.get(id) ?? this.findByPrefix(id);
+    const fullId = link?.record.id ?? id;
+    const current = (await this.deps.store.list()).find((p) => p.id === fullId);
+    if (!current) throw new SvcError("not_found", `no pairing ${id} (see \`svc pair ls\`)`);
+    if (current.role !== "host") throw new SvcError("invalid_input", `pairing ${fullId} is one this home accepted: its scope is set by the daemon that offered it`);
+    const changed = (await this.deps.store.setScope(fullId, scope))!;
+    if (link) link.record = changed;
+    this.deps.log("pairing scope set", { pairing: fullId, scope });
+    return this.view(changed);
+  }
+
+  /** What requests through pairing `id` may do here: its scope, read when it has none. */
+  scopeOf(id: string): RemoteScope {
+    return this.links.get(id)?.record.scope ?? "read";
   }
 
   async remove(id: string): Promise<void> {
@@ -144,6 +170,6 @@ export class PairingService {
 
   private view(p: PairingRecord): PairingView {
     const link = this.links.get(p.id);
-    return { id: p.id, role: p.role, label: p.label, peerFingerprint: p.peerFingerprint, rendezvous: p.rendezvous, createdAt: p.createdAt, link: link?.status ?? { state: "off", since: p.createdAt, attempts: 0 } };
+    return { id: p.id, role: p.role, label: p.label, peerFingerprint: p.peerFingerprint, rendezvous: p.rendezvous, createdAt: p.createdAt, scope: p.scope ?? "read", link: link?.status ?? { state: "off", since: p.createdAt, attempts: 0 } };
   }
 }

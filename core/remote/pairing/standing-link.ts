@@ -47,7 +47,7 @@ export class StandingLink {
   private readonly seenOpenings = new Set<string>();
   private readonly waiters = new Set<() => void>();
 
-  constructor(readonly record: PairingRecord, private readonly deps: LinkDeps) {
+  constructor(public record: PairingRecord, private readonly deps: LinkDeps) {
     this.status = { state: "off", since: deps.now(), attempts: 0 };
   }
 

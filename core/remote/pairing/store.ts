@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import { SvcError } from "../../errors.js";
 import { readJsonFile, updateJsonFile } from "../../storage/json-file.js";
+import type { RemoteScope } from "../../daemon/principal.js";
 
 export const PAIRINGS_FILE = "pairings.json";
 
@@ -21,6 +22,12 @@ export interface PairingRecord {
   channel: string;
   rendezvous: string;
   createdAt: number;
+  /**
+   * What the peer may do here (a `host` pairing: this daemon serves it): `read`, or `operate`, given
+   * by the owner when offering (`svc pair offer --scope`) or later (`svc pair scope`). Absent (a
+   * pairing from before scopes, or a `peer` one): read.
+   */
+  scope?: RemoteScope;
 }
 
 interface PairingsFile {
@@ -55,6 +62,19 @@ export class PairingStore {
       f.pairings = [...f.pairings.filter((x) => x.id !== p.id), p];
       return f;
     });
+  }
+
+  /** Sets a pairing's scope; the record, or `undefined` when there is no such pairing. */
+  async setScope(id: string, scope: RemoteScope): Promise<PairingRecord | undefined> {
+    let changed: PairingRecord | undefined;
+    await this.update((f) => {
+      const i = f.pairings.findIndex((x) => x.id === id);
+      if (i < 0) return undefined;
+      changed = { ...f.pairings[i]!, scope };
+      f.pairings = f.pairings.map((x, j) => (j === i ? changed! : x));
+      return f;
+    });
+    return changed;
   }
 
   async remove(id: string): Promise<PairingRecord | undefined> {

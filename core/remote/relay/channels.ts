@@ -1,7 +1,9 @@
 /**
  * Rendezvous channels: two ends (the daemon as `host`/`offer`, the other as `peer`) matched by
  * channel id. The relay forwards binary frames it cannot read, queues a bounded number for an
- * end not there yet, and tells each end in text frames when the other joins or leaves.
+ * end not there yet, and tells each end in text frames when the other joins or leaves. The one
+ * text frame an end may send is the daemon's `{"relay":"drop-peer"}`: it refused the peer's
+ * handshake, so the relay closes that peer and frees the channel for the next one.
  */
 import type { WebSocket } from "ws";
 import type { RelayLimits } from "./limits.js";
@@ -21,6 +23,9 @@ interface Channel {
 }
 
 const control = (relay: string, message?: string) => JSON.stringify(message ? { relay, message } : { relay });
+
+/** The daemon's request to close the peer whose handshake it refused. */
+export const DROP_PEER = JSON.stringify({ relay: "drop-peer" });
 
 export class ChannelTable {
   private readonly channels = new Map<string, Channel>();
@@ -56,7 +61,7 @@ export class ChannelTable {
     const end: End = { ws };
     ch[side] = end;
     const other = side === "host" ? "peer" : "host";
-    ws.on("message", (data: Buffer, isBinary: boolean) => this.forward(id, side, data, isBinary));
+    ws.on("message", (data: Buffer, isBinary: boolean) => this.forward(id, side, end, data, isBinary));
     ws.on("close", () => this.leave(id, side, end));
     if (ch[other]) {
       for (const e of [ch.host!, ch.peer!]) e.ws.send(control("paired"));
@@ -66,11 +71,12 @@ export class ChannelTable {
     }
   }
 
-  private forward(id: string, from: Side, data: Buffer, isBinary: boolean): void {
+  private forward(id: string, from: Side, sender: End, data: Buffer, isBinary: boolean): void {
     const ch = this.channels.get(id);
-    const sender = ch?.[from];
-    if (!ch || !sender) return;
+    // An end already replaced or dropped: nothing it sends is forwarded any more.
+    if (!ch || ch[from] !== sender) return;
     if (!isBinary) {
+      if (from === "host" && data.toString("utf8") === DROP_PEER) return this.dropPeer(id, ch);
       sender.ws.close(1003, "only binary frames are relayed");
       return;
     }
@@ -92,6 +98,16 @@ export class ChannelTable {
     }
     ch.queued[from].push(data);
     ch.queuedBytes[from] += data.length;
+  }
+
+  /** Closes the channel's peer (the daemon refused its handshake); the daemon stays, waiting for the next. */
+  private dropPeer(id: string, ch: Channel): void {
+    const peer = ch.peer;
+    if (!peer) return;
+    peer.ws.send(control("refused", "the daemon refused this end's handshake"));
+    peer.ws.close(4403, "handshake refused by the daemon");
+    // Free the channel now, not when that end completes its close (it may never answer).
+    this.leave(id, "peer", peer);
   }
 
   /** Sends what `from` queued to `to` (who just joined). */

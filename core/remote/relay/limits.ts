@@ -1,6 +1,7 @@
 /**
  * Every bound the relay keeps, with its default. A relay is a public server: each buffer, queue,
- * frame, connection count and idle time is capped, and offers are rate-limited per address.
+ * frame, connection count and idle time is capped; connections are capped per client address
+ * too, joins are rate-limited per address, and some connections are kept for tunnels.
  */
 export interface RelayLimits {
   /** Largest rendezvous frame (ciphertext) accepted; larger closes the connection (1009). */
@@ -12,10 +13,18 @@ export interface RelayLimits {
   maxBufferedBytes: number;
   /** Open WebSocket connections, all kinds together; more are answered 503. */
   maxConnections: number;
+  /** Of those, kept for tunnels whose daemon presented a valid token: channels cannot take them. */
+  reservedHostConnections: number;
+  /** Channel connections from one client address (an IPv6 /64); more are answered 429. */
+  maxConnectionsPerAddress: number;
   /** A connection that sends nothing and answers no ping for this long is closed. */
   idleMs: number;
   /** New offers (`role=offer` channels) per client address per minute; more are answered 429. */
   offersPerMinute: number;
+  /** Daemon joins of a pairing's channel (`role=host`) per client address per minute. */
+  hostJoinsPerMinute: number;
+  /** Peer joins (`role=peer`: accepting an offer, a paired end's link) per client address per minute. */
+  peerJoinsPerMinute: number;
   /** Public requests waiting on one tunnel; more are answered 503. */
   maxTunnelInFlight: number;
   /** A tunnelled request the daemon has not answered in this long is answered 504. */
@@ -30,12 +39,41 @@ export const DEFAULT_LIMITS: RelayLimits = {
   maxQueueBytes: 1024 * 1024,
   maxBufferedBytes: 4 * 1024 * 1024,
   maxConnections: 1000,
+  reservedHostConnections: 32,
+  maxConnectionsPerAddress: 50,
   idleMs: 120_000,
   offersPerMinute: 30,
+  hostJoinsPerMinute: 60,
+  peerJoinsPerMinute: 60,
   maxTunnelInFlight: 64,
   tunnelTimeoutMs: 30_000,
   maxTunnelBodyBytes: 1024 * 1024,
 };
+
+/** Bounds that may be 0 (every other one is at least 1). */
+export const ZERO_ALLOWED: ReadonlySet<keyof RelayLimits> = new Set(["reservedHostConnections"]);
+
+/**
+ * The limits a relay runs with: `given` over the defaults. The two connection shares follow
+ * `maxConnections` unless given: one address may hold 5 % of it (at least 1), and the tunnels'
+ * reserve is 32 or a quarter of it, whichever is less. Throws when the given bounds contradict.
+ */
+export function resolveLimits(given: Partial<RelayLimits> = {}): RelayLimits {
+  const max = given.maxConnections ?? DEFAULT_LIMITS.maxConnections;
+  const limits: RelayLimits = {
+    ...DEFAULT_LIMITS,
+    maxConnectionsPerAddress: Math.max(1, Math.round(max * 0.05)),
+    reservedHostConnections: Math.min(DEFAULT_LIMITS.reservedHostConnections, Math.floor(max / 4)),
+    ...given,
+  };
+  if (limits.reservedHostConnections >= limits.maxConnections) {
+    throw new Error(`reservedHostConnections (${limits.reservedHostConnections}) must be less than maxConnections (${limits.maxConnections}): channels need at least one connection`);
+  }
+  if (limits.maxConnectionsPerAddress > limits.maxConnections) {
+    throw new Error(`maxConnectionsPerAddress (${limits.maxConnectionsPerAddress}) cannot exceed maxConnections (${limits.maxConnections})`);
+  }
+  return limits;
+}
 
 /** A sliding one-minute window of event times per key (client address), itself bounded. */
 export class RateLimiter {

@@ -3,8 +3,8 @@
  *
  *   GET  /health                         → {ok: true}
  *   WS   /v1/channel/<id>?role=offer|host|peer   rendezvous (binary frames relayed, never read)
- *   WS   /v1/tunnel  (Authorization: Bearer <token>)  a daemon's tunnel
- *   ANY  /t/<tunnel id>/<path>           the public side of a tunnel (same bearer token)
+ *   WS   /v1/tunnel  (Authorization: Bearer <host token>)  a daemon's tunnel
+ *   ANY  /t/<tunnel id>/<path>           the public side of a tunnel (Bearer <caller token>)
  *
  * Logs connection events only: never a frame, a body, a token or a channel's traffic.
  */
@@ -13,14 +13,16 @@ import { createServer as createHttps } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { ChannelTable, type Side } from "./channels.js";
-import { DEFAULT_LIMITS, RateLimiter, type RelayLimits } from "./limits.js";
+import { Admission, type ChannelRole, type Refusal } from "./admission.js";
+import { clientKey } from "./client-address.js";
+import { RateLimiter, resolveLimits, type RelayLimits } from "./limits.js";
 import { TunnelHost } from "./tunnel-host.js";
 
 export interface RelayOptions {
   port: number;
   bind: string;
   tls?: { cert: string | Buffer; key: string | Buffer };
-  /** Tokens a daemon may open a tunnel with; none = tunnels are refused. */
+  /** Host tokens a daemon may open a tunnel with (callers use each one's caller token); none = tunnels are refused. */
   tunnelTokens?: readonly string[];
   /** Public base URL of tunnels (default: from the scheme and Host of the daemon's request). */
   publicUrl?: string;
@@ -49,12 +51,14 @@ interface Live {
 }
 
 export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
-  const limits: RelayLimits = { ...DEFAULT_LIMITS, ...o.limits };
+  const limits = resolveLimits(o.limits);
   const now = o.now ?? Date.now;
   const log = o.log ?? (() => undefined);
   const channels = new ChannelTable(limits, o.tap ? (f) => o.tap!("channel", f) : undefined);
   const tunnels = new TunnelHost(o.tunnelTokens ?? [], limits, o.tap ? (f) => o.tap!("tunnel", f) : undefined);
-  const offers = new RateLimiter(limits.offersPerMinute, now);
+  const admission = new Admission(limits, now);
+  // A flood is refused cheaply; its log lines are bounded too (per address, per minute).
+  const refusalLogs = new RateLimiter(10, now);
   const channelWss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
   const tunnelWss = new WebSocketServer({ noServer: true, maxPayload: Math.ceil(limits.maxTunnelBodyBytes * 1.4) + 64 * 1024 });
   const live = new Set<Live>();
@@ -84,19 +88,25 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
     socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
   };
 
+  /** Logs a refusal with the client's address and the key it is counted by (never a token). */
+  const logRefusal = (socket: Socket, key: string, message: string, status: number) => {
+    if (refusalLogs.take(key)) log(message, { addr: socket.remoteAddress ?? "?", key, status });
+  };
+  const refused = (socket: Socket, key: string, what: string, r: Refusal) => {
+    logRefusal(socket, key, `${what} refused: ${r.reason}`, r.status);
+    refuse(socket, r.status, r.message);
+  };
+
   server.on("upgrade", (req: IncomingMessage, socket: Socket, head: Buffer) => {
     const url = new URL(req.url ?? "/", "http://relay.invalid");
-    const addr = req.socket.remoteAddress ?? "?";
-    if (live.size >= limits.maxConnections) return refuse(socket, 503, "relay at its connection limit");
+    const key = clientKey(req.socket.remoteAddress);
     const ch = CHANNEL.exec(url.pathname);
     if (ch) {
       const role = url.searchParams.get("role") ?? "";
       const side = ROLES[role];
       if (!side) return refuse(socket, 400, "role must be offer, host or peer");
-      if (role === "offer" && !offers.take(addr)) {
-        log("offer refused: rate limit", { addr });
-        return refuse(socket, 429, `at most ${limits.offersPerMinute} offers per minute`);
-      }
+      const refusal = admission.channel(key, role as ChannelRole, socket);
+      if (refusal) return refused(socket, key, "channel", refusal);
       channelWss.handleUpgrade(req, socket, head, (ws) => {
         track(ws);
         log("channel joined", { role });
@@ -105,16 +115,18 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       return;
     }
     if (url.pathname === "/v1/tunnel") {
-      const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-      const token = tunnels.accepts(bearer);
-      if (!token) {
-        log("tunnel refused: token", { addr });
-        return refuse(socket, 401, bearer ? "tunnel token not accepted by this relay" : "a tunnel needs Authorization: Bearer <tunnel token>");
+      // The token first: a daemon with a valid host token may use the slots kept for tunnels.
+      const admitted = tunnels.admit(/^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1]);
+      if (!("host" in admitted)) {
+        logRefusal(socket, key, admitted.caller ? "tunnel refused: caller token" : "tunnel refused: token", 401);
+        return refuse(socket, 401, admitted.refused);
       }
+      const refusal = admission.tunnel(socket);
+      if (refusal) return refused(socket, key, "tunnel", refusal);
       tunnelWss.handleUpgrade(req, socket, head, (ws) => {
         track(ws);
         log("tunnel opened");
-        tunnels.attach(token, ws, o.publicUrl?.replace(/\/+$/, "") ?? `${scheme}://${req.headers.host ?? "relay.invalid"}`);
+        tunnels.attach(admitted.host, ws, o.publicUrl?.replace(/\/+$/, "") ?? `${scheme}://${req.headers.host ?? "relay.invalid"}`);
       });
       return;
     }

@@ -1,12 +1,16 @@
 /**
- * The tunnel host: a daemon dials in (`/v1/tunnel`, `Authorization: Bearer <tunnel token>`) and
+ * The tunnel host: a daemon dials in (`/v1/tunnel`, `Authorization: Bearer <host token>`) and
  * the relay serves its HTTP API at `/t/<id>/…` on the public side. A public request must carry
- * the same token; the relay checks it and never forwards it. Requests and answers cross the
- * tunnel as JSON text frames; with end-to-end encryption their bodies are ciphertext it cannot read.
+ * the tunnel's caller token (derived from the host token, see caller-token.ts); the relay checks
+ * it and never forwards it. The two never stand in for each other: a caller token cannot open or
+ * replace a tunnel, and the host token is refused on the public side. Requests and answers cross
+ * the tunnel as JSON text frames; with end-to-end encryption their bodies are ciphertext it cannot read.
  */
-import { createHash, timingSafeEqual } from "node:crypto";
+import { createHash } from "node:crypto";
+import { secretEquals } from "../../daemon/secret-equals.js";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebSocket } from "ws";
+import { callerTokenFor } from "../tunnel/caller-token.js";
 import type { RelayLimits } from "./limits.js";
 
 export interface TunnelRequestFrame {
@@ -26,45 +30,60 @@ export interface TunnelResponseFrame {
   body: string;
 }
 
+/** A host token the relay accepts and the caller token derived from it. */
+export interface HostToken {
+  readonly host: string;
+  readonly caller: string;
+}
+
+/** Whom a `/v1/tunnel` bearer token proves: a host this relay accepts, or why it is refused. */
+export type HostAdmission = { host: HostToken } | { refused: string; caller: boolean };
+
 interface Tunnel {
   ws: WebSocket;
-  token: string;
+  token: HostToken;
   nextId: number;
   pending: Map<number, (r: TunnelResponseFrame | undefined) => void>;
   /** Public requests still sending their bodies: they hold buffers too, so they count as waiting. */
   reading: number;
 }
 
-/** Headers that never cross the tunnel: hop-by-hop, the tunnel token, cookies. */
+/** Headers that never cross the tunnel: hop-by-hop, the caller token, cookies. */
 const DROPPED = new Set(["authorization", "host", "connection", "keep-alive", "upgrade", "transfer-encoding", "te", "trailer", "proxy-authorization", "cookie", "content-length"]);
 
 export function tunnelIdFor(token: string): string {
   return createHash("sha256").update("svc-tunnel/1 " + token).digest("hex").slice(0, 16);
 }
 
-function sameSecret(a: string, b: string): boolean {
-  const ha = createHash("sha256").update(a).digest();
-  const hb = createHash("sha256").update(b).digest();
-  return timingSafeEqual(ha, hb) && a.length === b.length;
-}
 
 export class TunnelHost {
   private readonly tunnels = new Map<string, Tunnel>();
+  private readonly hosts: readonly HostToken[];
 
   constructor(
-    private readonly tokens: readonly string[],
+    hostTokens: readonly string[],
     private readonly limits: RelayLimits,
     private readonly tap?: (frame: string) => void,
-  ) {}
-
-  /** The token a dialling daemon presents, if it is one this relay accepts. */
-  accepts(bearer: string | undefined): string | undefined {
-    if (!bearer) return undefined;
-    return this.tokens.find((t) => sameSecret(t, bearer));
+  ) {
+    this.hosts = hostTokens.map((host) => ({ host, caller: callerTokenFor(host) }));
   }
 
-  attach(token: string, ws: WebSocket, publicBase: string): void {
-    const id = tunnelIdFor(token);
+  /**
+   * Checks a dialling daemon's bearer token: only a host token opens (or replaces) a tunnel.
+   * A caller token is refused first, whatever the host list holds, so it can never register.
+   */
+  admit(bearer: string | undefined): HostAdmission {
+    if (!bearer) return { refused: "a tunnel needs Authorization: Bearer <host token>", caller: false };
+    if (this.hosts.some((h) => secretEquals(h.caller, bearer))) {
+      return { refused: "this is a tunnel's caller token: it calls the tunnel's public URL and can never open or replace the tunnel; the daemon opens it with its host token (tunnel.token)", caller: true };
+    }
+    const host = this.hosts.find((h) => secretEquals(h.host, bearer));
+    return host ? { host } : { refused: "tunnel host token not accepted by this relay", caller: false };
+  }
+
+  /** Opens the tunnel of a host `admit` accepted, replacing that host token's earlier connection. */
+  attach(token: HostToken, ws: WebSocket, publicBase: string): void {
+    const id = tunnelIdFor(token.host);
     this.tunnels.get(id)?.ws.close(4000, "replaced by a new connection");
     const tunnel: Tunnel = { ws, token, nextId: 1, pending: new Map(), reading: 0 };
     this.tunnels.set(id, tunnel);
@@ -96,8 +115,11 @@ export class TunnelHost {
     const tunnel = this.tunnels.get(id);
     if (!tunnel) return reply(res, 502, "tunnel_offline", "no daemon is connected to this tunnel");
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
-    if (!bearer || !sameSecret(bearer, tunnel.token)) {
-      return reply(res, 401, "unauthorized", "this tunnel needs its bearer token (Authorization: Bearer <tunnel token>)");
+    if (bearer && secretEquals(bearer, tunnel.token.host)) {
+      return reply(res, 401, "unauthorized", "this is the tunnel's host token, the daemon's own credential: never give it to callers. Callers present the caller token (`svc tunnel caller-token` on the daemon's machine prints it)");
+    }
+    if (!bearer || !secretEquals(bearer, tunnel.token.caller)) {
+      return reply(res, 401, "unauthorized", "this tunnel needs its caller token (Authorization: Bearer <caller token>; `svc tunnel caller-token` on the daemon's machine prints it)");
     }
     if (tunnel.pending.size + tunnel.reading >= this.limits.maxTunnelInFlight) return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");
     tunnel.reading++;

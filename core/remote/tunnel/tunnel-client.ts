@@ -1,14 +1,15 @@
 /**
  * `svc serve --connect <wss-url>` and `tunnel.host` + `tunnel.autoconnect`: the daemon dials the
- * tunnel host (no inbound port), authenticates with `tunnel.token` else credentials.json's
- * `tunnel/token`, and serves the requests the host forwards as non-loopback callers. Reconnects
- * with backoff; `stop()` closes the tunnel. With `tunnel.e2e`, only sealed requests are served.
+ * tunnel host (no inbound port), authenticates with its host token (`tunnel.token` else
+ * credentials.json's `tunnel/token`; callers use the caller token derived from it), and serves
+ * the requests the host forwards as non-loopback callers. Reconnects with backoff; `stop()`
+ * closes the tunnel. With `tunnel.e2e`, only sealed requests are served.
  */
 import WebSocket from "ws";
 import type { DaemonEventBus } from "../../daemon/event-bus.js";
 import type { Identity } from "../identity.js";
 import { backoffDelay } from "../pairing/backoff.js";
-import type { RemoteRequest, RemoteResponse } from "../web/channel.js";
+import type { Forward } from "../loopback-forward.js";
 import { E2E_CONTENT_TYPE, E2E_WINDOW_MS, E2eBusyError, openRequest } from "../web/tunnel-e2e.js";
 import { ReplayCache } from "./replay-cache.js";
 import type { TunnelRequestFrame, TunnelResponseFrame } from "../relay/tunnel-host.js";
@@ -24,7 +25,8 @@ export interface TunnelStatus {
 
 export interface TunnelDeps extends TunnelSettings {
   identity: Identity;
-  forward: (r: RemoteRequest) => Promise<RemoteResponse & { contentType?: string }>;
+  /** Serves a plain request and an opened sealed one: each as its own kind of remote caller (scope read without a token). */
+  forward: { plain: Forward; sealed: Forward };
   log: (msg: string, fields?: Record<string, unknown>) => void;
   events: DaemonEventBus;
   now: () => number;
@@ -82,7 +84,7 @@ export class TunnelClient {
       this.ws = ws;
       let open = false;
       ws.on("unexpected-response", (_req, res) => {
-        reject(new Error(`the tunnel host answered ${res.statusCode}${res.statusCode === 401 ? " (token not accepted)" : ""}`));
+        reject(new Error(`the tunnel host answered ${res.statusCode}${res.statusCode === 401 ? " (host token not accepted)" : ""}`));
         res.resume();
         ws.terminate();
       });
@@ -121,7 +123,7 @@ export class TunnelClient {
     });
     const body = Buffer.from(f.body ?? "", "base64");
     if (!this.d.e2e) {
-      const r = await this.d.forward({ method: f.method, path: f.path, headers: f.headers, body: body.length ? body.toString("utf8") : undefined }).catch(() => undefined);
+      const r = await this.d.forward.plain({ method: f.method, path: f.path, headers: f.headers, body: body.length ? body.toString("utf8") : undefined }).catch(() => undefined);
       if (!r) return json(502, "connect", "the daemon did not answer the tunnelled request");
       return { t: "res", id: f.id, status: r.status, headers: r.contentType ? { "content-type": r.contentType } : {}, body: Buffer.from(r.body).toString("base64") };
     }
@@ -135,7 +137,7 @@ export class TunnelClient {
       if (err instanceof E2eBusyError) return json(503, "unavailable", err.message);
       return json(400, "invalid_input", (err as Error).message);
     }
-    const r = await this.d.forward(opened.request).catch((err: Error) => ({ status: 502, body: JSON.stringify({ error: { code: "connect", message: err.message } }) }));
+    const r = await this.d.forward.sealed(opened.request).catch((err: Error) => ({ status: 502, body: JSON.stringify({ error: { code: "connect", message: err.message } }) }));
     const sealed = await opened.sealResponse({ status: r.status, body: r.body });
     return { t: "res", id: f.id, status: 200, headers: { "content-type": E2E_CONTENT_TYPE }, body: Buffer.from(sealed).toString("base64") };
   }

@@ -58,7 +58,9 @@ async function main(): Promise<void> {
   first.socket.close("paired");
   const record = await pairingFromHandshake(first.keys, offer.publicKey, "peer", "daemon", offer.rendezvous, Date.now());
   const link = await connectAsPeer({ factory, rendezvous: offer.rendezvous, channel: record.channel, prologue: linkPrologue(record.id), psk: fromB64u(record.secret)!, staticKey: key, remoteStatic: offer.publicKey, meta: { label: "pair page" } });
-  status("connected", `Paired with daemon ${offer.fingerprint} (pairing ${record.id}), end-to-end encrypted.`);
+  // The scope the daemon's owner gave this pairing, as the daemon said in the handshake.
+  const scope = (first.meta as { scope?: unknown } | undefined)?.scope === "operate" ? "operate" : "read";
+  status("connected", `Paired with daemon ${offer.fingerprint} (pairing ${record.id}), end-to-end encrypted; scope ${scope} (the daemon's owner chose it).`);
   doc.getElementById("daemon").textContent = `Daemon ${offer.fingerprint} through ${new URL(offer.rendezvous.replace(/^ws/, "http")).host}`;
   const sessions = (json(await link.channel.request({ method: "GET", path: "/sessions" })).sessions ?? []) as Array<Record<string, unknown>>;
   fill("sessions", ["ID", "ADAPTER", "STATE"], sessions.map((s) => [String(s.id ?? ""), String(s.adapter ?? ""), String(s.state ?? s.status ?? "")]));

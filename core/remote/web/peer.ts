@@ -43,7 +43,8 @@ export async function connectAsPeer(o: PeerOptions): Promise<PeerLink> {
     const hs = await initiate({ prologue: o.prologue, psk: o.psk, staticKey: o.staticKey, remoteStatic: o.remoteStatic, meta: o.meta });
     const answer = new Promise<Bytes>((resolve, reject) => {
       socket.onControl = (e) => {
-        if (e === "peer-left") reject(new HandshakeError("the daemon dropped the handshake: it did not accept this end's key or secret (a wrong peer key, an altered, used or expired offer, or a pairing removed on its side)"));
+        // `refused`: the relay closed this end at the daemon's request; `peer-left`: the daemon left.
+        if (e === "peer-left" || e === "refused") reject(new HandshakeError("the daemon dropped the handshake: it did not accept this end's key or secret (a wrong peer key, an altered, used or expired offer, or a pairing removed on its side)"));
       };
       socket.nextFrame(timeoutMs).then(resolve, reject);
     });

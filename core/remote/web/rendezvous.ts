@@ -1,8 +1,8 @@
 /**
  * A WebSocket to one rendezvous channel of the relay, for the browser's WebSocket and the `ws`
  * library alike (both give `binaryType`, `onmessage`, `send`). The relay speaks only in text
- * frames (`{"relay":"paired"|"waiting"|"peer-left"|"error"}`); everything between the two ends
- * is binary and opaque to it.
+ * frames (`{"relay":"paired"|"waiting"|"peer-left"|"refused"|"error"}`); everything between the
+ * two ends is binary and opaque to it. The daemon's end may ask it to drop the peer (`dropPeer`).
  */
 import type { Bytes } from "./bytes.js";
 
@@ -111,6 +111,11 @@ export class RendezvousSocket {
 
   send(frame: Uint8Array): void {
     if (!this.closed) this.ws.send(frame);
+  }
+
+  /** The daemon's end: asks the relay to close the peer whose handshake it refused, and to keep this end waiting. */
+  dropPeer(): void {
+    if (!this.closed) this.ws.send(JSON.stringify({ relay: "drop-peer" }));
   }
 
   close(reason = "done"): void {

@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WebSocket, WebSocketServer } from "ws";
 import { startRelay } from "../../../core/remote/relay/relay-server.js";
+import { callerTokenFor } from "../../../core/remote/tunnel/caller-token.js";
 import { fromB64u } from "../../../core/remote/web/bytes.js";
 import { E2E_CONTENT_TYPE, sealRequest } from "../../../core/remote/web/tunnel-e2e.js";
 import type { BenchLine, BenchSuite } from "../types.js";
@@ -122,7 +123,7 @@ export const remote: BenchSuite = {
       const e = await startDaemon(join(dir, "e"), { tunnel: { token: E2E_TOKEN, e2e: true } }, ["--connect", relay.url]);
       daemons.push(e);
       const publicUrl = await until(() => /tunnel open: (\S+)/.exec(a.out())?.[1]);
-      const auth = { authorization: `Bearer ${TOKEN}` };
+      const auth = { authorization: `Bearer ${callerTokenFor(TOKEN)}` };
       const direct = await roundTrip(async () => ok(await fetch(`${a.base}/health`)));
       const tunnel = await roundTrip(async () => ok(await fetch(`${publicUrl}health`, { headers: auth })));
 
@@ -144,7 +145,7 @@ export const remote: BenchSuite = {
       const directE = await roundTrip(async () => ok(await fetch(`${e.base}/health`)));
       const sealed = await roundTrip(async () => {
         const s = await sealRequest(key, { method: "GET", path: "/health" }, Date.now());
-        const r = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${E2E_TOKEN}`, "content-type": E2E_CONTENT_TYPE }, body: s.body });
+        const r = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${callerTokenFor(E2E_TOKEN)}`, "content-type": E2E_CONTENT_TYPE }, body: s.body });
         const res = await s.openResponse(new Uint8Array(await r.arrayBuffer()) as never);
         if (res.status !== 200) throw new Error(`e2e: ${res.status}`);
       });

@@ -1,5 +1,5 @@
 import { existsSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
+import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { editAdapters } from "../../../core/cli/adapters/config-adapters.js";
@@ -28,6 +28,14 @@ describe("editing config adapters", () => {
   it("creates config.json lazily with only the adapters key", async () => {
     expect(await editAdapters(path, (ids) => [...ids, "a"])).toEqual(["a"]);
     expect(JSON.parse(await readFile(path, "utf8"))).toEqual({ adapters: ["a"] });
+  });
+
+  it("creates config.json 0600 and keeps an existing file's mode", async () => {
+    await editAdapters(path, (ids) => [...ids, "a"]);
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    await chmod(path, 0o640);
+    await editAdapters(path, (ids) => [...ids, "b"]);
+    expect((await stat(path)).mode & 0o777).toBe(0o640);
   });
 
   it("does not create the file when nothing changes", async () => {

@@ -79,12 +79,12 @@ describe("CLI rough edges", () => {
     try {
       await writeFile(join(t.home, "config.json"), "{}\n");
       await chmod(join(t.home, "config.json"), 0o644);
-      const r = await runCli(["config", "set", "daemon.authToken", "tok-abcdef-123"], { home: t.home });
+      const r = await runCli(["config", "set", "daemon.authToken"], { home: t.home, input: "tok-abcdef-123\n" });
       expect(r.code).toBe(0);
       expect(r.stderr).toMatch(/holds daemon\.authToken and is readable by group or others \(mode 0644\); run chmod 600/);
       expect(r.stderr + r.stdout).not.toContain("tok-abcdef-123");
       await chmod(join(t.home, "config.json"), 0o600);
-      expect((await runCli(["config", "set", "daemon.authToken", "tok-2"], { home: t.home })).stderr).toBe("");
+      expect((await runCli(["config", "set", "daemon.authToken"], { home: t.home, input: "tok-2\n" })).stderr).toBe("");
     } finally {
       await t.cleanup();
     }

@@ -63,6 +63,12 @@ describe("resolveConfig: flag values are checked like the file's", () => {
     expect(() => resolve({}, {}, { authToken: 42 as unknown as string })).toThrow(/value hidden/);
     expect(() => resolve({}, {}, { authToken: 42 as unknown as string })).not.toThrow(/42/);
   });
+
+  it("the token read by --auth-token-file sets daemon.authToken like --auth-token, its source named by that flag", () => {
+    const r = resolve({ daemon: { authToken: "file-token" } }, {}, { authTokenFromFile: "from-token-file" });
+    expect(r.effective.daemon.authToken).toBe("from-token-file");
+    expect(formatSource(r.sources["daemon.authToken"]!)).toBe("flag --auth-token-file");
+  });
 });
 
 describe("resolveConfig: flags > env > profile > file > default, key by key", () => {

@@ -1,4 +1,4 @@
-import { readFile, stat, writeFile } from "node:fs/promises";
+import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { setConfigKey, unsetConfigKey } from "../../../core/config/write.js";
@@ -69,6 +69,24 @@ describe("setConfigKey / unsetConfigKey", () => {
     await writeFile(file, JSON.stringify({ extJudge: { apiKey: "k" } }), { mode: 0o600 });
     await setConfigKey(file, "daemon.port", 5);
     expect((await stat(file)).mode & 0o777).toBe(0o600);
+  });
+
+  it("a new file is created 0600; an existing 0644 one stays 0644 and a secret written to it warns, naming the keys, never the values", async () => {
+    await setConfigKey(file, "daemon.port", 5);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await setConfigKey(file, "daemon.authToken", "tok-quiet-1")).warnings).toEqual([]);
+    await chmod(file, 0o644);
+    const r = await setConfigKey(file, "tunnel.token", "tok-loud-2");
+    expect(r.warnings).toEqual([`${file} holds daemon.authToken, tunnel.token and is readable by group or others (mode 0644); run chmod 600 ${file}`]);
+    expect((await setConfigKey(file, "daemon.port", 6)).warnings).toEqual([]);
+    await unsetConfigKey(file, "daemon.port");
+    expect((await stat(file)).mode & 0o777).toBe(0o644);
+  });
+
+  it("extJudge.apiKey is written only from private input (the CLI's stdin or --from-file), never from a tool call", async () => {
+    await expect(setConfigKey(file, "extJudge.apiKey", "sk-judge-1")).rejects.toThrow(/not writable through the config_set tool.*svc config set extJudge\.apiKey/);
+    await setConfigKey(file, "extJudge.apiKey", "sk-judge-1", { privateInput: true });
+    expect(await read()).toEqual({ extJudge: { apiKey: "sk-judge-1" } });
   });
 
   it("a top level that is not an object is refused without touching the file", async () => {

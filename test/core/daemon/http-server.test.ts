@@ -3,6 +3,7 @@ import { SvcError } from "../../../core/errors.js";
 import { DaemonHttpServer } from "../../../core/daemon/http-server.js";
 import { RouteTable } from "../../../core/daemon/route-table.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
+import { rawRequest } from "../../support/http.js";
 
 describe("DaemonHttpServer error bodies", () => {
   let server: DaemonHttpServer;
@@ -59,5 +60,48 @@ describe("DaemonHttpServer error bodies", () => {
     const res = await fetch(`${base}/refused`);
     expect(res.status).toBe(400);
     expect(await res.json()).toEqual({ error: { code: "invalid_input", message: "the sentinel needs a target" } });
+  });
+});
+
+describe("DaemonHttpServer: the daemon's own origin, bound beyond loopback", () => {
+  let server: DaemonHttpServer;
+  let port: number;
+  beforeEach(async () => {
+    const routes = new RouteTable();
+    routes.add({ method: "POST", path: "/write", auth: "open", handler: () => ({ status: 200, body: { ok: true } }) });
+    routes.add({
+      method: "POST",
+      path: "/needs-more",
+      auth: "open",
+      handler: () => {
+        throw new SvcError("unauthorized", "this operation needs the token");
+      },
+    });
+    // `bind` decides the Host check only: the server listens on loopback, as a 0.0.0.0 daemon does too.
+    server = new DaemonHttpServer({ routes, logger: createMemoryLogger(), tokens: () => ({ boot: "boot-token" }), policy: () => ({ allowedOrigins: [] }), bind: "0.0.0.0" });
+    port = await server.listen(0, "127.0.0.1");
+    server.ready();
+  });
+  afterEach(() => server.close());
+
+  it("an IP-literal Host whose Origin matches is the daemon's own; a DNS name (rebindable) is not", async () => {
+    const post = (host: string) => rawRequest(port, { method: "POST", path: "/write", headers: { host, origin: `http://${host}` } });
+    expect((await post(`192.0.2.10:${port}`)).status).toBe(200);
+    expect((await post(`127.0.0.1:${port}`)).status).toBe(200);
+    const rebound = await post(`rebind.example:${port}`);
+    expect(rebound.status).toBe(403);
+    expect(rebound.json().error.message).toMatch(/not this daemon's own origin/);
+  });
+
+  it("a 401 a handler raises after a valid token carries the challenge without error=invalid_token", async () => {
+    const res = await rawRequest(port, { method: "POST", path: "/needs-more", headers: { host: `192.0.2.10:${port}`, authorization: "Bearer boot-token" } });
+    expect(res.status).toBe(401);
+    expect(res.headers["www-authenticate"]).toBe(`Bearer realm="svc", resource_metadata="http://192.0.2.10:${port}/.well-known/oauth-protected-resource"`);
+  });
+
+  it("without a usable Host the challenge names the address the request arrived on", async () => {
+    const res = await rawRequest(port, { method: "POST", path: "/needs-more", headers: { host: "bad host" } });
+    expect(res.status).toBe(401);
+    expect(res.headers["www-authenticate"]).toBe(`Bearer realm="svc", resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource"`);
   });
 });

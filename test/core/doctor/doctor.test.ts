@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { chmod, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runDoctor } from "../../../core/doctor/doctor.js";
@@ -14,6 +14,27 @@ describe("runDoctor", () => {
 
   it("an empty home is healthy with no findings", async () => {
     expect(await run()).toEqual({ healthy: true, home, findings: [] });
+  });
+
+  it("config.json holding a secret that group or others can read is a warning with the chmod that fixes it; never the secret", async () => {
+    const file = join(home, "config.json");
+    await writeFile(file, JSON.stringify({ daemon: { port: 1 } }), { mode: 0o644 });
+    await chmod(file, 0o644);
+    expect((await run()).findings).toEqual([]);
+    await writeFile(file, JSON.stringify({ daemon: { authToken: "tok-doctor-1" }, tunnel: { token: "tok-doctor-2" } }));
+    const report = await run();
+    expect(report.healthy).toBe(true);
+    expect(report.findings).toEqual([
+      {
+        severity: "warn",
+        file: "config.json",
+        message: "it holds daemon.authToken, tunnel.token and is readable by group or others (mode 0644)",
+        fix: `chmod 600 ${JSON.stringify(file)}; if others could read it, treat those secrets as exposed and rotate them`,
+      },
+    ]);
+    expect(JSON.stringify(report)).not.toMatch(/tok-doctor/);
+    await chmod(file, 0o600);
+    expect((await run()).findings).toEqual([]);
   });
 
   it("each core store's damage is an error naming its file, errors first", async () => {

@@ -105,7 +105,7 @@ describe("relay", () => {
 
   it("refuses connections over the limit, offers over the rate, and closes idle connections", async () => {
     let now = 0;
-    const r = await relay({ limits: { maxConnections: 2, offersPerMinute: 1, idleMs: 1000 }, now: () => now });
+    const r = await relay({ limits: { maxConnections: 2, maxConnectionsPerAddress: 2, reservedHostConnections: 0, offersPerMinute: 1, idleMs: 1000 }, now: () => now });
     await connect(`${r.url}/channel/${CH}?role=offer`);
     await expect(connect(`${r.url}/channel/${"b".repeat(32)}?role=offer`)).rejects.toThrow(/429/);
     const idle = await connect(`${r.url}/channel/${"c".repeat(32)}?role=host`);

@@ -8,8 +8,10 @@ import WebSocket from "ws";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RelayLimits } from "../../../core/remote/relay/limits.js";
 import { startRelay, type RunningRelay } from "../../../core/remote/relay/relay-server.js";
+import { callerTokenFor } from "../../../core/remote/tunnel/caller-token.js";
 
 const TOKEN = "bounds-token-3307";
+const CALLER = callerTokenFor(TOKEN);
 const open: Array<{ close(): unknown }> = [];
 afterEach(async () => {
   for (const o of open.splice(0).reverse()) await o.close();
@@ -32,7 +34,7 @@ async function tunnel(limits: Partial<RelayLimits>): Promise<{ relay: RunningRel
   return { relay, url, requests: () => n };
 }
 
-const get = (url: string, signal?: AbortSignal) => fetch(url, { headers: { authorization: `Bearer ${TOKEN}` }, ...(signal ? { signal } : {}) });
+const get = (url: string, signal?: AbortSignal) => fetch(url, { headers: { authorization: `Bearer ${CALLER}` }, ...(signal ? { signal } : {}) });
 
 describe("tunnel host bounds", () => {
   it("answers 503 beyond the requests that may wait on one tunnel, and 504 when the daemon does not answer", async () => {
@@ -50,7 +52,7 @@ describe("tunnel host bounds", () => {
     const u = new URL(t.url);
     // Two uploads that announce 1000 bytes and send 10: each holds a buffer while it waits.
     const slow = [0, 1].map(() => {
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname + "slow", method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-length": "1000" } });
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname + "slow", method: "POST", headers: { authorization: `Bearer ${CALLER}`, "content-length": "1000" } });
       req.on("error", () => undefined);
       req.write(Buffer.alloc(10));
       return req;
@@ -72,7 +74,7 @@ describe("tunnel host bounds", () => {
     const u = new URL(t.url);
     // Announces 10 MB, sends 4 KiB, then nothing: the relay must not wait for the rest.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname + "upload", method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-length": String(10 * 1024 * 1024) } });
+      const req = request({ host: u.hostname, port: u.port, path: u.pathname + "upload", method: "POST", headers: { authorization: `Bearer ${CALLER}`, "content-length": String(10 * 1024 * 1024) } });
       req.on("response", (res) => (res.resume(), resolve(res.statusCode ?? 0)));
       req.on("error", reject);
       req.write(Buffer.alloc(4096, 1));
@@ -80,7 +82,7 @@ describe("tunnel host bounds", () => {
     });
     expect(status).toBe(413);
     expect(t.requests()).toBe(0);
-    const small = await fetch(t.url + "ok", { method: "POST", headers: { authorization: `Bearer ${TOKEN}` }, body: "x".repeat(2048) });
+    const small = await fetch(t.url + "ok", { method: "POST", headers: { authorization: `Bearer ${CALLER}` }, body: "x".repeat(2048) });
     expect(small.status).toBe(413);
   });
 });

@@ -5,11 +5,13 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startRelay } from "../../../core/remote/relay/relay-server.js";
+import { callerTokenFor } from "../../../core/remote/tunnel/caller-token.js";
 import { TunnelClient } from "../../../core/remote/tunnel/tunnel-client.js";
 import { fingerprintOf } from "../../../core/remote/web/offer.js";
 import { generateKeyPair } from "../../../core/remote/web/primitives.js";
 
 const TOKEN = "large-answer-token-8080";
+const CALLER = callerTokenFor(TOKEN);
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -26,7 +28,7 @@ describe("a tunnelled answer over the relay's body cap", () => {
       token: TOKEN,
       e2e: false,
       identity: { key, fingerprint: await fingerprintOf(key.publicKey) },
-      forward: async (r) => ({ status: 200, body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small" }),
+      forward: { plain: async (r) => ({ status: 200, body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small" }), sealed: async (r) => ({ status: 200, body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small" }) },
       log: () => undefined,
       events: { emit: (_t: string, p: { url: string }) => void opened.push(p.url) } as never,
       now: Date.now,
@@ -34,7 +36,7 @@ describe("a tunnelled answer over the relay's body cap", () => {
     client.start();
     cleanups.push(() => client.stop());
     await expect.poll(() => opened.length).toBe(1);
-    const get = (path: string) => fetch(opened[0]! + path.slice(1), { headers: { authorization: `Bearer ${TOKEN}` } });
+    const get = (path: string) => fetch(opened[0]! + path.slice(1), { headers: { authorization: `Bearer ${CALLER}` } });
     for (const path of ["/over", "/big"]) {
       const r = await get(path);
       expect(r.status, path).toBe(502);

@@ -6,12 +6,14 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { startRelay, type RunningRelay } from "../../../core/remote/relay/relay-server.js";
+import { callerTokenFor } from "../../../core/remote/tunnel/caller-token.js";
 import { TunnelClient } from "../../../core/remote/tunnel/tunnel-client.js";
 import { fingerprintOf } from "../../../core/remote/web/offer.js";
 import { generateKeyPair } from "../../../core/remote/web/primitives.js";
 import { E2E_CONTENT_TYPE, E2E_WINDOW_MS, sealRequest } from "../../../core/remote/web/tunnel-e2e.js";
 
 const TOKEN = "replay-cache-token-6021";
+const CALLER = callerTokenFor(TOKEN);
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
@@ -28,7 +30,7 @@ async function sealedTunnel(replayCacheMax: number) {
     token: TOKEN,
     e2e: true,
     identity: { key, fingerprint: await fingerprintOf(key.publicKey) },
-    forward: async (r) => ({ status: 200, body: `served ${r.path}` }),
+    forward: { plain: async (r) => ({ status: 200, body: `served ${r.path}` }), sealed: async (r) => ({ status: 200, body: `served ${r.path}` }) },
     log: () => undefined,
     events: { emit: (_type: string, p: { url: string }) => void (publicUrl = p.url) } as never,
     now: () => clock,
@@ -40,7 +42,7 @@ async function sealedTunnel(replayCacheMax: number) {
   while (!publicUrl && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   if (!publicUrl) throw new Error("the tunnel did not open");
   const url = publicUrl;
-  const post = (body: Uint8Array) => fetch(url, { method: "POST", headers: { authorization: `Bearer ${TOKEN}`, "content-type": E2E_CONTENT_TYPE }, body });
+  const post = (body: Uint8Array) => fetch(url, { method: "POST", headers: { authorization: `Bearer ${CALLER}`, "content-type": E2E_CONTENT_TYPE }, body });
   return {
     advance: (ms: number) => void (clock += ms),
     seal: async (path: string) => (await sealRequest(key.publicKey, { method: "GET", path }, clock)).body,

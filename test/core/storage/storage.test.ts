@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { chmod, readFile, readdir, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { writeFileDurable } from "../../../core/storage/atomic-write.js";
@@ -32,6 +32,17 @@ describe("atomic durable writes", () => {
     await writeFileDurable(file, "{}", { mode: 0o600 });
     expect((await stat(file)).mode & 0o777).toBe(0o600);
     expect(await readdir(home)).toEqual(["secrets.json"]);
+  });
+
+  it("createMode: a new file is created with it; an existing file keeps its own mode, wider or narrower", async () => {
+    const file = join(home, "config.json");
+    await writeFileDurable(file, "{}", { createMode: 0o600 });
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    for (const mode of [0o644, 0o640, 0o600]) {
+      await chmod(file, mode);
+      await writeFileDurable(file, `{"m":${mode}}`, { createMode: 0o600 });
+      expect((await stat(file)).mode & 0o777).toBe(mode);
+    }
   });
 
   it("a writer killed with -9 at random moments leaves either the old or the new file, never a torn one", async () => {

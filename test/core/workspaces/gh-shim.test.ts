@@ -31,7 +31,7 @@ async function shim(): Promise<{ dir: string; log: string; run(args: string[], o
   };
 }
 
-async function calls(log: string): Promise<Array<{ args: string[]; bodyFile?: string; editorResult?: string }>> {
+async function calls(log: string): Promise<Array<{ args: string[]; files?: Record<string, string>; editorResult?: string }>> {
   return (await readFile(log, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
 }
 
@@ -54,7 +54,7 @@ describe("the gh provenance shim (a fake gh records its arguments)", () => {
     await writeFile(file, "From a file\n");
     expect(s.run(["pr", "create", "--title", "T", "--body-file", file]).code).toBe(0);
     const [a] = await calls(s.log);
-    expect(a!.bodyFile).toBe("From a file" + FOOTER);
+    expect(a!.files).toEqual({ 5: "From a file" + FOOTER });
     expect(await readFile(file, "utf8")).toBe("From a file\n");
     expect(a!.args[4]).not.toBe(file);
     expect(existsSync(a!.args[4]!)).toBe(false);
@@ -63,7 +63,67 @@ describe("the gh provenance shim (a fake gh records its arguments)", () => {
   it("-F - (stdin): the body read from stdin reaches gh stamped", async () => {
     const s = await shim();
     expect(s.run(["pr", "create", "-F", "-"], { input: "Piped body\n" }).code).toBe(0);
-    expect((await calls(s.log))[0]!.bodyFile).toBe("Piped body" + FOOTER);
+    expect((await calls(s.log))[0]!.files).toEqual({ 3: "Piped body" + FOOTER });
+  });
+
+  it("every form of the body is stamped, and nothing else: not a title or flag value that looks like -b/-F, not an argument", async () => {
+    const s = await shim();
+    const file = join(await tempDir(), "body.md");
+    await writeFile(file, "From a file\n");
+    const EDIT = provenanceFooter(PROV, "edit");
+    // [argv, index of the one argument that changes, its expected text (for a file: the part before the path)]
+    const argForms: Array<[string[], number, string]> = [
+      [["pr", "create", "--title", "-b", "-b", "Body"], 5, "Body" + FOOTER],
+      [["pr", "create", "-t", "--body", "-bBody"], 4, "-bBody" + FOOTER],
+      [["pr", "create", "--title", "--body", "--body", "Body"], 5, "Body" + FOOTER],
+      [["pr", "create", "-t", "-b", "--body=Body"], 4, "--body=Body" + FOOTER],
+      [["pr", "create", "-t", "T", "-b=Body"], 4, "-b=Body" + FOOTER],
+      [["pr", "create", "-dbBody", "-t", "-F"], 2, "-dbBody" + FOOTER],
+      [["pr", "create", "-l", "--body", "-b", "A", "--body", "B"], 7, "B" + FOOTER],
+      [["pr", "-R", "o/r", "create", "-t", "T", "-b", "Body"], 7, "Body" + FOOTER],
+      [["pr", "edit", "12", "--title", "-b", "--body", "Body"], 6, "Body" + EDIT],
+      [["pr", "edit", "-b", "Body", "--", "-b"], 3, "Body" + EDIT],
+    ];
+    const fileForms: Array<[string[], number, string, string?]> = [
+      [["pr", "create", "-t", "-F", "-F", file], 5, ""],
+      [["pr", "create", "-t", "T", `-F${file}`], 4, "-F"],
+      [["pr", "create", "-t", "T", "--body-file", file], 5, ""],
+      [["pr", "create", "-t", "T", `--body-file=${file}`], 4, "--body-file="],
+      [["pr", "create", "-t", "T", "--body", "not used: gh reads the file", "-F", file], 7, ""],
+      [["pr", "create", "-t", "T", "-F", "-"], 5, "", "From a file\n"],
+      [["pr", "create", "-t", "T", "--body-file", "-"], 5, "", "From a file\n"],
+      [["pr", "create", "-t", "T", "-F-"], 4, "-F", "From a file\n"],
+      [["pr", "create", "-t", "T", "--body-file=-"], 4, "--body-file=", "From a file\n"],
+      [["pr", "create", "-t", "T", `-dF${file}`], 4, "-dF"],
+      [["pr", "edit", "7", "-F", file], 4, ""],
+    ];
+    for (const [args] of argForms) expect(s.run(args).code).toBe(0);
+    for (const [args, , , input] of fileForms) expect(s.run(args, { input }).code).toBe(0);
+    const log = await calls(s.log);
+    argForms.forEach(([args, i, stamped], n) => {
+      expect(log[n]!.args, args.join(" ")).toEqual(args.map((a, k) => (k === i ? stamped : a)));
+      expect(log[n]!.editorResult).toBeUndefined();
+    });
+    fileForms.forEach(([args, i, prefix], n) => {
+      const call = log[argForms.length + n]!;
+      expect(call.args.filter((_, k) => k !== i), args.join(" ")).toEqual(args.filter((_, k) => k !== i));
+      expect(call.args[i]!.startsWith(prefix + join(s.dir, "body-")), args.join(" ")).toBe(true);
+      expect(call.files, args.join(" ")).toEqual({ [i]: "From a file" + (args[1] === "edit" ? EDIT : FOOTER) });
+      expect(existsSync(call.args[i]!.slice(prefix.length))).toBe(false);
+    });
+    expect(await readFile(file, "utf8")).toBe("From a file\n");
+  });
+
+  it("a body it cannot stamp safely, or a command line gh refuses, goes to gh unchanged, and the shim says so on stderr", async () => {
+    const s = await shim();
+    const unsafe = ["pr", "create", "-t", "T", "-b="]; // the body "=": "-b=" and anything more reads as -b=VALUE
+    const refused = ["pr", "create", "-t", "T", "--bogus", "-b", "secret-body"];
+    const r1 = s.run(unsafe);
+    const r2 = s.run(refused);
+    expect([r1.code, r2.code]).toEqual([0, 0]);
+    expect((await calls(s.log)).map((c) => c.args)).toEqual([unsafe, refused]);
+    expect(r1.stderr).toBe("svc gh shim: the pull request body is not stamped (gh would read the stamped command line differently; the body's form cannot hold a changed value); gh runs with the arguments as given\n");
+    expect(r2.stderr).toBe("svc gh shim: the pull request body is not stamped (gh pr create will refuse it (unknown flag: --bogus)); gh runs with the arguments as given\n");
   });
 
   it("the editor: gh's editor step goes through the shim's GH_EDITOR, which runs the user's editor, then stamps", async () => {
@@ -96,13 +156,18 @@ describe("the gh provenance shim (a fake gh records its arguments)", () => {
   it("a stamping failure never fails the command: the real gh runs with the original arguments", async () => {
     const s = await shim();
     await rm(join(s.dir, "provenance.json"));
-    expect(s.run(["pr", "create", "--body", "B"]).code).toBe(0);
+    const r1 = s.run(["pr", "create", "--body", "B"]);
+    expect(r1.code).toBe(0);
+    // An unreadable body file: the shim cannot stamp, so gh gets the original path (and fails as gh does).
     const missing = join(await tempDir(), "nope.md");
-    // An unreadable body file: the shim cannot stamp, so gh gets the original path and fails as gh does.
-    expect(s.run(["pr", "create", "--body-file", missing]).code).toBe(1);
-    const [a, b] = await calls(s.log).catch(() => [] as never);
-    expect(a!.args).toEqual(["pr", "create", "--body", "B"]);
-    expect(b).toBeUndefined();
+    const r2 = s.run(["pr", "create", "--body-file", missing]);
+    expect(r2.code).toBe(0);
+    expect((await calls(s.log)).map((c) => c.args)).toEqual([
+      ["pr", "create", "--body", "B"],
+      ["pr", "create", "--body-file", missing],
+    ]);
+    expect(r1.stderr).toBe("svc gh shim: the pull request body is not stamped (stamping failed: ENOENT); gh runs with the arguments as given\n");
+    expect(r2.stderr).toContain("(stamping failed: ENOENT)");
   });
 
   it("without a real gh on PATH: gh's not-found behaviour (exit 127)", async () => {

@@ -1,6 +1,8 @@
 /** Real relays and real daemons for the remote tests. */
+import { randomBytes } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import WebSocket from "ws";
 import { expect } from "vitest";
 import { startRelay, type RelayOptions, type RunningRelay } from "../../../core/remote/relay/relay-server.js";
 import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../../support/cli.js";
@@ -84,9 +86,27 @@ export async function accept(node: Node, text: string): Promise<{ code: number; 
   return { code: r.code, stderr: r.stderr + (r.code ? r.stdout : ""), ...(r.code === 0 ? { id: (JSON.parse(r.stdout) as { id: string }).id } : {}) };
 }
 
+/** A relay and `count` daemons using it as their broker; `stop()` ends them all. */
+export async function relayAndNodes(count: number): Promise<{ relay: RunningRelay & Captured; nodes: Node[]; stop(): Promise<void> }> {
+  const relay = await relayWithTap();
+  const nodes = await Promise.all(Array.from({ length: count }, () => startNode({ pairing: { rendezvous: relay.url } })));
+  return { relay, nodes, stop: async () => (await Promise.all(nodes.map((n) => n.cleanup())), await relay.close()) };
+}
+
 /** A relay and two daemons paired through it; `stop()` ends all three. */
 export async function relayAndTwoNodes(): Promise<{ relay: RunningRelay & Captured; a: Node; b: Node; stop(): Promise<void> }> {
-  const relay = await relayWithTap();
-  const [a, b] = await Promise.all([0, 1].map(() => startNode({ pairing: { rendezvous: relay.url } })));
-  return { relay, a: a!, b: b!, stop: async () => (await Promise.all([a!.cleanup(), b!.cleanup()]), await relay.close()) };
+  const { relay, nodes, stop } = await relayAndNodes(2);
+  return { relay, a: nodes[0]!, b: nodes[1]!, stop };
+}
+
+/** A client on an offer's channel that sends a handshake opening no daemon can open, and never leaves by itself. */
+export async function garbagePeer(relayUrl: string, channel: string): Promise<{ texts: string[]; closed: Promise<number> }> {
+  const ws = new WebSocket(`${relayUrl}/channel/${channel}?role=peer&wait=0`);
+  const texts: string[] = [];
+  const closed = new Promise<number>((r) => ws.on("close", (code) => r(code)));
+  ws.on("message", (d, bin) => bin || texts.push(String(d)));
+  await new Promise((r) => ws.once("open", r));
+  await waitFor("paired", async () => texts.some((t) => t.includes("paired")));
+  ws.send(Buffer.concat([Buffer.of(1), randomBytes(100)]));
+  return { texts, closed };
 }

@@ -1,11 +1,11 @@
 /**
  * `POST /pairing/offers` with a real daemon and a real relay: a bad `ttlMs` is refused (400),
  * never replaced by the default; and only offers still waiting count toward the cap of pending
- * offers: one whose channel closed (a refused handshake) frees its place at once.
+ * offers: one whose channel closed (withdrawn after too many refused handshakes) frees its place at once.
  */
-import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { relayWithTap, startNode, waitFor, type Node } from "./helpers.js";
+import { MAX_REFUSED_HANDSHAKES } from "../../../core/remote/pairing/offers.js";
+import { garbagePeer, relayWithTap, startNode, waitFor, type Node } from "./helpers.js";
 
 const post = (node: Node, body: unknown) =>
   node.daemon.fetch("/pairing/offers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
@@ -37,7 +37,7 @@ describe("POST /pairing/offers", { timeout: 90_000 }, () => {
   });
 
   it("counts only offers still waiting toward the cap: a closed offer frees its place", async () => {
-    // Fill the cap with offers, then close each one's channel with a handshake it refuses.
+    // Fill the cap with offers.
     const urls: string[] = [];
     for (;;) {
       const r = await post(node, { ttlMs: 600_000 });
@@ -47,19 +47,15 @@ describe("POST /pairing/offers", { timeout: 90_000 }, () => {
       expect(urls.length).toBeLessThan(64);
     }
     expect(urls.length).toBeGreaterThan(0);
-    for (const u of urls) {
-      const channel = new URLSearchParams(u.slice("svc://pair?".length)).get("c")!;
-      const ws = new WebSocket(`${relay.url}/channel/${channel}?role=peer&wait=0`);
-      const texts: string[] = [];
-      ws.on("message", (d, bin) => bin || texts.push(String(d)));
-      await new Promise((r) => ws.once("open", r));
-      await waitFor("paired", async () => texts.some((t) => t.includes("paired")));
-      ws.send(Buffer.concat([Buffer.of(1), Buffer.alloc(100, 7)]));
-      await waitFor("the daemon to drop the bad handshake", async () => texts.some((t) => t.includes("peer-left")));
-      ws.close();
+    // A refused handshake leaves an offer waiting; too many of them close it.
+    const channel = new URLSearchParams(urls[0]!.slice("svc://pair?".length)).get("c")!;
+    for (let i = 0; i < MAX_REFUSED_HANDSHAKES; i++) {
+      const peer = await garbagePeer(relay.url, channel);
+      await waitFor("the daemon to refuse the handshake", async () => peer.texts.some((t) => t.includes("refused") || t.includes("peer-left")));
     }
-    // Every offer is closed now: the daemon takes new ones.
+    // That offer is closed now: the daemon takes one more, and only one.
     const again = await post(node, { ttlMs: 600_000 });
     expect(again.status).toBe(201);
+    expect((await post(node, { ttlMs: 600_000 })).status).toBe(409);
   });
 });

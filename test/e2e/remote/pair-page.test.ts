@@ -65,6 +65,7 @@ describe("the web pair page in headless Chromium", { timeout: 90_000 }, () => {
     await tab.goto(link);
     await tab.waitForSelector("#daemon[data-loaded=true]", { timeout: 20_000 });
     expect(await tab.getAttribute("#status", "data-state")).toBe("connected");
+    expect(await tab.textContent("#status")).toContain("scope read (the daemon's owner chose it)");
     expect(await tab.textContent("#sentinels")).toContain("label seen in the browser");
     expect(await tab.textContent("#sessions")).toContain(sessionId);
     await tab.screenshot({ path: join(shots, "pair-page.png") });

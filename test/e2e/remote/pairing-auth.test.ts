@@ -1,7 +1,8 @@
 /**
- * A paired end is a non-loopback caller of the far daemon: with `daemon.authToken` set there,
- * every verb through the link needs that token (SVC_REMOTE_AUTH_TOKEN), which then also opens
- * the token operations. The pairing files are 0600 and listings never show the link secret.
+ * A paired end is a remote caller of the far daemon with its pairing's scope (read by default),
+ * authenticated by the link whether or not `daemon.authToken` is set there; the far daemon's token
+ * (SVC_REMOTE_AUTH_TOKEN) makes it the owner, and rides only inside the link. The pairing files
+ * are 0600 and listings never show the link secret.
  */
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -31,10 +32,13 @@ describe("authorization through a pairing", { timeout: 90_000 }, () => {
     await relay?.close();
   });
 
-  it("needs the far daemon's token when it has one, and carries it only inside the link", async () => {
-    const refused = await b.cli(["--remote", id, "sentinel", "list"]);
+  it("reads by its scope even when the far daemon has a token; operating needs the scope or that token, carried only inside the link", async () => {
+    const read = await b.cli(["--remote", id, "sentinel", "list", "--json"]);
+    expect(read.stderr).toBe("");
+    expect(JSON.parse(read.stdout)).toEqual({ sentinels: [] });
+    const refused = await b.cli(["--remote", id, "sentinel", "poll-now"]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toMatch(/bearer token is required.*paired daemon/);
+    expect(refused.stderr + refused.stdout).toContain(`pairing ${id} (scope read) may only read`);
     const ok = await runCli(["--remote", id, "sentinel", "list", "--json"], { home: b.home, env: { SVC_REMOTE_AUTH_TOKEN: AUTH } });
     expect(ok.stderr).toBe("");
     expect(JSON.parse(ok.stdout)).toEqual({ sentinels: [] });

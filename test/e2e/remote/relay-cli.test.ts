@@ -8,6 +8,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { callerTokenFor } from "../../../core/remote/tunnel/caller-token.js";
 import { CLI_PATH, REPO_ROOT } from "../../support/paths.js";
 import { childEnv, makeTempHome, runCli } from "../../support/cli.js";
 import { accept, offer, startNode, waitConnected, waitFor } from "./helpers.js";
@@ -58,14 +59,14 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
       expect((await b.cli(["--remote", p.id!, "sentinel", "list"])).stdout).toContain("over tls 5150");
       const pub = await waitFor("the tunnel URL", async () => /tunnel open: (\S+)/.exec(a.daemon.logs())?.[1]);
       expect(pub.startsWith(`${base}/t/`)).toBe(true);
-      expect(await (await fetch(`${pub}sentinels`, { headers: { authorization: `Bearer ${TOKEN}` } })).text()).toContain("over tls 5150");
+      expect(await (await fetch(`${pub}sentinels`, { headers: { authorization: `Bearer ${callerTokenFor(TOKEN)}` } })).text()).toContain("over tls 5150");
     } finally {
       await a.cleanup();
       await b.cleanup();
     }
     const logs = relay.err();
     expect(logs).toContain('"message":"tunnel opened"');
-    for (const secret of ["over tls 5150", TOKEN, "/sentinels"]) expect(logs).not.toContain(secret);
+    for (const secret of ["over tls 5150", TOKEN, callerTokenFor(TOKEN), "/sentinels"]) expect(logs).not.toContain(secret);
     for (const line of logs.trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
   });
 
@@ -77,6 +78,9 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("maxConnections");
     expect((await runCli(["relay", "serve", "--limit", "idleMs=0"], { home: home.home })).code).toBe(2);
+    const contradict = await runCli(["relay", "serve", "--limit", "maxConnections=10", "--limit", "reservedHostConnections=10"], { home: home.home });
+    expect(contradict.code).toBe(2);
+    expect(contradict.stderr).toContain("reservedHostConnections (10) must be less than maxConnections (10)");
     // A token on the command line is refused: `ps` shows argv to every user of the machine.
     const onArgv = await runCli(["relay", "serve", "--port", "0", "--tunnel-token", TOKEN], { home: home.home });
     expect(onArgv.code).toBe(2);
