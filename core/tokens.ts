@@ -42,12 +42,12 @@ export const TOOLS = token<ToolTable>("tools");
 export const DAEMON_EVENTS = token<DaemonEventBus>("daemon-events");
 export const SERVICES = token<import("./runtime/service-directory.js").ServiceDirectory>("services");
 export const SENTINELS = token<import("./sentinels/service.js").SentinelService>("sentinels");
-/** The host egress behind the SSRF gate (core/egress), offered to plugins as the service "egress". */
 /**
  * Where the daemon's HTTP listener is (set once it listens, before the modules start), and the
  * per-boot key its own forwarded requests carry (core/daemon/remote-marker.ts).
  */
 export const LISTEN = token<{ port: number; bind: string; forwardKey: string }>("listen");
+/** The host egress behind the SSRF gate (core/egress), offered to plugins as the service "egress". */
 export const EGRESS = token<import("./egress/host-egress.js").HostEgress>("egress");
 /** The 1-minute load average and core count the provisioning queue's load guard reads (tests inject one). */
 export const LOAD_PROBE = token<import("./workspaces/provision-queue.js").LoadProbe>("load-probe");

@@ -55,7 +55,6 @@ export function tunnelIdFor(token: string): string {
   return createHash("sha256").update("svc-tunnel/1 " + token).digest("hex").slice(0, 16);
 }
 
-
 export class TunnelHost {
   private readonly tunnels = new Map<string, Tunnel>();
   private readonly hosts: readonly HostToken[];
