@@ -28,7 +28,19 @@ describe("the remote marker", () => {
     }
   });
 
-  it("never reads a forged header as a pairing (fast-check)", () => {
+  it("never reads a forged header as a remote caller: any other key, or any other text (fast-check)", () => {
+    const via = fc.oneof(
+      fc.constant<RemoteVia>({ kind: "tunnel" }),
+      fc.constant<RemoteVia>({ kind: "sealed" }),
+      fc.record({ kind: fc.constant("pairing" as const), pairingId: fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/), scope: fc.constantFrom("read" as const, "operate" as const) }),
+    );
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }).filter((k) => k !== KEY && !/\s/.test(k)), via, (key, v) => {
+        // Well formed but for the key: ignored. With this boot's key, the same marker is read.
+        expect(readRemoteMarker({ [REMOTE_MARKER]: remoteMarker(key, v) }, KEY)).toBeUndefined();
+        expect(readRemoteMarker({ [REMOTE_MARKER]: remoteMarker(KEY, v) }, KEY)).toEqual(v);
+      }),
+    );
     fc.assert(
       fc.property(fc.string(), (h) => {
         expect(readRemoteMarker({ [REMOTE_MARKER]: h }, KEY)).toBeUndefined();

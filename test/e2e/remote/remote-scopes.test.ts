@@ -117,7 +117,7 @@ describe("scopes of remote callers", { timeout: 180_000 }, () => {
     expect(tool.content[0]!.text).toContain("needs the operate scope");
     const read = await mcpCall(readId, "session_list", {});
     expect(read.isError).toBeFalsy();
-    // Token operations stay the owner's: a webhook sentinel, a pairing offer.
+    // Token operations stay the owner's: a pairing offer.
     expect((await through(readId, "POST", "/pairing/offers", {})).status).toBe(401);
     expect(JSON.parse((await a.cli(["sessions", "list", "--json"])).stdout).sessions).toEqual([]);
   });
