@@ -25,6 +25,7 @@ export function describeSession(s: LiveSession, now: number, policy: { attention
     ...(s.lastStopReason ? { lastStopReason: s.lastStopReason } : {}),
     ...(s.lastTurnErrorMessage ? { lastTurnErrorMessage: s.lastTurnErrorMessage } : {}),
     ...(s.stalledSinceMs !== undefined ? { stalledSinceMs: s.stalledSinceMs } : {}),
+    ...(s.modelUsage ? { modelUsage: { ...s.modelUsage } } : {}),
     pendingPrompts: s.queue.map((p) => ({
       promptId: p.promptId,
       sender: p.sender,

@@ -1,6 +1,7 @@
 import type { AdapterSession, DeliveryRef, PromptReceipt, PromptSender, PromptUrgency, SessionUpdateSink } from "../plugin-api/sessions.js";
 import type { TranscriptWriter } from "./transcript.js";
 import type { AdapterSource, SessionDescriptor, SessionState, TurnResult } from "./types.js";
+import type { ModelUsage } from "./model-access.js";
 
 export interface PendingPrompt {
   promptId: string;
@@ -48,6 +49,8 @@ export class LiveSession {
   private readonly waiters = new Map<string, Array<(r: TurnResult) => void>>();
   readonly results = new Map<string, TurnResult>();
   readonly quotaWindowsSignalled = new Set<string>();
+  /** Model calls through the llm-endpoint sidecar (set at the first). */
+  modelUsage: ModelUsage | undefined;
   /** Settles when the agent has started (after the worktree's provisioning, when it has any). */
   ready?: Promise<void>;
   /** The session made its worktree (a child that inherited its parent's does not own it). */

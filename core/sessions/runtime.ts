@@ -21,6 +21,7 @@ import { describeSession } from "./describe.js";
 import { StartingSessions } from "./starting.js";
 import { TranscriptWriter } from "./transcript.js";
 import type { SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
+import { emptyModelUsage, type ModelAccess } from "./model-access.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
 const MAX_ENDED = 500;
@@ -39,6 +40,8 @@ export class SessionRuntime implements SessionHost {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly hooks: LiveSessionHooks;
   private readonly starting = new StartingSessions<LiveSession>();
+  /** The model proxy, while core/llm-endpoint runs (model-access.ts). */
+  private modelAccess: ModelAccess | undefined;
 
   constructor(
     @inject(CONFIG) private readonly config: ConfigService,
@@ -56,6 +59,7 @@ export class SessionRuntime implements SessionHost {
       onExited: (s, unrun) => {
         this.events.emit("session:ended", { sessionId: s.id, exit: s.exit });
         void this.workspaces.ended(s.id);
+        this.modelAccess?.close(s.id);
         this.pruneEnded();
         s.closing = this.parkUnrun(s, unrun).finally(async () => {
           await s.transcript.close();
@@ -217,13 +221,22 @@ export class SessionRuntime implements SessionHost {
       await this.workspaces.ended(id);
       throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
     }
-    session.handle = await instance.start(
-      { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: { ...(req.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
-      session.sink(),
-    );
+    // Through the model proxy, when it runs: its base URLs and the session's own token instead of any key it holds.
+    const access = await this.modelAccess?.open({ sessionId: id, ...(session.fixed.run ? { runId: session.fixed.run.runId } : {}), ...(merged.auth ? { auth: merged.auth } : {}) });
+    const auth = access ? access.auth : merged.auth;
+    try {
+      session.handle = await instance.start(
+        { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth, argv: req.argv, env: { ...(req.env ?? {}), ...(access?.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
+        session.sink(),
+      );
+    } catch (err) {
+      this.modelAccess?.close(id);
+      throw err;
+    }
     if (session.stopRequested) {
       // A stop landed while the process was starting: nothing else holds it, so it is stopped here.
       await session.handle.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId: id, error: err.message }));
+      this.modelAccess?.close(id);
       await this.workspaces.ended(id);
       throw new SvcError("conflict", `session ${id} was stopped while its agent was starting`);
     }
@@ -391,6 +404,32 @@ export class SessionRuntime implements SessionHost {
     const data = { sessionId: s.id, profile: q.profile, remaining: q.remaining, window: q.window, threshold: at };
     s.transcript.append("session.handoff-suggested", data);
     this.events.emit("session:handoff-suggested", data);
+  }
+
+  /** Lets the model proxy take part in session starts and ends (core/llm-endpoint), or stops it doing so. */
+  useModelAccess(access: ModelAccess | undefined): void {
+    this.modelAccess = access;
+  }
+
+  /** The model proxy carried one call of this session: counted on its descriptor. Unknown or pruned sessions are ignored. */
+  noteModelCall(sessionId: string, call: { model: string; inputTokens: number; outputTokens: number; status: number; at: string }): void {
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    const u = (s.modelUsage ??= emptyModelUsage());
+    u.calls++;
+    u.inputTokens += call.inputTokens;
+    u.outputTokens += call.outputTokens;
+    if (call.status >= 500 || call.status === 499) u.failed++;
+    u.lastModel = call.model;
+    u.lastCallAt = call.at;
+  }
+
+  /** The model proxy refused a call of this session (a budget, a rate, a hard stop): said in its transcript. */
+  noteModelRefusal(sessionId: string, refusal: { reason: string; status: number; message: string }): void {
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    (s.modelUsage ??= emptyModelUsage()).refused++;
+    if (s.live) s.transcript.append("llm.refused", refusal);
   }
 
   async park(sessionId: string, entry: ParkedDelivery): Promise<void> {

@@ -1,4 +1,5 @@
 import type { PromptSender, PromptUrgency, SpawnOptionValue } from "../plugin-api/sessions.js";
+import type { ModelUsage } from "./model-access.js";
 
 export type SessionState = "starting" | "idle" | "busy" | "ended";
 
@@ -46,6 +47,8 @@ export interface SessionDescriptor {
   skills: string[];
   /** The auth defaults applied, redacted: which kinds of credential were passed, never their values. */
   auth?: { mode?: string; provider?: string; hasToken?: boolean; hasApiKey?: boolean };
+  /** Model calls made through the llm-endpoint sidecar (docs/llm-endpoint.md); absent when none went through it. */
+  modelUsage?: ModelUsage;
   info?: Record<string, unknown>;
   eventsPath: string;
   terminalPath?: string;
