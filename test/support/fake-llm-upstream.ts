@@ -164,7 +164,7 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
       return;
     }
     if (m.kind === "status") {
-      const headers = m.retryAfter ? { "retry-after": m.retryAfter } : {};
+      const headers: Record<string, string> = m.retryAfter ? { "retry-after": m.retryAfter } : {};
       if (api === "anthropic") {
         const type = m.status === 529 ? "overloaded_error" : m.status === 429 ? "rate_limit_error" : "api_error";
         json(res, m.status, { type: "error", error: { type, message: `fake upstream answers ${m.status}` } }, headers);
