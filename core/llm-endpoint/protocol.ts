@@ -25,6 +25,11 @@ export interface RouteSpec {
    * (bearer, both). Absent: the route has no key, and a call to it is refused (401, in the API's shape).
    */
   key?: { kind: "apiKey" | "token"; value: string; from: string };
+  /**
+   * The adapter slug whose `defaults.adapters.<slug>.auth` supplies the key (config `keyFrom`), named
+   * in the refusal of a route with no key; absent: the provider's catalog adapter (claude, codex).
+   */
+  keyFrom?: string;
 }
 
 /** A model role (config `models`), resolved: a request may name it as `role:<name>` or `<name>`. */
