@@ -76,7 +76,8 @@ test("no response headers within the timeout: 504 in each API's shape, counted, 
 });
 
 test("a stream idle past the timeout ends with an error event the SDK raises, counted as 504", async () => {
-  sc.configure({ upstreamTimeoutMs: 300 });
+  // Long enough for the first event to arrive on a loaded machine; the idle wait after it is the test.
+  sc.configure({ upstreamTimeoutMs: 1500 });
   fake.setMode({ kind: "stall-stream" });
   const call = await nextCall();
   const stream = await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true });
