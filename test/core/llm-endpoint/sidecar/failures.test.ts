@@ -113,6 +113,20 @@ test("an upstream that resets the connection or refuses it: 502, counted", async
   expect(sc.calls.at(-1)).toMatchObject({ route: "dead", status: 502, error: "upstream refused the connection" });
 });
 
+test("an upstream reset mid-stream ends the stream with an error event, counted as 502", async () => {
+  fake.setMode({ kind: "reset-stream" });
+  const call = await nextCall();
+  const stream = await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true });
+  const seen: string[] = [];
+  const err = await (async () => {
+    for await (const e of stream) seen.push(e.type);
+  })().then(() => undefined, (e: unknown) => e as Error);
+  expect(seen).toEqual(["message_start"]);
+  expect(err).toBeInstanceOf(Anthropic.APIError);
+  expect(err!.message).toContain("reset mid-answer");
+  expect(await call()).toMatchObject({ status: 502, stream: true, error: "upstream reset mid-answer", inputTokens: fake.usage.anthropic.input_tokens });
+});
+
 test("an upstream's own error status passes through with its body", async () => {
   fake.setMode({ kind: "status", status: 529 });
   const call = await nextCall();
