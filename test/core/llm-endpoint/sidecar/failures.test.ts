@@ -53,6 +53,17 @@ const msg = [{ role: "user" as const, content: "hi" }];
 const ask = (model = "claude-test") => anthropic.messages.create({ model, max_tokens: 8, messages: msg });
 const failure = <T>(p: Promise<T>) => p.then(() => undefined, (e: unknown) => e as Error & { status?: number; error?: any });
 
+/** Reads a stream to its end or its error: the event types seen, and the error. */
+async function drain(stream: AsyncIterable<object>): Promise<{ seen: string[]; err: Error | undefined }> {
+  const seen: string[] = [];
+  try {
+    for await (const e of stream) seen.push("type" in e ? String(e.type) : "chunk");
+  } catch (e) {
+    return { seen, err: e as Error };
+  }
+  return { seen, err: undefined };
+}
+
 /** The record of the call made after this point. */
 async function nextCall() {
   await sc.sync();
@@ -80,19 +91,12 @@ test("a stream idle past the timeout ends with an error event the SDK raises, co
   sc.configure({ upstreamTimeoutMs: 1500 });
   fake.setMode({ kind: "stall-stream" });
   const call = await nextCall();
-  const stream = await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true });
-  const seen: string[] = [];
-  const err = await (async () => {
-    for await (const e of stream) seen.push(e.type);
-  })().then(() => undefined, (e: unknown) => e as Error);
+  const { seen, err } = await drain(await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true }));
   expect(seen).toEqual(["message_start"]);
   expect(err).toBeInstanceOf(Anthropic.APIError);
   expect(err!.message).toContain("idle");
   expect(await call()).toMatchObject({ status: 504, stream: true, error: expect.stringContaining("idle") });
-  const ostream = await openai.chat.completions.create({ model: "gpt-test", messages: msg, stream: true });
-  const oerr = await (async () => {
-    for await (const _ of ostream) void _;
-  })().then(() => undefined, (e: unknown) => e as Error);
+  const { err: oerr } = await drain(await openai.chat.completions.create({ model: "gpt-test", messages: msg, stream: true }));
   expect(oerr).toBeInstanceOf(OpenAI.APIError);
   expect(oerr!.message).toContain("idle");
 });
@@ -116,11 +120,7 @@ test("an upstream that resets the connection or refuses it: 502, counted", async
 test("an upstream reset mid-stream ends the stream with an error event, counted as 502", async () => {
   fake.setMode({ kind: "reset-stream" });
   const call = await nextCall();
-  const stream = await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true });
-  const seen: string[] = [];
-  const err = await (async () => {
-    for await (const e of stream) seen.push(e.type);
-  })().then(() => undefined, (e: unknown) => e as Error);
+  const { seen, err } = await drain(await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true }));
   expect(seen).toEqual(["message_start"]);
   expect(err).toBeInstanceOf(Anthropic.APIError);
   expect(err!.message).toContain("reset mid-answer");
