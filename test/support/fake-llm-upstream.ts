@@ -41,14 +41,15 @@ export interface OpenAiUsage {
 /**
  * What the following requests meet: a normal answer; an error status in the API's shape (500,
  * 529, ...); the socket destroyed once the body is read; no answer ever (until the client goes);
- * or, for streams, the first event and then nothing.
+ * or, for streams, the first event and then nothing (stall) or a reset socket.
  */
 export type FakeMode =
   | { kind: "ok" }
   | { kind: "status"; status: number; retryAfter?: string }
   | { kind: "reset" }
   | { kind: "hang" }
-  | { kind: "stall-stream" };
+  | { kind: "stall-stream" }
+  | { kind: "reset-stream" };
 
 /** Holds streams after their first event until released. */
 export interface StreamGate {
@@ -188,6 +189,14 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     const held = gate;
     for (let i = 0; i < events.length; i++) {
       if (res.destroyed) return;
+      if (i === 0 && m.kind === "reset-stream") {
+        // Once the first event is on the wire (a destroy would discard it unsent).
+        res.write(events[i], () => {
+          onReset();
+          res.socket?.destroy();
+        });
+        return;
+      }
       res.write(events[i]);
       if (i === 0 && m.kind === "stall-stream") return;
       if (i === 0 && held) {

@@ -81,6 +81,7 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
   let jsonChunks: Buffer[] | undefined;
   let jsonBytes = 0;
   let retried = false;
+  let sse = false;
 
   const finish = (o: Omit<ForwardOutcome, "firstByteMs">): void => {
     if (finished) return;
@@ -99,7 +100,7 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
       return;
     }
     const usage = tap?.usage() ?? NO_USAGE;
-    if (tap) res.end(errorEvent(f.api, e));
+    if (sse) res.end(errorEvent(f.api, e));
     else res.destroy();
     finish({ status: e.status, usage, error });
   };
@@ -120,7 +121,7 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
     timer.refresh();
     const out: OutgoingHttpHeaders = {};
     for (const name in r.headers) if (!HOP.has(name)) out[name] = r.headers[name];
-    const sse = (r.headers["content-type"] ?? "").startsWith("text/event-stream");
+    sse = (r.headers["content-type"] ?? "").startsWith("text/event-stream");
     if (sse) {
       if (f.counts) tap = new SseUsageTap(f.api);
       if (f.dropUsageChunk) {
