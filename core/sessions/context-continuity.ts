@@ -52,7 +52,7 @@ export class ContextContinuity {
     s.context = use;
     if (s.held) return;
     const policy = this.host.policy();
-    const { fired, crossed } = cross(s.contextFired, use.pct, policy.thresholds);
+    const { fired, crossed } = cross(s.contextFired, use.pct, policy.thresholds, use.model);
     s.contextFired = fired;
     const v = verdict(policy.mode, crossed);
     if (v) this.act(s, use, v);

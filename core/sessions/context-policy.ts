@@ -5,7 +5,9 @@
  * - Context use is a percent (0-100) of the model's context window: the input tokens of the
  *   session's latest model call over the window.
  * - A threshold fires when use is at or above it and it is armed; it is then disarmed until a
- *   report below it (after a compaction) arms it again: once per upward crossing.
+ *   report below it (after a compaction) from the model that crossed it arms it again: once per
+ *   upward crossing. (A small side call on another model, which an agent may make between its
+ *   main calls, does not re-arm it.)
  * - When one report crosses several thresholds, the most severe action acts (warn < compact <
  *   continueFresh < hardStop); the others are disarmed too and only noted.
  * - `mode`: `act` (default) does each action, `warn` turns every crossing into a warning that
@@ -56,21 +58,27 @@ export function contextPct(inputTokens: number, window: number): number {
   return Math.round((inputTokens / window) * 1000) / 10;
 }
 
+/** The thresholds fired and not re-armed, each with the model whose report crossed it. */
+export type Fired = ReadonlyMap<ContextAction, string>;
+
 export interface Crossings {
-  /** The thresholds disarmed after this report (fired and still at or above). */
-  fired: Set<ContextAction>;
+  fired: Map<ContextAction, string>;
   /** The thresholds this report crossed upward, least severe first. */
   crossed: Threshold[];
 }
 
-/** One report of `pct` against the thresholds, given those already fired (and not re-armed). */
-export function cross(fired: ReadonlySet<ContextAction>, pct: number, thresholds: readonly Threshold[]): Crossings {
-  const next = new Set<ContextAction>();
+/** One report of `pct` by `model` against the thresholds, given those already fired (and not re-armed). */
+export function cross(fired: Fired, pct: number, thresholds: readonly Threshold[], model: string): Crossings {
+  const next = new Map<ContextAction, string>();
   const crossed: Threshold[] = [];
   for (const t of thresholds) {
-    if (pct < t.atPct) continue;
-    next.add(t.action);
-    if (!fired.has(t.action)) crossed.push(t);
+    const by = fired.get(t.action);
+    if (pct >= t.atPct) {
+      next.set(t.action, by ?? model);
+      if (by === undefined) crossed.push(t);
+    } else if (by !== undefined && by !== model) {
+      next.set(t.action, by);
+    }
   }
   return { fired: next, crossed };
 }

@@ -9,6 +9,7 @@ const FIRST_PROMPT_CHARS = 2000;
 const LATEST_PROMPTS = 3;
 const LATEST_PROMPT_CHARS = 1500;
 const REPLY_CHARS = 3000;
+const HANDOFF_MARK = "[svc handoff]";
 
 export interface HandoffReason {
   fromSessionId: string;
@@ -22,11 +23,12 @@ export function handoffSummary(lines: readonly TranscriptLine[], why: HandoffRea
   const prompts = lines
     .filter((l) => l.type === "prompt")
     .map((l) => l.data as { text?: unknown; sender?: { kind?: string } })
-    .filter((d) => typeof d.text === "string" && d.sender?.kind !== "system")
+    // svc's own prompts (a compaction, a stale notice) are no task; an earlier handoff is (it carries the task on).
+    .filter((d) => typeof d.text === "string" && (d.sender?.kind !== "system" || d.text.startsWith(HANDOFF_MARK)))
     .map((d) => d.text as string);
   const reply = [...lines].reverse().find((l) => (l.type === "turn.ended" || l.type === "turn.failed") && typeof (l.data as { text?: unknown })?.text === "string" && (l.data as { text: string }).text !== "");
   const parts = [
-    `[svc handoff] You continue session ${why.fromSessionId}, which reached ${why.pct}% of its model's context window (defaults.contextContinuity.${why.key} is ${why.atPct}). ` +
+    `${HANDOFF_MARK} You continue session ${why.fromSessionId}, which reached ${why.pct}% of its model's context window (defaults.contextContinuity.${why.key} is ${why.atPct}). ` +
       "This is a fresh context in the same workspace: its files are as the previous session left them. Below are its first prompt, its latest prompts and its latest reply; carry on with the task from there.",
   ];
   if (prompts.length > 0) parts.push(`## First prompt\n${cut(prompts[0]!, FIRST_PROMPT_CHARS)}`);
@@ -36,7 +38,7 @@ export function handoffSummary(lines: readonly TranscriptLine[], why: HandoffRea
   return parts.join("\n\n");
 }
 
-/** `text` within `max` characters, marked where it was cut; `keep: "start"` keeps the end (a reply's conclusion). */
+/** `text` within `max` characters, marked where it was cut; `drop: "start"` keeps the end (a reply's conclusion). */
 function cut(text: string, max: number, drop: "end" | "start" = "end"): string {
   if (text.length <= max) return text;
   return drop === "end" ? `${text.slice(0, max)}… [${text.length - max} more characters]` : `[${text.length - max} earlier characters] …${text.slice(-max)}`;

@@ -1,6 +1,6 @@
 import type { AdapterSession, DeliveryRef, PromptReceipt, PromptSender, PromptUrgency, SessionUpdateSink } from "../plugin-api/sessions.js";
 import type { TranscriptWriter } from "./transcript.js";
-import type { ContextAction } from "./context-policy.js";
+import type { Fired } from "./context-policy.js";
 import type { AdapterSource, ContextUse, SessionDescriptor, SessionState, TurnResult } from "./types.js";
 
 export interface PendingPrompt {
@@ -54,7 +54,7 @@ export class LiveSession {
   /** The latest context use reported (context-continuity.ts). */
   context?: ContextUse;
   /** The context thresholds fired and not re-armed (context-policy.ts). */
-  contextFired: ReadonlySet<ContextAction> = new Set();
+  contextFired: Fired = new Map();
   /** A report without a known context window was said once (`context.policy-off`). */
   contextOffSaid = false;
   /** Why no further turn starts (a fresh continuation under way, or a hard stop): queued prompts wait. */

@@ -1,14 +1,15 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CONTEXT_ACTIONS, contextPct, contextPolicy, cross, verdict, type ContextAction, type Threshold } from "../../../core/sessions/context-policy.js";
+import { CONTEXT_ACTIONS, contextPct, contextPolicy, cross, verdict, type Fired, type Threshold } from "../../../core/sessions/context-policy.js";
 
 const all = contextPolicy({ warnAtPct: 60, compactAtPct: 75, continueFreshAtPct: 85, hardStopAtPct: 95 });
 
-/** Feeds `pcts` in order; returns each report's crossings. */
-function run(pcts: number[], thresholds: Threshold[] = all.thresholds): Threshold[][] {
-  let fired: ReadonlySet<ContextAction> = new Set();
-  return pcts.map((pct) => {
-    const r = cross(fired, pct, thresholds);
+/** Feeds `pcts` in order (each `[pct, model]` or a pct of model `main`); returns each report's crossings. */
+function run(pcts: Array<number | [number, string]>, thresholds: Threshold[] = all.thresholds): Threshold[][] {
+  let fired: Fired = new Map();
+  return pcts.map((report) => {
+    const [pct, model] = typeof report === "number" ? [report, "main"] : report;
+    const r = cross(fired, pct, thresholds, model);
     fired = r.fired;
     return r.crossed;
   });
@@ -39,6 +40,11 @@ describe("contextContinuity policy", () => {
     expect(keys).toEqual([[], ["warnAtPct"], [], [], [], ["warnAtPct"], ["compactAtPct"]]);
   });
 
+  it("a lower report from another model (a side call) does not re-arm; one from the crossing model does", () => {
+    const keys = run([70, [2, "haiku"], 71, [59, "main"], [61, "haiku"]]).map((c) => c.map((t) => t.key));
+    expect(keys).toEqual([["warnAtPct"], [], [], [], ["warnAtPct"]]);
+  });
+
   it("a report crossing several thresholds: the most severe acts, the others are noted and disarmed", () => {
     const [first, second] = run([90, 96]);
     const v = verdict("act", first!);
@@ -53,6 +59,23 @@ describe("contextContinuity policy", () => {
     expect(verdict("warn", crossed.slice(0, 1))).toEqual({ acting: crossed[0], does: "warn", noted: [] });
     expect(verdict("off", crossed)).toBeUndefined();
     expect(verdict("act", [])).toBeUndefined();
+  });
+
+  it("for any sequence of usages from several models, a threshold fires again only after its crossing model fell below it", () => {
+    const t: Threshold = { action: "compact", key: "compactAtPct", atPct: 50 };
+    const reports = fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.constantFrom("main", "side")), { maxLength: 60 });
+    fc.assert(
+      fc.property(reports, (list) => {
+        const fired = run(list, [t]).map((c) => c.length > 0);
+        let armedBy: string | undefined; // the model that fired it, while it is disarmed
+        list.forEach(([pct, model], i) => {
+          const expected = pct >= t.atPct && armedBy === undefined;
+          expect(fired[i]).toBe(expected);
+          if (expected) armedBy = model;
+          else if (pct < t.atPct && armedBy === model) armedBy = undefined;
+        });
+      }),
+    );
   });
 
   it("for any sequence of usages, each threshold fires at most once per upward crossing", () => {
