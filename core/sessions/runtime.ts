@@ -164,7 +164,10 @@ export class SessionRuntime implements SessionHost {
       this.hooks,
     );
     session.worktreeOwner = placed.worktree !== undefined && placed.worktree.path !== parent?.fixed.worktree?.path;
-    if (via.takeOver) this.takeOver(via.takeOver, session);
+    if (via.takeOver) {
+      session.continuedFrom = via.takeOver.id;
+      session.worktreeOwner = via.takeOver.worktreeOwner;
+    }
     this.sessions.set(id, session);
     registered.settle(session);
     // The daemon mark already here: another daemon sharing eventsDir must not take a session that is still starting for an orphan (orphans.ts).
@@ -433,17 +436,12 @@ export class SessionRuntime implements SessionHost {
       { adapter: f.adapter, cwd: f.cwd, options: f.options, skills: f.skills, label: f.label, name: f.name, dedupe: false, ...(parentLive ? { parentId: f.parentId } : { attach: false }), ...(f.delegation !== undefined ? { delegation: f.delegation } : {}) },
       { takeOver: old },
     );
+    // Started: from now on the new session owns the worktree, so the old one's end does not free it.
+    old.continuedAs = descriptor.id;
+    old.worktreeOwner = false;
+    if (f.worktree) this.workspaces.handOver(f.worktree.path, old.id, descriptor.id);
     this.prompt(descriptor.id, prompt, { sender: { kind: "system" }, urgency: "queue" });
     return this.get(descriptor.id);
-  }
-
-  /** `next` continues `old`: linked both ways; it owns `old`'s worktree from now on, so `old`'s end does not free it. */
-  private takeOver(old: LiveSession, next: LiveSession): void {
-    next.continuedFrom = old.id;
-    old.continuedAs = next.id;
-    next.worktreeOwner = old.worktreeOwner;
-    old.worktreeOwner = false;
-    if (old.fixed.worktree) this.workspaces.handOver(old.fixed.worktree.path, old.id, next.id);
   }
 
   async park(sessionId: string, entry: ParkedDelivery): Promise<void> {

@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { readTranscript } from "../../../core/sessions/transcript-reader.js";
@@ -29,6 +30,19 @@ async function lines(id: string) {
   const s = h!.runtime.get(id);
   await s.transcript.flushed();
   return readTranscript(s.fixed.eventsPath);
+}
+
+/**
+ * Starts a `hold` turn and resolves once the agent runs it (its first chunk arrived), so that a
+ * cancel cannot overtake the prompt. The agent's command list is awaited first: it too counts as
+ * output, and must not be taken for the turn's.
+ */
+async function holding(id: string) {
+  const s = h!.runtime.get(id);
+  await until(() => s.handle?.compactCommand?.() === "/compact", "the agent's available_commands_update");
+  const hold = h!.runtime.prompt(id, "hold", human);
+  await until(() => s.current?.promptId === hold.promptId && s.turnHadOutput, "the held turn");
+  return hold;
 }
 
 const events = (type: string) => h!.events.filter((e) => e.type === type).map((e) => e.data as Record<string, unknown>);
@@ -107,9 +121,7 @@ describe("contextContinuity acts on context-use reports", () => {
   it("continue fresh: waits for the in-flight turn, and prompts queued meanwhile move to the new session", async () => {
     await harness({ continueFreshAtPct: 80 });
     const { descriptor: old } = await h!.runtime.start({ adapter: "ctx", cwd: h!.home });
-    const s = h!.runtime.get(old.id);
-    const hold = h!.runtime.prompt(old.id, "hold", human);
-    await until(() => s.turnHadOutput, "the held turn");
+    const hold = await holding(old.id);
     h!.runtime.reportContextUse(old.id, sonnet(170_000));
     expect(events("session:context-continued")).toEqual([]);
     const queued = h!.runtime.prompt(old.id, "next step", { sender: { kind: "human" }, urgency: "interrupt" });
@@ -122,13 +134,24 @@ describe("contextContinuity acts on context-use reports", () => {
     expect([...h!.runtime.get(nextId).results.values()].map((r) => r.text)).toEqual([expect.stringMatching(/^echo: \[svc handoff\]/), "echo: next step"]);
   });
 
+  it("continue fresh: when the new session cannot start, the event says why and the old session goes on", async () => {
+    await harness({ continueFreshAtPct: 80 });
+    const cwd = await tempDir("svc-ctx-gone-");
+    const { descriptor: old } = await h!.runtime.start({ adapter: "ctx", cwd });
+    await rm(cwd, { recursive: true });
+    await turn(old.id, "usage:170000:200000");
+    await until(() => events("session:context-continued").length === 1, "the continuation's outcome");
+    expect(events("session:context-continued")[0]).toMatchObject({ sessionId: old.id, error: expect.stringContaining("is not a directory") });
+    expect((await turn(old.id, "still here")).text).toBe("echo: still here");
+    expect(h!.runtime.describe(h!.runtime.get(old.id)).continuedAs).toBeUndefined();
+  });
+
   it("hard stop: cancels the in-flight turn, refuses queued and further prompts naming the threshold; the most severe crossing acts", async () => {
     await harness({ warnAtPct: 50, compactAtPct: 70, hardStopAtPct: 90 });
     const { descriptor } = await h!.runtime.start({ adapter: "ctx", cwd: h!.home });
     const s = h!.runtime.get(descriptor.id);
-    const hold = h!.runtime.prompt(descriptor.id, "hold", human);
+    const hold = await holding(descriptor.id);
     const waiting = h!.runtime.prompt(descriptor.id, "after", human);
-    await until(() => s.turnHadOutput, "the held turn");
     h!.runtime.reportContextUse(descriptor.id, sonnet(190_000));
     expect(await h!.runtime.waitFor(descriptor.id, hold.promptId)).toMatchObject({ stopReason: "cancelled" });
     expect(await h!.runtime.waitFor(descriptor.id, waiting.promptId)).toMatchObject({ stopReason: "error", error: expect.stringContaining("hardStopAtPct") });
