@@ -73,11 +73,11 @@ export const adapterDefaultsSchema = z.looseObject({
 const pct = bounded({ min: 0, max: 100 });
 
 export const contextContinuitySchema = z.looseObject({
-  mode: nonEmpty.optional().describe("Context-window policy mode (values defined by the session runtime)"),
-  warnAtPct: pct.optional().describe("Context use (percent) at which to warn"),
-  compactAtPct: pct.optional().describe("Context use (percent) at which to compact"),
-  continueFreshAtPct: pct.optional().describe("Context use (percent) at which to continue in a fresh session"),
-  hardStopAtPct: pct.optional().describe("Context use (percent) at which to stop"),
+  mode: z.enum(["act", "warn", "off"]).optional().describe("Context-window policy: act (default) does each threshold's action, warn only warns, off does nothing"),
+  warnAtPct: pct.optional().describe("Context use (percent of the model's window) at which to warn"),
+  compactAtPct: pct.optional().describe("Context use (percent) at which to ask the agent to compact"),
+  continueFreshAtPct: pct.optional().describe("Context use (percent) at which to continue in a fresh session with a handoff summary"),
+  hardStopAtPct: pct.optional().describe("Context use (percent) at which to cancel the turn and refuse further prompts"),
   handoffAtQuotaRemaining: bounded({ min: 0 }).optional().describe("Emit session:handoff-suggested once per quota window when this many requests or fewer remain; unset = off"),
 });
 

@@ -63,7 +63,7 @@ export async function sidecarSettings(cfg: EffectiveConfig, credentials: Credent
       authKey(cfg, slug) ??
       (stored ? { kind: "apiKey", value: stored, from: `credentials.json ${CREDENTIAL_NAMESPACE}/${name}` } : undefined) ??
       (fromEnv ? { kind: "apiKey", value: fromEnv, from: `the daemon's ${PROVIDER_KEY_ENV[u.provider]}` } : undefined);
-    routes.push({ name, provider: u.provider, baseUrl: u.baseUrl.replace(/\/+$/, ""), models: u.models ?? [], ...(key ? { key } : {}) });
+    routes.push({ name, provider: u.provider, baseUrl: u.baseUrl.replace(/\/+$/, ""), models: u.models ?? [], keyFrom: slug, ...(key ? { key } : {}) });
   }
   const roles: RoleSpec[] = [];
   for (const [role, r] of Object.entries(resolveRoleTable(cfg).roles)) {

@@ -87,9 +87,10 @@ export const llmEndpoint: BenchSuite = {
         { name: "sidecar RSS, idle (configured, one session granted)", value: idle, unit: "MiB", baseline: { name: "a bare node process waiting", value: bare } },
       ];
     } finally {
+      // First the kept-alive sockets: the fake's close waits for its connections to end.
+      agent.destroy();
       await sidecar.stop();
       await fake.close();
-      agent.destroy();
     }
   },
 };
