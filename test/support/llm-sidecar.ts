@@ -15,6 +15,8 @@ type Refused = Extract<ChildMessage, { type: "refused" }>;
 type Stats = Extract<ChildMessage, { type: "stats" }>;
 
 export interface SidecarOptions {
+  /** The sidecar's main module (default: the built one under the repository's dist/). */
+  entry?: string;
   routes: RouteSpec[];
   roles?: RoleSpec[];
   budgets?: BudgetSpec;
@@ -45,7 +47,7 @@ export interface TestSidecar {
 }
 
 export async function startSidecar(opts: SidecarOptions): Promise<TestSidecar> {
-  const child = fork(SIDECAR_MAIN, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  const child = fork(opts.entry ?? SIDECAR_MAIN, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const calls: CallRecord[] = [];
   const refusals: Refused[] = [];
   const listeners = new Set<(m: ChildMessage) => void>();

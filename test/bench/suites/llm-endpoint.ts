@@ -10,7 +10,8 @@ import { Agent, request } from "node:http";
 import { startFakeLlmUpstream } from "../../support/fake-llm-upstream.js";
 import { startSidecar } from "../../support/llm-sidecar.js";
 import type { BenchLine, BenchSuite } from "../types.js";
-import { median } from "../measure.js";
+import { median, REPO_ROOT } from "../measure.js";
+import { join } from "node:path";
 
 const CALLS = 400;
 const WARMUP = 50;
@@ -70,7 +71,7 @@ export const llmEndpoint: BenchSuite = {
   name: "llm-endpoint",
   async run(): Promise<BenchLine[]> {
     const fake = await startFakeLlmUpstream();
-    const sidecar = await startSidecar({ routes: [{ name: "anthropic", provider: "anthropic", baseUrl: fake.url, models: ["claude-*"], key: { kind: "apiKey", value: KEY, from: "bench" } }] });
+    const sidecar = await startSidecar({ entry: join(REPO_ROOT, "dist/core/llm-endpoint/sidecar/main.js"), routes: [{ name: "anthropic", provider: "anthropic", baseUrl: fake.url, models: ["claude-*"], key: { kind: "apiKey", value: KEY, from: "bench" } }] });
     try {
       sidecar.grant(TOKEN, "ses_bench");
       await sidecar.sync();
