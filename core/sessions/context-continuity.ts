@@ -128,6 +128,6 @@ export class ContextContinuity {
     void this.host.park(s, unrun);
     const cancelled = s.current?.promptId;
     if (cancelled) void s.handle?.cancel?.()?.catch((err: Error) => this.host.logger.warn("could not cancel the turn at a context hard stop", { sessionId: s.id, error: err.message }));
-    this.record(s, "hard-stop", { ...data, ...(cancelled ? { cancelled } : {}), refused: unrun.map((p) => p.promptId) });
+    this.record(s, "hard-stop", { ...data, reason: s.refusal, ...(cancelled ? { cancelled } : {}), refused: unrun.map((p) => p.promptId) });
   }
 }

@@ -328,3 +328,60 @@ describe("the llm-endpoint with the feature off", () => {
     await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
   });
 });
+
+describe("the context policy acts on what the sidecar sees (feature on)", () => {
+  let fake: FakeLlmUpstream;
+  beforeAll(async () => {
+    fake = await startFakeLlmUpstream();
+  });
+  afterAll(async () => fake?.close());
+  let tokenFile = "";
+  const fx = useDaemonProcess({
+    prefix: "svc-e2e-llm-ctx-",
+    setup: async ({ home }) => {
+      tokenFile = join(home, "token-seen-by-agent");
+      await writeFile(
+        join(home, "config.json"),
+        JSON.stringify({
+          features: { llmEndpoint: true },
+          llmEndpoint: { port: 0, upstreams: { anthropic: { provider: "anthropic", baseUrl: fake.url, models: ["claude-*"] } } },
+          defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } }, contextContinuity: { warnAtPct: 50, hardStopAtPct: 90 } },
+          acpAgents: { llm: fixtureAgent("llm-agent.mjs", { env: { FX_TOKEN_FILE: tokenFile } }) },
+        }),
+      );
+    },
+  });
+
+  const transcript = async (path: string) => (await readFile(path, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { type: string; data: any });
+  const descriptor = async (id: string) => (await json(fx.daemon.fetch(`/sessions/${id}`))).descriptor;
+
+  it("a call past warnAtPct warns once per crossing; past hardStopAtPct the session refuses prompts and the sidecar refuses its token", async () => {
+    const d = await startSession(fx.daemon, "llm");
+    const token = await until(async () => (await readFile(tokenFile, "utf8")).trim() || undefined, "the agent's token");
+    // claude-sonnet-4-5 has a 200,000-token window: 120,000 input tokens are 60%.
+    fake.usage.anthropic = { input_tokens: 100_000, cache_read_input_tokens: 20_000, cache_creation_input_tokens: 0, output_tokens: 10 };
+    expect(await ask(fx.daemon, d.id, { api: "anthropic", model: "claude-sonnet-4-5" })).toMatchObject({ ok: true });
+    await until(async () => (await descriptor(d.id)).context?.pct === 60, "the context use on the descriptor");
+    expect(await ask(fx.daemon, d.id, { api: "anthropic", model: "claude-sonnet-4-5" })).toMatchObject({ ok: true });
+    await until(async () => (await descriptor(d.id)).modelUsage?.calls === 2, "the second call counted");
+    const warns = (await transcript(d.eventsPath)).filter((l) => l.type === "context.warn");
+    expect(warns).toHaveLength(1);
+    expect(warns[0]!.data).toMatchObject({ sessionId: d.id, pct: 60, threshold: "warnAtPct", model: "claude-sonnet-4-5", window: 200_000 });
+    // 185,000 tokens: 92.5%, past the hard stop.
+    fake.usage.anthropic = { input_tokens: 185_000, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 10 };
+    await fx.daemon.fetch(`/sessions/${d.id}/prompt`, { method: "POST", body: JSON.stringify({ text: JSON.stringify({ api: "anthropic", model: "claude-sonnet-4-5" }), wait: true }), headers: { "content-type": "application/json" } });
+    const stop = await until(async () => (await transcript(d.eventsPath)).find((l) => l.type === "context.hard-stop"), "the hard stop");
+    expect(stop.data).toMatchObject({ pct: 92.5, threshold: "hardStopAtPct" });
+    const refused = await fx.daemon.fetch(`/sessions/${d.id}/prompt`, { method: "POST", body: JSON.stringify({ text: "more" }), headers: { "content-type": "application/json" } });
+    expect(refused.status).toBe(409);
+    expect(await refused.text()).toContain("defaults.contextContinuity.hardStopAtPct");
+    const direct = new Anthropic({ baseURL: (await status(fx.daemon)).url, apiKey: token, maxRetries: 0 });
+    const err = await until(
+      () => direct.messages.create({ model: "claude-sonnet-4-5", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (e: unknown) => e),
+      "the sidecar to refuse the session",
+    );
+    expect(err).toBeInstanceOf(Anthropic.PermissionDeniedError);
+    expect(String((err as Error).message)).toContain("hardStopAtPct");
+    expect((await transcript(d.eventsPath)).filter((l) => l.type === "context.hard-stop")).toHaveLength(1);
+  });
+});
