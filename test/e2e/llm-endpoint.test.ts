@@ -327,6 +327,21 @@ describe("the llm-endpoint with the feature off", () => {
     expect(environOf(d.pid).ANTHROPIC_BASE_URL).toBeUndefined();
     await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
   });
+
+  it("turned on in config.json, the sidecar starts without a daemon restart on the configured port; turned off, it stops", async () => {
+    const on = await runCli(["config", "set", "features.llmEndpoint", "true"], { home: fx.home });
+    expect(on.code, on.stderr).toBe(0);
+    const running = await until(async () => {
+      const res = await fx.daemon.fetch("/llm-endpoint/status");
+      const s = res.ok ? await res.json() : undefined;
+      return s?.sidecar.state === "running" ? s : undefined;
+    }, "the sidecar to start");
+    expect(running.url).toBe(`http://127.0.0.1:${port}`);
+    const off = await runCli(["config", "set", "features.llmEndpoint", "false"], { home: fx.home });
+    expect(off.code, off.stderr).toBe(0);
+    await until(async () => (await status(fx.daemon)).sidecar.state === "stopped", "the sidecar to stop");
+    await until(async () => !alive(running.sidecar.pid), "the sidecar process to end");
+  });
 });
 
 describe("the context policy acts on what the sidecar sees (feature on)", () => {
