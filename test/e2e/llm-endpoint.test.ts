@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, useDaemonProcess, type DaemonProcess } from "../support/cli.js";
 import { startFakeLlmUpstream, type FakeLlmUpstream } from "../support/fake-llm-upstream.js";
 import { fixtureAgent } from "../core/sessions/harness.js";
+import { processAlive } from "../support/process-alive.js";
 
 const ANTHROPIC_KEY = `sk-ant-e2e-${randomBytes(12).toString("hex")}`;
 const OPENAI_KEY = `sk-proj-e2e-${randomBytes(12).toString("hex")}`;
@@ -57,15 +58,6 @@ function environOf(pid: number): Record<string, string> {
   return Object.fromEntries(raw.split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function freePort(): Promise<number> {
   const s = createServer();
   await new Promise<void>((r) => s.listen(0, "127.0.0.1", () => r()));
@@ -74,12 +66,21 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
-  let fake: FakeLlmUpstream;
+/** A fake upstream for the enclosing describe, started before its daemon. */
+function useFakeUpstream(): () => FakeLlmUpstream {
+  let fake: FakeLlmUpstream | undefined;
   beforeAll(async () => {
     fake = await startFakeLlmUpstream();
   });
   afterAll(async () => fake?.close());
+  return () => {
+    if (!fake) throw new Error("the fake upstream is read before beforeAll ran");
+    return fake;
+  };
+}
+
+describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
+  const upstream = useFakeUpstream();
   let tokenFile = "";
   const fx = useDaemonProcess({
     prefix: "svc-e2e-llm-",
@@ -93,7 +94,7 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
           features: { llmEndpoint: true },
           llmEndpoint: {
             port: 0,
-            upstreams: { anthropic: { provider: "anthropic", baseUrl: fake.url, models: ["claude-*"] }, openai: { provider: "openai", baseUrl: `${fake.url}/v1`, models: ["gpt-*"] } },
+            upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] }, openai: { provider: "openai", baseUrl: `${upstream().url}/v1`, models: ["gpt-*"] } },
           },
           defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } } },
           models: { "review.small": { model: "claude-haiku-4-5", route: "anthropic" } },
@@ -126,10 +127,10 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
     ["openai", true, "gpt-5-mini"],
   ])("a session's %s call (stream %s) reaches the upstream with the injected key, through the SDK reading only its env", async (api, stream, model) => {
     const d = await startSession(fx.daemon, "llm");
-    const before = fake.requests.length;
+    const before = upstream().requests.length;
     const answer = await ask(fx.daemon, d.id, { api, stream, model });
-    expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true, text: fake.reply });
-    const seen = fake.requests.slice(before);
+    expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true, text: upstream().reply });
+    const seen = upstream().requests.slice(before);
     expect(seen).toHaveLength(1);
     const h = seen[0]!.headers;
     if (api === "anthropic") {
@@ -149,9 +150,9 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
 
   it("a role name routes by the role's route and model", async () => {
     const d = await startSession(fx.daemon, "llm");
-    const before = fake.requests.length;
+    const before = upstream().requests.length;
     expect(await ask(fx.daemon, d.id, { api: "anthropic", model: "role:review.small" })).toMatchObject({ ok: true });
-    expect(fake.requests[before]!.body.model).toBe("claude-haiku-4-5");
+    expect(upstream().requests[before]!.body.model).toBe("claude-haiku-4-5");
     await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
   });
 
@@ -203,7 +204,7 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
       const x = await json(fx.daemon.fetch(`/llm-endpoint/usage?sessionId=${d.id}`));
       return x.sessions[d.id]?.calls === 1 ? x : undefined;
     }, "the usage");
-    expect(u.sessions[d.id]).toMatchObject({ calls: 1, inputTokens: fake.usage.openai.prompt_tokens, outputTokens: fake.usage.openai.completion_tokens });
+    expect(u.sessions[d.id]).toMatchObject({ calls: 1, inputTokens: upstream().usage.openai.prompt_tokens, outputTokens: upstream().usage.openai.completion_tokens });
     expect(u.day.calls).toBeGreaterThanOrEqual(1);
     const cli = await runCli(["llm-endpoint", "usage", "--session", d.id, "--json"], { home: fx.home });
     expect(cli.code, cli.stderr).toBe(0);
@@ -231,27 +232,23 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(after.url).toBe(before.url);
     expect(after.sidecar.restarts).toBe(before.sidecar.restarts + 1);
-    expect(await ask(fx.daemon, d.id, { api: "anthropic", stream: true, model: "claude-sonnet-4-5" })).toMatchObject({ ok: true, text: fake.reply });
+    expect(await ask(fx.daemon, d.id, { api: "anthropic", stream: true, model: "claude-sonnet-4-5" })).toMatchObject({ ok: true, text: upstream().reply });
     await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
   });
 
   it("the sidecar ends with the daemon, also when the daemon is killed with -9", async () => {
     const pid = (await status(fx.daemon)).sidecar.pid as number;
     await fx.daemon.kill9();
-    await until(async () => !alive(pid), "the orphaned sidecar to exit", 20_000);
+    await until(async () => !processAlive(pid), "the orphaned sidecar to exit", 20_000);
     const d2 = await fx.start();
     const pid2 = await until(async () => (await status(d2)).sidecar.pid as number | undefined, "the new sidecar");
     await d2.stop();
-    await until(async () => !alive(pid2), "the sidecar to stop with the daemon", 20_000);
+    await until(async () => !processAlive(pid2), "the sidecar to stop with the daemon", 20_000);
   });
 });
 
 describe("budgets across the daemon (feature on)", () => {
-  let fake: FakeLlmUpstream;
-  beforeAll(async () => {
-    fake = await startFakeLlmUpstream();
-  });
-  afterAll(async () => fake?.close());
+  const upstream = useFakeUpstream();
   const fx = useDaemonProcess({
     prefix: "svc-e2e-llm-budget-",
     setup: async ({ home }) => {
@@ -260,7 +257,7 @@ describe("budgets across the daemon (feature on)", () => {
         JSON.stringify({
           features: { llmEndpoint: true },
           // 32 tokens a call (25 in, 7 out): the day allows two calls, a session one.
-          llmEndpoint: { port: 0, upstreams: { anthropic: { provider: "anthropic", baseUrl: fake.url, models: ["claude-*"] } }, budgets: { sessionTokens: 30, dayTokens: 60 } },
+          llmEndpoint: { port: 0, upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } }, budgets: { sessionTokens: 30, dayTokens: 60 } },
           defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } } },
           acpAgents: { llm: fixtureAgent("llm-agent.mjs") },
         }),
@@ -333,23 +330,19 @@ describe("the llm-endpoint with the feature off", () => {
     expect(on.code, on.stderr).toBe(0);
     const running = await until(async () => {
       const res = await fx.daemon.fetch("/llm-endpoint/status");
-      const s = res.ok ? await res.json() : undefined;
+      const s: any = res.ok ? await res.json() : undefined;
       return s?.sidecar.state === "running" ? s : undefined;
     }, "the sidecar to start");
     expect(running.url).toBe(`http://127.0.0.1:${port}`);
     const off = await runCli(["config", "set", "features.llmEndpoint", "false"], { home: fx.home });
     expect(off.code, off.stderr).toBe(0);
     await until(async () => (await status(fx.daemon)).sidecar.state === "stopped", "the sidecar to stop");
-    await until(async () => !alive(running.sidecar.pid), "the sidecar process to end");
+    await until(async () => !processAlive(running.sidecar.pid), "the sidecar process to end");
   });
 });
 
 describe("the context policy acts on what the sidecar sees (feature on)", () => {
-  let fake: FakeLlmUpstream;
-  beforeAll(async () => {
-    fake = await startFakeLlmUpstream();
-  });
-  afterAll(async () => fake?.close());
+  const upstream = useFakeUpstream();
   let tokenFile = "";
   const fx = useDaemonProcess({
     prefix: "svc-e2e-llm-ctx-",
@@ -359,7 +352,7 @@ describe("the context policy acts on what the sidecar sees (feature on)", () => 
         join(home, "config.json"),
         JSON.stringify({
           features: { llmEndpoint: true },
-          llmEndpoint: { port: 0, upstreams: { anthropic: { provider: "anthropic", baseUrl: fake.url, models: ["claude-*"] } } },
+          llmEndpoint: { port: 0, upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } } },
           defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } }, contextContinuity: { warnAtPct: 50, hardStopAtPct: 90 } },
           acpAgents: { llm: fixtureAgent("llm-agent.mjs", { env: { FX_TOKEN_FILE: tokenFile } }) },
         }),
@@ -374,7 +367,7 @@ describe("the context policy acts on what the sidecar sees (feature on)", () => 
     const d = await startSession(fx.daemon, "llm");
     const token = await until(async () => (await readFile(tokenFile, "utf8")).trim() || undefined, "the agent's token");
     // claude-sonnet-4-5 has a 200,000-token window: 120,000 input tokens are 60%.
-    fake.usage.anthropic = { input_tokens: 100_000, cache_read_input_tokens: 20_000, cache_creation_input_tokens: 0, output_tokens: 10 };
+    upstream().usage.anthropic = { input_tokens: 100_000, cache_read_input_tokens: 20_000, cache_creation_input_tokens: 0, output_tokens: 10 };
     expect(await ask(fx.daemon, d.id, { api: "anthropic", model: "claude-sonnet-4-5" })).toMatchObject({ ok: true });
     await until(async () => (await descriptor(d.id)).context?.pct === 60, "the context use on the descriptor");
     expect(await ask(fx.daemon, d.id, { api: "anthropic", model: "claude-sonnet-4-5" })).toMatchObject({ ok: true });
@@ -383,7 +376,7 @@ describe("the context policy acts on what the sidecar sees (feature on)", () => 
     expect(warns).toHaveLength(1);
     expect(warns[0]!.data).toMatchObject({ sessionId: d.id, pct: 60, threshold: "warnAtPct", model: "claude-sonnet-4-5", window: 200_000 });
     // 185,000 tokens: 92.5%, past the hard stop.
-    fake.usage.anthropic = { input_tokens: 185_000, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 10 };
+    upstream().usage.anthropic = { input_tokens: 185_000, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 10 };
     await fx.daemon.fetch(`/sessions/${d.id}/prompt`, { method: "POST", body: JSON.stringify({ text: JSON.stringify({ api: "anthropic", model: "claude-sonnet-4-5" }), wait: true }), headers: { "content-type": "application/json" } });
     const stop = await until(async () => (await transcript(d.eventsPath)).find((l) => l.type === "context.hard-stop"), "the hard stop");
     expect(stop.data).toMatchObject({ pct: 92.5, threshold: "hardStopAtPct" });

@@ -4,6 +4,7 @@ import type { ChildMessage } from "../../../core/llm-endpoint/protocol.js";
 import { SidecarSupervisor } from "../../../core/llm-endpoint/supervisor.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { SIDECAR_MAIN } from "../../support/llm-sidecar.js";
+import { processAlive } from "../../support/process-alive.js";
 
 const configure = { type: "configure" as const, routes: [], roles: [], budgets: {}, upstreamTimeoutMs: 5000, day: { date: "2026-11-26", tokens: 0 } };
 const running: SidecarSupervisor[] = [];
@@ -29,15 +30,6 @@ async function until<T>(probe: () => T | undefined | false, what: string, timeou
   }
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
 describe("SidecarSupervisor (the real sidecar)", () => {
   it("a port held by another process fails the start with the port and the cause, and leaves no child", async () => {
     const busy = createServer();
@@ -60,6 +52,6 @@ describe("SidecarSupervisor (the real sidecar)", () => {
     expect(back).toMatchObject({ port, restarts: 1, lastExit: { signal: "SIGKILL" } });
     await s.stop();
     expect(s.status().state).toBe("stopped");
-    await until(() => !alive(back.pid!), "the child to end");
+    await until(() => !processAlive(back.pid!), "the child to end");
   });
 });
