@@ -106,7 +106,8 @@ export interface PromptReceipt {
   promptId: string;
   sessionId: string;
   /** `started`: ran at once; `queued`/`steered`: waits behind the turn; `interrupted`: cut the turn. */
-  delivery: "started" | "queued" | "steered" | "interrupted";
+  /** `parked`: the session takes no prompts (a context hard stop), so a sentinel's event was parked instead (see `parked`). */
+  delivery: "started" | "queued" | "steered" | "interrupted" | "parked";
   /** The urgency asked for, when policy changed it (e.g. a denied interrupt delivered as steer). */
   requested?: PromptUrgency;
   /** Why the urgency changed. */

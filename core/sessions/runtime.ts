@@ -298,6 +298,12 @@ export class SessionRuntime implements SessionHost {
 
   /** SessionHost: a delivery from a non-human sender, under `defaults.messaging.agentInterrupt`. */
   async deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef }): Promise<PromptReceipt> {
+    const s = this.live(sessionId);
+    if (s.refusal && opts.ref) {
+      // A hard-stopped session takes no prompts: a sentinel's event is kept, as for an ended session.
+      await this.park(sessionId, { ...opts.ref, text, parkedAt: this.clock.now(), reason: s.refusal });
+      return { promptId: "", sessionId, delivery: "parked", position: 0 };
+    }
     return this.prompt(sessionId, text, { ...this.applyInterruptPolicy(opts.sender, opts.urgency), ...(opts.ref ? { ref: opts.ref } : {}) });
   }
 

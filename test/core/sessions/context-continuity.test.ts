@@ -162,6 +162,10 @@ describe("contextContinuity acts on context-use reports", () => {
     const view = h!.runtime.describe(s);
     expect(view).toMatchObject({ state: "idle", refusal: expect.stringContaining("takes no further prompts") });
     expect((await lines(descriptor.id)).map((l) => l.type)).toContain("context.hard-stop");
+    // A sentinel's event for the stopped session is parked, not refused and lost.
+    const receipt = await h!.runtime.deliver(descriptor.id, "an event", { sender: { kind: "sentinel", id: "snt_x" }, urgency: "queue", ref: { sentinelId: "snt_x", eventId: "evt_1" } });
+    expect(receipt.delivery).toBe("parked");
+    expect(await h!.runtime.parked(descriptor.id, "snt_x")).toEqual([expect.objectContaining({ eventId: "evt_1", text: "an event", reason: expect.stringContaining("hardStopAtPct") })]);
   });
 
   it("an unknown model turns the policy off for its reports, said once; mode off acts on nothing", async () => {
