@@ -72,6 +72,8 @@ export class LlmEndpointService implements ModelAccess {
   private readonly byRun = new Map<string, Totals>();
   private day = { date: "", totals: zero(), damaged: 0 };
   private readonly log: UsageLog;
+  /** The port the last sidecar bound. */
+  private lastPort: number | undefined;
   private starting: Promise<void> | undefined;
   private unsubscribe: Array<() => void> = [];
   private enabled = false;
@@ -86,7 +88,7 @@ export class LlmEndpointService implements ModelAccess {
 
   /** Starts the sidecar and follows config and session events; resolves once it listens. */
   async start(): Promise<void> {
-    if (this.enabled && this.starting) return this.starting;
+    if (this.enabled && this.starting && this.supervisor?.status().state !== "failed") return this.starting;
     this.enabled = true;
     this.d.sessions.useModelAccess(this);
     if (this.unsubscribe.length === 0) {
@@ -107,14 +109,20 @@ export class LlmEndpointService implements ModelAccess {
   private async boot(): Promise<void> {
     await this.loadToday();
     this.settings = await sidecarSettings(this.cfg(), this.d.credentials, this.d.env);
+    // Port 0 picks a port once: a sidecar started again (svc llm-endpoint start) binds it again, so
+    // the sessions given its URL before reach it.
+    const port = this.settings.port === 0 && this.lastPort ? this.lastPort : this.settings.port;
     this.supervisor = new SidecarSupervisor({
       entry: SIDECAR_ENTRY,
-      port: this.settings.port,
+      port,
       logger: this.d.logger,
       env: childEnv(this.d.env),
       replay: () => this.replay(),
       onMessage: (m) => this.onMessage(m),
-      onListening: (port) => this.d.logger.info("llm-endpoint sidecar listening", { port }),
+      onListening: (bound) => {
+        this.lastPort = bound;
+        this.d.logger.info("llm-endpoint sidecar listening", { port: bound });
+      },
       now: this.d.now,
     });
     await this.supervisor.start();

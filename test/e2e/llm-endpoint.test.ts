@@ -236,6 +236,20 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
     await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
   });
 
+  it("svc llm-endpoint stop and start (token only): sessions started meanwhile call directly; started again, it binds the same port", async () => {
+    const before = await status(fx.daemon);
+    expect((await fx.daemon.fetch("/llm-endpoint/stop", { method: "POST", auth: false })).status).toBe(401);
+    const stop = await runCli(["llm-endpoint", "stop", "--json"], { home: fx.home });
+    expect(stop.code, stop.stderr).toBe(0);
+    expect(JSON.parse(stop.stdout)).toMatchObject({ enabled: false, sidecar: { state: "stopped" } });
+    const d = await startSession(fx.daemon, "llm");
+    expect(environOf(d.pid).ANTHROPIC_BASE_URL).toBeUndefined();
+    await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
+    const start = await runCli(["llm-endpoint", "start"], { home: fx.home });
+    expect(start.code, start.stderr).toBe(0);
+    expect(start.stdout).toContain(`llm-endpoint: running at ${before.url}`);
+  });
+
   it("the sidecar ends with the daemon, also when the daemon is killed with -9", async () => {
     const pid = (await status(fx.daemon)).sidecar.pid as number;
     await fx.daemon.kill9();
