@@ -20,6 +20,7 @@ import { registerRelay } from "./commands/relay.js";
 import { registerTunnel } from "./commands/tunnel.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerStatus } from "./commands/status.js";
+import { registerLlmEndpoint } from "./commands/llm-endpoint.js";
 
 /** Verb groups whose work is requests to the daemon, so `--remote` can send them through a pairing. */
 const REMOTE_GROUPS = ["sentinel", "sessions", "webhooks"];
@@ -47,7 +48,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
       const { useRemotePairing } = await import("./daemon-client.js");
       useRemotePairing(remote);
     });
-  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerWorktree, registerSwarm, registerPair, registerRelay, registerTunnel, registerDoctor, registerStatus]) {
+  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerWorktree, registerSwarm, registerPair, registerRelay, registerTunnel, registerLlmEndpoint, registerDoctor, registerStatus]) {
     register(program);
   }
   return program;

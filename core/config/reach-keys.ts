@@ -25,6 +25,9 @@ const REACH_PATHS: readonly (readonly string[])[] = [
   ["daemon", "port"],
   ["daemon", "allowedOrigins"],
   ["features", "llmEndpoint"],
+  // Where the sidecar sends model calls with which key, and the port it binds.
+  ["llmEndpoint", "upstreams"],
+  ["llmEndpoint", "port"],
   // Where the judge's API key is sent, and the key itself; extJudge.model widens nothing.
   ["extJudge", "baseUrl"],
   ["extJudge", "apiKey"],

@@ -73,11 +73,11 @@ export const adapterDefaultsSchema = z.looseObject({
 const pct = bounded({ min: 0, max: 100 });
 
 export const contextContinuitySchema = z.looseObject({
-  mode: nonEmpty.optional().describe("Context-window policy mode (values defined by the session runtime)"),
-  warnAtPct: pct.optional().describe("Context use (percent) at which to warn"),
-  compactAtPct: pct.optional().describe("Context use (percent) at which to compact"),
-  continueFreshAtPct: pct.optional().describe("Context use (percent) at which to continue in a fresh session"),
-  hardStopAtPct: pct.optional().describe("Context use (percent) at which to stop"),
+  mode: z.enum(["act", "warn", "off"]).optional().describe("Context-window policy: act (default) does each threshold's action, warn only warns, off does nothing"),
+  warnAtPct: pct.optional().describe("Context use (percent of the model's window) at which to warn"),
+  compactAtPct: pct.optional().describe("Context use (percent) at which to ask the agent to compact"),
+  continueFreshAtPct: pct.optional().describe("Context use (percent) at which to continue in a fresh session with a handoff summary"),
+  hardStopAtPct: pct.optional().describe("Context use (percent) at which to cancel the turn and refuse further prompts"),
   handoffAtQuotaRemaining: bounded({ min: 0 }).optional().describe("Emit session:handoff-suggested once per quota window when this many requests or fewer remain; unset = off"),
 });
 
@@ -164,10 +164,37 @@ export const featuresSchema = z.looseObject({
   llmEndpoint: z.boolean().optional().describe("Enable the local llm-endpoint proxy sidecar and its llm_endpoint_* tools"),
 });
 
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\/[^\s/?#]+\S*$/, "must be an http(s) URL")
+  .refine((v) => URL.canParse(v), "must be an http(s) URL");
+
+export const llmUpstreamSchema = z.looseObject({
+  provider: z.enum(["anthropic", "openai"], { error: "must be anthropic or openai (the API the upstream speaks)" }).describe("The API the upstream speaks: anthropic (Messages) or openai (Chat Completions)"),
+  baseUrl: httpUrl.describe("Upstream base URL (anthropic: without /v1, e.g. https://api.anthropic.com; openai: with /v1, e.g. https://api.openai.com/v1); http only to loopback"),
+  models: z.array(nonEmpty).optional().describe("Model ids this upstream serves; a trailing * matches a prefix (claude-*); empty or absent: only models routed here by name"),
+  keyFrom: nonEmpty.optional().describe("Adapter slug whose defaults.adapters.<slug>.auth (apiKey or token) is injected, then credentials.json llm-endpoint/<route name>; default: the provider's catalog adapter (anthropic: claude, openai: codex)"),
+});
+
+export const llmBudgetsSchema = z.looseObject({
+  sessionTokens: bounded({ min: 1, int: true }).optional().describe("Tokens (input + output) one session may use; unset = no limit"),
+  runTokens: bounded({ min: 1, int: true }).optional().describe("Tokens one swarm run may use across its sessions; unset = no limit"),
+  dayTokens: bounded({ min: 1, int: true }).optional().describe("Tokens all sessions may use per UTC day; unset = no limit"),
+  requestsPerMinute: bounded({ min: 1, int: true }).optional().describe("Calls one session may start in any 60 s; unset = no limit"),
+  concurrentCalls: bounded({ min: 1, int: true }).optional().describe("Calls one session may have in flight at once; unset = no limit"),
+});
+
+export const llmEndpointSchema = z.looseObject({
+  port: bounded({ min: 0, max: 65535, int: true }).optional().describe("Loopback port of the sidecar (0 picks a free port, kept across its restarts)"),
+  upstreams: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "must be a route name of a-z, 0-9, _ and -"), llmUpstreamSchema).optional().describe("Routes by name: where calls go and which key they carry (built in: anthropic, openai)"),
+  budgets: llmBudgetsSchema.optional().describe("Limits past which the sidecar refuses calls"),
+  upstreamTimeoutSec: bounded({ min: 1 }).optional().describe("Seconds to wait for an upstream's response headers and between streamed bytes before answering 504"),
+});
+
 export const modelRoleObjectSchema = z.looseObject({
   model: nonEmpty.describe("Model id"),
-  route: nonEmpty.optional().describe("Route (adapter) to run the model through"),
-  profile: nonEmpty.optional().describe("Access profile"),
+  route: nonEmpty.optional().describe("llm-endpoint route (a name in llmEndpoint.upstreams) that serves this role's calls"),
+  profile: nonEmpty.optional().describe("Access profile: the adapter slug whose defaults.adapters.<slug>.auth key the llm-endpoint sidecar injects for this role (over the route's keyFrom)"),
 });
 
 export const modelRoleValueSchema = z.union([nonEmpty, modelRoleObjectSchema], {
@@ -219,6 +246,7 @@ const topLevelFields = {
   terminalPresets: z.record(z.string(), terminalPresetSchema).optional().describe("Named launch recipes for `svc sessions terminal --preset <name>`"),
   sessions: sessionsSchema.optional().describe("Session display and transcript storage"),
   features: featuresSchema.optional().describe("Optional features; defaults conservative"),
+  llmEndpoint: llmEndpointSchema.optional().describe("The llm-endpoint model proxy sidecar (features.llmEndpoint)"),
   models: modelsSchema.optional().describe("Dotted role name to a model id or {model, route?, profile?}"),
   extJudge: extJudgeSchema.optional().describe("External judge backend used by the session steward"),
   tunnel: tunnelSchema.optional().describe("Outbound tunnel defaults read by `svc serve` when --connect is not passed"),
@@ -293,6 +321,7 @@ export const DEFAULTS = {
   terminalPresets: {} as Record<string, TerminalPreset>,
   sessions: { attentionDelaySec: 60, eventsDir: "~/.svc/sessions" },
   features: { pty: false, llmEndpoint: false },
+  llmEndpoint: { port: 18792, upstreams: {} as Record<string, z.infer<typeof llmUpstreamSchema>>, budgets: {} as z.infer<typeof llmBudgetsSchema>, upstreamTimeoutSec: 600 },
   extJudge: { model: "ext-latest", baseUrl: DEFAULT_JUDGE_BASE_URL },
   tunnel: { autoconnect: false, e2e: false },
   webhooks: { allowSubnets: [] as string[] },

@@ -10,6 +10,7 @@ import { swarmModule } from "../swarm/module.js";
 import { sentinelsModule } from "../sentinels/module.js";
 import { sentinelToolsModule } from "../sentinels/tools.js";
 import { remoteModule } from "../remote/module.js";
+import { llmEndpointModule } from "../llm-endpoint/module.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
@@ -26,6 +27,8 @@ export const DAEMON_MODULES: DaemonModule[] = [
   swarmModule,
   sentinelsModule,
   sentinelToolsModule,
+  // after sessions: it hands sessions their model environment; loads nothing while features.llmEndpoint is off
+  llmEndpointModule,
   // pairings and the tunnel forward into the routes above
   remoteModule,
   // keep last: they serve what the modules above register

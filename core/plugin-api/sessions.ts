@@ -59,6 +59,13 @@ export interface AdapterSession {
   prompt?(text: string): Promise<TurnOutcome>;
   /** Cancels the in-flight turn (agents); the pending `prompt` then resolves `cancelled`. */
   cancel?(): Promise<void>;
+  /**
+   * The prompt that asks the agent to compact its context (for an ACP agent that advertised a
+   * `compact` command: `/compact`), or undefined while it cannot. Optional: without it the
+   * session cannot compact. The runtime runs it as a system prompt through the session's queue
+   * (contextContinuity.compactAtPct), so a compaction never overlaps another turn.
+   */
+  compactCommand?(): string | undefined;
   /** Writes to the session's input (terminals). */
   write?(data: string): void;
   /** Ends the session and its process. */
@@ -99,7 +106,8 @@ export interface PromptReceipt {
   promptId: string;
   sessionId: string;
   /** `started`: ran at once; `queued`/`steered`: waits behind the turn; `interrupted`: cut the turn. */
-  delivery: "started" | "queued" | "steered" | "interrupted";
+  /** `parked`: the session takes no prompts (a context hard stop), so a sentinel's event was parked instead (see `parked`). */
+  delivery: "started" | "queued" | "steered" | "interrupted" | "parked";
   /** The urgency asked for, when policy changed it (e.g. a denied interrupt delivered as steer). */
   requested?: PromptUrgency;
   /** Why the urgency changed. */

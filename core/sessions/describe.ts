@@ -25,6 +25,11 @@ export function describeSession(s: LiveSession, now: number, policy: { attention
     ...(s.lastStopReason ? { lastStopReason: s.lastStopReason } : {}),
     ...(s.lastTurnErrorMessage ? { lastTurnErrorMessage: s.lastTurnErrorMessage } : {}),
     ...(s.stalledSinceMs !== undefined ? { stalledSinceMs: s.stalledSinceMs } : {}),
+    ...(s.modelUsage ? { modelUsage: { ...s.modelUsage } } : {}),
+    ...(s.context ? { context: s.context } : {}),
+    ...(s.continuedFrom ? { continuedFrom: s.continuedFrom } : {}),
+    ...(s.continuedAs ? { continuedAs: s.continuedAs } : {}),
+    ...(s.refusal ? { refusal: s.refusal } : {}),
     pendingPrompts: s.queue.map((p) => ({
       promptId: p.promptId,
       sender: p.sender,

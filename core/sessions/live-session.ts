@@ -1,6 +1,8 @@
 import type { AdapterSession, DeliveryRef, PromptReceipt, PromptSender, PromptUrgency, SessionUpdateSink } from "../plugin-api/sessions.js";
 import type { TranscriptWriter } from "./transcript.js";
-import type { AdapterSource, SessionDescriptor, SessionState, TurnResult } from "./types.js";
+import type { ModelUsage } from "./model-access.js";
+import type { Fired } from "./context-policy.js";
+import type { AdapterSource, ContextUse, SessionDescriptor, SessionState, TurnResult } from "./types.js";
 
 export interface PendingPrompt {
   promptId: string;
@@ -19,6 +21,8 @@ export interface LiveSessionHooks {
   /** `unrun`: prompts still queued when the process ended. */
   onExited(session: LiveSession, unrun: PendingPrompt[]): void;
   onQuota(session: LiveSession, report: { profile: string; remaining: number; window: string }): void;
+  /** The agent reported its context use (ACP `usage_update`: tokens `used` of a window of `size`). */
+  onUsage(session: LiveSession, report: { used: number; size: number }): void;
 }
 
 type Fixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath" | "worktree" | "delegation" | "run">;
@@ -48,6 +52,20 @@ export class LiveSession {
   private readonly waiters = new Map<string, Array<(r: TurnResult) => void>>();
   readonly results = new Map<string, TurnResult>();
   readonly quotaWindowsSignalled = new Set<string>();
+  /** Model calls through the llm-endpoint sidecar (set at the first). */
+  modelUsage: ModelUsage | undefined;
+  /** The latest context use reported (context-continuity.ts). */
+  context?: ContextUse;
+  /** The context thresholds fired and not re-armed (context-policy.ts). */
+  contextFired: Fired = new Map();
+  /** A report without a known context window was said once (`context.policy-off`). */
+  contextOffSaid = false;
+  /** Why no further turn starts (a fresh continuation under way, or a hard stop): queued prompts wait. */
+  held?: "continuing" | "hard-stopped";
+  /** The hard stop's refusal: every further prompt is refused with it. */
+  refusal?: string;
+  continuedFrom?: string;
+  continuedAs?: string;
   /** Settles when the agent has started (after the worktree's provisioning, when it has any). */
   ready?: Promise<void>;
   /** The session made its worktree (a child that inherited its parent's does not own it). */
@@ -87,6 +105,8 @@ export class LiveSession {
           if (content?.type === "text" && typeof content.text === "string") this.turnText += content.text;
         }
         this.transcript.append("update", { kind, update: data });
+        const usage = kind === "usage_update" ? (data as { used?: unknown; size?: unknown } | undefined) : undefined;
+        if (typeof usage?.used === "number" && typeof usage.size === "number") this.hooks.onUsage(this, { used: usage.used, size: usage.size });
       },
       output: (stream, text) => {
         this.activity(true);
@@ -151,7 +171,7 @@ export class LiveSession {
 
   /** Starts the next turn when the session is idle. */
   pump(): void {
-    if (this.state !== "idle" || !this.handle?.prompt) return;
+    if (this.state !== "idle" || !this.handle?.prompt || this.held) return;
     const next = this.queue.shift();
     if (!next) return;
     void this.runTurn(next);

@@ -2,6 +2,7 @@ import { stat } from "node:fs/promises";
 import { isAbsolute } from "node:path";
 import { inject, injectable } from "tsyringe";
 import type { ConfigService } from "../config/config-service.js";
+import { contextWindowOf } from "../config/model-catalog.js";
 import { messagingPolicy, resolveSpawnDefaults, roleForDepth, type ResolvedSpawnDefaults } from "../config/spawn-defaults.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import { SvcError } from "../errors.js";
@@ -14,13 +15,16 @@ import { spawnKey } from "../workspaces/idempotency.js";
 import { attachTo, childDelegation, SESSION_TOKEN_ENV, type Grantor } from "../workspaces/lineage.js";
 import { WORKSPACES, type WorkspaceService } from "../workspaces/workspace-service.js";
 import { resolveAdapter, SESSION_ADAPTERS, type AdapterLookup } from "./adapter-lookup.js";
+import { ContextContinuity } from "./context-continuity.js";
+import { contextPolicy } from "./context-policy.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
 import { LiveSession, type LiveSessionHooks } from "./live-session.js";
 import { markDaemon, markProcess } from "./process-mark.js";
 import { describeSession } from "./describe.js";
 import { StartingSessions } from "./starting.js";
 import { TranscriptWriter } from "./transcript.js";
-import type { SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
+import { emptyModelUsage, type ModelAccess } from "./model-access.js";
+import type { ContextUse, SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
 const MAX_ENDED = 500;
@@ -39,6 +43,9 @@ export class SessionRuntime implements SessionHost {
   private readonly sessions = new Map<string, LiveSession>();
   private readonly hooks: LiveSessionHooks;
   private readonly starting = new StartingSessions<LiveSession>();
+  /** The model proxy, while core/llm-endpoint runs (model-access.ts). */
+  private modelAccess: ModelAccess | undefined;
+  private readonly context: ContextContinuity;
 
   constructor(
     @inject(CONFIG) private readonly config: ConfigService,
@@ -56,6 +63,7 @@ export class SessionRuntime implements SessionHost {
       onExited: (s, unrun) => {
         this.events.emit("session:ended", { sessionId: s.id, exit: s.exit });
         void this.workspaces.ended(s.id);
+        this.modelAccess?.close(s.id);
         this.pruneEnded();
         s.closing = this.parkUnrun(s, unrun).finally(async () => {
           await s.transcript.close();
@@ -63,7 +71,18 @@ export class SessionRuntime implements SessionHost {
         });
       },
       onQuota: (s, q) => this.onQuota(s, q),
+      onUsage: (s, u) => this.context.report(s, { model: typeof s.fixed.options.model === "string" ? s.fixed.options.model : "agent", inputTokens: u.used, window: u.size, source: "agent" }),
     };
+    this.context = new ContextContinuity({
+      policy: () => contextPolicy(this.cfg().defaults?.contextContinuity),
+      emit: (type, data) => this.events.emit(type, data),
+      logger: this.logger,
+      promptId: () => `prm_${this.random.ulid()}`,
+      now: () => this.clock.now(),
+      continueFresh: (old, prompt) => this.continueFresh(old, prompt),
+      stop: (id) => this.stop(id),
+      park: (s, unrun) => this.parkUnrun(s, unrun),
+    });
   }
 
   private cfg() {
@@ -74,8 +93,10 @@ export class SessionRuntime implements SessionHost {
    * `via.adapters`: resolve the adapter through another lookup (run-swarm's per-run adapter walk).
    * `via.caller`: the session that asked for this spawn when no token says so (a run-swarm run
    * started by a session); it bounds the new session's delegation but is not made its parent.
+   * `via.takeOver`: the session this one continues in a fresh context: the new one runs where it
+   * ran and takes its worktree over.
    */
-  async start(req: StartRequest, via: { adapters?: AdapterLookup; caller?: Grantor } = {}): Promise<StartResult> {
+  async start(req: StartRequest, via: { adapters?: AdapterLookup; caller?: Grantor; takeOver?: LiveSession } = {}): Promise<StartResult> {
     if (typeof req.adapter !== "string" || req.adapter === "") throw new SvcError("invalid_input", "adapter is required: an adapter slug such as `gemini`, an acpAgents key, or `terminal`");
     const cfg = this.cfg();
     const callerId = this.workspaces.tokens.sessionOf(req.callerToken);
@@ -98,7 +119,7 @@ export class SessionRuntime implements SessionHost {
     }
     let placed;
     try {
-      placed = await this.workspaces.place({
+      placed = via.takeOver ? { cwd: via.takeOver.fixed.cwd, worktree: via.takeOver.fixed.worktree } : await this.workspaces.place({
         sessionId: id,
         cwd: requestedCwd,
         worktree: req.worktree,
@@ -147,12 +168,17 @@ export class SessionRuntime implements SessionHost {
       this.hooks,
     );
     session.worktreeOwner = placed.worktree !== undefined && placed.worktree.path !== parent?.fixed.worktree?.path;
+    if (via.takeOver) {
+      session.continuedFrom = via.takeOver.id;
+      session.worktreeOwner = via.takeOver.worktreeOwner;
+    }
     this.sessions.set(id, session);
     registered.settle(session);
     // The daemon mark already here: another daemon sharing eventsDir must not take a session that is still starting for an orphan (orphans.ts).
     session.transcript.append("session.starting", {
       adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth, daemon: markDaemon(),
       ...(placed.worktree ? { worktree: placed.worktree } : {}), ...(granted.capped ? { note: granted.capped } : {}), ...(req.run ? { run: req.run } : {}),
+      ...(session.continuedFrom ? { continuedFrom: session.continuedFrom } : {}),
     });
     const launch = () => this.launch(session, instance, req, merged);
     const failed = (err: unknown) => {
@@ -217,13 +243,22 @@ export class SessionRuntime implements SessionHost {
       await this.workspaces.ended(id);
       throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
     }
-    session.handle = await instance.start(
-      { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth: merged.auth, argv: req.argv, env: { ...(req.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
-      session.sink(),
-    );
+    // Through the model proxy, when it runs: its base URLs and the session's own token instead of any key it holds.
+    const access = await this.modelAccess?.open({ sessionId: id, ...(session.fixed.run ? { runId: session.fixed.run.runId } : {}), ...(merged.auth ? { auth: merged.auth } : {}) });
+    const auth = access ? access.auth : merged.auth;
+    try {
+      session.handle = await instance.start(
+        { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth, argv: req.argv, env: { ...(req.env ?? {}), ...(access?.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
+        session.sink(),
+      );
+    } catch (err) {
+      this.modelAccess?.close(id);
+      throw err;
+    }
     if (session.stopRequested) {
       // A stop landed while the process was starting: nothing else holds it, so it is stopped here.
       await session.handle.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId: id, error: err.message }));
+      this.modelAccess?.close(id);
       await this.workspaces.ended(id);
       throw new SvcError("conflict", `session ${id} was stopped while its agent was starting`);
     }
@@ -246,6 +281,7 @@ export class SessionRuntime implements SessionHost {
   /** Queues, steers or interrupts; the caller has applied the messaging policy to `urgency`. */
   prompt(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string; ref?: DeliveryRef }): PromptReceipt {
     const s = this.live(sessionId);
+    if (s.refusal) throw new SvcError("conflict", s.refusal);
     if (typeof text !== "string" || text.trim() === "") throw new SvcError("invalid_input", "prompt text must be a non-empty string");
     const promptId = `prm_${this.random.ulid()}`;
     if (s.fixed.kind === "terminal") {
@@ -262,6 +298,12 @@ export class SessionRuntime implements SessionHost {
 
   /** SessionHost: a delivery from a non-human sender, under `defaults.messaging.agentInterrupt`. */
   async deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef }): Promise<PromptReceipt> {
+    const s = this.live(sessionId);
+    if (s.refusal && opts.ref) {
+      // A hard-stopped session takes no prompts: a sentinel's event is kept, as for an ended session.
+      await this.park(sessionId, { ...opts.ref, text, parkedAt: this.clock.now(), reason: s.refusal });
+      return { promptId: "", sessionId, delivery: "parked", position: 0 };
+    }
     return this.prompt(sessionId, text, { ...this.applyInterruptPolicy(opts.sender, opts.urgency), ...(opts.ref ? { ref: opts.ref } : {}) });
   }
 
@@ -391,6 +433,62 @@ export class SessionRuntime implements SessionHost {
     const data = { sessionId: s.id, profile: q.profile, remaining: q.remaining, window: q.window, threshold: at };
     s.transcript.append("session.handoff-suggested", data);
     this.events.emit("session:handoff-suggested", data);
+  }
+
+  /** Lets the model proxy take part in session starts and ends (core/llm-endpoint), or stops it doing so. */
+  useModelAccess(access: ModelAccess | undefined): void {
+    this.modelAccess = access;
+  }
+
+  /** The model proxy carried one call of this session: counted on its descriptor. Unknown or pruned sessions are ignored. */
+  noteModelCall(sessionId: string, call: { model: string; inputTokens: number; outputTokens: number; status: number; at: string }): void {
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    const u = (s.modelUsage ??= emptyModelUsage());
+    u.calls++;
+    u.inputTokens += call.inputTokens;
+    u.outputTokens += call.outputTokens;
+    if (call.status >= 500 || call.status === 499) u.failed++;
+    u.lastModel = call.model;
+    u.lastCallAt = call.at;
+    // A call that the upstream answered tells the session's context use (count_tokens answers no call).
+    if (call.status >= 200 && call.status < 300 && call.inputTokens > 0) this.reportContextUse(sessionId, { model: call.model, inputTokens: call.inputTokens, source: "llm-endpoint" });
+  }
+
+  /** The model proxy refused a call of this session (a budget, a rate, a hard stop): said in its transcript. */
+  noteModelRefusal(sessionId: string, refusal: { reason: string; status: number; message: string }): void {
+    const s = this.sessions.get(sessionId);
+    if (!s) return;
+    (s.modelUsage ??= emptyModelUsage()).refused++;
+    if (s.live) s.transcript.append("llm.refused", refusal);
+  }
+
+  /**
+   * A model call of the session reported its input tokens (the llm-endpoint sidecar calls this for
+   * every call): its context use, under `defaults.contextContinuity`. A session that is not live
+   * here is ignored; a model without a known window turns the policy off for the report.
+   */
+  reportContextUse(sessionId: string, report: { model: string; inputTokens: number; source: ContextUse["source"] }): void {
+    if (typeof report?.model !== "string" || report.model === "") throw new SvcError("invalid_input", "reportContextUse: model must be a non-empty model id");
+    if (!Number.isFinite(report.inputTokens) || report.inputTokens < 0) throw new SvcError("invalid_input", `reportContextUse: inputTokens must be a number >= 0, got ${String(report.inputTokens)}`);
+    const s = this.sessions.get(sessionId);
+    if (s) this.context.report(s, { ...report, window: contextWindowOf(report.model) });
+  }
+
+  /** Starts the session that continues `old` in a fresh context, `prompt` (the handoff) queued first. */
+  private async continueFresh(old: LiveSession, prompt: string): Promise<LiveSession> {
+    const f = old.fixed;
+    const parentLive = f.parentId !== undefined && this.sessions.has(f.parentId);
+    const { descriptor } = await this.start(
+      { adapter: f.adapter, cwd: f.cwd, options: f.options, skills: f.skills, label: f.label, name: f.name, dedupe: false, ...(parentLive ? { parentId: f.parentId } : { attach: false }), ...(f.delegation !== undefined ? { delegation: f.delegation } : {}) },
+      { takeOver: old },
+    );
+    // Started: from now on the new session owns the worktree, so the old one's end does not free it.
+    old.continuedAs = descriptor.id;
+    old.worktreeOwner = false;
+    if (f.worktree) this.workspaces.handOver(f.worktree.path, old.id, descriptor.id);
+    this.prompt(descriptor.id, prompt, { sender: { kind: "system" }, urgency: "queue" });
+    return this.get(descriptor.id);
   }
 
   async park(sessionId: string, entry: ParkedDelivery): Promise<void> {

@@ -1,4 +1,5 @@
 import type { PromptSender, PromptUrgency, SpawnOptionValue } from "../plugin-api/sessions.js";
+import type { ModelUsage } from "./model-access.js";
 
 export type SessionState = "starting" | "idle" | "busy" | "ended";
 
@@ -46,6 +47,8 @@ export interface SessionDescriptor {
   skills: string[];
   /** The auth defaults applied, redacted: which kinds of credential were passed, never their values. */
   auth?: { mode?: string; provider?: string; hasToken?: boolean; hasApiKey?: boolean };
+  /** Model calls made through the llm-endpoint sidecar (docs/llm-endpoint.md); absent when none went through it. */
+  modelUsage?: ModelUsage;
   info?: Record<string, unknown>;
   eventsPath: string;
   terminalPath?: string;
@@ -61,6 +64,25 @@ export interface SessionDescriptor {
   delegation?: number;
   /** The swarm run and step this session runs (docs/swarm.md). */
   run?: SwarmStepRef;
+  /** The latest context use reported, once one with a known window arrived (docs/sessions.md). */
+  context?: ContextUse;
+  /** The session this one continues in a fresh context (`contextContinuity.continueFreshAtPct`). */
+  continuedFrom?: string;
+  /** The session that continues this one in a fresh context. */
+  continuedAs?: string;
+  /** Set by a context hard stop: why every further prompt is refused. */
+  refusal?: string;
+}
+
+/** A session's context use: the input tokens of its latest model call over the model's window. */
+export interface ContextUse {
+  /** The model id the report named (`agent` for the agent's own report without one). */
+  model: string;
+  inputTokens: number;
+  window: number;
+  /** Percent of `window`, one decimal. */
+  pct: number;
+  source: "llm-endpoint" | "agent";
 }
 
 /** A session started as a step of a swarm run. */

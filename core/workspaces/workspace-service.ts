@@ -178,6 +178,15 @@ export class WorkspaceService {
     for (const [path, id] of this.placing) if (id === sessionId) this.placing.delete(path);
   }
 
+  /**
+   * Session `to` continues `from` in the tree at `path` (contextContinuity): the tree stays guarded
+   * for `to` after `from` ends, and its record names `to`. Nothing on disk moves.
+   */
+  handOver(path: string, from: string, to: string): void {
+    if (this.placing.get(path) === from) this.placing.set(path, to);
+    this.records.patch(path, { sessionId: to }).catch((err: Error) => this.logger.warn("could not record a worktree's new session", { path, sessionId: to, error: err.message }));
+  }
+
   async ended(sessionId: string): Promise<void> {
     this.released(sessionId);
     this.tokens.revoke(sessionId);

@@ -37,11 +37,14 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
   await spawned;
 
   let sessionId: string | undefined;
+  /** The slash commands the agent advertised last (ACP `available_commands_update`). */
+  let commands: string[] = [];
   const clientFs = new ClientFs({ cwd: spec.cwd, ...dirs, isSession: (id) => sessionId !== undefined && id === sessionId, record: (kind, data) => sink.update(kind, data) });
   const client: Client = {
     sessionUpdate: async (n: SessionNotification) => {
       const update = n.update as { sessionUpdate: string; _meta?: { svc?: { quota?: { profile: string; remaining: number; window: string } } } };
       sink.update(update.sessionUpdate, update);
+      if (update.sessionUpdate === "available_commands_update") commands = advertised(update);
       const quota = update._meta?.svc?.quota;
       if (quota && typeof quota.remaining === "number") sink.quota(quota);
     },
@@ -103,12 +106,19 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
       }
     },
     cancel: () => conn.cancel({ sessionId: acpSessionId }),
+    compactCommand: () => (commands.includes("compact") ? "/compact" : undefined),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       // The agent alone (it is not spawned detached): its own children are its to end.
       await terminateAndWait((sig) => child.kill(sig), exited);
     },
   };
+}
+
+/** The command names of an `available_commands_update` (without their `/`). */
+function advertised(update: unknown): string[] {
+  const list = (update as { availableCommands?: unknown }).availableCommands;
+  return Array.isArray(list) ? list.map((c) => (c as { name?: unknown })?.name).filter((n): n is string => typeof n === "string").map((n) => n.replace(/^\//, "")) : [];
 }
 
 /** The agent's environment: the daemon's, the recipe's `env`, the runtime's (the session token), the session id, its auth, and the shim first on PATH. */

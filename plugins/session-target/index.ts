@@ -42,7 +42,7 @@ export default defineTarget({
             urgency: urgencyOf(sentinel.spec.target),
             ref: { sentinelId: sentinel.id, eventId: event.id },
           });
-          last.set(sentinel.id, { eventId: event.id, at: ctx.clock.now(), receipt });
+          last.set(sentinel.id, { eventId: event.id, at: ctx.clock.now(), receipt, ...(receipt.delivery === "parked" ? { parked: true } : {}) });
           return { ack: "now" };
         }
         await host.park(sessionId, { sentinelId: sentinel.id, eventId: event.id, text, parkedAt: ctx.clock.now(), reason: `session ${sessionId} is ${host.state(sessionId) === "ended" ? "ended" : "not running in this daemon"}` });

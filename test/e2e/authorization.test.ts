@@ -35,7 +35,8 @@ describe("authorization is the same on every surface (daemon.authToken set)", ()
     rx = await startWebhookReceiver([SECRET]);
   });
   afterAll(async () => rx?.close());
-  const fx = useDaemonProcess({ prefix: "svc-e2e-authz-", config: { ...LOOPBACK_CONFIG, daemon: { authToken: STABLE } } });
+  // The llm-endpoint on too, so that its tools are among those checked.
+  const fx = useDaemonProcess({ prefix: "svc-e2e-authz-", config: { ...LOOPBACK_CONFIG, daemon: { authToken: STABLE }, features: { llmEndpoint: true }, llmEndpoint: { port: 0 } } });
 
   beforeAll(async () => {
     const res = await fx.daemon.fetch("/sentinels", {
@@ -126,7 +127,8 @@ describe("authorization is the same on every surface (daemon.authToken set)", ()
     expect(served.filter((name) => !declared.has(name)), "tools missing from core/daemon/authorization.ts").toEqual([]);
     const unconditional = Object.values(OPERATIONS).filter((op) => op.requires === "token").flatMap((op) => op.mcp.filter((m) => !m.includes("(")));
     for (const name of unconditional) {
-      const r = await call(anon, name, name === "sentinel_replay" ? { sentinelId: webhookId } : { provider: "webhook", settings: {} });
+      const args: Record<string, Record<string, unknown>> = { sentinel_replay: { sentinelId: webhookId }, setup_sentinel_provider: { provider: "webhook", settings: {} } };
+      const r = await call(anon, name, args[name] ?? {});
       expect(r.isError, name).toBe(true);
       expect(r.text, name).toMatch(/bearer token/);
     }

@@ -12,6 +12,7 @@ import { swarm } from "./swarm.js";
 import { webhook } from "./webhook.js";
 import { workspacesSuite } from "./workspaces.js";
 import { remote } from "./remote.js";
+import { llmEndpoint } from "./llm-endpoint.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -22,4 +23,5 @@ export const SUITES: BenchSuite[] = [
   webhook,
   workspacesSuite,
   remote,
+  llmEndpoint,
 ];

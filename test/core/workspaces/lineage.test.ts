@@ -3,15 +3,7 @@ import { SessionMessaging } from "../../../core/sessions/messaging.js";
 import { CONFIG, resolve } from "../../../core/tokens.js";
 import { fixtureAgent, until } from "../sessions/harness.js";
 import { AGENTS, makeRepo, makeWsHarness, sh, tempDir, type WsHarness } from "./support.js";
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { processAlive } from "../../support/process-alive.js";
 
 let h: WsHarness | undefined;
 afterEach(async () => {
@@ -111,7 +103,7 @@ describe("spawn lineage", () => {
     await expect(starting).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/stopped while its agent was starting/) });
     const pid = h.runtime.get(id).handle?.pid;
     expect(pid).toBeGreaterThan(0);
-    await until(() => !alive(pid!), "the agent process is gone");
+    await until(() => !processAlive(pid!), "the agent process is gone");
     expect(h.runtime.state(id)).toBe("ended");
   });
 });

@@ -1,21 +1,13 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { STOP_GRACE_MS } from "../../../core/plugin-api/index.js";
 import { FIXTURE_AGENTS, fixtureAgent, makeHarness, type Harness } from "../../core/sessions/harness.js";
+import { processAlive } from "../../support/process-alive.js";
 
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.cleanup();
   h = undefined;
 });
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 describe("ACP stop", () => {
   it("kills an agent that ignores SIGTERM once the grace has passed, and the session still ends as stopped", async () => {
@@ -27,7 +19,7 @@ describe("ACP stop", () => {
     expect(took).toBeGreaterThanOrEqual(STOP_GRACE_MS - 50);
     // No upper bound: how soon after the grace the exit is seen depends on the machine's load (the
     // SIGKILL itself, at the grace exactly: terminal.test.ts's fake-timer stop test).
-    expect(alive(descriptor.pid!)).toBe(false);
+    expect(processAlive(descriptor.pid!)).toBe(false);
     expect(stopped).toMatchObject({ state: "ended", exit: { signal: "SIGKILL", error: "stopped" } });
   });
 });

@@ -1,0 +1,65 @@
+/**
+ * The sidecar's own error answers, in the shape of the API the client called, so the client's SDK
+ * raises its usual error class (by status) with a readable message.
+ * Anthropic: {"type":"error","error":{"type","message"}}; OpenAI: {"error":{"message","type","param","code"}}.
+ */
+import type { ServerResponse } from "node:http";
+import type { LlmProvider } from "../protocol.js";
+
+/** What went wrong, in Anthropic's error types (OpenAI's type and code are derived, or given). */
+export type ErrorKind =
+  | "invalid_request_error"
+  | "authentication_error"
+  | "permission_error"
+  | "not_found_error"
+  | "rate_limit_error"
+  | "api_error"
+  | "overloaded_error";
+
+export interface SidecarError {
+  status: number;
+  kind: ErrorKind;
+  message: string;
+  /** OpenAI only: the field at fault, and a code (default: derived from the kind). */
+  param?: string;
+  code?: string;
+  /** OpenAI only: the error type, when it is not the kind's usual one (e.g. insufficient_quota). */
+  openaiType?: string;
+  headers?: Record<string, string>;
+}
+
+const OPENAI_TYPE: Record<ErrorKind, string> = {
+  invalid_request_error: "invalid_request_error",
+  authentication_error: "invalid_request_error",
+  permission_error: "invalid_request_error",
+  not_found_error: "invalid_request_error",
+  rate_limit_error: "requests",
+  api_error: "server_error",
+  overloaded_error: "server_error",
+};
+
+const OPENAI_CODE: Partial<Record<ErrorKind, string>> = {
+  authentication_error: "invalid_api_key",
+  rate_limit_error: "rate_limit_exceeded",
+};
+
+export function errorBody(api: LlmProvider, e: SidecarError): string {
+  if (api === "anthropic") return JSON.stringify({ type: "error", error: { type: e.kind, message: e.message } });
+  return JSON.stringify({
+    error: { message: e.message, type: e.openaiType ?? OPENAI_TYPE[e.kind], param: e.param ?? null, code: e.code ?? OPENAI_CODE[e.kind] ?? null },
+  });
+}
+
+/**
+ * A stream already answered 200 cannot change its status: the error goes in as the stream's last
+ * event (Anthropic: an `error` event, which its SDK raises; OpenAI: a data line holding an error).
+ */
+export function errorEvent(api: LlmProvider, e: SidecarError): string {
+  return api === "anthropic" ? `event: error\ndata: ${errorBody(api, e)}\n\n` : `data: ${errorBody(api, e)}\n\n`;
+}
+
+export function sendError(res: ServerResponse, api: LlmProvider, e: SidecarError): void {
+  const body = errorBody(api, e);
+  res.writeHead(e.status, { ...e.headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.end(body);
+}

@@ -1,0 +1,284 @@
+/**
+ * A fake model upstream on loopback (plain HTTP, port 0) that speaks both APIs the llm-endpoint
+ * sidecar proxies, with the shapes the official SDKs parse:
+ * - Anthropic: `POST /v1/messages` (JSON, or SSE when `stream: true`) and `POST /v1/messages/count_tokens`;
+ *   base URL = `url`.
+ * - OpenAI: `POST /v1/chat/completions` (JSON, or `data:` chunks ending `data: [DONE]`, with a final
+ *   usage chunk when `stream_options.include_usage` is true); base URL = `url + "/v1"`.
+ * Records every request, and has knobs for what the next requests meet: usage numbers, a failure
+ * mode (status, reset, hang), a delay before headers, and a gate that pauses streams after their
+ * first event.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface FakeRequest {
+  method: string;
+  /** Path with its query string, as received. */
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body (undefined when the body was not JSON). */
+  body: any;
+  /**
+   * Settles when the exchange ends: "finished" when the fake wrote its whole response,
+   * "closed-by-client" when the client closed the connection first, "reset" when the fake reset it.
+   */
+  ended: Promise<"finished" | "closed-by-client" | "reset">;
+}
+
+export interface AnthropicUsage {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation_input_tokens: number;
+}
+
+export interface OpenAiUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+}
+
+/**
+ * What the following requests meet: a normal answer; an error status in the API's shape (500,
+ * 529, ...); the socket destroyed once the body is read; no answer ever (until the client goes);
+ * or, for streams, the first event and then nothing (stall) or a reset socket.
+ */
+export type FakeMode =
+  | { kind: "ok" }
+  | { kind: "status"; status: number; retryAfter?: string }
+  | { kind: "reset" }
+  | { kind: "hang" }
+  | { kind: "stall-stream" }
+  | { kind: "reset-stream" };
+
+/** Holds streams after their first event until released. */
+export interface StreamGate {
+  /** Resolves when a stream has sent its first event and is waiting on the gate. */
+  paused: Promise<void>;
+  release(): void;
+}
+
+export interface FakeLlmUpstream {
+  /** http://127.0.0.1:PORT (the anthropic base URL; openai: url + "/v1"). */
+  url: string;
+  port: number;
+  requests: FakeRequest[];
+  /** Usage the answers report; change freely. */
+  usage: { anthropic: AnthropicUsage; openai: OpenAiUsage };
+  /** The reply text; streams send it word by word, one delta per word. */
+  reply: string;
+  setMode(mode: FakeMode): void;
+  /** Milliseconds to wait before sending headers (0: none). */
+  setHeaderDelay(ms: number): void;
+  /** Streams started from now on pause after their first event until the gate is released. */
+  pauseStreams(): StreamGate;
+  /** Resolves with the n-th request (1-based) once it has arrived. */
+  request(n: number): Promise<FakeRequest>;
+  close(): Promise<void>;
+}
+
+export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
+  const requests: FakeRequest[] = [];
+  const waiters: Array<{ n: number; resolve: (r: FakeRequest) => void }> = [];
+  let mode: FakeMode = { kind: "ok" };
+  let headerDelayMs = 0;
+  let gate: { paused: () => void; released: Promise<void> } | null = null;
+  let seq = 0;
+
+  const fake: FakeLlmUpstream = {
+    url: "",
+    port: 0,
+    requests,
+    usage: {
+      anthropic: { input_tokens: 25, output_tokens: 7, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
+      openai: { prompt_tokens: 19, completion_tokens: 5 },
+    },
+    reply: "fake reply from upstream",
+    setMode: (m) => {
+      mode = m;
+    },
+    setHeaderDelay: (ms) => {
+      headerDelayMs = ms;
+    },
+    pauseStreams() {
+      let paused!: () => void;
+      let release!: () => void;
+      const pausedP = new Promise<void>((r) => (paused = r));
+      const released = new Promise<void>((r) => (release = r));
+      gate = { paused, released };
+      return {
+        paused: pausedP,
+        release: () => {
+          gate = null;
+          release();
+        },
+      };
+    },
+    request(n) {
+      const have = requests[n - 1];
+      if (have) return Promise.resolve(have);
+      return new Promise((resolve) => waiters.push({ n, resolve }));
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      let body: any;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      } catch {
+        body = undefined;
+      }
+      let settle!: (v: "finished" | "closed-by-client" | "reset") => void;
+      const ended = new Promise<"finished" | "closed-by-client" | "reset">((r) => (settle = r));
+      res.on("close", () => settle(res.writableFinished ? "finished" : "closed-by-client"));
+      const rec: FakeRequest = { method: req.method ?? "", path: req.url ?? "", headers: { ...req.headers }, body, ended };
+      requests.push(rec);
+      for (const w of waiters.splice(0)) {
+        if (requests.length >= w.n) w.resolve(requests[w.n - 1]!);
+        else waiters.push(w);
+      }
+      void answer(req, res, rec, () => settle("reset"));
+    });
+  });
+
+  async function answer(req: IncomingMessage, res: ServerResponse, rec: FakeRequest, onReset: () => void): Promise<void> {
+    const m = mode;
+    if (m.kind === "reset") {
+      onReset();
+      req.socket.destroy();
+      return;
+    }
+    if (m.kind === "hang") return;
+    if (headerDelayMs > 0) await new Promise((r) => setTimeout(r, headerDelayMs));
+    const path = (req.url ?? "").split("?")[0];
+    const api = path === "/v1/chat/completions" ? "openai" : path === "/v1/messages" || path === "/v1/messages/count_tokens" ? "anthropic" : null;
+    if (req.method !== "POST" || api === null) {
+      json(res, 404, { error: { message: `fake upstream: no ${req.method} ${path}` } });
+      return;
+    }
+    if (m.kind === "status") {
+      const headers: Record<string, string> = m.retryAfter ? { "retry-after": m.retryAfter } : {};
+      if (api === "anthropic") {
+        const type = m.status === 529 ? "overloaded_error" : m.status === 429 ? "rate_limit_error" : "api_error";
+        json(res, m.status, { type: "error", error: { type, message: `fake upstream answers ${m.status}` } }, headers);
+      } else {
+        json(res, m.status, { error: { message: `fake upstream answers ${m.status}`, type: "server_error", param: null, code: null } }, headers);
+      }
+      return;
+    }
+    const body = rec.body ?? {};
+    const id = ++seq;
+    if (path === "/v1/messages/count_tokens") {
+      json(res, 200, { input_tokens: fake.usage.anthropic.input_tokens });
+      return;
+    }
+    const events = api === "anthropic" ? anthropicEvents(body, id) : openaiEvents(body, id);
+    if (body.stream !== true) {
+      json(res, 200, api === "anthropic" ? anthropicMessage(body, id) : openaiCompletion(body, id));
+      return;
+    }
+    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-fake-request-id": String(id) });
+    const held = gate;
+    for (let i = 0; i < events.length; i++) {
+      if (res.destroyed) return;
+      if (i === 0 && m.kind === "reset-stream") {
+        // Once the first event is on the wire (a destroy would discard it unsent).
+        res.write(events[i], () => {
+          onReset();
+          res.socket?.destroy();
+        });
+        return;
+      }
+      res.write(events[i]);
+      if (i === 0 && m.kind === "stall-stream") return;
+      if (i === 0 && held) {
+        held.paused();
+        await held.released;
+      }
+    }
+    res.end();
+  }
+
+  function anthropicMessage(body: any, id: number) {
+    return {
+      id: `msg_fake_${id}`,
+      type: "message",
+      role: "assistant",
+      model: body.model,
+      content: [{ type: "text", text: fake.reply }],
+      stop_reason: "end_turn",
+      stop_sequence: null,
+      usage: { ...fake.usage.anthropic },
+    };
+  }
+
+  function anthropicEvents(body: any, id: number): string[] {
+    const u = fake.usage.anthropic;
+    const sse = (data: { type: string; [k: string]: unknown }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+    const start = { ...anthropicMessage(body, id), content: [], stop_reason: null, usage: { ...u, output_tokens: 1 } };
+    return [
+      sse({ type: "message_start", message: start }),
+      sse({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+      sse({ type: "ping" }),
+      ...words(fake.reply).map((text) => sse({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+      sse({ type: "content_block_stop", index: 0 }),
+      sse({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: u.output_tokens } }),
+      sse({ type: "message_stop" }),
+    ];
+  }
+
+  function openaiCompletion(body: any, id: number) {
+    const u = fake.usage.openai;
+    return {
+      id: `chatcmpl-fake-${id}`,
+      object: "chat.completion",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+      choices: [{ index: 0, message: { role: "assistant", content: fake.reply, refusal: null }, logprobs: null, finish_reason: "stop" }],
+      usage: { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens },
+    };
+  }
+
+  function openaiEvents(body: any, id: number): string[] {
+    const u = fake.usage.openai;
+    const withUsage = body.stream_options?.include_usage === true;
+    const base = { id: `chatcmpl-fake-${id}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model };
+    const chunk = (delta: object, finish: string | null) => ({
+      ...base,
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...(withUsage ? { usage: null } : {}),
+    });
+    const data = (o: object | string) => `data: ${typeof o === "string" ? o : JSON.stringify(o)}\n\n`;
+    return [
+      data(chunk({ role: "assistant", content: "", refusal: null }, null)),
+      ...words(fake.reply).map((w) => data(chunk({ content: w }, null))),
+      data(chunk({}, "stop")),
+      ...(withUsage ? [data({ ...base, choices: [], usage: { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens } })] : []),
+      data("[DONE]"),
+    ];
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  fake.port = (server.address() as AddressInfo).port;
+  fake.url = `http://127.0.0.1:${fake.port}`;
+  return fake;
+}
+
+function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+/** "a b c" -> ["a ", "b ", "c"]: the pieces joined give the text back. */
+function words(text: string): string[] {
+  return text.split(/(?<= )/);
+}
