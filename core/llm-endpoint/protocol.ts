@@ -9,6 +9,11 @@
  * restart the daemon sends `configure` and every live `grant` again, with the totals so far.
  */
 
+/** The UTC day of an ISO time or epoch ms, as YYYY-MM-DD: the day budgets and the usage log count by. */
+export function utcDay(at: string | number): string {
+  return new Date(at).toISOString().slice(0, 10);
+}
+
 /** The two APIs the sidecar speaks; a route's provider names which one its upstream speaks. */
 export type LlmProvider = "anthropic" | "openai";
 

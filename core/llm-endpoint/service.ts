@@ -16,11 +16,11 @@ import type { SpawnAuth } from "../plugin-api/sessions.js";
 import type { Logger } from "../runtime/logger.js";
 import type { ModelAccess } from "../sessions/model-access.js";
 import type { SessionRuntime } from "../sessions/runtime.js";
-import type { CallRecord, ChildMessage, ParentMessage } from "./protocol.js";
+import { utcDay, type CallRecord, type ChildMessage, type ParentMessage } from "./protocol.js";
 import { sessionModelEnv } from "./session-env.js";
 import { injectedKeys, routedProviders, sidecarSettings, type SidecarSettings } from "./settings.js";
 import { SidecarSupervisor, type SidecarStatus } from "./supervisor.js";
-import { readDay, recordTokens, UsageLog, utcDay } from "./usage-log.js";
+import { readDay, UsageLog } from "./usage-log.js";
 
 export interface LlmEndpointDeps {
   config: ConfigService;
@@ -143,10 +143,6 @@ export class LlmEndpointService implements ModelAccess {
     this.unsubscribe = [];
     await this.stop();
     await this.log.close();
-  }
-
-  get running(): boolean {
-    return this.enabled;
   }
 
   status(): { enabled: boolean; sidecar: SidecarStatus; url?: string; routes: Array<{ name: string; provider: string; baseUrl: string; models: string[]; key: string | null }>; sessions: number } {
@@ -276,11 +272,6 @@ export class LlmEndpointService implements ModelAccess {
     this.day = { date, totals, damaged: read.damaged };
     if (read.damaged > 0) this.d.logger.warn("llm-endpoint: damaged lines in today's usage log; their calls are not counted", { date, damaged: read.damaged });
     if (read.tornBytes > 0) this.d.logger.warn("llm-endpoint: a torn last line in today's usage log was dropped", { date, bytes: read.tornBytes });
-  }
-
-  /** Tokens counted today (for tests and status). */
-  dayTokens(): number {
-    return recordTokens(this.day.totals);
   }
 }
 

@@ -15,6 +15,12 @@ const filter = {
 
 const loose = (what: string) => z.looseObject({}).describe(what);
 
+/** Starts or stops the sidecar, then answers its status. */
+async function control(service: LlmEndpointService, verb: "start" | "stop") {
+  await (verb === "start" ? service.start() : service.stop());
+  return service.status();
+}
+
 export function llmEndpointRoutes(service: LlmEndpointService): RouteDef[] {
   return [
     { method: "GET", path: "/llm-endpoint/status", auth: "loopback-or-token", handler: () => ({ status: 200, body: service.status() }) },
@@ -28,8 +34,7 @@ export function llmEndpointRoutes(service: LlmEndpointService): RouteDef[] {
         return { status: 200, body: service.usage({ ...(sessionId ? { sessionId } : {}), ...(runId ? { runId } : {}) }) };
       },
     },
-    { method: "POST", path: "/llm-endpoint/start", auth: "token", handler: async () => { await service.start(); return { status: 200, body: service.status() }; } },
-    { method: "POST", path: "/llm-endpoint/stop", auth: "token", handler: async () => { await service.stop(); return { status: 200, body: service.status() }; } },
+    ...(["start", "stop"] as const).map((verb): RouteDef => ({ method: "POST", path: `/llm-endpoint/${verb}`, auth: "token", handler: async () => ({ status: 200, body: await control(service, verb) }) })),
   ];
 }
 
@@ -52,27 +57,18 @@ export function llmEndpointTools(service: LlmEndpointService): ToolDef[] {
       readOnly: true,
       handler: (i: { sessionId?: string; runId?: string }) => service.usage(i),
     } satisfies ToolDef<typeof filter>,
-    {
-      name: "llm_endpoint_start",
-      description: "Start the llm-endpoint sidecar (features.llmEndpoint must be on); sessions started from then on call their models through it.",
-      inputSchema: {},
-      outputSchema: status,
-      requires: "token",
-      handler: async () => {
-        await service.start();
-        return service.status();
-      },
-    },
-    {
-      name: "llm_endpoint_stop",
-      description: "Stop the llm-endpoint sidecar until started again or the daemon restarts; sessions started meanwhile call their providers directly.",
-      inputSchema: {},
-      outputSchema: status,
-      requires: "token",
-      handler: async () => {
-        await service.stop();
-        return service.status();
-      },
-    },
+    ...(["start", "stop"] as const).map(
+      (verb): ToolDef => ({
+        name: `llm_endpoint_${verb}`,
+        description:
+          verb === "start"
+            ? "Start the llm-endpoint sidecar (features.llmEndpoint must be on); sessions started from then on call their models through it."
+            : "Stop the llm-endpoint sidecar until started again or the daemon restarts; sessions started meanwhile call their providers directly.",
+        inputSchema: {},
+        outputSchema: status,
+        requires: "token",
+        handler: () => control(service, verb),
+      }),
+    ),
   ];
 }

@@ -8,14 +8,9 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { AppendJournal } from "../storage/append-journal.js";
 import { checkedLine, readCheckedLines } from "../storage/checked-lines.js";
-import type { CallRecord } from "./protocol.js";
+import { utcDay, type CallRecord } from "./protocol.js";
 
 export const USAGE_DIR = "llm-endpoint";
-
-/** The UTC day of an ISO time or epoch ms, as YYYY-MM-DD. */
-export function utcDay(at: string | number): string {
-  return new Date(at).toISOString().slice(0, 10);
-}
 
 export function usageFile(home: string, day: string): string {
   return join(home, USAGE_DIR, `usage-${day}.jsonl`);
@@ -48,11 +43,6 @@ export async function readDay(home: string, day: string): Promise<DayUsage> {
     }
   }
   return { records, damaged, tornBytes: lines.tornBytes };
-}
-
-/** Tokens a record counts against budgets. */
-export function recordTokens(r: Pick<CallRecord, "inputTokens" | "outputTokens">): number {
-  return (r.inputTokens || 0) + (r.outputTokens || 0);
 }
 
 /** Appends records to the file of their day, rolling to the next day's file as records cross midnight (UTC). */

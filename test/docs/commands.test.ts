@@ -8,27 +8,16 @@
  */
 import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { freePort } from "../support/http.js";
 import { CLI_PATH, REPO_ROOT } from "../support/paths.js";
 import { docFiles, fencesOf } from "./doc-files.js";
 
 const DOC_PORTS = [8443, 18791];
 /** A doc's commands wait for conditions (a daemon up, a delivery logged); this bounds a wait that never ends. */
 const SCRIPT_LIMIT_MS = 150_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** Background jobs a doc started (the daemon, a receiver) share the script's process group: stop them all. */
 async function stopGroup(pgid: number): Promise<void> {

@@ -8,22 +8,16 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { childEnv } from "../support/cli.js";
-import { cliHome, expectSecretOffEveryCommandLine, finished, startCli } from "../support/command-lines.js";
+import { useCliHomes, expectSecretOffEveryCommandLine, finished, startCli } from "../support/command-lines.js";
 import { CLI_PATH } from "../support/paths.js";
 
-const homes: Array<{ cleanup(): Promise<void> }> = [];
-afterAll(() => Promise.all(homes.map((h) => h.cleanup())));
 
 const apiKey = () => `sk-ant-${randomBytes(16).toString("hex")}`;
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
-async function useHome() {
-  const h = await cliHome("svc-acp-env-");
-  homes.push(h);
-  return h;
-}
+const useHome = useCliHomes("svc-acp-env-");
 
 describe.concurrent("svc acp add --env with a secret (real CLI)", () => {
   it("--env ANTHROPIC_API_KEY reads the value from stdin: no process's command line (ps, /proc) holds it; then it is stored 0600", async () => {

@@ -8,23 +8,17 @@ import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { childEnv } from "../support/cli.js";
-import { cliHome, expectSecretOffEveryCommandLine, finished, startCli } from "../support/command-lines.js";
+import { useCliHomes, expectSecretOffEveryCommandLine, finished, startCli } from "../support/command-lines.js";
 import { CLI_PATH } from "../support/paths.js";
 
-const homes: Array<{ cleanup(): Promise<void> }> = [];
-afterAll(() => Promise.all(homes.map((h) => h.cleanup())));
 
 const secret = (prefix: string) => `${prefix}-${randomBytes(12).toString("hex")}`;
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
 const exists = (path: string) => stat(path).then(() => true, () => false);
 
-async function useHome() {
-  const h = await cliHome("svc-config-secrets-");
-  homes.push(h);
-  return h;
-}
+const useHome = useCliHomes("svc-config-secrets-");
 
 describe.concurrent("svc config set of a secret (real CLI)", () => {
   it("reads the secret from stdin: while the CLI runs, no process's command line (ps, /proc) holds it; then it is stored", async () => {

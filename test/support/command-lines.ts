@@ -7,7 +7,7 @@ import { execFile, spawn, type ChildProcessWithoutNullStreams } from "node:child
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { expect } from "vitest";
+import { afterAll, expect } from "vitest";
 import { childEnv, makeTempHome, type CliResult } from "./cli.js";
 import { CLI_PATH } from "./paths.js";
 
@@ -45,6 +45,20 @@ export async function cliHome(prefix: string) {
     return done;
   };
   return { ...h, file, svc, readConfig: async () => JSON.parse(await readFile(file, "utf8")) as Record<string, any> };
+}
+
+/**
+ * Registers `afterAll` in the enclosing scope and returns a maker of {@link cliHome}s, each removed
+ * when the scope ends.
+ */
+export function useCliHomes(prefix: string): () => ReturnType<typeof cliHome> {
+  const homes: Array<{ cleanup(): Promise<void> }> = [];
+  afterAll(() => Promise.all(homes.map((h) => h.cleanup())));
+  return async () => {
+    const h = await cliHome(prefix);
+    homes.push(h);
+    return h;
+  };
 }
 
 /** Every process's command line, read from /proc/<pid>/cmdline (arguments joined by spaces). */

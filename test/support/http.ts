@@ -1,4 +1,5 @@
 import { request } from "node:http";
+import { createServer } from "node:net";
 
 export interface RawResponse {
   status: number;
@@ -23,5 +24,17 @@ export function rawRequest(
     });
     req.on("error", reject);
     req.end(opts.body);
+  });
+}
+
+/** A loopback port free a moment ago (bound to port 0, then closed). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once("error", reject);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
   });
 }

@@ -4,7 +4,7 @@
  * and calls in flight per session. Counters start from what the daemon says was used before
  * (`grant.used`, `configure.day`).
  */
-import type { BudgetSpec, RefusalReason } from "../protocol.js";
+import { utcDay, type BudgetSpec, type RefusalReason } from "../protocol.js";
 
 export interface Refusal {
   reason: RefusalReason;
@@ -24,8 +24,6 @@ interface SessionCounters {
   /** Start times (ms, monotonic) of the calls admitted in the last 60 s, oldest first. */
   starts: number[];
 }
-
-export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 export class Limits {
   budgets: BudgetSpec = {};

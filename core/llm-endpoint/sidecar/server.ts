@@ -7,6 +7,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { CallRecord, ChildMessage, LlmProvider, RefusalReason } from "../protocol.js";
+import { PROVIDER_ADAPTERS } from "../../config/model-catalog.js";
 import { sendError, type SidecarError } from "./errors.js";
 import { forward, type ForwardOutcome } from "./forward.js";
 import type { Grant } from "./grants.js";
@@ -24,8 +25,6 @@ const OPS: Record<string, { api: LlmProvider; counts: boolean }> = {
 /** Anthropic allows 32 MB requests; more is refused before it is read. */
 const MAX_BODY = 32 * 1024 * 1024;
 
-/** The provider's catalog adapter, whose auth supplies a route's key when it names none. */
-const DEFAULT_KEY_FROM: Record<LlmProvider, string> = { anthropic: "claude", openai: "codex" };
 
 const BUDGET_CODE = { sessionTokens: "session_token_budget_exhausted", runTokens: "run_token_budget_exhausted", dayTokens: "day_token_budget_exhausted" };
 
@@ -158,7 +157,7 @@ class Call {
     const { route, model, key } = resolved;
     const fields: Partial<CallRecord> = { route: route.name, model, stream, ...(model !== requested && { requested }) };
     if (!key) {
-      const slug = route.keyFrom ?? DEFAULT_KEY_FROM[route.provider];
+      const slug = route.keyFrom ?? PROVIDER_ADAPTERS[route.provider];
       const message = `llm-endpoint: route "${route.name}" has no key: set defaults.adapters.${slug}.auth (apiKey or token) or credentials.json llm-endpoint/${route.name}`;
       return this.refuse(res, { status: 401, kind: "authentication_error", code: "route_has_no_key", message }, fields, "no-key");
     }
