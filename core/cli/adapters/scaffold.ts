@@ -165,16 +165,11 @@ export default defineRedactor({
 `;
 }
 
-/** The test of a redactor-only package: the real svc installs and loads it. */
-function redactorTestSource(o: ScaffoldOptions): string {
-  return `/**
- * Installs this package into a scratch $SVC_HOME with \`svc adapters install\` and checks that svc
- * loads its redactor (\`svc adapters ls --load\` imports it as the daemon does). Needs \`svc\` on
- * PATH (or SVC_BIN=<path to svc.js>). Run it with \`npm test\`.
- */
-import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+/** The imports and the `svc(args, env)` helper of a scaffolded test. */
+function testPrelude(o: { spawn: boolean }): string {
+  return `import assert from "node:assert/strict";
+import { execFile${o.spawn ? ", spawn" : ""} } from "node:child_process";
+import { mkdtemp, ${o.spawn ? "readFile, " : ""}rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
@@ -190,7 +185,17 @@ function svc(args, env) {
     );
   });
 }
+`;
+}
 
+/** The test of a redactor-only package: the real svc installs and loads it. */
+function redactorTestSource(o: ScaffoldOptions): string {
+  return `/**
+ * Installs this package into a scratch $SVC_HOME with \`svc adapters install\` and checks that svc
+ * loads its redactor (\`svc adapters ls --load\` imports it as the daemon does). Needs \`svc\` on
+ * PATH (or SVC_BIN=<path to svc.js>). Run it with \`npm test\`.
+ */
+${testPrelude({ spawn: false })}
 test("redactor ${o.redactor}: svc installs and loads it", { timeout: 120_000 }, async (t) => {
   const home = await mkdtemp(join(tmpdir(), "svc-adapter-test-"));
   const env = { ...process.env, SVC_HOME: home };
@@ -250,25 +255,7 @@ function testSource(o: ScaffoldOptions): string {
  * \`svc adapters install\`, starts \`svc serve\` on a free port, makes a sentinel and waits for an
  * event to arrive. Needs \`svc\` on PATH (or SVC_BIN=<path to svc.js>). Run it with \`npm test\`.
  */
-import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const pkgDir = fileURLToPath(new URL("..", import.meta.url));
-const SVC = process.env.SVC_BIN ? [process.execPath, process.env.SVC_BIN] : ["svc"];
-
-function svc(args, env) {
-  return new Promise((resolve, reject) => {
-    execFile(SVC[0], [...SVC.slice(1), ...args], { env }, (err, stdout, stderr) =>
-      err ? reject(new Error(\`svc \${args.join(" ")} failed: \${stderr || err.message}\`)) : resolve(stdout),
-    );
-  });
-}
-
+${testPrelude({ spawn: true })}
 async function until(probe, what, ms = 60_000) {
   const end = Date.now() + ms;
   for (;;) {
