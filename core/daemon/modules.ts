@@ -11,6 +11,7 @@ import { sentinelsModule } from "../sentinels/module.js";
 import { sentinelToolsModule } from "../sentinels/tools.js";
 import { remoteModule } from "../remote/module.js";
 import { llmEndpointModule } from "../llm-endpoint/module.js";
+import { redactionModule } from "../redaction/module.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
@@ -23,6 +24,8 @@ export const DAEMON_MODULES: DaemonModule[] = [
   // plugins load before every module that uses them (after the config module, when there is one)
   pluginHostModule,
   sessionsModule,
+  // after the plugin host and sessions (redactor plugins, session workspaces), before what redacts (steward, tracing)
+  redactionModule,
   // after sessions: it stops first, so its runs end before the session runtime stops
   swarmModule,
   sentinelsModule,

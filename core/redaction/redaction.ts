@@ -12,7 +12,8 @@
 import { token } from "../tokens.js";
 
 /** Where the text is going. */
-export type RedactionSurface = "trace" | "judge";
+export type { RedactionSurface } from "../plugin-api/redactor.js";
+import type { RedactionSurface } from "../plugin-api/redactor.js";
 
 export interface RedactionInput {
   /** The text to redact. */
