@@ -11,21 +11,8 @@ import type { McpCallTrace, McpToolCall } from "../daemon/mcp/call-trace.js";
 import type { Redaction, RedactionService } from "../redaction/redaction.js";
 import type { Logger } from "../runtime/logger.js";
 import type { ModelCallNote, SessionTracing, TracedSessionStart } from "../sessions/session-tracing.js";
-import type { SessionTracer } from "./session-tracer.js";
+import type { SessionTracer, VerdictData } from "./session-tracer.js";
 import { traceExportSettings } from "./settings.js";
-
-/** `session:verdict` (the steward, core/steward): `{sessionId, verdict, reason, suggestedPrompt?, trigger, model, at}`. */
-export interface VerdictData {
-  sessionId: string;
-  verdict?: string;
-  reason?: string;
-  suggestedPrompt?: string;
-  trigger?: string;
-  model?: string;
-  at?: number | string;
-}
-
-export type McpCall = McpToolCall;
 
 export interface TracingGateDeps {
   config: ConfigService;

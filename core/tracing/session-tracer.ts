@@ -22,7 +22,7 @@ import { jsonText, RedactedAttributes, textMessages } from "./attributes.js";
 import { openPipeline, type TracePipeline } from "./otel.js";
 import { settingsKey, type TraceExportSettings } from "./settings.js";
 import { formatTraceparent, parseTraceparent } from "./traceparent.js";
-import type { McpCall, VerdictData } from "./gate.js";
+import type { McpToolCall } from "../daemon/mcp/call-trace.js";
 
 interface TracedSession {
   id: string;
@@ -37,6 +37,17 @@ interface TracedSession {
   deliveries: Map<string, Span>;
   tools: Map<string, Span>;
   unfollow: () => void;
+}
+
+/** `session:verdict` (the steward, core/steward): `{sessionId, verdict, reason, suggestedPrompt?, trigger, model, at}`. */
+export interface VerdictData {
+  sessionId: string;
+  verdict?: string;
+  reason?: string;
+  suggestedPrompt?: string;
+  trigger?: string;
+  model?: string;
+  at?: number | string;
 }
 
 const OP = "gen_ai.operation.name";
@@ -237,7 +248,7 @@ export class SessionTracer {
   }
 
   /** An MCP tool call carrying `_meta.traceparent`, from a traced session (by its token, or the trace it names). */
-  async around<T extends { isError?: boolean }>(call: McpCall, sessionId: string | undefined, run: () => Promise<T>): Promise<T> {
+  async around<T extends { isError?: boolean }>(call: McpToolCall, sessionId: string | undefined, run: () => Promise<T>): Promise<T> {
     const parent = parseTraceparent(call.meta?.traceparent);
     const s = sessionId ? this.sessions.get(sessionId) : parent ? [...this.sessions.values()].find((x) => x.root.spanContext().traceId === parent.traceId) : undefined;
     if (!parent || !s) return run();
