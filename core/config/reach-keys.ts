@@ -31,6 +31,8 @@ const REACH_PATHS: readonly (readonly string[])[] = [
   // Where the judge's API key is sent, and the key itself; extJudge.model widens nothing.
   ["extJudge", "baseUrl"],
   ["extJudge", "apiKey"],
+  // Where traced sessions' spans are sent.
+  ["defaults", "traceEndpoint"],
 ];
 
 /**

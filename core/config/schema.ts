@@ -12,6 +12,10 @@ import { DEFAULT_JUDGE_BASE_URL, DEFAULT_PAIR_PAGE, DEFAULT_RENDEZVOUS_URL } fro
 import { isPairPage } from "./pair-page.js";
 
 const nonEmpty = z.string().min(1);
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\/[^\s/?#]+\S*$/, "must be an http(s) URL")
+  .refine((v) => URL.canParse(v), "must be an http(s) URL");
 const stringRecord = z.record(z.string(), z.string());
 const WS_URL = /^wss?:\/\/[^\s/?#]+\S*$/;
 
@@ -95,6 +99,9 @@ export const defaultsSchema = z.looseObject({
   maxGrantableDelegation: bounded({ min: 0, int: true }).optional().describe("Trust-boundary cap on delegation a supervisor can grant a child; unset = no cap"),
   extTracing: z.boolean().optional().describe("Opt in to per-session tracing by default"),
   traceRedactor: nonEmpty.optional().describe("Redactor slug applied to traced session content"),
+  traceEndpoint: httpUrl
+    .optional()
+    .describe("OTLP/HTTP traces URL, used as is (e.g. http://127.0.0.1:4318/v1/traces); over OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_EXPORTER_OTLP_ENDPOINT (docs/tracing.md)"),
   agentPromptInterrupt: z.boolean().optional().describe("Default interrupt for agent_prompt and message_parent calls that omit it (false queues, true cancels the in-flight turn)"),
   contextContinuity: contextContinuitySchema.optional().describe("Context-window policy"),
   messaging: messagingSchema.optional().describe("Inter-session messaging policy"),
@@ -163,11 +170,6 @@ export const featuresSchema = z.looseObject({
   pty: z.boolean().optional().describe("Informational hint that pseudo-terminal support is desired"),
   llmEndpoint: z.boolean().optional().describe("Enable the local llm-endpoint proxy sidecar and its llm_endpoint_* tools"),
 });
-
-const httpUrl = z
-  .string()
-  .regex(/^https?:\/\/[^\s/?#]+\S*$/, "must be an http(s) URL")
-  .refine((v) => URL.canParse(v), "must be an http(s) URL");
 
 export const llmUpstreamSchema = z.looseObject({
   provider: z.enum(["anthropic", "openai"], { error: "must be anthropic or openai (the API the upstream speaks)" }).describe("The API the upstream speaks: anthropic (Messages) or openai (Chat Completions)"),

@@ -66,7 +66,7 @@ export const OPERATIONS = {
     [], ["config_get", "model_roles"], ["config show", "config get"]),
   "config.write": op("change a configuration key that does not widen reach (defaults, models, sessions, spawn, worktrees, …)", "local", "owner",
     [], ["config_set"], ["config set", "config unset"]),
-  "config.write-reach": op("change a key that widens reach: daemon.authToken|bind|port|allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, activeProfile, profileAliases, corpusPresetPackages, extJudge.baseUrl|apiKey, features.llmEndpoint, llmEndpoint.upstreams|port, defaults.adapters.*.auth", "token", "owner",
+  "config.write-reach": op("change a key that widens reach: daemon.authToken|bind|port|allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, activeProfile, profileAliases, corpusPresetPackages, extJudge.baseUrl|apiKey, features.llmEndpoint, llmEndpoint.upstreams|port, defaults.traceEndpoint, defaults.adapters.*.auth", "token", "owner",
     [], ["config_set (those keys)"], ["config set", "config unset"]),
   "session.read": op("list sessions, show one, its recap, transcript and conversation", "local", "read",
     ["GET /sessions", "GET /sessions/:id", "GET /sessions/:id/recap", "GET /sessions/:id/events", "GET /sessions/:id/export", "GET /conversations", "GET /conversations/:id"], ["session_list", "session_recap"], ["sessions list", "sessions export"]),

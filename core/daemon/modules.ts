@@ -12,6 +12,7 @@ import { sentinelToolsModule } from "../sentinels/tools.js";
 import { remoteModule } from "../remote/module.js";
 import { llmEndpointModule } from "../llm-endpoint/module.js";
 import { redactionModule } from "../redaction/module.js";
+import { tracingModule } from "../tracing/module.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
@@ -32,6 +33,8 @@ export const DAEMON_MODULES: DaemonModule[] = [
   sentinelToolsModule,
   // after sessions: it hands sessions their model environment; loads nothing while features.llmEndpoint is off
   llmEndpointModule,
+  // after sessions: it opens traced sessions' spans; loads no SDK until a session is traced
+  tracingModule,
   // pairings and the tunnel forward into the routes above
   remoteModule,
   // keep last: they serve what the modules above register

@@ -72,6 +72,8 @@ export class LiveSession {
   worktreeOwner = false;
   /** Set once the process ended: parking and closing the transcripts. */
   closing?: Promise<void>;
+  /** The trace context its agent starts with (`TRACEPARENT`), when the session is traced (core/tracing). */
+  traceEnv?: Record<string, string>;
 
   constructor(
     readonly fixed: Fixed,
@@ -151,7 +153,7 @@ export class LiveSession {
       this.queue.splice(firstNormal === -1 ? this.queue.length : firstNormal, 0, p);
       delivery = p.urgency === "interrupt" && this.state === "busy" ? "interrupted" : "steered";
     }
-    this.transcript.append("prompt.received", { promptId: p.promptId, sender: p.sender, urgency: p.urgency, delivery, ...(requested ? { requested, note } : {}) });
+    this.transcript.append("prompt.received", { promptId: p.promptId, sender: p.sender, urgency: p.urgency, delivery, ...(requested ? { requested, note } : {}), ...(p.ref ? { ref: p.ref } : {}) });
     if (delivery === "interrupted") void this.handle?.cancel?.();
     const position = this.queue.indexOf(p);
     queueMicrotask(() => this.pump());

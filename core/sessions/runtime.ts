@@ -24,6 +24,7 @@ import { describeSession } from "./describe.js";
 import { StartingSessions } from "./starting.js";
 import { TranscriptWriter } from "./transcript.js";
 import { emptyModelUsage, type ModelAccess } from "./model-access.js";
+import type { ModelCallNote, SessionTracing } from "./session-tracing.js";
 import type { ContextUse, SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
@@ -45,6 +46,8 @@ export class SessionRuntime implements SessionHost {
   private readonly starting = new StartingSessions<LiveSession>();
   /** The model proxy, while core/llm-endpoint runs (model-access.ts). */
   private modelAccess: ModelAccess | undefined;
+  /** Tracing, while core/tracing runs (session-tracing.ts). */
+  private tracing: SessionTracing | undefined;
   private readonly context: ContextContinuity;
 
   constructor(
@@ -180,6 +183,10 @@ export class SessionRuntime implements SessionHost {
       ...(placed.worktree ? { worktree: placed.worktree } : {}), ...(granted.capped ? { note: granted.capped } : {}), ...(req.run ? { run: req.run } : {}),
       ...(session.continuedFrom ? { continuedFrom: session.continuedFrom } : {}),
     });
+    session.traceEnv = await this.tracing?.open({
+      sessionId: id, adapter: req.adapter, requested: req.extTracing, joins: parent?.id ?? via.caller?.id ?? callerId, createdAt: now, transcript: session.transcript,
+      ...(typeof merged.options.model === "string" ? { model: merged.options.model } : {}), ...(req.run ? { run: req.run } : {}),
+    });
     const launch = () => this.launch(session, instance, req, merged);
     const failed = (err: unknown) => {
       session.sink().exited({ code: null, signal: null, error: (err as Error).message });
@@ -248,7 +255,7 @@ export class SessionRuntime implements SessionHost {
     const auth = access ? access.auth : merged.auth;
     try {
       session.handle = await instance.start(
-        { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth, argv: req.argv, env: { ...(req.env ?? {}), ...(access?.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
+        { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth, argv: req.argv, env: { ...(req.env ?? {}), ...(access?.env ?? {}), ...(session.traceEnv ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
         session.sink(),
       );
     } catch (err) {
@@ -440,10 +447,16 @@ export class SessionRuntime implements SessionHost {
     this.modelAccess = access;
   }
 
+  /** Lets tracing open sessions' traces and hear of their model calls (core/tracing), or stops it doing so. */
+  useTracing(tracing: SessionTracing | undefined): void {
+    this.tracing = tracing;
+  }
+
   /** The model proxy carried one call of this session: counted on its descriptor. Unknown or pruned sessions are ignored. */
-  noteModelCall(sessionId: string, call: { model: string; inputTokens: number; outputTokens: number; status: number; at: string }): void {
+  noteModelCall(sessionId: string, call: ModelCallNote): void {
     const s = this.sessions.get(sessionId);
     if (!s) return;
+    this.tracing?.modelCall(sessionId, call);
     const u = (s.modelUsage ??= emptyModelUsage());
     u.calls++;
     u.inputTokens += call.inputTokens;

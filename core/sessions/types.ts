@@ -119,6 +119,8 @@ export interface StartRequest {
   callerToken?: string;
   /** Set by run-swarm only: the run and step the session runs. */
   run?: SwarmStepRef;
+  /** Trace this session (docs/tracing.md), over `defaults.extTracing`; unset: as its parent's session when that one is traced, else the default. */
+  extTracing?: boolean;
 }
 
 /** What a spawn returns: the session, and `deduped: true` when an idempotency key matched a live one. */

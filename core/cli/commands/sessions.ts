@@ -16,6 +16,8 @@ function startOptions(cmd: Command): Command {
     .option("--no-attach", "do not nest under the calling session")
     .option("--no-dedupe", "derive no idempotency key for this spawn")
     .option("--idempotency-key <key>", "a second spawn with this key returns the live session holding it")
+    .option("--trace", "trace this session to the OTLP endpoint (over defaults.extTracing; docs/tracing.md)")
+    .option("--no-trace", "do not trace this session")
     .option("--json", "machine-readable output");
 }
 

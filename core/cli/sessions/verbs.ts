@@ -21,6 +21,7 @@ export interface StartFlags {
   attach?: boolean;
   dedupe?: boolean;
   idempotencyKey?: string;
+  trace?: boolean;
   json?: boolean;
 }
 
@@ -49,6 +50,7 @@ function startBody(f: StartFlags, wait: boolean) {
     ...(f.attach !== undefined ? { attach: f.attach } : {}),
     ...(f.dedupe === false ? { dedupe: false } : {}),
     ...(f.idempotencyKey ? { idempotencyKey: f.idempotencyKey } : {}),
+    ...(f.trace !== undefined ? { extTracing: f.trace } : {}),
     ...(wait ? { wait: true } : {}),
   };
 }
