@@ -34,6 +34,7 @@ export { secretModeFinding, damagedCopyFindings, tornTailFinding } from "../stor
 export { defineAdapter, type AdapterPlugin, type AdapterInstance } from "./adapter.js";
 export type {
   SessionStartSpec,
+  SessionResumeSpec,
   SessionUpdateSink,
   SessionAdapterInstance,
   AdapterSession,
