@@ -51,6 +51,27 @@ async function ask(d: DaemonProcess, id: string, text: string): Promise<string> 
   return body.result.text;
 }
 
+/** The daemon's event stream from its start, read until `found` holds for what arrived (or 30 s). */
+async function eventsUntil(d: DaemonProcess, found: (text: string) => boolean): Promise<string> {
+  const ac = new AbortController();
+  const deadline = setTimeout(() => ac.abort(), 30_000);
+  let text = "";
+  try {
+    const reader = (await d.fetch("/events", { headers: { "last-event-id": "0" }, signal: ac.signal })).body!.getReader();
+    while (!found(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += Buffer.from(value).toString("utf8");
+    }
+  } catch {
+    // aborted at the deadline
+  } finally {
+    clearTimeout(deadline);
+    ac.abort();
+  }
+  return text;
+}
+
 const keeper = fixtureAgent("resumable-agent.mjs", { resumable: true });
 
 describe.runIf(existsSync("/proc/self/stat"))("resuming a session", () => {
@@ -132,6 +153,8 @@ describe.runIf(existsSync("/proc/self/stat"))("resuming a session", () => {
       expect((r.structuredContent as any).descriptor).toMatchObject({ id: parent.id, state: "idle", turns: 3 });
       started.push((r.structuredContent as any).descriptor.pid);
       expect(await ask(fx.daemon, parent.id, "what did I say first?")).toBe("you said first: my name is Ada");
+      const resumed = new RegExp(`session:resumed[^\\n]*\\n(data: )?[^\\n]*"sessionId":"${parent.id}"[^\\n]*"resumes":3`);
+      expect(await eventsUntil(fx.daemon, (t) => resumed.test(t))).toMatch(resumed);
 
       const again = await client.callTool({ name: "resume_agent_session", arguments: { sessionId: parent.id } });
       expect(again.isError).toBe(true);
