@@ -72,6 +72,8 @@ export const OPERATIONS = {
     ["GET /sessions", "GET /sessions/:id", "GET /sessions/:id/recap", "GET /sessions/:id/events", "GET /sessions/:id/export", "GET /conversations", "GET /conversations/:id"], ["session_list", "session_recap"], ["sessions list", "sessions export"]),
   "session.start": op("start an agent session from a configured adapter", "local", "operate",
     ["POST /sessions"], ["start_agent_session"], ["sessions start", "sessions run"]),
+  "session.resume": op("resume an ended agent session under its id (its cwd under pairing.allowedRoots for a paired caller, as for a start)", "local", "operate",
+    ["POST /sessions/:id/resume"], ["resume_agent_session"], ["sessions resume"]),
   "session.terminal": op("start a terminal session running a given command", "token", "owner",
     ["POST /sessions/terminal"], [], ["sessions terminal"]),
   "session.prompt": op("prompt, message or stop a session", "local", "operate",

@@ -35,6 +35,7 @@ export { defineAdapter, type AdapterPlugin, type AdapterInstance } from "./adapt
 export { defineRedactor, type RedactorPlugin, type RedactorContext, type RedactionSurface } from "./redactor.js";
 export type {
   SessionStartSpec,
+  SessionResumeSpec,
   SessionUpdateSink,
   SessionAdapterInstance,
   AdapterSession,

@@ -25,7 +25,8 @@ export interface LiveSessionHooks {
   onUsage(session: LiveSession, report: { used: number; size: number }): void;
 }
 
-type Fixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath" | "worktree" | "delegation" | "run">;
+/** What a session is given at its start and keeps: its descriptor's fixed fields. */
+export type SessionFixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath" | "worktree" | "delegation" | "run">;
 
 /**
  * One session in the daemon: its adapter handle, its prompt queue and the turn loop, its
@@ -66,6 +67,8 @@ export class LiveSession {
   refusal?: string;
   continuedFrom?: string;
   continuedAs?: string;
+  /** How many times the session was resumed (resume.ts). */
+  resumes = 0;
   /** Settles when the agent has started (after the worktree's provisioning, when it has any). */
   ready?: Promise<void>;
   /** The session made its worktree (a child that inherited its parent's does not own it). */
@@ -76,7 +79,7 @@ export class LiveSession {
   traceEnv?: Record<string, string>;
 
   constructor(
-    readonly fixed: Fixed,
+    readonly fixed: SessionFixed,
     readonly transcript: TranscriptWriter,
     readonly terminal: TranscriptWriter | undefined,
     private readonly hooks: LiveSessionHooks,

@@ -25,7 +25,8 @@ import { StartingSessions } from "./starting.js";
 import { TranscriptWriter } from "./transcript.js";
 import { emptyModelUsage, type ModelAccess } from "./model-access.js";
 import type { ModelCallNote, SessionTracing } from "./session-tracing.js";
-import type { ContextUse, SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
+import { fixedOf, recordOf, writeSessionRecord, type SessionRecord } from "./session-record.js";
+import type { AdapterSource, ContextUse, SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
 const MAX_ENDED = 500;
@@ -239,8 +240,43 @@ export class SessionRuntime implements SessionHost {
     return s ? this.grantor(s) : undefined;
   }
 
-  /** Starts the adapter's process for a session that is ready to run (its tree, if any, provisioned). */
-  private async launch(session: LiveSession, instance: SessionAdapterInstance, req: StartRequest, merged: ResolvedSpawnDefaults): Promise<void> {
+  /**
+   * Runs an ended session again under its id from its record (resume.ts checked that it can be):
+   * its transcript goes on after `at.lastSeq`, and the adapter's `resume` has the agent load its
+   * conversation. Options and skills are the recorded ones; auth and the session token are new.
+   */
+  async relaunch(record: SessionRecord, at: { lastSeq: number; turns: number }, instance: SessionAdapterInstance, source: AdapterSource): Promise<SessionDescriptor> {
+    const { id, adapter } = record;
+    if (this.state(id) === "live") throw new SvcError("conflict", `session ${id} is live: only an ended session can be resumed`);
+    const merged = { ...resolveSpawnDefaults(this.cfg(), adapter, { options: record.options, skills: record.skills }), options: record.options, skills: record.skills };
+    const { events } = sessionFiles(this.eventsDir, id);
+    const session = new LiveSession(fixedOf(record, events, { source, auth: redactAuth(merged.auth) }), new TranscriptWriter(events, () => this.clock.now(), at.lastSeq), undefined, this.hooks);
+    session.turns = at.turns;
+    session.worktreeOwner = record.worktreeOwner ?? false;
+    session.resumes = (record.resumes ?? 0) + 1;
+    if (record.continuedFrom) session.continuedFrom = record.continuedFrom;
+    this.sessions.set(id, session);
+    // Like `session.starting`, it carries the daemon mark: a new life begins (orphans.ts reads it so).
+    session.transcript.append("session.resumed", { adapter, source, agentSessionId: record.agentSessionId, resumes: session.resumes, daemon: markDaemon() });
+    session.traceEnv = await this.tracing?.open({
+      sessionId: id, adapter, requested: record.traced, joins: record.parentId, createdAt: this.clock.now(), transcript: session.transcript,
+      ...(typeof record.options.model === "string" ? { model: record.options.model } : {}), ...(record.run ? { run: record.run } : {}),
+    });
+    session.ready = this.launch(session, instance, { adapter, name: record.name }, merged, record.agentSessionId).catch((err: Error) => {
+      session.sink().exited({ code: null, signal: null, error: err.message });
+      throw err;
+    });
+    await session.ready;
+    this.events.emit("session:resumed", { sessionId: id, adapter, source, resumes: session.resumes });
+    this.logger.info("session resumed", { sessionId: id, adapter, resumes: session.resumes });
+    return this.describe(session);
+  }
+
+  /**
+   * Starts the adapter's process for a session that is ready to run (its tree, if any, provisioned);
+   * with `agentSessionId`, through the adapter's `resume`. The session's record is written once it runs.
+   */
+  private async launch(session: LiveSession, instance: SessionAdapterInstance, req: Pick<StartRequest, "adapter" | "argv" | "env" | "name">, merged: ResolvedSpawnDefaults, agentSessionId?: string): Promise<void> {
     const { id, cwd, worktree, source, kind } = session.fixed;
     if (!session.live) throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
     const token = this.workspaces.tokens.issue(id, this.random.hex(24));
@@ -254,10 +290,9 @@ export class SessionRuntime implements SessionHost {
     const access = await this.modelAccess?.open({ sessionId: id, ...(session.fixed.run ? { runId: session.fixed.run.runId } : {}), ...(merged.auth ? { auth: merged.auth } : {}) });
     const auth = access ? access.auth : merged.auth;
     try {
-      session.handle = await instance.start(
-        { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth, argv: req.argv, env: { ...(req.env ?? {}), ...(access?.env ?? {}), ...(session.traceEnv ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
-        session.sink(),
-      );
+      const spec = { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth, argv: req.argv, env: { ...(req.env ?? {}), ...(access?.env ?? {}), ...(session.traceEnv ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) };
+      if (agentSessionId !== undefined && !instance.resume) throw new SvcError("not_resumable", `adapter "${req.adapter}" cannot resume sessions`);
+      session.handle = await (agentSessionId !== undefined ? instance.resume!({ ...spec, agentSessionId }, session.sink()) : instance.start(spec, session.sink()));
     } catch (err) {
       this.modelAccess?.close(id);
       throw err;
@@ -273,6 +308,9 @@ export class SessionRuntime implements SessionHost {
     // The marks let a later daemon life recognise the process if this daemon dies first (orphans.ts).
     const mark = markProcess(session.handle.pid);
     session.transcript.append("session.started", { pid: session.handle.pid, info: session.handle.info, ...(mark ? { process: mark } : {}), daemon: markDaemon() });
+    await writeSessionRecord(this.eventsDir, recordOf(session, session.resumes)).catch((err: Error) =>
+      this.logger.warn("could not write the session's record: it cannot be shown or resumed after a restart", { sessionId: id, error: err.message }),
+    );
     this.events.emit("session:started", { sessionId: id, adapter: req.adapter, source, kind });
     this.logger.info("session started", { sessionId: id, adapter: req.adapter, source, pid: session.handle.pid });
     session.pump();

@@ -21,7 +21,7 @@ function startOptions(cmd: Command): Command {
     .option("--json", "machine-readable output");
 }
 
-/** `svc sessions start|run|list|prompt|stop|export|terminal`. */
+/** `svc sessions start|run|list|prompt|stop|resume|export|terminal`. */
 export function registerSessions(program: Command): void {
   const sessions = program.command("sessions").description("Agent and terminal sessions run by the daemon");
   startOptions(sessions.command("start").description("Start an agent session (config defaults merged)")).action(async (opts) => {
@@ -64,6 +64,15 @@ export function registerSessions(program: Command): void {
     .action(async (id: string) => {
       const { sessionsStop } = await import("../sessions/verbs.js");
       await sessionsStop(id);
+    });
+  sessions
+    .command("resume")
+    .description("Resume an ended session (also after a daemon restart) under its id: its agent loads its conversation again")
+    .argument("<id>")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { sessionsResume } = await import("../sessions/verbs.js");
+      await sessionsResume(id, opts);
     });
   sessions
     .command("export")

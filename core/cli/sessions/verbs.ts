@@ -123,6 +123,16 @@ export async function sessionsStop(id: string): Promise<void> {
   println(`stopped ${descriptor.id}`);
 }
 
+/** `svc sessions resume <id>`: the ended session runs again under its id (docs/sessions.md "Resume"). */
+export async function sessionsResume(id: string, opts: { json?: boolean }): Promise<void> {
+  const client = await DaemonClient.connect();
+  const res = await client.request<{ descriptor: SessionDescriptor }>("POST", `/sessions/${encodeURIComponent(id)}/resume`, {}, { timeoutMs: 120_000 });
+  if (opts.json) return printJson(res);
+  const d = res.descriptor;
+  println(`resumed ${d.id} (${d.adapter}, ${d.state}, ${d.turns} turn${d.turns === 1 ? "" : "s"} before)${d.parentId ? `, child of ${d.parentId}` : ""}`);
+  println(dim(`transcript: ${d.eventsPath}`));
+}
+
 /** Through the daemon when it runs; otherwise straight from the transcript files on disk. */
 export async function sessionsExport(id: string): Promise<void> {
   const client = await DaemonClient.connect().catch((err: SvcError) => {
