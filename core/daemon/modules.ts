@@ -11,6 +11,7 @@ import { sentinelsModule } from "../sentinels/module.js";
 import { sentinelToolsModule } from "../sentinels/tools.js";
 import { remoteModule } from "../remote/module.js";
 import { llmEndpointModule } from "../llm-endpoint/module.js";
+import { stewardModule } from "../steward/module.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
@@ -29,6 +30,8 @@ export const DAEMON_MODULES: DaemonModule[] = [
   sentinelToolsModule,
   // after sessions: it hands sessions their model environment; loads nothing while features.llmEndpoint is off
   llmEndpointModule,
+  // after sessions and the llm-endpoint: it judges sessions, through the sidecar when it runs
+  stewardModule,
   // pairings and the tunnel forward into the routes above
   remoteModule,
   // keep last: they serve what the modules above register

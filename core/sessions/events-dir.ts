@@ -8,6 +8,7 @@ export function sessionFiles(eventsDir: string, sessionId: string) {
     events: join(dir, "events.jsonl"),
     terminal: join(dir, "terminal.jsonl"),
     parked: join(dir, "parked.json"),
+    verdict: join(dir, "verdict.json"),
   };
 }
 

@@ -10,6 +10,7 @@ import type { DeliveryRef, ParkedDelivery, PromptReceipt, PromptSender, PromptUr
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { updateJsonFile, readJsonFile } from "../storage/json-file.js";
+import { writeFileDurable } from "../storage/atomic-write.js";
 import { CLOCK, CONFIG, DAEMON_EVENTS, LOGGER, RANDOM, token } from "../tokens.js";
 import { spawnKey } from "../workspaces/idempotency.js";
 import { attachTo, childDelegation, SESSION_TOKEN_ENV, type Grantor } from "../workspaces/lineage.js";
@@ -24,7 +25,7 @@ import { describeSession } from "./describe.js";
 import { StartingSessions } from "./starting.js";
 import { TranscriptWriter } from "./transcript.js";
 import { emptyModelUsage, type ModelAccess } from "./model-access.js";
-import type { ContextUse, SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
+import type { ContextUse, SessionDescriptor, SessionVerdict, StartRequest, StartResult, TurnResult } from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
 const MAX_ENDED = 500;
@@ -489,6 +490,20 @@ export class SessionRuntime implements SessionHost {
     if (f.worktree) this.workspaces.handOver(f.worktree.path, old.id, descriptor.id);
     this.prompt(descriptor.id, prompt, { sender: { kind: "system" }, urgency: "queue" });
     return this.get(descriptor.id);
+  }
+
+  /**
+   * The session steward's verdict on a session (core/steward): kept on its descriptor, written to
+   * `verdict.json` beside its transcript (atomically, so `sessions show` reads it after the daemon
+   * forgot the session), said in a live session's transcript and emitted as `session:verdict`.
+   */
+  async recordVerdict(sessionId: string, v: SessionVerdict): Promise<SessionDescriptor> {
+    const s = this.get(sessionId);
+    s.verdict = v;
+    await writeFileDurable(sessionFiles(this.eventsDir, s.id).verdict, JSON.stringify(v, null, 2) + "\n", { createMode: 0o600 });
+    if (s.live) s.transcript.append("steward.verdict", v);
+    this.events.emit("session:verdict", { sessionId: s.id, ...v });
+    return this.describe(s);
   }
 
   async park(sessionId: string, entry: ParkedDelivery): Promise<void> {

@@ -162,6 +162,7 @@ describe("the schema covers every SPEC.md key", () => {
   // Keys svc adds where SPEC.md is silent, each documented in docs/configuration.md's reference.
   const SVC_KEYS: Record<string, string[]> = {
     pairing: ["allowedRoots"], // where a paired device with the operate scope may work (docs/remote.md)
+    extJudge: ["windowSec", "timeoutSec"], // the session steward's budget window and request timeout (docs/steward.md)
     "": ["llmEndpoint"], // the sidecar's port, routes, budgets (docs/llm-endpoint.md); SPEC.md names only features.llmEndpoint
   };
   it.each(Object.entries(SPEC_KEYS))("section %s", (section, keys) => {
