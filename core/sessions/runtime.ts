@@ -499,8 +499,8 @@ export class SessionRuntime implements SessionHost {
    */
   async recordVerdict(sessionId: string, v: SessionVerdict): Promise<SessionDescriptor> {
     const s = this.get(sessionId);
-    s.verdict = v;
     await writeFileDurable(sessionFiles(this.eventsDir, s.id).verdict, JSON.stringify(v, null, 2) + "\n", { createMode: 0o600 });
+    s.verdict = v;
     if (s.live) s.transcript.append("steward.verdict", v);
     this.events.emit("session:verdict", { sessionId: s.id, ...v });
     return this.describe(s);

@@ -71,13 +71,16 @@ export class Steward {
     this.start(sessionId, trigger, settings).catch(() => undefined);
   }
 
-  /** `svc sessions judge`, `POST /sessions/:id/judge`, `session_judge`: not budget-limited, one in flight per session. */
+  /**
+   * `svc sessions judge`, `POST /sessions/:id/judge`, `session_judge`: not budget-limited. Still one
+   * judgement per session at a time: it waits for the one in flight, if any, then asks.
+   */
   async request(sessionId: string): Promise<{ verdict: SessionVerdict; descriptor: SessionDescriptor }> {
     const settings = this.settings();
     if (!settings.key) throw new SvcError("unavailable", `${NO_KEY_MESSAGE}: set extJudge.apiKey (svc config set extJudge.apiKey, from stdin) or EXT_JUDGE_API_KEY`);
     const s = this.d.sessions.get(sessionId);
     if (s.fixed.kind !== "agent") throw new SvcError("invalid_input", `session ${sessionId} is a terminal session; the steward judges agent sessions`);
-    if (this.inFlight.has(sessionId)) throw new SvcError("conflict", `a judgement of session ${sessionId} is already in flight; ask again when it is recorded`);
+    for (let p = this.inFlight.get(sessionId); p; p = this.inFlight.get(sessionId)) await p.catch(() => undefined);
     const verdict = await this.start(sessionId, ON_REQUEST, settings);
     return { verdict, descriptor: this.d.sessions.describe(this.d.sessions.get(sessionId)) };
   }
@@ -108,7 +111,7 @@ export class Steward {
       const { body } = buildJudgeRequest({ session: rt.describe(s), trigger, now: this.d.now(), lines }, channel.model, redaction);
       const answer = await postJudge({ url: channel.url, bearer: channel.bearer, body, timeoutMs: settings.timeoutMs, ownErrors: channel.viaSidecar, signal: this.closing.signal });
       const parsed = answer.ok ? parseJudgeAnswer(answer.text) : answer;
-      outcome = parsed.ok ? parsed : { verdict: "judge_error", reason: parsed.reason };
+      outcome = parsed.ok ? { verdict: parsed.verdict, reason: parsed.reason, ...(parsed.suggestedPrompt ? { suggestedPrompt: parsed.suggestedPrompt } : {}) } : { verdict: "judge_error", reason: parsed.reason };
     } catch (err) {
       outcome = { verdict: "judge_error", reason: `the judge request could not be made: ${(err as Error).message}` };
     }
@@ -123,7 +126,7 @@ export class Steward {
     const service = this.d.redaction();
     const slug = this.d.config.current().effective.defaults.traceRedactor ?? "secrets";
     if (!service) {
-      if (!this.noRedactionSaid) this.d.logger.warn("steward: this daemon has no redaction service; the judge gets no session content");
+      if (!this.noRedactionSaid) this.d.logger.warn("steward: this daemon has no redaction service; the judge gets the sessions' facts and no content");
       this.noRedactionSaid = true;
       return undefined;
     }

@@ -52,11 +52,12 @@ describe("buildJudgeRequest", () => {
     expect(r.seen.find((i) => i.key === "lastTurnErrorMessage")?.content).toBe(true);
   });
 
-  it("without a redaction service every session string is withheld", () => {
+  it("without a redaction service the request is made as the metadata redactor would: facts pass, content is withheld", () => {
     const { body, withheld } = buildJudgeRequest({ session, trigger: "request", now: 1, lines: [line("prompt", { text: "secret plans" })] }, "m", undefined);
     expect(JSON.stringify(body)).not.toContain("secret plans");
-    expect(JSON.stringify(body)).not.toContain("echo");
-    expect(withheld).toBe(3);
+    expect(JSON.stringify(body)).not.toContain("no output");
+    expect(JSON.stringify(body)).toContain('\\"adapter\\": \\"echo\\"');
+    expect(withheld).toBe(2);
   });
 
   it("keeps the latest entries, at most MAX_ENTRIES and MAX_TRANSCRIPT_CHARS", () => {
