@@ -37,7 +37,7 @@ export async function runDoctor(home: string, options: { env?: NodeJS.ProcessEnv
   findings.push(...(await checkTargets(home, stored.sentinels, env, options.cwd ?? process.cwd())));
   // A config file that does not load is already an error above.
   const config = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() => undefined);
-  if (config) findings.push(...checkSteward(config.current()));
+  if (config) findings.push(...(await checkSteward(config.current())));
   // Stable order: errors first, then by file.
   const sorted = findings.map((f, i) => ({ f, i })).sort((a, b) => ORDER[a.f.severity] - ORDER[b.f.severity] || a.f.file.localeCompare(b.f.file) || a.i - b.i);
   const out = sorted.map((x) => x.f);

@@ -202,3 +202,58 @@ describe("the steward with a judge key", () => {
     await post(fx.daemon, `/sessions/${id}/stop`);
   });
 });
+
+describe("the steward without a key", () => {
+  const fx = useDaemonProcess({ prefix: "svc-e2e-steward-nokey-", config: { acpAgents: FIXTURE_AGENTS, extJudge: { model: "j-1" } } });
+
+  it("judges nothing, says so once in the log and in svc doctor; a request is refused naming the settings", async () => {
+    const before = judge.requests.length;
+    const id = await start(fx.daemon, { adapter: "echo", prompt: "one" });
+    await json(post(fx.daemon, `/sessions/${id}/prompt`, { text: "two", wait: true }));
+    await until(() => fx.daemon.logs().includes("steward: no judge key"), "the log line");
+    const res = await post(fx.daemon, `/sessions/${id}/judge`);
+    expect(res.status).toBe(503);
+    const err = ((await res.json()) as { error: { code: string; message: string } }).error;
+    expect(err.code).toBe("unavailable");
+    expect(err.message).toContain("extJudge.apiKey");
+    expect(err.message).toContain("EXT_JUDGE_API_KEY");
+    const cli = await runCli(["sessions", "judge", id], { home: fx.home });
+    expect(cli.code).not.toBe(0);
+    expect(cli.stderr).toContain("extJudge.apiKey");
+    expect(fx.daemon.logs().split("steward: no judge key").length - 1).toBe(1);
+    expect(judge.requests.length).toBe(before);
+    const doctor = await runCli(["doctor", "--json"], { home: fx.home });
+    const findings = JSON.parse(doctor.stdout).findings as Array<{ severity: string; message: string }>;
+    expect(findings).toContainEqual(expect.objectContaining({ severity: "warn", message: expect.stringContaining("the session steward has no judge key") }));
+    await post(fx.daemon, `/sessions/${id}/stop`);
+  });
+});
+
+describe("the steward through the llm-endpoint sidecar", () => {
+  const fx = useDaemonProcess({
+    prefix: "svc-e2e-steward-sidecar-",
+    setup: async ({ home }) => {
+      const { writeFile } = await import("node:fs/promises");
+      await writeFile(join(home, "config.json"), JSON.stringify({ acpAgents: FIXTURE_AGENTS, features: { llmEndpoint: true }, llmEndpoint: { port: 0 }, extJudge: { baseUrl: judge.baseUrl, model: "j-side", apiKey: KEY } }));
+    },
+  });
+
+  it("the judge call goes through the sidecar with the steward's own grant: the key injected there, the call in the usage", async () => {
+    judge.mode = { kind: "verdict", verdict: "on_track", reason: "via the sidecar" };
+    const id = await start(fx.daemon, { adapter: "echo", prompt: "hi" });
+    const r = await json(post(fx.daemon, `/sessions/${id}/judge`));
+    expect(r.verdict).toMatchObject({ verdict: "on_track", reason: "via the sidecar", model: "j-side" });
+    const req = forSession(id).at(-1)!;
+    expect(req.path).toBe("/v1/chat/completions");
+    expect(req.authorization).toBe(`Bearer ${KEY}`);
+    expect(req.body.model).toBe("j-side");
+    const usage = await until(async () => {
+      const u = await json(fx.daemon.fetch("/llm-endpoint/usage"));
+      return u.sessions?.steward?.calls >= 1 && u;
+    }, "the steward's calls in the usage");
+    expect(usage.sessions.steward).toMatchObject({ inputTokens: expect.any(Number) });
+    const status = await json(fx.daemon.fetch("/llm-endpoint/status"));
+    expect(JSON.stringify(status)).not.toContain(KEY);
+    await post(fx.daemon, `/sessions/${id}/stop`);
+  });
+});

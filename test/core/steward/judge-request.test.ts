@@ -101,3 +101,25 @@ describe("JudgeBudget", () => {
     expect(b.take("s", "x", 0, 0) && b.take("s", "x", 0, 0)).toBe(true);
   });
 });
+
+describe("checkSteward (svc doctor)", () => {
+  it("nothing with a key or on an empty home; a note once there are sessions; a warning when a judge is configured without a key", async () => {
+    const { checkSteward } = await import("../../../core/steward/doctor-check.js");
+    const { mkdtemp, mkdir, rm } = await import("node:fs/promises");
+    const { join } = await import("node:path");
+    const { tmpdir } = await import("node:os");
+    const home = await mkdtemp(join(tmpdir(), "svc-steward-doctor-"));
+    try {
+      const snap = (file: Record<string, unknown>, env: Record<string, string> = {}) => resolveConfig(file, { SVC_HOME: home, ...env });
+      expect(await checkSteward(snap({}))).toEqual([]);
+      expect(await checkSteward(snap({ extJudge: { apiKey: "k" } }))).toEqual([]);
+      expect(await checkSteward(snap({ extJudge: { model: "j" } }, { EXT_JUDGE_API_KEY: "k" }))).toEqual([]);
+      expect(await checkSteward(snap({ extJudge: { model: "j" } }))).toEqual([expect.objectContaining({ severity: "warn", message: expect.stringContaining("no judge key") })]);
+      expect(await checkSteward(snap({ models: { "judge.session": "j" } }))).toEqual([expect.objectContaining({ severity: "warn" })]);
+      await mkdir(join(home, "sessions", "ses_1"), { recursive: true });
+      expect(await checkSteward(snap({}))).toEqual([expect.objectContaining({ severity: "info", message: expect.stringContaining("the session steward is off") })]);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});
