@@ -122,7 +122,20 @@ describe("the steward with a judge key", () => {
     await client.close();
     expect(forSession(id).map((r) => r.trigger)).toEqual(["turn-ended", "request", "request", "request"]);
 
-    // The event the tracing consumes, and the transcript line.
+    // The event the tracing consumes (from /events' backlog), and the transcript line.
+    const stream = await fx.daemon.fetch("/events", { headers: { "last-event-id": "0" } });
+    const reader = stream.body!.getReader();
+    let sse = "";
+    while (!sse.includes(`"trigger":"turn-ended"`) || !sse.includes("event: session:verdict")) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      sse += new TextDecoder().decode(value);
+    }
+    await reader.cancel();
+    const data = sse.split("\n\n").find((b) => b.includes("session:verdict") && b.includes(id))!;
+    expect(JSON.parse(data.split("\n").find((l) => l.startsWith("data: "))!.slice(6)).data).toEqual({
+      sessionId: id, verdict: "done", reason: "it answered the ping", suggestedPrompt: "stop here", trigger: "turn-ended", model: "ext-latest", at: expect.any(Number),
+    });
     const events = await readFile(join(fx.home, "sessions", id, "events.jsonl"), "utf8");
     expect(events).toContain('"steward.verdict"');
     await post(fx.daemon, `/sessions/${id}/stop`);
@@ -241,6 +254,7 @@ describe("the steward through the llm-endpoint sidecar", () => {
   it("the judge call goes through the sidecar with the steward's own grant: the key injected there, the call in the usage", async () => {
     judge.mode = { kind: "verdict", verdict: "on_track", reason: "via the sidecar" };
     const id = await start(fx.daemon, { adapter: "echo", prompt: "hi" });
+    await verdictOf(fx.daemon, id, "turn-ended");
     const r = await json(post(fx.daemon, `/sessions/${id}/judge`));
     expect(r.verdict).toMatchObject({ verdict: "on_track", reason: "via the sidecar", model: "j-side" });
     const req = forSession(id).at(-1)!;
@@ -255,5 +269,11 @@ describe("the steward through the llm-endpoint sidecar", () => {
     const status = await json(fx.daemon.fetch("/llm-endpoint/status"));
     expect(JSON.stringify(status)).not.toContain(KEY);
     await post(fx.daemon, `/sessions/${id}/stop`);
+    // A later daemon life does not know the session: `sessions show` reads its verdict from disk.
+    await fx.start();
+    const show = await runCli(["sessions", "show", id], { home: fx.home });
+    expect(show.code, show.stderr).toBe(0);
+    expect(show.stdout).toContain("from the files on disk");
+    expect(show.stdout).toContain("verdict: on_track (request");
   });
 });

@@ -13,6 +13,7 @@ import { webhook } from "./webhook.js";
 import { workspacesSuite } from "./workspaces.js";
 import { remote } from "./remote.js";
 import { llmEndpoint } from "./llm-endpoint.js";
+import { steward } from "./steward.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -24,4 +25,5 @@ export const SUITES: BenchSuite[] = [
   workspacesSuite,
   remote,
   llmEndpoint,
+  steward,
 ];
