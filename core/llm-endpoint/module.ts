@@ -6,11 +6,10 @@
  */
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
-import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, ENV, HOME, LOGGER, ROUTES, TOOLS, resolve } from "../tokens.js";
+import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, ENV, HOME, LOGGER, ROUTES, TOOLS, resolve, token } from "../tokens.js";
 import { SESSIONS } from "../sessions/runtime.js";
 import type { LlmEndpointService } from "./service.js";
 import { registerValue } from "../runtime/inject.js";
-import { token } from "../tokens.js";
 
 /** What the llm-endpoint offers the session steward: its channel to the judge while the sidecar runs. */
 export interface StewardModelAccess {

@@ -20,11 +20,10 @@ import { judgeSettings, type JudgeSettings } from "./judge-config.js";
 import { buildJudgeRequest } from "./judge-request.js";
 import { ON_REQUEST, TRIGGERS } from "./triggers.js";
 
-
 /** How many transcript lines are read (a run of agent text chunks is one entry of the request). */
 const TAIL_LINES = 200;
 
-export const NO_KEY_MESSAGE = "the session steward has no judge key (extJudge.apiKey, or EXT_JUDGE_API_KEY in the daemon's environment): no session is judged";
+const NO_KEY_MESSAGE = "the session steward has no judge key (extJudge.apiKey, or EXT_JUDGE_API_KEY in the daemon's environment): no session is judged";
 
 /** Where a judge request goes: the judge itself, or the llm-endpoint sidecar with the steward's own token. */
 export interface JudgeChannel {
@@ -40,7 +39,7 @@ export interface StewardDeps {
   sessions: SessionRuntime;
   logger: Logger;
   now(): number;
-  /** The redaction service; undefined: none in this daemon (every string is withheld). */
+  /** The redaction service; undefined: none in this daemon (the request then carries no session content). */
   redaction(): RedactionService | undefined;
   /** The sidecar's channel while features.llmEndpoint is on and it runs; undefined: call the judge directly. */
   sidecar(): Promise<JudgeChannel | undefined>;
@@ -137,6 +136,7 @@ export class Steward {
   private tellParent(sessionId: string, v: SessionVerdict): void {
     if (v.verdict !== "stuck" && v.verdict !== "needs_human") return;
     const rt = this.d.sessions;
+    if (rt.state(sessionId) === "unknown") return;
     const parentId = rt.get(sessionId).fixed.parentId;
     if (!parentId || rt.state(parentId) !== "live" || rt.get(parentId).fixed.kind !== "agent") return;
     const what = v.verdict === "stuck" ? "is stuck" : "needs a person";
