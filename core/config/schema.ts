@@ -214,6 +214,8 @@ export const extJudgeSchema = z.looseObject({
     .refine((v) => URL.canParse(v), "must be an http(s) URL")
     .optional()
     .describe("Judge endpoint override"),
+  windowSec: bounded({ min: 0 }).optional().describe("The session steward judges a session at most once per trigger kind (stalled, turn-ended, handoff, each context threshold) in this many seconds; 0: no limit (docs/steward.md)"),
+  timeoutSec: bounded({ min: 0.1, max: 600 }).optional().describe("Seconds a judge request may take, answer included, before it is recorded as judge_error"),
 });
 
 export const tunnelSchema = z.looseObject({
@@ -324,7 +326,7 @@ export const DEFAULTS = {
   sessions: { attentionDelaySec: 60, eventsDir: "~/.svc/sessions" },
   features: { pty: false, llmEndpoint: false },
   llmEndpoint: { port: 18792, upstreams: {} as Record<string, z.infer<typeof llmUpstreamSchema>>, budgets: {} as z.infer<typeof llmBudgetsSchema>, upstreamTimeoutSec: 600 },
-  extJudge: { model: "ext-latest", baseUrl: DEFAULT_JUDGE_BASE_URL },
+  extJudge: { model: "ext-latest", baseUrl: DEFAULT_JUDGE_BASE_URL, windowSec: 600, timeoutSec: 30 },
   tunnel: { autoconnect: false, e2e: false },
   webhooks: { allowSubnets: [] as string[] },
   profiles: {} as Record<string, ProfileEntry>,

@@ -13,6 +13,7 @@ import { remoteModule } from "../remote/module.js";
 import { llmEndpointModule } from "../llm-endpoint/module.js";
 import { redactionModule } from "../redaction/module.js";
 import { tracingModule } from "../tracing/module.js";
+import { stewardModule } from "../steward/module.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
@@ -35,6 +36,8 @@ export const DAEMON_MODULES: DaemonModule[] = [
   llmEndpointModule,
   // after sessions: it opens traced sessions' spans; loads no SDK until a session is traced
   tracingModule,
+  // after sessions and the llm-endpoint: it judges sessions, through the sidecar when it runs
+  stewardModule,
   // pairings and the tunnel forward into the routes above
   remoteModule,
   // keep last: they serve what the modules above register

@@ -10,6 +10,7 @@ export function sessionFiles(eventsDir: string, sessionId: string) {
     parked: join(dir, "parked.json"),
     /** The session's durable record (session-record.ts). */
     record: join(dir, "session.json"),
+    verdict: join(dir, "verdict.json"),
   };
 }
 

@@ -2,7 +2,7 @@ import type { AdapterSession, DeliveryRef, PromptReceipt, PromptSender, PromptUr
 import type { TranscriptWriter } from "./transcript.js";
 import type { ModelUsage } from "./model-access.js";
 import type { Fired } from "./context-policy.js";
-import type { AdapterSource, ContextUse, SessionDescriptor, SessionState, TurnResult } from "./types.js";
+import type { AdapterSource, ContextUse, SessionDescriptor, SessionState, SessionVerdict, TurnResult } from "./types.js";
 
 export interface PendingPrompt {
   promptId: string;
@@ -69,6 +69,8 @@ export class LiveSession {
   continuedAs?: string;
   /** How many times the session was resumed (resume.ts). */
   resumes = 0;
+  /** The session steward's latest verdict (core/steward). */
+  verdict?: SessionVerdict;
   /** Settles when the agent has started (after the worktree's provisioning, when it has any). */
   ready?: Promise<void>;
   /** The session made its worktree (a child that inherited its parent's does not own it). */

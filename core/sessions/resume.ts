@@ -14,6 +14,7 @@ import { LiveSession } from "./live-session.js";
 import { endsWithNewline, scanTranscript, type TranscriptScan } from "./orphans.js";
 import { daemonMayRun } from "./process-mark.js";
 import type { SessionRuntime } from "./runtime.js";
+import { readVerdict } from "./verdict-file.js";
 import { fixedOf, readSessionRecord, type SessionRecord } from "./session-record.js";
 import { TranscriptWriter } from "./transcript.js";
 import type { SessionDescriptor } from "./types.js";
@@ -88,6 +89,7 @@ export class SessionResumer {
     ghost.turns = scan?.turns ?? 0;
     ghost.resumes = record.resumes ?? 0;
     if (record.continuedFrom) ghost.continuedFrom = record.continuedFrom;
+    ghost.verdict = await readVerdict(runtime.eventsDir, id);
     ghost.lastActivityAt = scan?.endedAt ?? record.createdAt;
     ghost.state = "ended";
     ghost.endedAt = scan?.endedAt;

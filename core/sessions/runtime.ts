@@ -26,7 +26,8 @@ import { TranscriptWriter } from "./transcript.js";
 import { emptyModelUsage, type ModelAccess } from "./model-access.js";
 import type { ModelCallNote, SessionTracing } from "./session-tracing.js";
 import { fixedOf, recordOf, writeSessionRecord, type SessionRecord } from "./session-record.js";
-import type { AdapterSource, ContextUse, SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
+import { readVerdict, writeVerdict } from "./verdict-file.js";
+import type { AdapterSource, ContextUse, SessionDescriptor, SessionVerdict, StartRequest, StartResult, TurnResult } from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
 const MAX_ENDED = 500;
@@ -255,6 +256,7 @@ export class SessionRuntime implements SessionHost {
     session.worktreeOwner = record.worktreeOwner ?? false;
     session.resumes = (record.resumes ?? 0) + 1;
     if (record.continuedFrom) session.continuedFrom = record.continuedFrom;
+    session.verdict = await readVerdict(this.eventsDir, id, (path, reason) => this.logger.error("a verdict file is damaged", { sessionId: id, path, reason }));
     this.sessions.set(id, session);
     // Like `session.starting`, it carries the daemon mark: a new life begins (orphans.ts reads it so).
     session.transcript.append("session.resumed", { adapter, source, agentSessionId: record.agentSessionId, resumes: session.resumes, daemon: markDaemon() });
@@ -540,6 +542,20 @@ export class SessionRuntime implements SessionHost {
     if (f.worktree) this.workspaces.handOver(f.worktree.path, old.id, descriptor.id);
     this.prompt(descriptor.id, prompt, { sender: { kind: "system" }, urgency: "queue" });
     return this.get(descriptor.id);
+  }
+
+  /**
+   * The session steward's verdict on a session (core/steward): kept on its descriptor, written to
+   * `verdict.json` beside its transcript (atomically, so `sessions show` reads it after the daemon
+   * forgot the session), said in a live session's transcript and emitted as `session:verdict`.
+   */
+  async recordVerdict(sessionId: string, v: SessionVerdict): Promise<SessionDescriptor> {
+    const s = this.get(sessionId);
+    await writeVerdict(this.eventsDir, s.id, v);
+    s.verdict = v;
+    if (s.live) s.transcript.append("steward.verdict", v);
+    this.events.emit("session:verdict", { sessionId: s.id, ...v });
+    return this.describe(s);
   }
 
   async park(sessionId: string, entry: ParkedDelivery): Promise<void> {

@@ -6,9 +6,7 @@
  * session token re-minted on resume.
  */
 import { z } from "zod";
-import { writeFileDurable } from "../storage/atomic-write.js";
-import { textChecksum } from "../storage/checked-lines.js";
-import { readTextFile } from "../storage/json-file.js";
+import { readCheckedDoc, writeCheckedDoc } from "../storage/checked-doc.js";
 import { sessionFiles } from "./events-dir.js";
 import type { LiveSession, SessionFixed } from "./live-session.js";
 
@@ -100,8 +98,7 @@ export function fixedOf(record: SessionRecord, eventsPath: string, now: { source
 
 /** Writes the record atomically: `{"version":1,"checksum":"<crc32 of the record's JSON>","record":{…}}`. */
 export async function writeSessionRecord(eventsDir: string, record: SessionRecord): Promise<void> {
-  const text = JSON.stringify(record);
-  await writeFileDurable(sessionFiles(eventsDir, record.id).record, `{"version":${VERSION},"checksum":"${textChecksum(text)}","record":${text}}\n`, { mode: 0o600 });
+  await writeCheckedDoc(sessionFiles(eventsDir, record.id).record, VERSION, "record", record);
 }
 
 /**
@@ -112,19 +109,8 @@ export async function writeSessionRecord(eventsDir: string, record: SessionRecor
  */
 export async function readSessionRecord(eventsDir: string, id: string): Promise<RecordRead> {
   const path = sessionFiles(eventsDir, id).record;
-  const text = await readTextFile(path);
-  if (text === undefined) return { state: "missing" };
-  const damaged = (reason: string): RecordRead => ({ state: "damaged", path, reason });
-  let doc: { version?: unknown; checksum?: unknown; record?: unknown };
-  try {
-    doc = JSON.parse(text);
-  } catch {
-    return damaged("it is not JSON (cut short or edited)");
-  }
-  if (doc?.version !== VERSION) return damaged(`its version is ${JSON.stringify(doc?.version)}, this svc reads ${VERSION}`);
-  if (typeof doc.checksum !== "string" || textChecksum(JSON.stringify(doc.record)) !== doc.checksum) return damaged("its checksum does not match its content");
-  const parsed = recordSchema.safeParse(doc.record);
-  if (!parsed.success) return damaged(`field ${parsed.error.issues[0]?.path.join(".") || "(record)"}: ${parsed.error.issues[0]?.message}`);
-  if (parsed.data.id !== id) return damaged(`it names session ${parsed.data.id}`);
-  return { state: "ok", record: parsed.data };
+  const read = await readCheckedDoc(path, VERSION, "record", recordSchema);
+  if (read.state !== "ok") return read;
+  if (read.value.id !== id) return { state: "damaged", path, reason: `it names session ${read.value.id}` };
+  return { state: "ok", record: read.value };
 }

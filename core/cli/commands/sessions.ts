@@ -21,7 +21,7 @@ function startOptions(cmd: Command): Command {
     .option("--json", "machine-readable output");
 }
 
-/** `svc sessions start|run|list|prompt|stop|resume|export|terminal`. */
+/** `svc sessions start|run|list|show|judge|prompt|stop|resume|export|terminal`. */
 export function registerSessions(program: Command): void {
   const sessions = program.command("sessions").description("Agent and terminal sessions run by the daemon");
   startOptions(sessions.command("start").description("Start an agent session (config defaults merged)")).action(async (opts) => {
@@ -56,6 +56,24 @@ export function registerSessions(program: Command): void {
     .action(async (id: string, text: string, opts: { interrupt?: boolean; wait?: boolean; json?: boolean }) => {
       const { sessionsPrompt } = await import("../sessions/verbs.js");
       await sessionsPrompt(id, text, opts);
+    });
+  sessions
+    .command("show")
+    .description("Show one session: state, activity, turns, the steward's latest verdict")
+    .argument("<id>")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { sessionsShow } = await import("../sessions/verbs.js");
+      await sessionsShow(id, opts.json === true);
+    });
+  sessions
+    .command("judge")
+    .description("Ask the session steward's judge now how a session is doing (needs extJudge.apiKey or EXT_JUDGE_API_KEY); prints the verdict")
+    .argument("<id>")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { sessionsJudge } = await import("../sessions/verbs.js");
+      await sessionsJudge(id, opts.json === true);
     });
   sessions
     .command("stop")

@@ -14,6 +14,7 @@ import { workspacesSuite } from "./workspaces.js";
 import { remote } from "./remote.js";
 import { llmEndpoint } from "./llm-endpoint.js";
 import { tracing } from "./tracing.js";
+import { steward } from "./steward.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -26,4 +27,5 @@ export const SUITES: BenchSuite[] = [
   remote,
   llmEndpoint,
   tracing,
+  steward,
 ];

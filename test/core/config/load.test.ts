@@ -163,6 +163,7 @@ describe("the schema covers every SPEC.md key", () => {
   const SVC_KEYS: Record<string, string[]> = {
     pairing: ["allowedRoots"], // where a paired device with the operate scope may work (docs/remote.md)
     defaults: ["traceEndpoint"], // where traces go (docs/tracing.md); SPEC.md names extTracing and traceRedactor
+    extJudge: ["windowSec", "timeoutSec"], // the session steward's budget window and request timeout (docs/steward.md)
     "": ["llmEndpoint"], // the sidecar's port, routes, budgets (docs/llm-endpoint.md); SPEC.md names only features.llmEndpoint
   };
   it.each(Object.entries(SPEC_KEYS))("section %s", (section, keys) => {
