@@ -2,7 +2,7 @@
  * Issue 26, tracing: a real daemon traces sessions of a real ACP agent to an OTLP/HTTP receiver
  * on loopback that decodes the protobuf it gets. The span tree (invoke_agent root, a sentinel's
  * delivery, turns, the agent's tool call, the sidecar's model call, an MCP call carrying the
- * session's traceparent, a child session under its parent) arrives with GenAI attribute names; a
+ * session's traceparent, a child session under its parent, a steward verdict) arrives with GenAI attribute names; a
  * planted secret never appears in any exported byte; with the default redactor no prompt text
  * leaves; a dead endpoint breaks nothing.
  */
@@ -15,12 +15,14 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, useDaemonProcess, type DaemonProcess } from "../support/cli.js";
 import { startFakeLlmUpstream, type FakeLlmUpstream } from "../support/fake-llm-upstream.js";
+import { startFakeJudge, type FakeJudge } from "../support/fake-judge.js";
 import { startOtlpReceiver, type DecodedSpan, type OtlpReceiver } from "../support/otlp-receiver.js";
 import { FIXTURE_AGENTS, fixtureAgent } from "../core/sessions/harness.js";
 
 const SECRET = `ghp_${randomBytes(18).toString("hex")}`;
 const HEADER_SECRET = `hdr-${randomBytes(8).toString("hex")}`;
 const API_KEY = `sk-ant-e2e-${randomBytes(12).toString("hex")}`;
+const JUDGE_KEY = `judge-${randomBytes(12).toString("hex")}`;
 
 const post = (body: unknown) => ({ method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
 
@@ -50,18 +52,21 @@ const prompt = (d: DaemonProcess, id: string, text: string) => json(d.fetch(`/se
 const stop = (d: DaemonProcess, id: string) => json(d.fetch(`/sessions/${id}/stop`, { method: "POST" }));
 const rootOf = (id: string) => (all: DecodedSpan[]) => all.find((s) => s.name.startsWith("invoke_agent ") && s.attributes["gen_ai.agent.id"] === id);
 
-function useReceivers(): { otlp: () => OtlpReceiver; upstream: () => FakeLlmUpstream } {
+function useReceivers(): { otlp: () => OtlpReceiver; upstream: () => FakeLlmUpstream; judge: () => FakeJudge } {
   let otlp: OtlpReceiver | undefined;
   let upstream: FakeLlmUpstream | undefined;
+  let judge: FakeJudge | undefined;
   beforeAll(async () => {
     otlp = await startOtlpReceiver();
     upstream = await startFakeLlmUpstream();
+    judge = await startFakeJudge();
   });
   afterAll(async () => {
     await otlp?.close();
     await upstream?.close();
+    await judge?.close();
   });
-  return { otlp: () => otlp!, upstream: () => upstream! };
+  return { otlp: () => otlp!, upstream: () => upstream!, judge: () => judge! };
 }
 
 describe("a traced daemon (traceRedactor secrets, endpoint from OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
@@ -74,6 +79,8 @@ describe("a traced daemon (traceRedactor secrets, endpoint from OTEL_EXPORTER_OT
         llmEndpoint: { port: 0, upstreams: { anthropic: { provider: "anthropic", baseUrl: r.upstream().url, models: ["claude-*"] } } },
         defaults: { extTracing: true, traceRedactor: "secrets", adapters: { claude: { auth: { apiKey: API_KEY } } } },
         acpAgents: { ...FIXTURE_AGENTS, tracer: fixtureAgent("trace-agent.mjs") },
+        // The steward judges each turn's end (through the sidecar, since it runs): its verdicts are spans too.
+        extJudge: { apiKey: JUDGE_KEY, baseUrl: r.judge().baseUrl },
       }));
       return { env: { OTEL_EXPORTER_OTLP_ENDPOINT: r.otlp().url, OTEL_EXPORTER_OTLP_HEADERS: `authorization=Bearer%20${HEADER_SECRET}`, OTEL_BSP_SCHEDULE_DELAY: "50" } };
     },
@@ -103,6 +110,8 @@ describe("a traced daemon (traceRedactor secrets, endpoint from OTEL_EXPORTER_OT
     await client.connect(new StreamableHTTPClientTransport(new URL(`${d.baseUrl}/mcp`), { requestInit: { headers: { "x-svc-session-token": sessionToken } } }));
     await client.callTool({ name: "session_list", arguments: {}, _meta: { traceparent: answer.traceparent } });
     await client.close();
+    // The steward's verdict on the parent's turn, before the session (and its root span) ends.
+    await until(async () => ((await json(d.fetch(`/sessions/${parent.id}`))).descriptor.verdict ? true : undefined), "the steward's verdict");
     await stop(d, child.id);
     await stop(d, parent.id);
 
@@ -128,10 +137,16 @@ describe("a traced daemon (traceRedactor secrets, endpoint from OTEL_EXPORTER_OT
     const childRoot = rootOf(child.id)(spans)!;
     expect(childRoot).toMatchObject({ traceId, parentSpanId: rootSpanId });
     expect(childEnv.TRACEPARENT).toBe(`00-${traceId}-${childRoot.spanId}-01`);
+    const verdict = byName("evaluate session_steward")[0]!;
+    expect(verdict).toMatchObject({ parentSpanId: rootSpanId, attributes: { "gen_ai.evaluation.name": "session_steward", "gen_ai.evaluation.score.label": "on_track", "svc.steward.trigger": "turn-ended" } });
+    // The judge got the turn's transcript through the same redaction: the planted secret never reached it.
+    const judged = r.judge().requests.filter((q) => q.sessionId === parent.id);
+    expect(judged.length).toBeGreaterThanOrEqual(1);
+    for (const q of judged) for (const s of [SECRET, API_KEY, JUDGE_KEY, sessionToken]) expect(q.raw.includes(s)).toBe(false);
     // What left: protobuf, the configured header, and no secret in any byte; nothing secret logged.
     expect(r.otlp().requests[0]!.contentType).toBe("application/x-protobuf");
     expect(r.otlp().requests[0]!.headers.authorization).toBe(`Bearer ${HEADER_SECRET}`);
-    for (const b of r.otlp().bodies) for (const s of [SECRET, API_KEY, sessionToken]) expect(b.includes(s)).toBe(false);
+    for (const b of r.otlp().bodies) for (const s of [SECRET, API_KEY, JUDGE_KEY, sessionToken]) expect(b.includes(s)).toBe(false);
     expect(d.logs()).not.toContain(HEADER_SECRET);
   });
 });
