@@ -174,7 +174,8 @@ describe("an unreachable endpoint", () => {
     const started = Date.now();
     await t.shutdown(3000);
     tracer = undefined;
-    expect(Date.now() - started).toBeLessThan(4000);
+    // Bounded by the 3 s given, not the exporter's 10 s timeout (a margin for a busy machine).
+    expect(Date.now() - started).toBeLessThan(8000);
     expect(logger.lines.filter((l) => l.includes("could not be sent"))).toHaveLength(1);
     expect(logger.lines.join("\n")).not.toContain("hdr-secret-xyz");
   });
