@@ -20,6 +20,7 @@ import { createHostEgress } from "./egress/host-egress.js";
 import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, EGRESS, ENV, HOME, LOAD_PROBE, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, resolve } from "./tokens.js";
 import { osLoadProbe, type LoadProbe } from "./workspaces/load-probe.js";
 import { WORKSPACES, WorkspaceService } from "./workspaces/workspace-service.js";
+import { HELD_SECRETS, HeldSecretRegistry } from "./redaction/held-secrets.js";
 
 export interface ContainerOptions {
   home: string;
@@ -62,6 +63,10 @@ export async function createContainer(options: ContainerOptions): Promise<Depend
   const egress = createHostEgress({ allowSubnets: () => config.current().effective.webhooks.allowSubnets, logger: logger.child({ module: "egress" }) });
   registerValue(c, EGRESS, egress);
   services.provide("egress", egress);
+  // Secrets plugins keep (the webhook target's vault), for the redaction floor (core/redaction).
+  const heldSecrets = new HeldSecretRegistry();
+  registerValue(c, HELD_SECRETS, heldSecrets);
+  services.provide("heldSecrets", heldSecrets);
   registerValue(c, SERVICES, services);
   registerValue(c, LOAD_PROBE, options.loadProbe ?? osLoadProbe);
   registerClass(c, WORKSPACES, WorkspaceService);

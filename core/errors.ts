@@ -27,6 +27,8 @@ export type SvcErrorCode =
   | "idempotency_key_reused"
   // workspaces
   | "provision_failed"
+  // sessions: the session's adapter or agent cannot resume it
+  | "not_resumable"
   // challenge verification (SPEC.md Errors)
   | "challenge_failed"
   | "timeout"
@@ -100,6 +102,7 @@ export const HTTP_STATUS: Readonly<Record<SvcErrorCode, number>> = {
   internal: 500,
   plugin_load_failed: 500,
   provision_failed: 422,
+  not_resumable: 409,
   not_implemented: 501,
   timeout: 504,
   connect: 502,

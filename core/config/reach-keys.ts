@@ -31,6 +31,11 @@ const REACH_PATHS: readonly (readonly string[])[] = [
   // Where the judge's API key is sent, and the key itself; extJudge.model widens nothing.
   ["extJudge", "baseUrl"],
   ["extJudge", "apiKey"],
+  // Where traced sessions' spans are sent, whether they are sent, and how much of the content
+  // leaves with them (and with judge requests): switching away from `metadata` widens it.
+  ["defaults", "traceEndpoint"],
+  ["defaults", "extTracing"],
+  ["defaults", "traceRedactor"],
 ];
 
 /**

@@ -12,6 +12,10 @@ import { DEFAULT_JUDGE_BASE_URL, DEFAULT_PAIR_PAGE, DEFAULT_RENDEZVOUS_URL } fro
 import { isPairPage } from "./pair-page.js";
 
 const nonEmpty = z.string().min(1);
+const httpUrl = z
+  .string()
+  .regex(/^https?:\/\/[^\s/?#]+\S*$/, "must be an http(s) URL")
+  .refine((v) => URL.canParse(v), "must be an http(s) URL");
 const stringRecord = z.record(z.string(), z.string());
 const WS_URL = /^wss?:\/\/[^\s/?#]+\S*$/;
 
@@ -95,6 +99,9 @@ export const defaultsSchema = z.looseObject({
   maxGrantableDelegation: bounded({ min: 0, int: true }).optional().describe("Trust-boundary cap on delegation a supervisor can grant a child; unset = no cap"),
   extTracing: z.boolean().optional().describe("Opt in to per-session tracing by default"),
   traceRedactor: nonEmpty.optional().describe("Redactor slug applied to traced session content"),
+  traceEndpoint: httpUrl
+    .optional()
+    .describe("OTLP/HTTP traces URL, used as is (e.g. http://127.0.0.1:4318/v1/traces); over OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_EXPORTER_OTLP_ENDPOINT (docs/tracing.md)"),
   agentPromptInterrupt: z.boolean().optional().describe("Default interrupt for agent_prompt and message_parent calls that omit it (false queues, true cancels the in-flight turn)"),
   contextContinuity: contextContinuitySchema.optional().describe("Context-window policy"),
   messaging: messagingSchema.optional().describe("Inter-session messaging policy"),
@@ -164,11 +171,6 @@ export const featuresSchema = z.looseObject({
   llmEndpoint: z.boolean().optional().describe("Enable the local llm-endpoint proxy sidecar and its llm_endpoint_* tools"),
 });
 
-const httpUrl = z
-  .string()
-  .regex(/^https?:\/\/[^\s/?#]+\S*$/, "must be an http(s) URL")
-  .refine((v) => URL.canParse(v), "must be an http(s) URL");
-
 export const llmUpstreamSchema = z.looseObject({
   provider: z.enum(["anthropic", "openai"], { error: "must be anthropic or openai (the API the upstream speaks)" }).describe("The API the upstream speaks: anthropic (Messages) or openai (Chat Completions)"),
   baseUrl: httpUrl.describe("Upstream base URL (anthropic: without /v1, e.g. https://api.anthropic.com; openai: with /v1, e.g. https://api.openai.com/v1); http only to loopback"),
@@ -212,6 +214,8 @@ export const extJudgeSchema = z.looseObject({
     .refine((v) => URL.canParse(v), "must be an http(s) URL")
     .optional()
     .describe("Judge endpoint override"),
+  windowSec: bounded({ min: 0 }).optional().describe("The session steward judges a session at most once per trigger kind (stalled, turn-ended, handoff, each context threshold) in this many seconds; 0: no limit (docs/steward.md)"),
+  timeoutSec: bounded({ min: 0.1, max: 600 }).optional().describe("Seconds a judge request may take, answer included, before it is recorded as judge_error"),
 });
 
 export const tunnelSchema = z.looseObject({
@@ -322,7 +326,7 @@ export const DEFAULTS = {
   sessions: { attentionDelaySec: 60, eventsDir: "~/.svc/sessions" },
   features: { pty: false, llmEndpoint: false },
   llmEndpoint: { port: 18792, upstreams: {} as Record<string, z.infer<typeof llmUpstreamSchema>>, budgets: {} as z.infer<typeof llmBudgetsSchema>, upstreamTimeoutSec: 600 },
-  extJudge: { model: "ext-latest", baseUrl: DEFAULT_JUDGE_BASE_URL },
+  extJudge: { model: "ext-latest", baseUrl: DEFAULT_JUDGE_BASE_URL, windowSec: 600, timeoutSec: 30 },
   tunnel: { autoconnect: false, e2e: false },
   webhooks: { allowSubnets: [] as string[] },
   profiles: {} as Record<string, ProfileEntry>,

@@ -15,6 +15,7 @@ import { toSvcError } from "../errors.js";
 import { LOGGER, ROUTES, TOOLS, resolve } from "../tokens.js";
 import { presentedSessionToken } from "../workspaces/lineage.js";
 import { buildMcpServer } from "./mcp/build-server.js";
+import { MCP_CALL_TRACE } from "./mcp/call-trace.js";
 import { parseJsonBody } from "./json-body.js";
 import type { DaemonModule } from "./module.js";
 
@@ -43,8 +44,11 @@ export const mcpModule: DaemonModule = {
           return undefined;
         }
         const sessionToken = presentedSessionToken(req.headers);
-        const server = buildMcpServer(tools.list(), { principal: req.principal, ...(sessionToken ? { sessionToken } : {}) }, (tool, err) =>
-          logger.error("tool failed", { tool, code: "internal", error: toSvcError(err).message }),
+        const server = buildMcpServer(
+          tools.list(),
+          { principal: req.principal, ...(sessionToken ? { sessionToken } : {}) },
+          (tool, err) => logger.error("tool failed", { tool, code: "internal", error: toSvcError(err).message }),
+          c.isRegistered(MCP_CALL_TRACE as never) ? resolve(c, MCP_CALL_TRACE) : undefined,
         );
         const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
         req.res.on("close", () => {

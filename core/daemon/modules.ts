@@ -11,6 +11,9 @@ import { sentinelsModule } from "../sentinels/module.js";
 import { sentinelToolsModule } from "../sentinels/tools.js";
 import { remoteModule } from "../remote/module.js";
 import { llmEndpointModule } from "../llm-endpoint/module.js";
+import { redactionModule } from "../redaction/module.js";
+import { tracingModule } from "../tracing/module.js";
+import { stewardModule } from "../steward/module.js";
 import type { DaemonModule } from "./module.js";
 
 /** The daemon's modules, in start order. */
@@ -23,12 +26,18 @@ export const DAEMON_MODULES: DaemonModule[] = [
   // plugins load before every module that uses them (after the config module, when there is one)
   pluginHostModule,
   sessionsModule,
+  // after the plugin host and sessions (redactor plugins, session workspaces), before what redacts (steward, tracing)
+  redactionModule,
   // after sessions: it stops first, so its runs end before the session runtime stops
   swarmModule,
   sentinelsModule,
   sentinelToolsModule,
   // after sessions: it hands sessions their model environment; loads nothing while features.llmEndpoint is off
   llmEndpointModule,
+  // after sessions: it opens traced sessions' spans; loads no SDK until a session is traced
+  tracingModule,
+  // after sessions and the llm-endpoint: it judges sessions, through the sidecar when it runs
+  stewardModule,
   // pairings and the tunnel forward into the routes above
   remoteModule,
   // keep last: they serve what the modules above register

@@ -11,6 +11,9 @@ import { checkSentinelsFile } from "../sentinels/store.js";
 import { checkCredentialsFile } from "../storage/credentials.js";
 import { checkWorktreeRecords } from "../workspaces/records.js";
 import { checkTargets } from "./target-checks.js";
+import { FileConfigService } from "../config/file-config-service.js";
+import { checkSteward } from "../steward/doctor-check.js";
+import { homeFile } from "../storage/paths.js";
 
 export interface DoctorReport {
   /** No `error` finding (warnings and notes allowed). */
@@ -32,6 +35,9 @@ export async function runDoctor(home: string, options: { env?: NodeJS.ProcessEnv
   findings.push(...(await checkDedupFiles(home, new Set(stored.sentinels.map((s) => s.id)))));
   findings.push(...(await checkWorktreeRecords(home)));
   findings.push(...(await checkTargets(home, stored.sentinels, env, options.cwd ?? process.cwd())));
+  // A config file that does not load is already an error above.
+  const config = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() => undefined);
+  if (config) findings.push(...(await checkSteward(config.current())));
   // Stable order: errors first, then by file.
   const sorted = findings.map((f, i) => ({ f, i })).sort((a, b) => ORDER[a.f.severity] - ORDER[b.f.severity] || a.f.file.localeCompare(b.f.file) || a.i - b.i);
   const out = sorted.map((x) => x.f);

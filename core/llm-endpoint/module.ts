@@ -6,9 +6,17 @@
  */
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
-import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, ENV, HOME, LOGGER, ROUTES, TOOLS, resolve } from "../tokens.js";
+import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, ENV, HOME, LOGGER, ROUTES, TOOLS, resolve, token } from "../tokens.js";
 import { SESSIONS } from "../sessions/runtime.js";
 import type { LlmEndpointService } from "./service.js";
+import { registerValue } from "../runtime/inject.js";
+
+/** What the llm-endpoint offers the session steward: its channel to the judge while the sidecar runs. */
+export interface StewardModelAccess {
+  channel(): Promise<{ url: string; token: string } | undefined>;
+}
+
+export const STEWARD_MODEL_ACCESS = token<StewardModelAccess>("llm-endpoint.steward");
 
 interface Held {
   service?: LlmEndpointService;
@@ -53,6 +61,7 @@ export const llmEndpointModule: DaemonModule = {
   async start(c: DependencyContainer) {
     const h: Held = {};
     held.set(c, h);
+    registerValue(c, STEWARD_MODEL_ACCESS, { channel: async () => (h.service ? h.service.stewardChannel() : undefined) });
     const config = resolve(c, CONFIG);
     const logger = resolve(c, LOGGER);
     let on = config.current().effective.features.llmEndpoint === true;

@@ -60,6 +60,9 @@ function totalsOf(m: Map<string, Totals>, id: string): Totals {
   return t;
 }
 
+/** The pseudo-session the steward's judge calls are counted under. */
+export const STEWARD_GRANT = "steward";
+
 export const SIDECAR_ENTRY = fileURLToPath(new URL("./sidecar/main.js", import.meta.url));
 
 export class LlmEndpointService implements ModelAccess {
@@ -191,6 +194,26 @@ export class LlmEndpointService implements ModelAccess {
       inherited: [process.env, this.d.env, ...recipes],
       ...(s.auth ? { auth: s.auth } : {}),
     });
+  }
+
+  /**
+   * The session steward's way to its judge through the sidecar (docs/steward.md): a token of its
+   * own (granted once, as the pseudo-session `steward`, so its calls show in usage and count against
+   * the budgets like a session's) and the sidecar's chat-completions URL; undefined while the
+   * sidecar is off or has no port.
+   */
+  async stewardChannel(): Promise<{ url: string; token: string } | undefined> {
+    if (!this.enabled) return undefined;
+    await this.starting?.catch(() => undefined);
+    const port = this.supervisor?.boundPort;
+    if (!port || !this.enabled) return undefined;
+    let g = this.grants.get(STEWARD_GRANT);
+    if (!g) {
+      g = { token: `svc_llm_${randomBytes(24).toString("hex")}`, sessionId: STEWARD_GRANT };
+      this.grants.set(STEWARD_GRANT, g);
+      this.supervisor!.send(this.grantMessage(g));
+    }
+    return { url: `http://127.0.0.1:${port}/v1/chat/completions`, token: g.token };
   }
 
   close(sessionId: string): void {

@@ -12,6 +12,7 @@ import type { EffectiveConfig } from "../config/config-service.js";
 import { PROVIDER_ADAPTERS } from "../config/model-catalog.js";
 import { resolveRoleTable } from "../config/models.js";
 import type { CredentialStore } from "../plugin-api/context.js";
+import { judgeSettings } from "../steward/judge-config.js";
 import type { BudgetSpec, LlmProvider, RoleSpec, RouteSpec } from "./protocol.js";
 
 /** The credentials.json namespace of route keys (`llm-endpoint/<route>`). */
@@ -25,6 +26,15 @@ export const BUILTIN_ROUTES: Readonly<Record<string, { provider: LlmProvider; ba
   anthropic: { provider: "anthropic", baseUrl: "https://api.anthropic.com", models: ["claude-*"] },
   openai: { provider: "openai", baseUrl: "https://api.openai.com/v1", models: ["gpt-*", "o1*", "o3*", "o4*", "codex-*", "chatgpt-*"] },
 };
+
+/**
+ * The session steward's judge as a route (`extJudge.baseUrl`, its key, the chat-completions API)
+ * and the role the steward names as its model, which resolves to the judge's model on that route
+ * (or on the route the `judge.session` role names). Sessions never call it: it matches no model
+ * pattern and does not make the openai API "routed" for them.
+ */
+export const JUDGE_ROUTE = "ext-judge";
+export const JUDGE_CALL_ROLE = "svc.steward-judge";
 
 /** The environment variable of each provider's key in the daemon's own environment (the last source). */
 export const PROVIDER_KEY_ENV: Readonly<Record<LlmProvider, string>> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
@@ -70,6 +80,10 @@ export async function sidecarSettings(cfg: EffectiveConfig, credentials: Credent
     const key = r.profile ? authKey(cfg, r.profile) : undefined;
     roles.push({ role, model: r.model, ...(r.route ? { route: r.route } : {}), ...(key ? { key } : {}) });
   }
+  const judge = judgeSettings({ effective: cfg, sources: {} });
+  if (!entries[JUDGE_ROUTE] && judge.key) routes.push({ name: JUDGE_ROUTE, provider: "openai", baseUrl: judge.baseUrl, models: [], keyFrom: "extJudge", key: { kind: "apiKey", value: judge.key.value, from: "extJudge.apiKey (or EXT_JUDGE_API_KEY)" } });
+  const judgeKey = judge.profile ? authKey(cfg, judge.profile) : undefined;
+  roles.push({ role: JUDGE_CALL_ROLE, model: judge.model, route: judge.route ?? JUDGE_ROUTE, ...(judgeKey ? { key: judgeKey } : {}) });
   return {
     routes,
     roles,
@@ -81,7 +95,7 @@ export async function sidecarSettings(cfg: EffectiveConfig, credentials: Credent
 
 /** The providers whose traffic the sidecar carries: a route of that provider holds a key. */
 export function routedProviders(routes: readonly RouteSpec[]): Set<LlmProvider> {
-  return new Set(routes.filter((r) => r.key).map((r) => r.provider));
+  return new Set(routes.filter((r) => r.key && r.name !== JUDGE_ROUTE).map((r) => r.provider));
 }
 
 /** Every key value the sidecar injects: none of them may reach a session. */

@@ -5,6 +5,7 @@ import type { DaemonEventSink, SvcEvent } from "./events.js";
 import type { RouteRegistry } from "./http.js";
 import type { ToolRegistry } from "./tools.js";
 import type { SessionHost } from "./sessions.js";
+import type { HeldSecrets } from "./redaction.js";
 
 export type { Clock, Random, Sleep, Logger };
 
@@ -72,6 +73,8 @@ export interface HostServices {
   sessions: SessionHost;
   /** Outbound HTTPS through the host's SSRF gate (`webhooks.allowSubnets` applied); the host closes it. */
   egress: Egress;
+  /** Where a plugin that keeps secrets of its own registers them, so no redaction lets them out. */
+  heldSecrets: HeldSecrets;
   [name: string]: unknown;
 }
 

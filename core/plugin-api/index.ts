@@ -8,7 +8,7 @@ export type { ToolDef, ToolRegistry, ToolCallContext } from "./tools.js";
 export type { Egress, EgressResponse, EgressFailure } from "./egress.js";
 export { EGRESS_MAX_BODY_BYTES } from "./egress.js";
 export * from "./limits.js";
-export { REDACTED, SECRET_ENV_NAME } from "./redaction.js";
+export { REDACTED, SECRET_ENV_NAME, type HeldSecrets, type HeldSecretSource } from "./redaction.js";
 /** The curated ACP agent catalog (SPEC.md `acpAgents`): a host default that config entries shadow. */
 export { ACP_CATALOG, type AcpRecipe } from "../config/acp-catalog.js";
 /** The SSRF gate's URL rule (what `ctx.service("egress")` applies first): a parseable `https:` URL, else SvcError `non_https`. */
@@ -32,8 +32,10 @@ export type { DoctorFinding, DoctorSeverity, TargetCheckInput } from "./doctor.j
 /** Read-only helpers for a target's `check` (`svc doctor`): secret file modes, `.damaged-*` copies, torn tails. */
 export { secretModeFinding, damagedCopyFindings, tornTailFinding } from "../storage/file-check.js";
 export { defineAdapter, type AdapterPlugin, type AdapterInstance } from "./adapter.js";
+export { defineRedactor, type RedactorPlugin, type RedactorContext, type RedactionSurface } from "./redactor.js";
 export type {
   SessionStartSpec,
+  SessionResumeSpec,
   SessionUpdateSink,
   SessionAdapterInstance,
   AdapterSession,
@@ -50,7 +52,11 @@ export type {
 export { prependPath } from "./sessions.js";
 export { SvcError, issuesToDetails, diskFullError, type SvcErrorCode } from "../errors.js";
 
-export type AnyPlugin = import("./provider.js").ProviderPlugin | import("./target.js").TargetPlugin | import("./adapter.js").AdapterPlugin;
+export type AnyPlugin =
+  | import("./provider.js").ProviderPlugin
+  | import("./target.js").TargetPlugin
+  | import("./adapter.js").AdapterPlugin
+  | import("./redactor.js").RedactorPlugin;
 
 /**
  * Durable storage helpers for plugins that keep files under `$SVC_HOME` (atomic, fsynced,

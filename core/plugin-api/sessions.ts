@@ -32,6 +32,15 @@ export interface SessionStartSpec {
   pathPrepend?: string[];
 }
 
+/**
+ * What the runtime asks an adapter to resume: the session's start spec again (its id, cwd, options
+ * and skills kept; the session token and auth resolved anew) and the id the agent gave the session
+ * when it started ({@link AdapterSession.agentSessionId}).
+ */
+export interface SessionResumeSpec extends SessionStartSpec {
+  agentSessionId: string;
+}
+
 /** Where an adapter reports what its session does. Every call counts as adapter activity. */
 export interface SessionUpdateSink {
   /** One agent update (for ACP: the `sessionUpdate` kind and the update object). */
@@ -55,6 +64,11 @@ export interface AdapterSession {
   readonly pid?: number;
   /** Public facts for listings (agent name and version, transport, …). Never a secret. */
   readonly info?: Record<string, unknown>;
+  /**
+   * The agent's own id for this session (ACP: the `sessionId` of `session/new`), kept in the
+   * session's record so that {@link AdapterInstance.resume} can hand it back. Never a secret.
+   */
+  readonly agentSessionId?: string;
   /** Runs one turn (agents). */
   prompt?(text: string): Promise<TurnOutcome>;
   /** Cancels the in-flight turn (agents); the pending `prompt` then resolves `cancelled`. */
@@ -89,6 +103,19 @@ export interface AdapterInstance {
   slugs?(): string[] | Promise<string[]>;
   /** A dynamic adapter (ACP) says where its recipe for `slug` comes from, or undefined when it has none. */
   sourceOf?(slug: string): "config" | "catalog" | undefined;
+  /**
+   * Why sessions of `slug` cannot be resumed (e.g. "set acpAgents.<slug>.resumable: true"), or
+   * undefined when they can, as far as the adapter knows before starting a process. Optional.
+   */
+  notResumable?(slug: string): string | undefined;
+  /**
+   * Optional: starts the agent again for a session that ended (or whose daemon died) and has it
+   * load its conversation (`spec.agentSessionId`), as `start` does otherwise. History the agent
+   * replays while loading is not reported to `sink` (the transcript already has it). Throws an
+   * SvcError `not_resumable` when the agent cannot load sessions. Without it, no session of this
+   * adapter can be resumed.
+   */
+  resume?(spec: SessionResumeSpec, sink: SessionUpdateSink): Promise<AdapterSession>;
 }
 
 /** An adapter plugin that starts sessions: the same type as {@link AdapterInstance}, under the session runtime's name. */

@@ -13,7 +13,8 @@ export function makePluginContext(c: DependencyContainer, plugin: LoadedPlugin):
   const services = resolve(c, SERVICES);
   const config = resolve(c, CONFIG);
   return {
-    type: plugin.type,
+    // Only plugins with a setup get a context; a redactor is a pure function and never does.
+    type: plugin.type as PluginContext["type"],
     kind: plugin.kind,
     logger: resolve(c, LOGGER).child({ plugin: `${plugin.type}:${plugin.kind}` }),
     clock: resolve(c, CLOCK),

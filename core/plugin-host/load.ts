@@ -12,15 +12,20 @@ import { PhaseError } from "./manifest.js";
 import type { LoadedPlugin, LoadFailure, PluginRegistry } from "./registry.js";
 import { BUILTIN_PACKAGE, scanPackages, type ScannedPackage, type ScanOptions } from "./scan.js";
 
-/** Imports every entry of a scanned package and checks each default export's shape. */
-export async function importPackage(pkg: ScannedPackage): Promise<LoadedPlugin[]> {
+/**
+ * Imports every entry of a scanned package and checks each default export's shape. `version`
+ * tags the module URLs, so a package imported before is imported afresh.
+ */
+export async function importPackage(pkg: ScannedPackage, version?: string): Promise<LoadedPlugin[]> {
   providePluginApi();
   const out: LoadedPlugin[] = [];
   for (const decl of pkg.manifest.plugins) {
     const file = join(pkg.source.dir, decl.entry);
     let mod: { default?: unknown };
     try {
-      mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
+      const url = pathToFileURL(file);
+      if (version !== undefined) url.searchParams.set("svc-load", version);
+      mod = (await import(url.href)) as { default?: unknown };
     } catch (err) {
       throw new PhaseError("import", `importing ${decl.entry} (${decl.type} ${decl.kind}) failed: ${(err as Error).message}`);
     }
@@ -37,15 +42,16 @@ export async function importPackage(pkg: ScannedPackage): Promise<LoadedPlugin[]
   return out;
 }
 
-const DEFINE = { adapter: "defineAdapter", provider: "defineProvider", target: "defineTarget" } as const;
+const DEFINE = { adapter: "defineAdapter", provider: "defineProvider", target: "defineTarget", redactor: "defineRedactor" } as const;
 
 /** Why a default export is not a plugin of the declared type and kind; `undefined` when it is. */
 export function shapeProblem(value: unknown, type: LoadedPlugin["type"], kind: string): string | undefined {
-  const fix = `default-export ${DEFINE[type]}({ kind: "${kind}", setup(ctx) { … } })`;
+  const fix = type === "redactor" ? `default-export defineRedactor({ kind: "${kind}", redact(text, ctx) { … } })` : `default-export ${DEFINE[type]}({ kind: "${kind}", setup(ctx) { … } })`;
   if (typeof value !== "object" || value === null) return `has no default export object; ${fix}`;
   const v = value as Record<string, unknown>;
   if (v.type !== type) return `default export has type ${JSON.stringify(v.type)}, the manifest declares "${type}"; ${fix}`;
   if (v.kind !== kind) return `default export has kind ${JSON.stringify(v.kind)}, the manifest declares "${kind}"`;
+  if (type === "redactor") return typeof v.redact === "function" ? undefined : `default export has no redact(text, ctx) function; ${fix}`;
   if (typeof v.setup !== "function") return `default export has no setup(ctx) function; ${fix}`;
   return undefined;
 }

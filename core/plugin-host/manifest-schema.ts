@@ -23,9 +23,11 @@ const relativePath = z
   .refine((p) => !p.split("/").includes(".."), "must stay inside the package (no '..')");
 
 export const pluginDeclSchema = z.object({
-  type: z.enum(["adapter", "provider", "target"]).describe("What the plugin is: adapter (starts agent sessions), provider (produces events), target (consumes matched events)"),
+  type: z
+    .enum(["adapter", "provider", "target", "redactor"])
+    .describe("What the plugin is: adapter (starts agent sessions), provider (produces events), target (consumes matched events), redactor (redacts text leaving the daemon: trace attributes, judge requests)"),
   kind: kindSlug.describe("The kind it implements, e.g. `jira`; a later plugin of the same type and kind replaces an earlier one"),
-  entry: relativePath.describe("Module (relative to the package root) whose default export is made by defineAdapter/defineProvider/defineTarget"),
+  entry: relativePath.describe("Module (relative to the package root) whose default export is made by defineAdapter/defineProvider/defineTarget/defineRedactor"),
   description: z.string().max(200).optional().describe("One line shown by `svc adapters ls`"),
 });
 

@@ -1,12 +1,15 @@
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
+import { readJsonFile } from "../storage/json-file.js";
+import { registerValue } from "../runtime/inject.js";
 import { CONFIG, ENV, LOGGER, PLUGINS, resolve } from "../tokens.js";
 import { loadPlugins } from "./load.js";
+import { PackageRefresh, PLUGIN_REFRESH } from "./refresh.js";
 
 /**
  * Loads the built-in plugins, then the packages of config `adapters` in order, into the PLUGINS
  * registry at daemon start; one warning per package that failed. Starts before the modules that
- * use plugins.
+ * use plugins. Registers the refresh that loads packages installed later (refresh.ts).
  */
 export const pluginHostModule: DaemonModule = {
   name: "plugin-host",
@@ -19,5 +22,20 @@ export const pluginHostModule: DaemonModule = {
       logger.info(`${s.type} "${s.kind}" from ${s.winner.package} replaces the one from ${s.loser.package}`, { type: s.type, kind: s.kind });
     }
     logger.info("plugins loaded", { plugins: registry.list().length, failures: registry.failures.length });
+    const config = resolve(c, CONFIG);
+    const refresh = new PackageRefresh({
+      registry,
+      // As config.json lists them now: `svc adapters install` has just written it, and the file
+      // watcher may not have told the config service yet.
+      ids: async () => {
+        const listed = (await readJsonFile<{ adapters?: unknown }>(config.current().path).catch(() => undefined))?.adapters;
+        const fresh = Array.isArray(listed) ? listed.filter((id): id is string => typeof id === "string") : [];
+        return [...new Set([...(config.current().effective.adapters ?? []), ...fresh])];
+      },
+      env: resolve(c, ENV),
+      cwd: process.cwd(),
+      logger,
+    });
+    registerValue(c, PLUGIN_REFRESH, refresh);
   },
 };

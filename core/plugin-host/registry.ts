@@ -101,6 +101,8 @@ export class PluginRegistry {
   /** Failed setups, by key: when the attempt failed and its rejected promise (served until the retry is due). */
   private readonly setupFailures = new Map<string, { at: number; rejected: Promise<unknown> }>();
   readonly failures: LoadFailure[] = [];
+  /** Instances of plugins since replaced ({@link replace}), still to be stopped at shutdown. */
+  private readonly retired: Array<{ type: PluginType; kind: string; instance: Promise<unknown> }> = [];
 
   /** Every replacement of a plugin by a later one of the same (type, kind). */
   get shadowed(): readonly ShadowRecord[] {
@@ -108,6 +110,20 @@ export class PluginRegistry {
   }
 
   add(plugin: LoadedPlugin): void {
+    this.plugins.add(plugin);
+  }
+
+  /**
+   * Adds a plugin loaded while the daemon runs (core/plugin-host/refresh.ts). One that replaces a
+   * plugin of the same (type, kind) is set up afresh at its next use; the instance of the one it
+   * replaced is kept for shutdown (sessions it started keep it).
+   */
+  replace(plugin: LoadedPlugin): void {
+    const k = key(plugin.type, plugin.kind);
+    const prior = this.instances.get(k);
+    if (prior) this.retired.push({ type: plugin.type, kind: plugin.kind, instance: prior });
+    this.instances.delete(k);
+    this.setupFailures.delete(k);
     this.plugins.add(plugin);
   }
 
@@ -184,6 +200,10 @@ export class PluginRegistry {
       const [type, kind] = k.split(/:(.*)/s) as [PluginType, string];
       const instance = await p.catch(() => undefined);
       if (instance) out.push({ type, kind, instance });
+    }
+    for (const r of this.retired) {
+      const instance = await r.instance.catch(() => undefined);
+      if (instance) out.push({ type: r.type, kind: r.kind, instance });
     }
     return out;
   }

@@ -3,6 +3,7 @@ import { SvcError } from "../errors.js";
 import type { SessionAdapterInstance } from "../plugin-api/sessions.js";
 import { pluginInstance } from "../plugin-host/context.js";
 import { loadFailureMessage } from "../plugin-host/failure-message.js";
+import { refreshPlugins } from "../plugin-host/lookup.js";
 import { PLUGINS, resolve, token } from "../tokens.js";
 import type { AdapterSource } from "./types.js";
 
@@ -16,6 +17,10 @@ export interface AdapterLookup {
   instance(kind: string): Promise<SessionAdapterInstance>;
   /** Why an adapter kind is not loaded when its package failed to load (the plugin_load_failed message). */
   failure?(kind: string): string | undefined;
+  /** Picks up adapter packages installed or upgraded since the daemon started (core/plugin-host/refresh.ts). */
+  refresh?(): Promise<void>;
+  /** The adapter kinds third-party packages provide, with their package. */
+  packages?(): Array<{ kind: string; package: string }>;
 }
 
 /** The lookup over the plugin host's registry. */
@@ -30,6 +35,12 @@ export function registryAdapterLookup(c: DependencyContainer): AdapterLookup {
       const f = resolve(c, PLUGINS).failureOf("adapter", kind);
       return f && loadFailureMessage("adapter", kind, f);
     },
+    refresh: () => refreshPlugins(c),
+    packages: () =>
+      resolve(c, PLUGINS)
+        .list("adapter")
+        .filter((p) => !p.source.builtin)
+        .map((p) => ({ kind: p.kind, package: p.source.package })),
   };
 }
 
@@ -40,6 +51,7 @@ export function registryAdapterLookup(c: DependencyContainer): AdapterLookup {
  */
 export async function resolveAdapter(lookup: AdapterLookup, slug: string): Promise<{ instance: SessionAdapterInstance; source: AdapterSource }> {
   if (slug === "terminal") return { instance: await lookup.instance("terminal"), source: "terminal" };
+  await lookup.refresh?.();
   const pkg = lookup.find(slug);
   if (pkg && !pkg.builtin) return { instance: await lookup.instance(slug), source: "package" };
   const failed = lookup.failure?.(slug);
@@ -48,7 +60,16 @@ export async function resolveAdapter(lookup: AdapterLookup, slug: string): Promi
   const acp = await lookup.instance("acp");
   const source = acp.sourceOf?.(slug);
   if (!source) {
-    throw new SvcError("not_found", `no adapter "${slug}": no @svc/adapter-${slug} package, no acpAgents.${slug} in the config and no catalog entry; see \`svc acp ls\` or add one with \`svc acp add ${slug} --bin <bin>\``);
+    throw new SvcError("not_found", `no adapter "${slug}": no @svc/adapter-${slug} package, no acpAgents.${slug} in the config and no catalog entry; ${await available(lookup, acp)}; see \`svc acp ls\` or add one with \`svc acp add ${slug} --bin <bin>\``);
   }
   return { instance: acp, source };
+}
+
+/** What can be started instead: the adapter kinds of installed packages, the acpAgents entries and the catalog. */
+async function available(lookup: AdapterLookup, acp: SessionAdapterInstance): Promise<string> {
+  const pkgs = lookup.packages?.() ?? [];
+  const slugs = (await Promise.resolve(acp.slugs?.()).catch(() => undefined)) ?? [];
+  const from = (src: "config" | "catalog") => slugs.filter((s) => acp.sourceOf?.(s) === src).sort();
+  const list = (xs: string[]) => xs.join(", ") || "(none)";
+  return `available: packages ${list(pkgs.map((p) => `${p.kind} (${p.package})`))}; acpAgents ${list(from("config"))}; catalog ${list(from("catalog"))}`;
 }

@@ -30,6 +30,7 @@ export function describeSession(s: LiveSession, now: number, policy: { attention
     ...(s.continuedFrom ? { continuedFrom: s.continuedFrom } : {}),
     ...(s.continuedAs ? { continuedAs: s.continuedAs } : {}),
     ...(s.refusal ? { refusal: s.refusal } : {}),
+    ...(s.verdict ? { verdict: s.verdict } : {}),
     pendingPrompts: s.queue.map((p) => ({
       promptId: p.promptId,
       sender: p.sender,

@@ -8,6 +8,9 @@ export function sessionFiles(eventsDir: string, sessionId: string) {
     events: join(dir, "events.jsonl"),
     terminal: join(dir, "terminal.jsonl"),
     parked: join(dir, "parked.json"),
+    /** The session's durable record (session-record.ts). */
+    record: join(dir, "session.json"),
+    verdict: join(dir, "verdict.json"),
   };
 }
 

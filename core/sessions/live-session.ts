@@ -2,7 +2,7 @@ import type { AdapterSession, DeliveryRef, PromptReceipt, PromptSender, PromptUr
 import type { TranscriptWriter } from "./transcript.js";
 import type { ModelUsage } from "./model-access.js";
 import type { Fired } from "./context-policy.js";
-import type { AdapterSource, ContextUse, SessionDescriptor, SessionState, TurnResult } from "./types.js";
+import type { AdapterSource, ContextUse, SessionDescriptor, SessionState, SessionVerdict, TurnResult } from "./types.js";
 
 export interface PendingPrompt {
   promptId: string;
@@ -25,7 +25,8 @@ export interface LiveSessionHooks {
   onUsage(session: LiveSession, report: { used: number; size: number }): void;
 }
 
-type Fixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath" | "worktree" | "delegation" | "run">;
+/** What a session is given at its start and keeps: its descriptor's fixed fields. */
+export type SessionFixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath" | "worktree" | "delegation" | "run">;
 
 /**
  * One session in the daemon: its adapter handle, its prompt queue and the turn loop, its
@@ -66,15 +67,21 @@ export class LiveSession {
   refusal?: string;
   continuedFrom?: string;
   continuedAs?: string;
+  /** How many times the session was resumed (resume.ts). */
+  resumes = 0;
+  /** The session steward's latest verdict (core/steward). */
+  verdict?: SessionVerdict;
   /** Settles when the agent has started (after the worktree's provisioning, when it has any). */
   ready?: Promise<void>;
   /** The session made its worktree (a child that inherited its parent's does not own it). */
   worktreeOwner = false;
   /** Set once the process ended: parking and closing the transcripts. */
   closing?: Promise<void>;
+  /** The trace context its agent starts with (`TRACEPARENT`), when the session is traced (core/tracing). */
+  traceEnv?: Record<string, string>;
 
   constructor(
-    readonly fixed: Fixed,
+    readonly fixed: SessionFixed,
     readonly transcript: TranscriptWriter,
     readonly terminal: TranscriptWriter | undefined,
     private readonly hooks: LiveSessionHooks,
@@ -151,7 +158,7 @@ export class LiveSession {
       this.queue.splice(firstNormal === -1 ? this.queue.length : firstNormal, 0, p);
       delivery = p.urgency === "interrupt" && this.state === "busy" ? "interrupted" : "steered";
     }
-    this.transcript.append("prompt.received", { promptId: p.promptId, sender: p.sender, urgency: p.urgency, delivery, ...(requested ? { requested, note } : {}) });
+    this.transcript.append("prompt.received", { promptId: p.promptId, sender: p.sender, urgency: p.urgency, delivery, ...(requested ? { requested, note } : {}), ...(p.ref ? { ref: p.ref } : {}) });
     if (delivery === "interrupted") void this.handle?.cancel?.();
     const position = this.queue.indexOf(p);
     queueMicrotask(() => this.pump());

@@ -5,6 +5,7 @@ import { CLOCK, CONFIG, ENV, LOGGER, ROUTES, SERVICES, TOOLS, resolve } from "..
 import { registryAdapterLookup, SESSION_ADAPTERS } from "./adapter-lookup.js";
 import { SessionMessaging } from "./messaging.js";
 import { endOrphanedSessions, orphanGraceMs } from "./orphans.js";
+import { SessionResumer } from "./resume.js";
 import { sessionRoutes } from "./routes.js";
 import { SessionRuntime, SESSIONS } from "./runtime.js";
 import { sessionTools } from "./tools.js";
@@ -26,11 +27,12 @@ export const sessionsModule: DaemonModule = {
     const runtime = resolve(c, SESSIONS);
     const config = resolve(c, CONFIG);
     const messaging = new SessionMessaging(runtime, config);
+    const resumer = new SessionResumer({ runtime, adapters: resolve(c, SESSION_ADAPTERS), earlierLives: () => sweeps.get(c)?.done ?? Promise.resolve(), logger: resolve(c, LOGGER) });
     resolve(c, SERVICES).provide("sessions", runtime);
     const routes = resolve(c, ROUTES);
-    for (const r of sessionRoutes(runtime, messaging, config)) routes.add(r);
+    for (const r of sessionRoutes(runtime, messaging, config, resumer)) routes.add(r);
     const tools = resolve(c, TOOLS);
-    for (const t of sessionTools(runtime, messaging, config)) tools.add(t);
+    for (const t of sessionTools(runtime, messaging, config, resumer)) tools.add(t);
     const timer = setInterval(() => {
       try {
         runtime.tick();

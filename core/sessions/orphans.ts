@@ -61,7 +61,7 @@ export interface OrphanSweepResult {
 }
 
 /** What the sweep needs from the `session.started` line (see SessionRuntime.start). */
-interface StartedData {
+export interface StartedData {
   pid?: number;
   process?: ProcessMark;
   daemon?: DaemonMark;
@@ -120,41 +120,65 @@ export async function endOrphanedSessions(opts: OrphanSweepOptions): Promise<Orp
 /** The session when its transcript never ended and the daemon that started it is gone. */
 async function findOrphan(id: string, path: string): Promise<Orphan | undefined> {
   const tail = await readTranscriptTail(path, TAIL_LINES, TAIL_CHUNK);
-  if (tail.length === 0 || tail.some((l) => l.type === "session.ended")) return undefined;
+  if (tail.length === 0 || lastLifeEnded(tail)) return undefined;
   const scan = await scanTranscript(path);
   if (scan.ended) return undefined;
   if (scan.started?.daemon && (await daemonMayRun(scan.started.daemon))) return undefined;
   return { id, path, started: scan.started, lastSeq: scan.lastSeq };
 }
 
+/** What one pass over a transcript tells (see {@link scanTranscript}). */
+export interface TranscriptScan {
+  /** The `session.started` data of the session's latest life (since its last resume). */
+  started?: StartedData;
+  /** The latest life has a `session.ended` line. */
+  ended: boolean;
+  /** That line's time and data. */
+  endedAt?: number;
+  exit?: { code: number | null; signal: string | null; error?: string };
+  lastSeq: number;
+  /** Turns that ended (or failed), over every life. */
+  turns: number;
+}
+
+const LIFE_LINES = ['"session.started"', '"session.ended"', '"session.starting"', '"session.resumed"'];
+
 /**
- * One pass over the whole transcript: its `session.started` data, whether it ended anywhere, its
- * last seq. A session still starting has no `session.started` yet: its daemon mark is then the one
- * on `session.starting`.
+ * One pass over the whole transcript: its `session.started` data, whether it ended, its last seq
+ * and its turns. A session still starting has no `session.started` yet: its daemon mark is then the
+ * one on `session.starting` (or `session.resumed`). A `session.resumed` line begins a new life: what
+ * came before it no longer says whether the session runs.
  */
-async function scanTranscript(path: string): Promise<{ started?: StartedData; ended: boolean; lastSeq: number }> {
+export async function scanTranscript(path: string): Promise<TranscriptScan> {
   let started: StartedData | undefined;
   let starting: DaemonMark | undefined;
-  let ended = false;
+  let ended: TranscriptLine | undefined;
   let lastSeq = 0;
+  let turns = 0;
   const lines = createInterface({ input: createReadStream(path, { encoding: "utf8" }), crlfDelay: Infinity });
   for await (const raw of lines) {
     // Torn lines count too: the new line's seq then repeats none on disk.
-    const seq = /^\{"seq":(\d+),/.exec(raw);
+    const seq = /^\{"seq":(\d+),"at":\d+,"type":"([^"]*)"/.exec(raw) ?? /^\{"seq":(\d+),/.exec(raw);
     if (seq) lastSeq = Math.max(lastSeq, Number(seq[1]));
-    if (!raw.includes('"session.started"') && !raw.includes('"session.ended"') && !raw.includes('"session.starting"')) continue;
+    if (seq?.[2] === "turn.ended" || seq?.[2] === "turn.failed") turns++;
+    if (!LIFE_LINES.some((t) => raw.includes(t))) continue;
     let line: TranscriptLine;
     try {
       line = JSON.parse(raw) as TranscriptLine;
     } catch {
       continue; // torn
     }
-    if (line.type === "session.ended") ended = true;
+    if (line.type === "session.ended") ended = line;
     else if (line.type === "session.started" && !started) started = startedData(line.data);
     else if (line.type === "session.starting" && !starting) starting = startedData(line.data).daemon;
+    else if (line.type === "session.resumed") {
+      ended = started = undefined;
+      starting = startedData(line.data).daemon;
+    }
   }
   if (starting && !started?.daemon) started = { ...started, daemon: starting };
-  return { started, ended, lastSeq };
+  const exit = ended?.data as TranscriptScan["exit"] | undefined;
+  return { started, ended: ended !== undefined, ...(ended ? { endedAt: ended.at, exit } : {}), lastSeq, turns };
 }
 
 function startedData(data: unknown): StartedData {
@@ -226,7 +250,7 @@ function mayTarget(pid: number, group: boolean): boolean {
  */
 async function appendEnded(o: Orphan, data: { code: null; signal: string | null; error: string }, at: number): Promise<boolean> {
   return withFileLock(o.path, async () => {
-    if ((await readTranscriptTail(o.path, TAIL_LINES, TAIL_CHUNK)).some((l) => l.type === "session.ended")) return false;
+    if (lastLifeEnded(await readTranscriptTail(o.path, TAIL_LINES, TAIL_CHUNK))) return false;
     const line: TranscriptLine = { seq: o.lastSeq + 1, at, type: "session.ended", data };
     const prefix = (await endsWithNewline(o.path)) ? "" : "\n";
     const file = await openDurableAppend(o.path);
@@ -240,8 +264,17 @@ async function appendEnded(o: Orphan, data: { code: null; signal: string | null;
   });
 }
 
+/** True when `tail` has a `session.ended` line after its last `session.resumed` (a resumed session ended before and lives again). */
+function lastLifeEnded(tail: TranscriptLine[]): boolean {
+  for (let i = tail.length - 1; i >= 0; i--) {
+    if (tail[i]!.type === "session.ended") return true;
+    if (tail[i]!.type === "session.resumed") return false;
+  }
+  return false;
+}
+
 /** True when the file ends with a newline (or is empty): nothing follows its last one. */
-async function endsWithNewline(path: string): Promise<boolean> {
+export async function endsWithNewline(path: string): Promise<boolean> {
   for await (const last of linesBackwards(path, TAIL_CHUNK)) return last.bytes.length === 0;
   return true;
 }

@@ -3,6 +3,7 @@ import { SvcError, issuesToDetails } from "../errors.js";
 import type { RouteDef, RouteRequest } from "../plugin-api/http.js";
 import { followTranscript } from "./follow.js";
 import type { SessionMessaging } from "./messaging.js";
+import type { SessionResumer } from "./resume.js";
 import type { SessionRuntime } from "./runtime.js";
 import { promptBody, startBody, terminalBody } from "./schemas.js";
 import { findWorkspaceDir, resolvePresetLaunch } from "./terminal-launch.js";
@@ -24,7 +25,7 @@ function parse<T extends z.ZodType>(schema: T, req: RouteRequest): z.infer<T> {
  * sessions and every read are loopback-or-token, as their MCP tools are.
  * `/conversations*` (same auth as `/mcp`) serves agent sessions in chat form.
  */
-export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessaging, config: ConfigService): RouteDef[] {
+export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessaging, config: ConfigService, resumer: SessionResumer): RouteDef[] {
   const cfg = () => config.current().effective;
   return [
     {
@@ -61,7 +62,25 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
       },
     },
     { method: "GET", path: "/sessions", auth: "loopback-or-token", handler: () => ({ status: 200, body: { sessions: runtime.list() } }) },
-    { method: "GET", path: "/sessions/:id", auth: "loopback-or-token", handler: (req) => ({ status: 200, body: { descriptor: runtime.describe(runtime.get(req.params.id!)) } }) },
+    {
+      method: "GET",
+      path: "/sessions/:id",
+      auth: "loopback-or-token",
+      // A session of an earlier daemon life is shown from its record (resume.ts).
+      handler: async (req) => {
+        const id = req.params.id!;
+        return { status: 200, body: { descriptor: runtime.state(id) === "unknown" ? await resumer.describeRecorded(id) : runtime.describe(runtime.get(id)) } };
+      },
+    },
+    {
+      method: "POST",
+      path: "/sessions/:id/resume",
+      auth: "loopback-or-token",
+      handler: async (req) => {
+        const descriptor = await resumer.resume(req.params.id!, (record) => confineToRoots(req.principal, cfg().pairing.allowedRoots ?? [], { cwd: record.cwd }, ["cwd"]));
+        return { status: 200, body: { descriptor } };
+      },
+    },
     { method: "GET", path: "/sessions/:id/recap", auth: "loopback-or-token", handler: async (req) => ({ status: 200, body: await recap(runtime, req.params.id!) }) },
     {
       method: "POST",

@@ -24,7 +24,10 @@ import { describeSession } from "./describe.js";
 import { StartingSessions } from "./starting.js";
 import { TranscriptWriter } from "./transcript.js";
 import { emptyModelUsage, type ModelAccess } from "./model-access.js";
-import type { ContextUse, SessionDescriptor, StartRequest, StartResult, TurnResult } from "./types.js";
+import type { ModelCallNote, SessionTracing } from "./session-tracing.js";
+import { fixedOf, recordOf, writeSessionRecord, type SessionRecord } from "./session-record.js";
+import { readVerdict, writeVerdict } from "./verdict-file.js";
+import type { AdapterSource, ContextUse, SessionDescriptor, SessionVerdict, StartRequest, StartResult, TurnResult } from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
 const MAX_ENDED = 500;
@@ -45,6 +48,8 @@ export class SessionRuntime implements SessionHost {
   private readonly starting = new StartingSessions<LiveSession>();
   /** The model proxy, while core/llm-endpoint runs (model-access.ts). */
   private modelAccess: ModelAccess | undefined;
+  /** Tracing, while core/tracing runs (session-tracing.ts). */
+  private tracing: SessionTracing | undefined;
   private readonly context: ContextContinuity;
 
   constructor(
@@ -180,6 +185,10 @@ export class SessionRuntime implements SessionHost {
       ...(placed.worktree ? { worktree: placed.worktree } : {}), ...(granted.capped ? { note: granted.capped } : {}), ...(req.run ? { run: req.run } : {}),
       ...(session.continuedFrom ? { continuedFrom: session.continuedFrom } : {}),
     });
+    session.traceEnv = await this.tracing?.open({
+      sessionId: id, adapter: req.adapter, requested: req.extTracing, joins: parent?.id ?? via.caller?.id ?? callerId, createdAt: now, transcript: session.transcript,
+      ...(typeof merged.options.model === "string" ? { model: merged.options.model } : {}), ...(req.run ? { run: req.run } : {}),
+    });
     const launch = () => this.launch(session, instance, req, merged);
     const failed = (err: unknown) => {
       session.sink().exited({ code: null, signal: null, error: (err as Error).message });
@@ -232,8 +241,44 @@ export class SessionRuntime implements SessionHost {
     return s ? this.grantor(s) : undefined;
   }
 
-  /** Starts the adapter's process for a session that is ready to run (its tree, if any, provisioned). */
-  private async launch(session: LiveSession, instance: SessionAdapterInstance, req: StartRequest, merged: ResolvedSpawnDefaults): Promise<void> {
+  /**
+   * Runs an ended session again under its id from its record (resume.ts checked that it can be):
+   * its transcript goes on after `at.lastSeq`, and the adapter's `resume` has the agent load its
+   * conversation. Options and skills are the recorded ones; auth and the session token are new.
+   */
+  async relaunch(record: SessionRecord, at: { lastSeq: number; turns: number }, instance: SessionAdapterInstance, source: AdapterSource): Promise<SessionDescriptor> {
+    const { id, adapter } = record;
+    if (this.state(id) === "live") throw new SvcError("conflict", `session ${id} is live: only an ended session can be resumed`);
+    const merged = { ...resolveSpawnDefaults(this.cfg(), adapter, { options: record.options, skills: record.skills }), options: record.options, skills: record.skills };
+    const { events } = sessionFiles(this.eventsDir, id);
+    const session = new LiveSession(fixedOf(record, events, { source, auth: redactAuth(merged.auth) }), new TranscriptWriter(events, () => this.clock.now(), at.lastSeq), undefined, this.hooks);
+    session.turns = at.turns;
+    session.worktreeOwner = record.worktreeOwner ?? false;
+    session.resumes = (record.resumes ?? 0) + 1;
+    if (record.continuedFrom) session.continuedFrom = record.continuedFrom;
+    session.verdict = await readVerdict(this.eventsDir, id, (path, reason) => this.logger.error("a verdict file is damaged", { sessionId: id, path, reason }));
+    this.sessions.set(id, session);
+    // Like `session.starting`, it carries the daemon mark: a new life begins (orphans.ts reads it so).
+    session.transcript.append("session.resumed", { adapter, source, agentSessionId: record.agentSessionId, resumes: session.resumes, daemon: markDaemon() });
+    session.traceEnv = await this.tracing?.open({
+      sessionId: id, adapter, requested: record.traced, joins: record.parentId, createdAt: this.clock.now(), transcript: session.transcript,
+      ...(typeof record.options.model === "string" ? { model: record.options.model } : {}), ...(record.run ? { run: record.run } : {}),
+    });
+    session.ready = this.launch(session, instance, { adapter, name: record.name }, merged, record.agentSessionId).catch((err: Error) => {
+      session.sink().exited({ code: null, signal: null, error: err.message });
+      throw err;
+    });
+    await session.ready;
+    this.events.emit("session:resumed", { sessionId: id, adapter, source, resumes: session.resumes });
+    this.logger.info("session resumed", { sessionId: id, adapter, resumes: session.resumes });
+    return this.describe(session);
+  }
+
+  /**
+   * Starts the adapter's process for a session that is ready to run (its tree, if any, provisioned);
+   * with `agentSessionId`, through the adapter's `resume`. The session's record is written once it runs.
+   */
+  private async launch(session: LiveSession, instance: SessionAdapterInstance, req: Pick<StartRequest, "adapter" | "argv" | "env" | "name">, merged: ResolvedSpawnDefaults, agentSessionId?: string): Promise<void> {
     const { id, cwd, worktree, source, kind } = session.fixed;
     if (!session.live) throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
     const token = this.workspaces.tokens.issue(id, this.random.hex(24));
@@ -247,10 +292,9 @@ export class SessionRuntime implements SessionHost {
     const access = await this.modelAccess?.open({ sessionId: id, ...(session.fixed.run ? { runId: session.fixed.run.runId } : {}), ...(merged.auth ? { auth: merged.auth } : {}) });
     const auth = access ? access.auth : merged.auth;
     try {
-      session.handle = await instance.start(
-        { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth, argv: req.argv, env: { ...(req.env ?? {}), ...(access?.env ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) },
-        session.sink(),
-      );
+      const spec = { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth, argv: req.argv, env: { ...(req.env ?? {}), ...(access?.env ?? {}), ...(session.traceEnv ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) };
+      if (agentSessionId !== undefined && !instance.resume) throw new SvcError("not_resumable", `adapter "${req.adapter}" cannot resume sessions`);
+      session.handle = await (agentSessionId !== undefined ? instance.resume!({ ...spec, agentSessionId }, session.sink()) : instance.start(spec, session.sink()));
     } catch (err) {
       this.modelAccess?.close(id);
       throw err;
@@ -266,6 +310,9 @@ export class SessionRuntime implements SessionHost {
     // The marks let a later daemon life recognise the process if this daemon dies first (orphans.ts).
     const mark = markProcess(session.handle.pid);
     session.transcript.append("session.started", { pid: session.handle.pid, info: session.handle.info, ...(mark ? { process: mark } : {}), daemon: markDaemon() });
+    await writeSessionRecord(this.eventsDir, recordOf(session, session.resumes)).catch((err: Error) =>
+      this.logger.warn("could not write the session's record: it cannot be shown or resumed after a restart", { sessionId: id, error: err.message }),
+    );
     this.events.emit("session:started", { sessionId: id, adapter: req.adapter, source, kind });
     this.logger.info("session started", { sessionId: id, adapter: req.adapter, source, pid: session.handle.pid });
     session.pump();
@@ -440,10 +487,16 @@ export class SessionRuntime implements SessionHost {
     this.modelAccess = access;
   }
 
+  /** Lets tracing open sessions' traces and hear of their model calls (core/tracing), or stops it doing so. */
+  useTracing(tracing: SessionTracing | undefined): void {
+    this.tracing = tracing;
+  }
+
   /** The model proxy carried one call of this session: counted on its descriptor. Unknown or pruned sessions are ignored. */
-  noteModelCall(sessionId: string, call: { model: string; inputTokens: number; outputTokens: number; status: number; at: string }): void {
+  noteModelCall(sessionId: string, call: ModelCallNote): void {
     const s = this.sessions.get(sessionId);
     if (!s) return;
+    this.tracing?.modelCall(sessionId, call);
     const u = (s.modelUsage ??= emptyModelUsage());
     u.calls++;
     u.inputTokens += call.inputTokens;
@@ -489,6 +542,20 @@ export class SessionRuntime implements SessionHost {
     if (f.worktree) this.workspaces.handOver(f.worktree.path, old.id, descriptor.id);
     this.prompt(descriptor.id, prompt, { sender: { kind: "system" }, urgency: "queue" });
     return this.get(descriptor.id);
+  }
+
+  /**
+   * The session steward's verdict on a session (core/steward): kept on its descriptor, written to
+   * `verdict.json` beside its transcript (atomically, so `sessions show` reads it after the daemon
+   * forgot the session), said in a live session's transcript and emitted as `session:verdict`.
+   */
+  async recordVerdict(sessionId: string, v: SessionVerdict): Promise<SessionDescriptor> {
+    const s = this.get(sessionId);
+    await writeVerdict(this.eventsDir, s.id, v);
+    s.verdict = v;
+    if (s.live) s.transcript.append("steward.verdict", v);
+    this.events.emit("session:verdict", { sessionId: s.id, ...v });
+    return this.describe(s);
   }
 
   async park(sessionId: string, entry: ParkedDelivery): Promise<void> {

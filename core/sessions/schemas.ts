@@ -17,6 +17,7 @@ export const startFields = {
   attach: z.boolean().optional().describe("false: do not nest under the calling session; true: nest even when spawn.attach is on-request"),
   dedupe: z.boolean().optional().describe("false: derive no idempotency key for this spawn"),
   idempotencyKey: z.string().min(1).max(200).optional().describe("A second spawn with the same key returns the live session holding it"),
+  extTracing: z.boolean().optional().describe("Trace this session to the OTLP endpoint (docs/tracing.md), over defaults.extTracing"),
   delegation: z.number().int().min(0).optional().describe("How many further levels of sessions the new session may spawn (bounded by the parent and the calling session, and by defaults.maxGrantableDelegation, for a spawn a session makes)"),
 };
 

@@ -3,6 +3,7 @@ import type { ToolCallContext, ToolDef } from "../plugin-api/tools.js";
 import type { ConfigService } from "../config/config-service.js";
 import { confineToRoots } from "../daemon/confine-paths.js";
 import type { SessionMessaging } from "./messaging.js";
+import type { SessionResumer } from "./resume.js";
 import type { SessionRuntime } from "./runtime.js";
 import { startFields, urgency } from "./schemas.js";
 import { recap } from "./views.js";
@@ -17,7 +18,7 @@ const receipt = { promptId: z.string().optional().describe("The prompt's id"), d
 const descriptor = z.looseObject({ id: z.string().describe("The session id") }).describe("The session descriptor");
 
 /** The MCP tools of agent sessions, served on /mcp. */
-export function sessionTools(runtime: SessionRuntime, messaging: SessionMessaging, config: ConfigService): ToolDef[] {
+export function sessionTools(runtime: SessionRuntime, messaging: SessionMessaging, config: ConfigService, resumer: SessionResumer): ToolDef[] {
   const tools = [
     {
       name: "start_agent_session",
@@ -35,6 +36,16 @@ export function sessionTools(runtime: SessionRuntime, messaging: SessionMessagin
         return { descriptor, ...(result ? { receipt: result } : {}), ...(deduped ? { deduped: true } : {}) };
       },
     } satisfies ToolDef<typeof startFields>,
+    {
+      name: "resume_agent_session",
+      description:
+        "Resume an ended agent session (also one from before a daemon restart) under its id: its agent is started again and loads its conversation; transcript, lineage and options are kept. Only for agents marked resumable (acpAgents.<slug>.resumable) that support session loading; otherwise fails with not_resumable saying why.",
+      inputSchema: { sessionId },
+      outputSchema: { descriptor },
+      handler: async (i: { sessionId: string }, ctx: ToolCallContext) => ({
+        descriptor: await resumer.resume(i.sessionId, (record) => confineToRoots(ctx.principal, config.current().effective.pairing.allowedRoots ?? [], { cwd: record.cwd }, ["cwd"])),
+      }),
+    },
     {
       name: "session_list",
       description: "List sessions with state, activity (running, attention, quiet) and pendingPrompts (stale ones flagged).",

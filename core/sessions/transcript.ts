@@ -14,13 +14,16 @@ export interface TranscriptLine {
  * every written line is announced to live followers.
  */
 export class TranscriptWriter {
-  private seq = 0;
+  private seq: number;
   private handle?: Promise<FileHandle>;
   private chain: Promise<void> = Promise.resolve();
   private readonly listeners = new Set<(line: TranscriptLine) => void>();
   private closed = false;
 
-  constructor(readonly path: string, private readonly now: () => number) {}
+  /** `lastSeq`: the seq of the file's last line, when it goes on (a resumed session). */
+  constructor(readonly path: string, private readonly now: () => number, lastSeq = 0) {
+    this.seq = lastSeq;
+  }
 
   append(type: string, data?: unknown): TranscriptLine {
     const line: TranscriptLine = { seq: ++this.seq, at: this.now(), type, ...(data === undefined ? {} : { data }) };

@@ -72,6 +72,21 @@ export interface SessionDescriptor {
   continuedAs?: string;
   /** Set by a context hard stop: why every further prompt is refused. */
   refusal?: string;
+  /** The session steward's latest verdict (docs/steward.md). */
+  verdict?: SessionVerdict;
+}
+
+/** What the steward's judge said of a session; `judge_error`: the judge could not be asked or gave no usable answer. */
+export interface SessionVerdict {
+  verdict: "on_track" | "stuck" | "needs_human" | "done" | "judge_error";
+  reason: string;
+  suggestedPrompt?: string;
+  /** What asked for it: `stalled`, `turn-ended`, `handoff-suggested`, `context-warn` (…), or `request`. */
+  trigger: string;
+  /** Epoch ms of the verdict. */
+  at: number;
+  /** The judge model asked. */
+  model: string;
 }
 
 /** A session's context use: the input tokens of its latest model call over the model's window. */
@@ -119,6 +134,8 @@ export interface StartRequest {
   callerToken?: string;
   /** Set by run-swarm only: the run and step the session runs. */
   run?: SwarmStepRef;
+  /** Trace this session (docs/tracing.md), over `defaults.extTracing`; unset: as its parent's session when that one is traced, else the default. */
+  extTracing?: boolean;
 }
 
 /** What a spawn returns: the session, and `deduped: true` when an idempotency key matched a live one. */

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
 import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
-import { prependPath, SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import { prependPath, SvcError, terminateAndWait, type AdapterSession, type SessionResumeSpec, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import type { AcpRecipe } from "../../core/plugin-api/index.js";
 import type { ResolvedRecipe } from "./recipes.js";
 import { ClientFs, type ClientFsOptions } from "./client-fs.js";
@@ -15,8 +15,18 @@ const HANDSHAKE_TIMEOUT_MS = 30_000;
  * client's `fs/read_text_file` and `fs/write_text_file` within the session's cwd ({@link ClientFs}).
  * `dirs` bound the client's file access: `$SVC_HOME` (never, but for `worktrees.root` inside it) and
  * `sessions.eventsDir` (never).
+ *
+ * With `spec.agentSessionId` (a resume) the agent must advertise `agentCapabilities.loadSession`
+ * (else `not_resumable`) and gets `session/load` instead of `session/new`; the history it replays
+ * while loading is counted (`info.replayedUpdates`), not reported to `sink`.
  */
-export async function startAcpSession(spec: SessionStartSpec, resolved: ResolvedRecipe, sink: SessionUpdateSink, dirs: Pick<ClientFsOptions, "svcHome" | "worktreesRoot" | "eventsDir">): Promise<AdapterSession> {
+export async function startAcpSession(
+  spec: SessionStartSpec | SessionResumeSpec,
+  resolved: ResolvedRecipe,
+  sink: SessionUpdateSink,
+  dirs: Pick<ClientFsOptions, "svcHome" | "worktreesRoot" | "eventsDir">,
+): Promise<AdapterSession> {
+  const load = "agentSessionId" in spec ? spec.agentSessionId : undefined;
   const { recipe } = resolved;
   const env = agentEnv(spec, recipe);
   const child = spawn(recipe.bin, recipe.bin_args ?? [], { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
@@ -39,12 +49,21 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
   let sessionId: string | undefined;
   /** The slash commands the agent advertised last (ACP `available_commands_update`). */
   let commands: string[] = [];
+  /** While `session/load` runs: the agent replays history the transcript already has. */
+  let replaying = false;
+  let replayed = 0;
+  /** Why the handshake failed, for the exit report of the process it then kills. */
+  let failure: string | undefined;
   const clientFs = new ClientFs({ cwd: spec.cwd, ...dirs, isSession: (id) => sessionId !== undefined && id === sessionId, record: (kind, data) => sink.update(kind, data) });
   const client: Client = {
     sessionUpdate: async (n: SessionNotification) => {
       const update = n.update as { sessionUpdate: string; _meta?: { svc?: { quota?: { profile: string; remaining: number; window: string } } } };
-      sink.update(update.sessionUpdate, update);
       if (update.sessionUpdate === "available_commands_update") commands = advertised(update);
+      if (replaying) {
+        replayed++;
+        return;
+      }
+      sink.update(update.sessionUpdate, update);
       const quota = update._meta?.svc?.quota;
       if (quota && typeof quota.remaining === "number") sink.quota(quota);
     },
@@ -60,7 +79,7 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
   const conn = new ClientSideConnection(() => client, stream);
   const died = exited.then(({ code, signal }) => {
     const tail = stderrTail.lines(3);
-    const error = code === 0 ? undefined : `ACP agent "${spec.adapter}" exited (code ${code}, signal ${signal})${tail ? `: ${tail}` : ""}`;
+    const error = failure ?? (code === 0 ? undefined : `ACP agent "${spec.adapter}" exited (code ${code}, signal ${signal})${tail ? `: ${tail}` : ""}`);
     sink.exited({ code, signal, ...(error ? { error } : {}) });
     throw new SvcError("unavailable", error ?? `ACP agent "${spec.adapter}" exited`);
   });
@@ -76,16 +95,32 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
   try {
     const init = await guard(conn.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false } }), "initialize");
     agentInfo = { protocolVersion: init.protocolVersion, ...(init.agentInfo ? { agent: init.agentInfo } : {}), source: resolved.source, bin: recipe.bin };
-    const created = await guard(
-      conn.newSession({ cwd: spec.cwd, mcpServers: [], _meta: { svc: { sessionId: spec.sessionId, options: spec.options, skills: spec.skills } } }),
-      "session/new",
-    );
-    sessionId = created.sessionId;
+    const _meta = { svc: { sessionId: spec.sessionId, options: spec.options, skills: spec.skills } };
+    if (load === undefined) {
+      sessionId = (await guard(conn.newSession({ cwd: spec.cwd, mcpServers: [], _meta }), "session/new")).sessionId;
+    } else {
+      if (init.agentCapabilities?.loadSession !== true) {
+        throw new SvcError(
+          "not_resumable",
+          `ACP agent "${spec.adapter}" (${recipe.bin}) does not advertise session loading (its initialize answer has no agentCapabilities.loadSession: true), so its sessions cannot be resumed`,
+        );
+      }
+      sessionId = load;
+      replaying = true;
+      try {
+        await guard(conn.loadSession({ sessionId: load, cwd: spec.cwd, mcpServers: [], _meta }), "session/load");
+      } finally {
+        replaying = false;
+      }
+      agentInfo = { ...agentInfo, loaded: true, replayedUpdates: replayed };
+    }
   } catch (err) {
+    const ours = err instanceof SvcError && (err.code === "timeout" || err.code === "not_resumable");
+    if (ours) failure = err.message;
     child.kill("SIGKILL");
     // As in a turn: the connection closes a moment before the exit (and its stderr) is reported.
     await Promise.race([died, new Promise((r) => setTimeout(r, 1000).unref())]).catch((exit: Error) => {
-      throw err instanceof SvcError && err.code === "timeout" ? err : exit;
+      throw ours ? err : exit;
     });
     throw err;
   }
@@ -95,6 +130,7 @@ export async function startAcpSession(spec: SessionStartSpec, resolved: Resolved
     kind: "agent",
     pid: child.pid,
     info: agentInfo,
+    agentSessionId: acpSessionId,
     prompt: async (text) => {
       try {
         const res = await Promise.race([conn.prompt({ sessionId: acpSessionId, prompt: [{ type: "text", text }] }), died]);

@@ -1,4 +1,4 @@
-import { defineAdapter, SvcError, type SessionAdapterInstance } from "../../core/plugin-api/index.js";
+import { defineAdapter, SvcError, type SessionAdapterInstance, type SessionResumeSpec, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
 import { startAcpSession } from "./acp-session.js";
 import { allRecipes, resolveRecipe } from "./recipes.js";
 
@@ -14,17 +14,36 @@ export default defineAdapter({
   description: "Agents that speak the Agent Client Protocol over stdio (config acpAgents, then the curated catalog)",
   setup(ctx): SessionAdapterInstance {
     const agents = () => ctx.config().acpAgents as Record<string, unknown> | undefined;
+    const start = (spec: SessionStartSpec | SessionResumeSpec, sink: SessionUpdateSink) => {
+      const resolved = resolveRecipe(spec.adapter, agents());
+      if (!resolved) throw new SvcError("not_found", `no ACP agent "${spec.adapter}" in acpAgents or the catalog`);
+      ctx.logger.debug("starting ACP agent", { sessionId: spec.sessionId, adapter: spec.adapter, source: resolved.source, bin: resolved.recipe.bin, ...("agentSessionId" in spec ? { resume: true } : {}) });
+      const config = ctx.config();
+      const dirs = { svcHome: ctx.home, worktreesRoot: config.worktrees?.root as string | undefined, eventsDir: config.sessions?.eventsDir as string | undefined };
+      return startAcpSession(spec, resolved, sink, dirs);
+    };
     return {
       slugs: () => allRecipes(agents()).map((r) => r.slug),
       sourceOf: (slug) => resolveRecipe(slug, agents())?.source,
-      start: async (spec, sink) => {
+      notResumable: (slug) => {
+        const resolved = resolveRecipe(slug, agents());
+        if (!resolved) return `no ACP agent "${slug}" in acpAgents or the catalog any more`;
+        return resolved.recipe.resumable === true ? undefined : notResumableReason(slug, resolved.source);
+      },
+      start: (spec, sink) => start(spec, sink),
+      resume: (spec, sink) => {
         const resolved = resolveRecipe(spec.adapter, agents());
-        if (!resolved) throw new SvcError("not_found", `no ACP agent "${spec.adapter}" in acpAgents or the catalog`);
-        ctx.logger.debug("starting ACP agent", { sessionId: spec.sessionId, adapter: spec.adapter, source: resolved.source, bin: resolved.recipe.bin });
-        const config = ctx.config();
-        const dirs = { svcHome: ctx.home, worktreesRoot: config.worktrees?.root as string | undefined, eventsDir: config.sessions?.eventsDir as string | undefined };
-        return startAcpSession(spec, resolved, sink, dirs);
+        if (resolved && resolved.recipe.resumable !== true) throw new SvcError("not_resumable", notResumableReason(spec.adapter, resolved.source));
+        return start(spec, sink);
       },
     };
   },
 });
+
+/** Why an agent's sessions cannot be resumed, and how to allow it. */
+function notResumableReason(slug: string, source: "config" | "catalog"): string {
+  const how = `set acpAgents.${slug}.resumable: true (svc config set acpAgents.${slug}.resumable true) if the agent supports ACP session/load`;
+  return source === "config"
+    ? `ACP agent "${slug}" is not marked resumable: ${how}`
+    : `ACP agent "${slug}" comes from the catalog, which does not mark it resumable: add an acpAgents.${slug} entry and ${how}`;
+}

@@ -57,6 +57,11 @@ export class SecretVault {
     return { missing: false, key: this.keys.get(ref) };
   }
 
+  /** Every stored secret (for the host's redaction floor, never shown). */
+  async values(): Promise<string[]> {
+    return [...(await this.load()).values()].map((row) => row.secret);
+  }
+
   /** Removes the given refs (unknown refs are ignored). */
   async remove(refs: ReadonlyArray<string | undefined>): Promise<void> {
     const wanted = refs.filter((r): r is string => typeof r === "string");

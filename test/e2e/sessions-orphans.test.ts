@@ -2,7 +2,8 @@ import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readProcStatSync } from "../../core/sessions/process-mark.js";
+import { processRunning as running } from "../support/process-alive.js";
+import { transcriptLines as lines, type Line } from "../support/transcript-lines.js";
 import { useDaemonProcess } from "../support/cli.js";
 import { FIXTURES } from "../support/paths.js";
 import { FIXTURE_AGENTS, until } from "../core/sessions/harness.js";
@@ -12,12 +13,6 @@ import { FIXTURE_AGENTS, until } from "../core/sessions/harness.js";
 // processes are recognised through /proc.
 
 const RECORDER = join(FIXTURES, "scripts", "signal-recorder.mjs");
-
-interface Line {
-  seq: number;
-  type: string;
-  data?: any;
-}
 
 /** Every pid a test started, killed at the end whatever happened. */
 const started: number[] = [];
@@ -33,19 +28,7 @@ afterAll(() => {
   }
 });
 
-/** Running: the process exists and is not a zombie (orphans may wait a while to be reaped). */
-function running(pid: number): boolean {
-  const s = readProcStatSync(pid);
-  return Boolean(s && s.state !== "Z" && s.state !== "X");
-}
 
-async function lines(path: string): Promise<Line[]> {
-  const text = await readFile(path, "utf8").catch(() => "");
-  return text
-    .split("\n")
-    .filter((l) => l.trim())
-    .map((l) => JSON.parse(l) as Line);
-}
 
 type Fixture = ReturnType<typeof useDaemonProcess>;
 

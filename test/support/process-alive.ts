@@ -1,3 +1,5 @@
+import { readProcStatSync } from "../../core/sessions/process-mark.js";
+
 /** Whether a process with this pid exists (signal 0 delivers nothing; it only checks). */
 export function processAlive(pid: number): boolean {
   try {
@@ -6,4 +8,10 @@ export function processAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Running: the process exists and is not a zombie (orphans may wait a while to be reaped). Linux (/proc). */
+export function processRunning(pid: number): boolean {
+  const s = readProcStatSync(pid);
+  return Boolean(s && s.state !== "Z" && s.state !== "X");
 }

@@ -12,6 +12,8 @@ export interface ScaffoldOptions {
   name: string;
   provider?: string;
   target?: string;
+  /** A `redactor` plugin of this kind (docs/redaction.md). */
+  redactor?: string;
   typescript: boolean;
   /** `file:` spec of the types package for `--typescript` (the running svc's dist/plugin-api-types). */
   typesSpec: string;
@@ -35,6 +37,10 @@ export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
     plugins.push({ type: "target", kind: o.target, entry: entry("target"), description: "Appends every matched event to deliveries.jsonl in its storage folder" });
     files.set(src("target"), targetSource(o.target, o.typescript));
   }
+  if (o.redactor) {
+    plugins.push({ type: "redactor", kind: o.redactor, entry: entry("redactor"), description: "Replaces e-mail addresses with <email>" });
+    files.set(src("redactor"), redactorSource(o.redactor, o.typescript));
+  }
   const pkg: Record<string, unknown> = {
     name: o.name,
     version: "0.1.0",
@@ -49,7 +55,7 @@ export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
   };
   files.set("package.json", JSON.stringify(pkg, null, 2) + "\n");
   if (o.typescript) files.set("tsconfig.json", TSCONFIG);
-  files.set(`test/adapter.test.${o.typescript ? "js" : ext}`, testSource(o));
+  files.set(`test/adapter.test.${o.typescript ? "js" : ext}`, o.provider || o.target ? testSource(o) : redactorTestSource(o));
   files.set(".gitignore", o.typescript ? "node_modules/\ndist/\n" : "node_modules/\n");
   files.set("README.md", readme(o));
   return files;
@@ -141,6 +147,69 @@ export default defineTarget({
 `;
 }
 
+function redactorSource(kind: string, ts: boolean): string {
+  return `import { defineRedactor } from "@svc/plugin-api";
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\\.[A-Za-z]{2,}/g;
+
+/**
+ * The \`${kind}\` redactor (defaults.traceRedactor: "${kind}"). A pure function: the text as it may
+ * leave the daemon (a trace attribute, a request to the steward's judge). No I/O, no state; throwing
+ * or returning a non-string drops the text. svc's \`secrets\` floor runs after it on every result.
+ */
+export default defineRedactor({
+  kind: "${kind}",
+  description: "Replaces e-mail addresses with <email>",
+  redact: (text${ts ? ": string" : ""}) => text.replace(EMAIL, "<email>"),
+});
+`;
+}
+
+/** The imports and the `svc(args, env)` helper of a scaffolded test. */
+function testPrelude(o: { spawn: boolean }): string {
+  return `import assert from "node:assert/strict";
+import { execFile${o.spawn ? ", spawn" : ""} } from "node:child_process";
+import { mkdtemp, ${o.spawn ? "readFile, " : ""}rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const pkgDir = fileURLToPath(new URL("..", import.meta.url));
+const SVC = process.env.SVC_BIN ? [process.execPath, process.env.SVC_BIN] : ["svc"];
+
+function svc(args, env) {
+  return new Promise((resolve, reject) => {
+    execFile(SVC[0], [...SVC.slice(1), ...args], { env }, (err, stdout, stderr) =>
+      err ? reject(new Error(\`svc \${args.join(" ")} failed: \${stderr || err.message}\`)) : resolve(stdout),
+    );
+  });
+}
+`;
+}
+
+/** The test of a redactor-only package: the real svc installs and loads it. */
+function redactorTestSource(o: ScaffoldOptions): string {
+  return `/**
+ * Installs this package into a scratch $SVC_HOME with \`svc adapters install\` and checks that svc
+ * loads its redactor (\`svc adapters ls --load\` imports it as the daemon does). Needs \`svc\` on
+ * PATH (or SVC_BIN=<path to svc.js>). Run it with \`npm test\`.
+ */
+${testPrelude({ spawn: false })}
+test("redactor ${o.redactor}: svc installs and loads it", { timeout: 120_000 }, async (t) => {
+  const home = await mkdtemp(join(tmpdir(), "svc-adapter-test-"));
+  const env = { ...process.env, SVC_HOME: home };
+  delete env.SVC_INSTALL_DIR;
+  t.after(() => rm(home, { recursive: true, force: true }));
+  await svc(["adapters", "install", pkgDir], env);
+  const ls = JSON.parse(await svc(["adapters", "ls", "--load", "--json"], env));
+  const pkg = ls.packages.find((p) => p.id === "${o.name}");
+  assert.ok(pkg, "the package is listed");
+  assert.deepEqual(pkg.plugins.map((p) => [p.type, p.kind, p.status]), [["redactor", "${o.redactor}", "wins"]]);
+});
+`;
+}
+
 /** The test: the package in a real daemon, from install to an arrived event. */
 function testSource(o: ScaffoldOptions): string {
   const provider = o.provider;
@@ -186,25 +255,7 @@ function testSource(o: ScaffoldOptions): string {
  * \`svc adapters install\`, starts \`svc serve\` on a free port, makes a sentinel and waits for an
  * event to arrive. Needs \`svc\` on PATH (or SVC_BIN=<path to svc.js>). Run it with \`npm test\`.
  */
-import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { test } from "node:test";
-import { fileURLToPath } from "node:url";
-
-const pkgDir = fileURLToPath(new URL("..", import.meta.url));
-const SVC = process.env.SVC_BIN ? [process.execPath, process.env.SVC_BIN] : ["svc"];
-
-function svc(args, env) {
-  return new Promise((resolve, reject) => {
-    execFile(SVC[0], [...SVC.slice(1), ...args], { env }, (err, stdout, stderr) =>
-      err ? reject(new Error(\`svc \${args.join(" ")} failed: \${stderr || err.message}\`)) : resolve(stdout),
-    );
-  });
-}
-
+${testPrelude({ spawn: true })}
 async function until(probe, what, ms = 60_000) {
   const end = Date.now() + ms;
   for (;;) {
@@ -237,15 +288,14 @@ ${sentinel}${emit}${arrived}});
 }
 
 function readme(o: ScaffoldOptions): string {
-  const what = [o.provider && `a provider \`${o.provider}\``, o.target && `a target \`${o.target}\``].filter(Boolean).join(" and ");
+  const what = [o.provider && `a provider \`${o.provider}\``, o.target && `a target \`${o.target}\``, o.redactor && `a redactor \`${o.redactor}\``].filter(Boolean).join(" and ");
   return `# ${o.name}
 
 An svc adapter package with ${what}, made by \`svc adapters init\`.
 
-- ${o.typescript ? "`src/`: the plugins (TypeScript; `npm run build` compiles them to `dist/`)" : "`provider.js` / `target.js`: the plugins (plain JavaScript, no build step)"}.
+- ${o.typescript ? "`src/`: the plugins (TypeScript; `npm run build` compiles them to `dist/`)" : "`provider.js` / `target.js` / `redactor.js`: the plugins (plain JavaScript, no build step)"}.
 - \`package.json\`, key \`svc-adapter\`: the manifest (\`svc/adapter/v1\`) naming each plugin's type, kind and entry.
-- \`test/adapter.test.js\`: installs the package into a scratch \`$SVC_HOME\`, runs the real daemon and
-  waits for an event to arrive. \`npm test\` runs it (svc must be on PATH, or set SVC_BIN).
+- \`test/adapter.test.js\`: installs the package into a scratch \`$SVC_HOME\`, ${o.provider || o.target ? "runs the real daemon and\n  waits for an event to arrive" : "and checks that svc loads it"}. \`npm test\` runs it (svc must be on PATH, or set SVC_BIN).
 
 The plugins import \`@svc/plugin-api\`, which the running svc provides at run time: the package
 needs no copy of svc and no peer dependency on it.${o.typescript ? " The dev dependency `@svc/plugin-api` holds its types only." : ""}

@@ -51,10 +51,11 @@ function addAdapterVerbs(group: Command, renamed: boolean): void {
     .description("Scaffold a new adapter package (a provider and/or a target, and a test that runs it in the real daemon)")
     .argument("<dir>", "folder to create (empty or missing); its name is the package name unless --name")
     .option("--provider <kind>", "scaffold a provider of this kind")
-    .option("--target <kind>", "scaffold a target of this kind (neither flag: a provider <name> and a target <name>-log)")
+    .option("--target <kind>", "scaffold a target of this kind (no kind flag: a provider <name> and a target <name>-log)")
+    .option("--redactor <kind>", "scaffold a redactor of this kind (defaults.traceRedactor; docs/redaction.md)")
     .option("--typescript", "TypeScript sources under src/ with a build step (default: plain JavaScript, no build)")
     .option("--name <package>", "npm package name (default: the folder's name)")
-    .action(async (dir: string, opts: { provider?: string; target?: string; typescript?: boolean; name?: string }) => {
+    .action(async (dir: string, opts: { provider?: string; target?: string; redactor?: string; typescript?: boolean; name?: string }) => {
       const { initPackage } = await import("../adapters/init.js");
       initPackage(dir, opts);
     });

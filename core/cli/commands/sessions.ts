@@ -16,10 +16,12 @@ function startOptions(cmd: Command): Command {
     .option("--no-attach", "do not nest under the calling session")
     .option("--no-dedupe", "derive no idempotency key for this spawn")
     .option("--idempotency-key <key>", "a second spawn with this key returns the live session holding it")
+    .option("--trace", "trace this session to the OTLP endpoint (over defaults.extTracing; docs/tracing.md)")
+    .option("--no-trace", "do not trace this session")
     .option("--json", "machine-readable output");
 }
 
-/** `svc sessions start|run|list|prompt|stop|export|terminal`. */
+/** `svc sessions start|run|list|show|judge|prompt|stop|resume|export|terminal`. */
 export function registerSessions(program: Command): void {
   const sessions = program.command("sessions").description("Agent and terminal sessions run by the daemon");
   startOptions(sessions.command("start").description("Start an agent session (config defaults merged)")).action(async (opts) => {
@@ -56,12 +58,39 @@ export function registerSessions(program: Command): void {
       await sessionsPrompt(id, text, opts);
     });
   sessions
+    .command("show")
+    .description("Show one session: state, activity, turns, the steward's latest verdict")
+    .argument("<id>")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { sessionsShow } = await import("../sessions/verbs.js");
+      await sessionsShow(id, opts.json === true);
+    });
+  sessions
+    .command("judge")
+    .description("Ask the session steward's judge now how a session is doing (needs extJudge.apiKey or EXT_JUDGE_API_KEY); prints the verdict")
+    .argument("<id>")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { sessionsJudge } = await import("../sessions/verbs.js");
+      await sessionsJudge(id, opts.json === true);
+    });
+  sessions
     .command("stop")
     .description("Stop a session and its process")
     .argument("<id>")
     .action(async (id: string) => {
       const { sessionsStop } = await import("../sessions/verbs.js");
       await sessionsStop(id);
+    });
+  sessions
+    .command("resume")
+    .description("Resume an ended session (also after a daemon restart) under its id: its agent loads its conversation again")
+    .argument("<id>")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { sessionsResume } = await import("../sessions/verbs.js");
+      await sessionsResume(id, opts);
     });
   sessions
     .command("export")

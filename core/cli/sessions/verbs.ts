@@ -1,13 +1,15 @@
+import { stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { resolvePresetCwd } from "../../config/local-paths.js";
 import { readEffectiveConfig } from "../../config/read-effective.js";
 import { SvcError } from "../../errors.js";
 import type { PromptReceipt } from "../../plugin-api/sessions.js";
-import type { SessionDescriptor, TurnResult } from "../../sessions/types.js";
+import type { SessionDescriptor, SessionVerdict, TurnResult } from "../../sessions/types.js";
+import { readVerdict } from "../../sessions/verdict-file.js";
 import { isSessionId, sessionFiles } from "../../sessions/events-dir.js";
 import { readTranscript } from "../../sessions/transcript-reader.js";
 import { DaemonClient } from "../daemon-client.js";
-import { dim, printJson, printTable, println } from "../output.js";
+import { dim, printJson, printTable, println, warn } from "../output.js";
 
 export interface StartFlags {
   adapter: string;
@@ -21,6 +23,7 @@ export interface StartFlags {
   attach?: boolean;
   dedupe?: boolean;
   idempotencyKey?: string;
+  trace?: boolean;
   json?: boolean;
 }
 
@@ -49,6 +52,7 @@ function startBody(f: StartFlags, wait: boolean) {
     ...(f.attach !== undefined ? { attach: f.attach } : {}),
     ...(f.dedupe === false ? { dedupe: false } : {}),
     ...(f.idempotencyKey ? { idempotencyKey: f.idempotencyKey } : {}),
+    ...(f.trace !== undefined ? { extTracing: f.trace } : {}),
     ...(wait ? { wait: true } : {}),
   };
 }
@@ -83,8 +87,8 @@ export async function sessionsList(json: boolean): Promise<void> {
   if (json) return printJson({ sessions });
   if (sessions.length === 0) return println("no sessions");
   printTable(
-    ["ID", "PARENT", "ADAPTER", "STATE", "ACTIVITY", "TURNS", "PENDING", "WORKTREE", "LABEL"],
-    sessions.map((s) => [s.id, s.parentId ?? "-", s.adapter, stateOf(s), s.activity, s.turns, pending(s), s.worktree?.slug ?? "-", s.label ?? ""]),
+    ["ID", "PARENT", "ADAPTER", "STATE", "ACTIVITY", "TURNS", "PENDING", "VERDICT", "WORKTREE", "LABEL"],
+    sessions.map((s) => [s.id, s.parentId ?? "-", s.adapter, stateOf(s), s.activity, s.turns, pending(s), s.verdict?.verdict ?? "-", s.worktree?.slug ?? "-", s.label ?? ""]),
   );
 }
 
@@ -100,6 +104,52 @@ function stateOf(s: SessionDescriptor): string {
 function pending(s: SessionDescriptor): string {
   const stale = s.pendingPrompts.filter((p) => p.stale).length;
   return `${s.pendingPrompts.length}${stale ? ` (${stale} stale)` : ""}`;
+}
+
+function printVerdict(v: SessionVerdict | undefined): void {
+  if (!v) return println("verdict: - (the steward has not judged this session)");
+  println(`verdict: ${v.verdict} (${v.trigger}, ${new Date(v.at).toISOString()}, ${v.model})`);
+  println(`  reason: ${v.reason}`);
+  if (v.suggestedPrompt) println(`  suggested prompt: ${v.suggestedPrompt}`);
+}
+
+/** `svc sessions show`: from the daemon; a session it does not know (an earlier life) from the files on disk. */
+export async function sessionsShow(id: string, json: boolean): Promise<void> {
+  const client = await DaemonClient.connect().catch((err: SvcError) => {
+    if (err.code !== "daemon_not_running") throw err;
+    return undefined;
+  });
+  const found = client
+    ? await client.request<{ descriptor: SessionDescriptor }>("GET", `/sessions/${encodeURIComponent(id)}`).catch((err: SvcError) => {
+        if (err.code !== "not_found") throw err;
+        return undefined;
+      })
+    : undefined;
+  if (found) {
+    if (json) return printJson(found);
+    const s = found.descriptor;
+    println(`${s.id}  ${s.adapter}  ${stateOf(s)}  ${s.activity}  turns ${s.turns}${s.parentId ? `  parent ${s.parentId}` : ""}${s.label ? `  ${s.label}` : ""}`);
+    println(dim(`transcript: ${s.eventsPath}`));
+    return printVerdict(s.verdict);
+  }
+  if (!isSessionId(id)) throw new SvcError("usage", `invalid session id ${JSON.stringify(id)}`);
+  const { effective } = await readEffectiveConfig();
+  const files = sessionFiles(effective.sessions.eventsDir, id);
+  if (!(await stat(files.events).catch(() => undefined))) throw new SvcError("not_found", `no session ${id}: the daemon does not know it and there is no transcript at ${files.events}`);
+  const verdict = await readVerdict(effective.sessions.eventsDir, id, (path, reason) => warn(`${path} is damaged (${reason}); it was left as it is`));
+  if (json) return printJson({ id, eventsPath: files.events, ...(verdict ? { verdict } : {}) });
+  println(`${id}  (not in the daemon: an ended session, from the files on disk)`);
+  println(dim(`transcript: ${files.events}`));
+  printVerdict(verdict);
+}
+
+/** `svc sessions judge`: waits for the judge (at most extJudge.timeoutSec, and a margin). */
+export async function sessionsJudge(id: string, json: boolean): Promise<void> {
+  const client = await DaemonClient.connect();
+  const res = await client.request<{ verdict: SessionVerdict; descriptor: SessionDescriptor }>("POST", `/sessions/${encodeURIComponent(id)}/judge`, {}, { timeoutMs: 660_000 });
+  if (json) return printJson(res);
+  printVerdict(res.verdict);
+  if (res.verdict.verdict === "judge_error") process.exitCode = 1;
 }
 
 export async function sessionsPrompt(id: string, text: string, opts: { interrupt?: boolean; wait?: boolean; json?: boolean }): Promise<void> {
@@ -119,6 +169,16 @@ export async function sessionsStop(id: string): Promise<void> {
   const client = await DaemonClient.connect();
   const { descriptor } = await client.request<{ descriptor: SessionDescriptor }>("POST", `/sessions/${encodeURIComponent(id)}/stop`);
   println(`stopped ${descriptor.id}`);
+}
+
+/** `svc sessions resume <id>`: the ended session runs again under its id (docs/sessions.md "Resume"). */
+export async function sessionsResume(id: string, opts: { json?: boolean }): Promise<void> {
+  const client = await DaemonClient.connect();
+  const res = await client.request<{ descriptor: SessionDescriptor }>("POST", `/sessions/${encodeURIComponent(id)}/resume`, {}, { timeoutMs: 120_000 });
+  if (opts.json) return printJson(res);
+  const d = res.descriptor;
+  println(`resumed ${d.id} (${d.adapter}, ${d.state}, ${d.turns} turn${d.turns === 1 ? "" : "s"} before)${d.parentId ? `, child of ${d.parentId}` : ""}`);
+  println(dim(`transcript: ${d.eventsPath}`));
 }
 
 /** Through the daemon when it runs; otherwise straight from the transcript files on disk. */

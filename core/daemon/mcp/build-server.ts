@@ -9,9 +9,10 @@ import type { ToolCallContext, ToolDef } from "../../plugin-api/tools.js";
 import { SVC_VERSION } from "../../version.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { requireReach, requireToken, toolNeed } from "../authorization.js";
+import type { McpCallTrace } from "./call-trace.js";
 
 /** `onInternal` hears of anything a tool threw that is not an SvcError (the caller sees a generic `internal`). */
-export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallContext, onInternal?: (tool: string, err: unknown) => void): McpServer {
+export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallContext, onInternal?: (tool: string, err: unknown) => void, trace?: McpCallTrace): McpServer {
   const server = new McpServer({ name: "svc", version: SVC_VERSION }, { capabilities: { tools: {} } });
   for (const tool of tools) {
     server.registerTool(
@@ -26,14 +27,18 @@ export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallConte
         ...(tool.outputSchema ? { outputSchema: z.looseObject(tool.outputSchema) } : {}),
         annotations: { readOnlyHint: tool.readOnly === true, ...(tool.title ? { title: tool.title } : {}) },
       },
-      async (input: Record<string, unknown>) => {
-        try {
-          if (tool.requires === "token") requireToken(tool.name, ctx.principal);
-          else requireReach(tool.name, toolNeed(tool.name, tool.readOnly === true), ctx.principal);
-          return toolSuccess(await tool.handler(input as never, ctx));
-        } catch (err) {
-          return toolFailure(err, onInternal && ((e) => onInternal(tool.name, e)));
-        }
+      async (input: Record<string, unknown>, extra: { _meta?: Record<string, unknown>; requestId?: string | number }) => {
+        const call = async () => {
+          try {
+            if (tool.requires === "token") requireToken(tool.name, ctx.principal);
+            else requireReach(tool.name, toolNeed(tool.name, tool.readOnly === true), ctx.principal);
+            return toolSuccess(await tool.handler(input as never, ctx));
+          } catch (err) {
+            return toolFailure(err, onInternal && ((e) => onInternal(tool.name, e)));
+          }
+        };
+        if (!trace || extra._meta?.traceparent === undefined) return call();
+        return trace.around({ tool: tool.name, meta: extra._meta, args: input, requestId: extra.requestId, ...(ctx.sessionToken ? { sessionToken: ctx.sessionToken } : {}) }, call);
       },
     );
   }

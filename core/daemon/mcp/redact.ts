@@ -10,17 +10,7 @@
  * without its key.
  */
 import { REDACTED } from "../../config/secrets.js";
-
-/** Any key ending in `token` (`github_token`, `accessToken`): only string values are redacted, so counts such as `inputTokens: 12` stay. */
-const SECRET_KEY_ENDINGS = ["secret", "password", "passwd", "authorization", "apikey", "token", "privatekey"];
-const SECRET_KEYS = new Set(["credential", "credentials"]);
-
-/** True when a key's name suggests a secret, case, `-` and `_` aside (`api_key`, `X-Authorization`, `github_token`). */
-function looksLikeSecretKey(key: string): boolean {
-  const k = key.toLowerCase().replace(/[-_]/g, "");
-  return SECRET_KEYS.has(k) || SECRET_KEY_ENDINGS.some((end) => k.endsWith(end));
-}
-const SECRET_VALUE = /^(whsec_|swsec_|gh[pousr]_|github_pat_)/;
+import { looksLikeSecretKey, startsLikeSecret } from "../../redaction/shapes.js";
 
 /**
  * A deep copy of `value` (any JSON-like payload) with the strings under secret-looking keys and
@@ -29,7 +19,7 @@ const SECRET_VALUE = /^(whsec_|swsec_|gh[pousr]_|github_pat_)/;
  */
 export function redactLikelySecrets(value: unknown, depth = 0): unknown {
   if (depth > 32) return "[truncated]";
-  if (typeof value === "string") return SECRET_VALUE.test(value) ? REDACTED : value;
+  if (typeof value === "string") return startsLikeSecret(value) ? REDACTED : value;
   if (Array.isArray(value)) return value.map((v) => redactLikelySecrets(v, depth + 1));
   if (typeof value !== "object" || value === null) return value;
   const out: Record<string, unknown> = {};

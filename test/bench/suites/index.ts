@@ -13,6 +13,8 @@ import { webhook } from "./webhook.js";
 import { workspacesSuite } from "./workspaces.js";
 import { remote } from "./remote.js";
 import { llmEndpoint } from "./llm-endpoint.js";
+import { tracing } from "./tracing.js";
+import { steward } from "./steward.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -24,4 +26,6 @@ export const SUITES: BenchSuite[] = [
   workspacesSuite,
   remote,
   llmEndpoint,
+  tracing,
+  steward,
 ];

@@ -66,6 +66,7 @@ describe("svc adapters init", () => {
   it.each([
     ["a provider only (events parked for a session target)", "p-only", ["--provider", "jira"], "provider.js"],
     ["a target only (events pushed through agentpush)", "t-only", ["--target", "memo"], "target.js"],
+    ["a redactor only (svc installs and loads it)", "r-only", ["--redactor", "emails"], "redactor.js"],
   ])("scaffolds %s", async (_what, name, flags, only) => {
     const r = await init([name, ...flags]);
     expect(r.code, r.stderr).toBe(0);

@@ -162,6 +162,8 @@ describe("the schema covers every SPEC.md key", () => {
   // Keys svc adds where SPEC.md is silent, each documented in docs/configuration.md's reference.
   const SVC_KEYS: Record<string, string[]> = {
     pairing: ["allowedRoots"], // where a paired device with the operate scope may work (docs/remote.md)
+    defaults: ["traceEndpoint"], // where traces go (docs/tracing.md); SPEC.md names extTracing and traceRedactor
+    extJudge: ["windowSec", "timeoutSec"], // the session steward's budget window and request timeout (docs/steward.md)
     "": ["llmEndpoint"], // the sidecar's port, routes, budgets (docs/llm-endpoint.md); SPEC.md names only features.llmEndpoint
   };
   it.each(Object.entries(SPEC_KEYS))("section %s", (section, keys) => {
@@ -177,6 +179,8 @@ describe("the schema covers every SPEC.md key", () => {
     [{ pairing: { pairPage: "ftp://{fp}.example.com" } }, false],
     [{ extJudge: { baseUrl: "https://judge.example.com" } }, true],
     [{ extJudge: { baseUrl: "ftp://judge.example.com" } }, false],
+    [{ defaults: { traceEndpoint: "http://127.0.0.1:4318/v1/traces" } }, true],
+    [{ defaults: { traceEndpoint: "grpc://127.0.0.1:4317" } }, false],
     [{ worktrees: { root: "relative" } }, false],
     [{ worktrees: { provisionLoadFactor: -1 } }, false],
     [{ terminalPresets: { a: { argv: [] } } }, false],

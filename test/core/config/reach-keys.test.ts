@@ -7,7 +7,7 @@ describe("isReachKey: which config_set keys need the bearer token", () => {
     "daemon.authToken", "daemon.bind", "daemon.port", "daemon.allowedOrigins", "daemon", "webhooks.allowSubnets", "webhooks",
     "adapters", "acpAgents.evil", "acpAgents.evil.bin", "terminalPresets.x.argv", "tunnel.host", "tunnel", "pairing.rendezvous",
     "profiles.work.daemon.bind", "activeProfile", "profileAliases.fast", "corpusPresetPackages", "extJudge.baseUrl", "extJudge",
-    "features.llmEndpoint", "features", "defaults.adapters.gemini.auth", "defaults.adapters.gemini.auth.apiKey", "defaults.adapters.gemini", "defaults.adapters", "defaults",
+    "features.llmEndpoint", "features", "defaults.adapters.gemini.auth", "defaults.adapters.gemini.auth.apiKey", "defaults.adapters.gemini", "defaults.adapters", "defaults", "defaults.traceEndpoint", "defaults.extTracing", "defaults.traceRedactor",
   ])("%s widens reach", (key) => {
     expect(isReachKey(parseKey(key))).toBe(true);
   });

@@ -57,4 +57,16 @@ describe("sidecarSettings", () => {
     expect(s.upstreamTimeoutMs).toBe(600_000);
     expect(s.port).toBe(18792);
   });
+
+  it("the steward's judge: a route of its own from extJudge (never routing sessions' openai calls) and the role the steward names", async () => {
+    const none = await settingsOf({});
+    expect(none.routes.map((r) => r.name)).not.toContain("ext-judge");
+    const s = await settingsOf({ extJudge: { apiKey: "judge-key", baseUrl: "http://127.0.0.1:7/v1/", model: "j-1" } });
+    expect(s.routes.find((r) => r.name === "ext-judge")).toMatchObject({ provider: "openai", baseUrl: "http://127.0.0.1:7/v1", models: [], key: { kind: "apiKey", value: "judge-key" } });
+    expect(s.roles.find((r) => r.role === "svc.steward-judge")).toEqual({ role: "svc.steward-judge", model: "j-1", route: "ext-judge" });
+    expect([...routedProviders(s.routes)]).toEqual([]);
+    expect(injectedKeys(s)).toContain("judge-key");
+    const viaRole = await settingsOf({ extJudge: { apiKey: "judge-key" }, models: { "judge.session": { model: "gpt-judge", route: "openai" } } });
+    expect(viaRole.roles.find((r) => r.role === "svc.steward-judge")).toEqual({ role: "svc.steward-judge", model: "gpt-judge", route: "openai" });
+  });
 });

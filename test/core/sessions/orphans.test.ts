@@ -182,6 +182,21 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     expect((await readTranscript(path)).at(-1)).toMatchObject({ data: { signal: "SIGKILL", error: DAEMON_EXITED } });
   });
 
+  it("reads a resumed session's latest life: an end before `session.resumed` is not its end, and its new process is the one stopped", async () => {
+    const p = await recorder({ detached: true });
+    const line = (seq: number, type: string, data: unknown) => JSON.stringify({ seq, at: seq, type, data }) + "\n";
+    const earlier = [line(4, "session.ended", { code: null, signal: null, error: DAEMON_EXITED })];
+    const resumed = (daemon: DaemonMark) => [...earlier, line(5, "session.resumed", { adapter: "keeper", daemon }), line(6, "session.started", { pid: p.pid, process: markProcess(p.pid)!, daemon })];
+    // The first life's process is long gone (a pid no process has).
+    const path = await transcript("ses_RESUMED", { pid: 2 ** 22 + 9, daemon: DEAD_DAEMON }, resumed(DEAD_DAEMON));
+    const liveDaemon = await transcript("ses_RESUMEDHERE", { pid: 2 ** 22 + 9, daemon: DEAD_DAEMON }, resumed(markDaemon()));
+    const untouched = await readFile(liveDaemon, "utf8");
+    expect(await sweep().run).toEqual({ ended: 1, terminated: 1 });
+    expect(running(p.pid)).toBe(false);
+    expect((await readTranscript(path)).at(-1)).toEqual({ seq: 7, at: 42, type: "session.ended", data: { code: null, signal: "SIGTERM", error: DAEMON_EXITED } });
+    expect(await readFile(liveDaemon, "utf8")).toBe(untouched);
+  });
+
   it("leaves ended transcripts, sessions the runtime knows and sessions of a daemon that still runs alone", async () => {
     const p = await recorder({ detached: true });
     const mark = markProcess(p.pid)!;

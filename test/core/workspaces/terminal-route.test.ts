@@ -7,8 +7,10 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { RouteRequest } from "../../../core/plugin-api/http.js";
 import { SessionMessaging } from "../../../core/sessions/messaging.js";
+import { SESSION_ADAPTERS } from "../../../core/sessions/adapter-lookup.js";
+import { SessionResumer } from "../../../core/sessions/resume.js";
 import { sessionRoutes } from "../../../core/sessions/routes.js";
-import { CONFIG, resolve } from "../../../core/tokens.js";
+import { CONFIG, LOGGER, resolve } from "../../../core/tokens.js";
 import { makeRepo, makeWsHarness, tempDir, type WsHarness } from "./support.js";
 
 let h: WsHarness | undefined;
@@ -19,7 +21,8 @@ afterEach(async () => {
 
 function terminalRoute(w: WsHarness) {
   const config = resolve(w.c, CONFIG);
-  const route = sessionRoutes(w.runtime, new SessionMessaging(w.runtime, config), config).find((r) => r.path === "/sessions/terminal")!;
+  const resumer = new SessionResumer({ runtime: w.runtime, adapters: resolve(w.c, SESSION_ADAPTERS), earlierLives: () => Promise.resolve(), logger: resolve(w.c, LOGGER) });
+  const route = sessionRoutes(w.runtime, new SessionMessaging(w.runtime, config), config, resumer).find((r) => r.path === "/sessions/terminal")!;
   return async (body: unknown, headers: Record<string, string> = {}) => {
     const req = { method: "POST", path: "/sessions/terminal", params: {}, query: new URLSearchParams(), headers, body: Buffer.from(JSON.stringify(body)), json: () => body, principal: "token:stable", remoteAddress: "127.0.0.1" } as unknown as RouteRequest;
     return (await route.handler(req)) as { status: number; body: { descriptor: { id: string; parentId?: string; worktree?: { path: string } } } };
