@@ -3,6 +3,7 @@
  * as sources of the floor: the config's secret paths, credentials.json and the daemon's
  * secret-named environment variables. A few closures: nothing is read until a redaction is made.
  */
+import { homedir } from "node:os";
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
 import { SvcError } from "../errors.js";
@@ -16,7 +17,6 @@ import { CONFIG, ENV, HOME, LOGGER, PLUGINS, resolve } from "../tokens.js";
 import { HELD_SECRETS, configSecretValues, credentialValues, envSecretValues } from "./held-secrets.js";
 import { REDACTION } from "./redaction.js";
 import { DaemonRedactionService } from "./service.js";
-import { homedir } from "node:os";
 
 const removers = new WeakMap<DependencyContainer, Array<() => void>>();
 

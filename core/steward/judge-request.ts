@@ -105,15 +105,11 @@ function latest(entries: string[]): string[] {
   return kept.reverse();
 }
 
-/**
- * The chat-completions body. `redaction` undefined: the daemon has no redaction service, and the
- * request is made as the `metadata` redactor would (the session's facts, svc's own, pass; all
- * content is withheld).
- */
-export function buildJudgeRequest(input: JudgeInput, model: string, redaction: Redaction | undefined): { body: Record<string, unknown>; withheld: number } {
+/** The chat-completions body, every string from the session passed through `redaction`. */
+export function buildJudgeRequest(input: JudgeInput, model: string, redaction: Redaction): { body: Record<string, unknown>; withheld: number } {
   let withheld = 0;
   const pass = (text: string, key: string, content: boolean): string => {
-    const out = redaction ? redaction.apply({ text, key, content, surface: "judge", sessionId: input.session.id }) : content ? undefined : text;
+    const out = redaction.apply({ text, key, content, surface: "judge", sessionId: input.session.id });
     if (out === undefined) withheld++;
     return out ?? WITHHELD;
   };

@@ -36,7 +36,7 @@ function load(c: DependencyContainer, h: Held): Promise<Steward> {
       sessions: resolve(c, SESSIONS),
       logger: resolve(c, LOGGER),
       now: () => clock.now(),
-      redaction: () => optional(c, REDACTION),
+      redaction: resolve(c, REDACTION),
       sidecar: async () => {
         if (config.current().effective.features.llmEndpoint !== true) return undefined;
         const channel = await optional(c, STEWARD_MODEL_ACCESS)?.channel();

@@ -9,6 +9,7 @@ import type { ConfigService } from "../config/config-service.js";
 import type { StampedEvent } from "../daemon/event-bus.js";
 import { SvcError } from "../errors.js";
 import type { RedactionService } from "../redaction/redaction.js";
+import { judgeRedactorSlug } from "../redaction/slug.js";
 import type { Logger } from "../runtime/logger.js";
 import type { SessionRuntime } from "../sessions/runtime.js";
 import { readTranscriptTail } from "../sessions/transcript-reader.js";
@@ -39,8 +40,8 @@ export interface StewardDeps {
   sessions: SessionRuntime;
   logger: Logger;
   now(): number;
-  /** The redaction service; undefined: none in this daemon (the request then carries no session content). */
-  redaction(): RedactionService | undefined;
+  /** The daemon's redaction service (core/redaction). */
+  redaction: RedactionService;
   /** The sidecar's channel while features.llmEndpoint is on and it runs; undefined: call the judge directly. */
   sidecar(): Promise<JudgeChannel | undefined>;
 }
@@ -48,7 +49,6 @@ export interface StewardDeps {
 export class Steward {
   private readonly budget = new JudgeBudget();
   private readonly inFlight = new Map<string, Promise<SessionVerdict>>();
-  private noRedactionSaid = false;
   private readonly closing = new AbortController();
 
   constructor(private readonly d: StewardDeps) {}
@@ -105,7 +105,7 @@ export class Steward {
     try {
       await s.transcript.flushed();
       const lines = await readTranscriptTail(s.fixed.eventsPath, TAIL_LINES);
-      const redaction = await this.redaction();
+      const redaction = await this.d.redaction.forSlug(judgeRedactorSlug(this.d.config.current().effective));
       const channel = (await this.d.sidecar()) ?? { url: settings.url, bearer: settings.key!.value, model: settings.model, viaSidecar: false };
       const { body } = buildJudgeRequest({ session: rt.describe(s), trigger, now: this.d.now(), lines }, channel.model, redaction);
       const answer = await postJudge({ url: channel.url, bearer: channel.bearer, body, timeoutMs: settings.timeoutMs, ownErrors: channel.viaSidecar, signal: this.closing.signal });
@@ -119,17 +119,6 @@ export class Steward {
     await rt.recordVerdict(sessionId, verdict).catch((err: Error) => this.d.logger.error("steward: the verdict was not recorded", { sessionId, error: err.message }));
     this.tellParent(sessionId, verdict);
     return verdict;
-  }
-
-  private async redaction() {
-    const service = this.d.redaction();
-    const slug = this.d.config.current().effective.defaults.traceRedactor ?? "secrets";
-    if (!service) {
-      if (!this.noRedactionSaid) this.d.logger.warn("steward: this daemon has no redaction service; the judge gets the sessions' facts and no content");
-      this.noRedactionSaid = true;
-      return undefined;
-    }
-    return service.forSlug(slug);
   }
 
   /** A child that is stuck or needs a person: its parent is told, queued behind its turn (never an interrupt). */

@@ -8,7 +8,8 @@
  */
 import type { ConfigService } from "../config/config-service.js";
 import type { McpCallTrace, McpToolCall } from "../daemon/mcp/call-trace.js";
-import type { Redaction, RedactionService } from "../redaction/redaction.js";
+import type { RedactionService } from "../redaction/redaction.js";
+import { traceRedactorSlug } from "../redaction/slug.js";
 import type { Logger } from "../runtime/logger.js";
 import type { ModelCallNote, SessionTracing, TracedSessionStart } from "../sessions/session-tracing.js";
 import type { SessionTracer, VerdictData } from "./session-tracer.js";
@@ -18,15 +19,12 @@ export interface TracingGateDeps {
   config: ConfigService;
   env: NodeJS.ProcessEnv;
   logger: Logger;
-  /** The redaction service (core/redaction), when the daemon has one. */
-  redaction(): RedactionService | undefined;
+  /** The daemon's redaction service (core/redaction). */
+  redaction: RedactionService;
   /** The session a session token belongs to. */
   sessionOf(token: string | undefined): string | undefined;
   now(): number;
 }
-
-/** Drops every content attribute (the `metadata` redactor), for a daemon without a redaction service. */
-const CONTENT_FREE: Redaction = { slug: "metadata", carriesContent: false, apply: (i) => (i.content ? undefined : i.text) };
 
 export class TracingGate implements SessionTracing, McpCallTrace {
   private tracer?: SessionTracer;
@@ -46,9 +44,7 @@ export class TracingGate implements SessionTracing, McpCallTrace {
     }
     try {
       const tracer = await this.load();
-      const service = this.d.redaction();
-      const redaction = service ? await service.forSlug(defaults.traceRedactor) : CONTENT_FREE;
-      if (!service) this.sayOnce("tracing: no redaction service in this daemon; traced content is dropped (metadata only)");
+      const redaction = await this.d.redaction.forSlug(traceRedactorSlug(this.d.config.current().effective));
       return tracer.open({ ...start, ...(joinsTraced ? {} : { joins: undefined }) }, found.settings, redaction);
     } catch (err) {
       this.sayOnce(`tracing could not start; sessions run untraced: ${(err as Error).message}`);

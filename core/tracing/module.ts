@@ -26,7 +26,7 @@ export const tracingModule: DaemonModule = {
       config: resolve(c, CONFIG),
       env: resolve(c, ENV),
       logger: resolve(c, LOGGER).child({ module: "tracing" }),
-      redaction: () => (c.isRegistered(REDACTION as never, true) ? resolve(c, REDACTION) : undefined),
+      redaction: resolve(c, REDACTION),
       sessionOf: (token) => sessions.workspaces.tokens.sessionOf(token),
       now: () => clock.now(),
     });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Redaction, RedactionInput } from "../../../core/redaction/redaction.js";
+import { recorded, redactionFor } from "../../support/redaction.js";
 import { buildJudgeRequest, MAX_ENTRIES, MAX_TRANSCRIPT_CHARS, SYSTEM_PROMPT, VERDICT_SCHEMA, WITHHELD } from "../../../core/steward/judge-request.js";
 import { judgeSettings, judgeUrl } from "../../../core/steward/judge-config.js";
 import { JudgeBudget } from "../../../core/steward/budget.js";
@@ -13,25 +13,11 @@ let seq = 0;
 const line = (type: string, data?: unknown): TranscriptLine => ({ seq: ++seq, at: seq, type, ...(data === undefined ? {} : { data }) });
 const chunk = (text: string) => line("update", { kind: "agent_message_chunk", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text } } });
 
-/** The secrets floor's stand-in: drops content with "DROP", masks ghp_ tokens; remembers every input. */
-function fakeRedaction(): Redaction & { seen: RedactionInput[] } {
-  const seen: RedactionInput[] = [];
-  return {
-    slug: "secrets",
-    carriesContent: true,
-    seen,
-    apply(i) {
-      seen.push(i);
-      if (i.text.includes("DROP")) return undefined;
-      return i.text.replace(/ghp_[A-Za-z0-9]+/g, "[redacted]");
-    },
-  };
-}
-
 describe("buildJudgeRequest", () => {
-  it("is a chat-completions body: system and user messages, a json_schema response format, every string redacted", () => {
-    const r = fakeRedaction();
-    const lines = [line("prompt", { text: "fix it with ghp_abc123", sender: { kind: "human" } }), chunk("work"), chunk("ing"), line("turn.ended", { stopReason: "end_turn" }), line("prompt", { text: "DROP me" })];
+  it("is a chat-completions body: system and user messages, a json_schema response format, every string redacted", async () => {
+    // The real `secrets` redaction, with one value svc holds: the whole prompt that is that value is masked.
+    const r = recorded(await redactionFor("secrets", ["held-value-0123456789"]));
+    const lines = [line("prompt", { text: `fix it with ghp_${"a".repeat(36)}`, sender: { kind: "human" } }), chunk("work"), chunk("ing"), line("turn.ended", { stopReason: "end_turn" }), line("prompt", { text: "held-value-0123456789" })];
     const { body, withheld } = buildJudgeRequest({ session, trigger: "stalled", now: 80_000, lines }, "ext-latest", r);
     expect(body).toMatchObject({ model: "ext-latest", stream: false, response_format: { type: "json_schema", json_schema: { name: "session_verdict", strict: true, schema: VERDICT_SCHEMA } } });
     const messages = body.messages as Array<{ role: string; content: string }>;
@@ -43,31 +29,33 @@ describe("buildJudgeRequest", () => {
     expect(user).toContain('"contextPct": 81.5');
     expect(user).toContain("prompt (human): fix it with [redacted]");
     expect(user).toContain("agent: working");
-    expect(user).toContain(WITHHELD);
-    expect(user).not.toContain("ghp_abc123");
-    expect(withheld).toBe(1);
+    expect(user).toContain("prompt (human): [redacted]");
+    expect(user).not.toContain("ghp_aaaa");
+    expect(user).not.toContain("held-value");
+    expect(withheld).toBe(0);
     expect(r.seen.every((i) => i.surface === "judge" && i.sessionId === "ses_1")).toBe(true);
     expect(r.seen.find((i) => i.key === "session")?.content).toBe(false);
     expect(r.seen.filter((i) => i.key === "transcript").every((i) => i.content)).toBe(true);
     expect(r.seen.find((i) => i.key === "lastTurnErrorMessage")?.content).toBe(true);
   });
 
-  it("without a redaction service the request is made as the metadata redactor would: facts pass, content is withheld", () => {
-    const { body, withheld } = buildJudgeRequest({ session, trigger: "request", now: 1, lines: [line("prompt", { text: "secret plans" })] }, "m", undefined);
+  it("with the metadata redactor the session's facts pass and all content is withheld", async () => {
+    const { body, withheld } = buildJudgeRequest({ session, trigger: "request", now: 1, lines: [line("prompt", { text: "secret plans" })] }, "m", await redactionFor("metadata"));
     expect(JSON.stringify(body)).not.toContain("secret plans");
     expect(JSON.stringify(body)).not.toContain("no output");
     expect(JSON.stringify(body)).toContain('\\"adapter\\": \\"echo\\"');
     expect(withheld).toBe(2);
   });
 
-  it("keeps the latest entries, at most MAX_ENTRIES and MAX_TRANSCRIPT_CHARS", () => {
+  it("keeps the latest entries, at most MAX_ENTRIES and MAX_TRANSCRIPT_CHARS", async () => {
+    const secrets = await redactionFor("secrets");
     const many = Array.from({ length: 100 }, (_, i) => line("prompt", { text: `p${i}` }));
-    const user = (buildJudgeRequest({ session, trigger: "request", now: 1, lines: many }, "m", fakeRedaction()).body.messages as Array<{ content: string }>)[1]!.content;
+    const user = (buildJudgeRequest({ session, trigger: "request", now: 1, lines: many }, "m", secrets).body.messages as Array<{ content: string }>)[1]!.content;
     expect(user).toContain("p99");
     expect(user).not.toContain("p59\n");
     expect(user).toContain(`(${MAX_ENTRIES} entries)`);
     const big = Array.from({ length: 30 }, (_, i) => line("prompt", { text: `${i}:` + "x".repeat(1900) }));
-    const bigUser = (buildJudgeRequest({ session, trigger: "request", now: 1, lines: big }, "m", fakeRedaction()).body.messages as Array<{ content: string }>)[1]!.content;
+    const bigUser = (buildJudgeRequest({ session, trigger: "request", now: 1, lines: big }, "m", secrets).body.messages as Array<{ content: string }>)[1]!.content;
     expect(bigUser.length).toBeLessThan(MAX_TRANSCRIPT_CHARS + 2000);
     expect(bigUser).toContain("29:");
   });

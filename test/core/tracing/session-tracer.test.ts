@@ -14,12 +14,18 @@ import { TranscriptWriter } from "../../../core/sessions/transcript.js";
 import { SessionTracer } from "../../../core/tracing/session-tracer.js";
 import type { TraceExportSettings } from "../../../core/tracing/settings.js";
 import { startOtlpReceiver, type DecodedSpan, type OtlpReceiver } from "../../support/otlp-receiver.js";
+import { redactionFor } from "../../support/redaction.js";
 
 const SECRET = `ghp_${"A1b2C3d4E5".repeat(4).slice(0, 36)}`;
 
 /** Stand-ins for the built-in redactors: `secrets` masks GitHub-token shapes, `metadata` drops content. */
-const secrets: Redaction = { slug: "secrets", carriesContent: true, apply: (i) => i.text.replace(/ghp_[A-Za-z0-9]{36}/g, "[redacted]") };
-const metadata: Redaction = { slug: "metadata", carriesContent: false, apply: (i) => (i.content ? undefined : i.text) };
+// The daemon's real redactions (core/redaction): `secrets` and the default, `metadata`.
+let secrets: Redaction;
+let metadata: Redaction;
+beforeAll(async () => {
+  secrets = await redactionFor("secrets");
+  metadata = await redactionFor("metadata");
+});
 
 let dir = "";
 let receiver: OtlpReceiver;
