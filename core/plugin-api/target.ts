@@ -9,6 +9,20 @@ export interface TargetCreateMeta {
   principal: string;
 }
 
+export interface TargetRefreshResult {
+  /** The secret changed (verified, current, the previous one signs during the rotation window). */
+  rotated: boolean;
+  /** Delivery had been suspended and now resumes. */
+  resumed: boolean;
+}
+
+export interface TargetResumeResult {
+  /** False when delivery was not suspended (nothing changed). */
+  resumed: boolean;
+  /** Events waiting that are now being sent. */
+  pending: number;
+}
+
 export interface TargetDelivery {
   sentinel: SentinelView;
   event: SvcEvent;
@@ -71,6 +85,14 @@ export interface TargetInstance {
   removed?(sentinel: SentinelView): Promise<void>;
   /** The sentinel expired. */
   expired?(sentinel: SentinelView): Promise<void>;
+  /**
+   * Optional: a repeat of {@link create} by the sentinel's owner (an MCP subscription's refresh):
+   * e.g. a changed secret is verified and made current, and delivery suspended by endpoint health
+   * resumes. Stores what it changes itself (`ctx.service("sentinels").updateStoredTarget`).
+   */
+  refresh?(sentinel: SentinelView, input: Record<string, unknown>, meta: TargetCreateMeta): Promise<TargetRefreshResult>;
+  /** Optional: `svc sentinel resume`: delivery suspended by endpoint health resumes and what waits is sent. */
+  resume?(sentinel: SentinelView): Promise<TargetResumeResult>;
   /** Extra status for `svc sentinel status` (e.g. outbox rows). */
   status?(sentinel: SentinelView): Promise<Record<string, unknown>>;
   /**

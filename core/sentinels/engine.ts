@@ -14,6 +14,8 @@
 import { inject, injectable } from "tsyringe";
 import type { CredentialStore, IngestResult, SentinelView } from "../plugin-api/context.js";
 import type { SvcEvent } from "../plugin-api/events.js";
+import type { TargetInstance, TargetRefreshResult, TargetResumeResult } from "../plugin-api/target.js";
+import { SvcError } from "../errors.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
@@ -47,7 +49,7 @@ export class SentinelEngine implements SentinelService {
   constructor(
     @inject(SENTINEL_STORE as symbol) private readonly store: SentinelStore,
     @inject(SENTINEL_DEDUP as symbol) dedup: SentinelDedup,
-    @inject(SENTINEL_PLUGINS as symbol) plugins: SentinelPlugins,
+    @inject(SENTINEL_PLUGINS as symbol) private readonly plugins: SentinelPlugins,
     @inject(CLOCK as symbol) clock: Clock,
     @inject(RANDOM as symbol) random: Random,
     @inject(LOGGER as symbol) logger: Logger,
@@ -108,6 +110,24 @@ export class SentinelEngine implements SentinelService {
   async pollNow(): Promise<{ polled: string[] }> {
     await this.sweep("poll");
     return this.registry.pollProviders();
+  }
+
+  async refreshTarget(id: string, input: Record<string, unknown>, principal: string): Promise<TargetRefreshResult> {
+    const { view, target } = await this.targetOf(id);
+    if (!target.refresh) throw new SvcError("invalid_input", `sentinel ${id} has a ${view.spec.target.kind} target, which cannot be refreshed`);
+    return target.refresh(view, input, { sentinelId: id, principal });
+  }
+
+  async resume(id: string): Promise<TargetResumeResult> {
+    const { view, target } = await this.targetOf(id);
+    if (!target.resume) throw new SvcError("invalid_input", `sentinel ${id} has a ${view.spec.target.kind} target, whose delivery is never suspended`);
+    return target.resume(view);
+  }
+
+  private async targetOf(id: string): Promise<{ view: SentinelView; target: TargetInstance }> {
+    const view = this.registry.get(id);
+    if (!view) throw new SvcError("not_found", `no sentinel ${id}`);
+    return { view, target: await this.plugins.target(view.spec.target.kind) };
   }
 
   providers(): Promise<ProviderReport[]> {

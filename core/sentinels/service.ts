@@ -6,6 +6,7 @@
  */
 import type { SentinelIngress, SentinelView } from "../plugin-api/context.js";
 import type { ProviderReadiness } from "../plugin-api/provider.js";
+import type { TargetRefreshResult, TargetResumeResult } from "../plugin-api/target.js";
 
 /** A stored sentinel record (one entry of sentinels.json). */
 export interface SentinelRecord extends SentinelView {
@@ -74,6 +75,14 @@ export interface SentinelService extends SentinelIngress {
   /** Stops and removes; throws `not_found`. */
   remove(id: string): Promise<void>;
   pollNow(): Promise<{ polled: string[] }>;
+  /**
+   * A repeat of create by the owner (an MCP subscription's refresh): the target's `refresh`
+   * (e.g. a new secret verified and made current, suspended delivery resumed). Throws `not_found`,
+   * or `invalid_input` when the target kind has no refresh.
+   */
+  refreshTarget(id: string, input: Record<string, unknown>, principal: string): Promise<TargetRefreshResult>;
+  /** `svc sentinel resume`: the target's `resume`; throws `not_found`, or `invalid_input` when the kind has none. */
+  resume(id: string): Promise<TargetResumeResult>;
   providers(): Promise<ProviderReport[]>;
   setupProvider(kind: string, input: Record<string, unknown>): Promise<Record<string, unknown>>;
 }
