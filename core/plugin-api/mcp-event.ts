@@ -10,7 +10,7 @@ export interface EventOccurrence {
   eventId: string;
   /** The MCP event name subscribed to (e.g. `github.pull_request`). */
   name: string;
-  /** ISO-8601 time of the occurrence. */
+  /** ISO-8601 UTC time of the occurrence (the event's own time, normalized; else the time it was shown). */
   timestamp: string;
   /** `{type, subjects, payload}`: the svc event type, its subjects (broadest first) and its data. */
   data: { type: string; subjects: string[]; payload: unknown; truncated?: true };
@@ -24,10 +24,19 @@ export interface EventOccurrence {
  * does with `data`).
  */
 export function toEventOccurrence(name: string, event: SvcEvent, now: number, cursor: string | null, maxBytes = 256 * 1024): EventOccurrence {
-  const base = { eventId: event.id, name, timestamp: event.time ?? new Date(now).toISOString() };
+  const base = { eventId: event.id, name, timestamp: isoTime(event.time, now) };
   const full: EventOccurrence = { ...base, data: { type: event.type, subjects: event.subjects, payload: event.data ?? null }, cursor };
   const size = Buffer.byteLength(JSON.stringify(full), "utf8");
   if (size <= maxBytes) return full;
   const payload = { summary: `payload omitted: the occurrence was ${size} bytes, over the ${maxBytes}-byte limit`, subject: event.subjects.at(-1) ?? null };
   return { ...base, data: { type: event.type, subjects: event.subjects, payload, truncated: true }, cursor };
+}
+
+/**
+ * An ISO-8601 UTC time (`...Z`, what clients validate with `z.iso.datetime()`): the event's own
+ * time when it parses, else `now` (a pusher's time may be any string).
+ */
+function isoTime(time: string | undefined, now: number): string {
+  const ms = time === undefined ? NaN : Date.parse(time);
+  return new Date(Number.isFinite(ms) ? ms : now).toISOString();
 }
