@@ -169,14 +169,24 @@ describe("MCP extensions on /mcp, for clients of both protocol eras", () => {
   });
 
   describe("errors reach both clients with their codes and data", () => {
-    const clients = [
-      ["v1 (2025-11-25)", () => legacy()],
-      ["v2 (2026-07-28)", () => modern()],
-    ] as const;
+    /** A custom request from either client (their `request` signatures differ only in type). */
+    interface Caller {
+      request(method: string, params: Record<string, unknown>): Promise<unknown>;
+      close(): Promise<void>;
+    }
+    interface SdkClient {
+      request(request: { method: string; params: Record<string, unknown> }, resultSchema: typeof AnyResult): Promise<unknown>;
+      close(): Promise<void>;
+    }
+    const caller = (c: SdkClient): Caller => ({ request: (method, params) => c.request({ method, params }, AnyResult), close: () => c.close() });
+    const clients: Array<[string, () => Promise<Caller>]> = [
+      ["v1 (2025-11-25)", async () => caller(await legacy())],
+      ["v2 (2026-07-28)", async () => caller(await modern())],
+    ];
 
     it.each(clients)("%s: params failing the method's schema: -32602 with reason and details", async (_name, open) => {
       const client = await open();
-      const err = await failure(client.request({ method: "probe/echo", params: { text: "", extra: 1 } }, AnyResult));
+      const err = await failure(client.request("probe/echo", { text: "", extra: 1 }));
       expect(err.code).toBe(-32602);
       expect(err.message).toMatch(/probe\/echo/);
       expect(err.data).toEqual({
@@ -188,7 +198,7 @@ describe("MCP extensions on /mcp, for clients of both protocol eras", () => {
 
     it.each(clients)("%s: an McpRpcError keeps its code, message and data (secrets redacted)", async (_name, open) => {
       const client = await open();
-      const err = await failure(client.request({ method: "probe/fail", params: { kind: "rpc" } }, AnyResult));
+      const err = await failure(client.request("probe/fail", { kind: "rpc" }));
       expect(err).toMatchObject({ code: -32015, message: expect.stringMatching(/callback endpoint failed verification/), data: { reason: "challenge_failed", secret: "[redacted]" } });
       expect(JSON.stringify(err)).not.toContain(LEAKED);
       await client.close();
@@ -196,7 +206,7 @@ describe("MCP extensions on /mcp, for clients of both protocol eras", () => {
 
     it.each(clients)("%s: SvcErrors map to the codes of the same meaning", async (_name, open) => {
       const client = await open();
-      const call = (kind: string) => failure(client.request({ method: "probe/fail", params: { kind } }, AnyResult));
+      const call = (kind: string) => failure(client.request("probe/fail", { kind }));
       expect(await call("not_found")).toMatchObject({ code: -32011, message: expect.stringMatching(/no probe named p1/), data: { reason: "not_found", details: { kind: "probe" } } });
       expect(await call("forbidden")).toMatchObject({ code: -32012, data: { reason: "forbidden" } });
       expect(await call("invalid")).toMatchObject({ code: -32602, data: { reason: "invalid_params", details: [{ path: "depth", message: "at most 3" }] } });
@@ -206,7 +216,7 @@ describe("MCP extensions on /mcp, for clients of both protocol eras", () => {
 
     it.each(clients)("%s: anything else is -32603 with a generic message; the log has the cause", async (_name, open) => {
       const client = await open();
-      const err = await failure(client.request({ method: "probe/fail", params: { kind: "crash" } }, AnyResult));
+      const err = await failure(client.request("probe/fail", { kind: "crash" }));
       expect(err.code).toBe(-32603);
       expect(err.message).toMatch(/internal error; the daemon log has the cause/);
       expect(JSON.stringify(err)).not.toMatch(/private-thing|whsec_/);
