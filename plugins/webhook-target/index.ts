@@ -51,7 +51,16 @@ export default defineTarget({
         inputSchema: { sentinelId: z.string().min(1).describe("the webhook sentinel (snt_…)"), ...replaySelectorSchema.shape },
         outputSchema: {
           sentinelId: z.string().describe("the sentinel"),
-          replayed: z.array(z.looseObject({ eventId: z.string(), requestId: z.string(), was: z.string(), replays: z.number() })).describe("the rows queued again"),
+          replayed: z
+            .array(
+              z.looseObject({
+                eventId: z.string().describe("the event's id (the webhook-id header of the delivery)"),
+                requestId: z.string().describe("the outbox row's request id"),
+                was: z.string().describe("the row's state before the replay (dead or delivered)"),
+                replays: z.number().describe("how many times the row has been replayed, this one included"),
+              }),
+            )
+            .describe("the rows queued again"),
           skipped: z.number().describe("matched rows left alone (still pending)"),
         },
         requires: "token",
