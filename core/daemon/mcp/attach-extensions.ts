@@ -1,7 +1,8 @@
 /**
  * Builds the registered MCP extensions into one server: each one's capability, advertised the way
  * the caller's protocol era expects (2025-era: `capabilities[legacyCapability]`; 2026-07-28:
- * `capabilities.extensions[extensionId]`), and each of its methods as a request handler that
+ * `capabilities.extensions[extensionId]`, and the top-level key too, which public clients of that
+ * revision still read), and each of its methods as a request handler that
  * validates the params with the method's schema, runs with the caller's principal and maps what
  * it throws to a JSON-RPC error (./rpc-error.ts).
  */
@@ -15,11 +16,10 @@ const ANY_PARAMS = z.looseObject({});
 
 export function attachExtensions(server: Server, extensions: readonly McpExtension[], caller: McpCallerContext, onInternal?: (method: string, err: unknown) => void): void {
   if (extensions.length === 0) return;
-  server.registerCapabilities(
-    caller.era === "modern"
-      ? { extensions: Object.fromEntries(extensions.map((e) => [e.extensionId, e.settings])) }
-      : Object.fromEntries(extensions.map((e) => [e.legacyCapability, e.settings])),
-  );
+  // Public 2026-07-28 clients still read the top-level key (the AI SDK's experimental_events checks
+  // `capabilities.events` whatever the revision), so modern callers get both shapes.
+  const legacy = Object.fromEntries(extensions.map((e) => [e.legacyCapability, e.settings]));
+  server.registerCapabilities(caller.era === "modern" ? { ...legacy, extensions: Object.fromEntries(extensions.map((e) => [e.extensionId, e.settings])) } : legacy);
   for (const extension of extensions) {
     for (const [method, def] of Object.entries(extension.methods)) {
       server.setRequestHandler(method, { params: ANY_PARAMS }, async (raw) => {

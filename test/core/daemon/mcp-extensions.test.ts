@@ -129,10 +129,22 @@ describe("MCP extensions on /mcp, for clients of both protocol eras", () => {
       expect(result.capabilities).toEqual({ tools: { listChanged: false }, probe: { listChanged: false, level: 2 } });
     });
 
-    it("a 2026-07-28 client sees capabilities.extensions[extensionId], and no legacy key", async () => {
-      const client = await modern();
+    it("a 2026-07-28 client sees capabilities.extensions[extensionId], and on the wire the top-level key public clients still read", async () => {
+      // The v2 client keeps only the capability keys it knows: the wire answer is read from its fetch.
+      const answers: string[] = [];
+      const client = new ModernClient({ name: "svc-modern-test", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+      await client.connect(
+        new ModernTransport(url, {
+          fetch: async (input, init) => {
+            const res = await fetch(input, init);
+            answers.push(await res.clone().text());
+            return res;
+          },
+        }),
+      );
       expect(client.getServerCapabilities()?.extensions).toEqual({ "dev.svc.test/probe": { listChanged: false, level: 2 } });
-      expect(client.getServerCapabilities()).not.toHaveProperty("probe");
+      const discover = answers.map((a) => JSON.parse(a) as { result?: { capabilities?: Record<string, unknown> } }).find((a) => a.result?.capabilities);
+      expect(discover?.result?.capabilities).toMatchObject({ probe: { listChanged: false, level: 2 }, extensions: { "dev.svc.test/probe": { listChanged: false, level: 2 } } });
       await client.close();
     });
 
