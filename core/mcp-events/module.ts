@@ -56,3 +56,8 @@ async function exists(path: string): Promise<boolean> {
     () => false,
   );
 }
+
+/** The events services of a daemon's container, if they have started (tests, status). */
+export function mcpEventsRuntime(c: DependencyContainer): Promise<McpEventsRuntime> | undefined {
+  return running.get(c)?.();
+}

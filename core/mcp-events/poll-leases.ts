@@ -126,6 +126,13 @@ export class PollLeases {
     return this.leases.size;
   }
 
+  /** Polls waiting for an event now (tests, status). */
+  waiting(): number {
+    let n = 0;
+    for (const lease of this.leases.values()) n += lease.waiters.size;
+    return n;
+  }
+
   private async leaseFor(principalKey: string, name: string, args: Record<string, unknown>, resolved: { provider: string; match: unknown }): Promise<Lease> {
     const key = `${principalKey}\n${canonicalJson([name, args])}`;
     const open = this.leases.get(key) ?? this.opening.get(key);
