@@ -26,24 +26,26 @@ export const forbidden = (message: string): McpRpcError => new McpRpcError(RPC.f
 export const exhausted = (limit: string, max: number, message: string): McpRpcError => new McpRpcError(RPC.resourceExhausted, message, { limit, max });
 export const unsupported = (feature: string, value: string, message: string): McpRpcError => new McpRpcError(RPC.unsupported, message, { feature, value });
 
-/** Why a challenge failed, as the sketch's category, from the verifier's SvcError and the egress error it wraps. */
+const CATEGORIES = new Set<string>(["connection_refused", "timeout", "tls_error", "http_4xx", "http_5xx", "challenge_failed"]);
+
+/**
+ * Why a challenge failed, as the sketch's category: the one the verifier put in
+ * `details.reason`, else from its code and the egress error it wraps. As the sketch has it, an
+ * endpoint that answered without echoing (a wrong echo, a non-2xx, a redirect) is
+ * `challenge_failed`; one that could not be reached is `connection_refused`, `timeout` or `tls_error`.
+ */
 export function callbackReason(err: SvcError): CallbackReason {
+  const given = err.details && !Array.isArray(err.details) ? err.details.reason : undefined;
+  if (typeof given === "string" && CATEGORIES.has(given)) return given as CallbackReason;
   const cause = SvcError.is(err.cause) ? err.cause : undefined;
-  switch (err.code) {
-    case "non_2xx": {
-      const status = Number(/answered (\d{3})/.exec(err.message)?.[1]);
-      return status >= 500 ? "http_5xx" : "http_4xx";
-    }
-    case "timeout":
-      // The verifier reports a failed connection as `timeout`; the egress error it wraps says which.
-      if (cause?.code !== "connect") return "timeout";
-      return /CERT|SSL|TLS|EPROTO/.test(/\(([A-Za-z0-9_]+)\)/.exec(cause.message)?.[1] ?? "") ? "tls_error" : "connection_refused";
-    case "ssrf_blocked":
-      // Refused before connecting (a private address, a redirect): svc would not reach it.
-      return "connection_refused";
-    default:
-      return "challenge_failed";
+  if (err.code === "timeout") {
+    // The verifier reports a failed connection as `timeout`; the egress error it wraps says which.
+    if (cause?.code !== "connect") return "timeout";
+    return /CERT|SSL|TLS|EPROTO/.test(/\(([A-Za-z0-9_]+)\)/.exec(cause.message)?.[1] ?? "") ? "tls_error" : "connection_refused";
   }
+  // Refused before connecting (a private address): svc would not reach it.
+  if (err.code === "ssrf_blocked" && cause?.code === "private_target") return "connection_refused";
+  return "challenge_failed";
 }
 
 const CHALLENGE_CODES = new Set(["challenge_failed", "timeout", "ssrf_blocked", "non_2xx"]);

@@ -58,13 +58,16 @@ describe("callback failures as the sketch's categories", () => {
   const egress = (code: SvcError["code"], message: string) => new SvcError(code, message);
   it.each<[SvcError, string]>([
     [new SvcError("challenge_failed", "the response is not JSON {challenge}"), "challenge_failed"],
-    [new SvcError("non_2xx", "challenge verification of h failed: it answered 404; a 2xx ..."), "http_4xx"],
-    [new SvcError("non_2xx", "challenge verification of h failed: it answered 503; a 2xx ..."), "http_5xx"],
+    // A reachable endpoint that does not echo is challenge_failed, whatever it answered (the sketch).
+    [new SvcError("non_2xx", "challenge verification of h failed: it answered 503; a 2xx ..."), "challenge_failed"],
+    [new SvcError("ssrf_blocked", "it answered 302 (a redirect)"), "challenge_failed"],
+    [new SvcError("ssrf_blocked", "x", { cause: egress("private_target", "refused to call h: a private address") }), "connection_refused"],
     [new SvcError("timeout", "x", { cause: egress("timeout", "h did not answer within 10000 ms") }), "timeout"],
     [new SvcError("timeout", "x", { cause: egress("connect", "could not complete the request to h (ECONNREFUSED)") }), "connection_refused"],
     [new SvcError("timeout", "x", { cause: egress("connect", "could not complete the request to tls.example (DEPTH_ZERO_SELF_SIGNED_CERT); Node ...") }), "tls_error"],
     [new SvcError("timeout", "x", { cause: egress("connect", "could not complete the request to tls.example (ECONNRESET)") }), "connection_refused"],
-    [new SvcError("ssrf_blocked", "refused to call h: a private address"), "connection_refused"],
+    // The verifier's own category, when it gives one, is the answer.
+    [new SvcError("timeout", "x", { details: { reason: "tls_error" } }), "tls_error"],
   ])("%s -> %s", (err, reason) => {
     expect(callbackReason(err)).toBe(reason);
     expect(toRpcError(err)).toMatchObject({ code: -32015, data: { reason, svcReason: err.code } });
