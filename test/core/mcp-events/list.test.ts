@@ -1,28 +1,42 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { EventTypeDescriptor } from "../../../core/mcp-events/catalog-types.js";
+import type { DeliveryMode, EventTypeDescriptor } from "../../../core/mcp-events/catalog-types.js";
 import { MCP_EVENTS_LIMITS as L } from "../../../core/mcp-events/limits.js";
+import { defineProvider, type ProviderEventType } from "../../../core/plugin-api/index.js";
 import { makeTempHome } from "../../support/cli.js";
 import { catalogOf } from "./support/catalog.js";
 import { as, rpcFailure, startEventsHarness, type EventsHarness } from "./support/harness.js";
 
-const type = (name: string, delivery: EventTypeDescriptor["delivery"] = ["webhook", "poll"]): EventTypeDescriptor => ({
+const type = (name: string, delivery: string[]): EventTypeDescriptor => ({
   name,
   description: `the ${name} events`,
-  delivery,
+  delivery: delivery as DeliveryMode[],
   inputSchema: { type: "object", properties: {} },
   payloadSchema: { type: "object", properties: {} },
+});
+
+/** A provider offering many event types (the real catalog lists them with agentpush's, sorted by name). */
+const offered: ProviderEventType[] = [];
+const offer = (name: string): ProviderEventType => ({
+  name,
+  description: `the ${name} events`,
+  inputSchema: { type: "object", properties: {} },
+  payloadSchema: { type: "object" },
+  toMatch: () => [{ subject: `${name}:x` }],
+});
+const many = defineProvider({
+  kind: "many",
+  setup: () => ({ defaultTypes: () => ["*"], readiness: async () => ({ ready: true, detail: "" }), eventTypes: () => offered }),
 });
 
 describe("events/list", () => {
   let home: string;
   let cleanup: () => Promise<void>;
   let h: EventsHarness;
-  let types: EventTypeDescriptor[];
 
   beforeEach(async () => {
     ({ home, cleanup } = await makeTempHome("svc-mcp-list-"));
-    types = Array.from({ length: 2 * L.listPageSize + 7 }, (_, i) => type(`t.${String(i).padStart(3, "0")}`));
-    h = await startEventsHarness(home, { catalog: catalogOf(types) });
+    offered.splice(0, offered.length, ...Array.from({ length: 2 * L.listPageSize + 6 }, (_, i) => offer(`t.n${String(i).padStart(3, "0")}`)));
+    h = await startEventsHarness(home, { plugins: [many] });
   });
   afterEach(async () => {
     await h.stop();
@@ -45,20 +59,21 @@ describe("events/list", () => {
       pages++;
     } while (cursor);
     expect(pages).toBe(3);
-    expect(names).toEqual(types.map((t) => t.name));
+    expect(names).toEqual(["agentpush.event", ...offered.map((t) => t.name)]);
     // No params at all is the first page too.
-    expect((await h.call("events/list", undefined)).events[0]).toEqual(types[0]);
+    expect((await h.call("events/list", undefined)).events[0]).toMatchObject({ name: "agentpush.event", delivery: ["webhook", "poll"] });
   });
 
   it("refuses a cursor svc did not make, or one of a list that changed since (invalid_cursor)", async () => {
     const { nextCursor } = await h.call("events/list", {});
     expect(await rpcFailure(h.call("events/list", { cursor: "garbage" }))).toMatchObject({ code: -32602, data: { reason: "invalid_cursor" } });
-    types.push(type("t.new"));
+    offered.push(offer("t.new"));
     expect(await rpcFailure(h.call("events/list", { cursor: nextCursor }))).toMatchObject({ code: -32602, data: { reason: "invalid_cursor" }, message: expect.stringMatching(/changed/) });
   });
 
   it("lists only the delivery modes svc serves (no push yet), and no type it cannot deliver", async () => {
-    types.splice(0, types.length, type("a", ["push", "poll"]), type("b", ["push"]), type("c", ["webhook", "push", "poll"]));
+    await h.stop();
+    h = await startEventsHarness(home, { catalog: catalogOf([type("a", ["push", "poll"]), type("b", ["push"]), type("c", ["webhook", "push", "poll"])]) });
     const page = await h.call("events/list", {});
     expect(page.events.map((e: EventTypeDescriptor) => [e.name, e.delivery])).toEqual([
       ["a", ["poll"]],

@@ -3,6 +3,7 @@ import { MCP_EVENTS_LIMITS as L } from "../../../core/mcp-events/limits.js";
 import type { SvcEvent } from "../../../core/plugin-api/index.js";
 import { FakeClock } from "../../../core/runtime/clock.js";
 import { makeTempHome } from "../../support/cli.js";
+import { testCatalog } from "./support/catalog.js";
 import { OWNER, as, rpcFailure, startEventsHarness, type EventsHarness } from "./support/harness.js";
 
 const ev = (n: number, subject = "ci:api", type = "ci.build.finished"): SvcEvent => ({ id: `evt_${n}`, type, subjects: [subject], data: { n } });
@@ -173,13 +174,18 @@ describe("events/poll", () => {
   it.each<[string, Record<string, unknown>, number, Record<string, unknown>]>([
     ["an unknown event type", { name: "nope.never" }, -32011, { kind: "event" }],
     ["arguments the type refuses", { arguments: {} }, -32602, { reason: "invalid_arguments" }],
-    ["a type not delivered by poll", { name: "agentpush.hooked" }, -32014, { feature: "deliveryMode", value: "poll" }],
     ["a cursor svc did not make", { cursor: "bm90IGEgY3Vyc29y" }, -32602, { reason: "invalid_cursor" }],
     ["maxEvents 0", { maxEvents: 0 }, -32602, { reason: "invalid_params" }],
     ["a negative timeoutMs", { timeoutMs: -1 }, -32602, { reason: "invalid_params" }],
     ["no name", { name: undefined }, -32602, { reason: "invalid_params" }],
   ])("refuses %s", async (_n, extra, code, data) => {
     expect(await rpcFailure(poll(extra))).toMatchObject({ code, data });
+  });
+
+  it("refuses a type not delivered by poll (-32014)", async () => {
+    await h.stop();
+    h = await startEventsHarness(home, { clock, catalog: testCatalog });
+    expect(await rpcFailure(poll({ name: "agentpush.hooked" }))).toMatchObject({ code: -32014, data: { feature: "deliveryMode", value: "poll" } });
   });
 
   it("refuses a cursor ahead of the lease's events (invalid_cursor)", async () => {

@@ -1,7 +1,8 @@
 /**
- * An event catalog over the agentpush provider for these tests (the real one, core/mcp-events/
- * catalog.ts, is built in parallel): `agentpush.event` by webhook or poll with a `subject`
- * (exact, or a prefix ending in `*`) and optional `types`; `agentpush.polled` by poll only, `agentpush.hooked` by webhook only.
+ * An event catalog over the agentpush provider with what the real one (core/mcp-events/
+ * catalog.ts, which always offers webhook and poll) never lists: `agentpush.polled` by poll
+ * only, `agentpush.hooked` by webhook only, and types offering push. Only for the paths that
+ * answer those; the other tests use the real catalog.
  */
 import { McpRpcError } from "../../../../core/daemon/mcp/extensions.js";
 import type { EventCatalog, EventTypeDescriptor } from "../../../../core/mcp-events/catalog-types.js";

@@ -1,6 +1,6 @@
 /**
  * The events extension in-process on a temporary SVC_HOME: the real sentinel engine with the real
- * webhook target and agentpush provider, the egress letting loopback callbacks through the SSRF
+ * webhook target and agentpush provider, the real event catalog, the egress letting loopback callbacks through the SSRF
  * gate (as `webhooks.allowSubnets` does), the module registered as the daemon registers it, and
  * the extension's handlers called directly with a caller context.
  */
@@ -25,7 +25,7 @@ import { EGRESS, PLUGINS, SENTINELS, resolve } from "../../../../core/tokens.js"
 import agentpush from "../../../../plugins/agentpush/index.js";
 import webhookTarget from "../../../../plugins/webhook-target/index.js";
 import { LOOPBACK_ALLOWED } from "../../../support/https-receiver.js";
-import { testCatalog } from "./catalog.js";
+import { eventCatalogModule } from "../../../../core/mcp-events/catalog-module.js";
 
 export const OWNER: McpCallerContext = { principal: "token:boot", era: "modern" };
 export const as = (principal: string, sessionToken?: string): McpCallerContext => ({ principal, era: "modern", ...(sessionToken ? { sessionToken } : {}) });
@@ -44,19 +44,24 @@ export interface EventsHarness {
   stop(): Promise<void>;
 }
 
-/** Starts the sentinels and the events module on `home` (again on the same home: a restart). */
-export async function startEventsHarness(home: string, opts: { clock?: FakeClock; catalog?: EventCatalog } = {}): Promise<EventsHarness> {
+/**
+ * Starts the sentinels, the event catalog and the events module on `home` (again on the same
+ * home: a restart). `plugins` adds providers; `catalog` replaces the real catalog (for event types
+ * it never offers, such as one not delivered by poll).
+ */
+export async function startEventsHarness(home: string, opts: { clock?: FakeClock; catalog?: EventCatalog; plugins?: AnyPlugin[] } = {}): Promise<EventsHarness> {
   await writeFile(join(home, "config.json"), JSON.stringify({ webhooks: { allowSubnets: LOOPBACK_ALLOWED } }));
   const clock = opts.clock ?? new FakeClock(Date.now());
   const logger = createMemoryLogger();
   const c = await createContainer({ home, env: {}, clock, logger });
   registerValue(c, SENTINEL_TICKER, new ManualTicker());
   const registry = resolve(c, PLUGINS);
-  for (const definition of [webhookTarget, agentpush] as AnyPlugin[]) {
+  for (const definition of [webhookTarget, agentpush, ...(opts.plugins ?? [])] as AnyPlugin[]) {
     registry.add({ type: definition.type, kind: definition.kind, definition, source: { package: "test", builtin: true, resolvedFrom: "cwd", dir: home } });
   }
-  registerValue(c, EVENT_CATALOG, opts.catalog ?? testCatalog);
   await sentinelsModule.start(c);
+  if (opts.catalog) registerValue(c, EVENT_CATALOG, opts.catalog);
+  else await eventCatalogModule.start(c);
   await mcpEventsModule.start(c);
   const engine = resolve(c, SENTINELS) as SentinelEngine;
   const extension = resolve(c, MCP_EXTENSIONS).list().find((e) => e.extensionId === EVENTS_EXTENSION_ID)!;
