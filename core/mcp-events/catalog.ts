@@ -107,13 +107,29 @@ async function choose(name: string, list: Offer[], args: Record<string, unknown>
   return { offer, rest };
 }
 
+/** How long a preferring provider's readiness may take before it counts as not ready. */
+export const READINESS_TIMEOUT_MS = 2_000;
+
 /** The first provider preferring the name that is ready, else the first that does not prefer it. */
 async function defaultOffer(list: Offer[]): Promise<Offer> {
   for (const o of list.filter((o) => o.type.preferWhenReady)) {
-    const ready = await o.instance.readiness().then((r) => r.ready === true, () => false);
-    if (ready) return o;
+    if (await isReady(o.instance)) return o;
   }
   return list.find((o) => !o.type.preferWhenReady) ?? list[0]!;
+}
+
+/** Whether the provider says it is ready within {@link READINESS_TIMEOUT_MS} (a failure or a hang is "not ready"). */
+async function isReady(instance: ProviderInstance): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), READINESS_TIMEOUT_MS);
+    timer.unref();
+  });
+  try {
+    return await Promise.race([instance.readiness().then((r) => r?.ready === true, () => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function describe(name: string, list: Offer[]): EventTypeDescriptor {

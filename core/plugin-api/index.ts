@@ -2,7 +2,7 @@
  * The public API for plugin authors: `import { defineProvider } from "svc/plugin-api"`.
  * Everything a plugin may use reaches it through its {@link PluginContext}.
  */
-export type { SvcEvent, DaemonEvent, DaemonEventSink } from "./events.js";
+export type { SvcEvent, DaemonEvent, DaemonEventSink, DaemonEventSource, HeardDaemonEvent } from "./events.js";
 export { toEventOccurrence, type EventOccurrence } from "./mcp-event.js";
 export { defineEventType, parseEventArguments, eventArgumentError, type EventTypeDef } from "./event-type.js";
 export type { RouteAuth, RouteDef, RouteRequest, RouteResponse, RouteRegistry, HttpMethod } from "./http.js";

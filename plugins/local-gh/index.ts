@@ -13,6 +13,8 @@ const DEFAULT_INTERVAL_MS = 60_000;
  * pull request, review, review comment, issue comment and push events, and completed check runs.
  */
 export const LOCAL_GH_FAMILIES = ["pull_request", "pull_request_review", "pull_request_review_comment", "issue_comment", "push", "check_run"];
+/** Its MCP event types: those families, check runs only `completed`. */
+export const LOCAL_GH_TYPES = () => githubEventTypes({ only: LOCAL_GH_FAMILIES, restrict: { check_run: ["completed"] } });
 const NS = "provider-local-gh";
 
 export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCli()): ProviderInstance & { poller: Poller } {
@@ -57,7 +59,7 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
     defaultTypes,
     terminalSubjects,
     resolveSubject: resolveGithubSubject,
-    eventTypes: () => (eventTypes ??= githubEventTypes({ only: LOCAL_GH_FAMILIES, restrict: { check_run: ["completed"] } })),
+    eventTypes: () => (eventTypes ??= LOCAL_GH_TYPES()),
     /**
      * A new watch is polled at once: its baseline is taken now, and a pull request already closed
      * ends its sentinel. (No unwatch: each cycle polls only what active sentinels still watch, and

@@ -9,7 +9,7 @@ import { SvcError } from "../../../core/errors.js";
 import { SentinelIndex, typeMatcher } from "../../../core/sentinels/matcher.js";
 import { sentinelSpecSchema } from "../../../core/sentinels/spec-schema.js";
 import { GITHUB_FAMILIES, githubEventTypes, isBranchName, mapGithubEvent, resolveGithubSubject, type GithubFamily } from "../../../plugins/github-common/index.js";
-import { LOCAL_GH_FAMILIES } from "../../../plugins/local-gh/index.js";
+import { LOCAL_GH_TYPES } from "../../../plugins/local-gh/index.js";
 import { undeclaredKeys, undescribedProperties } from "../../support/json-schema.js";
 
 interface Example {
@@ -184,7 +184,7 @@ describe("GitHub event types: invalid arguments are refused, naming the argument
   });
 
   it("local-gh offers only what its polling sees: completed check runs, no workflow runs", () => {
-    const local = githubEventTypes({ only: LOCAL_GH_FAMILIES, restrict: { check_run: ["completed"] } });
+    const local = LOCAL_GH_TYPES();
     expect(local.map((t) => t.name).sort()).toEqual(["github.check_run", "github.issue_comment", "github.pull_request", "github.pull_request_review", "github.pull_request_review_comment", "github.push"]);
     const checkRun = local.find((t) => t.name === "github.check_run")!;
     expect(checkRun.toMatch({ repository: "Acme/API", pullRequest: 7 })).toEqual([{ subject: "github:acme/api#7", types: ["github.check_run.completed"] }]);
