@@ -3,14 +3,11 @@ import { MCP_EVENTS_LIMITS as L } from "../../../core/mcp-events/limits.js";
 import type { SvcEvent } from "../../../core/plugin-api/index.js";
 import { FakeClock } from "../../../core/runtime/clock.js";
 import { makeTempHome } from "../../support/cli.js";
+import { until } from "../../support/until.js";
 import { testCatalog } from "./support/catalog.js";
 import { OWNER, as, rpcFailure, startEventsHarness, type EventsHarness } from "./support/harness.js";
 
 const ev = (n: number, subject = "ci:api", type = "ci.build.finished"): SvcEvent => ({ id: `evt_${n}`, type, subjects: [subject], data: { n } });
-async function until(cond: () => boolean): Promise<void> {
-  while (!cond()) await new Promise((r) => setTimeout(r, 5));
-}
-
 const sub = { name: "agentpush.event", arguments: { subject: "ci:api*" } };
 
 describe("events/poll", () => {
@@ -128,7 +125,7 @@ describe("events/poll", () => {
     const { polls } = await h.runtime();
     let answered = false;
     const waiting = poll({ cursor, timeoutMs: 30_000 }).finally(() => (answered = true));
-    await until(() => polls.waiting() === 1);
+    await until(() => (polls.waiting() === 1 ? true : undefined), "a waiting poll");
     await h.push([ev(1, "ci:web")]); // not a match: it keeps waiting
     expect(answered).toBe(false);
     expect(polls.waiting()).toBe(1);
@@ -142,7 +139,7 @@ describe("events/poll", () => {
     const { cursor } = await poll();
     const waiting = poll({ cursor, timeoutMs: 30_000 });
     const { polls } = await h.runtime();
-    await until(() => polls.waiting() === 1);
+    await until(() => (polls.waiting() === 1 ? true : undefined), "a waiting poll");
     await h.stop();
     expect(await waiting).toMatchObject({ events: [] });
     h = await startEventsHarness(home, { clock });

@@ -13,6 +13,7 @@ import { FakeClock } from "../../../core/runtime/clock.js";
 import { writeCheckedDoc } from "../../../core/storage/checked-doc.js";
 import { makeTempHome } from "../../support/cli.js";
 import { startReceiver } from "../../support/https-receiver.js";
+import { until } from "../../support/until.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../e2e/webhook-receiver.js";
 import { testCatalog } from "./support/catalog.js";
 import { OWNER, as, rpcFailure, startEventsHarness, type EventsHarness } from "./support/harness.js";
@@ -22,20 +23,13 @@ const S1 = secretOf(1);
 const S2 = secretOf(2);
 const ev = (n: number, subject = "ci:api"): SvcEvent => ({ id: `evt_${n}`, type: "ci.build.finished", subjects: [subject], data: { n } });
 
-async function until<T>(fn: () => T | undefined | false | Promise<T | undefined | false>): Promise<T> {
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
-
 describe("events/subscribe and events/unsubscribe (webhook)", () => {
   let rx: WebhookReceiver;
   let home: string;
   let cleanup: () => Promise<void>;
   let h: EventsHarness;
   let clock: FakeClock;
+  const delivered = (n: number) => until(() => (rx.deliveries.length === n ? rx.deliveries : undefined), `${n} deliveries`);
   const params = (extra: Record<string, unknown> = {}, delivery: Record<string, unknown> = {}) => ({
     name: "agentpush.event",
     arguments: { subject: "ci:api*" },
@@ -101,7 +95,7 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
     const { id } = await subscribe();
     const result = (await h.push([ev(1, "ci:web"), ev(2)])) as { matched: unknown[] };
     expect(result.matched).toHaveLength(1);
-    const [d] = await until(() => rx.deliveries.length === 1 && rx.deliveries);
+    const [d] = await delivered(1);
     expect(d).toMatchObject({ id: "evt_2", subscriptionId: id, verifiedBy: [0] });
     expect(JSON.parse(d!.body)).toEqual({
       eventId: "evt_2",
@@ -122,7 +116,7 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
     expect(rx.challengeIds).toEqual([first.id, first.id]);
     expect((await records())[0]).toMatchObject({ id: first.id, expiresAt: clock.now() + 600_000, createdAt: clock.now() - 120_000, refreshedAt: clock.now() });
     await h.push([ev(3)]);
-    const [d] = await until(() => rx.deliveries.length === 1 && rx.deliveries);
+    const [d] = await delivered(1);
     expect(d).toMatchObject({ subscriptionId: first.id, verifiedBy: [0, 1], signatures: 2 });
   });
 
@@ -147,7 +141,7 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
     const lapsing = await subscribe({ arguments: { subject: "ci:other" } });
     await restart();
     await h.push([ev(4)]);
-    const [d] = await until(() => rx.deliveries.length === 1 && rx.deliveries);
+    const [d] = await delivered(1);
     expect(d).toMatchObject({ id: "evt_4", subscriptionId: id });
     clock.advance(L.ttlMaxMs + 1);
     expect((await (await h.runtime()).sweep()).lapsed).toEqual([lapsing.id]);
@@ -187,7 +181,7 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
   it("someone removing the sentinel (svc sentinel unwatch) ends the subscription; subscribing again makes a new one", async () => {
     const first = await subscribe();
     await h.engine.remove(first.sentinelId);
-    await until(async () => (await records()).length === 0);
+    await until(async () => ((await records()).length === 0 ? true : undefined), "the record removed");
     const again = await subscribe();
     expect(again.id).toBe(first.id);
     expect(again.sentinelId).not.toBe(first.sentinelId);
