@@ -81,12 +81,12 @@ export class PollLeases {
     const resolved = await resolveEventType(this.deps.catalog(), input.name, args, "poll");
     const lease = await this.leaseFor(principalKey, input.name, args, resolved);
     lease.lastPollAt = this.deps.clock.now();
-    const head = this.cursorAt(lease, lease.nextSeq);
-    if (input.cursor === undefined || input.cursor === null) return answer([], head, false, false);
+    if (input.cursor === undefined || input.cursor === null) return answer([], this.cursorAt(lease, lease.nextSeq), false, false);
     const at = decodePollCursor(input.cursor);
-    if (at.boot !== this.boot || at.lease !== lease.gen) return answer([], head, false, true);
-    if (at.seq > lease.nextSeq) throw invalidParams("invalid_cursor", "cursor is ahead of this poll's events: pass the cursor of the last answer, or null to start from now");
     const max = Math.min(input.maxEvents ?? L.pollMaxEventsDefault, L.pollMaxEventsMax);
+    // A cursor of another boot or lease: a gap; what this lease holds all came after it.
+    if (at.boot !== this.boot || at.lease !== lease.gen) return { ...this.read(lease, 0, max, input.maxAgeMs), truncated: true };
+    if (at.seq > lease.nextSeq) throw invalidParams("invalid_cursor", "cursor is ahead of this poll's events: pass the cursor of the last answer, or null to start from now");
     let out = this.read(lease, at.seq, max, input.maxAgeMs);
     const timeoutMs = Math.min(input.timeoutMs ?? 0, L.pollTimeoutMaxMs);
     if (out.events.length === 0 && !out.truncated && timeoutMs > 0 && !this.draining) {

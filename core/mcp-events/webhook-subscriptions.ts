@@ -132,9 +132,10 @@ export class WebhookSubscriptions {
   async reconcile(): Promise<{ adopted: number; dropped: number; orphansRemoved: number }> {
     const { store, sentinels } = this.deps;
     const made = new Map<string, string[]>();
-    for (const p of await sentinels.list()) {
-      const label = p.spec.label;
-      if (label && madeFor(sentinels.get(p.id), label)) made.set(label, [...(made.get(label) ?? []), p.id]);
+    // Subscriptions' sentinels never expire (`until: never`): the active ones are all of them.
+    for (const view of sentinels.active()) {
+      const label = view.spec.label;
+      if (label && madeFor(view, label)) made.set(label, [...(made.get(label) ?? []), view.id]);
     }
     let adopted = 0;
     let dropped = 0;

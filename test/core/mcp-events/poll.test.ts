@@ -145,11 +145,24 @@ describe("events/poll", () => {
     h = await startEventsHarness(home, { clock });
   });
 
+  it("a cursor of a lease that lapsed is a gap, answering what the lease made since holds", async () => {
+    const { cursor } = await poll();
+    clock.advance(L.pollLeaseIdleMs);
+    await (await h.runtime()).sweep();
+    const fresh = await poll();
+    await h.push([ev(1), ev(2)]);
+    const r = await poll({ cursor, maxEvents: 1 });
+    expect(r).toMatchObject({ truncated: true, hasMore: true });
+    expect(ids(r)).toEqual(["evt_1"]);
+    expect(ids(await poll({ cursor: r.cursor }))).toEqual(["evt_2"]);
+    expect(ids(await poll({ cursor: fresh.cursor }))).toEqual(["evt_1", "evt_2"]);
+  });
+
   it("leases are per caller: another caller's cursor is a gap, and each caller gets its own events", async () => {
     const mine = await poll();
     const theirs = await poll({}, as("remote:pairing:p1:read"));
     await h.push([ev(1)]);
-    expect(await poll({ cursor: theirs.cursor })).toMatchObject({ events: [], truncated: true });
+    expect(await poll({ cursor: theirs.cursor })).toMatchObject({ events: [{ eventId: "evt_1" }], truncated: true });
     expect(ids(await poll({ cursor: theirs.cursor }, as("remote:pairing:p1:read")))).toEqual(["evt_1"]);
     expect(ids(await poll({ cursor: mine.cursor }))).toEqual(["evt_1"]);
   });
