@@ -28,13 +28,14 @@ import type { ExpiryPoint } from "./expiry.js";
 import { SentinelHooks } from "./hooks.js";
 import { IdempotentCreates } from "./idempotency.js";
 import { SentinelIndexes } from "./indexes.js";
+import { compileEventFilter } from "./event-filter.js";
 import { SentinelIngest } from "./ingest.js";
 import { SentinelLedgers } from "./ledgers.js";
 import { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { SentinelRegistry } from "./registry.js";
 import { RequestFingerprints } from "./request-fingerprint.js";
-import type { CreateOptions, ProviderReport, SentinelProjection, SentinelService, SentinelStatus } from "./service.js";
+import type { CreateOptions, EventFilter, IngestObserver, ProviderReport, SentinelProjection, SentinelService, SentinelStatus } from "./service.js";
 import type { SentinelStore } from "./store.js";
 
 @injectable()
@@ -63,7 +64,7 @@ export class SentinelEngine implements SentinelService {
     const ledgers = new SentinelLedgers(store, dedup, plugins, log);
     this.expirer = new SentinelExpirer(store, ledgers, clock, log, events, indexes, hooks, mutex);
     const delivery = new SentinelDelivery(store, ledgers, plugins, log, events, this.expirer);
-    this.ingress = new SentinelIngest(store, ledgers, plugins, indexes, mutex, this.expirer, delivery);
+    this.ingress = new SentinelIngest(store, ledgers, plugins, indexes, mutex, this.expirer, delivery, log);
     this.registry = new SentinelRegistry(store, ledgers, plugins, clock, random, log, events, indexes, hooks, mutex);
     this.creates = new IdempotentCreates(clock, new RequestFingerprints(credentials));
   }
@@ -140,6 +141,14 @@ export class SentinelEngine implements SentinelService {
 
   ingest(provider: string, events: SvcEvent[]): Promise<IngestResult> {
     return this.track(this.ingress.ingest(provider, events));
+  }
+
+  observeIngest(observer: IngestObserver): () => void {
+    return this.ingress.observe(observer);
+  }
+
+  eventFilter(provider: string, match: unknown): Promise<EventFilter> {
+    return compileEventFilter(this.plugins, provider, match);
   }
 
   subjectTerminal(provider: string, subject: string): Promise<void> {

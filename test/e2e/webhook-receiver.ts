@@ -25,6 +25,8 @@ export interface WebhookReceiver {
   deliveries: Delivery[];
   unverified: SeenRequest[];
   challenges: number;
+  /** The X-MCP-Subscription-Id of each challenge, in order. */
+  challengeIds: string[];
   respond: (d: Delivery, res: ServerResponse) => void;
   wrongEcho: boolean;
   /** Answer a challenge only when its signature verifies with one of `secrets` (else 401), as a careful receiver does. */
@@ -41,6 +43,7 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
     deliveries: [],
     unverified: [],
     challenges: 0,
+    challengeIds: [],
     respond: (_d, res) => res.writeHead(200).end("ok"),
     wrongEcho: false,
     verifyChallenges: false,
@@ -59,6 +62,7 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
     });
     if (text.includes('"type":"verification"')) {
       state.challenges++;
+      state.challengeIds.push(headers["x-mcp-subscription-id"]!);
       if (state.verifyChallenges && verifiedBy.length === 0) {
         res.writeHead(401).end("challenge signature did not verify");
         return;
