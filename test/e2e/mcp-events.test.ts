@@ -77,8 +77,16 @@ describe("MCP events: subscribe by webhook, refresh, poll, unsubscribe, restart 
   let ciSub: Record<string, any>;
 
   it("advertises the events capability to a 2025-era client and the extension to a 2026-07-28 client", async () => {
+    // On the wire: the v1 client's getServerCapabilities() keeps only the capability keys it knows.
+    const init = await fx.daemon.fetch("/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }),
+    });
+    const legacyCaps = ((await init.json()) as { result: { capabilities: Record<string, unknown> } }).result.capabilities;
+    expect(legacyCaps.events).toEqual({ listChanged: false });
+    expect(legacyCaps).not.toHaveProperty("extensions");
     client = await legacyClient();
-    expect((client.getServerCapabilities() as Record<string, unknown> | undefined)?.events).toEqual({ listChanged: false });
     const modern = new ModernClient({ name: "svc-e2e-events-modern", version: "0.0.0" });
     await modern.connect(new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
     expect(modern.getServerCapabilities()?.extensions?.["io.modelcontextprotocol/events"]).toEqual({ listChanged: false });
