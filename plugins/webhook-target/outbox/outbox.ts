@@ -419,7 +419,7 @@ export class Outbox {
     const table = this.table;
     const seq = table.appliedSeq;
     const segment = this.bodies.segmentName(seq);
-    const staged = [...table.staged].map(([requestId, body]) => ({ requestId, body }));
+    const staged = [...table.staged].map(([requestId, body]) => ({ requestId, sentinelId: table.get(requestId)?.sentinelId, eventId: table.get(requestId)?.eventId, body }));
     const { entries, chunks } = this.bodies.plan(segment, staged);
     const superseded = [];
     for (const e of entries) {
