@@ -67,8 +67,11 @@ export interface TargetInstance {
    * Returns the target as it is stored in the sentinel record. Throw an SvcError to refuse.
    */
   create(input: Record<string, unknown>, meta: TargetCreateMeta): Promise<Record<string, unknown>>;
-  /** The public projection of a stored target (listings, get views): never a secret. */
-  project(stored: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * The public projection of a stored target (listings, get views): never a secret. `meta` names
+   * the sentinel, for what the target knows of it beyond the stored form (e.g. delivery health).
+   */
+  project(stored: Record<string, unknown>, meta?: { sentinelId: string }): Record<string, unknown>;
   /** Durably accepts a matched event. */
   deliver(delivery: TargetDelivery): Promise<TargetAck>;
   /**

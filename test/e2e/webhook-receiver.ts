@@ -91,3 +91,14 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
 }
 
 export const LOOPBACK_CONFIG = { webhooks: { allowSubnets: ["127.0.0.0/8", "::1/128"] } };
+
+/** Polls `fn` until it returns a value (not undefined or false); the deadline only guards against a hang. */
+export async function until<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
