@@ -87,8 +87,9 @@ describe("MCP events: subscribe by webhook, refresh, poll, unsubscribe, restart 
     expect(legacyCaps.events).toEqual({ listChanged: false });
     expect(legacyCaps).not.toHaveProperty("extensions");
     client = await legacyClient();
-    const modern = new ModernClient({ name: "svc-e2e-events-modern", version: "0.0.0" });
+    const modern = new ModernClient({ name: "svc-e2e-events-modern", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
     await modern.connect(new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    expect(modern.getNegotiatedProtocolVersion()).toBe("2026-07-28");
     expect(modern.getServerCapabilities()?.extensions?.["io.modelcontextprotocol/events"]).toEqual({ listChanged: false });
     await modern.close();
   });
