@@ -79,11 +79,14 @@ export class WebhookSubscriptions {
       const rec = this.deps.store.get(id);
       const live = rec?.sentinelId ? this.deps.sentinels.get(rec.sentinelId) : undefined;
       if (rec && live) {
+        // The sketch: a refresh answering `active: false` tells the client delivery had been
+        // suspended, and that this refresh has just reactivated it.
+        const before = deliveryStatusOf((await this.deps.sentinels.project(live.id)).spec.target);
         await this.deps.sentinels.refreshTarget(live.id, target, principalKey).catch((err: unknown) => Promise.reject(toRpcError(err)));
         const now = this.deps.clock.now();
         const expiresAt = grantExpiry(input.ttlMs, now);
         await this.deps.store.put({ ...rec, expiresAt, refreshedAt: now });
-        return this.answer(id, live.id, expiresAt);
+        return this.answer(id, live.id, expiresAt, before.active ? undefined : before);
       }
       const spec = { match: resolved.match, provider: resolved.provider, until: { kind: "never" }, target, label: id };
       const created = await this.create({ id, principalKey, name: input.name, arguments: args, url, counted: rec !== undefined }, spec, input.ttlMs);
@@ -211,14 +214,15 @@ export class WebhookSubscriptions {
     this.deps.logger.info(`MCP subscription ${why}`, { subscription: id, sentinel: rec.sentinelId });
   }
 
-  private async answer(id: string, sentinelId: string, expiresAt: number | null): Promise<SubscribeResult> {
-    const projection = await this.deps.sentinels.project(sentinelId);
+  /** `suspended`: the status before a refresh that resumed delivery (shown instead of the fresh one). */
+  private async answer(id: string, sentinelId: string, expiresAt: number | null, suspended?: DeliveryStatus): Promise<SubscribeResult> {
+    const deliveryStatus = suspended ?? deliveryStatusOf((await this.deps.sentinels.project(sentinelId)).spec.target);
     return {
       id,
       refreshBefore: expiresAt === null ? null : new Date(expiresAt).toISOString(),
       cursor: null,
       truncated: false,
-      deliveryStatus: deliveryStatusOf(projection.spec.target),
+      deliveryStatus,
       sentinelId,
     };
   }

@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { MCP_EVENTS_LIMITS as L } from "../../../core/mcp-events/limits.js";
 import { SUBSCRIPTIONS_FILE } from "../../../core/mcp-events/subscription-store.js";
 import type { SvcEvent } from "../../../core/plugin-api/index.js";
-import { FakeClock } from "../../../core/runtime/clock.js";
+import { FakeClock, realSleep } from "../../../core/runtime/clock.js";
 import { writeCheckedDoc } from "../../../core/storage/checked-doc.js";
 import { makeTempHome } from "../../support/cli.js";
 import { startReceiver } from "../../support/https-receiver.js";
@@ -251,6 +251,31 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
     await h.call("events/unsubscribe", { name: "agentpush.event", arguments: { subject: "ci:api*" }, delivery: { url: rx.url } });
     expect((await h.engine.list()).map((s) => s.id)).toEqual([theirs.sentinelId]);
     expect((await records()).map((r) => r.principalKey)).toEqual(["pairing:p1"]);
+  });
+
+  it("a refresh of a suspended subscription answers active: false (the sketch: it has just reactivated it) and sends what waited", async () => {
+    await h.stop();
+    // The waits between delivery attempts (500 ms to 4 s) shortened; longer ones (setup timeouts) kept.
+    h = await startEventsHarness(home, { clock, sleep: (ms, signal) => realSleep(ms < 10_000 ? 1 : ms, signal) });
+    const { sentinelId } = await subscribe();
+    const accepted = new Set<string>();
+    rx.respond = (_d, res) => res.writeHead(500).end();
+    try {
+      await h.push([1, 2, 3, 4, 5].map((n) => ev(n)));
+      const status = async () => ((await h.engine.project(sentinelId)).spec.target as { deliveryStatus: { active: boolean } }).deliveryStatus;
+      await until(async () => ((await status()).active === false ? true : undefined), "the suspension");
+      await h.push([ev(6)]);
+      rx.respond = (d, res) => {
+        accepted.add(d.id);
+        res.writeHead(200).end();
+      };
+      const refreshed = await subscribe();
+      expect(refreshed.deliveryStatus).toEqual({ active: false, failedSince: expect.any(String), reason: "consecutive_failures", lastError: "http_5xx" });
+      await until(() => (accepted.has("evt_6") ? true : undefined), "the event that waited");
+      expect((await subscribe()).deliveryStatus).toMatchObject({ active: true, lastError: null });
+    } finally {
+      rx.respond = (_d, res) => res.writeHead(200).end("ok");
+    }
   });
 
   describe("reconciled with the sentinels at load", () => {

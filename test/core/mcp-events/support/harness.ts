@@ -14,7 +14,7 @@ import { EVENTS_EXTENSION_ID } from "../../../../core/mcp-events/extension.js";
 import { mcpEventsModule, mcpEventsRuntime } from "../../../../core/mcp-events/module.js";
 import type { McpEventsRuntime } from "../../../../core/mcp-events/runtime.js";
 import type { AnyPlugin, SvcEvent } from "../../../../core/plugin-api/index.js";
-import { FakeClock } from "../../../../core/runtime/clock.js";
+import { FakeClock, type Sleep } from "../../../../core/runtime/clock.js";
 import { registerValue } from "../../../../core/runtime/inject.js";
 import { createMemoryLogger } from "../../../../core/runtime/logger.js";
 import type { SentinelEngine } from "../../../../core/sentinels/engine.js";
@@ -47,13 +47,14 @@ export interface EventsHarness {
 /**
  * Starts the sentinels, the event catalog and the events module on `home` (again on the same
  * home: a restart). `plugins` adds providers; `catalog` replaces the real catalog (for event types
- * it never offers, such as one not delivered by poll).
+ * it never offers, such as one not delivered by poll); `sleep` replaces the daemon's sleep (the waits
+ * between delivery attempts, and the plugin host's setup timeout).
  */
-export async function startEventsHarness(home: string, opts: { clock?: FakeClock; catalog?: EventCatalog; plugins?: AnyPlugin[] } = {}): Promise<EventsHarness> {
+export async function startEventsHarness(home: string, opts: { clock?: FakeClock; catalog?: EventCatalog; plugins?: AnyPlugin[]; sleep?: Sleep } = {}): Promise<EventsHarness> {
   await writeFile(join(home, "config.json"), JSON.stringify({ webhooks: { allowSubnets: LOOPBACK_ALLOWED } }));
   const clock = opts.clock ?? new FakeClock(Date.now());
   const logger = createMemoryLogger();
-  const c = await createContainer({ home, env: {}, clock, logger });
+  const c = await createContainer({ home, env: {}, clock, logger, ...(opts.sleep ? { sleep: opts.sleep } : {}) });
   registerValue(c, SENTINEL_TICKER, new ManualTicker());
   const registry = resolve(c, PLUGINS);
   for (const definition of [webhookTarget, agentpush, ...(opts.plugins ?? [])] as AnyPlugin[]) {
