@@ -14,6 +14,7 @@ import { PluginRegistry } from "./plugin-host/registry.js";
 import { RouteTable } from "./daemon/route-table.js";
 import { ToolTable } from "./daemon/tool-table.js";
 import { DaemonEventBus } from "./daemon/event-bus.js";
+import { MCP_EXTENSIONS, createMcpExtensionRegistry } from "./daemon/mcp/extensions.js";
 import { homeFile } from "./storage/paths.js";
 import { FileCredentialStore } from "./storage/credentials.js";
 import { createHostEgress } from "./egress/host-egress.js";
@@ -54,6 +55,8 @@ export async function createContainer(options: ContainerOptions): Promise<Depend
   registerValue(c, ROUTES, routes);
   registerValue(c, TOOLS, tools);
   registerValue(c, DAEMON_EVENTS, events);
+  // MCP extensions served on /mcp beside the tools (core/daemon/mcp/extensions.ts).
+  registerValue(c, MCP_EXTENSIONS, createMcpExtensionRegistry());
   // The host services every plugin may ask for by name; areas add theirs as they start.
   const services = new ServiceDirectory();
   services.provide("routes", routes);

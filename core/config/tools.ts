@@ -25,8 +25,8 @@ export function configTools(config: ConfigService): ToolDef[] {
     outputSchema: {
       key: z.string().describe("the key asked for"),
       value: z.unknown().optional().describe("the effective value (secrets redacted)"),
-      source: z.unknown().optional().describe("where a leaf's value came from"),
-      sources: z.record(z.string(), z.unknown()).optional().describe("for a section: each leaf's source"),
+      source: z.string().optional().describe("where a leaf's value came from: flag, env VAR, profile NAME, config or default"),
+      sources: z.record(z.string(), z.string().describe("where that leaf's value came from")).optional().describe("for a section: each leaf's source, keyed by its dotted key"),
     },
     readOnly: true,
     handler: ({ key }) => lookupKey(config.current(), key),
@@ -65,7 +65,17 @@ export function configTools(config: ConfigService): ToolDef[] {
     description: "The resolved model role table (review.small, review.large, review.pr, judge.session and any configured role), each with its source: config or default. A role that does not resolve (a role: cycle, an undefined role) is in problems with the chain; the others still resolve.",
     inputSchema: {},
     outputSchema: {
-      roles: z.record(z.string(), z.looseObject({ model: z.string(), source: z.string() })).describe("each role's model and source"),
+      roles: z
+        .record(
+          z.string(),
+          z
+            .looseObject({
+              model: z.string().describe("the model id the role resolves to"),
+              source: z.string().describe("where the role's setting came from: config or default"),
+            })
+            .describe("one role's resolution"),
+        )
+        .describe("each role's model and source, keyed by role name (e.g. review.small)"),
       problems: z.record(z.string(), z.string()).optional().describe("roles that do not resolve, each with why (naming the role: chain)"),
     },
     readOnly: true,

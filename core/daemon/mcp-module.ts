@@ -1,21 +1,24 @@
 /**
- * `/mcp`: the TOOLS table served with the official MCP SDK over Streamable HTTP.
+ * `/mcp`: the TOOLS table and the registered MCP extensions, served with the official MCP SDK
+ * over Streamable HTTP to clients of both protocol eras (2025-era `initialize` clients and
+ * 2026-07-28 per-request-envelope clients; ./mcp/serve-request.ts).
  *
- * Stateless: every POST builds a fresh McpServer and transport (no `Mcp-Session-Id`), answered
- * as plain JSON. Nothing is kept between requests, so a client survives a daemon restart without
- * re-initializing, tools registered late are seen at once, and each call runs with the principal
- * of its own request. `GET /mcp` (the optional server-to-client stream) is answered 405, as the
- * transport specification allows for a server that sends no unsolicited messages.
+ * Stateless: every POST builds a fresh McpServer (no `Mcp-Session-Id`). Nothing is kept between
+ * requests, so a client survives a daemon restart without re-initializing, tools registered late
+ * are seen at once, and each call runs with the principal of its own request. `GET /mcp` (the
+ * optional 2025-era server-to-client stream) is answered 405, as the transport specification
+ * allows for a server that sends no unsolicited messages.
  */
 import type { ServerResponse } from "node:http";
 import type { DependencyContainer } from "tsyringe";
-import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import type { RouteRequest } from "../plugin-api/http.js";
 import { toSvcError } from "../errors.js";
 import { LOGGER, ROUTES, TOOLS, resolve } from "../tokens.js";
 import { presentedSessionToken } from "../workspaces/lineage.js";
 import { buildMcpServer } from "./mcp/build-server.js";
 import { MCP_CALL_TRACE } from "./mcp/call-trace.js";
+import { MCP_EXTENSIONS } from "./mcp/extensions.js";
+import { serveMcpRequest } from "./mcp/serve-request.js";
 import { parseJsonBody } from "./json-body.js";
 import type { DaemonModule } from "./module.js";
 
@@ -25,7 +28,10 @@ export const mcpModule: DaemonModule = {
   name: "mcp",
   async start(c: DependencyContainer) {
     const tools = resolve(c, TOOLS);
+    const extensions = resolve(c, MCP_EXTENSIONS);
     const logger = resolve(c, LOGGER).child({ module: "mcp" });
+    const onInternal = (call: { tool: string } | { method: string }, err: unknown) =>
+      logger.error("tool" in call ? "tool failed" : "extension method failed", { ...call, code: "internal", error: toSvcError(err).message });
     resolve(c, ROUTES).add({
       method: "POST",
       path: "/mcp",
@@ -44,20 +50,19 @@ export const mcpModule: DaemonModule = {
           return undefined;
         }
         const sessionToken = presentedSessionToken(req.headers);
-        const server = buildMcpServer(
-          tools.list(),
-          { principal: req.principal, ...(sessionToken ? { sessionToken } : {}) },
-          (tool, err) => logger.error("tool failed", { tool, code: "internal", error: toSvcError(err).message }),
-          c.isRegistered(MCP_CALL_TRACE as never) ? resolve(c, MCP_CALL_TRACE) : undefined,
+        const trace = c.isRegistered(MCP_CALL_TRACE as never) ? resolve(c, MCP_CALL_TRACE) : undefined;
+        await serveMcpRequest(
+          { path: req.path, headers: req.headers, body: req.body, message, res: req.res },
+          (era) =>
+            buildMcpServer({
+              tools: tools.list(),
+              extensions: extensions.list(),
+              caller: { principal: req.principal, era, ...(sessionToken ? { sessionToken } : {}) },
+              onInternal,
+              ...(trace ? { trace } : {}),
+            }),
+          (err) => logger.warn("mcp transport error", { error: err.message }),
         );
-        const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-        req.res.on("close", () => {
-          void transport.close();
-          void server.close();
-        });
-        transport.onerror = (err) => logger.warn("mcp transport error", { error: err.message });
-        await server.connect(transport);
-        await transport.handleRequest(req.raw, req.res, message);
         return undefined;
       },
     });

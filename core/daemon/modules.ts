@@ -9,6 +9,8 @@ import { sessionsModule } from "../sessions/module.js";
 import { swarmModule } from "../swarm/module.js";
 import { sentinelsModule } from "../sentinels/module.js";
 import { sentinelToolsModule } from "../sentinels/tools.js";
+import { eventCatalogModule } from "../mcp-events/catalog-module.js";
+import { mcpEventsModule } from "../mcp-events/module.js";
 import { remoteModule } from "../remote/module.js";
 import { llmEndpointModule } from "../llm-endpoint/module.js";
 import { redactionModule } from "../redaction/module.js";
@@ -32,6 +34,10 @@ export const DAEMON_MODULES: DaemonModule[] = [
   swarmModule,
   sentinelsModule,
   sentinelToolsModule,
+  // after sentinels: the MCP event types of the loaded providers (EVENT_CATALOG), read through the engine's plugin access
+  eventCatalogModule,
+  // after sentinels, sessions and the catalog: MCP webhook subscriptions are sentinels, session tokens name callers
+  mcpEventsModule,
   // after sessions: it hands sessions their model environment; loads nothing while features.llmEndpoint is off
   llmEndpointModule,
   // after sessions: it opens traced sessions' spans; loads no SDK until a session is traced

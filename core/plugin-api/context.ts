@@ -1,7 +1,7 @@
 import type { Clock, Random, Sleep } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import type { Egress } from "./egress.js";
-import type { DaemonEventSink, SvcEvent } from "./events.js";
+import type { DaemonEventSink, DaemonEventSource, SvcEvent } from "./events.js";
 import type { RouteRegistry } from "./http.js";
 import type { ToolRegistry } from "./tools.js";
 import type { SessionHost } from "./sessions.js";
@@ -70,6 +70,8 @@ export interface HostServices {
   tools: ToolRegistry;
   credentials: CredentialStore;
   events: DaemonEventSink;
+  /** Hears the daemon's events (what `/events` streams), read-only; the daemon offers it, not the CLI's verbs. */
+  daemonEvents: DaemonEventSource;
   sessions: SessionHost;
   /** Outbound HTTPS through the host's SSRF gate (`webhooks.allowSubnets` applied); the host closes it. */
   egress: Egress;

@@ -21,3 +21,22 @@ export interface DaemonEvent {
 export interface DaemonEventSink {
   emit(type: string, data?: unknown): void;
 }
+
+/** A daemon event as a listener hears it: stamped by the bus. */
+export interface HeardDaemonEvent extends DaemonEvent {
+  /** Increasing within the daemon's life (restarts at 1 with the daemon): the `/events` SSE id. */
+  seq: number;
+  /** Epoch ms it was emitted. */
+  at: number;
+}
+
+/**
+ * The daemon's events, read-only (host service "daemonEvents"): a listener hears, as they are
+ * emitted, those whose type starts with `prefix` (e.g. `session:`), each a copy of its own as
+ * `/events` shows it (likely secrets redacted). A listener that throws is logged and kept; it
+ * never disturbs the emitter.
+ */
+export interface DaemonEventSource {
+  /** Returns the function that stops listening. */
+  subscribe(prefix: string, listener: (event: HeardDaemonEvent) => void): () => void;
+}

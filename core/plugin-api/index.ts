@@ -2,7 +2,9 @@
  * The public API for plugin authors: `import { defineProvider } from "svc/plugin-api"`.
  * Everything a plugin may use reaches it through its {@link PluginContext}.
  */
-export type { SvcEvent, DaemonEvent, DaemonEventSink } from "./events.js";
+export type { SvcEvent, DaemonEvent, DaemonEventSink, DaemonEventSource, HeardDaemonEvent } from "./events.js";
+export { toEventOccurrence, type EventOccurrence } from "./mcp-event.js";
+export { defineEventType, parseEventArguments, eventArgumentError, type EventTypeDef } from "./event-type.js";
 export type { RouteAuth, RouteDef, RouteRequest, RouteResponse, RouteRegistry, HttpMethod } from "./http.js";
 export type { ToolDef, ToolRegistry, ToolCallContext } from "./tools.js";
 export type { Egress, EgressResponse, EgressFailure } from "./egress.js";
@@ -26,8 +28,8 @@ export type {
   Sleep,
   Logger,
 } from "./context.js";
-export { defineProvider, type ProviderPlugin, type ProviderInstance, type ProviderReadiness } from "./provider.js";
-export { defineTarget, type TargetPlugin, type TargetInstance, type TargetAck, type TargetDelivery, type TargetCreateMeta, type TargetLedger } from "./target.js";
+export { defineProvider, type ProviderPlugin, type ProviderInstance, type ProviderReadiness, type ProviderEventType, type MatchClauseSpec } from "./provider.js";
+export { defineTarget, type TargetPlugin, type TargetInstance, type TargetAck, type TargetDelivery, type TargetCreateMeta, type TargetLedger, type TargetRefreshResult, type TargetResumeResult } from "./target.js";
 export type { DoctorFinding, DoctorSeverity, TargetCheckInput } from "./doctor.js";
 /** Read-only helpers for a target's `check` (`svc doctor`): secret file modes, `.damaged-*` copies, torn tails. */
 export { secretModeFinding, damagedCopyFindings, tornTailFinding } from "../storage/file-check.js";

@@ -9,6 +9,20 @@ export interface TargetCreateMeta {
   principal: string;
 }
 
+export interface TargetRefreshResult {
+  /** The secret changed (verified, current, the previous one signs during the rotation window). */
+  rotated: boolean;
+  /** Delivery had been suspended and now resumes. */
+  resumed: boolean;
+}
+
+export interface TargetResumeResult {
+  /** False when delivery was not suspended (nothing changed). */
+  resumed: boolean;
+  /** Events waiting that are now being sent. */
+  pending: number;
+}
+
 export interface TargetDelivery {
   sentinel: SentinelView;
   event: SvcEvent;
@@ -53,8 +67,11 @@ export interface TargetInstance {
    * Returns the target as it is stored in the sentinel record. Throw an SvcError to refuse.
    */
   create(input: Record<string, unknown>, meta: TargetCreateMeta): Promise<Record<string, unknown>>;
-  /** The public projection of a stored target (listings, get views): never a secret. */
-  project(stored: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * The public projection of a stored target (listings, get views): never a secret. `meta` names
+   * the sentinel, for what the target knows of it beyond the stored form (e.g. delivery health).
+   */
+  project(stored: Record<string, unknown>, meta?: { sentinelId: string }): Record<string, unknown>;
   /** Durably accepts a matched event. */
   deliver(delivery: TargetDelivery): Promise<TargetAck>;
   /**
@@ -71,6 +88,14 @@ export interface TargetInstance {
   removed?(sentinel: SentinelView): Promise<void>;
   /** The sentinel expired. */
   expired?(sentinel: SentinelView): Promise<void>;
+  /**
+   * Optional: a repeat of {@link create} by the sentinel's owner (an MCP subscription's refresh):
+   * e.g. a changed secret is verified and made current, and delivery suspended by endpoint health
+   * resumes. Stores what it changes itself (`ctx.service("sentinels").updateStoredTarget`).
+   */
+  refresh?(sentinel: SentinelView, input: Record<string, unknown>, meta: TargetCreateMeta): Promise<TargetRefreshResult>;
+  /** Optional: `svc sentinel resume`: delivery suspended by endpoint health resumes and what waits is sent. */
+  resume?(sentinel: SentinelView): Promise<TargetResumeResult>;
   /** Extra status for `svc sentinel status` (e.g. outbox rows). */
   status?(sentinel: SentinelView): Promise<Record<string, unknown>>;
   /**

@@ -2,20 +2,23 @@ import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
 import { readJsonFile } from "../storage/json-file.js";
 import { registerValue } from "../runtime/inject.js";
-import { CONFIG, ENV, LOGGER, PLUGINS, resolve } from "../tokens.js";
+import { CONFIG, DAEMON_EVENTS, ENV, LOGGER, PLUGINS, SERVICES, resolve } from "../tokens.js";
+import { daemonEventSource } from "./daemon-event-source.js";
 import { loadPlugins } from "./load.js";
 import { PackageRefresh, PLUGIN_REFRESH } from "./refresh.js";
 
 /**
  * Loads the built-in plugins, then the packages of config `adapters` in order, into the PLUGINS
  * registry at daemon start; one warning per package that failed. Starts before the modules that
- * use plugins. Registers the refresh that loads packages installed later (refresh.ts).
+ * use plugins. Registers the refresh that loads packages installed later (refresh.ts), and offers
+ * plugins the host service "daemonEvents" (the daemon's events, read-only).
  */
 export const pluginHostModule: DaemonModule = {
   name: "plugin-host",
   async start(c: DependencyContainer) {
     const logger = resolve(c, LOGGER).child({ module: "plugin-host" });
     const registry = resolve(c, PLUGINS);
+    resolve(c, SERVICES).provide("daemonEvents", daemonEventSource(resolve(c, DAEMON_EVENTS), logger.child({ service: "daemonEvents" })));
     const ids = resolve(c, CONFIG).current().effective.adapters ?? [];
     await loadPlugins(registry, { ids, env: resolve(c, ENV), cwd: process.cwd(), logger });
     for (const s of registry.shadowed) {

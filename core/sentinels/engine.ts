@@ -14,6 +14,8 @@
 import { inject, injectable } from "tsyringe";
 import type { CredentialStore, IngestResult, SentinelView } from "../plugin-api/context.js";
 import type { SvcEvent } from "../plugin-api/events.js";
+import type { TargetInstance, TargetRefreshResult, TargetResumeResult } from "../plugin-api/target.js";
+import { SvcError } from "../errors.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
@@ -26,13 +28,14 @@ import type { ExpiryPoint } from "./expiry.js";
 import { SentinelHooks } from "./hooks.js";
 import { IdempotentCreates } from "./idempotency.js";
 import { SentinelIndexes } from "./indexes.js";
+import { compileEventFilter } from "./event-filter.js";
 import { SentinelIngest } from "./ingest.js";
 import { SentinelLedgers } from "./ledgers.js";
 import { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { SentinelRegistry } from "./registry.js";
 import { RequestFingerprints } from "./request-fingerprint.js";
-import type { CreateOptions, ProviderReport, SentinelProjection, SentinelService, SentinelStatus } from "./service.js";
+import type { CreateOptions, EventFilter, IngestObserver, ProviderReport, SentinelProjection, SentinelService, SentinelStatus } from "./service.js";
 import type { SentinelStore } from "./store.js";
 
 @injectable()
@@ -47,7 +50,7 @@ export class SentinelEngine implements SentinelService {
   constructor(
     @inject(SENTINEL_STORE as symbol) private readonly store: SentinelStore,
     @inject(SENTINEL_DEDUP as symbol) dedup: SentinelDedup,
-    @inject(SENTINEL_PLUGINS as symbol) plugins: SentinelPlugins,
+    @inject(SENTINEL_PLUGINS as symbol) private readonly plugins: SentinelPlugins,
     @inject(CLOCK as symbol) clock: Clock,
     @inject(RANDOM as symbol) random: Random,
     @inject(LOGGER as symbol) logger: Logger,
@@ -61,7 +64,7 @@ export class SentinelEngine implements SentinelService {
     const ledgers = new SentinelLedgers(store, dedup, plugins, log);
     this.expirer = new SentinelExpirer(store, ledgers, clock, log, events, indexes, hooks, mutex);
     const delivery = new SentinelDelivery(store, ledgers, plugins, log, events, this.expirer);
-    this.ingress = new SentinelIngest(store, ledgers, plugins, indexes, mutex, this.expirer, delivery);
+    this.ingress = new SentinelIngest(store, ledgers, plugins, indexes, mutex, this.expirer, delivery, log);
     this.registry = new SentinelRegistry(store, ledgers, plugins, clock, random, log, events, indexes, hooks, mutex);
     this.creates = new IdempotentCreates(clock, new RequestFingerprints(credentials));
   }
@@ -110,6 +113,24 @@ export class SentinelEngine implements SentinelService {
     return this.registry.pollProviders();
   }
 
+  async refreshTarget(id: string, input: Record<string, unknown>, principal: string): Promise<TargetRefreshResult> {
+    const { view, target } = await this.targetOf(id);
+    if (!target.refresh) throw new SvcError("invalid_input", `sentinel ${id} has a ${view.spec.target.kind} target, which cannot be refreshed`);
+    return target.refresh(view, input, { sentinelId: id, principal });
+  }
+
+  async resume(id: string): Promise<TargetResumeResult> {
+    const { view, target } = await this.targetOf(id);
+    if (!target.resume) throw new SvcError("invalid_input", `sentinel ${id} has a ${view.spec.target.kind} target, whose delivery is never suspended`);
+    return target.resume(view);
+  }
+
+  private async targetOf(id: string): Promise<{ view: SentinelView; target: TargetInstance }> {
+    const view = this.registry.get(id);
+    if (!view) throw new SvcError("not_found", `no sentinel ${id}`);
+    return { view, target: await this.plugins.target(view.spec.target.kind) };
+  }
+
   providers(): Promise<ProviderReport[]> {
     return this.registry.providers();
   }
@@ -120,6 +141,14 @@ export class SentinelEngine implements SentinelService {
 
   ingest(provider: string, events: SvcEvent[]): Promise<IngestResult> {
     return this.track(this.ingress.ingest(provider, events));
+  }
+
+  observeIngest(observer: IngestObserver): () => void {
+    return this.ingress.observe(observer);
+  }
+
+  eventFilter(provider: string, match: unknown): Promise<EventFilter> {
+    return compileEventFilter(this.plugins, provider, match);
   }
 
   subjectTerminal(provider: string, subject: string): Promise<void> {

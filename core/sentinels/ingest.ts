@@ -9,8 +9,10 @@ import type { SentinelLedgers } from "./ledgers.js";
 import type { Matched, SentinelDelivery } from "./delivery.js";
 import type { SentinelExpirer } from "./expirer.js";
 import type { SentinelIndexes } from "./indexes.js";
+import type { Logger } from "../runtime/logger.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
+import type { IngestObserver } from "./service.js";
 import type { SentinelStore } from "./store.js";
 import { svcEventSchema, parseOrThrow } from "./spec-schema.js";
 
@@ -22,6 +24,8 @@ import { svcEventSchema, parseOrThrow } from "./spec-schema.js";
 export const DELIVERY_CONCURRENCY = 256;
 
 export class SentinelIngest {
+  private readonly observers = new Set<IngestObserver>();
+
   constructor(
     private readonly store: SentinelStore,
     private readonly ledgers: SentinelLedgers,
@@ -30,10 +34,24 @@ export class SentinelIngest {
     private readonly mutex: KeyedMutex,
     private readonly expirer: SentinelExpirer,
     private readonly delivery: SentinelDelivery,
+    private readonly logger: Logger,
   ) {}
+
+  /** Adds an observer of validated ingests; returns its removal. */
+  observe(observer: IngestObserver): () => void {
+    this.observers.add(observer);
+    return () => this.observers.delete(observer);
+  }
 
   async ingest(provider: string, events: SvcEvent[]): Promise<IngestResult> {
     const list = events.map((e, i) => parseOrThrow(svcEventSchema, e, "event", `[${i}]`) as SvcEvent);
+    for (const observe of this.observers) {
+      try {
+        observe(provider, list);
+      } catch (err) {
+        this.logger.error("an ingest observer failed", { provider, error: (err as Error).message });
+      }
+    }
     const index = this.indexes.of(provider);
     const instance = await this.plugins.provider(provider).catch(() => undefined);
     const terminal = new Map<SvcEvent, string[]>();

@@ -7,7 +7,7 @@ import type { SentinelProjection, SentinelRecord } from "./service.js";
  * A target whose plugin is not loaded shows as `{kind, unavailable: true}`.
  */
 export function projectSentinel(rec: SentinelRecord, target: TargetInstance | undefined, delivered: number): SentinelProjection {
-  const projected = target ? target.project(rec.spec.target) : { unavailable: true };
+  const projected = target ? target.project(rec.spec.target, { sentinelId: rec.id }) : { unavailable: true };
   const { target: _stored, ...spec } = rec.spec;
   return {
     id: rec.id,

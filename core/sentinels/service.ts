@@ -6,6 +6,14 @@
  */
 import type { SentinelIngress, SentinelView } from "../plugin-api/context.js";
 import type { ProviderReadiness } from "../plugin-api/provider.js";
+import type { TargetRefreshResult, TargetResumeResult } from "../plugin-api/target.js";
+import type { SvcEvent } from "../plugin-api/events.js";
+
+/** A core-internal observer of every validated ingest (the MCP events poll buffers): called synchronously, before matching. */
+export type IngestObserver = (provider: string, events: readonly SvcEvent[]) => void;
+
+/** Whether an event matches some clauses, by a sentinel's rules (core/sentinels/event-filter.ts). */
+export type EventFilter = (event: Pick<SvcEvent, "type" | "subjects">) => boolean;
 
 /** A stored sentinel record (one entry of sentinels.json). */
 export interface SentinelRecord extends SentinelView {
@@ -74,6 +82,24 @@ export interface SentinelService extends SentinelIngress {
   /** Stops and removes; throws `not_found`. */
   remove(id: string): Promise<void>;
   pollNow(): Promise<{ polled: string[] }>;
+  /**
+   * A repeat of create by the owner (an MCP subscription's refresh): the target's `refresh`
+   * (e.g. a new secret verified and made current, suspended delivery resumed). Throws `not_found`,
+   * or `invalid_input` when the target kind has no refresh.
+   */
+  refreshTarget(id: string, input: Record<string, unknown>, principal: string): Promise<TargetRefreshResult>;
+  /** `svc sentinel resume`: the target's `resume`; throws `not_found`, or `invalid_input` when the kind has none. */
+  resume(id: string): Promise<TargetResumeResult>;
+  /**
+   * Core-internal: `observer` sees every validated ingest (provider and events), before matching;
+   * returns its removal. The MCP events poll buffers are fed this way.
+   */
+  observeIngest(observer: IngestObserver): () => void;
+  /**
+   * Core-internal: a predicate over `provider`'s events with a sentinel's matching rules for
+   * `match` (clauses validated, subjects normalized, default types). Throws `invalid_input`.
+   */
+  eventFilter(provider: string, match: unknown): Promise<EventFilter>;
   providers(): Promise<ProviderReport[]>;
   setupProvider(kind: string, input: Record<string, unknown>): Promise<Record<string, unknown>>;
 }

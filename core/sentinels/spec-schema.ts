@@ -27,10 +27,16 @@ const matchClauseSchema = z.strictObject({
 });
 
 export const untilSchema = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("subject_terminal") }),
-  z.strictObject({ kind: z.literal("at"), ms: z.number().int("must be an integer (epoch ms)").positive() }),
-  z.strictObject({ kind: z.literal("count"), n: z.number().int("must be an integer").positive() }),
-  z.strictObject({ kind: z.literal("never") }),
+  z.strictObject({ kind: z.literal("subject_terminal").describe("stop when the watched subject reaches its end (e.g. the pull request is merged or closed)") }),
+  z.strictObject({
+    kind: z.literal("at").describe("stop at a point in time"),
+    ms: z.number().int("must be an integer (epoch ms)").positive().describe("when to stop, in epoch milliseconds"),
+  }),
+  z.strictObject({
+    kind: z.literal("count").describe("stop after a number of delivered events"),
+    n: z.number().int("must be an integer").positive().describe("how many matching events to deliver before stopping"),
+  }),
+  z.strictObject({ kind: z.literal("never").describe("watch until the sentinel is removed") }),
 ]);
 
 const targetInputSchema = z.looseObject({ kind: slug });

@@ -101,7 +101,21 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
     name: "list_sentinel_adapters",
     description: "Report each loaded sentinel provider and whether it is ready (e.g. gh installed and authenticated, webhook secret set).",
     inputSchema: {},
-    outputSchema: { providers: z.array(z.looseObject({ kind: z.string(), readiness: z.looseObject({ ready: z.boolean(), detail: z.string() }) })).describe("each loaded provider and its readiness") },
+    outputSchema: {
+      providers: z
+        .array(
+          z.looseObject({
+            kind: z.string().describe("the provider slug (local-gh, webhook, agentpush, ...)"),
+            readiness: z
+              .looseObject({
+                ready: z.boolean().describe("whether the provider can collect events now"),
+                detail: z.string().describe("what it needs, or how it collects them"),
+              })
+              .describe("whether the provider is ready, and why (not)"),
+          }),
+        )
+        .describe("each loaded provider and its readiness"),
+    },
     readOnly: true,
     handler: async () => ({ providers: await deps.service().providers() }),
   };

@@ -48,7 +48,7 @@ export async function validateSpec(input: unknown, plugins: SentinelPlugins, now
 }
 
 /** Each clause subject as its provider's `resolveSubject` normalizes it (e.g. GitHub owner and repo lower-cased). */
-async function normalizeSubjects(match: MatchClause[], provider: string, plugins: SentinelPlugins): Promise<MatchClause[]> {
+export async function normalizeSubjects(match: MatchClause[], provider: string, plugins: SentinelPlugins): Promise<MatchClause[]> {
   const instance = await plugins.provider(provider);
   if (!instance.resolveSubject) return match;
   return match.map((clause, i) => {

@@ -6,6 +6,7 @@
  */
 import { defineProvider, issuesToDetails, SvcError, type SvcEvent } from "../../core/plugin-api/index.js";
 import { pushBatchSchema, pushedEventSchema, type PushedEvent } from "./push-schema.js";
+import { agentpushEventType } from "./event-type.js";
 
 const PUSH_PATH = "/providers/agentpush/events";
 
@@ -48,6 +49,7 @@ export default defineProvider({
       defaultTypes: () => ["*"],
       readiness: async () => ({ ready: true, detail: `accepts pushed events at POST ${PUSH_PATH}` }),
       terminalSubjects: (event) => terminals.get(event.id) ?? [],
+      eventTypes: () => [agentpushEventType],
     };
   },
 });

@@ -3,3 +3,4 @@ export * from "./subjects.js";
 export * from "./map-event.js";
 export * from "./vocabulary.js";
 export * from "./gh-cli.js";
+export * from "./event-types.js";

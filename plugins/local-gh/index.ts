@@ -3,11 +3,18 @@
  * (`github:<owner>/<repo>#<n>`) by polling through the locally installed, authenticated `gh` CLI.
  * Default interval 60 s (or the server's X-Poll-Interval when larger); setup takes `intervalSeconds`.
  */
-import { SvcError, defineProvider, type PluginContext, type ProviderInstance } from "../../core/plugin-api/index.js";
-import { createGhCli, defaultTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
+import { SvcError, defineProvider, type PluginContext, type ProviderEventType, type ProviderInstance } from "../../core/plugin-api/index.js";
+import { createGhCli, defaultTypes, githubEventTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
 import { Poller } from "./poller.js";
 
 const DEFAULT_INTERVAL_MS = 60_000;
+/**
+ * The GitHub event families this provider's polling sees (docs/providers.md): the Events API's
+ * pull request, review, review comment, issue comment and push events, and completed check runs.
+ */
+export const LOCAL_GH_FAMILIES = ["pull_request", "pull_request_review", "pull_request_review_comment", "issue_comment", "push", "check_run"];
+/** Its MCP event types: those families, check runs only `completed`. */
+export const LOCAL_GH_TYPES = () => githubEventTypes({ only: LOCAL_GH_FAMILIES, restrict: { check_run: ["completed"] } });
 const NS = "provider-local-gh";
 
 export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCli()): ProviderInstance & { poller: Poller } {
@@ -44,6 +51,7 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
       queued = undefined;
     }));
   let abort: AbortController | undefined;
+  let eventTypes: ProviderEventType[] | undefined;
   let loop: Promise<void> | undefined;
 
   return {
@@ -51,6 +59,7 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
     defaultTypes,
     terminalSubjects,
     resolveSubject: resolveGithubSubject,
+    eventTypes: () => (eventTypes ??= LOCAL_GH_TYPES()),
     /**
      * A new watch is polled at once: its baseline is taken now, and a pull request already closed
      * ends its sentinel. (No unwatch: each cycle polls only what active sentinels still watch, and

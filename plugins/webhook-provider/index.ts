@@ -4,8 +4,8 @@
  * registers one repository hook per watched repository through `gh`. Same subjects and event
  * types as `local-gh` (one mapper serves both).
  */
-import { defineProvider, type PluginContext, type ProviderInstance } from "../../core/plugin-api/index.js";
-import { createGhCli, defaultTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
+import { defineProvider, type PluginContext, type ProviderEventType, type ProviderInstance } from "../../core/plugin-api/index.js";
+import { createGhCli, defaultTypes, githubEventTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
 import { HookRegistry } from "./hooks.js";
 import { ingressRoute } from "./ingress-route.js";
 import { hookUrl, readSettings, writeSettings, type WebhookSettings } from "./settings.js";
@@ -22,11 +22,13 @@ export function createWebhookProvider(ctx: PluginContext, gh: GhCli = createGhCl
       throw err;
     }));
   const hooks = new HookRegistry(gh, settings, ctx.logger);
+  let eventTypes: ProviderEventType[] | undefined;
   return {
     hooks,
     defaultTypes,
     terminalSubjects,
     resolveSubject: resolveGithubSubject,
+    eventTypes: () => (eventTypes ??= githubEventTypes({ preferWhenReady: "a GitHub webhook secret is configured (setup_sentinel_provider webhook)" })),
     async readiness() {
       const s = await settings();
       const missing = [!s.secret && "a secret", !s.publicBaseUrl && "a public base URL (to register repository hooks through gh)"].filter(Boolean);

@@ -1,15 +1,18 @@
 import { SvcError, hostOf } from "../../core/plugin-api/index.js";
 import type { Egress } from "../../core/plugin-api/index.js";
+import { categoryOfError, categoryOfStatus, type DeliveryFailure } from "./failure-category.js";
 import { signatureHeader } from "./signer.js";
 
+/** `error` is the row's `lastError` (names the host only); `category` what endpoint health records. */
 export type AttemptOutcome =
   | { kind: "delivered"; status: number }
-  | { kind: "rejected"; error: string }
-  | { kind: "retry"; error: string };
+  | { kind: "rejected"; error: string; category: DeliveryFailure }
+  | { kind: "retry"; error: string; category: DeliveryFailure };
 
 export interface AttemptInput {
   url: string;
-  sentinelId: string;
+  /** The `X-MCP-Subscription-Id`: the sentinel id, or its MCP subscription's id. */
+  subscriptionId: string;
   eventId: string;
   body: Buffer;
   keys: Buffer[];
@@ -29,18 +32,18 @@ export async function attemptDelivery(egress: Pick<Egress, "post">, input: Attem
     "webhook-timestamp": String(input.timestamp),
     "webhook-signature": signatureHeader(input.keys, input.eventId, input.timestamp, input.body),
     "content-type": "application/json",
-    "x-mcp-subscription-id": input.sentinelId,
+    "x-mcp-subscription-id": input.subscriptionId,
   };
   let status: number;
   try {
     status = (await egress.post(input.url, { headers, body: input.body, timeoutMs: input.timeoutMs })).status;
   } catch (err) {
     const code = SvcError.is(err) ? err.code : "connect";
-    return { kind: "retry", error: `${code}: the request to ${host} failed` + describe(code, input.timeoutMs) };
+    return { kind: "retry", error: `${code}: the request to ${host} failed` + describe(code, input.timeoutMs), category: categoryOfError(err) };
   }
   if (status >= 200 && status < 300) return { kind: "delivered", status };
-  if (status === 410 || status === 413) return { kind: "rejected", error: `${host} answered HTTP ${status} (terminal, not retried)` };
-  return { kind: "retry", error: `${host} answered HTTP ${status}` };
+  if (status === 410 || status === 413) return { kind: "rejected", error: `${host} answered HTTP ${status} (terminal, not retried)`, category: categoryOfStatus(status) };
+  return { kind: "retry", error: `${host} answered HTTP ${status}`, category: categoryOfStatus(status) };
 }
 
 function describe(code: string, timeoutMs: number): string {

@@ -6,6 +6,7 @@
 import { timingSafeEqual } from "node:crypto";
 import { SvcError, parseHttpsUrl, type Clock, type Egress, type Logger, type Random } from "../../core/plugin-api/index.js";
 import { challengeCacheKey, createChallengeCache, type ChallengeCache } from "./challenge-cache.js";
+import { categoryOfError, type DeliveryFailure } from "./failure-category.js";
 import { decodeSecret, parseSecret } from "./secret.js";
 
 /** The verification POST's timeout. */
@@ -14,14 +15,30 @@ export const CHALLENGE_TIMEOUT_MS = 10_000;
 export type ChallengeFailure = "challenge_failed" | "timeout" | "non_https" | "ssrf_blocked" | "non_2xx";
 
 export interface ChallengeVerifier {
-  /** Resolves when the callback echoed the challenge (or a success is cached); throws SvcError(code = ChallengeFailure). */
   /**
+   * Resolves when the callback echoed the challenge (or a success is cached); throws
+   * SvcError(code = ChallengeFailure). Once the POST was tried, the error's `details.reason` is
+   * the failure's category ({@link challengeReason}).
    * `alsoSignWith` (a rotation: the current secret) adds a second signature, as deliveries carry
    * during a rotation window, so a receiver that knows only its current secret can verify the
-   * challenge for a secret it has not been told yet.
+   * challenge for a secret it has not been told yet. `fresh` sends the challenge even when a
+   * success is cached (a health check of a suspended callback).
    */
-  verify(input: { url: string; secret: string; subscriptionId: string; principal: string; alsoSignWith?: string }): Promise<void>;
+  verify(input: { url: string; secret: string; subscriptionId: string; principal: string; alsoSignWith?: string; fresh?: boolean }): Promise<void>;
 }
+
+/**
+ * The category of a failed verification (the MCP sketch's `CallbackEndpointError` reasons): an
+ * endpoint that answered without echoing the challenge (a wrong echo, a non-2xx, a redirect) is
+ * `challenge_failed`; one that could not be reached is `connection_refused`, `timeout` or
+ * `tls_error`. Any other error (a malformed secret or URL, refused before sending) is `undefined`.
+ */
+export function challengeReason(err: unknown): DeliveryFailure | undefined {
+  const details = SvcError.is(err) ? err.details : undefined;
+  return details && !Array.isArray(details) ? (details.reason as DeliveryFailure | undefined) : undefined;
+}
+
+const answered = { details: { reason: "challenge_failed" satisfies DeliveryFailure } };
 
 export interface ChallengeDeps {
   egress: Pick<Egress, "post">;
@@ -49,12 +66,12 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
   const timeoutMs = deps.timeoutMs ?? CHALLENGE_TIMEOUT_MS;
 
   return {
-    async verify({ url, secret, subscriptionId, principal, alsoSignWith }) {
+    async verify({ url, secret, subscriptionId, principal, alsoSignWith, fresh }) {
       const target = parseHttpsUrl(url);
       const host = target.host;
       const hmacKey = parseSecret(secret);
       const key = challengeCacheKey(principal, target, secret);
-      if (cache.has(key)) return;
+      if (!fresh && cache.has(key)) return;
 
       const challenge = deps.random.hex(32);
       const msgId = `msg_verification_${deps.random.ulid()}`;
@@ -76,16 +93,20 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
       } catch (err) {
         const reason = SvcError.is(err) ? EGRESS_TO_CHALLENGE[err.code] : undefined;
         if (!reason || !SvcError.is(err)) throw err;
-        throw new SvcError(reason, `challenge verification of ${host} failed: ${err.message}`, { cause: err });
+        throw new SvcError(reason, `challenge verification of ${host} failed: ${err.message}`, {
+          cause: err,
+          // A redirect is an answer, like a wrong echo; the rest never reached an answer.
+          details: { reason: err.code === "redirect" ? "challenge_failed" : categoryOfError(err) },
+        });
       }
       if (res.status >= 300 && res.status < 400 && res.headers.location !== undefined) {
-        throw new SvcError("ssrf_blocked", `challenge verification of ${host} failed: it answered ${res.status} (a redirect); redirects are never followed`);
+        throw new SvcError("ssrf_blocked", `challenge verification of ${host} failed: it answered ${res.status} (a redirect); redirects are never followed`, answered);
       }
       if (res.status < 200 || res.status > 299) {
-        throw new SvcError("non_2xx", `challenge verification of ${host} failed: it answered ${res.status}; a 2xx with {"challenge": ...} is required`);
+        throw new SvcError("non_2xx", `challenge verification of ${host} failed: it answered ${res.status}; a 2xx with {"challenge": ...} is required`, answered);
       }
       if (!echoes(res.body, challenge)) {
-        throw new SvcError("challenge_failed", `challenge verification of ${host} failed: the response is not JSON {"challenge": <the challenge sent>}`);
+        throw new SvcError("challenge_failed", `challenge verification of ${host} failed: the response is not JSON {"challenge": <the challenge sent>}`, answered);
       }
       cache.remember(key);
       deps.logger?.info("webhook callback verified", { host, subscriptionId });

@@ -2,11 +2,13 @@ import { setMaxListeners } from "node:events";
 import { hostOf, type Clock, type Logger, type SentinelIngress, type Sleep } from "../../core/plugin-api/index.js";
 import type { Egress } from "../../core/plugin-api/index.js";
 import { attemptDelivery, type AttemptOutcome } from "./attempt.js";
+import type { EndpointHealth } from "./endpoint-health.js";
 import { LIMITS } from "./limits.js";
 import type { Outbox } from "./outbox/outbox.js";
 import type { DeadReason, OutboxRow } from "./outbox/row.js";
 import { Semaphore } from "./semaphore.js";
-import { asStoredTarget, signingKeys, type StoredWebhookTarget } from "./signing-keys.js";
+import { signingKeys } from "./signing-keys.js";
+import { asStoredTarget, subscriptionIdOf, type StoredWebhookTarget } from "./stored-target.js";
 import type { SecretVault } from "./vault.js";
 
 export interface DispatcherOptions {
@@ -14,6 +16,8 @@ export interface DispatcherOptions {
   vault: SecretVault;
   egress: Pick<Egress, "post">;
   sentinels: () => SentinelIngress;
+  /** Records each outcome; a suspended sentinel's rows are not attempted. */
+  health: EndpointHealth;
   clock: Clock;
   sleep: Sleep;
   logger: Logger;
@@ -30,7 +34,9 @@ const MAX_IN_FLIGHT = 256;
  * Delivers outbox rows: up to 5 attempts per row with waits of 500 ms, 1 s, 2 s, 4 s, each attempt
  * re-signed with a fresh timestamp over the same stored bytes and recorded in the row. Each
  * callback host has its own concurrency lane, and a row waiting between attempts holds no slot,
- * so a slow or failing callback never stalls deliveries to the others.
+ * so a slow or failing callback never stalls deliveries to the others. Nothing is attempted for a
+ * sentinel whose delivery endpoint health suspended: its rows stay pending (the job ends; a
+ * resume enqueues them again).
  */
 export class Dispatcher {
   private readonly jobs = new Map<string, Promise<void>>();
@@ -81,7 +87,7 @@ export class Dispatcher {
     for (;;) {
       if (this.stopping.signal.aborted) return;
       const row = outbox.get(requestId);
-      if (!row || row.status !== "pending") return;
+      if (!row || row.status !== "pending" || this.o.health.isSuspended(row.sentinelId)) return;
       const next = await this.attemptOnce(row);
       if (next === "stopped") return;
       const after = outbox.get(requestId);
@@ -104,6 +110,7 @@ export class Dispatcher {
    * or hold a body in memory): expiry check, keys, the stored body, the POST; then the outcome is
    * recorded.
    */
+  /** `stopped`: nothing was sent or recorded (the dispatcher stops, or the sentinel was suspended). */
   private async attemptOnce(row: OutboxRow): Promise<"recorded" | "stopped"> {
     const { outbox, clock } = this.o;
     // The lane is chosen from the URL, which a rotation never changes; the secrets are read only
@@ -124,6 +131,8 @@ export class Dispatcher {
         return "recorded";
       }
       const target = now.target;
+      // Suspended while this attempt waited for its slot: the row stays pending, nothing is sent.
+      if (target.suspended) return "stopped";
       const keys = await signingKeys(target, this.o.vault, clock.now());
       if (!keys.ok) {
         await outbox.kill(row.requestId, keys.reason, keys.error);
@@ -138,7 +147,7 @@ export class Dispatcher {
       }
       outcome = await attemptDelivery(this.o.egress, {
         url: target.url,
-        sentinelId: row.sentinelId,
+        subscriptionId: subscriptionIdOf(row.sentinelId, target),
         eventId: row.eventId,
         body,
         keys: keys.keys,
@@ -153,13 +162,17 @@ export class Dispatcher {
     if (outcome.kind === "delivered") {
       // Delivered: the failures before it are history, not a current error.
       await outbox.update(row.requestId, { status: "delivered", deliveryState: { attempts, lastError: null, lastAt: at } });
+      this.o.health.delivered(row.sentinelId, at);
       this.o.logger.debug("webhook delivered", { sentinelId: row.sentinelId, eventId: row.eventId, host, attempts });
       return "recorded";
     }
     const deliveryState = { attempts, lastError: outcome.error, lastAt: at };
     const terminal = outcome.kind === "rejected" || attempts >= LIMITS.maxAttempts;
-    await outbox.update(row.requestId, terminal ? { status: "dead", deliveryState, deadReason: "delivered_rejected" } : { status: "pending", deliveryState });
+    const recorded = await outbox.update(row.requestId, terminal ? { status: "dead", deliveryState, deadReason: "delivered_rejected" } : { status: "pending", deliveryState });
+    this.o.health.attemptFailed(row.sentinelId, outcome.category);
     if (terminal) this.o.logger.warn("webhook delivery rejected", { sentinelId: row.sentinelId, eventId: row.eventId, host, attempts });
+    // A row whose retries ran out counts toward suspension; one the receiver refused (410, 413) does not.
+    if (terminal && recorded && outcome.kind === "retry") await this.o.health.rowFailed(row.sentinelId, outcome.category);
     return "recorded";
   }
 

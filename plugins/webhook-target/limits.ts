@@ -21,6 +21,11 @@ export const LIMITS = {
   deliveredRetentionMs: 24 * 3_600_000,
   /** Pending rows older than this become dead (`age_out`). */
   pendingMaxAgeMs: 7 * 24 * 3_600_000,
+  /**
+   * Endpoint health: a sentinel's delivery is suspended when this many of its rows in a row died
+   * after their last attempt failed, with no delivery success between (see endpoint-health.ts).
+   */
+  suspendAfterFailedRows: 5,
   /** Secret length after base64 decoding. */
   secretMinBytes: 24,
   secretMaxBytes: 64,

@@ -9,7 +9,8 @@ import { SvcError, type Clock, type SentinelIngress } from "../../core/plugin-ap
 import type { Dispatcher } from "./dispatcher.js";
 import type { Outbox } from "./outbox/outbox.js";
 import type { OutboxRow } from "./outbox/row.js";
-import { asStoredTarget, signingKeys } from "./signing-keys.js";
+import { signingKeys } from "./signing-keys.js";
+import { asStoredTarget } from "./stored-target.js";
 import type { SecretVault } from "./vault.js";
 
 export const replaySelectorSchema = z.strictObject({

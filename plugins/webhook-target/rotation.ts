@@ -3,7 +3,7 @@ import { SvcError } from "../../core/plugin-api/index.js";
 import type { ChallengeVerifier } from "./challenge.js";
 import { LIMITS } from "./limits.js";
 import { generateSecret, parseSecret } from "./secret.js";
-import { asStoredTarget } from "./signing-keys.js";
+import { asStoredTarget, subscriptionIdOf } from "./stored-target.js";
 import type { SecretVault } from "./vault.js";
 
 export interface RotationResult {
@@ -38,7 +38,7 @@ export async function rotateSecret(
   if (!generated && current === secret) return { sentinelId: input.sentinelId, rotated: false };
   // Signed with the new and the current secret: a receiver that knows only the current one
   // verifies the challenge and learns the new secret from the answer to this rotation.
-  await verifier.verify({ url: stored.url, secret, subscriptionId: input.sentinelId, principal: input.principal, ...(current !== undefined ? { alsoSignWith: current } : {}) });
+  await verifier.verify({ url: stored.url, secret, subscriptionId: subscriptionIdOf(input.sentinelId, stored), principal: input.principal, ...(current !== undefined ? { alsoSignWith: current } : {}) });
   const ref = await vault.put(input.sentinelId, secret);
   const rotatedAt = clock.now();
   let dropped: string | undefined;

@@ -1,21 +1,6 @@
 import { LIMITS } from "./limits.js";
+import type { StoredWebhookTarget } from "./stored-target.js";
 import type { SecretVault } from "./vault.js";
-
-/** The webhook target as stored in the sentinel record: never a raw secret, only vault refs. */
-export interface StoredWebhookTarget {
-  kind: "webhook";
-  url: string;
-  secretRef: string;
-  /** The secret before the last rotation, kept for the dual-sign window. */
-  prevSecretRef?: string;
-  /** Epoch ms of the last rotation. */
-  rotatedAt?: number;
-}
-
-export function asStoredTarget(stored: Record<string, unknown> | undefined): StoredWebhookTarget | undefined {
-  if (!stored || stored.kind !== "webhook" || typeof stored.url !== "string" || typeof stored.secretRef !== "string") return undefined;
-  return stored as unknown as StoredWebhookTarget;
-}
 
 export type KeyLookup =
   | { ok: true; keys: Buffer[] }

@@ -1,13 +1,17 @@
 import { z } from "zod";
-import type { PluginContext, SentinelIngress, SentinelView, TargetAck, TargetDelivery, TargetInstance } from "../../core/plugin-api/index.js";
-import { SvcError, parseHttpsUrl } from "../../core/plugin-api/index.js";
+import type { DaemonEventSink, PluginContext, SentinelIngress, SentinelView, TargetAck, TargetDelivery, TargetInstance, TargetResumeResult } from "../../core/plugin-api/index.js";
+import { SvcError, issuesToDetails } from "../../core/plugin-api/index.js";
+import { checkSuspendedCallbacks, type CallbackCheck } from "./callback-check.js";
 import type { ChallengeVerifier } from "./challenge.js";
 import { Dispatcher } from "./dispatcher.js";
-import { buildEnvelope } from "./envelope.js";
+import { EndpointHealth } from "./endpoint-health.js";
+import { buildDeliveryBody } from "./envelope.js";
 import { checkOutboxFiles } from "./outbox/check.js";
 import { Outbox } from "./outbox/outbox.js";
 import type { OutboxRow } from "./outbox/row.js";
-import { asStoredTarget } from "./signing-keys.js";
+import { resumeDelivery } from "./resume.js";
+import { rotateSecret, type RotationResult } from "./rotation.js";
+import { asStoredTarget, callbackUrl, type McpSubscription } from "./stored-target.js";
 import { SecretVault } from "./vault.js";
 import { checkVaultFile } from "./vault-check.js";
 import { replayRows, type ReplayResult, type ReplaySelector } from "./replay.js";
@@ -29,14 +33,32 @@ export interface WebhookTarget extends TargetInstance {
   outbox(): Promise<Outbox>;
   /** Sends terminal rows of a sentinel again (see replay.ts). */
   replay(sentinelId: string, selector: ReplaySelector): Promise<ReplayResult>;
+  /** Rotates a sentinel's secret (see rotation.ts). */
+  rotate(input: { sentinelId: string; secret?: string; principal: string }): Promise<RotationResult>;
+  /** Resumes a sentinel's suspended delivery by id (`svc sentinel resume`). */
+  resumeById(sentinelId: string): Promise<TargetResumeResult>;
+  /** Challenges the suspended sentinels delivering to `url`; resumes those that answer (see callback-check.ts). */
+  checkCallbacks(url: string, principal: string): Promise<{ checked: CallbackCheck[] }>;
 }
+
+/** What makes the sentinel an MCP events subscription (core/mcp-events gives it). */
+const mcpSchema = z.strictObject({
+  subscriptionId: z
+    .string()
+    .regex(/^sub_[0-9a-f]{8,64}$/, "an MCP subscription id is sub_ followed by 8 to 64 lowercase hex digits")
+    .describe("the subscription's derived id: the X-MCP-Subscription-Id of every POST"),
+  eventName: z.string().min(1).max(200).describe("the subscribed MCP event name: the name of every delivered EventOccurrence"),
+});
 
 /** Strict: an unknown field (a misspelt `secrets`, a `headers` svc does not send) is refused, not dropped. */
 const inputSchema = z.strictObject({
   kind: z.literal("webhook"),
   url: z.string().min(1, "the callback URL is required"),
   secret: z.string().min(1, "a whsec_ secret is required"),
+  mcp: mcpSchema.optional().describe("present when the sentinel serves an MCP subscription: bodies are EventOccurrences under its id"),
 });
+
+const sameMcp = (a: McpSubscription | undefined, b: McpSubscription | undefined) => a?.subscriptionId === b?.subscriptionId && a?.eventName === b?.eventName;
 
 /** The `webhook` target: secrets in the vault, challenge at creation, durable outbox, signed delivery. */
 export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps): WebhookTarget {
@@ -45,6 +67,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   // Secrets given by a sentinel's author need not look like whsec_…: the redaction floor is told the values.
   if (ctx.hasService("heldSecrets")) ctx.service("heldSecrets").add({ name: "webhook-target vault", values: () => vault.values() });
   const sentinels = (): SentinelIngress => ctx.service("sentinels");
+  const events = (): DaemonEventSink | undefined => (ctx.hasService("events") ? ctx.service("events") : undefined);
+  const health = new EndpointHealth({ sentinels, events, clock: ctx.clock, logger });
   let opened: Promise<{ outbox: Outbox; dispatcher: Dispatcher }> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
@@ -61,7 +85,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   const open = () =>
     (opened ??= (async () => {
       const outbox = await Outbox.open({ home: ctx.home, now: () => ctx.clock.now(), newId: () => `req_${ctx.random.ulid()}`, logger });
-      const dispatcher = new Dispatcher({ outbox, vault, egress: ctx.service("egress"), sentinels, clock: ctx.clock, sleep: ctx.sleep, logger });
+      const dispatcher = new Dispatcher({ outbox, vault, egress: ctx.service("egress"), sentinels, health, clock: ctx.clock, sleep: ctx.sleep, logger });
+      health.seed(outbox.delivered());
       openedOutbox = outbox;
       return { outbox, dispatcher };
     })());
@@ -95,7 +120,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     if (event.id.includes(".")) {
       throw new SvcError("invalid_input", `event id ${JSON.stringify(event.id)} contains "."; event ids become webhook-id headers and must not`);
     }
-    const body = buildEnvelope(sentinel.id, event, ctx.clock.now());
+    const body = buildDeliveryBody(sentinel.id, asStoredTarget(sentinel.spec.target), event, ctx.clock.now());
     const { row, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
     for (const gone of evicted) if (!gone.seen) void dispatcher.acknowledge(gone);
     if (row.status === "pending") dispatcher.enqueue(row.requestId);
@@ -108,16 +133,50 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     vault,
 
     async create(input, meta) {
-      const { url, secret } = inputSchema.parse(input);
-      const callback = parseCallbackUrl(url);
+      const { url, secret, mcp } = inputSchema.parse(input);
+      const callback = callbackUrl(url);
       // The verifier refuses a malformed secret (challenge_failed) before sending anything.
-      await deps.verifier.verify({ url: callback, secret, subscriptionId: meta.sentinelId, principal: meta.principal });
+      await deps.verifier.verify({ url: callback, secret, subscriptionId: mcp?.subscriptionId ?? meta.sentinelId, principal: meta.principal });
       const secretRef = await vault.put(meta.sentinelId, secret);
-      return { kind: "webhook", url: callback, secretRef };
+      return { kind: "webhook", url: callback, secretRef, ...(mcp ? { mcp } : {}) };
     },
 
-    project(stored) {
-      return { kind: "webhook", url: typeof stored.url === "string" ? stored.url : "", hasSecret: true, secretRedacted: true };
+    project(stored, meta) {
+      const t = asStoredTarget(stored);
+      return {
+        kind: "webhook",
+        url: typeof stored.url === "string" ? stored.url : "",
+        hasSecret: true,
+        secretRedacted: true,
+        ...(t?.mcp ? { subscriptionId: t.mcp.subscriptionId, eventName: t.mcp.eventName } : {}),
+        ...(t ? { deliveryStatus: health.status(meta?.sentinelId, t) } : {}),
+      };
+    },
+
+    async refresh(sentinel, input, meta) {
+      const parsed = inputSchema.safeParse(input);
+      if (!parsed.success) throw new SvcError("invalid_input", `invalid webhook target for a refresh of ${sentinel.id}`, { details: issuesToDetails(parsed.error.issues, "target") });
+      const stored = asStoredTarget(sentinel.spec.target);
+      if (!stored) throw new SvcError("invalid_input", `sentinel ${sentinel.id} has no webhook target to refresh`);
+      const { url, secret, mcp } = parsed.data;
+      if (callbackUrl(url) !== stored.url) {
+        throw new SvcError("invalid_input", `a refresh cannot change sentinel ${sentinel.id}'s callback URL; create another sentinel (or subscription) for a new URL`, {
+          details: [{ path: "target.url", message: "must equal the stored callback URL" }],
+        });
+      }
+      if (!sameMcp(mcp, stored.mcp)) {
+        throw new SvcError("invalid_input", `a refresh cannot change sentinel ${sentinel.id}'s MCP subscription id or event name`, {
+          details: [{ path: "target.mcp", message: stored.mcp ? "must equal the stored {subscriptionId, eventName}" : "this sentinel is not an MCP subscription" }],
+        });
+      }
+      // A changed secret is challenge-verified first (signed with both); a failure changes nothing and resumes nothing.
+      const { rotated } = await target.rotate({ sentinelId: sentinel.id, secret, principal: meta.principal });
+      const { resumed } = await target.resumeById(sentinel.id);
+      return { rotated, resumed };
+    },
+
+    async resume(sentinel) {
+      return target.resumeById(sentinel.id);
     },
 
     async deliver(delivery) {
@@ -144,6 +203,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       await outbox.markSeen(...killed.map((row) => row.requestId));
       await outbox.forget(sentinel.id);
       await vault.removeSentinel(sentinel.id);
+      health.forget(sentinel.id);
     },
 
     async status(sentinel: SentinelView) {
@@ -198,18 +258,23 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       return replayRows({ sentinels: sentinels(), outbox, dispatcher, vault, clock: ctx.clock }, sentinelId, selector);
     },
 
+    rotate: (input) => rotateSecret({ sentinels: sentinels(), vault, verifier: deps.verifier, clock: ctx.clock, random: ctx.random }, input),
+
+    async resumeById(sentinelId) {
+      const { outbox, dispatcher } = await open();
+      return resumeDelivery({ sentinels: sentinels(), outbox, dispatcher, health, events, logger }, sentinelId);
+    },
+
+    async checkCallbacks(url, principal) {
+      const { outbox } = await open();
+      return checkSuspendedCallbacks({ sentinels: sentinels(), outbox, vault, verifier: deps.verifier, resume: (id) => target.resumeById(id) }, url, principal);
+    },
+
     tick,
     idle: async () => (await open()).dispatcher.idle(),
     outbox: async () => (await open()).outbox,
   };
   return target;
-}
-
-/** The gate's one URL rule (https, no credentials), without the fragment. */
-function parseCallbackUrl(url: string): string {
-  const parsed = parseHttpsUrl(url);
-  parsed.hash = "";
-  return parsed.toString();
 }
 
 function statusRow(row: OutboxRow) {

@@ -6,7 +6,7 @@
 import { join } from "node:path";
 import type { DoctorFinding, SentinelView } from "../../core/plugin-api/index.js";
 import { readTextFile, secretModeFinding } from "../../core/plugin-api/index.js";
-import { asStoredTarget } from "./signing-keys.js";
+import { asStoredTarget } from "./stored-target.js";
 import { VAULT_FILE } from "./vault.js";
 
 export async function checkVaultFile(home: string, sentinels: readonly SentinelView[]): Promise<DoctorFinding[]> {

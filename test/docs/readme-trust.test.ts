@@ -29,7 +29,7 @@ it("the README's limits table is core/plugin-api/limits.ts", async () => {
     ["Subject length (events and match clauses)", `1 to ${n(L.SUBJECT_LENGTH_MAX)} characters`],
     ["Match clauses per sentinel", `1 to ${n(L.CLAUSES_PER_SENTINEL_MAX)}`],
     ["Type globs per clause", `1 to ${n(L.TYPES_PER_CLAUSE_MAX)}`],
-    ["Fields of a webhook target", "exactly `kind`, `url`, `secret`"],
+    ["Fields of a webhook target", "exactly `kind`, `url`, `secret`, optionally `mcp`"],
   ].map(([what, limit]) => `| ${what} | ${limit} |\n`);
   await expectDocSection("README.md", "limits-summary", `| What | Limit |\n|---|---|\n${rows.join("")}`);
 });

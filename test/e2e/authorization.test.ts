@@ -127,7 +127,7 @@ describe("authorization is the same on every surface (daemon.authToken set)", ()
     expect(served.filter((name) => !declared.has(name)), "tools missing from core/daemon/authorization.ts").toEqual([]);
     const unconditional = Object.values(OPERATIONS).filter((op) => op.requires === "token").flatMap((op) => op.mcp.filter((m) => !m.includes("(")));
     for (const name of unconditional) {
-      const args: Record<string, Record<string, unknown>> = { sentinel_replay: { sentinelId: webhookId }, setup_sentinel_provider: { provider: "webhook", settings: {} } };
+      const args: Record<string, Record<string, unknown>> = { sentinel_replay: { sentinelId: webhookId }, sentinel_resume: { sentinelId: webhookId }, setup_sentinel_provider: { provider: "webhook", settings: {} } };
       const r = await call(anon, name, args[name] ?? {});
       expect(r.isError, name).toBe(true);
       expect(r.text, name).toMatch(/bearer token/);

@@ -11,19 +11,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runCli, useDaemonProcess } from "../support/cli.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "./webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 77).toString("base64")}`;
 
-async function until<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await fn();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("redelivery and the sentinel views (real daemon, real HTTPS receiver)", () => {
   let rx: WebhookReceiver;

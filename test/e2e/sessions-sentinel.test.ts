@@ -4,20 +4,11 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { describe, expect, it } from "vitest";
 import { runCli, useDaemonProcess } from "../support/cli.js";
 import { FIXTURE_AGENTS } from "../core/sessions/harness.js";
+import { until } from "../support/until.js";
 
 const body = async (r: Response | Promise<Response>): Promise<Record<string, any>> => (await (await r).json()) as Record<string, any>;
 
 const json = (body: unknown) => ({ method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
-
-async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const fx = useDaemonProcess({ prefix: "svc-e2e-sentinel-session-", config: { acpAgents: FIXTURE_AGENTS } });
 

@@ -25,6 +25,8 @@ export interface WebhookReceiver {
   deliveries: Delivery[];
   unverified: SeenRequest[];
   challenges: number;
+  /** The X-MCP-Subscription-Id of each challenge, in order. */
+  challengeIds: string[];
   respond: (d: Delivery, res: ServerResponse) => void;
   wrongEcho: boolean;
   /** Answer a challenge only when its signature verifies with one of `secrets` (else 401), as a careful receiver does. */
@@ -41,6 +43,7 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
     deliveries: [],
     unverified: [],
     challenges: 0,
+    challengeIds: [],
     respond: (_d, res) => res.writeHead(200).end("ok"),
     wrongEcho: false,
     verifyChallenges: false,
@@ -59,6 +62,7 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
     });
     if (text.includes('"type":"verification"')) {
       state.challenges++;
+      state.challengeIds.push(headers["x-mcp-subscription-id"]!);
       if (state.verifyChallenges && verifiedBy.length === 0) {
         res.writeHead(401).end("challenge signature did not verify");
         return;
@@ -87,3 +91,14 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
 }
 
 export const LOOPBACK_CONFIG = { webhooks: { allowSubnets: ["127.0.0.0/8", "::1/128"] } };
+
+/** Polls `fn` until it returns a value (not undefined or false); the deadline only guards against a hang. */
+export async function until<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const v = await fn();
+    if (v !== undefined && v !== false) return v;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

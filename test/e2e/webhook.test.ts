@@ -45,7 +45,7 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     const res = await json("/sentinels", { method: "POST", body: JSON.stringify(spec(rx.url)) });
     expect(res.status).toBe(201);
     sentinelId = res.body.id;
-    expect(res.body.spec.target).toEqual({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true });
+    expect(res.body.spec.target).toEqual({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true, deliveryStatus: { active: true, lastError: null } });
     expect(rx.challenges).toBe(1);
     const raw = SECRET.slice(6);
     expect(await readFile(join(fx.home, "sentinels.json"), "utf8")).not.toContain(raw);
@@ -116,7 +116,8 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     expect(rx.challenges).toBe(challengesBefore + 1);
     rx.secrets.push(fresh);
     expect(await readFile(join(fx.home, "sentinels.json"), "utf8")).not.toContain(fresh.slice(6));
-    expect((await json(`/sentinels/${sentinelId}`)).body.spec.target).toEqual({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true });
+    expect((await json(`/sentinels/${sentinelId}`)).body.spec.target).toMatchObject({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true, deliveryStatus: { active: true } });
+    expect(Object.keys((await json(`/sentinels/${sentinelId}`)).body.spec.target).sort()).toEqual(["deliveryStatus", "hasSecret", "kind", "secretRedacted", "url"]);
     expect((await push([{ id: "evt_rot", type: "ci.build.finished", subjects: ["ci:api"] }])).status).toBe(200);
     const x = await until(() => rx.deliveries.find((r) => r.id === "evt_rot"));
     expect(x.signatures).toBe(2);

@@ -1,7 +1,7 @@
 import type { Command } from "commander";
 
 /**
- * `svc sentinel watch|list|status|unwatch|poll-now|push|rotate-secret|providers`: everything through the
+ * `svc sentinel watch|list|status|unwatch|poll-now|push|rotate-secret|replay|resume|providers`: everything through the
  * daemon's REST API. Each subcommand is one block below; implementations load lazily.
  */
 export function registerSentinel(program: Command): void {
@@ -101,6 +101,16 @@ export function registerSentinel(program: Command): void {
     .action(async (id: string, opts: { event?: string; since?: string; dead?: boolean; json?: boolean }) => {
       const { replay } = await import("../sentinel/actions.js");
       await replay(id, opts);
+    });
+
+  sentinel
+    .command("resume")
+    .description("Resume a webhook sentinel whose delivery was suspended because its callback kept failing: every pending event is sent again")
+    .argument("<id>", "sentinel id (snt_…) with a webhook target")
+    .option("--json", "machine-readable output")
+    .action(async (id: string, opts: { json?: boolean }) => {
+      const { resume } = await import("../sentinel/actions.js");
+      await resume(id, opts.json === true);
     });
 
   sentinel

@@ -2,7 +2,7 @@ import type { Command } from "commander";
 
 /** `svc webhooks add|check`: webhook sentinels, and the SSRF gate's verdict on a callback URL. */
 export function registerWebhooks(program: Command): void {
-  const group = program.command("webhooks").description("Webhook targets: create a webhook sentinel, check a callback URL against the SSRF gate");
+  const group = program.command("webhooks").description("Webhook targets: create a webhook sentinel, check a callback URL against the SSRF gate (and resume its suspended sentinels)");
   group
     .command("add")
     .description("Create a sentinel that delivers matching events to an HTTPS callback as signed webhooks (the URL is challenge-verified first)")
@@ -26,7 +26,9 @@ export function registerWebhooks(program: Command): void {
     .command("check")
     .description(
       "Resolve a callback URL and print each address, the IANA special-purpose range it falls in, and the SSRF gate's verdict " +
-        "(respecting webhooks.allowSubnets); sends nothing. Exit 0 when allowed, 1 when blocked, 2 when the URL does not parse",
+        "(respecting webhooks.allowSubnets). When allowed and a daemon runs, the daemon sends a signed challenge to each webhook sentinel " +
+        "of that URL whose delivery is suspended and resumes those that answer; nothing else is sent. " +
+        "Exit 0 when allowed, 1 when blocked, 2 when the URL does not parse",
     )
     .argument("<url>", "the callback URL, e.g. https://hooks.example.com/svc")
     .option("--json", "machine-readable output")

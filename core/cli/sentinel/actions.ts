@@ -1,4 +1,4 @@
-/** `svc sentinel unwatch|poll-now|push`: changes through the daemon. */
+/** `svc sentinel unwatch|poll-now|push|replay|resume`: changes through the daemon. */
 import { ulid } from "ulid";
 import type { IngestResult } from "../../plugin-api/context.js";
 import { DaemonClient } from "../daemon-client.js";
@@ -87,4 +87,11 @@ export async function replay(id: string, opts: ReplayOptions): Promise<void> {
   if (r.replayed.length === 0) return println(`nothing to replay for ${id}${r.skipped ? ` (${r.skipped} row(s) still pending)` : " (no dead rows; use --event or --since for delivered ones)"}`);
   for (const row of r.replayed) println(`replaying ${row.eventId} (was ${row.was}; replay #${row.replays})`);
   println(`${r.replayed.length} row(s) queued again with their stored bytes and webhook-id; follow with svc sentinel status ${id}`);
+}
+
+export async function resume(id: string, json: boolean): Promise<void> {
+  const r = await (await DaemonClient.connect()).request<{ sentinelId: string; resumed: boolean; pending: number }>("POST", `/sentinels/${encodeURIComponent(id)}/resume`);
+  if (json) return printJson(r);
+  if (!r.resumed) return println(`${id} was not suspended; nothing changed${r.pending ? ` (${r.pending} event(s) pending delivery)` : ""}`);
+  println(`resumed ${id}: ${r.pending} pending event(s) being sent; follow with svc sentinel status ${id}`);
 }

@@ -18,8 +18,28 @@ const subjects = (s: SentinelProjection) => s.spec.match.map((m) => m.subject + 
 const target = (s: SentinelProjection) => {
   const { kind, ...rest } = s.spec.target;
   const main = rest.sessionId ?? rest.url ?? rest.routineId ?? rest.name;
-  return main === undefined ? String(kind) : `${String(kind)}:${String(main)}`;
+  const sub = typeof rest.subscriptionId === "string" ? ` [${rest.subscriptionId}]` : "";
+  return (main === undefined ? String(kind) : `${String(kind)}:${String(main)}`) + sub;
 };
+
+/** A webhook target's `deliveryStatus` (endpoint health), when the target has one. */
+interface DeliveryStatus {
+  active: boolean;
+  reason?: string;
+  since?: string;
+  lastDeliveryAt?: string;
+  lastError?: string | null;
+}
+const deliveryOf = (s: SentinelProjection) => (s.spec.target as { deliveryStatus?: DeliveryStatus }).deliveryStatus;
+const statusCell = (s: SentinelProjection) => (deliveryOf(s)?.active === false ? `${s.status} (delivery suspended)` : s.status);
+
+function deliveryLine(s: SentinelProjection): string | undefined {
+  const d = deliveryOf(s);
+  if (!d) return undefined;
+  const last = d.lastDeliveryAt ? `last delivery ${d.lastDeliveryAt}` : "";
+  if (d.active) return ["active", last, d.lastError ? `last error ${d.lastError}` : ""].filter(Boolean).join(", ");
+  return `SUSPENDED since ${d.since} (${d.reason}, last error ${d.lastError}${last ? `, ${last}` : ""}): new events wait as pending; svc sentinel resume ${s.id} sends them`;
+}
 
 interface OutboxCounts {
   pending: number;
@@ -50,7 +70,7 @@ export async function list(json: boolean): Promise<void> {
   );
   printTable(
     ["ID", "STATUS", "PROVIDER", "MATCH", "UNTIL", "TARGET", "DELIVERED", "LABEL"],
-    sentinels.map((s, i) => [s.id, s.status, s.spec.provider, subjects(s), formatUntil(s.spec.until), target(s), deliveredCell(s, counts[i]), s.spec.label]),
+    sentinels.map((s, i) => [s.id, statusCell(s), s.spec.provider, subjects(s), formatUntil(s.spec.until), target(s), deliveredCell(s, counts[i]), s.spec.label]),
   );
 }
 
@@ -77,6 +97,7 @@ export async function status(id: string, json: boolean): Promise<void> {
     ["match", subjects(s)],
     ["until", formatUntil(s.spec.until)],
     ["target", JSON.stringify(s.spec.target)],
+    ["delivery", deliveryLine(s)],
     ["accepted", s.deliveredCount],
     ["label", s.spec.label],
     ["group", s.spec.group],

@@ -1,10 +1,15 @@
-/** `svc webhooks check <url> [--json]` (loaded lazily by commands/webhooks.ts). */
+/**
+ * `svc webhooks check <url> [--json]` (loaded lazily by commands/webhooks.ts): the SSRF gate's
+ * verdict, offline; then, when the URL is allowed and a daemon runs, the daemon challenges every
+ * webhook sentinel suspended by endpoint health that delivers there, and resumes those that answer.
+ */
 import { readEffectiveConfig } from "../../config/read-effective.js";
+import { DaemonClient } from "../daemon-client.js";
 import { SvcError } from "../../errors.js";
 import { parseAllowSubnets } from "../../egress/allow-subnets.js";
 import { inspectTarget, parseHttpsUrl, type AddressDecision } from "../../egress/gate.js";
 import { systemResolver, type Resolver } from "../../egress/resolver.js";
-import { bold, green, printJson, printTable, println, red, usageError, warn } from "../output.js";
+import { bold, dim, green, printJson, printTable, println, red, usageError, warn } from "../output.js";
 
 /** The gate's verdict on one URL, as `svc webhooks check` reports it. */
 export interface WebhookCheckReport {
@@ -38,6 +43,11 @@ export async function checkWebhookUrl(url: string, deps: { resolver: Resolver; a
   return { ...base, allowed: inspection.allowed, failure: inspection.failure ?? null, reason: inspection.reason, addresses: inspection.addresses };
 }
 
+/** What the daemon did for the URL's suspended sentinels (`POST /webhooks/check`). */
+export interface SuspendedCheck {
+  checked: Array<{ sentinelId: string; subscriptionId?: string; resumed: boolean; pending?: number; reason?: string }>;
+}
+
 /** Runs the verb; returns the exit code (0 allowed, 1 blocked). */
 export async function runWebhooksCheck(url: string, opts: { json: boolean; resolver?: Resolver }): Promise<number> {
   const config = await readEffectiveConfig();
@@ -45,9 +55,40 @@ export async function runWebhooksCheck(url: string, opts: { json: boolean; resol
   const allowSubnets = [...(config.effective.webhooks?.allowSubnets ?? [])];
   for (const w of parseAllowSubnets(allowSubnets).invalid) warn(`webhooks.allowSubnets entry ${JSON.stringify(w)} is not a CIDR range and is ignored`);
   const report = await checkWebhookUrl(url, { resolver: opts.resolver ?? systemResolver, allowSubnets });
-  if (opts.json) printJson(report);
-  else printReport(report);
+  const suspended = report.allowed ? await checkSuspended(url) : undefined;
+  if (opts.json) printJson({ ...report, daemon: suspended ?? null });
+  else {
+    printReport(report);
+    if (suspended) printSuspended(suspended);
+  }
   return report.allowed ? 0 : 1;
+}
+
+/** Asks the running daemon to challenge the URL's suspended sentinels; `undefined` when no daemon runs (or it could not answer: warned). */
+async function checkSuspended(url: string): Promise<SuspendedCheck | undefined> {
+  let client: DaemonClient;
+  try {
+    client = await DaemonClient.connect();
+  } catch (err) {
+    if (SvcError.is(err) && err.code === "daemon_not_running") return undefined;
+    throw err;
+  }
+  try {
+    return await client.request<SuspendedCheck>("POST", "/webhooks/check", { url });
+  } catch (err) {
+    warn(`the daemon could not check its suspended webhook sentinels for this URL: ${(err as Error).message}`);
+    return undefined;
+  }
+}
+
+function printSuspended(r: SuspendedCheck): void {
+  if (r.checked.length === 0) return println(dim("no webhook sentinel delivering to this URL is suspended"));
+  for (const c of r.checked) {
+    const who = c.sentinelId + (c.subscriptionId ? ` (${c.subscriptionId})` : "");
+    if (c.resumed) println(`${green("resumed")} ${who}: the callback answered the challenge; ${c.pending ?? 0} pending event(s) being sent`);
+    else if (c.reason) println(`${red("still suspended")} ${who}: the challenge failed (${c.reason})`);
+    else println(`${who}: no longer suspended`);
+  }
 }
 
 function printReport(r: WebhookCheckReport): void {

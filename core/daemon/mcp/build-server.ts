@@ -1,19 +1,33 @@
 /**
- * One MCP server over the daemon's TOOLS table. The /mcp route builds one per request
- * (stateless Streamable HTTP), so each call sees the tools registered at that moment and runs
- * with the caller's principal.
+ * One MCP server over the daemon's TOOLS table and the registered MCP extensions. The /mcp route
+ * builds one per request (stateless), so each call sees the tools registered at that moment and
+ * runs with the caller's principal; the same server definition serves both protocol eras.
  */
-import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { McpServer } from "@modelcontextprotocol/server";
 import { z } from "zod";
-import type { ToolCallContext, ToolDef } from "../../plugin-api/tools.js";
+import type { ToolDef } from "../../plugin-api/tools.js";
 import { SVC_VERSION } from "../../version.js";
 import { toolFailure, toolSuccess } from "./tool-result.js";
 import { requireReach, requireToken, toolNeed } from "../authorization.js";
 import type { McpCallTrace } from "./call-trace.js";
+import type { McpCallerContext, McpExtension } from "./extensions.js";
+import { attachExtensions } from "./attach-extensions.js";
+import { SVC_MCP_INSTRUCTIONS } from "./instructions.js";
 
-/** `onInternal` hears of anything a tool threw that is not an SvcError (the caller sees a generic `internal`). */
-export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallContext, onInternal?: (tool: string, err: unknown) => void, trace?: McpCallTrace): McpServer {
-  const server = new McpServer({ name: "svc", version: SVC_VERSION }, { capabilities: { tools: {} } });
+export interface McpServerParts {
+  tools: ReadonlyArray<ToolDef>;
+  extensions?: readonly McpExtension[];
+  caller: McpCallerContext;
+  /** Hears of anything a tool or extension method threw that is not an SvcError (the caller sees a generic `internal`). */
+  onInternal?: (call: { tool: string } | { method: string }, err: unknown) => void;
+  trace?: McpCallTrace;
+}
+
+export function buildMcpServer({ tools, extensions = [], caller, onInternal, trace }: McpServerParts): McpServer {
+  // `listChanged: false`: tools registered later are seen by the next request (each builds its
+  // server anew), but no `notifications/tools/list_changed` is ever sent.
+  const server = new McpServer({ name: "svc", version: SVC_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: SVC_MCP_INSTRUCTIONS });
+  const ctx = { principal: caller.principal, ...(caller.sessionToken ? { sessionToken: caller.sessionToken } : {}) };
   for (const tool of tools) {
     server.registerTool(
       tool.name,
@@ -27,20 +41,22 @@ export function buildMcpServer(tools: ReadonlyArray<ToolDef>, ctx: ToolCallConte
         ...(tool.outputSchema ? { outputSchema: z.looseObject(tool.outputSchema) } : {}),
         annotations: { readOnlyHint: tool.readOnly === true, ...(tool.title ? { title: tool.title } : {}) },
       },
-      async (input: Record<string, unknown>, extra: { _meta?: Record<string, unknown>; requestId?: string | number }) => {
+      async (input: Record<string, unknown>, extra: { mcpReq: { id: string | number; _meta?: Record<string, unknown> } }) => {
         const call = async () => {
           try {
             if (tool.requires === "token") requireToken(tool.name, ctx.principal);
             else requireReach(tool.name, toolNeed(tool.name, tool.readOnly === true), ctx.principal);
             return toolSuccess(await tool.handler(input as never, ctx));
           } catch (err) {
-            return toolFailure(err, onInternal && ((e) => onInternal(tool.name, e)));
+            return toolFailure(err, onInternal && ((e) => onInternal({ tool: tool.name }, e)));
           }
         };
-        if (!trace || extra._meta?.traceparent === undefined) return call();
-        return trace.around({ tool: tool.name, meta: extra._meta, args: input, requestId: extra.requestId, ...(ctx.sessionToken ? { sessionToken: ctx.sessionToken } : {}) }, call);
+        const meta = extra.mcpReq._meta;
+        if (!trace || meta?.traceparent === undefined) return call();
+        return trace.around({ tool: tool.name, meta, args: input, requestId: extra.mcpReq.id, ...(ctx.sessionToken ? { sessionToken: ctx.sessionToken } : {}) }, call);
       },
     );
   }
+  attachExtensions(server.server, extensions, caller, onInternal && ((method, e) => onInternal({ method }, e)));
   return server;
 }

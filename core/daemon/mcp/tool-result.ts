@@ -7,7 +7,7 @@
  * carries no `structuredContent`: clients check that against the tool's output schema, which
  * describes a success.
  */
-import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import type { CallToolResult } from "@modelcontextprotocol/server";
 import { SvcError, toPublicError } from "../../errors.js";
 
 export function toolSuccess(value: unknown): CallToolResult {

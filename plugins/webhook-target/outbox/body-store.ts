@@ -7,15 +7,22 @@ import type { BodyRef } from "./row.js";
 /** One body placed in a segment: the bytes and the ref that will point at them. */
 export interface SegmentEntry {
   requestId: string;
+  /** The row's sentinel and event, framed with the body (an MCP EventOccurrence body does not name its sentinel). */
+  sentinelId?: string;
+  eventId?: string;
   body: Buffer;
   ref: BodyRef;
 }
+
+/** A body to place in a segment, with what its frame names. */
+export type SegmentBody = Pick<SegmentEntry, "requestId" | "sentinelId" | "eventId" | "body">;
 
 /**
  * Exact serialized bodies, written once and never rewritten: each compaction appends the bodies
  * staged since the previous one to one new segment file (`seg-<seq>.bin`, one fsync, one directory
  * fsync), and a row's {@link BodyRef} names its segment, offset and length. Each entry is framed by
- * a JSON header line (`{"requestId","length"}`) so the rows can be rebuilt from the segments alone.
+ * a JSON header line (`{"requestId","length"}`, plus `"sentinelId","eventId"` for a body that is not
+ * an envelope, which names them itself) so the rows can be rebuilt from the segments alone.
  * A segment is deleted once no row references it. Files from the earlier layout (one whole file per
  * body, no `offset`) are read and removed the same way. A body read here is checked against its
  * length and sha256 (the outbox keeps recent pending bodies in memory: outbox/hot-bodies.ts).
@@ -42,15 +49,17 @@ export class BodyStore {
   }
 
   /** Lays out `bodies` in a new segment named `file`; returns the entries with their refs (nothing is written yet). */
-  plan(file: string, bodies: Array<{ requestId: string; body: Buffer }>): { entries: SegmentEntry[]; chunks: Buffer[] } {
+  plan(file: string, bodies: SegmentBody[]): { entries: SegmentEntry[]; chunks: Buffer[] } {
     const entries: SegmentEntry[] = [];
     const chunks: Buffer[] = [];
     let offset = 0;
-    for (const { requestId, body } of bodies) {
-      const header = Buffer.from(JSON.stringify({ requestId, length: body.length }) + "\n", "utf8");
+    for (const { requestId, sentinelId, eventId, body } of bodies) {
+      // Only where needed: frames count against a segment's live share (see sparse()).
+      const names = isEnvelope(body) ? {} : { sentinelId, eventId };
+      const header = Buffer.from(JSON.stringify({ requestId, length: body.length, ...names }) + "\n", "utf8");
       chunks.push(header, body, NEWLINE);
       offset += header.length;
-      entries.push({ requestId, body, ref: { file, offset, length: body.length, sha256: sha256(body) } });
+      entries.push({ requestId, sentinelId, eventId, body, ref: { file, offset, length: body.length, sha256: sha256(body) } });
       offset += body.length + 1;
     }
     this.writing.add(file);
@@ -158,6 +167,12 @@ export class BodyStore {
 }
 
 const NEWLINE = Buffer.from("\n");
+const ENVELOPE_START = Buffer.from('{"id":"');
+
+/** A webhook envelope (envelope.ts serializes `id` first, and `sentinelId` within). */
+function isEnvelope(body: Buffer): boolean {
+  return body.subarray(0, ENVELOPE_START.length).equals(ENVELOPE_START);
+}
 
 /** Splits a segment into its framed entries; stops at a torn or unreadable entry. */
 export function readSegmentEntries(file: string, data: Buffer): SegmentEntry[] {
@@ -166,7 +181,7 @@ export function readSegmentEntries(file: string, data: Buffer): SegmentEntry[] {
   while (pos < data.length) {
     const nl = data.indexOf(0x0a, pos);
     if (nl < 0) break;
-    let header: { requestId?: unknown; length?: unknown };
+    let header: { requestId?: unknown; length?: unknown; sentinelId?: unknown; eventId?: unknown };
     try {
       header = JSON.parse(data.subarray(pos, nl).toString("utf8")) as typeof header;
     } catch {
@@ -176,7 +191,8 @@ export function readSegmentEntries(file: string, data: Buffer): SegmentEntry[] {
     const offset = nl + 1;
     if (offset + header.length > data.length) break;
     const body = data.subarray(offset, offset + header.length);
-    entries.push({ requestId: header.requestId, body, ref: { file, offset, length: body.length, sha256: sha256(body) } });
+    const named = typeof header.sentinelId === "string" && typeof header.eventId === "string" ? { sentinelId: header.sentinelId, eventId: header.eventId } : {};
+    entries.push({ requestId: header.requestId, ...named, body, ref: { file, offset, length: body.length, sha256: sha256(body) } });
     pos = offset + header.length + 1;
   }
   return entries;

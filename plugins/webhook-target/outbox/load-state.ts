@@ -30,7 +30,7 @@ export interface LoadReport {
  * damaged lines is copied aside before anything replaces it. A snapshot that is damaged (its
  * checksum fails, or it is not an outbox file) is moved aside (`.damaged-<ms>`); one that is
  * missing while bodies or journal records show there was one is told as missing; either way the
- * rows are rebuilt as pending from the body files (each body is the envelope, which names its
+ * rows are rebuilt as pending from the body files (each segment frame, or else the envelope, names its
  * sentinel and event: those events are sent again) and the journals replay on top.
  */
 export async function loadState(home: string, bodies: BodyStore, logger: Logger, now: () => number): Promise<LoadedState & { report: LoadReport }> {
@@ -137,32 +137,38 @@ function validTraces(traces: unknown): Record<string, SentinelTrace> {
 
 async function rowsFromBodies(bodies: BodyStore, now: () => number): Promise<OutboxRow[]> {
   const rows = new Map<string, OutboxRow>();
-  const add = (requestId: string, body: Buffer, ref: OutboxRow["bodyBytes"]): void => {
-    const row = rowFromBody(requestId, body, ref, now());
+  const add = (requestId: string, body: Buffer, ref: OutboxRow["bodyBytes"], named: { sentinelId?: string; eventId?: string } = {}): void => {
+    const row = rowFromBody(requestId, body, ref, now(), named);
     if (row) rows.set(requestId, row);
   };
   for (const file of await bodies.list()) {
     const data = await bodies.readRaw(file).catch(() => undefined);
     if (!data) continue;
     if (file.endsWith(".json")) add(file.slice(0, -".json".length), data, { file, length: data.length, sha256: sha256(data) });
-    else if (file.endsWith(".bin")) for (const e of readSegmentEntries(file, data)) add(e.requestId, e.body, e.ref);
+    else if (file.endsWith(".bin")) for (const e of readSegmentEntries(file, data)) add(e.requestId, e.body, e.ref, e);
   }
   return [...rows.values()];
 }
 
-/** A pending row rebuilt from a stored envelope, or undefined for a torn body (never accepted). */
-function rowFromBody(requestId: string, body: Buffer, ref: OutboxRow["bodyBytes"], at: number): OutboxRow | undefined {
+/**
+ * A pending row rebuilt from a stored body, or undefined for a torn body (never accepted). Its
+ * sentinel and event come from the segment frame, or (older segments, whole-file bodies) from the
+ * envelope, which names them.
+ */
+function rowFromBody(requestId: string, body: Buffer, ref: OutboxRow["bodyBytes"], at: number, named: { sentinelId?: string; eventId?: string }): OutboxRow | undefined {
   let env: { id?: unknown; sentinelId?: unknown };
   try {
     env = JSON.parse(body.toString("utf8")) as typeof env;
   } catch {
     return undefined;
   }
-  if (typeof env.id !== "string" || typeof env.sentinelId !== "string") return undefined;
+  const sentinelId = named.sentinelId ?? env.sentinelId;
+  const eventId = named.eventId ?? env.id;
+  if (typeof eventId !== "string" || typeof sentinelId !== "string") return undefined;
   return {
-    sentinelId: env.sentinelId,
+    sentinelId,
     requestId,
-    eventId: env.id,
+    eventId,
     bodyBytes: ref,
     cursor: null,
     deliveryState: { attempts: 0, lastError: null, lastAt: null },

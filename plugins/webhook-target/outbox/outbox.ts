@@ -103,6 +103,11 @@ export class Outbox {
     return this.table.all().filter((r) => r.status === "pending").sort((a, b) => a.createdAt - b.createdAt);
   }
 
+  /** Delivered rows (kept 24 hours after delivery). */
+  delivered(): OutboxRow[] {
+    return this.table.all().filter((r) => r.status === "delivered");
+  }
+
   /** Terminal rows whose event the engine has not yet been told about. */
   unseenTerminal(): OutboxRow[] {
     return this.table.all().filter((r) => isTerminal(r) && !r.seen);
@@ -164,6 +169,17 @@ export class Outbox {
     const at = this.opts.now();
     const results = await this.journal.append(rows.map((r) => ({ op: "replay" as const, requestId: r.requestId, at })));
     return rows.filter((_, i) => results[i] === true);
+  }
+
+  /**
+   * Gives pending rows a fresh set of attempts (their sentinel's delivery resumed after a
+   * suspension): `attempts` back to 0, the last error kept; one durable append.
+   */
+  async restartAttempts(requestIds: readonly string[]): Promise<void> {
+    const rows = requestIds.map((id) => this.table.get(id)).filter((r): r is OutboxRow => r !== undefined && r.status === "pending" && r.deliveryState.attempts > 0);
+    if (rows.length === 0) return;
+    const at = this.opts.now();
+    await this.journal.append(rows.map((r) => ({ op: "update" as const, requestId: r.requestId, status: "pending" as const, deliveryState: { ...r.deliveryState, attempts: 0 }, at })));
   }
 
   /** Moves a pending row to dead with `reason`, keeping its delivery state. */
@@ -403,7 +419,7 @@ export class Outbox {
     const table = this.table;
     const seq = table.appliedSeq;
     const segment = this.bodies.segmentName(seq);
-    const staged = [...table.staged].map(([requestId, body]) => ({ requestId, body }));
+    const staged = [...table.staged].map(([requestId, body]) => ({ requestId, sentinelId: table.get(requestId)?.sentinelId, eventId: table.get(requestId)?.eventId, body }));
     const { entries, chunks } = this.bodies.plan(segment, staged);
     const superseded = [];
     for (const e of entries) {

@@ -15,6 +15,7 @@ import { remote } from "./remote.js";
 import { llmEndpoint } from "./llm-endpoint.js";
 import { tracing } from "./tracing.js";
 import { steward } from "./steward.js";
+import { mcpEvents } from "./mcp-events.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -28,4 +29,5 @@ export const SUITES: BenchSuite[] = [
   llmEndpoint,
   tracing,
   steward,
+  mcpEvents,
 ];

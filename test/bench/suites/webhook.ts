@@ -31,17 +31,17 @@ const SENTINEL_COUNTS = (process.env.BENCH_WEBHOOK_SENTINELS ?? "8,32,1000,10000
 const CREATED_THROUGH_API = 64;
 /** Extra node flags for the daemon under test, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it. */
 const DAEMON_NODE_ARGS = (process.env.BENCH_DAEMON_NODE_ARGS ?? "").split(" ").filter(Boolean);
-const SECRET = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
+export const SECRET = `whsec_${Buffer.alloc(32, 9).toString("base64")}`;
 const silent = { debug() {}, info() {}, warn() {}, error() {}, child: () => silent };
 
-interface Receiver {
+export interface Receiver {
   url: string;
   delivered: Set<string>;
   hang: boolean;
   close(): Promise<void>;
 }
 
-async function startReceiver(): Promise<Receiver> {
+export async function startReceiver(): Promise<Receiver> {
   const delivered = new Set<string>();
   const state = { hang: false };
   const server: Server = createServer({ key: await readFile(join(TLS, "server.key")), cert: await readFile(join(TLS, "server.crt")) }, (req, res) => {
@@ -72,7 +72,7 @@ async function startReceiver(): Promise<Receiver> {
   return rx;
 }
 
-interface Daemon {
+export interface Daemon {
   pid: number;
   base: string;
   token: string;
@@ -83,7 +83,7 @@ interface Daemon {
   stop(): Promise<void>;
 }
 
-async function startDaemon(home: string): Promise<Daemon> {
+export async function startDaemon(home: string): Promise<Daemon> {
   const t0 = Date.now();
   const env = { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "error", NODE_EXTRA_CA_CERTS: join(TLS, "ca.crt") };
   const child = spawn(process.execPath, [...DAEMON_NODE_ARGS, CLI, "serve", "--port", "0"], { env, stdio: "ignore" });
@@ -111,7 +111,7 @@ async function startDaemon(home: string): Promise<Daemon> {
 }
 
 /** User + system CPU time of a process so far, in ms (from /proc; clock ticks of 10 ms). */
-async function cpuMs(pid: number): Promise<number> {
+export async function cpuMs(pid: number): Promise<number> {
   const fields = (await readFile(`/proc/${pid}/stat`, "utf8")).split(") ")[1]!.split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
@@ -121,7 +121,7 @@ async function rssMiB(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
 }
 
-async function makeHome(): Promise<string> {
+export async function makeHome(): Promise<string> {
   const home = await mkdtemp(join(tmpdir(), "svc-bench-webhook-"));
   await writeFile(join(home, "config.json"), JSON.stringify({ webhooks: { allowSubnets: ["127.0.0.0/8"] } }));
   return home;
@@ -166,8 +166,8 @@ interface PipelineRun {
   benchCpuUs: number;
 }
 
-/** Pushes `n` events (ids `<prefix>_<i>`, spread over the sentinels' subjects) with 4 pushers of 64-event batches, and waits until the receiver saw them all. */
-async function pushAndDeliver(d: Daemon, rx: Receiver, prefix: string, n: number, sentinels: number): Promise<number> {
+/** Pushes `n` events (ids `<prefix>_<i>`, spread over the sentinels' subjects, or all on `subject`) with 4 pushers of 64-event batches, and waits until the receiver saw them all. */
+export async function pushAndDeliver(d: Daemon, rx: Receiver, prefix: string, n: number, sentinels: number, subject?: string): Promise<number> {
   rx.delivered.clear();
   let sent = 0;
   let refused = 0;
@@ -175,7 +175,7 @@ async function pushAndDeliver(d: Daemon, rx: Receiver, prefix: string, n: number
     while (sent < n) {
       const batch = Array.from({ length: Math.min(64, n - sent) }, () => {
         const i = sent++;
-        return { id: `${prefix}_${i}`, type: "bench.event.made", subjects: [`bench:${i % sentinels}`], data: { i, pad: "x".repeat(400) } };
+        return { id: `${prefix}_${i}`, type: "bench.event.made", subjects: [subject ?? `bench:${i % sentinels}`], data: { i, pad: "x".repeat(400) } };
       });
       // 503 is the outbox's backpressure (full of pending rows): push the batch again shortly, as
       // the error says; events it did accept are duplicates the second time.

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { useDaemonProcess } from "../../support/cli.js";
 
 const STABLE = "mcp-process-stable-token-7d1e0c";
@@ -34,6 +35,21 @@ describe("/mcp on a real daemon process (daemon.authToken set)", () => {
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
       await client.close();
     }
+  });
+
+  it("a 2026-07-28 client (server/discover, per-request envelope) lists and calls the same tools; beyond loopback it needs the token", async () => {
+    const xff = { "x-forwarded-for": "192.0.2.10" };
+    const client = new ModernClient({ name: "svc-test", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
+    await client.connect(new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { ...xff, authorization: `Bearer ${STABLE}` } } }));
+    expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    const tools = (await client.listTools()).tools;
+    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["sentinel_watch", "sentinel_list", "list_sentinel_adapters"]));
+    expect((await client.callTool({ name: "sentinel_list", arguments: {} })).structuredContent).toEqual({ sentinels: [] });
+    const bad = await client.callTool({ name: "sentinel_unwatch", arguments: { id: 42 } });
+    expect(bad.isError).toBe(true);
+    await client.close();
+    const anonymous = new ModernClient({ name: "svc-test", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await expect(anonymous.connect(new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: xff } }))).rejects.toThrow(/401|unauthorized/i);
   });
 
   it("an invalid tool input is rejected by the schema", async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernTransport } from "@modelcontextprotocol/client";
 import { startDaemon, type RunningDaemon } from "../../../core/daemon/daemon.js";
 import { mcpModule } from "../../../core/daemon/mcp-module.js";
 import type { DaemonModule } from "../../../core/daemon/module.js";
@@ -91,6 +92,20 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
     await client.close();
   });
 
+  it("tells both eras what svc is for, and does not advertise tools.listChanged (it never sends that notification)", async () => {
+    const legacy = await connect(base);
+    const modern = new ModernClient({ name: "svc-test", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    await modern.connect(new ModernTransport(new URL("/mcp", base)));
+    expect(modern.getNegotiatedProtocolVersion()).toBe("2026-07-28");
+    for (const client of [legacy, modern]) {
+      const instructions = client.getInstructions() ?? "";
+      for (const topic of [/sentinel/i, /session/i, /webhook/i, /events extension/i]) expect(instructions).toMatch(topic);
+      expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
+      expect((await client.listTools()).tools).toHaveLength(4);
+      await client.close();
+    }
+  });
+
   it("calls a tool: JSON text content plus structuredContent for objects, text only for arrays", async () => {
     const client = await connect(base);
     const out = await client.callTool({ name: "echo", arguments: { text: "ab", times: 2 } });
@@ -135,11 +150,10 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
     await client.close();
   });
 
-  it("an unknown tool is an error result, not a crash", async () => {
+  it("an unknown tool is a JSON-RPC invalid-params error naming it (the MCP specification's protocol error), not a crash", async () => {
     const client = await connect(base);
-    const out = await client.callTool({ name: "nope", arguments: {} });
-    expect(out.isError).toBe(true);
-    expect((out.content as Array<{ text: string }>)[0]!.text).toMatch(/nope not found/);
+    await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/nope not found/) });
+    expect((await client.listTools()).tools).toHaveLength(4);
     await client.close();
   });
 

@@ -24,7 +24,7 @@ describe("svc/adapter/v1 manifest", () => {
       return `${m.plugins[0]!.type}:${m.plugins[0]!.kind}`;
     });
     expect(kinds.sort()).toEqual(
-      ["adapter:acp", "adapter:terminal", "provider:agentpush", "provider:local-gh", "provider:webhook", "target:routine", "target:session", "target:webhook"].sort(),
+      ["adapter:acp", "adapter:terminal", "provider:agentpush", "provider:local-gh", "provider:sessions", "provider:webhook", "target:routine", "target:session", "target:webhook"].sort(),
     );
   });
 

@@ -132,7 +132,7 @@ export function newRecorder(): Recorder {
 }
 
 /** Starts the sentinels module on `home` (call again on the same home to simulate a restart). */
-export async function startHarness(home: string, opts: { clock?: FakeClock; rec?: Recorder } = {}): Promise<Harness> {
+export async function startHarness(home: string, opts: { clock?: FakeClock; rec?: Recorder; plugins?: (rec: Recorder) => AnyPlugin[] } = {}): Promise<Harness> {
   const clock = opts.clock ?? new FakeClock();
   const rec = opts.rec ?? newRecorder();
   const logger = createMemoryLogger();
@@ -140,7 +140,7 @@ export async function startHarness(home: string, opts: { clock?: FakeClock; rec?
   const ticker = new ManualTicker();
   registerValue(c, SENTINEL_TICKER, ticker);
   const registry = resolve(c, PLUGINS);
-  for (const definition of testPlugins(rec)) {
+  for (const definition of (opts.plugins ?? testPlugins)(rec)) {
     registry.add({ type: definition.type, kind: definition.kind, definition, source: { package: "test", builtin: false, resolvedFrom: "cwd", dir: home } });
   }
   const daemonEvents: StampedEvent[] = [];
@@ -164,7 +164,7 @@ export const ev = (id: string, subjects: string[], type = "ci.build.finished"): 
  * The daemon in-process (real HTTP server, real routes and auth) with the fake clock, the
  * manual ticker and the test plugins: for the time rules over HTTP without real waiting.
  */
-export async function startTestDaemon(home: string, opts: { clock?: FakeClock; rec?: Recorder } = {}) {
+export async function startTestDaemon(home: string, opts: { clock?: FakeClock; rec?: Recorder; plugins?: (rec: Recorder) => AnyPlugin[] } = {}) {
   const { startDaemon } = await import("../../../core/daemon/daemon.js");
   const { coreRoutesModule } = await import("../../../core/daemon/core-routes.js");
   const clock = opts.clock ?? new FakeClock();
@@ -176,7 +176,7 @@ export async function startTestDaemon(home: string, opts: { clock?: FakeClock; r
     async start(c: DependencyContainer) {
       registerValue(c, SENTINEL_TICKER, ticker);
       const registry = resolve(c, PLUGINS);
-      for (const definition of testPlugins(rec)) {
+      for (const definition of (opts.plugins ?? testPlugins)(rec)) {
         registry.add({ type: definition.type, kind: definition.kind, definition, source: { package: "test", builtin: false, resolvedFrom: "cwd", dir: home } });
       }
     },

@@ -4,23 +4,16 @@ import { createEgress, type Egress } from "../../../core/egress/egress.js";
 import { FakeClock, createRandom } from "../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { Dispatcher } from "../../../plugins/webhook-target/dispatcher.js";
+import { EndpointHealth } from "../../../plugins/webhook-target/endpoint-health.js";
 import { buildEnvelope } from "../../../plugins/webhook-target/envelope.js";
 import { LIMITS } from "../../../plugins/webhook-target/limits.js";
 import { Outbox } from "../../../plugins/webhook-target/outbox/outbox.js";
 import { SecretVault } from "../../../plugins/webhook-target/vault.js";
 import { makeTempHome } from "../../support/cli.js";
-import { LOOPBACK_ALLOWED, fakeSentinels, recordingSleep, secretOf, startReceiver, type FakeSentinels, type Receiver } from "./support/harness.js";
+import { LOOPBACK_ALLOWED, fakeSentinels, recordingSleep, secretOf, startReceiver, type FakeSentinels, type Receiver, waitFor } from "./support/harness.js";
 
 const SECRET = secretOf(5);
 
-/** Waits for a condition; the deadline only guards against a hang (no speed is checked). */
-async function waitFor(cond: () => boolean, what: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
 
 describe("webhook dispatcher against a real HTTPS receiver", () => {
   let home: string;
@@ -38,7 +31,8 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
   // Attempts that are not about timeouts get a long one: a request a test holds on purpose must
   // not time out on a busy machine (the default 15 s is LIMITS' value, checked nowhere here).
   const setup = async (attemptTimeoutMs = 120_000) => {
-    dispatcher = new Dispatcher({ outbox, vault, egress, sentinels: () => sentinels, clock, sleep, logger, attemptTimeoutMs });
+    const health = new EndpointHealth({ sentinels: () => sentinels, events: () => undefined, clock, logger });
+    dispatcher = new Dispatcher({ outbox, vault, egress, sentinels: () => sentinels, health, clock, sleep, logger, attemptTimeoutMs });
   };
   const addSentinel = async (id = "snt_1", url = `https://127.0.0.1:${rx.port}/hooks/secret-path?token=abc`, until?: { kind: "at"; ms: number }) => {
     const secretRef = await vault.put(id, SECRET);

@@ -67,7 +67,7 @@ describe("webhook target plugin", () => {
     expect(new Webhook(SECRET).verify(rx.seen[0]!.body.toString(), rx.seen[0]!.headers as Record<string, string>)).toMatchObject({ type: "verification" });
     expect((await stat(join(home, VAULT_FILE))).mode & 0o777).toBe(0o600);
     expect(await target.vault.get(stored.secretRef as string)).toBe(SECRET);
-    expect(target.project(stored)).toEqual({ kind: "webhook", url, hasSecret: true, secretRedacted: true });
+    expect(target.project(stored, { sentinelId: "snt_1" })).toEqual({ kind: "webhook", url, hasSecret: true, secretRedacted: true, deliveryStatus: { active: true, lastError: null } });
   });
 
   it.each<[string, { secret: string; handler: string; url?: string }, string]>([

@@ -66,6 +66,21 @@ describe("outbox damage is found, kept and told", () => {
     expect(loaded(logs)).toMatchObject({ level: "error", rows: 40, rowsRebuiltFromBodies: 20 });
   });
 
+  it("the snapshot deleted: bodies that do not name their sentinel (MCP EventOccurrences) are rebuilt from their segment frames", async () => {
+    const { ob } = await open();
+    const occurrence = (id: string) => Buffer.from(JSON.stringify({ eventId: id, name: "ci.build", timestamp: "t", data: { type: "t.o.a", subjects: ["s"], payload: null }, cursor: null }));
+    for (const id of ["m1", "m2"]) await ob.add({ sentinelId: "snt_mcp", eventId: id, body: occurrence(id) });
+    await ob.compact();
+    opened.splice(0);
+    await rm(snapshot());
+    const { ob: again } = await open();
+    expect(again.rowsOf("snt_mcp").map((r) => [r.eventId, r.status])).toEqual([
+      ["m1", "pending"],
+      ["m2", "pending"],
+    ]);
+    expect((await again.readBody(again.rowsOf("snt_mcp")[0]!)).equals(occurrence("m1"))).toBe(true);
+  });
+
   it.each([
     ["truncated", (t: string) => t.slice(0, Math.floor(t.length / 2))],
     ["a status edited", (t: string) => t.replace('"status":"pending"', '"status":"delivered"')],

@@ -5,7 +5,7 @@
  * challenge-echoing handler for real HTTPS receivers.
  */
 import type { ServerResponse } from "node:http";
-import type { Egress, PluginContext, SentinelIngress, SentinelView } from "../../../../core/plugin-api/index.js";
+import type { DaemonEvent, DaemonEventSink, Egress, PluginContext, SentinelIngress, SentinelView } from "../../../../core/plugin-api/index.js";
 import { FakeClock, createRandom, type Sleep } from "../../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../../core/runtime/logger.js";
 import type { SeenRequest } from "../../../support/https-receiver.js";
@@ -64,11 +64,21 @@ export function recordingSleep(): Sleep & { waits: number[] } {
   return Object.assign(sleep, { waits });
 }
 
-/** A plugin context whose host services are `sentinels` and, when given, `egress`. */
-export function testContext(home: string, sentinels: SentinelIngress, opts: { clock?: FakeClock; sleep?: Sleep; config?: Record<string, unknown>; egress?: Egress } = {}) {
+/** A daemon event sink that keeps what was emitted. */
+export function recordingEvents(): DaemonEventSink & { events: DaemonEvent[] } {
+  const events: DaemonEvent[] = [];
+  return { events, emit: (type, data) => void events.push({ type, data }) };
+}
+
+/** A plugin context whose host services are `sentinels` and, when given, `egress` and `events`. */
+export function testContext(
+  home: string,
+  sentinels: SentinelIngress,
+  opts: { clock?: FakeClock; sleep?: Sleep; config?: Record<string, unknown>; egress?: Egress; events?: DaemonEventSink } = {},
+) {
   const clock = opts.clock ?? new FakeClock(Date.now());
   const logger = createMemoryLogger();
-  const services: Record<string, unknown> = { sentinels, ...(opts.egress ? { egress: opts.egress } : {}) };
+  const services: Record<string, unknown> = { sentinels, ...(opts.egress ? { egress: opts.egress } : {}), ...(opts.events ? { events: opts.events } : {}) };
   const ctx: PluginContext = {
     type: "target",
     kind: "webhook",
@@ -102,3 +112,12 @@ export function echoChallenge(fallback: (req: SeenRequest, res: ServerResponse) 
 }
 
 export const secretOf = (fill: number, bytes = 32): string => `whsec_${Buffer.alloc(bytes, fill).toString("base64")}`;
+
+/** Waits for a condition; the deadline only guards against a hang (no speed is checked). */
+export async function waitFor(cond: () => boolean, what: string, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

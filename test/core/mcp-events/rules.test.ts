@@ -1,0 +1,133 @@
+/** The pure rules of the events extension: TTL grants, the secret's shape, callback failure categories, delivery status, caller keys. */
+import { describe, expect, it } from "vitest";
+import { McpRpcError } from "../../../core/daemon/mcp/extensions.js";
+import { SvcError } from "../../../core/errors.js";
+import { deliveryStatusOf, errorCategory } from "../../../core/mcp-events/delivery-status.js";
+import { MCP_EVENTS_LIMITS as L } from "../../../core/mcp-events/limits.js";
+import { pollerKey, subscriberKey } from "../../../core/mcp-events/principal-key.js";
+import { callbackReason, toRpcError } from "../../../core/mcp-events/rpc-errors.js";
+import { grantExpiry } from "../../../core/mcp-events/ttl.js";
+import { checkWebhookSecret } from "../../../core/mcp-events/webhook-secret.js";
+import { SessionTokens } from "../../../core/workspaces/lineage.js";
+
+function thrown(fn: () => unknown): McpRpcError {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof McpRpcError) return err;
+    throw err;
+  }
+  throw new Error("expected an McpRpcError");
+}
+
+describe("TTL grants", () => {
+  const now = 1_000_000;
+  it("default when omitted, clamped to [min, max] when finite, none for null", () => {
+    expect(grantExpiry(undefined, now)).toBe(now + L.ttlDefaultMs);
+    expect(grantExpiry(0, now)).toBe(now + L.ttlMinMs);
+    expect(grantExpiry(1_000, now)).toBe(now + L.ttlMinMs);
+    expect(grantExpiry(600_000, now)).toBe(now + 600_000);
+    expect(grantExpiry(365 * 86_400_000, now)).toBe(now + L.ttlMaxMs);
+    expect(grantExpiry(null, now)).toBeNull();
+  });
+  it.each([[-1], [1.5], ["3600000"], [Number.NaN], [{}], [true]])("refuses %s with -32602 invalid_ttl", (ttl) => {
+    expect(thrown(() => grantExpiry(ttl, now))).toMatchObject({ code: -32602, data: { reason: "invalid_ttl" } });
+  });
+});
+
+describe("webhook secrets", () => {
+  const of = (bytes: number) => `whsec_${Buffer.alloc(bytes, 7).toString("base64")}`;
+  it("accepts whsec_ + canonical base64 of 24 to 64 bytes", () => {
+    for (const n of [24, 32, 64]) expect(checkWebhookSecret(of(n))).toBe(of(n));
+  });
+  it.each([
+    ["23 bytes", of(23)],
+    ["65 bytes", of(65)],
+    ["no prefix", Buffer.alloc(32, 7).toString("base64")],
+    ["unpadded", of(32).replace(/=+$/, "")],
+    ["url-safe letters", `whsec_${Buffer.alloc(32, 251).toString("base64url")}`],
+    ["not a string", 42],
+  ])("refuses %s with -32602 invalid_secret, never echoing it", (_n, secret) => {
+    const err = thrown(() => checkWebhookSecret(secret));
+    expect(err).toMatchObject({ code: -32602, data: { reason: "invalid_secret" } });
+    if (typeof secret === "string") expect(err.message).not.toContain(secret.slice(6));
+  });
+});
+
+describe("callback failures as the sketch's categories", () => {
+  const egress = (code: SvcError["code"], message: string) => new SvcError(code, message);
+  it.each<[SvcError, string]>([
+    [new SvcError("challenge_failed", "the response is not JSON {challenge}"), "challenge_failed"],
+    // A reachable endpoint that does not echo is challenge_failed, whatever it answered (the sketch).
+    [new SvcError("non_2xx", "challenge verification of h failed: it answered 503; a 2xx ..."), "challenge_failed"],
+    [new SvcError("ssrf_blocked", "it answered 302 (a redirect)"), "challenge_failed"],
+    [new SvcError("ssrf_blocked", "x", { cause: egress("private_target", "refused to call h: a private address") }), "connection_refused"],
+    [new SvcError("timeout", "x", { cause: egress("timeout", "h did not answer within 10000 ms") }), "timeout"],
+    [new SvcError("timeout", "x", { cause: egress("connect", "could not complete the request to h (ECONNREFUSED)") }), "connection_refused"],
+    [new SvcError("timeout", "x", { cause: egress("connect", "could not complete the request to tls.example (DEPTH_ZERO_SELF_SIGNED_CERT); Node ...") }), "tls_error"],
+    [new SvcError("timeout", "x", { cause: egress("connect", "could not complete the request to tls.example (ECONNRESET)") }), "connection_refused"],
+    // The verifier's own category, when it gives one, is the answer.
+    [new SvcError("timeout", "x", { details: { reason: "tls_error" } }), "tls_error"],
+  ])("%s -> %s", (err, reason) => {
+    expect(callbackReason(err)).toBe(reason);
+    expect(toRpcError(err)).toMatchObject({ code: -32015, data: { reason, svcReason: err.code } });
+  });
+  it("maps svc's other errors to the sketch's codes", () => {
+    expect(toRpcError(new SvcError("non_https", "only https"))).toMatchObject({ code: -32602, data: { reason: "invalid_url" } });
+    expect(toRpcError(new SvcError("invalid_input", "bad subject"))).toMatchObject({ code: -32602, data: { reason: "invalid_arguments" } });
+    expect(toRpcError(new SvcError("forbidden", "no"))).toMatchObject({ code: -32012 });
+    expect(toRpcError(new SvcError("unauthorized", "no"))).toMatchObject({ code: -32012 });
+    expect(toRpcError(new SvcError("not_found", "no"))).toMatchObject({ code: -32011 });
+    expect(toRpcError(new SvcError("unavailable", "later"))).toMatchObject({ code: -32603, data: { svcReason: "unavailable" } });
+    expect(toRpcError(new Error("boom"))).toMatchObject({ code: -32603, message: "boom" });
+  });
+});
+
+describe("deliveryStatus", () => {
+  it("is the target's status with lastError only ever a category", () => {
+    expect(deliveryStatusOf({ kind: "webhook" })).toEqual({ active: true, lastError: null });
+    expect(deliveryStatusOf({ deliveryStatus: { active: true, lastDeliveryAt: 0, lastError: "127.0.0.1:1 answered HTTP 500" } })).toEqual({
+      active: true,
+      lastError: "http_5xx",
+      lastDeliveryAt: "1970-01-01T00:00:00.000Z",
+    });
+    expect(deliveryStatusOf({ deliveryStatus: { active: false, reason: "5 consecutive dead deliveries", since: 1000, lastError: "timeout: the request to h failed" } })).toEqual({
+      active: false,
+      lastError: "timeout",
+      failedSince: "1970-01-01T00:00:01.000Z",
+      reason: "5 consecutive dead deliveries",
+    });
+    expect(errorCategory("tls_error")).toBe("tls_error");
+    expect(errorCategory("h answered HTTP 410 (terminal, not retried)")).toBe("http_4xx");
+    expect(errorCategory("connect: the request to h failed")).toBe("connection_refused");
+    expect(errorCategory("<html>the receiver's own words</html>")).toBeNull();
+  });
+});
+
+describe("whose subscription a call addresses", () => {
+  const tokens = new SessionTokens();
+  const token = tokens.issue("ses_1", "ab".repeat(16));
+  const sessionOf = (t: string) => tokens.sessionOf(t);
+  it("the owner by a bearer token (either), a session by its token, a pairing by its id", () => {
+    expect(subscriberKey({ principal: "token:boot" }, sessionOf, "m")).toBe("owner");
+    expect(subscriberKey({ principal: "token:stable" }, sessionOf, "m")).toBe("owner");
+    expect(subscriberKey({ principal: "loopback", sessionToken: token }, sessionOf, "m")).toBe("session:ses_1");
+    expect(subscriberKey({ principal: "token:boot", sessionToken: token }, sessionOf, "m")).toBe("session:ses_1");
+    expect(subscriberKey({ principal: "remote:pairing:p1:operate" }, sessionOf, "m")).toBe("pairing:p1");
+    // A remote caller's session token is not honoured.
+    expect(pollerKey({ principal: "remote:pairing:p1:read", sessionToken: token }, sessionOf, "m")).toBe("pairing:p1");
+  });
+  it("a bare loopback caller polls as the owner but may not subscribe; read-only callers poll under their own key", () => {
+    expect(pollerKey({ principal: "loopback" }, sessionOf, "m")).toBe("owner");
+    expect(thrown(() => subscriberKey({ principal: "loopback" }, sessionOf, "events/subscribe"))).toMatchObject({ code: -32012, message: expect.stringMatching(/bearer token .*session token/) });
+    for (const p of ["anonymous", "remote:tunnel", "remote:sealed"]) {
+      expect(pollerKey({ principal: p }, sessionOf, "m")).toBe(p);
+      expect(thrown(() => subscriberKey({ principal: p }, sessionOf, "m")).code).toBe(-32012);
+    }
+  });
+  it("a session token that names no live session is refused", () => {
+    expect(thrown(() => pollerKey({ principal: "loopback", sessionToken: "svcst_nobody" }, sessionOf, "events/poll"))).toMatchObject({ code: -32012, message: expect.stringMatching(/names no live session/) });
+    tokens.revoke("ses_1");
+    expect(thrown(() => subscriberKey({ principal: "token:boot", sessionToken: token }, sessionOf, "m")).code).toBe(-32012);
+  });
+});
