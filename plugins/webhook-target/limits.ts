@@ -26,6 +26,12 @@ export const LIMITS = {
    * after their last attempt failed, with no delivery success between (see endpoint-health.ts).
    */
   suspendAfterFailedRows: 5,
+  /**
+   * Pending rows a suspended sentinel may hold: a quarter of the outbox cap, so one failing
+   * callback cannot fill the outbox every webhook sentinel shares. A match beyond it is stored
+   * `dead` (`suspended_backlog`), its exact bytes kept for `svc sentinel replay`.
+   */
+  suspendedBacklogMax: 500,
   /** Secret length after base64 decoding. */
   secretMinBytes: 24,
   secretMaxBytes: 64,

@@ -5,6 +5,7 @@ import { checkSuspendedCallbacks, type CallbackCheck } from "./callback-check.js
 import type { ChallengeVerifier } from "./challenge.js";
 import { Dispatcher } from "./dispatcher.js";
 import { EndpointHealth } from "./endpoint-health.js";
+import { LIMITS } from "./limits.js";
 import { buildDeliveryBody } from "./envelope.js";
 import { checkOutboxFiles } from "./outbox/check.js";
 import { Outbox } from "./outbox/outbox.js";
@@ -20,6 +21,8 @@ export interface WebhookTargetDeps {
   verifier: ChallengeVerifier;
   /** Reaping tick in ms (default 60 s; 0 disables the timer, tests call `tick()`). */
   tickMs?: number;
+  /** Pending rows a suspended sentinel may hold (default {@link LIMITS.suspendedBacklogMax}). */
+  suspendedBacklogMax?: number;
 }
 
 export interface WebhookTarget extends TargetInstance {
@@ -115,16 +118,32 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     if (removed > 0) logger.info("removed webhook secrets that no sentinel references (left by an interrupted create, rotation or removal)", { removed });
   };
 
+  /**
+   * A suspended sentinel keeps at most `suspendedBacklogMax` events waiting: one failing callback
+   * must not fill the outbox that every webhook sentinel shares (at the cap new events are
+   * refused for all of them). Beyond it the new row is stored dead (`suspended_backlog`): its
+   * exact bytes stay for `svc sentinel replay` once the callback is back.
+   */
+  const boundBacklog = async (outbox: Outbox, sentinelId: string, row: OutboxRow): Promise<OutboxRow> => {
+    const max = deps.suspendedBacklogMax ?? LIMITS.suspendedBacklogMax;
+    const waiting = outbox.rowsOf(sentinelId).filter((r) => r.status === "pending").length;
+    if (waiting <= max) return row;
+    await outbox.kill(row.requestId, "suspended_backlog", `delivery is suspended and ${max} events of this sentinel already wait; resume it, then send this one with svc sentinel replay`);
+    logger.warn("webhook event stored dead: its sentinel's delivery is suspended and its backlog is full", { sentinelId, eventId: row.eventId, max });
+    return outbox.get(row.requestId) ?? row;
+  };
+
   /** Adds the event's outbox row (durable when this resolves) and starts or acknowledges its delivery. */
   const accept = async ({ outbox, dispatcher }: { outbox: Outbox; dispatcher: Dispatcher }, { sentinel, event }: TargetDelivery): Promise<TargetAck> => {
     if (event.id.includes(".")) {
       throw new SvcError("invalid_input", `event id ${JSON.stringify(event.id)} contains "."; event ids become webhook-id headers and must not`);
     }
     const body = buildDeliveryBody(sentinel.id, asStoredTarget(sentinel.spec.target), event, ctx.clock.now());
-    const { row, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
+    const { row, created, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
     for (const gone of evicted) if (!gone.seen) void dispatcher.acknowledge(gone);
-    if (row.status === "pending") dispatcher.enqueue(row.requestId);
-    else if (!row.seen) await dispatcher.acknowledge(row);
+    const now = created && row.status === "pending" && health.isSuspended(sentinel.id) ? await boundBacklog(outbox, sentinel.id, row) : row;
+    if (now.status === "pending") dispatcher.enqueue(now.requestId);
+    else if (!now.seen) await dispatcher.acknowledge(now);
     return { ack: "deferred" };
   };
 

@@ -1,8 +1,11 @@
 /** An outbox row as SPEC.md "OutboxRow" gives it, plus the bookkeeping the state table needs. */
 export type RowStatus = "pending" | "delivered" | "dead";
 
-/** SPEC.md "Outbox dead reasons", plus `age_out` for the 7-day rule. */
-export type DeadReason = "delivered_rejected" | "sentinel_expired" | "sentinel_removed" | "age_out";
+/**
+ * SPEC.md "Outbox dead reasons", plus `age_out` for the 7-day rule and `suspended_backlog` for an
+ * event past what a suspended sentinel may keep waiting (endpoint health; replayable).
+ */
+export type DeadReason = "delivered_rejected" | "sentinel_expired" | "sentinel_removed" | "age_out" | "suspended_backlog";
 
 export interface DeliveryState {
   attempts: number;

@@ -59,12 +59,12 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
   /** What the receiver answers a delivery (challenges are echoed). */
   let answer: number;
 
-  const makeTarget = () => {
+  const makeTarget = (opts: { suspendedBacklogMax?: number } = {}) => {
     const sleep = holdableSleep();
     sleeps.push(sleep);
     const { ctx } = testContext(home, sentinels, { clock, sleep, egress, events });
     const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock, random: ctx.random, sign: signWithKey });
-    const target = createWebhookTarget(ctx, { verifier, tickMs: 0 });
+    const target = createWebhookTarget(ctx, { verifier, tickMs: 0, ...opts });
     targets.push(target);
     return { target, sleep };
   };
@@ -169,6 +169,32 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     expect(sentinels.get("snt_1")!.spec.target.suspended).toBeUndefined();
     expect(statusOf(again)).toEqual({ active: true, lastDeliveryAt: new Date(clock.now()).toISOString(), lastError: null });
     expect(await again.resume!(sentinels.get("snt_1")!)).toEqual({ resumed: false, pending: 0 });
+  });
+
+  it("a suspended sentinel keeps at most its backlog waiting: a match beyond it is stored dead (suspended_backlog), replayable", async () => {
+    const { target } = makeTarget({ suspendedBacklogMax: 2 });
+    await createSentinel(target);
+    answer = 500;
+    for (let i = 1; i <= 5; i++) await push(target, `f${i}`);
+    await target.idle();
+    expect(sentinels.get("snt_1")!.spec.target.suspended).toMatchObject({ reason: "consecutive_failures" });
+    for (const id of ["w1", "w2", "w3"]) await push(target, id);
+    const row = async (id: string) => (await rowsOf(target)).find((r) => r.eventId === id)!;
+    expect([(await row("w1")).status, (await row("w2")).status]).toEqual(["pending", "pending"]);
+    expect(await row("w3")).toMatchObject({ status: "dead", deadReason: "suspended_backlog", seen: true });
+    expect((await row("w3")).deliveryState.lastError).toMatch(/suspended and 2 events of this sentinel already wait/);
+    expect(sentinels.seen).toContainEqual(["snt_1", "w3"]);
+    expect(sentTo("w3")).toHaveLength(0);
+
+    answer = 200;
+    expect(await target.resume!(sentinels.get("snt_1")!)).toEqual({ resumed: true, pending: 2 });
+    await target.idle();
+    expect(await target.replay("snt_1", { eventId: "w3" })).toMatchObject({ replayed: [{ eventId: "w3", was: "dead" }] });
+    await target.idle();
+    for (const id of ["w1", "w2", "w3"]) {
+      expect(sentTo(id)).toHaveLength(1);
+      expect(verify(SECRET, sentTo(id)[0]!)).toMatchObject({ id, data: { n: id } });
+    }
   });
 
   it("counts only rows in a row: a delivery success starts the count again; a 410 neither counts nor breaks it", async () => {
