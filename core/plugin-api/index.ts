@@ -4,6 +4,7 @@
  */
 export type { SvcEvent, DaemonEvent, DaemonEventSink, DaemonEventSource, HeardDaemonEvent } from "./events.js";
 export { toEventOccurrence, type EventOccurrence } from "./mcp-event.js";
+export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX, WEBHOOK_SECRET_RULE, WEBHOOK_SECRET_MIN_BYTES, WEBHOOK_SECRET_MAX_BYTES } from "./webhook-secret.js";
 export { defineEventType, parseEventArguments, eventArgumentError, type EventTypeDef } from "./event-type.js";
 export type { RouteAuth, RouteDef, RouteRequest, RouteResponse, RouteRegistry, HttpMethod } from "./http.js";
 export type { ToolDef, ToolRegistry, ToolCallContext } from "./tools.js";

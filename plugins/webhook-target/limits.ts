@@ -32,7 +32,4 @@ export const LIMITS = {
    * `dead` (`suspended_backlog`), its exact bytes kept for `svc sentinel replay`.
    */
   suspendedBacklogMax: 500,
-  /** Secret length after base64 decoding. */
-  secretMinBytes: 24,
-  secretMaxBytes: 64,
 } as const;
