@@ -11,7 +11,7 @@ import type { EventCatalog } from "./catalog-types.js";
 import { listEventTypes } from "./list-pages.js";
 import { listParams, parseParams, pollParams, subscribeParams, unsubscribeParams } from "./params.js";
 import { pollerKey, subscriberKey, type SessionLookup } from "./principal-key.js";
-import { toRpcError, unsupported } from "./rpc-errors.js";
+import { asEventsError, unsupported } from "./rpc-errors.js";
 import type { McpEventsRuntime } from "./runtime.js";
 
 export const EVENTS_EXTENSION_ID = "io.modelcontextprotocol/events";
@@ -35,7 +35,7 @@ export function eventsExtension(deps: EventsExtensionDeps): McpExtension {
         authorize(op, caller.principal);
         return await run(parseParams(params, raw, name) as ReturnType<S["parse"]>, caller);
       } catch (err) {
-        throw toRpcError(err);
+        throw asEventsError(err);
       }
     },
   });

@@ -6,14 +6,13 @@
 import { access } from "node:fs/promises";
 import { join } from "node:path";
 import type { DependencyContainer } from "tsyringe";
-import { MCP_EXTENSIONS, McpRpcError, createMcpExtensionRegistry } from "../daemon/mcp/extensions.js";
+import { MCP_EXTENSIONS } from "../daemon/mcp/extensions.js";
+import { SvcError } from "../errors.js";
 import type { DaemonModule } from "../daemon/module.js";
-import { registerValue } from "../runtime/inject.js";
 import { SESSIONS } from "../sessions/runtime.js";
 import { CLOCK, DAEMON_EVENTS, HOME, LOGGER, RANDOM, SENTINELS, resolve } from "../tokens.js";
 import { EVENT_CATALOG, type EventCatalog } from "./catalog-types.js";
 import { eventsExtension } from "./extension.js";
-import { RPC } from "./rpc-errors.js";
 import type { McpEventsRuntime } from "./runtime.js";
 import { SUBSCRIPTIONS_FILE } from "./subscription-store.js";
 
@@ -31,7 +30,6 @@ export const mcpEventsModule: DaemonModule = {
           throw err;
         }));
     running.set(c, () => started);
-    if (!c.isRegistered(MCP_EXTENSIONS as symbol)) registerValue(c, MCP_EXTENSIONS, createMcpExtensionRegistry());
     const sessionOf = (token: string) => (c.isRegistered(SESSIONS as symbol) ? resolve(c, SESSIONS).workspaces.tokens.sessionOf(token) : undefined);
     resolve(c, MCP_EXTENSIONS).add(eventsExtension({ catalog: () => catalogOf(c), sessionOf, runtime }));
     if (await exists(join(resolve(c, HOME), SUBSCRIPTIONS_FILE))) await runtime();
@@ -46,7 +44,7 @@ export const mcpEventsModule: DaemonModule = {
 };
 
 function catalogOf(c: DependencyContainer): EventCatalog {
-  if (!c.isRegistered(EVENT_CATALOG as symbol)) throw new McpRpcError(RPC.internal, "the event catalog is not loaded in this daemon");
+  if (!c.isRegistered(EVENT_CATALOG as symbol)) throw new SvcError("unavailable", "the event catalog is not loaded in this daemon");
   return resolve(c, EVENT_CATALOG);
 }
 

@@ -13,7 +13,7 @@ import type { EventCatalog } from "./catalog-types.js";
 import { resolveEventType } from "./event-types.js";
 import { MCP_EVENTS_LIMITS as L } from "./limits.js";
 import { decodePollCursor, encodePollCursor } from "./poll-cursor.js";
-import { exhausted, invalidParams, toRpcError } from "./rpc-errors.js";
+import { asEventsError, exhausted, invalidParams } from "./rpc-errors.js";
 import { canonicalJson } from "./subscription-id.js";
 
 export interface PollInput {
@@ -78,7 +78,7 @@ export class PollLeases {
 
   async poll(principalKey: string, input: PollInput): Promise<PollResult> {
     const args = input.arguments ?? {};
-    const resolved = await resolveEventType(this.deps.catalog(), input.name, args, "poll");
+    const resolved = await resolveEventType(this.deps.catalog(), input.name, args);
     const lease = await this.leaseFor(principalKey, input.name, args, resolved);
     lease.lastPollAt = this.deps.clock.now();
     if (input.cursor === undefined || input.cursor === null) return answer([], this.cursorAt(lease, lease.nextSeq), false, false);
@@ -141,7 +141,7 @@ export class PollLeases {
     const held = [...this.leases.values()].filter((l) => l.principalKey === principalKey).length + [...this.opening.keys()].filter((k) => k.startsWith(`${principalKey}\n`)).length;
     if (held >= max) throw exhausted("pollLeases", max, `this caller polls ${max} event subscriptions, the most svc keeps per caller; one lapses ${L.pollLeaseIdleMs / 60_000} minutes after its last poll`);
     const opening = (async () => {
-      const filter = await this.deps.sentinels.eventFilter(resolved.provider, resolved.match).catch((err: unknown) => Promise.reject(toRpcError(err)));
+      const filter = await this.deps.sentinels.eventFilter(resolved.provider, resolved.match).catch((err: unknown) => Promise.reject(asEventsError(err)));
       const lease: Lease = {
         principalKey,
         name,

@@ -19,7 +19,7 @@ import type { EventCatalog } from "./catalog-types.js";
 import { deliveryStatusOf, type DeliveryStatus } from "./delivery-status.js";
 import { resolveEventType } from "./event-types.js";
 import { MCP_EVENTS_LIMITS as L } from "./limits.js";
-import { exhausted, toRpcError } from "./rpc-errors.js";
+import { asEventsError, exhausted } from "./rpc-errors.js";
 import { SUBSCRIPTION_ID, normalizeCallbackUrl, subscriptionId } from "./subscription-id.js";
 import type { StoreRead, SubscriptionRecord, SubscriptionStore } from "./subscription-store.js";
 import { grantExpiry } from "./ttl.js";
@@ -72,7 +72,7 @@ export class WebhookSubscriptions {
     const secret = checkWebhookSecret(input.secret);
     grantExpiry(input.ttlMs, 0); // refuses an invalid ttlMs before anything is sent
     const args = input.arguments ?? {};
-    const resolved = await resolveEventType(this.deps.catalog(), input.name, args, "webhook");
+    const resolved = await resolveEventType(this.deps.catalog(), input.name, args);
     const id = subscriptionId({ principalKey, url, name: input.name, arguments: args });
     const target = { kind: "webhook", url, secret, mcp: { subscriptionId: id, eventName: input.name } };
     return this.mutex.run(id, async () => {
@@ -82,7 +82,7 @@ export class WebhookSubscriptions {
         // The sketch: a refresh answering `active: false` tells the client delivery had been
         // suspended, and that this refresh has just reactivated it.
         const before = deliveryStatusOf((await this.deps.sentinels.project(live.id)).spec.target);
-        await this.deps.sentinels.refreshTarget(live.id, target, principalKey).catch((err: unknown) => Promise.reject(toRpcError(err)));
+        await this.deps.sentinels.refreshTarget(live.id, target, principalKey).catch((err: unknown) => Promise.reject(asEventsError(err)));
         const now = this.deps.clock.now();
         const expiresAt = grantExpiry(input.ttlMs, now);
         await this.deps.store.put({ ...rec, expiresAt, refreshedAt: now });
@@ -193,7 +193,7 @@ export class WebhookSubscriptions {
       sentinelId = (await sentinels.create(spec, key.principalKey)).id;
     } catch (err) {
       await store.delete(key.id).catch((e: Error) => this.deps.logger.error("could not remove a subscription record after its sentinel failed", { subscription: key.id, error: e.message }));
-      throw toRpcError(err);
+      throw asEventsError(err);
     }
     const done = { ...pending, sentinelId };
     try {

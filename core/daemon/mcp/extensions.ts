@@ -35,6 +35,12 @@ export interface McpExtension {
   methods: Record<string, McpExtensionMethod>;
 }
 
+/** JSON-RPC codes every extension shares (-32011/-32012: the events sketch's general-purpose ones). */
+export const INVALID_PARAMS = -32602;
+export const INTERNAL_ERROR = -32603;
+export const NOT_FOUND = -32011;
+export const FORBIDDEN = -32012;
+
 /** A JSON-RPC error with a code of its own (e.g. the events extension's -32011..-32015). */
 export class McpRpcError extends Error {
   constructor(

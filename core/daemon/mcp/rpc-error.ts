@@ -7,13 +7,8 @@
  */
 import { ProtocolError } from "@modelcontextprotocol/server";
 import { SvcError, issuesToDetails, type SvcErrorDetail } from "../../errors.js";
-import { McpRpcError } from "./extensions.js";
+import { FORBIDDEN, INTERNAL_ERROR, INVALID_PARAMS, McpRpcError, NOT_FOUND } from "./extensions.js";
 import { redactLikelySecrets } from "./redact.js";
-
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
-export const NOT_FOUND = -32011;
-export const FORBIDDEN = -32012;
 
 const INTERNAL_MESSAGE = "internal error; the daemon log has the cause";
 

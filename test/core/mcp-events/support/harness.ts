@@ -9,12 +9,12 @@ import { join } from "node:path";
 import type { DependencyContainer } from "tsyringe";
 import { createContainer } from "../../../../core/container.js";
 import { MCP_EXTENSIONS, type McpCallerContext, type McpExtension } from "../../../../core/daemon/mcp/extensions.js";
-import { EVENT_CATALOG, type EventCatalog } from "../../../../core/mcp-events/catalog-types.js";
 import { EVENTS_EXTENSION_ID } from "../../../../core/mcp-events/extension.js";
 import { mcpEventsModule, mcpEventsRuntime } from "../../../../core/mcp-events/module.js";
 import type { McpEventsRuntime } from "../../../../core/mcp-events/runtime.js";
 import type { AnyPlugin, SvcEvent } from "../../../../core/plugin-api/index.js";
 import { FakeClock, type Sleep } from "../../../../core/runtime/clock.js";
+import { toRpcError } from "../../../../core/daemon/mcp/rpc-error.js";
 import { registerValue } from "../../../../core/runtime/inject.js";
 import { createMemoryLogger } from "../../../../core/runtime/logger.js";
 import type { SentinelEngine } from "../../../../core/sentinels/engine.js";
@@ -46,11 +46,10 @@ export interface EventsHarness {
 
 /**
  * Starts the sentinels, the event catalog and the events module on `home` (again on the same
- * home: a restart). `plugins` adds providers; `catalog` replaces the real catalog (for event types
- * it never offers, such as one not delivered by poll); `sleep` replaces the daemon's sleep (the waits
+ * home: a restart). `plugins` adds providers; `sleep` replaces the daemon's sleep (the waits
  * between delivery attempts, and the plugin host's setup timeout).
  */
-export async function startEventsHarness(home: string, opts: { clock?: FakeClock; catalog?: EventCatalog; plugins?: AnyPlugin[]; sleep?: Sleep } = {}): Promise<EventsHarness> {
+export async function startEventsHarness(home: string, opts: { clock?: FakeClock; plugins?: AnyPlugin[]; sleep?: Sleep } = {}): Promise<EventsHarness> {
   await writeFile(join(home, "config.json"), JSON.stringify({ webhooks: { allowSubnets: LOOPBACK_ALLOWED } }));
   const clock = opts.clock ?? new FakeClock(Date.now());
   const logger = createMemoryLogger();
@@ -61,8 +60,7 @@ export async function startEventsHarness(home: string, opts: { clock?: FakeClock
     registry.add({ type: definition.type, kind: definition.kind, definition, source: { package: "test", builtin: true, resolvedFrom: "cwd", dir: home } });
   }
   await sentinelsModule.start(c);
-  if (opts.catalog) registerValue(c, EVENT_CATALOG, opts.catalog);
-  else await eventCatalogModule.start(c);
+  await eventCatalogModule.start(c);
   await mcpEventsModule.start(c);
   const engine = resolve(c, SENTINELS) as SentinelEngine;
   const extension = resolve(c, MCP_EXTENSIONS).list().find((e) => e.extensionId === EVENTS_EXTENSION_ID)!;
@@ -72,7 +70,8 @@ export async function startEventsHarness(home: string, opts: { clock?: FakeClock
     clock,
     logs: logger.lines,
     extension,
-    call: (method, params, caller = OWNER) => extension.methods[method]!.handler(params, caller),
+    // As /mcp answers: a failure goes through the one mapping of every extension method.
+    call: (method, params, caller = OWNER) => extension.methods[method]!.handler(params, caller).catch((err: unknown) => Promise.reject(toRpcError(err))),
     runtime: async () => {
       const started = mcpEventsRuntime(c);
       if (!started) throw new Error("the events services have not started");
