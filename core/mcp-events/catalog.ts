@@ -14,7 +14,7 @@ import type { SentinelPlugins } from "../sentinels/plugin-access.js";
 import type { EventCatalog, EventTypeDescriptor, ResolvedEventType } from "./catalog-types.js";
 import { occurrenceDataSchema } from "./occurrence-schema.js";
 
-/** How every catalog event type is delivered: through a webhook sentinel, or polled from its buffer. */
+/** How every catalog event type is delivered (what svc serves: no push yet, docs/mcp-events.md): through a webhook sentinel, or polled from its buffer. */
 export const DELIVERY_MODES: EventTypeDescriptor["delivery"] = ["webhook", "poll"];
 
 /** Event type names: lower-case, dotted, at least `<scheme>.<family>`. */

@@ -1,27 +1,16 @@
 /**
- * The catalog as the methods use it: the delivery modes svc serves (push is not served yet, see
- * docs/mcp-events.md), and resolving `(name, arguments)` for one mode.
+ * The catalog as the methods use it: resolving `(name, arguments)` to a provider and clauses, its
+ * failures answered as the extension answers them (-32011 for an unknown name, -32602
+ * `invalid_arguments` for arguments the type refuses). Every type the catalog lists is delivered
+ * by webhook and by poll (catalog.ts `DELIVERY_MODES`), so either method may use any of them.
  */
-import type { DeliveryMode, EventCatalog, ResolvedEventType } from "./catalog-types.js";
-import { toRpcError, unsupported } from "./rpc-errors.js";
+import type { EventCatalog, ResolvedEventType } from "./catalog-types.js";
+import { asEventsError } from "./rpc-errors.js";
 
-/** What svc delivers by; an event type's listed modes are cut to these. */
-export const SERVED_MODES: readonly DeliveryMode[] = ["webhook", "poll"];
-
-/**
- * The provider and clauses of `(name, args)` delivered by `mode`: -32011 for an unknown name,
- * -32602 `invalid_arguments` for arguments the type refuses, -32014 when it is not delivered so.
- */
-export async function resolveEventType(catalog: EventCatalog, name: string, args: Record<string, unknown>, mode: DeliveryMode): Promise<ResolvedEventType> {
-  let resolved: ResolvedEventType;
+export async function resolveEventType(catalog: EventCatalog, name: string, args: Record<string, unknown>): Promise<ResolvedEventType> {
   try {
-    resolved = await catalog.resolve(name, args);
+    return await catalog.resolve(name, args);
   } catch (err) {
-    throw toRpcError(err);
+    throw asEventsError(err);
   }
-  const modes = (await catalog.list()).find((d) => d.name === name)?.delivery.filter((m) => SERVED_MODES.includes(m)) ?? [];
-  if (!modes.includes(mode)) {
-    throw unsupported("deliveryMode", mode, `event type ${name} is not delivered by ${mode}; it is delivered by ${modes.join(", ") || "(nothing svc serves)"}`);
-  }
-  return resolved;
 }

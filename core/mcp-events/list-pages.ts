@@ -1,12 +1,10 @@
 /**
- * `events/list` pages: the catalog's event types in its order, {@link L.listPageSize} a page,
- * each type's delivery modes cut to those svc serves. The cursor is opaque: the offset of the
+ * `events/list` pages: the catalog's event types in its order, {@link L.listPageSize} a page. The cursor is opaque: the offset of the
  * next page and a hash of the whole list, so a cursor of a list that has changed since answers
  * -32602 `invalid_cursor` (list again from the start) rather than a page that skips or repeats.
  */
 import { createHash } from "node:crypto";
 import type { EventCatalog, EventTypeDescriptor } from "./catalog-types.js";
-import { SERVED_MODES } from "./event-types.js";
 import { MCP_EVENTS_LIMITS as L } from "./limits.js";
 import { invalidParams } from "./rpc-errors.js";
 import { canonicalJson } from "./subscription-id.js";
@@ -17,9 +15,7 @@ export interface EventListPage {
 }
 
 export async function listEventTypes(catalog: EventCatalog, cursor: string | undefined, pageSize: number = L.listPageSize): Promise<EventListPage> {
-  const all = (await catalog.list())
-    .map((d) => ({ ...d, delivery: d.delivery.filter((m) => SERVED_MODES.includes(m)) }))
-    .filter((d) => d.delivery.length > 0);
+  const all = await catalog.list();
   const hash = createHash("sha256").update(canonicalJson(all), "utf8").digest("hex").slice(0, 16);
   const offset = cursor === undefined ? 0 : offsetOf(cursor, hash, all.length);
   const end = offset + pageSize;

@@ -1,18 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { DeliveryMode, EventTypeDescriptor } from "../../../core/mcp-events/catalog-types.js";
+import type { EventTypeDescriptor } from "../../../core/mcp-events/catalog-types.js";
 import { MCP_EVENTS_LIMITS as L } from "../../../core/mcp-events/limits.js";
 import { defineProvider, type ProviderEventType } from "../../../core/plugin-api/index.js";
 import { makeTempHome } from "../../support/cli.js";
-import { catalogOf } from "./support/catalog.js";
 import { as, rpcFailure, startEventsHarness, type EventsHarness } from "./support/harness.js";
-
-const type = (name: string, delivery: string[]): EventTypeDescriptor => ({
-  name,
-  description: `the ${name} events`,
-  delivery: delivery as DeliveryMode[],
-  inputSchema: { type: "object", properties: {} },
-  payloadSchema: { type: "object", properties: {} },
-});
 
 /** A provider offering many event types (the real catalog lists them with agentpush's, sorted by name). */
 const offered: ProviderEventType[] = [];
@@ -69,17 +60,6 @@ describe("events/list", () => {
     expect(await rpcFailure(h.call("events/list", { cursor: "garbage" }))).toMatchObject({ code: -32602, data: { reason: "invalid_cursor" } });
     offered.push(offer("t.new"));
     expect(await rpcFailure(h.call("events/list", { cursor: nextCursor }))).toMatchObject({ code: -32602, data: { reason: "invalid_cursor" }, message: expect.stringMatching(/changed/) });
-  });
-
-  it("lists only the delivery modes svc serves (no push yet), and no type it cannot deliver", async () => {
-    await h.stop();
-    h = await startEventsHarness(home, { catalog: catalogOf([type("a", ["push", "poll"]), type("b", ["push"]), type("c", ["webhook", "push", "poll"])]) });
-    const page = await h.call("events/list", {});
-    expect(page.events.map((e: EventTypeDescriptor) => [e.name, e.delivery])).toEqual([
-      ["a", ["poll"]],
-      ["c", ["webhook", "poll"]],
-    ]);
-    expect(page.nextCursor).toBeUndefined();
   });
 
   it("any caller that may read lists", async () => {

@@ -4,7 +4,6 @@ import type { SvcEvent } from "../../../core/plugin-api/index.js";
 import { FakeClock } from "../../../core/runtime/clock.js";
 import { makeTempHome } from "../../support/cli.js";
 import { until } from "../../support/until.js";
-import { testCatalog } from "./support/catalog.js";
 import { OWNER, as, rpcFailure, startEventsHarness, type EventsHarness } from "./support/harness.js";
 
 const ev = (n: number, subject = "ci:api", type = "ci.build.finished"): SvcEvent => ({ id: `evt_${n}`, type, subjects: [subject], data: { n } });
@@ -190,12 +189,6 @@ describe("events/poll", () => {
     ["no name", { name: undefined }, -32602, { reason: "invalid_params" }],
   ])("refuses %s", async (_n, extra, code, data) => {
     expect(await rpcFailure(poll(extra))).toMatchObject({ code, data });
-  });
-
-  it("refuses a type not delivered by poll (-32014)", async () => {
-    await h.stop();
-    h = await startEventsHarness(home, { clock, catalog: testCatalog });
-    expect(await rpcFailure(poll({ name: "agentpush.hooked" }))).toMatchObject({ code: -32014, data: { feature: "deliveryMode", value: "poll" } });
   });
 
   it("refuses a cursor ahead of the lease's events (invalid_cursor)", async () => {

@@ -15,7 +15,6 @@ import { makeTempHome } from "../../support/cli.js";
 import { startReceiver } from "../../support/https-receiver.js";
 import { until } from "../../support/until.js";
 import { startWebhookReceiver, type WebhookReceiver } from "../../e2e/webhook-receiver.js";
-import { testCatalog } from "./support/catalog.js";
 import { OWNER, as, rpcFailure, startEventsHarness, type EventsHarness } from "./support/harness.js";
 
 const secretOf = (fill: number) => `whsec_${Buffer.alloc(32, fill).toString("base64")}`;
@@ -214,12 +213,6 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
     expect(rx.challengeIds).toEqual([]);
     expect(await h.engine.list()).toEqual([]);
     expect(await records()).toEqual([]);
-  });
-
-  it("refuses an event type not delivered by webhook (-32014)", async () => {
-    await h.stop();
-    h = await startEventsHarness(home, { clock, catalog: testCatalog });
-    expect(await rpcFailure(subscribe({ name: "agentpush.polled" }))).toMatchObject({ code: -32014, data: { feature: "deliveryMode", value: "webhook" } });
   });
 
   it("a callback that fails its challenge answers -32015 with the sketch's category, and nothing is stored", async () => {
