@@ -18,7 +18,24 @@ import { MCP_EXTENSIONS, createMcpExtensionRegistry } from "./daemon/mcp/extensi
 import { homeFile } from "./storage/paths.js";
 import { FileCredentialStore } from "./storage/credentials.js";
 import { createHostEgress } from "./egress/host-egress.js";
-import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, EGRESS, ENV, HOME, LOAD_PROBE, LOGGER, PLUGINS, RANDOM, ROUTES, SERVICES, SLEEP, TOOLS, resolve } from "./tokens.js";
+import {
+  CLOCK,
+  CONFIG,
+  CREDENTIALS,
+  DAEMON_EVENTS,
+  EGRESS,
+  ENV,
+  HOME,
+  LOAD_PROBE,
+  LOGGER,
+  PLUGINS,
+  RANDOM,
+  ROUTES,
+  SERVICES,
+  SLEEP,
+  TOOLS,
+  resolve,
+} from "./tokens.js";
 import { osLoadProbe, type LoadProbe } from "./workspaces/load-probe.js";
 import { WORKSPACES, WorkspaceService } from "./workspaces/workspace-service.js";
 import { HELD_SECRETS, HeldSecretRegistry } from "./redaction/held-secrets.js";
@@ -63,7 +80,10 @@ export async function createContainer(options: ContainerOptions): Promise<Depend
   services.provide("tools", tools);
   services.provide("events", events);
   services.provide("credentials", resolve(c, CREDENTIALS));
-  const egress = createHostEgress({ allowSubnets: () => config.current().effective.webhooks.allowSubnets, logger: logger.child({ module: "egress" }) });
+  const egress = createHostEgress({
+    allowSubnets: () => config.current().effective.webhooks.allowSubnets,
+    logger: logger.child({ module: "egress" }),
+  });
   registerValue(c, EGRESS, egress);
   services.provide("egress", egress);
   // Secrets plugins keep (the webhook target's vault), for the redaction floor (core/redaction).

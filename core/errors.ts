@@ -168,5 +168,9 @@ export function diskFullError(err: unknown): SvcError | undefined {
   if (typeof e !== "object" || e === null || (e.code !== "ENOSPC" && e.code !== "EDQUOT")) return undefined;
   const file = typeof e.path === "string" ? ` writing ${basename(e.path)}` : "";
   const what = e.code === "ENOSPC" ? "the disk is full" : "the disk quota is used up";
-  return new SvcError("unavailable", `${what} (${e.code}${file}): free space on the filesystem of svc's files ($SVC_HOME), then try again`, { cause: err });
+  return new SvcError(
+    "unavailable",
+    `${what} (${e.code}${file}): free space on the filesystem of svc's files ($SVC_HOME), then try again`,
+    { cause: err },
+  );
 }

@@ -24,7 +24,9 @@ const { values } = parseArgs({
 });
 const secret = process.env.WEBHOOK_SECRET;
 if (!values.cert || !values.key || !secret) {
-  process.stderr.write("usage: WEBHOOK_SECRET=whsec_… node examples/webhook-receiver.mjs --cert cert.pem --key key.pem [--port 8443] [--host 127.0.0.1]\n");
+  process.stderr.write(
+    "usage: WEBHOOK_SECRET=whsec_… node examples/webhook-receiver.mjs --cert cert.pem --key key.pem [--port 8443] [--host 127.0.0.1]\n",
+  );
   process.exit(2);
 }
 const verifier = new Webhook(secret);

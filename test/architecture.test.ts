@@ -33,7 +33,9 @@ function graph(): Map<string, string[]> {
   const g = new Map<string, string[]>();
   for (const file of [...sources("core"), ...sources("plugins")]) {
     const text = readFileSync(join(REPO_ROOT, file), "utf8");
-    const deps = importsOf(text).map((spec) => relative(REPO_ROOT, resolve(REPO_ROOT, dirname(file), spec.replace(/\.js$/, ".ts"))));
+    const deps = importsOf(text).map((spec) =>
+      relative(REPO_ROOT, resolve(REPO_ROOT, dirname(file), spec.replace(/\.js$/, ".ts"))),
+    );
     g.set(file, deps);
   }
   return g;
@@ -80,7 +82,8 @@ function crossings(g: Map<string, string[]>): string[] {
   for (const [from, deps] of g) {
     for (const to of deps) {
       if (from.startsWith("core/") && to.startsWith("plugins/")) out.push(`${from} -> ${to}`);
-      if (from.startsWith("plugins/") && to.startsWith("core/") && !to.startsWith("core/plugin-api/")) out.push(`${from} -> ${to}`);
+      if (from.startsWith("plugins/") && to.startsWith("core/") && !to.startsWith("core/plugin-api/"))
+        out.push(`${from} -> ${to}`);
     }
   }
   return out;
@@ -98,11 +101,26 @@ describe("architecture", () => {
   });
 
   it("finds a cycle and a crossing when there is one (the checks can fail)", () => {
-    expect(cycles(new Map([["a.ts", ["b.ts"]], ["b.ts", ["a.ts"]], ["c.ts", ["a.ts"]]]))).toEqual([["a.ts", "b.ts"]]);
-    expect(crossings(new Map([
-      ["core/cli/acp/listing.ts", ["plugins/acp/catalog.ts"]],
-      ["plugins/acp/stderr-tail.ts", ["core/config/secrets.ts", "core/plugin-api/index.ts"]],
-    ]))).toEqual(["core/cli/acp/listing.ts -> plugins/acp/catalog.ts", "plugins/acp/stderr-tail.ts -> core/config/secrets.ts"]);
+    expect(
+      cycles(
+        new Map([
+          ["a.ts", ["b.ts"]],
+          ["b.ts", ["a.ts"]],
+          ["c.ts", ["a.ts"]],
+        ]),
+      ),
+    ).toEqual([["a.ts", "b.ts"]]);
+    expect(
+      crossings(
+        new Map([
+          ["core/cli/acp/listing.ts", ["plugins/acp/catalog.ts"]],
+          ["plugins/acp/stderr-tail.ts", ["core/config/secrets.ts", "core/plugin-api/index.ts"]],
+        ]),
+      ),
+    ).toEqual([
+      "core/cli/acp/listing.ts -> plugins/acp/catalog.ts",
+      "plugins/acp/stderr-tail.ts -> core/config/secrets.ts",
+    ]);
     expect(g.size).toBeGreaterThan(100);
     const text = [
       'import type { A } from "./a.js";',
@@ -113,6 +131,13 @@ describe("architecture", () => {
       'const m = await import("../dynamic.js");',
       'import { z } from "zod";',
     ].join("\n");
-    expect(importsOf(text).sort()).toEqual(["../b.js", "../dynamic.js", "./a.js", "./c.js", "./inline-type.js", "./side-effect.js"]);
+    expect(importsOf(text).sort()).toEqual([
+      "../b.js",
+      "../dynamic.js",
+      "./a.js",
+      "./c.js",
+      "./inline-type.js",
+      "./side-effect.js",
+    ]);
   });
 });

@@ -15,17 +15,24 @@ export interface ConfigSetInput {
   privateInput: boolean;
 }
 
-export async function configSetInput(key: string, text: string | undefined, opts: { string?: boolean; fromFile?: string }): Promise<ConfigSetInput> {
+export async function configSetInput(
+  key: string,
+  text: string | undefined,
+  opts: { string?: boolean; fromFile?: string },
+): Promise<ConfigSetInput> {
   const segs = parseKey(key);
   if (text !== undefined) {
-    if (opts.fromFile !== undefined) throw usageError(`give the value for ${key} on the command line or with --from-file, not both`);
+    if (opts.fromFile !== undefined)
+      throw usageError(`give the value for ${key} on the command line or with --from-file, not both`);
     const value = parseCliValue(text, opts.string);
     refuseSecretsOnCommandLine(key, secretKeysIn(value, segs));
     return { value, privateInput: false };
   }
   const secretLeaf = isSecretPath(segs);
   if (!secretLeaf && opts.fromFile === undefined && process.stdin.isTTY) {
-    throw usageError(`no value for ${key}: give it after the key (svc config set ${key} <value>), pipe it on stdin, or use --from-file <path>`);
+    throw usageError(
+      `no value for ${key}: give it after the key (svc config set ${key} <value>), pipe it on stdin, or use --from-file <path>`,
+    );
   }
   const read = await readPrivateValue(key, opts.fromFile);
   // A secret is a string whatever it looks like (a token of digits stays a string); other values parse as on the command line.
@@ -34,7 +41,10 @@ export async function configSetInput(key: string, text: string | undefined, opts
 
 function refuseSecretsOnCommandLine(key: string, secrets: readonly string[]): void {
   if (secrets.length === 0) return;
-  const what = secrets[0] === key ? `${key} is a secret` : `the value for ${key} holds ${secrets.join(", ")}, ${secrets.length === 1 ? "a secret" : "secrets"}`;
+  const what =
+    secrets[0] === key
+      ? `${key} is a secret`
+      : `the value for ${key} holds ${secrets.join(", ")}, ${secrets.length === 1 ? "a secret" : "secrets"}`;
   throw usageError(
     `${what}: it is not taken on the command line, where ps shows it to every user; ` +
       `pipe it on stdin (svc config set ${key} < file) or use --from-file <path>. Nothing was written`,

@@ -7,7 +7,8 @@ import { usageError } from "./output.js";
 
 export async function confirm(question: string, o: { yes?: boolean; flag?: string }): Promise<void> {
   if (o.yes) return;
-  if (!process.stdin.isTTY || !process.stderr.isTTY) throw usageError(`${question}: not confirmed; on a terminal svc asks, otherwise add ${o.flag ?? "--yes"}`);
+  if (!process.stdin.isTTY || !process.stderr.isTTY)
+    throw usageError(`${question}: not confirmed; on a terminal svc asks, otherwise add ${o.flag ?? "--yes"}`);
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     const answer = await rl.question(`${question}? [y/N] `);

@@ -13,7 +13,10 @@ export function useRemotePairing(pairing: string | undefined): void {
 }
 
 export class DaemonClient {
-  private constructor(readonly info: RuntimeInfo, readonly baseUrl: string) {}
+  private constructor(
+    readonly info: RuntimeInfo,
+    readonly baseUrl: string,
+  ) {}
 
   static async connect(home = svcHome()): Promise<DaemonClient> {
     const info = await liveRuntimeInfo(home);
@@ -30,7 +33,13 @@ export class DaemonClient {
   }
 
   /** Sends the request to the paired daemon through the local daemon's link; its errors come back as they are. */
-  private async viaPairing<T>(pairing: string, method: string, path: string, body: unknown, init: DaemonRequestInit): Promise<T> {
+  private async viaPairing<T>(
+    pairing: string,
+    method: string,
+    path: string,
+    body: unknown,
+    init: DaemonRequestInit,
+  ): Promise<T> {
     const r = await this.direct<{ status: number; body: string }>(
       "POST",
       `/pairings/${encodeURIComponent(pairing)}/request`,
@@ -42,7 +51,9 @@ export class DaemonClient {
           ...init.headers,
           ...(body === undefined ? {} : { "content-type": "application/json" }),
           // The far daemon's own token, for what it asks a token of (never this daemon's per-boot token).
-          ...(process.env.SVC_REMOTE_AUTH_TOKEN ? { authorization: `Bearer ${process.env.SVC_REMOTE_AUTH_TOKEN}` } : {}),
+          ...(process.env.SVC_REMOTE_AUTH_TOKEN
+            ? { authorization: `Bearer ${process.env.SVC_REMOTE_AUTH_TOKEN}` }
+            : {}),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       },
@@ -52,7 +63,11 @@ export class DaemonClient {
     const parsed = r.body ? safeJson(r.body) : undefined;
     if (r.status >= 400) {
       const e = (parsed as { error?: { code?: string; message?: string; details?: unknown } })?.error;
-      throw new SvcError((e?.code as never) ?? "internal", `${e?.message ?? `the paired daemon answered ${r.status}`} (paired daemon ${pairing})`, { details: e?.details as never });
+      throw new SvcError(
+        (e?.code as never) ?? "internal",
+        `${e?.message ?? `the paired daemon answered ${r.status}`} (paired daemon ${pairing})`,
+        { details: e?.details as never },
+      );
     }
     return parsed as T;
   }
@@ -90,7 +105,10 @@ export class DaemonClient {
         signal: AbortSignal.timeout(init.timeoutMs ?? 60_000),
       });
     } catch (err) {
-      throw new SvcError("daemon_not_running", `the svc daemon (pid ${this.info.pid}) at ${this.baseUrl} did not answer: ${(err as Error).message}`);
+      throw new SvcError(
+        "daemon_not_running",
+        `the svc daemon (pid ${this.info.pid}) at ${this.baseUrl} did not answer: ${(err as Error).message}`,
+      );
     }
     const text = await res.text();
     const parsed = text ? safeJson(text) : undefined;

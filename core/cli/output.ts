@@ -34,7 +34,11 @@ export function warn(line: string): void {
 export function printTable(headers: string[], rows: Array<Array<string | number | boolean | undefined>>): void {
   const cells = [headers, ...rows.map((r) => r.map((c) => (c === undefined ? "" : String(c))))];
   const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
-  const fmt = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join("  ").trimEnd();
+  const fmt = (r: string[]) =>
+    r
+      .map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   println(bold(fmt(cells[0]!)));
   for (const r of cells.slice(1)) println(fmt(r));
 }

@@ -36,19 +36,41 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
       // With --json, a usage error is printed once, as JSON, by runCli.
       outputError: (s, write) => (options.jsonErrors ? undefined : write(s)),
     })
-    .option("--remote <pairing>", "run the verb against a paired daemon, through the pairing's encrypted link (see `svc pair ls`)")
+    .option(
+      "--remote <pairing>",
+      "run the verb against a paired daemon, through the pairing's encrypted link (see `svc pair ls`)",
+    )
     .hook("preAction", async (cmd, action) => {
       const remote = (cmd.opts() as { remote?: string }).remote;
       if (remote === undefined) return;
       let top = action;
       while (top.parent && top.parent !== cmd) top = top.parent;
       if (!REMOTE_GROUPS.includes(top.name())) {
-        throw new SvcError("usage", `--remote runs daemon verbs (${REMOTE_GROUPS.join(", ")}) on a paired daemon; \`svc ${top.name()}\` works on this machine only`);
+        throw new SvcError(
+          "usage",
+          `--remote runs daemon verbs (${REMOTE_GROUPS.join(", ")}) on a paired daemon; \`svc ${top.name()}\` works on this machine only`,
+        );
       }
       const { useRemotePairing } = await import("./daemon-client.js");
       useRemotePairing(remote);
     });
-  for (const register of [registerServe, registerConfig, registerAdapters, registerSentinel, registerWebhooks, registerSessions, registerAcp, registerWorktree, registerSwarm, registerPair, registerRelay, registerTunnel, registerLlmEndpoint, registerDoctor, registerStatus]) {
+  for (const register of [
+    registerServe,
+    registerConfig,
+    registerAdapters,
+    registerSentinel,
+    registerWebhooks,
+    registerSessions,
+    registerAcp,
+    registerWorktree,
+    registerSwarm,
+    registerPair,
+    registerRelay,
+    registerTunnel,
+    registerLlmEndpoint,
+    registerDoctor,
+    registerStatus,
+  ]) {
     register(program);
   }
   return program;
@@ -64,7 +86,8 @@ export async function runCli(argv: string[]): Promise<number> {
     return typeof process.exitCode === "number" ? process.exitCode : 0;
   } catch (err) {
     if (err instanceof CommanderError) {
-      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help") return 0;
+      if (err.code === "commander.helpDisplayed" || err.code === "commander.version" || err.code === "commander.help")
+        return 0;
       if (err.code === "commander.executeSubCommandAsync") return err.exitCode;
       return json ? reportError(new SvcError("usage", err.message.replace(/^error: /, "")), { json }) : 2;
     }

@@ -16,7 +16,8 @@ async function readStdin(): Promise<string> {
  * `-` and an environment variable keep the secret out of the process list and shell history.
  */
 export async function secretFrom(opts: { secret?: string; secretEnv?: string }): Promise<string | undefined> {
-  if (opts.secret !== undefined && opts.secretEnv !== undefined) throw usageError("give --secret or --secret-env, not both");
+  if (opts.secret !== undefined && opts.secretEnv !== undefined)
+    throw usageError("give --secret or --secret-env, not both");
   if (opts.secretEnv !== undefined) {
     const value = process.env[opts.secretEnv];
     if (!value) throw usageError(`--secret-env ${opts.secretEnv}: that environment variable is not set`);
@@ -57,7 +58,9 @@ export async function readFlagFile(flag: string, path: string): Promise<string> 
     return await readFile(path, "utf8");
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw usageError(`${flag} ${path}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory, not a file" : (err as Error).message}`);
+    throw usageError(
+      `${flag} ${path}: ${code === "ENOENT" ? "no such file" : code === "EISDIR" ? "a directory, not a file" : (err as Error).message}`,
+    );
   }
 }
 
@@ -81,7 +84,8 @@ function promptHidden(prompt: string): Promise<string> {
     const onData = (chunk: string) => {
       for (const ch of chunk) {
         if (ch === "\r" || ch === "\n") return finish(() => resolve(typed));
-        if (ch === "\u0003" || (ch === "\u0004" && typed === "")) return finish(() => reject(usageError("cancelled; nothing was written")));
+        if (ch === "\u0003" || (ch === "\u0004" && typed === ""))
+          return finish(() => reject(usageError("cancelled; nothing was written")));
         if (ch === "\u007f" || ch === "\b") typed = typed.slice(0, -1);
         else if (ch >= " ") typed += ch;
       }

@@ -12,9 +12,14 @@ export const AUTH_TOKEN_ON_ARGV_WARNING =
   "keep it in daemon.authToken in config.json (0600: svc config set daemon.authToken < file) or pass --auth-token-file <path> instead";
 
 /** The resolver flags for the token given to `svc serve`; warns on stderr when it came on the command line. */
-export async function authTokenFlags(opts: { authToken?: string; authTokenFile?: string }): Promise<Pick<ConfigFlags, "authToken" | "authTokenFromFile">> {
-  if (opts.authToken !== undefined && opts.authTokenFile !== undefined) throw usageError("give --auth-token or --auth-token-file, not both");
-  if (opts.authTokenFile !== undefined) return { authTokenFromFile: await readSecretFile("--auth-token-file", opts.authTokenFile) };
+export async function authTokenFlags(opts: {
+  authToken?: string;
+  authTokenFile?: string;
+}): Promise<Pick<ConfigFlags, "authToken" | "authTokenFromFile">> {
+  if (opts.authToken !== undefined && opts.authTokenFile !== undefined)
+    throw usageError("give --auth-token or --auth-token-file, not both");
+  if (opts.authTokenFile !== undefined)
+    return { authTokenFromFile: await readSecretFile("--auth-token-file", opts.authTokenFile) };
   if (opts.authToken === undefined) return {};
   warn(AUTH_TOKEN_ON_ARGV_WARNING);
   return { authToken: opts.authToken };

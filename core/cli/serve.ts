@@ -16,7 +16,10 @@ function announceTunnel(c: import("tsyringe").DependencyContainer): void {
   if (!tunnel) return;
   const print = (url: string) => {
     process.stdout.write(`tunnel open: ${url}\n`);
-    if (tunnel.status.e2e) process.stdout.write(`tunnel end-to-end key: ${toB64u(remote.identity.key.publicKey)} (fingerprint ${remote.identity.fingerprint})\n`);
+    if (tunnel.status.e2e)
+      process.stdout.write(
+        `tunnel end-to-end key: ${toB64u(remote.identity.key.publicKey)} (fingerprint ${remote.identity.fingerprint})\n`,
+      );
   };
   if (tunnel.status.state === "connected" && tunnel.status.publicUrl) print(tunnel.status.publicUrl);
   resolve(c, DAEMON_EVENTS).subscribe((e) => {
@@ -46,7 +49,9 @@ export async function serve(flags: ConfigFlags): Promise<void> {
     process.off("SIGTERM", onSignal);
     throw err;
   }
-  process.stdout.write(`svc daemon listening on http://${daemon.info.bind}:${daemon.info.port} (pid ${daemon.info.pid})\n`);
+  process.stdout.write(
+    `svc daemon listening on http://${daemon.info.bind}:${daemon.info.port} (pid ${daemon.info.pid})\n`,
+  );
   for (const w of daemon.info.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
   announceTunnel(daemon.container);
   await new Promise<void>((resolve) => {

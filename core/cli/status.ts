@@ -51,7 +51,9 @@ export async function printStatus(o: { json?: boolean }): Promise<void> {
   else if (!s.running) println(`svc daemon: not running (home ${s.home}); start it with \`svc serve\``);
   else {
     const up = s.uptimeMs !== undefined ? `, up ${Math.round(s.uptimeMs / 1000)} s` : "";
-    println(`svc daemon: running, pid ${s.pid}, ${s.bind}:${s.port} (${s.url}), version ${s.version}${up}${s.answering ? "" : ", not answering /health"}`);
+    println(
+      `svc daemon: running, pid ${s.pid}, ${s.bind}:${s.port} (${s.url}), version ${s.version}${up}${s.answering ? "" : ", not answering /health"}`,
+    );
     println(`home: ${s.home}`);
     for (const w of s.warnings) warn(w);
   }

@@ -12,7 +12,12 @@ export async function checkConfigFile(home: string): Promise<DoctorFinding[]> {
   const path = homeFile(home, "config");
   try {
     const loaded = await loadConfigFile(path);
-    const findings: DoctorFinding[] = loaded.warnings.map((w) => ({ severity: "warn" as const, file: "config.json", message: w, fix: "fix the entry (svc config set …) or remove it" }));
+    const findings: DoctorFinding[] = loaded.warnings.map((w) => ({
+      severity: "warn" as const,
+      file: "config.json",
+      message: w,
+      fix: "fix the entry (svc config set …) or remove it",
+    }));
     const exposed = loaded.exists ? await exposedSecrets(path, loaded.raw) : undefined;
     if (exposed) {
       findings.push({
@@ -25,9 +30,22 @@ export async function checkConfigFile(home: string): Promise<DoctorFinding[]> {
     // The daemon as config.json would start it (a running one says for itself, in runtime.json).
     const daemon = (loaded.config as { daemon?: { bind?: string; authToken?: string } }).daemon;
     const door = daemon?.bind ? openDoorWarning({ bind: daemon.bind, authToken: daemon.authToken }) : undefined;
-    if (door) findings.push({ severity: "warn", file: "config.json", message: door, fix: "svc config set daemon.authToken < token-file (a long random token), or svc config set daemon.bind 127.0.0.1" });
+    if (door)
+      findings.push({
+        severity: "warn",
+        file: "config.json",
+        message: door,
+        fix: "svc config set daemon.authToken < token-file (a long random token), or svc config set daemon.bind 127.0.0.1",
+      });
     return findings;
   } catch (err) {
-    return [{ severity: "error", file: "config.json", message: (err as Error).message, fix: "fix it (svc config set/unset, or by hand), or restore it from a backup: the daemon does not start while it is invalid" }];
+    return [
+      {
+        severity: "error",
+        file: "config.json",
+        message: (err as Error).message,
+        fix: "fix it (svc config set/unset, or by hand), or restore it from a backup: the daemon does not start while it is invalid",
+      },
+    ];
   }
 }

@@ -31,14 +31,27 @@ export interface ConfigSnapshot {
 /** The effective configuration: every defaulted section and field present. */
 export type EffectiveConfig = WithDefaults<SvcConfigFile, typeof DEFAULTS>;
 
-type Widen<T> = T extends string ? string : T extends number ? number : T extends boolean ? boolean
-  : T extends readonly (infer U)[] ? Widen<U>[] : T extends object ? { -readonly [K in keyof T]: Widen<T[K]> } : T;
+type Widen<T> = T extends string
+  ? string
+  : T extends number
+    ? number
+    : T extends boolean
+      ? boolean
+      : T extends readonly (infer U)[]
+        ? Widen<U>[]
+        : T extends object
+          ? { -readonly [K in keyof T]: Widen<T[K]> }
+          : T;
 
 type WithDefaults<F, D> = { [K in keyof F as K extends keyof D ? never : K]: F[K] } & {
   -readonly [K in keyof D]-?: K extends keyof F
-    ? D[K] extends readonly unknown[] ? NonNullable<F[K]>
-      : string extends keyof D[K] ? NonNullable<F[K]>
-      : D[K] extends object ? WithDefaults<NonNullable<F[K]>, D[K]> : NonNullable<F[K]>
+    ? D[K] extends readonly unknown[]
+      ? NonNullable<F[K]>
+      : string extends keyof D[K]
+        ? NonNullable<F[K]>
+        : D[K] extends object
+          ? WithDefaults<NonNullable<F[K]>, D[K]>
+          : NonNullable<F[K]>
     : Widen<D[K]>;
 };
 

@@ -21,7 +21,11 @@ const FORBIDDEN = new Set(["__proto__", "prototype", "constructor"]);
  * `worktrees.provisionConcurrencyByRepo.<repo>`): under them the rest of a dotted key is one name,
  * so `models.review.small` is the role `review.small`.
  */
-const OPAQUE_RECORDS: readonly string[][] = [["models"], ["profileAliases"], ["worktrees", "provisionConcurrencyByRepo"]];
+const OPAQUE_RECORDS: readonly string[][] = [
+  ["models"],
+  ["profileAliases"],
+  ["worktrees", "provisionConcurrencyByRepo"],
+];
 
 /** Splits a dotted key or pattern the code spells itself (no checks; see {@link parseKey} for a user's key). */
 export function splitKey(dotted: string): string[] {
@@ -34,7 +38,8 @@ export function parseKey(dotted: string): string[] {
   if (dotted === "" || segs.some((s) => s === "")) {
     throw new SvcError("usage", `"${dotted}" is not a dotted key (e.g. daemon.port or models.review.small)`);
   }
-  if (segs.some((s) => FORBIDDEN.has(s))) throw new SvcError("usage", `"${dotted}": the key names ${[...FORBIDDEN].join(", ")} are not allowed`);
+  if (segs.some((s) => FORBIDDEN.has(s)))
+    throw new SvcError("usage", `"${dotted}": the key names ${[...FORBIDDEN].join(", ")} are not allowed`);
   for (const prefix of OPAQUE_RECORDS) {
     if (segs.length > prefix.length + 1 && prefix.every((p, i) => segs[i] === p)) {
       return [...prefix, segs.slice(prefix.length).join(".")];
@@ -62,14 +67,18 @@ export function valueAt(tree: unknown, path: ReadonlyArray<PropertyKey>): unknow
 /** A copy of `tree` with `value` at `path`; intermediate objects are created as needed. */
 export function setAt(tree: Tree, path: readonly string[], value: unknown): Tree {
   const banned = path.find((s) => FORBIDDEN.has(s));
-  if (banned !== undefined) throw new SvcError("invalid_input", `cannot set ${path.join(".")}: the key name ${banned} is not allowed`);
+  if (banned !== undefined)
+    throw new SvcError("invalid_input", `cannot set ${path.join(".")}: the key name ${banned} is not allowed`);
   const next = structuredClone(tree);
   let cur: Tree = next;
   path.slice(0, -1).forEach((seg, i) => {
     const child = Object.hasOwn(cur, seg) ? cur[seg] : undefined;
     if (child === undefined) cur[seg] = {};
     else if (!isPlainObject(child)) {
-      throw new SvcError("invalid_input", `cannot set ${path.join(".")}: ${path.slice(0, i + 1).join(".")} holds ${kindOf(child)}, not an object`);
+      throw new SvcError(
+        "invalid_input",
+        `cannot set ${path.join(".")}: ${path.slice(0, i + 1).join(".")} holds ${kindOf(child)}, not an object`,
+      );
     }
     cur = cur[seg] as Tree;
   });
@@ -104,7 +113,8 @@ export function schemaAt(root: z.ZodType, path: readonly string[]): z.ZodType {
   for (const seg of path) {
     let obj = cur;
     while (obj instanceof z.ZodOptional) obj = obj.unwrap() as z.ZodType;
-    if (!(obj instanceof z.ZodObject) || !Object.hasOwn(obj.shape, seg)) throw new Error(`the configuration schema has no key ${path.join(".")}`);
+    if (!(obj instanceof z.ZodObject) || !Object.hasOwn(obj.shape, seg))
+      throw new Error(`the configuration schema has no key ${path.join(".")}`);
     cur = obj.shape[seg] as z.ZodType;
   }
   return cur;

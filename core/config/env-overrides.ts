@@ -45,7 +45,10 @@ export function readEnvOverride(o: EnvOverride, env: NodeJS.ProcessEnv): unknown
   if (text === undefined || text === "") return undefined;
   const shown = o.secret ? "(value hidden)" : JSON.stringify(text);
   const fail = (allowed: string): never => {
-    throw new SvcError("config_invalid", `environment variable ${o.name}=${shown} is invalid: ${allowed} (it overrides ${o.key})`);
+    throw new SvcError(
+      "config_invalid",
+      `environment variable ${o.name}=${shown} is invalid: ${allowed} (it overrides ${o.key})`,
+    );
   };
   let value: unknown = text;
   if (o.kind === "number") {

@@ -17,7 +17,12 @@ export class FileConfigService implements ConfigService {
   ) {}
 
   /** Loads the file; a bad file at first load is an error (nothing good to fall back to). */
-  static async open(path: string, env: NodeJS.ProcessEnv, flags: ConfigFlags = {}, logger?: Logger): Promise<FileConfigService> {
+  static async open(
+    path: string,
+    env: NodeJS.ProcessEnv,
+    flags: ConfigFlags = {},
+    logger?: Logger,
+  ): Promise<FileConfigService> {
     const svc = new FileConfigService(path, env, flags, logger);
     svc.snapshot = await svc.read();
     return svc;
@@ -31,10 +36,13 @@ export class FileConfigService implements ConfigService {
     try {
       this.snapshot = await this.read();
     } catch (error) {
-      this.logger?.warn("config.json is invalid; the daemon keeps its last good configuration until the file is fixed", {
-        path: this.path,
-        error: (error as Error).message,
-      });
+      this.logger?.warn(
+        "config.json is invalid; the daemon keeps its last good configuration until the file is fixed",
+        {
+          path: this.path,
+          error: (error as Error).message,
+        },
+      );
       return { ok: false, error: error as Error };
     }
     for (const w of this.snapshot.warnings) this.logger?.warn(w);
@@ -49,7 +57,12 @@ export class FileConfigService implements ConfigService {
 
   private async read(): Promise<ConfigSnapshot> {
     const file = await loadConfigFile(this.path);
-    const { effective, warnings, sources, profile } = resolveConfig(file.config, this.env, this.flags, dirname(this.path));
+    const { effective, warnings, sources, profile } = resolveConfig(
+      file.config,
+      this.env,
+      this.flags,
+      dirname(this.path),
+    );
     return {
       raw: file.raw,
       effective,

@@ -29,7 +29,8 @@ export async function exposedSecrets(path: string, raw: unknown): Promise<Expose
 
 /** "holds daemon.authToken and is readable by group or others (mode 0644)": the keys named, never their values. */
 export function describeExposed(e: ExposedSecrets): string {
-  const named = e.keys.length <= 3 ? e.keys.join(", ") : `${e.keys.slice(0, 3).join(", ")} and ${e.keys.length - 3} more`;
+  const named =
+    e.keys.length <= 3 ? e.keys.join(", ") : `${e.keys.slice(0, 3).join(", ")} and ${e.keys.length - 3} more`;
   return `holds ${named} and is readable by group or others (mode ${e.mode.toString(8).padStart(4, "0")})`;
 }
 

@@ -36,7 +36,10 @@ export function parseConfigText(path: string, text: string): unknown {
 }
 
 /** Validates a raw tree; throws `config_invalid` naming the file, the dotted key, what was found and what is allowed. */
-export function validateConfigTree(path: string, raw: unknown): { raw: Record<string, unknown>; config: SvcConfigFile; warnings: string[] } {
+export function validateConfigTree(
+  path: string,
+  raw: unknown,
+): { raw: Record<string, unknown>; config: SvcConfigFile; warnings: string[] } {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new SvcError("config_invalid", `${path}: the top level must be a JSON object, found ${describe(raw)}`);
   }
@@ -61,7 +64,9 @@ export function validateConfigTree(path: string, raw: unknown): { raw: Record<st
       else {
         const issue = parsed.error.issues[0]!;
         const at = ["acpAgents", slug, ...issue.path.map(String)];
-        warnings.push(`${path}: acpAgents.${slug} dropped: key ${at.join(".")}: ${foundAllowed(at, valueAt(entry, issue.path), issue.message)}`);
+        warnings.push(
+          `${path}: acpAgents.${slug} dropped: key ${at.join(".")}: ${foundAllowed(at, valueAt(entry, issue.path), issue.message)}`,
+        );
       }
     }
     config.acpAgents = kept;
@@ -71,7 +76,10 @@ export function validateConfigTree(path: string, raw: unknown): { raw: Record<st
     const kept: Record<string, number> = {};
     for (const [repo, cap] of Object.entries(byRepo)) {
       if (repo !== "" && typeof cap === "number" && Number.isInteger(cap) && cap >= 0) kept[repo] = cap;
-      else warnings.push(`${path}: worktrees.provisionConcurrencyByRepo.${repo} ignored: the cap must be an integer >= 0, found ${describe(cap)}`);
+      else
+        warnings.push(
+          `${path}: worktrees.provisionConcurrencyByRepo.${repo} ignored: the cap must be an integer >= 0, found ${describe(cap)}`,
+        );
     }
     config.worktrees!.provisionConcurrencyByRepo = kept;
   }

@@ -30,7 +30,11 @@ export function lookupKey(snapshot: ConfigSnapshot, key: string, options: { reve
   const under = sourcesUnder(snapshot.sources, segs.join("."));
   const exact = under[segs.join(".")];
   if (exact && Object.keys(under).length === 1) return { key, value: shown, source: formatSource(exact) };
-  return { key, value: shown, sources: Object.fromEntries(Object.entries(under).map(([k, s]) => [k, formatSource(s)])) };
+  return {
+    key,
+    value: shown,
+    sources: Object.fromEntries(Object.entries(under).map(([k, s]) => [k, formatSource(s)])),
+  };
 }
 
 /**
@@ -38,7 +42,10 @@ export function lookupKey(snapshot: ConfigSnapshot, key: string, options: { reve
  * resolve (a cycle hand-written into config.json) is in `problems`, naming the chain, and the
  * other roles still resolve.
  */
-export function modelRoleTable(snapshot: ConfigSnapshot): { roles: Record<string, ResolvedModelRole>; problems: Record<string, string> } {
+export function modelRoleTable(snapshot: ConfigSnapshot): {
+  roles: Record<string, ResolvedModelRole>;
+  problems: Record<string, string>;
+} {
   const { roles, problems } = resolveTable(snapshot.effective);
   return { roles, problems: messagesOf(problems) };
 }
@@ -51,14 +58,32 @@ function lookupModels(snapshot: ConfigSnapshot, segs: string[]): KeyLookup {
   const { roles: table, problems } = resolveTable(snapshot.effective);
   const broken = Object.keys(problems).length ? { problems: messagesOf(problems) } : {};
   if (segs.length === 1) {
-    const value = Object.fromEntries(Object.entries(table).map(([role, { source: _s, ...v }]) => [role, v.route === undefined && v.profile === undefined ? v.model : v]));
-    return { key: "models", value, sources: Object.fromEntries(Object.entries(table).map(([role, r]) => [`models.${role}`, r.source])), ...broken };
+    const value = Object.fromEntries(
+      Object.entries(table).map(([role, { source: _s, ...v }]) => [
+        role,
+        v.route === undefined && v.profile === undefined ? v.model : v,
+      ]),
+    );
+    return {
+      key: "models",
+      value,
+      sources: Object.fromEntries(Object.entries(table).map(([role, r]) => [`models.${role}`, r.source])),
+      ...broken,
+    };
   }
   const role = segs[1]!;
   const problem = problems[role];
   if (problem) throw new SvcError(problem.code, `models.${role}: ${problem.message}`);
   const hit = table[role];
-  if (!hit) throw new SvcError("not_found", `models.${role} is not a known model role (known: ${Object.keys(table).join(", ")})`);
+  if (!hit)
+    throw new SvcError(
+      "not_found",
+      `models.${role} is not a known model role (known: ${Object.keys(table).join(", ")})`,
+    );
   const { source, ...rest } = hit;
-  return { key: `models.${role}`, value: rest.route === undefined && rest.profile === undefined ? rest.model : rest, source };
+  return {
+    key: `models.${role}`,
+    value: rest.route === undefined && rest.profile === undefined ? rest.model : rest,
+    source,
+  };
 }

@@ -12,7 +12,12 @@ export interface CatalogModel {
 
 export const MODEL_CATALOG: readonly CatalogModel[] = [
   { id: "claude-haiku-4-5", provider: "anthropic", description: "small, fast reviewer", contextWindow: 200_000 },
-  { id: "claude-sonnet-4-5", provider: "anthropic", description: "balanced reviewer and judge", contextWindow: 200_000 },
+  {
+    id: "claude-sonnet-4-5",
+    provider: "anthropic",
+    description: "balanced reviewer and judge",
+    contextWindow: 200_000,
+  },
   { id: "claude-opus-4-5", provider: "anthropic", description: "large reviewer", contextWindow: 200_000 },
   { id: "gpt-5", provider: "openai", description: "large general model", contextWindow: 400_000 },
   { id: "gpt-5-mini", provider: "openai", description: "small general model", contextWindow: 400_000 },
@@ -29,7 +34,9 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
 export function contextWindowOf(model: string): number | undefined {
   const exact = MODEL_CATALOG.find((m) => m.id === model);
   if (exact) return exact.contextWindow;
-  const base = MODEL_CATALOG.filter((m) => model.startsWith(m.id) && (model[m.id.length] === "-" || model[m.id.length] === "@")).sort((a, b) => b.id.length - a.id.length)[0];
+  const base = MODEL_CATALOG.filter(
+    (m) => model.startsWith(m.id) && (model[m.id.length] === "-" || model[m.id.length] === "@"),
+  ).sort((a, b) => b.id.length - a.id.length)[0];
   return base?.contextWindow;
 }
 
@@ -42,7 +49,11 @@ export function isKnownModel(id: string): boolean {
  * pick an adapter from a model when a step names none. A provider without an entry (ext-judge)
  * runs under no adapter.
  */
-export const PROVIDER_ADAPTERS: Readonly<Record<string, string>> = { anthropic: "claude", openai: "codex", google: "gemini" };
+export const PROVIDER_ADAPTERS: Readonly<Record<string, string>> = {
+  anthropic: "claude",
+  openai: "codex",
+  google: "gemini",
+};
 
 /** The catalog's adapter for a model id: its provider's adapter, or undefined. */
 export function catalogAdapterFor(model: string): { adapter: string; provider: string } | undefined {

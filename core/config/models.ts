@@ -58,22 +58,33 @@ export function followRoleChain(role: string, lookup: RoleLookup, known: () => s
   for (;;) {
     const hit = lookup(current);
     if (!hit) {
-      const via = hops.length ? ` (reached by ${[...hops.map((h) => ROLE_PREFIX + h.role), ROLE_PREFIX + current].join(" -> ")})` : "";
-      throw new SvcError("not_found", `model role "${current}" is not defined${via} (known roles: ${known().join(", ")})`);
+      const via = hops.length
+        ? ` (reached by ${[...hops.map((h) => ROLE_PREFIX + h.role), ROLE_PREFIX + current].join(" -> ")})`
+        : "";
+      throw new SvcError(
+        "not_found",
+        `model role "${current}" is not defined${via} (known roles: ${known().join(", ")})`,
+      );
     }
     hops.push({ role: current, ...hit });
     const model = modelOf(hit.value);
     if (!model.startsWith(ROLE_PREFIX)) return hops;
     const next = model.slice(ROLE_PREFIX.length);
     if (hops.some((h) => h.role === next)) {
-      throw new SvcError("config_invalid", `model roles refer to each other in a cycle: ${[...hops.map((h) => ROLE_PREFIX + h.role), ROLE_PREFIX + next].join(" -> ")}`);
+      throw new SvcError(
+        "config_invalid",
+        `model roles refer to each other in a cycle: ${[...hops.map((h) => ROLE_PREFIX + h.role), ROLE_PREFIX + next].join(" -> ")}`,
+      );
     }
     current = next;
   }
 }
 
 /** The lookup over the layers, highest first, then the built-in defaults. */
-export function layeredLookup(config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): { lookup: RoleLookup; roles: () => string[] } {
+export function layeredLookup(
+  config: { models?: Record<string, ModelRoleValue> },
+  layers: ModelLayers = {},
+): { lookup: RoleLookup; roles: () => string[] } {
   const ordered: Array<[ModelRoleSource, Record<string, ModelRoleValue> | undefined]> = [
     ["run", layers.run],
     ["repository", layers.repository],
@@ -87,7 +98,8 @@ export function layeredLookup(config: { models?: Record<string, ModelRoleValue> 
     const d = MODEL_ROLE_DEFAULTS[role];
     return d ? { value: d.model, source: "default" } : undefined;
   };
-  const roles = () => [...new Set([...Object.keys(MODEL_ROLE_DEFAULTS), ...ordered.flatMap(([, l]) => Object.keys(l ?? {}))])].sort();
+  const roles = () =>
+    [...new Set([...Object.keys(MODEL_ROLE_DEFAULTS), ...ordered.flatMap(([, l]) => Object.keys(l ?? {}))])].sort();
   return { lookup, roles };
 }
 
@@ -100,7 +112,10 @@ export function chainResult(hops: readonly RoleHop[]): ResolvedModelRole {
 }
 
 /** The resolved table of every known role (built-in and configured) with its source; throws at the first role that does not resolve. */
-export function resolveModelRoles(config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): Record<string, ResolvedModelRole> {
+export function resolveModelRoles(
+  config: { models?: Record<string, ModelRoleValue> },
+  layers: ModelLayers = {},
+): Record<string, ResolvedModelRole> {
   const { roles, problems } = resolveRoleTable(config, layers);
   const first = Object.values(problems)[0];
   if (first) throw first;
@@ -112,7 +127,10 @@ export function resolveModelRoles(config: { models?: Record<string, ModelRoleVal
  * role is in `problems` (its error names the chain) and the others still resolve, so a cycle
  * hand-written into config.json breaks only the roles that reach it.
  */
-export function resolveRoleTable(config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): { roles: Record<string, ResolvedModelRole>; problems: Record<string, SvcError> } {
+export function resolveRoleTable(
+  config: { models?: Record<string, ModelRoleValue> },
+  layers: ModelLayers = {},
+): { roles: Record<string, ResolvedModelRole>; problems: Record<string, SvcError> } {
   const { lookup, roles: known } = layeredLookup(config, layers);
   const roles: Record<string, ResolvedModelRole> = {};
   const problems: Record<string, SvcError> = {};
@@ -140,7 +158,11 @@ export function modelsProblem(models: Record<string, ModelRoleValue> | undefined
  * Resolves a step's `model:` value: `role:<name>` through the role table, anything else is a
  * literal model id. Call it before choosing an adapter.
  */
-export function resolveModelRef(ref: string, config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers = {}): { model: string; route?: string; profile?: string; role?: string } {
+export function resolveModelRef(
+  ref: string,
+  config: { models?: Record<string, ModelRoleValue> },
+  layers: ModelLayers = {},
+): { model: string; route?: string; profile?: string; role?: string } {
   if (!ref.startsWith(ROLE_PREFIX)) return { model: ref };
   const role = ref.slice(ROLE_PREFIX.length);
   const { lookup, roles } = layeredLookup(config, layers);
@@ -150,11 +172,19 @@ export function resolveModelRef(ref: string, config: { models?: Record<string, M
 
 /** Warnings for model ids in a role value that the catalog does not know. */
 export function unknownModelWarnings(role: string, value: unknown): string[] {
-  const id = typeof value === "string" ? value : typeof value === "object" && value !== null ? (value as { model?: unknown }).model : undefined;
+  const id =
+    typeof value === "string"
+      ? value
+      : typeof value === "object" && value !== null
+        ? (value as { model?: unknown }).model
+        : undefined;
   if (typeof id !== "string" || id.startsWith(ROLE_PREFIX) || isKnownModel(id)) return [];
   return [`models.${role}: "${id}" is not in the model catalog; accepted as given`];
 }
 
 function pick(v: { route?: string; profile?: string }): { route?: string; profile?: string } {
-  return { ...(v.route !== undefined ? { route: v.route } : {}), ...(v.profile !== undefined ? { profile: v.profile } : {}) };
+  return {
+    ...(v.route !== undefined ? { route: v.route } : {}),
+    ...(v.profile !== undefined ? { profile: v.profile } : {}),
+  };
 }

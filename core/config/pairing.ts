@@ -17,7 +17,11 @@ export interface PairingSettings {
 
 export function pairingSettings(cfg: EffectiveConfig): PairingSettings {
   const p = cfg.pairing;
-  return { ...(p.rendezvous !== "" ? { rendezvous: p.rendezvous } : {}), autoconnect: p.autoconnect, pairPage: p.pairPage };
+  return {
+    ...(p.rendezvous !== "" ? { rendezvous: p.rendezvous } : {}),
+    autoconnect: p.autoconnect,
+    pairPage: p.pairPage,
+  };
 }
 
 /**
@@ -28,7 +32,10 @@ export function rendezvousForOffer(cfg: EffectiveConfig, flag?: string): string 
   if (flag !== undefined && flag !== "") return flag;
   const configured = cfg.pairing.rendezvous;
   if (configured === "") {
-    throw new SvcError("usage", `pairing.rendezvous is "" (explicit opt-out from the hosted broker): pass --rendezvous <wss://url> to pair offer`);
+    throw new SvcError(
+      "usage",
+      `pairing.rendezvous is "" (explicit opt-out from the hosted broker): pass --rendezvous <wss://url> to pair offer`,
+    );
   }
   return configured;
 }

@@ -8,7 +8,10 @@ import { FileConfigService } from "./file-config-service.js";
 import type { ConfigFlags } from "./resolve.js";
 
 /** Reads and resolves the configuration once. Throws `config_invalid` for a bad file, env value or `--profile`. */
-export async function readEffectiveConfig(flags: ConfigFlags = {}, env: NodeJS.ProcessEnv = process.env): Promise<ConfigSnapshot> {
+export async function readEffectiveConfig(
+  flags: ConfigFlags = {},
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ConfigSnapshot> {
   const svc = await FileConfigService.open(configFilePath(env), env, flags);
   return svc.current();
 }

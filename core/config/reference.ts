@@ -17,7 +17,7 @@ export const REFERENCE_END = "<!-- config-reference:end -->";
 const DOC_DEFAULTS: Record<string, string> = {
   "worktrees.root": `\`$${HOME_ENV}/worktrees\``,
   "sessions.eventsDir": `\`$${HOME_ENV}/sessions\``,
-  "pairing.autoconnect": "true when a rendezvous is set (false after the `\"\"` opt-out)",
+  "pairing.autoconnect": 'true when a rendezvous is set (false after the `""` opt-out)',
 };
 
 const TOP_LEVEL_SCALARS = ["adapters", "profileAliases", "corpusPresetPackages", "activeProfile", "profiles"];
@@ -51,7 +51,8 @@ export function renderReference(): string {
 export function referenceIn(readme: string): string {
   const start = readme.indexOf(REFERENCE_START);
   const end = readme.indexOf(REFERENCE_END);
-  if (start < 0 || end < start) throw new Error(`docs/configuration.md lacks the markers ${REFERENCE_START.trim()} … ${REFERENCE_END}`);
+  if (start < 0 || end < start)
+    throw new Error(`docs/configuration.md lacks the markers ${REFERENCE_START.trim()} … ${REFERENCE_END}`);
   return readme.slice(start + REFERENCE_START.length, end);
 }
 
@@ -59,7 +60,8 @@ export function referenceIn(readme: string): string {
 export function spliceReference(readme: string, block: string): string {
   const start = readme.indexOf(REFERENCE_START);
   const end = readme.indexOf(REFERENCE_END);
-  if (start < 0 || end < start) throw new Error(`docs/configuration.md lacks the markers ${REFERENCE_START.trim()} … ${REFERENCE_END}`);
+  if (start < 0 || end < start)
+    throw new Error(`docs/configuration.md lacks the markers ${REFERENCE_START.trim()} … ${REFERENCE_END}`);
   return readme.slice(0, start + REFERENCE_START.length) + block + readme.slice(end);
 }
 
@@ -79,21 +81,31 @@ function rowsOf(prefix: string, schema: JsonSchema): Row[] {
 }
 
 function isRecordOfObjects(s: JsonSchema): boolean {
-  return s.type === "object" && typeof s.additionalProperties === "object" && (s.additionalProperties as JsonSchema).properties !== undefined;
+  return (
+    s.type === "object" &&
+    typeof s.additionalProperties === "object" &&
+    (s.additionalProperties as JsonSchema).properties !== undefined
+  );
 }
 
 function table(rows: Row[]): string[] {
   const lines = ["| Key | Type | Default | Env / flag override | Meaning |", "|---|---|---|---|---|"];
   for (const r of rows) {
-    lines.push(`| \`${r.key}\` | \`${cell(typeOf(r.schema))}\` | ${cell(defaultOf(r.key))} | ${cell(overrideOf(r.key))} | ${cell(r.schema.description ?? "")} |`);
+    lines.push(
+      `| \`${r.key}\` | \`${cell(typeOf(r.schema))}\` | ${cell(defaultOf(r.key))} | ${cell(overrideOf(r.key))} | ${cell(r.schema.description ?? "")} |`,
+    );
   }
   return lines;
 }
 
 function modelsTable(schema: JsonSchema): string[] {
-  const lines = [`Type: \`${cell(typeOf(schema))}\`. Precedence: run input (\`svc run-swarm --model\`) > the repository's \`.svc/models.json\` ([swarm.md](swarm.md#model-roles)) > this config > built-in default. A swarm step may say \`model: role:<name>\`. \`config set\` refuses a role cycle and a reference to an undefined role.`, ""];
+  const lines = [
+    `Type: \`${cell(typeOf(schema))}\`. Precedence: run input (\`svc run-swarm --model\`) > the repository's \`.svc/models.json\` ([swarm.md](swarm.md#model-roles)) > this config > built-in default. A swarm step may say \`model: role:<name>\`. \`config set\` refuses a role cycle and a reference to an undefined role.`,
+    "",
+  ];
   lines.push("| Role | Default | Use |", "|---|---|---|");
-  for (const [role, d] of Object.entries(MODEL_ROLE_DEFAULTS)) lines.push(`| \`models.${role}\` | \`${d.model}\` | ${cell(d.use)} |`);
+  for (const [role, d] of Object.entries(MODEL_ROLE_DEFAULTS))
+    lines.push(`| \`models.${role}\` | \`${d.model}\` | ${cell(d.use)} |`);
   return lines;
 }
 
@@ -127,7 +139,9 @@ function defaultOf(key: string): string {
 
 function overrideOf(key: string): string {
   const parts = [
-    ...ENV_OVERRIDES.filter((o) => o.key === key).map((o) => `env \`${o.name}\`${o.afterFile ? " (after the file)" : ""}`),
+    ...ENV_OVERRIDES.filter((o) => o.key === key).map(
+      (o) => `env \`${o.name}\`${o.afterFile ? " (after the file)" : ""}`,
+    ),
     ...FLAG_KEYS.filter((f) => f.key === key).map((f) => `flag \`${f.spelling}\``),
   ];
   return parts.join(", ");

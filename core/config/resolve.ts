@@ -62,7 +62,11 @@ function checkFlag(f: FlagKey, value: unknown): void {
   const parsed = f.schema.safeParse(value);
   if (parsed.success) return;
   const shown = f.secret ? "(value hidden)" : typeof value === "number" ? String(value) : JSON.stringify(value);
-  const allowed = parsed.error.issues.map((i) => (/^Too small: expected string to have >=1 characters$/.test(i.message) ? "must not be empty" : i.message)).join("; ");
+  const allowed = parsed.error.issues
+    .map((i) =>
+      /^Too small: expected string to have >=1 characters$/.test(i.message) ? "must not be empty" : i.message,
+    )
+    .join("; ");
   throw new SvcError("usage", `${f.spelling} ${shown} is invalid: ${allowed} (it sets ${f.key})`);
 }
 
@@ -116,7 +120,8 @@ export function resolveConfig(
 
   const effective = eff as unknown as EffectiveConfig;
   finishPaths(effective, sources, home);
-  if (sources["pairing.autoconnect"]?.kind === "default") effective.pairing.autoconnect = effective.pairing.rendezvous !== "";
+  if (sources["pairing.autoconnect"]?.kind === "default")
+    effective.pairing.autoconnect = effective.pairing.rendezvous !== "";
   return { effective, warnings, sources, ...(profileName !== undefined ? { profile: profileName } : {}) };
 }
 
@@ -139,13 +144,18 @@ function pickProfile(file: SvcConfigFile, flags: ConfigFlags, warnings: string[]
   const known = Object.keys(file.profiles ?? {});
   if (flags.profile !== undefined) {
     if (!known.includes(flags.profile)) {
-      throw new SvcError("config_invalid", `--profile ${flags.profile}: no such profile in config.json; known profiles: ${known.join(", ") || "(none)"}`);
+      throw new SvcError(
+        "config_invalid",
+        `--profile ${flags.profile}: no such profile in config.json; known profiles: ${known.join(", ") || "(none)"}`,
+      );
     }
     return flags.profile;
   }
   if (file.activeProfile === undefined) return undefined;
   if (known.includes(file.activeProfile)) return file.activeProfile;
-  warnings.push(`activeProfile "${file.activeProfile}" names no profile (known: ${known.join(", ") || "none"}); using the top-level configuration`);
+  warnings.push(
+    `activeProfile "${file.activeProfile}" names no profile (known: ${known.join(", ") || "none"}); using the top-level configuration`,
+  );
   return undefined;
 }
 
@@ -153,13 +163,22 @@ function finishPaths(eff: EffectiveConfig, sources: Record<string, ValueSource>,
   const fromDefault = (key: string) => sources[key]?.kind === "default";
   eff.worktrees.root = fromDefault("worktrees.root") ? join(home, FILES.worktrees) : expandTilde(eff.worktrees.root);
   const events = expandTilde(eff.sessions.eventsDir);
-  eff.sessions.eventsDir = fromDefault("sessions.eventsDir") ? join(home, FILES.sessions) : isAbsolute(events) ? events : resolvePath(home, events);
+  eff.sessions.eventsDir = fromDefault("sessions.eventsDir")
+    ? join(home, FILES.sessions)
+    : isAbsolute(events)
+      ? events
+      : resolvePath(home, events);
   const byRepo: Record<string, number> = {};
   for (const [k, v] of Object.entries(eff.worktrees.provisionConcurrencyByRepo)) byRepo[expandTilde(k)] = v;
   eff.worktrees.provisionConcurrencyByRepo = byRepo;
 }
 
-function overlay(target: Record<string, unknown>, layer: Record<string, unknown>, at: string[], sources: Record<string, ValueSource>): void {
+function overlay(
+  target: Record<string, unknown>,
+  layer: Record<string, unknown>,
+  at: string[],
+  sources: Record<string, ValueSource>,
+): void {
   for (const [k, v] of Object.entries(layer)) {
     if (v === undefined) continue;
     const path = [...at, k];
@@ -179,7 +198,12 @@ function markLeaves(sources: Record<string, ValueSource>, at: string[], value: u
 }
 
 /** Records `source` for `path`, replacing the source of any enclosing leaf (and, when asked, of any leaf under it). */
-function setSource(sources: Record<string, ValueSource>, path: string[], source: ValueSource, replacesSubtree = false): void {
+function setSource(
+  sources: Record<string, ValueSource>,
+  path: string[],
+  source: ValueSource,
+  replacesSubtree = false,
+): void {
   const key = path.join(".");
   for (let i = 1; i < path.length; i++) delete sources[path.slice(0, i).join(".")];
   if (replacesSubtree) for (const k of Object.keys(sources)) if (k.startsWith(key + ".")) delete sources[k];

@@ -24,7 +24,12 @@ const WS_URL = /^wss?:\/\/[^\s/?#]+\S*$/;
  * 70000", "must be at least 0, got -1", "must be a whole number, got 1.5".
  */
 function bounded(opts: { min?: number; max?: number; int?: boolean }): z.ZodNumber {
-  const range = opts.max === undefined ? `at least ${opts.min}` : opts.min === undefined ? `at most ${opts.max}` : `${opts.min}..${opts.max}`;
+  const range =
+    opts.max === undefined
+      ? `at least ${opts.min}`
+      : opts.min === undefined
+        ? `at most ${opts.max}`
+        : `${opts.min}..${opts.max}`;
   const got = (i: { input?: unknown }) => `must be ${range}, got ${String(i.input)}`;
   let n = opts.int ? z.number().int({ error: (i) => `must be a whole number, got ${String(i.input)}` }) : z.number();
   if (opts.min !== undefined) n = n.min(opts.min, { error: got });
@@ -36,30 +41,50 @@ export const daemonSchema = z.looseObject({
   port: bounded({ min: 0, max: 65535, int: true }).optional().describe("Listen port (0 picks a free port)"),
   bind: nonEmpty.optional().describe("Bind address (loopback only by default)"),
   allowedOrigins: z.array(nonEmpty).optional().describe("CORS allow-list for browser callers of the daemon API"),
-  authToken: nonEmpty.optional().describe("Stable bearer token (secret); `svc serve --auth-token-file <path>` (or `--auth-token`, which `ps` shows to every user) overrides it"),
+  authToken: nonEmpty
+    .optional()
+    .describe(
+      "Stable bearer token (secret); `svc serve --auth-token-file <path>` (or `--auth-token`, which `ps` shows to every user) overrides it",
+    ),
   turnStallAfterMs: z.number().optional().describe("Turn-liveness watchdog threshold in ms; 0 or negative disables"),
 });
 
 export const pairingSchema = z.looseObject({
   rendezvous: z
     .string()
-    .regex(/^$|^wss?:\/\/[^\s/?#]+\S*$/, "must be a ws:// or wss:// URL, or \"\" to opt out")
+    .regex(/^$|^wss?:\/\/[^\s/?#]+\S*$/, 'must be a ws:// or wss:// URL, or "" to opt out')
     .optional()
-    .describe("Rendezvous broker WebSocket URL: absent = the hosted default, a URL = that broker, \"\" = explicit opt-out (`pair offer` then needs --rendezvous)"),
-  autoconnect: z.boolean().optional().describe("Open standing rendezvous connections for every persisted pairing on boot"),
+    .describe(
+      'Rendezvous broker WebSocket URL: absent = the hosted default, a URL = that broker, "" = explicit opt-out (`pair offer` then needs --rendezvous)',
+    ),
+  autoconnect: z
+    .boolean()
+    .optional()
+    .describe("Open standing rendezvous connections for every persisted pairing on boot"),
   pairPage: z
     .string()
     .regex(/^https?:\/\//, "must be an http(s) URL")
     .refine(isPairPage, "must be a plain http(s) URL, or a template with {fp} in the hostname only")
     .optional()
-    .describe("Web pair page for `pair offer --qr`: a template with {fp} in the hostname (one origin per daemon) or a plain http(s) URL; `--pair-page` overrides it"),
+    .describe(
+      "Web pair page for `pair offer --qr`: a template with {fp} in the hostname (one origin per daemon) or a plain http(s) URL; `--pair-page` overrides it",
+    ),
   allowedRoots: z
-    .array(z.string().min(1).refine((p) => p.startsWith("/"), "must be an absolute path"))
+    .array(
+      z
+        .string()
+        .min(1)
+        .refine((p) => p.startsWith("/"), "must be an absolute path"),
+    )
     .optional()
-    .describe("Directories under which a paired device with the operate scope may start sessions (cwd), place worktrees (worktreeRoot) and run swarms (baseDir, step cwds); empty or absent: such a device starts nothing"),
+    .describe(
+      "Directories under which a paired device with the operate scope may start sessions (cwd), place worktrees (worktreeRoot) and run swarms (baseDir, step cwds); empty or absent: such a device starts nothing",
+    ),
 });
 
-const optionValue = z.union([z.boolean(), z.number(), z.string()], { error: "must be a boolean, a number or a string" });
+const optionValue = z.union([z.boolean(), z.number(), z.string()], {
+  error: "must be a boolean, a number or a string",
+});
 
 export const adapterAuthSchema = z.looseObject({
   mode: z.enum(["subscription", "api-key"]).optional().describe("Billing mode"),
@@ -77,32 +102,64 @@ export const adapterDefaultsSchema = z.looseObject({
 const pct = bounded({ min: 0, max: 100 });
 
 export const contextContinuitySchema = z.looseObject({
-  mode: z.enum(["act", "warn", "off"]).optional().describe("Context-window policy: act (default) does each threshold's action, warn only warns, off does nothing"),
+  mode: z
+    .enum(["act", "warn", "off"])
+    .optional()
+    .describe("Context-window policy: act (default) does each threshold's action, warn only warns, off does nothing"),
   warnAtPct: pct.optional().describe("Context use (percent of the model's window) at which to warn"),
   compactAtPct: pct.optional().describe("Context use (percent) at which to ask the agent to compact"),
-  continueFreshAtPct: pct.optional().describe("Context use (percent) at which to continue in a fresh session with a handoff summary"),
-  hardStopAtPct: pct.optional().describe("Context use (percent) at which to cancel the turn and refuse further prompts"),
-  handoffAtQuotaRemaining: bounded({ min: 0 }).optional().describe("Emit session:handoff-suggested once per quota window when this many requests or fewer remain; unset = off"),
+  continueFreshAtPct: pct
+    .optional()
+    .describe("Context use (percent) at which to continue in a fresh session with a handoff summary"),
+  hardStopAtPct: pct
+    .optional()
+    .describe("Context use (percent) at which to cancel the turn and refuse further prompts"),
+  handoffAtQuotaRemaining: bounded({ min: 0 })
+    .optional()
+    .describe(
+      "Emit session:handoff-suggested once per quota window when this many requests or fewer remain; unset = off",
+    ),
 });
 
 export const messagingSchema = z.looseObject({
   allowSiblings: z.boolean().optional().describe("Let message_send and message_reply reach a sibling session"),
-  agentInterrupt: z.enum(["allow", "deny"]).optional().describe("Whether a session sender's urgency interrupt may cancel the recipient's turn (denied = delivered as steer)"),
-  pendingPromptStaleMinutes: bounded({ min: 0 }).optional().describe("Minutes a queued prompt may wait before it is flagged stale"),
+  agentInterrupt: z
+    .enum(["allow", "deny"])
+    .optional()
+    .describe(
+      "Whether a session sender's urgency interrupt may cancel the recipient's turn (denied = delivered as steer)",
+    ),
+  pendingPromptStaleMinutes: bounded({ min: 0 })
+    .optional()
+    .describe("Minutes a queued prompt may wait before it is flagged stale"),
 });
 
 export const defaultsSchema = z.looseObject({
   skills: z.array(nonEmpty).optional().describe("Global skills folded into every spawn's options.skills"),
   options: z.record(z.string(), optionValue).optional().describe("Global options merged into every spawn"),
-  adapters: z.record(z.string(), adapterDefaultsSchema).optional().describe("Per-adapter overrides keyed by adapter slug"),
-  defaultRoleDepthCutoff: bounded({ min: 0, int: true }).optional().describe("Spawn depth at or above which a session defaults to executor instead of supervisor"),
-  maxGrantableDelegation: bounded({ min: 0, int: true }).optional().describe("Trust-boundary cap on delegation a supervisor can grant a child; unset = no cap"),
+  adapters: z
+    .record(z.string(), adapterDefaultsSchema)
+    .optional()
+    .describe("Per-adapter overrides keyed by adapter slug"),
+  defaultRoleDepthCutoff: bounded({ min: 0, int: true })
+    .optional()
+    .describe("Spawn depth at or above which a session defaults to executor instead of supervisor"),
+  maxGrantableDelegation: bounded({ min: 0, int: true })
+    .optional()
+    .describe("Trust-boundary cap on delegation a supervisor can grant a child; unset = no cap"),
   extTracing: z.boolean().optional().describe("Opt in to per-session tracing by default"),
   traceRedactor: nonEmpty.optional().describe("Redactor slug applied to traced session content"),
   traceEndpoint: httpUrl
     .optional()
-    .describe("OTLP/HTTP traces URL, used as is (e.g. http://127.0.0.1:4318/v1/traces); over OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_EXPORTER_OTLP_ENDPOINT (docs/tracing.md)"),
-  agentPromptInterrupt: z.boolean().optional().describe("Default interrupt for agent_prompt and message_parent calls that omit it (false queues, true cancels the in-flight turn)"),
+    .describe(
+      "OTLP/HTTP traces URL, used as is (e.g. http://127.0.0.1:4318/v1/traces); over OTEL_EXPORTER_OTLP_TRACES_ENDPOINT and OTEL_EXPORTER_OTLP_ENDPOINT (docs/tracing.md)",
+    ),
+  agentPromptInterrupt: z
+    .boolean()
+    .optional()
+    .describe(
+      "Default interrupt for agent_prompt and message_parent calls that omit it (false queues, true cancels the in-flight turn)",
+    ),
   contextContinuity: contextContinuitySchema.optional().describe("Context-window policy"),
   messaging: messagingSchema.optional().describe("Inter-session messaging policy"),
 });
@@ -130,9 +187,16 @@ const worktreesFields = {
     .regex(/^(\/|~\/)/, "must be an absolute path (or start with ~/)")
     .optional()
     .describe("Directory under which worktrees are created, layout `<root>/<repoName>/<slug>`"),
-  isolation: z.enum(["always", "on-request", "never"]).optional().describe("Worktree policy for agent_start's worktree field"),
-  provisionConcurrency: bounded({ min: 0, int: true }).optional().describe("Daemon-wide cap on concurrent heavy provisioning phases; 0 disables the cap"),
-  provisionLoadFactor: bounded({ min: 0 }).optional().describe("Load guard: no admission while the 1-minute load average exceeds cores x factor; 0 = off"),
+  isolation: z
+    .enum(["always", "on-request", "never"])
+    .optional()
+    .describe("Worktree policy for agent_start's worktree field"),
+  provisionConcurrency: bounded({ min: 0, int: true })
+    .optional()
+    .describe("Daemon-wide cap on concurrent heavy provisioning phases; 0 disables the cap"),
+  provisionLoadFactor: bounded({ min: 0 })
+    .optional()
+    .describe("Load guard: no admission while the 1-minute load average exceeds cores x factor; 0 = off"),
 };
 
 export const worktreesSchema = z.looseObject({
@@ -140,16 +204,29 @@ export const worktreesSchema = z.looseObject({
   provisionConcurrencyByRepo: z
     .record(z.string(), bounded({ min: 0, int: true }))
     .optional()
-    .describe("Extra per-repo cap `{<repo path or directory name>: cap}`, never looser than provisionConcurrency; `~/` expands; invalid entries are ignored"),
+    .describe(
+      "Extra per-repo cap `{<repo path or directory name>: cap}`, never looser than provisionConcurrency; `~/` expands; invalid entries are ignored",
+    ),
 });
 
 export const spawnSchema = z.looseObject({
-  attach: z.enum(["always", "on-request"]).optional().describe("Whether a spawn auto-attaches to its caller as parent lineage"),
-  dedupe: z.enum(["always", "on-request"]).optional().describe("Implicit idempotency-key policy (label plus a hash of the initial prompt)"),
+  attach: z
+    .enum(["always", "on-request"])
+    .optional()
+    .describe("Whether a spawn auto-attaches to its caller as parent lineage"),
+  dedupe: z
+    .enum(["always", "on-request"])
+    .optional()
+    .describe("Implicit idempotency-key policy (label plus a hash of the initial prompt)"),
 });
 
 export const provenanceSchema = z.looseObject({
-  wrapGh: z.boolean().optional().describe("Prepend a shim to spawned sessions' PATH that stamps a provenance footer on pull requests created with the code host's CLI"),
+  wrapGh: z
+    .boolean()
+    .optional()
+    .describe(
+      "Prepend a shim to spawned sessions' PATH that stamps a provenance footer on pull requests created with the code host's CLI",
+    ),
 });
 
 export const terminalPresetSchema = z.looseObject({
@@ -162,41 +239,89 @@ export const terminalPresetSchema = z.looseObject({
 });
 
 export const sessionsSchema = z.looseObject({
-  attentionDelaySec: bounded({ min: 0 }).optional().describe("Seconds a session stays shown as running after its last turn ends"),
-  eventsDir: nonEmpty.optional().describe("Root of per-session transcripts `<eventsDir>/<sessionId>/events.jsonl`; relative paths resolve against `$SVC_HOME`; takes effect on restart"),
+  attentionDelaySec: bounded({ min: 0 })
+    .optional()
+    .describe("Seconds a session stays shown as running after its last turn ends"),
+  eventsDir: nonEmpty
+    .optional()
+    .describe(
+      "Root of per-session transcripts `<eventsDir>/<sessionId>/events.jsonl`; relative paths resolve against `$SVC_HOME`; takes effect on restart",
+    ),
 });
 
 export const featuresSchema = z.looseObject({
   pty: z.boolean().optional().describe("Informational hint that pseudo-terminal support is desired"),
-  llmEndpoint: z.boolean().optional().describe("Enable the local llm-endpoint proxy sidecar and its llm_endpoint_* tools"),
+  llmEndpoint: z
+    .boolean()
+    .optional()
+    .describe("Enable the local llm-endpoint proxy sidecar and its llm_endpoint_* tools"),
 });
 
 export const llmUpstreamSchema = z.looseObject({
-  provider: z.enum(["anthropic", "openai"], { error: "must be anthropic or openai (the API the upstream speaks)" }).describe("The API the upstream speaks: anthropic (Messages) or openai (Chat Completions)"),
-  baseUrl: httpUrl.describe("Upstream base URL (anthropic: without /v1, e.g. https://api.anthropic.com; openai: with /v1, e.g. https://api.openai.com/v1); http only to loopback"),
-  models: z.array(nonEmpty).optional().describe("Model ids this upstream serves; a trailing * matches a prefix (claude-*); empty or absent: only models routed here by name"),
-  keyFrom: nonEmpty.optional().describe("Adapter slug whose defaults.adapters.<slug>.auth (apiKey or token) is injected, then credentials.json llm-endpoint/<route name>; default: the provider's catalog adapter (anthropic: claude, openai: codex)"),
+  provider: z
+    .enum(["anthropic", "openai"], { error: "must be anthropic or openai (the API the upstream speaks)" })
+    .describe("The API the upstream speaks: anthropic (Messages) or openai (Chat Completions)"),
+  baseUrl: httpUrl.describe(
+    "Upstream base URL (anthropic: without /v1, e.g. https://api.anthropic.com; openai: with /v1, e.g. https://api.openai.com/v1); http only to loopback",
+  ),
+  models: z
+    .array(nonEmpty)
+    .optional()
+    .describe(
+      "Model ids this upstream serves; a trailing * matches a prefix (claude-*); empty or absent: only models routed here by name",
+    ),
+  keyFrom: nonEmpty
+    .optional()
+    .describe(
+      "Adapter slug whose defaults.adapters.<slug>.auth (apiKey or token) is injected, then credentials.json llm-endpoint/<route name>; default: the provider's catalog adapter (anthropic: claude, openai: codex)",
+    ),
 });
 
 export const llmBudgetsSchema = z.looseObject({
-  sessionTokens: bounded({ min: 1, int: true }).optional().describe("Tokens (input + output) one session may use; unset = no limit"),
-  runTokens: bounded({ min: 1, int: true }).optional().describe("Tokens one swarm run may use across its sessions; unset = no limit"),
-  dayTokens: bounded({ min: 1, int: true }).optional().describe("Tokens all sessions may use per UTC day; unset = no limit"),
-  requestsPerMinute: bounded({ min: 1, int: true }).optional().describe("Calls one session may start in any 60 s; unset = no limit"),
-  concurrentCalls: bounded({ min: 1, int: true }).optional().describe("Calls one session may have in flight at once; unset = no limit"),
+  sessionTokens: bounded({ min: 1, int: true })
+    .optional()
+    .describe("Tokens (input + output) one session may use; unset = no limit"),
+  runTokens: bounded({ min: 1, int: true })
+    .optional()
+    .describe("Tokens one swarm run may use across its sessions; unset = no limit"),
+  dayTokens: bounded({ min: 1, int: true })
+    .optional()
+    .describe("Tokens all sessions may use per UTC day; unset = no limit"),
+  requestsPerMinute: bounded({ min: 1, int: true })
+    .optional()
+    .describe("Calls one session may start in any 60 s; unset = no limit"),
+  concurrentCalls: bounded({ min: 1, int: true })
+    .optional()
+    .describe("Calls one session may have in flight at once; unset = no limit"),
 });
 
 export const llmEndpointSchema = z.looseObject({
-  port: bounded({ min: 0, max: 65535, int: true }).optional().describe("Loopback port of the sidecar (0 picks a free port, kept across its restarts)"),
-  upstreams: z.record(z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "must be a route name of a-z, 0-9, _ and -"), llmUpstreamSchema).optional().describe("Routes by name: where calls go and which key they carry (built in: anthropic, openai)"),
+  port: bounded({ min: 0, max: 65535, int: true })
+    .optional()
+    .describe("Loopback port of the sidecar (0 picks a free port, kept across its restarts)"),
+  upstreams: z
+    .record(
+      z.string().regex(/^[a-z0-9][a-z0-9_-]{0,63}$/, "must be a route name of a-z, 0-9, _ and -"),
+      llmUpstreamSchema,
+    )
+    .optional()
+    .describe("Routes by name: where calls go and which key they carry (built in: anthropic, openai)"),
   budgets: llmBudgetsSchema.optional().describe("Limits past which the sidecar refuses calls"),
-  upstreamTimeoutSec: bounded({ min: 1 }).optional().describe("Seconds to wait for an upstream's response headers and between streamed bytes before answering 504"),
+  upstreamTimeoutSec: bounded({ min: 1 })
+    .optional()
+    .describe("Seconds to wait for an upstream's response headers and between streamed bytes before answering 504"),
 });
 
 export const modelRoleObjectSchema = z.looseObject({
   model: nonEmpty.describe("Model id"),
-  route: nonEmpty.optional().describe("llm-endpoint route (a name in llmEndpoint.upstreams) that serves this role's calls"),
-  profile: nonEmpty.optional().describe("Access profile: the adapter slug whose defaults.adapters.<slug>.auth key the llm-endpoint sidecar injects for this role (over the route's keyFrom)"),
+  route: nonEmpty
+    .optional()
+    .describe("llm-endpoint route (a name in llmEndpoint.upstreams) that serves this role's calls"),
+  profile: nonEmpty
+    .optional()
+    .describe(
+      "Access profile: the adapter slug whose defaults.adapters.<slug>.auth key the llm-endpoint sidecar injects for this role (over the route's keyFrom)",
+    ),
 });
 
 export const modelRoleValueSchema = z.union([nonEmpty, modelRoleObjectSchema], {
@@ -206,7 +331,11 @@ export const modelRoleValueSchema = z.union([nonEmpty, modelRoleObjectSchema], {
 export const modelsSchema = z.record(z.string().min(1), modelRoleValueSchema);
 
 export const extJudgeSchema = z.looseObject({
-  apiKey: nonEmpty.optional().describe("Judge API key (secret); read before EXT_JUDGE_API_KEY; set from stdin or --from-file, never through config_set"),
+  apiKey: nonEmpty
+    .optional()
+    .describe(
+      "Judge API key (secret); read before EXT_JUDGE_API_KEY; set from stdin or --from-file, never through config_set",
+    ),
   model: nonEmpty.optional().describe("Judge model id"),
   baseUrl: z
     .string()
@@ -214,13 +343,27 @@ export const extJudgeSchema = z.looseObject({
     .refine((v) => URL.canParse(v), "must be an http(s) URL")
     .optional()
     .describe("Judge endpoint override"),
-  windowSec: bounded({ min: 0 }).optional().describe("The session steward judges a session at most once per trigger kind (stalled, turn-ended, handoff, each context threshold) in this many seconds; 0: no limit (docs/steward.md)"),
-  timeoutSec: bounded({ min: 0.1, max: 600 }).optional().describe("Seconds a judge request may take, answer included, before it is recorded as judge_error"),
+  windowSec: bounded({ min: 0 })
+    .optional()
+    .describe(
+      "The session steward judges a session at most once per trigger kind (stalled, turn-ended, handoff, each context threshold) in this many seconds; 0: no limit (docs/steward.md)",
+    ),
+  timeoutSec: bounded({ min: 0.1, max: 600 })
+    .optional()
+    .describe("Seconds a judge request may take, answer included, before it is recorded as judge_error"),
 });
 
 export const tunnelSchema = z.looseObject({
-  host: z.string().regex(WS_URL, "must be a ws:// or wss:// URL").optional().describe("WebSocket URL of the tunnel host"),
-  token: nonEmpty.optional().describe("Host token (secret): the daemon's own credential at the relay, used before credentials.json; callers use the caller token derived from it (`svc tunnel caller-token`); required for e2e"),
+  host: z
+    .string()
+    .regex(WS_URL, "must be a ws:// or wss:// URL")
+    .optional()
+    .describe("WebSocket URL of the tunnel host"),
+  token: nonEmpty
+    .optional()
+    .describe(
+      "Host token (secret): the daemon's own credential at the relay, used before credentials.json; callers use the caller token derived from it (`svc tunnel caller-token`); required for e2e",
+    ),
   autoconnect: z.boolean().optional().describe("Connect automatically on daemon start"),
   e2e: z.boolean().optional().describe("End-to-end encryption of the tunnel; requires token"),
 });
@@ -239,15 +382,28 @@ export const profileSchema = z.looseObject({
 });
 
 const topLevelFields = {
-  adapters: z.array(nonEmpty).optional().describe("Adapter package ids (svc/adapter/v1), loaded in array order; last write wins on duplicate kinds"),
-  profileAliases: stringRecord.optional().describe("Runtime-profile slug to package name for `svc install runtime-profile/<slug>`"),
-  corpusPresetPackages: z.array(nonEmpty).optional().describe("Packages scanned by `corpus` for starter presets (svc/corpus-preset/v1)"),
+  adapters: z
+    .array(nonEmpty)
+    .optional()
+    .describe("Adapter package ids (svc/adapter/v1), loaded in array order; last write wins on duplicate kinds"),
+  profileAliases: stringRecord
+    .optional()
+    .describe("Runtime-profile slug to package name for `svc install runtime-profile/<slug>`"),
+  corpusPresetPackages: z
+    .array(nonEmpty)
+    .optional()
+    .describe("Packages scanned by `corpus` for starter presets (svc/corpus-preset/v1)"),
   daemon: daemonSchema.optional().describe("The daemon's listener, browser access and turn watchdog"),
   pairing: pairingSchema.optional().describe("Pairing with other devices through a rendezvous broker"),
-  defaults: defaultsSchema.optional().describe("Applied to every agent start (CLI sessions start/run, tool start_agent_session, HTTP API)"),
+  defaults: defaultsSchema
+    .optional()
+    .describe("Applied to every agent start (CLI sessions start/run, tool start_agent_session, HTTP API)"),
   spawn: spawnSchema.optional().describe("Spawn lineage and implicit idempotency"),
   provenance: provenanceSchema.optional().describe("Provenance stamping of pull requests created by agent sessions"),
-  terminalPresets: z.record(z.string(), terminalPresetSchema).optional().describe("Named launch recipes for `svc sessions terminal --preset <name>`"),
+  terminalPresets: z
+    .record(z.string(), terminalPresetSchema)
+    .optional()
+    .describe("Named launch recipes for `svc sessions terminal --preset <name>`"),
   sessions: sessionsSchema.optional().describe("Session display and transcript storage"),
   features: featuresSchema.optional().describe("Optional features; defaults conservative"),
   llmEndpoint: llmEndpointSchema.optional().describe("The llm-endpoint model proxy sidecar (features.llmEndpoint)"),
@@ -255,7 +411,10 @@ const topLevelFields = {
   extJudge: extJudgeSchema.optional().describe("External judge backend used by the session steward"),
   tunnel: tunnelSchema.optional().describe("Outbound tunnel defaults read by `svc serve` when --connect is not passed"),
   webhooks: webhooksSchema.optional().describe("Webhook delivery settings"),
-  profiles: z.record(z.string(), profileSchema).optional().describe("Named bundles that shallow-override daemon, tunnel and features"),
+  profiles: z
+    .record(z.string(), profileSchema)
+    .optional()
+    .describe("Named bundles that shallow-override daemon, tunnel and features"),
   activeProfile: nonEmpty.optional().describe("Profile selected when --profile is not passed"),
 };
 
@@ -263,8 +422,13 @@ const topLevelFields = {
 export const configSchema = z
   .looseObject({
     ...topLevelFields,
-    acpAgents: z.record(z.string(), acpAgentSchema).optional().describe("ACP agent spawn recipes keyed by adapter slug"),
-    worktrees: worktreesSchema.optional().describe("Git worktrees for isolated agent sessions, and the provisioning scheduler"),
+    acpAgents: z
+      .record(z.string(), acpAgentSchema)
+      .optional()
+      .describe("ACP agent spawn recipes keyed by adapter slug"),
+    worktrees: worktreesSchema
+      .optional()
+      .describe("Git worktrees for isolated agent sessions, and the provisioning scheduler"),
   })
   .superRefine(checkTunnels);
 
@@ -277,15 +441,24 @@ export const tolerantConfigSchema = z
   .looseObject({
     ...topLevelFields,
     acpAgents: z.record(z.string(), z.unknown()).optional(),
-    worktrees: z.looseObject({ ...worktreesFields, provisionConcurrencyByRepo: z.record(z.string(), z.unknown()).optional() }).optional(),
+    worktrees: z
+      .looseObject({ ...worktreesFields, provisionConcurrencyByRepo: z.record(z.string(), z.unknown()).optional() })
+      .optional(),
   })
   .superRefine(checkTunnels);
 
 /** `tunnel.e2e: true` needs a token, at the top level and in every profile (after the profile's fall-through). */
-function checkTunnels(cfg: { tunnel?: z.infer<typeof tunnelSchema>; profiles?: Record<string, z.infer<typeof profileSchema>> }, ctx: z.RefinementCtx): void {
+function checkTunnels(
+  cfg: { tunnel?: z.infer<typeof tunnelSchema>; profiles?: Record<string, z.infer<typeof profileSchema>> },
+  ctx: z.RefinementCtx,
+): void {
   const check = (t: z.infer<typeof tunnelSchema> | undefined, path: PropertyKey[]) => {
     if (t?.e2e === true && typeof t.token !== "string") {
-      ctx.addIssue({ code: "custom", path, message: "tunnel.e2e: true requires tunnel.token to be set (set the token first)" });
+      ctx.addIssue({
+        code: "custom",
+        path,
+        message: "tunnel.e2e: true requires tunnel.token to be set (set the token first)",
+      });
     }
   };
   check(cfg.tunnel, ["tunnel", "e2e"]);
@@ -319,13 +492,24 @@ export const DEFAULTS = {
     messaging: { allowSiblings: false, agentInterrupt: "deny" as const, pendingPromptStaleMinutes: 5 },
   },
   acpAgents: {} as Record<string, AcpAgentEntry>,
-  worktrees: { root: "~/.svc/worktrees", isolation: "on-request" as const, provisionConcurrency: 2, provisionConcurrencyByRepo: {} as Record<string, number>, provisionLoadFactor: 0 },
+  worktrees: {
+    root: "~/.svc/worktrees",
+    isolation: "on-request" as const,
+    provisionConcurrency: 2,
+    provisionConcurrencyByRepo: {} as Record<string, number>,
+    provisionLoadFactor: 0,
+  },
   spawn: { attach: "always" as const, dedupe: "always" as const },
   provenance: { wrapGh: false },
   terminalPresets: {} as Record<string, TerminalPreset>,
   sessions: { attentionDelaySec: 60, eventsDir: "~/.svc/sessions" },
   features: { pty: false, llmEndpoint: false },
-  llmEndpoint: { port: 18792, upstreams: {} as Record<string, z.infer<typeof llmUpstreamSchema>>, budgets: {} as z.infer<typeof llmBudgetsSchema>, upstreamTimeoutSec: 600 },
+  llmEndpoint: {
+    port: 18792,
+    upstreams: {} as Record<string, z.infer<typeof llmUpstreamSchema>>,
+    budgets: {} as z.infer<typeof llmBudgetsSchema>,
+    upstreamTimeoutSec: 600,
+  },
   extJudge: { model: "ext-latest", baseUrl: DEFAULT_JUDGE_BASE_URL, windowSec: 600, timeoutSec: 30 },
   tunnel: { autoconnect: false, e2e: false },
   webhooks: { allowSubnets: [] as string[] },

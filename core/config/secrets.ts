@@ -21,7 +21,6 @@ export const SECRET_PATTERNS: readonly string[] = [
   "profiles.*.tunnel.token",
 ];
 
-
 export { REDACTED, SECRET_ENV_NAME };
 
 /** The spawn recipes' environment maps, whose secret-named variables ({@link SECRET_ENV_NAME}) are secrets. */
@@ -31,9 +30,13 @@ const SECRET_ENV_MAPS: readonly string[] = ["acpAgents.*.env", "terminalPresets.
 type Segment = string | RegExp;
 
 /** {@link SECRET_PATTERNS} and the secret variables of {@link SECRET_ENV_MAPS}, as segments. */
-const SECRET_PATHS: readonly Segment[][] = [...SECRET_PATTERNS.map(splitKey), ...SECRET_ENV_MAPS.map((m) => [...splitKey(m), SECRET_ENV_NAME])];
+const SECRET_PATHS: readonly Segment[][] = [
+  ...SECRET_PATTERNS.map(splitKey),
+  ...SECRET_ENV_MAPS.map((m) => [...splitKey(m), SECRET_ENV_NAME]),
+];
 
-const matches = (seg: Segment, name: string): boolean => (typeof seg === "string" ? seg === "*" || seg === name : seg.test(name));
+const matches = (seg: Segment, name: string): boolean =>
+  typeof seg === "string" ? seg === "*" || seg === name : seg.test(name);
 
 /** True when the dotted path (as segments) names a secret. */
 export function isSecretPath(path: readonly string[]): boolean {

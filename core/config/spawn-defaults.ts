@@ -23,7 +23,9 @@ export function resolveSpawnDefaults(
   const d = cfg.defaults;
   const perAdapter = d.adapters?.[adapterSlug];
   const options = { ...(d.options ?? {}), ...(perAdapter?.options ?? {}), ...(explicit.options ?? {}) };
-  const skills = explicit.skills ? [...explicit.skills] : [...new Set([...(d.skills ?? []), ...(perAdapter?.skills ?? [])])];
+  const skills = explicit.skills
+    ? [...explicit.skills]
+    : [...new Set([...(d.skills ?? []), ...(perAdapter?.skills ?? [])])];
   const a = perAdapter?.auth;
   if (!a) return { options, skills };
   const auth: SpawnAuth = {};
@@ -40,9 +42,17 @@ export function resolvePromptInterrupt(cfg: EffectiveConfig, explicit?: boolean)
 }
 
 /** The inter-session messaging policy with its defaults filled in. */
-export function messagingPolicy(cfg: EffectiveConfig): { allowSiblings: boolean; agentInterrupt: "allow" | "deny"; pendingPromptStaleMinutes: number } {
+export function messagingPolicy(cfg: EffectiveConfig): {
+  allowSiblings: boolean;
+  agentInterrupt: "allow" | "deny";
+  pendingPromptStaleMinutes: number;
+} {
   const m = cfg.defaults.messaging;
-  return { allowSiblings: m.allowSiblings, agentInterrupt: m.agentInterrupt, pendingPromptStaleMinutes: m.pendingPromptStaleMinutes };
+  return {
+    allowSiblings: m.allowSiblings,
+    agentInterrupt: m.agentInterrupt,
+    pendingPromptStaleMinutes: m.pendingPromptStaleMinutes,
+  };
 }
 
 /** A session at spawn depth >= `defaults.defaultRoleDepthCutoff` defaults to executor, else supervisor. */

@@ -15,11 +15,19 @@ export interface StaticConfigOptions {
 }
 
 /** A ConfigService whose file content is `tree` (validated like config.json); `reload` keeps it. */
-export function staticConfigService(tree: Record<string, unknown> = {}, options: StaticConfigOptions = {}): ConfigService {
+export function staticConfigService(
+  tree: Record<string, unknown> = {},
+  options: StaticConfigOptions = {},
+): ConfigService {
   const home = options.home ?? "/nonexistent-svc-home";
   const path = join(home, "config.json");
   const file = validateConfigTree(path, tree);
-  const { effective, warnings, sources, profile } = resolveConfig(file.config, options.env ?? {}, options.flags ?? {}, home);
+  const { effective, warnings, sources, profile } = resolveConfig(
+    file.config,
+    options.env ?? {},
+    options.flags ?? {},
+    home,
+  );
   const snapshot: ConfigSnapshot = {
     raw: file.raw,
     effective,

@@ -16,7 +16,10 @@ const readme = await readFile(README, "utf8");
 const nextReadme = spliceReference(readme, renderReference());
 const schemaNow = await readFile(SCHEMA, "utf8").catch(() => "");
 const nextSchema = configJsonSchemaText();
-const stale = [readme !== nextReadme ? "docs/configuration.md" : "", schemaNow !== nextSchema ? "manifests/config.schema.json" : ""].filter(Boolean);
+const stale = [
+  readme !== nextReadme ? "docs/configuration.md" : "",
+  schemaNow !== nextSchema ? "manifests/config.schema.json" : "",
+].filter(Boolean);
 if (check) {
   if (stale.length) {
     process.stderr.write(`out of date: ${stale.join(", ")}; run \`npm run docs\`\n`);

@@ -34,28 +34,41 @@ export interface SetOptions {
  * Sets `key` to `value` in the file at `path`. When the key holds a secret and the file is
  * readable by group or others, a warning says so.
  */
-export async function setConfigKey(path: string, key: string, value: unknown, options: SetOptions = {}): Promise<ConfigWriteResult> {
+export async function setConfigKey(
+  path: string,
+  key: string,
+  value: unknown,
+  options: SetOptions = {},
+): Promise<ConfigWriteResult> {
   const segs = parseKey(key);
   const guardJudgeKey = options.privateInput !== true;
   if (guardJudgeKey) refuseSecretWrite(path, segs, value);
   const warnings: string[] = [];
-  const written = await updateJsonFile<Tree>(path, (current) => {
-    const before = asTree(path, current);
-    const next = setAt(before, segs, value);
-    if (guardJudgeKey && getAt(next, ["extJudge", "apiKey"]) !== undefined && getAt(next, ["extJudge", "apiKey"]) !== getAt(before, ["extJudge", "apiKey"])) {
-      refuseSecretWrite(path, ["extJudge", "apiKey"], value);
-    }
-    const fresh = refusedUnless(key, path, () => {
-      validateEntry(path, segs, next);
-      return validateConfigTree(path, next).warnings;
-    });
-    const old = warningsOf(path, before);
-    warnings.push(...fresh.filter((w) => !old.includes(w)));
-    warnings.push(...modelWarnings(segs, value), ...profileWarnings(next));
-    const unknown = unknownKeyWarning(segs);
-    if (unknown) warnings.push(unknown);
-    return next;
-  }, CONFIG_WRITE);
+  const written = await updateJsonFile<Tree>(
+    path,
+    (current) => {
+      const before = asTree(path, current);
+      const next = setAt(before, segs, value);
+      if (
+        guardJudgeKey &&
+        getAt(next, ["extJudge", "apiKey"]) !== undefined &&
+        getAt(next, ["extJudge", "apiKey"]) !== getAt(before, ["extJudge", "apiKey"])
+      ) {
+        refuseSecretWrite(path, ["extJudge", "apiKey"], value);
+      }
+      const fresh = refusedUnless(key, path, () => {
+        validateEntry(path, segs, next);
+        return validateConfigTree(path, next).warnings;
+      });
+      const old = warningsOf(path, before);
+      warnings.push(...fresh.filter((w) => !old.includes(w)));
+      warnings.push(...modelWarnings(segs, value), ...profileWarnings(next));
+      const unknown = unknownKeyWarning(segs);
+      if (unknown) warnings.push(unknown);
+      return next;
+    },
+    CONFIG_WRITE,
+  );
   // A secret just written to a file others can read: say so now, not at the next `config show`.
   const exposed = holdsSecret(segs) ? await exposedSecrets(path, written) : undefined;
   if (exposed) warnings.push(exposedWarning(path, exposed));
@@ -67,15 +80,19 @@ export async function unsetConfigKey(path: string, key: string): Promise<ConfigW
   const segs = parseKey(key);
   let changed = false;
   const warnings: string[] = [];
-  await updateJsonFile<Tree>(path, (current) => {
-    if (current === undefined) return undefined;
-    const { tree, removed } = unsetAt(asTree(path, current), segs);
-    if (!removed) return undefined;
-    refusedUnless(key, path, () => validateConfigTree(path, tree));
-    warnings.push(...profileWarnings(tree));
-    changed = true;
-    return tree;
-  }, CONFIG_WRITE);
+  await updateJsonFile<Tree>(
+    path,
+    (current) => {
+      if (current === undefined) return undefined;
+      const { tree, removed } = unsetAt(asTree(path, current), segs);
+      if (!removed) return undefined;
+      refusedUnless(key, path, () => validateConfigTree(path, tree));
+      warnings.push(...profileWarnings(tree));
+      changed = true;
+      return tree;
+    },
+    CONFIG_WRITE,
+  );
   return { changed, warnings };
 }
 
@@ -85,12 +102,18 @@ function refusedUnless<T>(key: string, path: string, validate: () => T): T {
     return validate();
   } catch (err) {
     if (!SvcError.is(err) || err.code !== "config_invalid") throw err;
-    throw new SvcError("config_invalid", `refused to change ${key}; ${path} is unchanged. ${err.message}`, err.details ? { details: err.details } : {});
+    throw new SvcError(
+      "config_invalid",
+      `refused to change ${key}; ${path} is unchanged. ${err.message}`,
+      err.details ? { details: err.details } : {},
+    );
   }
 }
 
 function refuseSecretWrite(path: string, segs: string[], value: unknown): void {
-  const targetsKey = segs[0] === "extJudge" && (segs.length === 1 ? typeof value === "object" && value !== null && "apiKey" in value : segs[1] === "apiKey");
+  const targetsKey =
+    segs[0] === "extJudge" &&
+    (segs.length === 1 ? typeof value === "object" && value !== null && "apiKey" in value : segs[1] === "apiKey");
   if (!targetsKey) return;
   throw new SvcError(
     "forbidden",
@@ -110,12 +133,20 @@ function asTree(path: string, current: unknown): Tree {
 
 /** Entries the loader would silently drop are refused when they are the key being set. */
 function validateEntry(path: string, segs: string[], next: Tree): void {
-  const check = (schema: { safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } } }, at: string[]) => {
+  const check = (
+    schema: {
+      safeParse(v: unknown): { success: boolean; error?: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+    },
+    at: string[],
+  ) => {
     const r = schema.safeParse(getAt(next, at));
     if (!r.success) {
       const issue = r.error!.issues[0]!;
       const sub = [...at, ...issue.path.map(String)];
-      throw new SvcError("config_invalid", `${path}: key ${sub.join(".")}: ${foundAllowed(sub, valueAt(next, sub), issue.message)}`);
+      throw new SvcError(
+        "config_invalid",
+        `${path}: key ${sub.join(".")}: ${foundAllowed(sub, valueAt(next, sub), issue.message)}`,
+      );
     }
   };
   if (segs[0] === "acpAgents" && segs.length >= 2) check(acpAgentSchema, segs.slice(0, 2));
@@ -149,5 +180,7 @@ function warningsOf(path: string, tree: Tree): string[] {
 function profileWarnings(tree: Tree): string[] {
   const active = tree.activeProfile;
   const profiles = (tree.profiles ?? {}) as Tree;
-  return typeof active === "string" && !Object.hasOwn(profiles, active) ? [`activeProfile "${active}" names no profile; the top-level configuration applies`] : [];
+  return typeof active === "string" && !Object.hasOwn(profiles, active)
+    ? [`activeProfile "${active}" names no profile; the top-level configuration applies`]
+    : [];
 }

@@ -19,7 +19,14 @@ export async function corpusList(json: boolean): Promise<void> {
   if (json) {
     return printJson({
       packages,
-      presets: presets.map((p) => ({ slug: p.preset.slug, description: p.preset.description, package: p.source.package, version: p.source.version, resolvedFrom: p.source.resolvedFrom, replaces: p.replaces })),
+      presets: presets.map((p) => ({
+        slug: p.preset.slug,
+        description: p.preset.description,
+        package: p.source.package,
+        version: p.source.version,
+        resolvedFrom: p.source.resolvedFrom,
+        replaces: p.replaces,
+      })),
       failures,
     });
   }
@@ -29,7 +36,11 @@ export async function corpusList(json: boolean): Promise<void> {
   }
   printTable(
     ["SLUG", "PACKAGE", "DESCRIPTION"],
-    presets.map((p) => [p.preset.slug, `${p.source.package}${p.replaces.length ? ` (replaces ${p.replaces.join(", ")})` : ""}`, p.preset.description]),
+    presets.map((p) => [
+      p.preset.slug,
+      `${p.source.package}${p.replaces.length ? ` (replaces ${p.replaces.join(", ")})` : ""}`,
+      p.preset.description,
+    ]),
   );
 }
 
@@ -37,7 +48,10 @@ export async function corpusInit(slug: string, opts: { dir: string; force: boole
   const { presets, packages } = await scan();
   const found = presets.find((p) => p.preset.slug === slug);
   if (!found) {
-    throw new SvcError("not_found", `no corpus preset "${slug}" in ${packages.join(", ")}; available: ${presets.map((p) => p.preset.slug).join(", ") || "(none)"}`);
+    throw new SvcError(
+      "not_found",
+      `no corpus preset "${slug}" in ${packages.join(", ")}; available: ${presets.map((p) => p.preset.slug).join(", ") || "(none)"}`,
+    );
   }
   const result = await materialise(found, opts.dir, opts.force);
   if (opts.json) return printJson({ slug, package: found.source.package, ...result });

@@ -10,14 +10,25 @@ export interface MaterialiseResult {
   written: string[];
 }
 
-export async function materialise(found: AvailablePreset, targetDir: string, force = false): Promise<MaterialiseResult> {
+export async function materialise(
+  found: AvailablePreset,
+  targetDir: string,
+  force = false,
+): Promise<MaterialiseResult> {
   const dir = resolve(targetDir);
   const files = await presetFiles(found);
   const outside = [...files.keys()].filter((p) => !inside(dir, join(dir, p)));
-  if (outside.length) throw new SvcError("invalid_input", `preset ${found.preset.slug} would write outside ${dir}: ${outside.join(", ")}`);
+  if (outside.length)
+    throw new SvcError(
+      "invalid_input",
+      `preset ${found.preset.slug} would write outside ${dir}: ${outside.join(", ")}`,
+    );
   const existing = [...files.keys()].filter((p) => existsSync(join(dir, p)));
   if (existing.length && !force) {
-    throw new SvcError("conflict", `${dir} already has ${existing.join(", ")}; nothing was written (use --force to overwrite)`);
+    throw new SvcError(
+      "conflict",
+      `${dir} already has ${existing.join(", ")}; nothing was written (use --force to overwrite)`,
+    );
   }
   for (const [rel, content] of files) {
     const path = join(dir, rel);
@@ -35,8 +46,13 @@ async function presetFiles(found: AvailablePreset): Promise<Map<string, string |
     return out;
   }
   const root = resolve(source.dir, preset.directory!);
-  if (!inside(source.dir, root)) throw new SvcError("invalid_input", `preset ${preset.slug}: directory ${preset.directory} is outside ${source.package}`);
-  if (!existsSync(root)) throw new SvcError("not_found", `preset ${preset.slug}: ${source.package} has no folder ${preset.directory}`);
+  if (!inside(source.dir, root))
+    throw new SvcError(
+      "invalid_input",
+      `preset ${preset.slug}: directory ${preset.directory} is outside ${source.package}`,
+    );
+  if (!existsSync(root))
+    throw new SvcError("not_found", `preset ${preset.slug}: ${source.package} has no folder ${preset.directory}`);
   for (const entry of await readdir(root, { recursive: true, withFileTypes: true })) {
     if (!entry.isFile()) continue;
     const abs = join(entry.parentPath, entry.name);

@@ -38,10 +38,17 @@ export function scanPresets(ids: readonly string[], bases: ResolutionBase[] = re
       const parsed = corpusPresetManifestSchema.safeParse(raw);
       if (!parsed.success) {
         const problems = issuesToDetails(parsed.error.issues).map((d) => `${d.path}: ${d.message}`);
-        throw new Error(`invalid svc/corpus-preset/v1 manifest in ${resolved.dir}/package.json: ${problems.join("; ")}`);
+        throw new Error(
+          `invalid svc/corpus-preset/v1 manifest in ${resolved.dir}/package.json: ${problems.join("; ")}`,
+        );
       }
       const { version } = resolved.packageJson;
-      const source: PresetSource = { package: id, dir: resolved.dir, resolvedFrom: resolved.resolvedFrom, ...(typeof version === "string" ? { version } : {}) };
+      const source: PresetSource = {
+        package: id,
+        dir: resolved.dir,
+        resolvedFrom: resolved.resolvedFrom,
+        ...(typeof version === "string" ? { version } : {}),
+      };
       for (const preset of parsed.data.presets) {
         const prior = bySlug.get(preset.slug);
         bySlug.set(preset.slug, { preset, source, replaces: prior ? [...prior.replaces, prior.source.package] : [] });

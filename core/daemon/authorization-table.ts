@@ -43,5 +43,8 @@ export function authorizationTable(): string {
       code(op.cli.map((c) => `svc ${c}`)),
     ].join(" | "),
   );
-  return [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r} |`)].join("\n") + "\n";
+  return (
+    [`| ${head.join(" | ")} |`, `|${head.map(() => "---").join("|")}|`, ...rows.map((r) => `| ${r} |`)].join("\n") +
+    "\n"
+  );
 }

@@ -13,22 +13,38 @@ import { describeCaller, reachOf } from "./principal.js";
 export const ROOTS_KEY = "pairing.allowedRoots";
 
 /** `paths`: the request's path fields by name (an absent one is named so it can be asked for). */
-export async function confineToRoots(principal: string, roots: readonly string[], paths: Record<string, string | undefined>, required: readonly string[] = []): Promise<void> {
+export async function confineToRoots(
+  principal: string,
+  roots: readonly string[],
+  paths: Record<string, string | undefined>,
+  required: readonly string[] = [],
+): Promise<void> {
   if (reachOf(principal) === "owner") return;
   const { who } = describeCaller(principal);
   if (roots.length === 0) {
-    throw new SvcError("forbidden", `${who} may start work only under ${ROOTS_KEY}, which is empty: the daemon's owner can set it (svc config set ${ROOTS_KEY} '["/home/me/src"]')`);
+    throw new SvcError(
+      "forbidden",
+      `${who} may start work only under ${ROOTS_KEY}, which is empty: the daemon's owner can set it (svc config set ${ROOTS_KEY} '["/home/me/src"]')`,
+    );
   }
   const real = await Promise.all(roots.map((r) => resolveReal(r)));
   for (const [field, value] of Object.entries(paths)) {
     if (value === undefined) {
-      if (required.includes(field)) throw new SvcError("forbidden", `${who} must give ${field}: a directory under ${ROOTS_KEY} (${roots.join(", ")})`);
+      if (required.includes(field))
+        throw new SvcError(
+          "forbidden",
+          `${who} must give ${field}: a directory under ${ROOTS_KEY} (${roots.join(", ")})`,
+        );
       continue;
     }
-    if (!isAbsolute(value)) throw new SvcError("invalid_input", `${field} must be an absolute path (got ${JSON.stringify(value)})`);
+    if (!isAbsolute(value))
+      throw new SvcError("invalid_input", `${field} must be an absolute path (got ${JSON.stringify(value)})`);
     const target = await resolveReal(value);
     if (!real.some((root) => inside(target, root))) {
-      throw new SvcError("forbidden", `${field} ${value} is not under ${ROOTS_KEY} (${roots.join(", ")}): ${who} may start work only there`);
+      throw new SvcError(
+        "forbidden",
+        `${field} ${value} is not under ${ROOTS_KEY} (${roots.join(", ")}): ${who} may start work only there`,
+      );
     }
   }
 }

@@ -14,7 +14,10 @@ export const coreRoutesModule: DaemonModule = {
       method: "GET",
       path: "/health",
       auth: "open",
-      handler: () => ({ status: 200, body: { ok: true, version: SVC_VERSION, pid: process.pid, uptimeMs: Date.now() - startedAt } }),
+      handler: () => ({
+        status: 200,
+        body: { ok: true, version: SVC_VERSION, pid: process.pid, uptimeMs: Date.now() - startedAt },
+      }),
     });
     routes.add({
       method: "POST",

@@ -45,7 +45,10 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
   return withFileLock(homeFile(home, "runtime"), async () => {
     const running = await liveRuntimeInfo(home);
     if (running) {
-      throw new SvcError("daemon_running", `an svc daemon is already running for ${home} (pid ${running.pid}, port ${running.port}); stop it first or use another SVC_HOME`);
+      throw new SvcError(
+        "daemon_running",
+        `an svc daemon is already running for ${home} (pid ${running.pid}, port ${running.port}); stop it first or use another SVC_HOME`,
+      );
     }
     const c = await createContainer(options);
     const logger = resolve(c, LOGGER);
@@ -67,7 +70,9 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
     });
     const stopModules = async () => {
       for (const m of [...started].reverse()) {
-        await m.stop?.(c).catch((err: Error) => logger.error("module stop failed", { module: m.name, error: err.message }));
+        await m
+          .stop?.(c)
+          .catch((err: Error) => logger.error("module stop failed", { module: m.name, error: err.message }));
       }
     };
     let port: number;
@@ -86,12 +91,23 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
       await stopModules();
       await server.close();
       if ((err as NodeJS.ErrnoException).code === "EADDRINUSE") {
-        throw new SvcError("unavailable", `port ${daemonCfg().port} on ${daemonCfg().bind} is already in use; choose another with --port or daemon.port`);
+        throw new SvcError(
+          "unavailable",
+          `port ${daemonCfg().port} on ${daemonCfg().bind} is already in use; choose another with --port or daemon.port`,
+        );
       }
       throw err;
     }
     const door = openDoorWarning(daemonCfg());
-    const info: RuntimeInfo = { pid: process.pid, port, bind: daemonCfg().bind, token: bootToken, startedAt: Date.now(), version: SVC_VERSION, ...(door ? { warnings: [door] } : {}) };
+    const info: RuntimeInfo = {
+      pid: process.pid,
+      port,
+      bind: daemonCfg().bind,
+      token: bootToken,
+      startedAt: Date.now(),
+      version: SVC_VERSION,
+      ...(door ? { warnings: [door] } : {}),
+    };
     await writeRuntimeInfo(home, info);
     logger.info("daemon listening", { bind: info.bind, port, pid: info.pid, version: SVC_VERSION });
     if (door) logger.warn(door);

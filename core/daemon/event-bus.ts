@@ -15,7 +15,10 @@ export class DaemonEventBus implements DaemonEventSink {
   private readonly backlog: StampedEvent[] = [];
   private readonly listeners = new Set<(e: StampedEvent) => void>();
 
-  constructor(private readonly backlogSize = 1000, private readonly now: () => number = Date.now) {}
+  constructor(
+    private readonly backlogSize = 1000,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   emit(type: string, data?: unknown): void {
     const event: StampedEvent = { seq: ++this.seq, at: this.now(), type, ...(data === undefined ? {} : { data }) };

@@ -28,7 +28,9 @@ export interface EventsRouteOptions {
 
 export function formatSseEvent(e: StampedEvent): string {
   const type = e.type.replace(/[\r\n]/g, " ");
-  const data = JSON.stringify(redactLikelySecrets({ seq: e.seq, at: e.at, type: e.type, ...(e.data === undefined ? {} : { data: e.data }) }));
+  const data = JSON.stringify(
+    redactLikelySecrets({ seq: e.seq, at: e.at, type: e.type, ...(e.data === undefined ? {} : { data: e.data }) }),
+  );
   return `id: ${e.seq}\nevent: ${type}\ndata: ${data}\n\n`;
 }
 
@@ -37,13 +39,20 @@ function lastEventIdOf(req: RouteRequest): number | undefined {
   const raw = (Array.isArray(header) ? header[0] : header) ?? req.query.get("lastEventId") ?? undefined;
   if (raw === undefined || raw.trim() === "") return undefined;
   if (!/^\d{1,15}$/.test(raw.trim())) {
-    throw new SvcError("invalid_input", `Last-Event-ID must be a non-negative integer (an event's seq), got ${JSON.stringify(raw.slice(0, 40))}`);
+    throw new SvcError(
+      "invalid_input",
+      `Last-Event-ID must be a non-negative integer (an event's seq), got ${JSON.stringify(raw.slice(0, 40))}`,
+    );
   }
   return Number(raw.trim());
 }
 
 /** The `/events` route over `bus`; `streams` collects the open responses (ended at daemon stop). */
-export function eventsRoute(bus: DaemonEventBus, streams: Set<ServerResponse>, options: EventsRouteOptions = {}): RouteDef {
+export function eventsRoute(
+  bus: DaemonEventBus,
+  streams: Set<ServerResponse>,
+  options: EventsRouteOptions = {},
+): RouteDef {
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   const maxBuffered = options.maxBufferedBytes ?? 4 * 1024 * 1024;
   return {
@@ -69,7 +78,9 @@ export function eventsRoute(bus: DaemonEventBus, streams: Set<ServerResponse>, o
         const missed = restarted ? all : bus.since(last);
         if (restarted || (missed[0] && missed[0].seq > last + 1)) {
           const reason = restarted ? "daemon_restarted" : "backlog_overflow";
-          res.write(`event: events:gap\ndata: ${JSON.stringify({ after: last, reason, resumedFrom: missed[0]?.seq ?? null })}\n\n`);
+          res.write(
+            `event: events:gap\ndata: ${JSON.stringify({ after: last, reason, resumedFrom: missed[0]?.seq ?? null })}\n\n`,
+          );
         }
         for (const e of missed) write(e);
       }

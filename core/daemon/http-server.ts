@@ -82,19 +82,31 @@ export class DaemonHttpServer {
       cors = corsHeaders(req.headers, policy, false);
       checkOrigin(method, req.headers, policy);
       const found = this.opts.routes.match(method, url.pathname);
-      if (!found) throw this.opts.explainMissing?.(method, url.pathname) ?? new SvcError("not_found", `no route ${method} ${url.pathname}`);
+      if (!found)
+        throw (
+          this.opts.explainMissing?.(method, url.pathname) ??
+          new SvcError("not_found", `no route ${method} ${url.pathname}`)
+        );
       if ("allowed" in found) {
         errorHeaders = { allow: found.allowed.join(", ") };
-        throw new SvcError("method_not_allowed", `${method} is not allowed on ${url.pathname}; allowed: ${found.allowed.join(", ")}`);
+        throw new SvcError(
+          "method_not_allowed",
+          `${method} is not allowed on ${url.pathname}; allowed: ${found.allowed.join(", ")}`,
+        );
       }
       principal = authenticate(found.def.auth, { headers: req.headers, remoteAddress }, this.opts.tokens());
       if (found.def.auth !== "open") {
         const door = routeNeed(found.def.method, found.def.path);
-        const what = door.id ? `${door.id} (${found.def.method} ${url.pathname})` : `${found.def.method} ${url.pathname}`;
+        const what = door.id
+          ? `${door.id} (${found.def.method} ${url.pathname})`
+          : `${found.def.method} ${url.pathname}`;
         if (door.need === "token") requireToken(what, principal);
         else requireReach(what, found.def.remote ?? door.need, principal);
       }
-      const body = method === "GET" || method === "DELETE" ? Buffer.alloc(0) : await readBody(req, found.def.maxBodyBytes ?? DEFAULT_MAX_BODY);
+      const body =
+        method === "GET" || method === "DELETE"
+          ? Buffer.alloc(0)
+          : await readBody(req, found.def.maxBodyBytes ?? DEFAULT_MAX_BODY);
       const request: RouteRequest = {
         method: method as HttpMethod,
         path: url.pathname,
@@ -114,7 +126,13 @@ export class DaemonHttpServer {
     } catch (err) {
       const e = toPublicError(err);
       const status = httpStatusFor(e.code);
-      if (status >= 500) this.opts.logger.error("request failed", { method, path: url.pathname, code: e.code, error: toSvcError(err).message });
+      if (status >= 500)
+        this.opts.logger.error("request failed", {
+          method,
+          path: url.pathname,
+          code: e.code,
+          error: toSvcError(err).message,
+        });
       if (res.headersSent) {
         res.destroy();
         return;
@@ -126,7 +144,12 @@ export class DaemonHttpServer {
       if (unread) lingerAfterAnswer(req);
       const headers: Record<string, string> = { ...cors, ...errorHeaders, ...(unread ? { connection: "close" } : {}) };
       // A token was presented and refused when authentication failed with one (RFC 6750 §3.1).
-      if (status === 401) headers["www-authenticate"] = bearerChallenge(req, url.pathname, principal === undefined && bearerOf(req.headers) !== undefined);
+      if (status === 401)
+        headers["www-authenticate"] = bearerChallenge(
+          req,
+          url.pathname,
+          principal === undefined && bearerOf(req.headers) !== undefined,
+        );
       send(res, { status, headers, body: { error: e.toJSON() } });
     }
   }
@@ -183,7 +206,9 @@ function readBody(req: IncomingMessage, max: number): Promise<Buffer> {
     const declared = Number(req.headers["content-length"] ?? "0");
     if (declared > max) {
       req.resume();
-      return reject(new SvcError("payload_too_large", `request body of ${declared} bytes exceeds the ${max}-byte limit`));
+      return reject(
+        new SvcError("payload_too_large", `request body of ${declared} bytes exceeds the ${max}-byte limit`),
+      );
     }
     const chunks: Buffer[] = [];
     let size = 0;

@@ -12,7 +12,10 @@ export function parseJsonBody<T>(body: Buffer): T {
   const text = body.toString("utf8");
   const at = jsonDepthExceeded(text);
   if (at !== undefined) {
-    throw new SvcError("invalid_input", `the request body nests objects and arrays deeper than ${JSON_DEPTH_MAX} levels (at character ${at}); flatten it`);
+    throw new SvcError(
+      "invalid_input",
+      `the request body nests objects and arrays deeper than ${JSON_DEPTH_MAX} levels (at character ${at}); flatten it`,
+    );
   }
   try {
     return JSON.parse(text) as T;

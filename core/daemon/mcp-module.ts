@@ -31,7 +31,11 @@ export const mcpModule: DaemonModule = {
     const extensions = resolve(c, MCP_EXTENSIONS);
     const logger = resolve(c, LOGGER).child({ module: "mcp" });
     const onInternal = (call: { tool: string } | { method: string }, err: unknown) =>
-      logger.error("tool" in call ? "tool failed" : "extension method failed", { ...call, code: "internal", error: toSvcError(err).message });
+      logger.error("tool" in call ? "tool failed" : "extension method failed", {
+        ...call,
+        code: "internal",
+        error: toSvcError(err).message,
+      });
     resolve(c, ROUTES).add({
       method: "POST",
       path: "/mcp",

@@ -25,7 +25,7 @@ export function normalizeOrigin(origin: string): string {
 
 export function isAllowedOrigin(origin: string, policy: OriginPolicy): boolean {
   const o = normalizeOrigin(origin);
-  return policy.allowedOrigins.some((a) => a === "*" ? false : normalizeOrigin(a) === o);
+  return policy.allowedOrigins.some((a) => (a === "*" ? false : normalizeOrigin(a) === o));
 }
 
 const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
@@ -87,11 +87,18 @@ export function checkOrigin(method: string, headers: IncomingHttpHeaders, policy
   const origin = headers.origin;
   if (origin === undefined || SAFE_METHODS.has(method)) return;
   if (isSameOrigin(origin, headers) || isAllowedOrigin(origin, policy)) return;
-  throw new SvcError("forbidden", `Origin ${normalizeOrigin(origin)} is not this daemon's own origin and not in daemon.allowedOrigins`);
+  throw new SvcError(
+    "forbidden",
+    `Origin ${normalizeOrigin(origin)} is not this daemon's own origin and not in daemon.allowedOrigins`,
+  );
 }
 
 /** CORS response headers: only for allowed origins. */
-export function corsHeaders(headers: IncomingHttpHeaders, policy: OriginPolicy, preflight: boolean): Record<string, string> {
+export function corsHeaders(
+  headers: IncomingHttpHeaders,
+  policy: OriginPolicy,
+  preflight: boolean,
+): Record<string, string> {
   const origin = headers.origin;
   if (!origin || !isAllowedOrigin(origin, policy)) return {};
   const out: Record<string, string> = {

@@ -18,7 +18,10 @@ export type RemoteScope = "read" | "operate";
 /** How far a principal reaches: the owner's `local` power, a pairing's `operate`, or `read`. */
 export type Reach = "owner" | "operate" | "read";
 
-export type RemoteVia = { kind: "tunnel" } | { kind: "sealed" } | { kind: "pairing"; pairingId: string; scope: RemoteScope };
+export type RemoteVia =
+  | { kind: "tunnel" }
+  | { kind: "sealed" }
+  | { kind: "pairing"; pairingId: string; scope: RemoteScope };
 
 export function remotePrincipal(via: RemoteVia): string {
   return via.kind === "pairing" ? `remote:pairing:${via.pairingId}:${via.scope}` : `remote:${via.kind}`;
@@ -51,7 +54,10 @@ export function describeCaller(principal: string): { who: string; more: string }
     };
   }
   if (principal === "remote:sealed") {
-    return { who: "a sealed tunnel request without a token", more: "send daemon.authToken as Authorization inside the sealed request, or use a pairing with the operate scope" };
+    return {
+      who: "a sealed tunnel request without a token",
+      more: "send daemon.authToken as Authorization inside the sealed request, or use a pairing with the operate scope",
+    };
   }
   return {
     who: "a caller beyond loopback without a bearer token",

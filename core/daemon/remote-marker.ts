@@ -21,6 +21,7 @@ export function readRemoteMarker(headers: IncomingHttpHeaders, key: string | und
   const [k, kind, id, scope, ...rest] = h.split(" ");
   if (!k || !secretEquals(k, key) || rest.length) return undefined;
   if ((kind === "tunnel" || kind === "sealed") && id === undefined) return { kind };
-  if (kind === "pairing" && id && /^[A-Za-z0-9_-]+$/.test(id) && (scope === "read" || scope === "operate")) return { kind, pairingId: id, scope };
+  if (kind === "pairing" && id && /^[A-Za-z0-9_-]+$/.test(id) && (scope === "read" || scope === "operate"))
+    return { kind, pairingId: id, scope };
   return undefined;
 }

@@ -61,7 +61,14 @@ export function isProcessAlive(pid: number): boolean {
 
 /** The base URL for a daemon's runtime info (a wildcard bind is reached on loopback). */
 export function baseUrlOf(info: Pick<RuntimeInfo, "bind" | "port">): string {
-  const host = info.bind === "0.0.0.0" ? "127.0.0.1" : info.bind === "::" ? "[::1]" : info.bind.includes(":") ? `[${info.bind}]` : info.bind;
+  const host =
+    info.bind === "0.0.0.0"
+      ? "127.0.0.1"
+      : info.bind === "::"
+        ? "[::1]"
+        : info.bind.includes(":")
+          ? `[${info.bind}]`
+          : info.bind;
   return `http://${host}:${info.port}`;
 }
 
@@ -80,9 +87,20 @@ export async function checkRuntimeFile(home: string): Promise<{ findings: Doctor
       message: `a daemon is running (pid ${info.pid}): files may change while they are read, so a finding may be a write in progress`,
       fix: "for a still picture, stop it (kill its pid) and run svc doctor again",
     });
-    for (const w of info.warnings ?? []) findings.push({ severity: "warn", file: "runtime.json", message: `the running daemon (pid ${info.pid}): ${w}`, fix: "set daemon.authToken, then restart the daemon" });
+    for (const w of info.warnings ?? [])
+      findings.push({
+        severity: "warn",
+        file: "runtime.json",
+        message: `the running daemon (pid ${info.pid}): ${w}`,
+        fix: "set daemon.authToken, then restart the daemon",
+      });
     return { findings, running: info };
   }
-  findings.push({ severity: "info", file: "runtime.json", message: `left by a daemon that is gone (pid ${info.pid}): it was killed rather than stopped`, fix: "nothing to do: the next start replaces it" });
+  findings.push({
+    severity: "info",
+    file: "runtime.json",
+    message: `left by a daemon that is gone (pid ${info.pid}): it was killed rather than stopped`,
+    fix: "nothing to do: the next start replaces it",
+  });
   return { findings };
 }

@@ -24,7 +24,10 @@ export interface DoctorReport {
 
 const ORDER = { error: 0, warn: 1, info: 2 } as const;
 
-export async function runDoctor(home: string, options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<DoctorReport> {
+export async function runDoctor(
+  home: string,
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<DoctorReport> {
   const env = options.env ?? process.env;
   const findings: DoctorFinding[] = [];
   findings.push(...(await checkRuntimeFile(home)).findings);
@@ -39,7 +42,9 @@ export async function runDoctor(home: string, options: { env?: NodeJS.ProcessEnv
   const config = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() => undefined);
   if (config) findings.push(...(await checkSteward(config.current())));
   // Stable order: errors first, then by file.
-  const sorted = findings.map((f, i) => ({ f, i })).sort((a, b) => ORDER[a.f.severity] - ORDER[b.f.severity] || a.f.file.localeCompare(b.f.file) || a.i - b.i);
+  const sorted = findings
+    .map((f, i) => ({ f, i }))
+    .sort((a, b) => ORDER[a.f.severity] - ORDER[b.f.severity] || a.f.file.localeCompare(b.f.file) || a.i - b.i);
   const out = sorted.map((x) => x.f);
   return { healthy: !out.some((f) => f.severity === "error"), home, findings: out };
 }

@@ -31,9 +31,16 @@ const noEgress: Egress = {
   close: () => Promise.resolve(),
 };
 
-export async function checkTargets(home: string, sentinels: SentinelView[], env: NodeJS.ProcessEnv, cwd: string): Promise<DoctorFinding[]> {
+export async function checkTargets(
+  home: string,
+  sentinels: SentinelView[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<DoctorFinding[]> {
   const logger = createLogger({ level: "error" });
-  const config: ConfigService = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() => staticConfigService({}, { env, home }));
+  const config: ConfigService = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() =>
+    staticConfigService({}, { env, home }),
+  );
   const registry = new PluginRegistry();
   const c = root.createChildContainer();
   registerValue(c, HOME, home);
@@ -53,14 +60,24 @@ export async function checkTargets(home: string, sentinels: SentinelView[], env:
     try {
       instance = (await pluginInstance(c, "target", kind)) as TargetInstance;
     } catch (err) {
-      out.push({ severity: "warn", file: ".", message: `target plugin "${kind}" could not be set up, so its files were not checked: ${(err as Error).message}`, fix: "see svc adapters ls --load" });
+      out.push({
+        severity: "warn",
+        file: ".",
+        message: `target plugin "${kind}" could not be set up, so its files were not checked: ${(err as Error).message}`,
+        fix: "see svc adapters ls --load",
+      });
       continue;
     }
     if (typeof instance.check !== "function") continue;
     try {
       out.push(...(await instance.check({ sentinels })));
     } catch (err) {
-      out.push({ severity: "warn", file: ".", message: `the check of target "${kind}" failed: ${(err as Error).message}`, fix: "run svc doctor again; if it keeps failing, report it" });
+      out.push({
+        severity: "warn",
+        file: ".",
+        message: `the check of target "${kind}" failed: ${(err as Error).message}`,
+        fix: "run svc doctor again; if it keeps failing, report it",
+      });
     }
   }
   return out;

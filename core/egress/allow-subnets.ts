@@ -32,7 +32,8 @@ export function parseAllowSubnets(entries: readonly string[] = []): AllowSubnets
   return {
     cidrs: nets.map((n) => n.cidr),
     invalid,
-    match: (cls) => (cls.family === null ? undefined : find(cls.address) ?? (cls.embedded ? find(cls.embedded.address) : undefined)),
+    match: (cls) =>
+      cls.family === null ? undefined : (find(cls.address) ?? (cls.embedded ? find(cls.embedded.address) : undefined)),
   };
 }
 
@@ -40,8 +41,13 @@ export function parseAllowSubnets(entries: readonly string[] = []): AllowSubnets
 export function allowSubnetsWarnings(allow: AllowSubnets): string[] {
   const out: string[] = [];
   if (allow.cidrs.length > 0) {
-    out.push(`webhooks.allowSubnets is set: callbacks in ${allow.cidrs.join(", ")} are exempt from the SSRF gate's private_target check (https and the no-redirect rule still apply)`);
+    out.push(
+      `webhooks.allowSubnets is set: callbacks in ${allow.cidrs.join(", ")} are exempt from the SSRF gate's private_target check (https and the no-redirect rule still apply)`,
+    );
   }
-  if (allow.invalid.length > 0) out.push(`webhooks.allowSubnets entries ignored (not CIDR ranges): ${allow.invalid.map((c) => JSON.stringify(c)).join(", ")}`);
+  if (allow.invalid.length > 0)
+    out.push(
+      `webhooks.allowSubnets entries ignored (not CIDR ranges): ${allow.invalid.map((c) => JSON.stringify(c)).join(", ")}`,
+    );
   return out;
 }

@@ -36,7 +36,8 @@ interface CompiledRange extends SpecialRange {
   net: [IPv4 | IPv6, number];
 }
 
-const compile = (list: readonly SpecialRange[]): CompiledRange[] => list.map((r) => ({ ...r, net: ipaddr.parseCIDR(r.cidr) }));
+const compile = (list: readonly SpecialRange[]): CompiledRange[] =>
+  list.map((r) => ({ ...r, net: ipaddr.parseCIDR(r.cidr) }));
 const V4 = compile(IPV4_SPECIAL);
 const V6 = compile(IPV6_SPECIAL);
 const V6_GLOBAL = ipaddr.parseCIDR(IPV6_GLOBAL_UNICAST.cidr);
@@ -50,8 +51,10 @@ export function parseStrictIp(input: string): IPv4 | IPv6 | null {
   if (family === 4) return ipaddr.IPv4.parse(input);
   if (family !== 6 || input.includes("%")) return null;
   // ipaddr.js reads "::a.b.c.d" as IPv4-mapped; rewrite a dotted tail as two hex groups first.
-  const hexTail = input.replace(/(\d+)\.(\d+)\.(\d+)\.(\d+)$/, (_m, a, b, c, d) =>
-    `${((+a << 8) | +b).toString(16)}:${((+c << 8) | +d).toString(16)}`);
+  const hexTail = input.replace(
+    /(\d+)\.(\d+)\.(\d+)\.(\d+)$/,
+    (_m, a, b, c, d) => `${((+a << 8) | +b).toString(16)}:${((+c << 8) | +d).toString(16)}`,
+  );
   return ipaddr.IPv6.parse(hexTail);
 }
 
@@ -85,7 +88,13 @@ function classifyParsed(input: string, addr: IPv4 | IPv6): AddressClass {
   }
   if (hit) return { address: input, family: 6, blocked: true, range: ref(hit), reason: `falls in ${describe(hit)}` };
   if (!v6.match(V6_GLOBAL)) {
-    return { address: input, family: 6, blocked: true, range: ref(IPV6_RESERVED), reason: `falls in ${describe(IPV6_RESERVED)}` };
+    return {
+      address: input,
+      family: 6,
+      blocked: true,
+      range: ref(IPV6_RESERVED),
+      reason: `falls in ${describe(IPV6_RESERVED)}`,
+    };
   }
   return { address: input, family: 6, blocked: false, range: null, reason: "is global unicast" };
 }

@@ -1,20 +1,33 @@
 /** Maps what undici, Node's TLS and the gate throw to the gate's failure reasons. */
 import { SvcError } from "../errors.js";
 
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT", "ABORT_ERR"]);
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+  "ABORT_ERR",
+]);
 
 /** An SvcError whose message names only the host and a short error code. */
 export function mapEgressError(err: unknown, host: string): SvcError {
   if (SvcError.is(err)) return err;
   const code = errorCode(err);
-  if (TIMEOUT_CODES.has(code)) return new SvcError("timeout", `${host} did not answer in time (${code})`, { cause: err });
+  if (TIMEOUT_CODES.has(code))
+    return new SvcError("timeout", `${host} did not answer in time (${code})`, { cause: err });
   const hint = UNTRUSTED_CERT_CODES.has(code) ? UNTRUSTED_CERT_HINT : "";
   return new SvcError("connect", `could not complete the request to ${host} (${code})${hint}`, { cause: err });
 }
 
 /** Node's codes for a certificate chain it does not trust (a self-signed receiver, a private CA). */
-const UNTRUSTED_CERT_CODES = new Set(["DEPTH_ZERO_SELF_SIGNED_CERT", "SELF_SIGNED_CERT_IN_CHAIN", "UNABLE_TO_VERIFY_LEAF_SIGNATURE", "UNABLE_TO_GET_ISSUER_CERT_LOCALLY"]);
-const UNTRUSTED_CERT_HINT = "; Node does not trust its certificate: for a self-signed or private-CA receiver, start the daemon with NODE_EXTRA_CA_CERTS=<its certificate or CA, PEM>";
+const UNTRUSTED_CERT_CODES = new Set([
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+]);
+const UNTRUSTED_CERT_HINT =
+  "; Node does not trust its certificate: for a self-signed or private-CA receiver, start the daemon with NODE_EXTRA_CA_CERTS=<its certificate or CA, PEM>";
 
 function errorCode(err: unknown): string {
   let e: unknown = err;

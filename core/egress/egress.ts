@@ -28,7 +28,9 @@ const MAX_REMEMBERED_HOSTS = 1024;
  * Creates the egress client. With a logger, a non-empty `allowSubnets` is logged as a warning at
  * creation (the host egress builds one at daemon start and again when the list changes).
  */
-export function createEgress(options: { allowSubnets?: readonly string[]; resolver?: Resolver; logger?: Logger } = {}): Egress {
+export function createEgress(
+  options: { allowSubnets?: readonly string[]; resolver?: Resolver; logger?: Logger } = {},
+): Egress {
   const allow = parseAllowSubnets(options.allowSubnets ?? []);
   for (const warning of allowSubnetsWarnings(allow)) options.logger?.warn(warning);
   const resolver = options.resolver ?? systemResolver;
@@ -39,7 +41,9 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
     const family = familyNumber(opts.family);
     const answers = (validated.get(hostname.toLowerCase()) ?? []).filter((a) => family === 0 || a.family === family);
     if (answers.length === 0) {
-      const err: NodeJS.ErrnoException = Object.assign(new Error(`no validated address for ${hostname}`), { code: "ENOTFOUND" });
+      const err: NodeJS.ErrnoException = Object.assign(new Error(`no validated address for ${hostname}`), {
+        code: "ENOTFOUND",
+      });
       return callback(err, opts.all ? [] : "", 0);
     }
     if (opts.all) callback(null, answers);
@@ -52,9 +56,13 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
 
   const remember = (hostname: string, decisions: readonly AddressDecision[]): void => {
     const known = validated.get(hostname);
-    if (known && known.length === decisions.length && known.every((a, i) => a.address === decisions[i]!.address)) return;
+    if (known && known.length === decisions.length && known.every((a, i) => a.address === decisions[i]!.address))
+      return;
     validated.delete(hostname);
-    validated.set(hostname, decisions.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })));
+    validated.set(
+      hostname,
+      decisions.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })),
+    );
     if (validated.size > MAX_REMEMBERED_HOSTS) validated.delete(validated.keys().next().value!);
   };
   /** Parsed callback URLs (the last {@link MAX_REMEMBERED_HOSTS}): a dispatcher posts to the same few again and again. */
@@ -75,14 +83,19 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
       const host = parsed.host;
       const body = typeof init.body === "string" ? Buffer.from(init.body, "utf8") : init.body;
       if (body.length > MAX_BODY_BYTES) {
-        throw new SvcError("payload_too_large", `refused to send ${body.length} bytes to ${host}: the limit is ${MAX_BODY_BYTES} bytes`);
+        throw new SvcError(
+          "payload_too_large",
+          `refused to send ${body.length} bytes to ${host}: the limit is ${MAX_BODY_BYTES} bytes`,
+        );
       }
       const timedOut = () => new SvcError("timeout", `${host} did not answer within ${init.timeoutMs} ms`);
       const started = performance.now();
       try {
         // Only a name lookup can take time here; an IP literal is decided without waiting.
         const admission = admitTarget(parsed, gate);
-        const inspection = isIP(hostnameOf(parsed)) ? await admission : await withTimeout(admission, init.timeoutMs, timedOut);
+        const inspection = isIP(hostnameOf(parsed))
+          ? await admission
+          : await withTimeout(admission, init.timeoutMs, timedOut);
         remember(inspection.hostname, inspection.addresses);
         const headers: Record<string, string> = {};
         for (const name in init.headers) if (name.toLowerCase() !== "host") headers[name] = init.headers[name]!;
@@ -95,8 +108,16 @@ export function createEgress(options: { allowSubnets?: readonly string[]; resolv
           timedOut,
           limit: MAX_BODY_BYTES,
           check: (status, responseHeaders) => {
-            if (status >= 300 && status < 400 && responseHeaders.location !== undefined && !isHttpsLocation(responseHeaders.location, parsed)) {
-              throw new SvcError("redirect", `${host} answered ${status} redirecting to a non-https location; redirects are never followed`);
+            if (
+              status >= 300 &&
+              status < 400 &&
+              responseHeaders.location !== undefined &&
+              !isHttpsLocation(responseHeaders.location, parsed)
+            ) {
+              throw new SvcError(
+                "redirect",
+                `${host} answered ${status} redirecting to a non-https location; redirects are never followed`,
+              );
             }
           },
         });

@@ -45,7 +45,8 @@ export function exchange(dispatcher: Dispatcher, req: ExchangeRequest): Promise<
       settled = true;
       clearTimeout(timer);
       if (err) reject(err);
-      else resolve({ status, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), truncated });
+      else
+        resolve({ status, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), truncated });
     };
     /** Ends the exchange from this side: the caller gets `err` (or the clamped response) now. */
     const end = (err: Error | undefined, truncated = false): void => {
@@ -91,7 +92,15 @@ export function exchange(dispatcher: Dispatcher, req: ExchangeRequest): Promise<
     };
     try {
       dispatcher.dispatch(
-        { origin: req.origin, path: req.path, method: "POST", headers: req.headers, body: req.body, headersTimeout: req.timeoutMs, bodyTimeout: req.timeoutMs },
+        {
+          origin: req.origin,
+          path: req.path,
+          method: "POST",
+          headers: req.headers,
+          body: req.body,
+          headersTimeout: req.timeoutMs,
+          bodyTimeout: req.timeoutMs,
+        },
         handler,
       );
     } catch (err) {

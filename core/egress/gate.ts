@@ -41,10 +41,16 @@ export function parseHttpsUrl(url: string): URL {
     throw new SvcError("non_https", "the callback URL does not parse; an https:// URL is required");
   }
   if (parsed.protocol !== "https:") {
-    throw new SvcError("non_https", `the callback URL for ${parsed.host || "(no host)"} uses ${parsed.protocol.replace(/:$/, "")}; only https is allowed`);
+    throw new SvcError(
+      "non_https",
+      `the callback URL for ${parsed.host || "(no host)"} uses ${parsed.protocol.replace(/:$/, "")}; only https is allowed`,
+    );
   }
   if (parsed.username || parsed.password) {
-    throw new SvcError("invalid_input", `the callback URL for ${parsed.host} must not carry credentials (user:password@); authenticity comes from the signature`);
+    throw new SvcError(
+      "invalid_input",
+      `the callback URL for ${parsed.host} must not carry credentials (user:password@); authenticity comes from the signature`,
+    );
   }
   return parsed;
 }
@@ -90,29 +96,74 @@ export async function inspectTarget(url: URL, deps: GateDeps): Promise<TargetIns
       answers = (await deps.resolver.lookupAll(hostname)).map((a) => a.address);
     } catch (err) {
       const code = (err as { code?: string }).code ?? "lookup failed";
-      return { hostname, port, host, addresses: [], allowed: false, failure: "connect", reason: `${host} does not resolve (${code})` };
+      return {
+        hostname,
+        port,
+        host,
+        addresses: [],
+        allowed: false,
+        failure: "connect",
+        reason: `${host} does not resolve (${code})`,
+      };
     }
   }
-  if (answers.length === 0) return { hostname, port, host, addresses: [], allowed: false, failure: "connect", reason: `${host} has no A or AAAA answer` };
-  const addresses = answers.map((address) => deps.decisions?.get(address) ?? remember(deps.decisions, decideAddress(address, deps.allow)));
+  if (answers.length === 0)
+    return {
+      hostname,
+      port,
+      host,
+      addresses: [],
+      allowed: false,
+      failure: "connect",
+      reason: `${host} has no A or AAAA answer`,
+    };
+  const addresses = answers.map(
+    (address) => deps.decisions?.get(address) ?? remember(deps.decisions, decideAddress(address, deps.allow)),
+  );
   const blocked = addresses.filter((a) => !a.allowed);
   if (blocked.length === 0) {
     const exempted = addresses.some((a) => a.exemptedBy !== undefined);
-    return { hostname, port, host, addresses, allowed: true, reason: `every address is globally reachable${exempted ? " or exempted by webhooks.allowSubnets" : ""}` };
+    return {
+      hostname,
+      port,
+      host,
+      addresses,
+      allowed: true,
+      reason: `every address is globally reachable${exempted ? " or exempted by webhooks.allowSubnets" : ""}`,
+    };
   }
   const first = blocked[0]!;
   const where = isIP(hostname) ? `the address ${first.address}` : `${hostname} resolves to ${first.address}, which`;
   const count = addresses.length > 1 ? ` (${blocked.length} of ${addresses.length} addresses blocked)` : "";
-  return { hostname, port, host, addresses, allowed: false, failure: "private_target", reason: `${where} ${first.reason}${count}` };
+  return {
+    hostname,
+    port,
+    host,
+    addresses,
+    allowed: false,
+    failure: "private_target",
+    reason: `${where} ${first.reason}${count}`,
+  };
 }
 
 /** Like {@link inspectTarget} but throws `private_target` / `connect` (message names the host only). */
 export async function admitTarget(url: URL, deps: GateDeps): Promise<TargetInspection> {
   const inspection = await inspectTarget(url, deps);
   if (!inspection.allowed) {
-    throw new SvcError(inspection.failure ?? "private_target", `refused to call ${inspection.host}: ${inspection.reason}`, {
-      details: { host: inspection.host, addresses: inspection.addresses.map((a) => ({ address: a.address, allowed: a.allowed, range: a.range?.cidr ?? null })) },
-    });
+    throw new SvcError(
+      inspection.failure ?? "private_target",
+      `refused to call ${inspection.host}: ${inspection.reason}`,
+      {
+        details: {
+          host: inspection.host,
+          addresses: inspection.addresses.map((a) => ({
+            address: a.address,
+            allowed: a.allowed,
+            range: a.range?.cidr ?? null,
+          })),
+        },
+      },
+    );
   }
   return inspection;
 }

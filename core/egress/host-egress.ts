@@ -44,12 +44,19 @@ export function createHostEgress(options: HostEgressOptions): HostEgress {
       return current.egress;
     }
     const previous = current;
-    if (previous) options.logger?.info("webhooks.allowSubnets changed: the egress gate uses the new list", { allowSubnets: list.join(", ") || "(none)" });
+    if (previous)
+      options.logger?.info("webhooks.allowSubnets changed: the egress gate uses the new list", {
+        allowSubnets: list.join(", ") || "(none)",
+      });
     current = {
       source,
       key,
       list,
-      egress: createEgress({ allowSubnets: list, ...(options.resolver ? { resolver: options.resolver } : {}), ...(options.logger ? { logger: options.logger } : {}) }),
+      egress: createEgress({
+        allowSubnets: list,
+        ...(options.resolver ? { resolver: options.resolver } : {}),
+        ...(options.logger ? { logger: options.logger } : {}),
+      }),
     };
     if (previous) void previous.egress.close().catch(() => undefined);
     return current.egress;

@@ -17,12 +17,17 @@ export const egressModule: DaemonModule = {
   async start(c: DependencyContainer) {
     const egress = resolve(c, EGRESS);
     egress.refresh();
-    unsubscribers.set(c, resolve(c, CONFIG).onChange(() => egress.refresh()));
+    unsubscribers.set(
+      c,
+      resolve(c, CONFIG).onChange(() => egress.refresh()),
+    );
   },
   async stop(c: DependencyContainer) {
     unsubscribers.get(c)?.();
     unsubscribers.delete(c);
-    const closed = resolve(c, EGRESS).close().catch(() => undefined);
+    const closed = resolve(c, EGRESS)
+      .close()
+      .catch(() => undefined);
     await Promise.race([closed, new Promise((r) => setTimeout(r, CLOSE_GRACE_MS).unref())]);
   },
 };

@@ -79,4 +79,8 @@ export const IPV6_SPECIAL: readonly SpecialRange[] = [
 
 /** IPv6 outside 2000::/3 and outside every range above is unallocated ("Reserved by IETF"). */
 export const IPV6_GLOBAL_UNICAST: SpecialRange = { cidr: "2000::/3", name: "Global Unicast", rfc: "RFC 4291" };
-export const IPV6_RESERVED: SpecialRange = { cidr: "::/0", name: "Reserved by IETF (outside 2000::/3)", rfc: "RFC 4291" };
+export const IPV6_RESERVED: SpecialRange = {
+  cidr: "::/0",
+  name: "Reserved by IETF (outside 2000::/3)",
+  rfc: "RFC 4291",
+};

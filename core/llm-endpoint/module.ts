@@ -6,7 +6,19 @@
  */
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
-import { CLOCK, CONFIG, CREDENTIALS, DAEMON_EVENTS, ENV, HOME, LOGGER, ROUTES, TOOLS, resolve, token } from "../tokens.js";
+import {
+  CLOCK,
+  CONFIG,
+  CREDENTIALS,
+  DAEMON_EVENTS,
+  ENV,
+  HOME,
+  LOGGER,
+  ROUTES,
+  TOOLS,
+  resolve,
+  token,
+} from "../tokens.js";
 import { SESSIONS } from "../sessions/runtime.js";
 import type { LlmEndpointService } from "./service.js";
 import { registerValue } from "../runtime/inject.js";
@@ -29,7 +41,10 @@ const held = new WeakMap<DependencyContainer, Held>();
 async function load(c: DependencyContainer, h: Held): Promise<LlmEndpointService> {
   if (h.service) return h.service;
   h.loading ??= (async () => {
-    const [{ LlmEndpointService }, { llmEndpointRoutes, llmEndpointTools }] = await Promise.all([import("./service.js"), import("./surface.js")]);
+    const [{ LlmEndpointService }, { llmEndpointRoutes, llmEndpointTools }] = await Promise.all([
+      import("./service.js"),
+      import("./surface.js"),
+    ]);
     const clock = resolve(c, CLOCK);
     const service = new LlmEndpointService({
       config: resolve(c, CONFIG),
@@ -61,7 +76,9 @@ export const llmEndpointModule: DaemonModule = {
   async start(c: DependencyContainer) {
     const h: Held = {};
     held.set(c, h);
-    registerValue(c, STEWARD_MODEL_ACCESS, { channel: async () => (h.service ? h.service.stewardChannel() : undefined) });
+    registerValue(c, STEWARD_MODEL_ACCESS, {
+      channel: async () => (h.service ? h.service.stewardChannel() : undefined),
+    });
     const config = resolve(c, CONFIG);
     const logger = resolve(c, LOGGER);
     let on = config.current().effective.features.llmEndpoint === true;
@@ -69,11 +86,15 @@ export const llmEndpointModule: DaemonModule = {
       const next = snap.effective.features.llmEndpoint === true;
       if (next === on) return;
       on = next;
-      follow(c, h, next).catch((err: Error) => logger.error(`llm-endpoint: ${next ? "starting" : "stopping"} the sidecar failed`, { error: err.message }));
+      follow(c, h, next).catch((err: Error) =>
+        logger.error(`llm-endpoint: ${next ? "starting" : "stopping"} the sidecar failed`, { error: err.message }),
+      );
     });
     if (on) {
       // A sidecar that cannot start is told (status, log) and does not stop the daemon.
-      await follow(c, h, true).catch((err: Error) => logger.error("llm-endpoint: the sidecar did not start", { error: err.message }));
+      await follow(c, h, true).catch((err: Error) =>
+        logger.error("llm-endpoint: the sidecar did not start", { error: err.message }),
+      );
     }
   },
   async stop(c: DependencyContainer) {

@@ -67,7 +67,13 @@ export type ParentMessage =
   /** Binds the port (loopback); answered by `listening` or `listen-failed`. Sent once, after the first `configure`. */
   | { type: "listen"; port: number }
   /** A session's bearer token is valid from now on; `used` are the totals so far (after a restart). */
-  | { type: "grant"; token: string; sessionId: string; runId?: string; used: { sessionTokens: number; runTokens: number } }
+  | {
+      type: "grant";
+      token: string;
+      sessionId: string;
+      runId?: string;
+      used: { sessionTokens: number; runTokens: number };
+    }
   /** The token stops working at once (its session ended). */
   | { type: "revoke"; token: string }
   /** Every call of this session is refused from now on (context hard stop), with the reason given. */
@@ -100,7 +106,14 @@ export interface CallRecord {
   error?: string;
 }
 
-export type RefusalReason = "session-budget" | "run-budget" | "day-budget" | "rate" | "concurrency" | "blocked" | "no-key";
+export type RefusalReason =
+  | "session-budget"
+  | "run-budget"
+  | "day-budget"
+  | "rate"
+  | "concurrency"
+  | "blocked"
+  | "no-key";
 
 export type ChildMessage =
   | { type: "listening"; port: number; pid: number }
@@ -110,4 +123,3 @@ export type ChildMessage =
   /** A call was refused by a limit; the daemon tells the session's transcript. */
   | { type: "refused"; sessionId: string; runId?: string; reason: RefusalReason; status: number; message: string }
   | { type: "stats"; id: number; inFlight: number; calls: number; rssBytes: number };
-

@@ -96,11 +96,21 @@ export class LlmEndpointService implements ModelAccess {
     this.d.sessions.useModelAccess(this);
     if (this.unsubscribe.length === 0) {
       this.unsubscribe.push(
-        this.d.config.onChange(() => void this.reconfigure().catch((err: Error) => this.d.logger.error("llm-endpoint: applying the new config failed", { error: err.message }))),
+        this.d.config.onChange(
+          () =>
+            void this.reconfigure().catch((err: Error) =>
+              this.d.logger.error("llm-endpoint: applying the new config failed", { error: err.message }),
+            ),
+        ),
         this.d.events.subscribe((e) => {
           if (e.type !== "session:context-hard-stop") return;
           const data = e.data as { sessionId?: string; reason?: string } | undefined;
-          if (data?.sessionId) this.supervisor?.send({ type: "block", sessionId: data.sessionId, reason: data.reason ?? `session ${data.sessionId} was stopped by its context policy` });
+          if (data?.sessionId)
+            this.supervisor?.send({
+              type: "block",
+              sessionId: data.sessionId,
+              reason: data.reason ?? `session ${data.sessionId} was stopped by its context policy`,
+            });
           if (data?.sessionId) this.blocked.set(data.sessionId, data.reason ?? "stopped by its context policy");
         }),
       );
@@ -148,20 +158,37 @@ export class LlmEndpointService implements ModelAccess {
     await this.log.close();
   }
 
-  status(): { enabled: boolean; sidecar: SidecarStatus; url?: string; routes: Array<{ name: string; provider: string; baseUrl: string; models: string[]; key: string | null }>; sessions: number } {
+  status(): {
+    enabled: boolean;
+    sidecar: SidecarStatus;
+    url?: string;
+    routes: Array<{ name: string; provider: string; baseUrl: string; models: string[]; key: string | null }>;
+    sessions: number;
+  } {
     const sidecar = this.supervisor?.status() ?? { state: "stopped" as const, restarts: 0 };
     const port = this.supervisor?.boundPort;
     return {
       enabled: this.enabled,
       sidecar,
       ...(port && this.enabled ? { url: `http://127.0.0.1:${port}` } : {}),
-      routes: (this.settings?.routes ?? []).map((r) => ({ name: r.name, provider: r.provider, baseUrl: r.baseUrl, models: r.models, key: r.key ? r.key.from : null })),
+      routes: (this.settings?.routes ?? []).map((r) => ({
+        name: r.name,
+        provider: r.provider,
+        baseUrl: r.baseUrl,
+        models: r.models,
+        key: r.key ? r.key.from : null,
+      })),
       sessions: this.grants.size,
     };
   }
 
-  usage(filter: { sessionId?: string; runId?: string } = {}): { day: { date: string; damagedLines: number } & Totals; sessions: Record<string, Totals>; runs: Record<string, Totals> } {
-    const pick = (m: Map<string, Totals>, id?: string) => Object.fromEntries([...m].filter(([k]) => id === undefined || k === id).map(([k, v]) => [k, { ...v }]));
+  usage(filter: { sessionId?: string; runId?: string } = {}): {
+    day: { date: string; damagedLines: number } & Totals;
+    sessions: Record<string, Totals>;
+    runs: Record<string, Totals>;
+  } {
+    const pick = (m: Map<string, Totals>, id?: string) =>
+      Object.fromEntries([...m].filter(([k]) => id === undefined || k === id).map(([k, v]) => [k, { ...v }]));
     return {
       day: { date: this.day.date, damagedLines: this.day.damaged, ...this.day.totals },
       sessions: filter.runId && !filter.sessionId ? {} : pick(this.bySession, filter.sessionId),
@@ -171,21 +198,30 @@ export class LlmEndpointService implements ModelAccess {
 
   // ModelAccess: called by the session runtime.
 
-  async open(s: { sessionId: string; runId?: string; auth?: SpawnAuth }): Promise<{ env: Record<string, string>; auth?: SpawnAuth } | undefined> {
+  async open(s: {
+    sessionId: string;
+    runId?: string;
+    auth?: SpawnAuth;
+  }): Promise<{ env: Record<string, string>; auth?: SpawnAuth } | undefined> {
     if (!this.enabled) return undefined;
     await this.starting?.catch(() => undefined);
     const port = this.supervisor?.boundPort;
     const settings = this.settings;
     if (!port || !settings) {
       const why = this.supervisor?.status().lastError ?? "it is not running";
-      throw new SvcError("unavailable", `features.llmEndpoint is on but its sidecar has no port (${why}): fix it (svc llm-endpoint status) or turn the feature off; the session was not started so that no provider key reaches it`);
+      throw new SvcError(
+        "unavailable",
+        `features.llmEndpoint is on but its sidecar has no port (${why}): fix it (svc llm-endpoint status) or turn the feature off; the session was not started so that no provider key reaches it`,
+      );
     }
     const token = `svc_llm_${randomBytes(24).toString("hex")}`;
     const grant: Grant = { token, sessionId: s.sessionId, ...(s.runId ? { runId: s.runId } : {}) };
     this.grants.set(s.sessionId, grant);
     this.supervisor!.send(this.grantMessage(grant));
     const cfg = this.cfg();
-    const recipes = [...Object.values(cfg.acpAgents ?? {}), ...Object.values(cfg.terminalPresets ?? {})].map((r) => (r as { env?: Record<string, string> }).env ?? {});
+    const recipes = [...Object.values(cfg.acpAgents ?? {}), ...Object.values(cfg.terminalPresets ?? {})].map(
+      (r) => (r as { env?: Record<string, string> }).env ?? {},
+    );
     return sessionModelEnv({
       port,
       token,
@@ -232,14 +268,24 @@ export class LlmEndpointService implements ModelAccess {
       token: g.token,
       sessionId: g.sessionId,
       ...(g.runId ? { runId: g.runId } : {}),
-      used: { sessionTokens: s ? s.inputTokens + s.outputTokens : 0, runTokens: r ? r.inputTokens + r.outputTokens : 0 },
+      used: {
+        sessionTokens: s ? s.inputTokens + s.outputTokens : 0,
+        runTokens: r ? r.inputTokens + r.outputTokens : 0,
+      },
     };
   }
 
   private configureMessage(): ParentMessage {
     const s = this.settings!;
     this.rollDay(this.d.now());
-    return { type: "configure", routes: s.routes, roles: s.roles, budgets: s.budgets, upstreamTimeoutMs: s.upstreamTimeoutMs, day: { date: this.day.date, tokens: this.day.totals.inputTokens + this.day.totals.outputTokens } };
+    return {
+      type: "configure",
+      routes: s.routes,
+      roles: s.roles,
+      budgets: s.budgets,
+      upstreamTimeoutMs: s.upstreamTimeoutMs,
+      day: { date: this.day.date, tokens: this.day.totals.inputTokens + this.day.totals.outputTokens },
+    };
   }
 
   /** What a fresh child is told before it listens. */
@@ -247,7 +293,9 @@ export class LlmEndpointService implements ModelAccess {
     return [
       this.configureMessage(),
       ...[...this.grants.values()].map((g) => this.grantMessage(g)),
-      ...[...this.blocked].filter(([id]) => this.grants.has(id)).map(([sessionId, reason]): ParentMessage => ({ type: "block", sessionId, reason })),
+      ...[...this.blocked]
+        .filter(([id]) => this.grants.has(id))
+        .map(([sessionId, reason]): ParentMessage => ({ type: "block", sessionId, reason })),
     ];
   }
 
@@ -267,7 +315,12 @@ export class LlmEndpointService implements ModelAccess {
   private onMessage(m: ChildMessage): void {
     if (m.type === "call") return this.onCall(m.record);
     if (m.type !== "refused") return;
-    for (const t of [totalsOf(this.bySession, m.sessionId), m.runId ? totalsOf(this.byRun, m.runId) : undefined, this.day.totals]) if (t) t.refused++;
+    for (const t of [
+      totalsOf(this.bySession, m.sessionId),
+      m.runId ? totalsOf(this.byRun, m.runId) : undefined,
+      this.day.totals,
+    ])
+      if (t) t.refused++;
     this.d.sessions.noteModelRefusal(m.sessionId, { reason: m.reason, status: m.status, message: m.message });
   }
 
@@ -277,7 +330,12 @@ export class LlmEndpointService implements ModelAccess {
     add(totalsOf(this.bySession, r.sessionId), r);
     if (r.runId) add(totalsOf(this.byRun, r.runId), r);
     this.d.sessions.noteModelCall(r.sessionId, r);
-    this.log.append(r).catch((err: Error) => this.d.logger.error("llm-endpoint: a usage record was not written", { sessionId: r.sessionId, error: err.message }));
+    this.log.append(r).catch((err: Error) =>
+      this.d.logger.error("llm-endpoint: a usage record was not written", {
+        sessionId: r.sessionId,
+        error: err.message,
+      }),
+    );
   }
 
   private rollDay(at: number): void {
@@ -293,14 +351,23 @@ export class LlmEndpointService implements ModelAccess {
     const totals = zero();
     for (const r of read.records) add(totals, r);
     this.day = { date, totals, damaged: read.damaged };
-    if (read.damaged > 0) this.d.logger.warn("llm-endpoint: damaged lines in today's usage log; their calls are not counted", { date, damaged: read.damaged });
-    if (read.tornBytes > 0) this.d.logger.warn("llm-endpoint: a torn last line in today's usage log was dropped", { date, bytes: read.tornBytes });
+    if (read.damaged > 0)
+      this.d.logger.warn("llm-endpoint: damaged lines in today's usage log; their calls are not counted", {
+        date,
+        damaged: read.damaged,
+      });
+    if (read.tornBytes > 0)
+      this.d.logger.warn("llm-endpoint: a torn last line in today's usage log was dropped", {
+        date,
+        bytes: read.tornBytes,
+      });
   }
 }
 
 /** The child's environment: the daemon's, without the provider keys (the child gets keys over IPC only). */
 function childEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   const out: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...env })) if (!/(_API_KEY|_AUTH_TOKEN|_OAUTH_TOKEN|TOKEN|SECRET)$/i.test(k)) out[k] = v;
+  for (const [k, v] of Object.entries({ ...process.env, ...env }))
+    if (!/(_API_KEY|_AUTH_TOKEN|_OAUTH_TOKEN|TOKEN|SECRET)$/i.test(k)) out[k] = v;
   return out;
 }

@@ -36,7 +36,8 @@ export interface SessionEnvInput {
 export function sessionModelEnv(input: SessionEnvInput): { env: Record<string, string>; auth?: SpawnAuth } {
   const env: Record<string, string> = {};
   for (const source of input.inherited) {
-    for (const [name, value] of Object.entries(source)) if (value !== undefined && input.keys.has(value)) env[name] = input.token;
+    for (const [name, value] of Object.entries(source))
+      if (value !== undefined && input.keys.has(value)) env[name] = input.token;
   }
   for (const provider of input.routed) {
     const base = BASE_URL_ENV[provider];

@@ -24,7 +24,11 @@ export const DEFAULT_PORT = 18792;
 /** The built-in routes, which `llmEndpoint.upstreams` entries of the same name replace. */
 export const BUILTIN_ROUTES: Readonly<Record<string, { provider: LlmProvider; baseUrl: string; models: string[] }>> = {
   anthropic: { provider: "anthropic", baseUrl: "https://api.anthropic.com", models: ["claude-*"] },
-  openai: { provider: "openai", baseUrl: "https://api.openai.com/v1", models: ["gpt-*", "o1*", "o3*", "o4*", "codex-*", "chatgpt-*"] },
+  openai: {
+    provider: "openai",
+    baseUrl: "https://api.openai.com/v1",
+    models: ["gpt-*", "o1*", "o3*", "o4*", "codex-*", "chatgpt-*"],
+  },
 };
 
 /**
@@ -37,7 +41,10 @@ export const JUDGE_ROUTE = "ext-judge";
 export const JUDGE_CALL_ROLE = "svc.steward-judge";
 
 /** The environment variable of each provider's key in the daemon's own environment (the last source). */
-export const PROVIDER_KEY_ENV: Readonly<Record<LlmProvider, string>> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY" };
+export const PROVIDER_KEY_ENV: Readonly<Record<LlmProvider, string>> = {
+  anthropic: "ANTHROPIC_API_KEY",
+  openai: "OPENAI_API_KEY",
+};
 
 export interface SidecarSettings {
   routes: RouteSpec[];
@@ -61,9 +68,16 @@ function authKey(cfg: EffectiveConfig, slug: string): Key | undefined {
 }
 
 /** Resolves config into what the sidecar is told; reads credentials.json once. */
-export async function sidecarSettings(cfg: EffectiveConfig, credentials: CredentialStore, env: NodeJS.ProcessEnv): Promise<SidecarSettings> {
+export async function sidecarSettings(
+  cfg: EffectiveConfig,
+  credentials: CredentialStore,
+  env: NodeJS.ProcessEnv,
+): Promise<SidecarSettings> {
   const section = cfg.llmEndpoint ?? {};
-  const entries = { ...BUILTIN_ROUTES, ...(section.upstreams ?? {}) } as Record<string, { provider: LlmProvider; baseUrl: string; models?: string[]; keyFrom?: string }>;
+  const entries = { ...BUILTIN_ROUTES, ...(section.upstreams ?? {}) } as Record<
+    string,
+    { provider: LlmProvider; baseUrl: string; models?: string[]; keyFrom?: string }
+  >;
   const routes: RouteSpec[] = [];
   for (const [name, u] of Object.entries(entries)) {
     const slug = u.keyFrom ?? adapterFor(u.provider);
@@ -71,9 +85,18 @@ export async function sidecarSettings(cfg: EffectiveConfig, credentials: Credent
     const fromEnv = BUILTIN_ROUTES[name] && !u.keyFrom ? env[PROVIDER_KEY_ENV[u.provider]] : undefined;
     const key: Key | undefined =
       authKey(cfg, slug) ??
-      (stored ? { kind: "apiKey", value: stored, from: `credentials.json ${CREDENTIAL_NAMESPACE}/${name}` } : undefined) ??
+      (stored
+        ? { kind: "apiKey", value: stored, from: `credentials.json ${CREDENTIAL_NAMESPACE}/${name}` }
+        : undefined) ??
       (fromEnv ? { kind: "apiKey", value: fromEnv, from: `the daemon's ${PROVIDER_KEY_ENV[u.provider]}` } : undefined);
-    routes.push({ name, provider: u.provider, baseUrl: u.baseUrl.replace(/\/+$/, ""), models: u.models ?? [], keyFrom: slug, ...(key ? { key } : {}) });
+    routes.push({
+      name,
+      provider: u.provider,
+      baseUrl: u.baseUrl.replace(/\/+$/, ""),
+      models: u.models ?? [],
+      keyFrom: slug,
+      ...(key ? { key } : {}),
+    });
   }
   const roles: RoleSpec[] = [];
   for (const [role, r] of Object.entries(resolveRoleTable(cfg).roles)) {
@@ -81,9 +104,22 @@ export async function sidecarSettings(cfg: EffectiveConfig, credentials: Credent
     roles.push({ role, model: r.model, ...(r.route ? { route: r.route } : {}), ...(key ? { key } : {}) });
   }
   const judge = judgeSettings({ effective: cfg, sources: {} });
-  if (!entries[JUDGE_ROUTE] && judge.key) routes.push({ name: JUDGE_ROUTE, provider: "openai", baseUrl: judge.baseUrl, models: [], keyFrom: "extJudge", key: { kind: "apiKey", value: judge.key.value, from: "extJudge.apiKey (or EXT_JUDGE_API_KEY)" } });
+  if (!entries[JUDGE_ROUTE] && judge.key)
+    routes.push({
+      name: JUDGE_ROUTE,
+      provider: "openai",
+      baseUrl: judge.baseUrl,
+      models: [],
+      keyFrom: "extJudge",
+      key: { kind: "apiKey", value: judge.key.value, from: "extJudge.apiKey (or EXT_JUDGE_API_KEY)" },
+    });
   const judgeKey = judge.profile ? authKey(cfg, judge.profile) : undefined;
-  roles.push({ role: JUDGE_CALL_ROLE, model: judge.model, route: judge.route ?? JUDGE_ROUTE, ...(judgeKey ? { key: judgeKey } : {}) });
+  roles.push({
+    role: JUDGE_CALL_ROLE,
+    model: judge.model,
+    route: judge.route ?? JUDGE_ROUTE,
+    ...(judgeKey ? { key: judgeKey } : {}),
+  });
   return {
     routes,
     roles,

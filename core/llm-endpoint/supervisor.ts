@@ -76,7 +76,11 @@ export class SidecarSupervisor {
 
   send(msg: ParentMessage): void {
     const c = this.child;
-    if (c?.connected && this.st.state === "running") c.send(msg, (err) => err && this.opts.logger.debug?.("llm-endpoint message not delivered", { error: err.message }));
+    if (c?.connected && this.st.state === "running")
+      c.send(
+        msg,
+        (err) => err && this.opts.logger.debug?.("llm-endpoint message not delivered", { error: err.message }),
+      );
   }
 
   /** Sends to a child that may not be running yet (replay covers it after a restart). */
@@ -92,7 +96,11 @@ export class SidecarSupervisor {
     this.st.state = this.st.restarts > 0 || this.st.lastExit ? "restarting" : "starting";
     let child: ChildProcess;
     try {
-      child = fork(this.opts.entry, [], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: this.opts.env, serialization: "json" });
+      child = fork(this.opts.entry, [], {
+        stdio: ["ignore", "ignore", "pipe", "ipc"],
+        env: this.opts.env,
+        serialization: "json",
+      });
     } catch (err) {
       this.failed((err as Error).message);
       return;
@@ -101,7 +109,8 @@ export class SidecarSupervisor {
     this.startedAt = this.now();
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (text: string) => {
-      for (const line of text.split("\n")) if (line.trim()) this.opts.logger.warn("llm-endpoint sidecar: " + line.slice(0, 500));
+      for (const line of text.split("\n"))
+        if (line.trim()) this.opts.logger.warn("llm-endpoint sidecar: " + line.slice(0, 500));
     });
     child.on("message", (msg: ChildMessage) => this.onChildMessage(child, msg));
     child.on("error", (err) => this.opts.logger.warn("llm-endpoint sidecar process error", { error: err.message }));
@@ -114,7 +123,12 @@ export class SidecarSupervisor {
     if (child !== this.child) return;
     if (msg.type === "listening") {
       this.port = msg.port;
-      Object.assign(this.st, { state: "running", pid: msg.pid, port: msg.port, since: new Date(this.now()).toISOString() });
+      Object.assign(this.st, {
+        state: "running",
+        pid: msg.pid,
+        port: msg.port,
+        since: new Date(this.now()).toISOString(),
+      });
       delete this.st.lastError;
       this.firstListen?.resolve(msg.port);
       this.firstListen = undefined;
@@ -146,7 +160,9 @@ export class SidecarSupervisor {
       return;
     }
     if (this.firstListen) {
-      this.firstListen.reject(new Error(`the llm-endpoint sidecar exited before it listened (code ${code}, signal ${signal})`));
+      this.firstListen.reject(
+        new Error(`the llm-endpoint sidecar exited before it listened (code ${code}, signal ${signal})`),
+      );
       this.firstListen = undefined;
     }
     if (this.now() - this.startedAt >= STABLE_MS) this.backoff = BACKOFF_START_MS;

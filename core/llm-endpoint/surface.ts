@@ -23,7 +23,12 @@ async function control(service: LlmEndpointService, verb: "start" | "stop") {
 
 export function llmEndpointRoutes(service: LlmEndpointService): RouteDef[] {
   return [
-    { method: "GET", path: "/llm-endpoint/status", auth: "loopback-or-token", handler: () => ({ status: 200, body: service.status() }) },
+    {
+      method: "GET",
+      path: "/llm-endpoint/status",
+      auth: "loopback-or-token",
+      handler: () => ({ status: 200, body: service.status() }),
+    },
     {
       method: "GET",
       path: "/llm-endpoint/usage",
@@ -31,19 +36,38 @@ export function llmEndpointRoutes(service: LlmEndpointService): RouteDef[] {
       handler: (req) => {
         const sessionId = req.query.get("sessionId") || undefined;
         const runId = req.query.get("runId") || undefined;
-        return { status: 200, body: service.usage({ ...(sessionId ? { sessionId } : {}), ...(runId ? { runId } : {}) }) };
+        return {
+          status: 200,
+          body: service.usage({ ...(sessionId ? { sessionId } : {}), ...(runId ? { runId } : {}) }),
+        };
       },
     },
-    ...(["start", "stop"] as const).map((verb): RouteDef => ({ method: "POST", path: `/llm-endpoint/${verb}`, auth: "token", handler: async () => ({ status: 200, body: await control(service, verb) }) })),
+    ...(["start", "stop"] as const).map(
+      (verb): RouteDef => ({
+        method: "POST",
+        path: `/llm-endpoint/${verb}`,
+        auth: "token",
+        handler: async () => ({ status: 200, body: await control(service, verb) }),
+      }),
+    ),
   ];
 }
 
 export function llmEndpointTools(service: LlmEndpointService): ToolDef[] {
-  const status = { enabled: z.boolean().describe("Whether the sidecar is meant to run"), sidecar: loose("state, pid, port, restarts, since, lastExit, lastError"), url: z.string().optional().describe("The sidecar's base URL"), routes: z.array(loose("A route: name, provider, baseUrl, models, key (where its key comes from, never the key)")).describe("The routes"), sessions: z.number().describe("Sessions holding a token now") };
+  const status = {
+    enabled: z.boolean().describe("Whether the sidecar is meant to run"),
+    sidecar: loose("state, pid, port, restarts, since, lastExit, lastError"),
+    url: z.string().optional().describe("The sidecar's base URL"),
+    routes: z
+      .array(loose("A route: name, provider, baseUrl, models, key (where its key comes from, never the key)"))
+      .describe("The routes"),
+    sessions: z.number().describe("Sessions holding a token now"),
+  };
   return [
     {
       name: "llm_endpoint_status",
-      description: "The llm-endpoint sidecar: state, port and URL, restarts, last exit, routes (where each key comes from, never the key) and how many sessions hold a token.",
+      description:
+        "The llm-endpoint sidecar: state, port and URL, restarts, last exit, routes (where each key comes from, never the key) and how many sessions hold a token.",
       inputSchema: {},
       outputSchema: status,
       readOnly: true,
@@ -51,9 +75,14 @@ export function llmEndpointTools(service: LlmEndpointService): ToolDef[] {
     },
     {
       name: "llm_endpoint_usage",
-      description: "Model calls through the sidecar: today's totals (UTC), and per session and per swarm run since the daemon started (calls, input and output tokens, refused).",
+      description:
+        "Model calls through the sidecar: today's totals (UTC), and per session and per swarm run since the daemon started (calls, input and output tokens, refused).",
       inputSchema: filter,
-      outputSchema: { day: loose("Today's totals"), sessions: z.record(z.string(), loose("totals")).describe("Per session"), runs: z.record(z.string(), loose("totals")).describe("Per swarm run") },
+      outputSchema: {
+        day: loose("Today's totals"),
+        sessions: z.record(z.string(), loose("totals")).describe("Per session"),
+        runs: z.record(z.string(), loose("totals")).describe("Per swarm run"),
+      },
       readOnly: true,
       handler: (i: { sessionId?: string; runId?: string }) => service.usage(i),
     } satisfies ToolDef<typeof filter>,

@@ -76,8 +76,14 @@ export function createEventCatalog(deps: { plugins: () => SentinelPlugins; logge
     },
     async resolve(name, args) {
       const list = (await offers()).get(name);
-      if (!list) throw new McpRpcError(-32011, `unknown event type "${name}"; events/list gives the event types this server offers`, { kind: "event" });
-      if (typeof args !== "object" || args === null || Array.isArray(args)) throw invalidArguments(`invalid arguments for ${name}: (root): must be an object`, []);
+      if (!list)
+        throw new McpRpcError(
+          -32011,
+          `unknown event type "${name}"; events/list gives the event types this server offers`,
+          { kind: "event" },
+        );
+      if (typeof args !== "object" || args === null || Array.isArray(args))
+        throw invalidArguments(`invalid arguments for ${name}: (root): must be an object`, []);
       const { offer, rest } = await choose(name, list, args);
       let match: MatchClauseSpec[];
       try {
@@ -87,14 +93,26 @@ export function createEventCatalog(deps: { plugins: () => SentinelPlugins; logge
         throw err;
       }
       const problem = matchProblem(match);
-      if (problem) throw new SvcError("internal", `provider ${offer.provider} gave unusable match clauses for ${name}: ${problem}`);
-      return { name, provider: offer.provider, match: match.map((c) => ({ subject: c.subject, ...(c.types ? { types: [...c.types] } : {}) })) } satisfies ResolvedEventType;
+      if (problem)
+        throw new SvcError(
+          "internal",
+          `provider ${offer.provider} gave unusable match clauses for ${name}: ${problem}`,
+        );
+      return {
+        name,
+        provider: offer.provider,
+        match: match.map((c) => ({ subject: c.subject, ...(c.types ? { types: [...c.types] } : {}) })),
+      } satisfies ResolvedEventType;
     },
   };
 }
 
 /** The offer a subscription goes to, and its arguments without `provider`. */
-async function choose(name: string, list: Offer[], args: Record<string, unknown>): Promise<{ offer: Offer; rest: Record<string, unknown> }> {
+async function choose(
+  name: string,
+  list: Offer[],
+  args: Record<string, unknown>,
+): Promise<{ offer: Offer; rest: Record<string, unknown> }> {
   if (list.length === 1) return { offer: list[0]!, rest: args };
   const { [PROVIDER_ARG]: wanted, ...rest } = args;
   if (wanted === undefined) return { offer: await defaultOffer(list), rest };
@@ -102,7 +120,9 @@ async function choose(name: string, list: Offer[], args: Record<string, unknown>
   if (!offer) {
     const allowed = list.map((o) => o.provider).join(", ");
     const message = `must be one of ${allowed}, got ${JSON.stringify(wanted)}`;
-    throw invalidArguments(`invalid arguments for ${name}: ${PROVIDER_ARG}: ${message}`, [{ path: PROVIDER_ARG, message }]);
+    throw invalidArguments(`invalid arguments for ${name}: ${PROVIDER_ARG}: ${message}`, [
+      { path: PROVIDER_ARG, message },
+    ]);
   }
   return { offer, rest };
 }
@@ -126,7 +146,13 @@ async function isReady(instance: ProviderInstance): Promise<boolean> {
     timer.unref();
   });
   try {
-    return await Promise.race([instance.readiness().then((r) => r?.ready === true, () => false), late]);
+    return await Promise.race([
+      instance.readiness().then(
+        (r) => r?.ready === true,
+        () => false,
+      ),
+      late,
+    ]);
   } finally {
     clearTimeout(timer);
   }
@@ -145,7 +171,11 @@ function describe(name: string, list: Offer[]): EventTypeDescriptor {
       ...shown.type.inputSchema,
       properties: {
         ...(input.properties ?? {}),
-        [PROVIDER_ARG]: { type: "string", enum: list.map((o) => o.provider), description: `Which provider delivers the events. ${providerNote}` },
+        [PROVIDER_ARG]: {
+          type: "string",
+          enum: list.map((o) => o.provider),
+          description: `Which provider delivers the events. ${providerNote}`,
+        },
       },
     },
   };
@@ -164,14 +194,18 @@ function providerChoice(list: Offer[]): string {
 
 function typeProblem(type: ProviderEventType, seen: Set<string>): string | undefined {
   if (typeof type !== "object" || type === null) return "an event type is not an object";
-  if (typeof type.name !== "string" || !NAME.test(type.name)) return `event type name ${JSON.stringify(type.name)} is not lower-case and dotted (e.g. github.pull_request)`;
+  if (typeof type.name !== "string" || !NAME.test(type.name))
+    return `event type name ${JSON.stringify(type.name)} is not lower-case and dotted (e.g. github.pull_request)`;
   if (seen.has(type.name)) return `event type ${type.name} is declared twice`;
   if (typeof type.description !== "string" || !type.description) return `event type ${type.name} has no description`;
   if (typeof type.toMatch !== "function") return `event type ${type.name} has no toMatch function`;
   const input = type.inputSchema as { type?: unknown; properties?: Record<string, unknown> } | undefined;
-  if (typeof input !== "object" || input === null || input.type !== "object") return `event type ${type.name}: inputSchema is not a JSON Schema of type object`;
-  if (input.properties && PROVIDER_ARG in input.properties) return `event type ${type.name}: the argument name "${PROVIDER_ARG}" is reserved`;
-  if (typeof type.payloadSchema !== "object" || type.payloadSchema === null) return `event type ${type.name}: payloadSchema is not a JSON Schema object`;
+  if (typeof input !== "object" || input === null || input.type !== "object")
+    return `event type ${type.name}: inputSchema is not a JSON Schema of type object`;
+  if (input.properties && PROVIDER_ARG in input.properties)
+    return `event type ${type.name}: the argument name "${PROVIDER_ARG}" is reserved`;
+  if (typeof type.payloadSchema !== "object" || type.payloadSchema === null)
+    return `event type ${type.name}: payloadSchema is not a JSON Schema object`;
   return undefined;
 }
 
@@ -179,8 +213,15 @@ function matchProblem(match: unknown): string | undefined {
   if (!Array.isArray(match) || match.length === 0) return "no clauses";
   if (match.length > CLAUSES_PER_SENTINEL_MAX) return `${match.length} clauses, over ${CLAUSES_PER_SENTINEL_MAX}`;
   for (const c of match as MatchClauseSpec[]) {
-    if (typeof c?.subject !== "string" || !c.subject || c.subject.length > SUBJECT_LENGTH_MAX) return `a clause subject is not a string of 1 to ${SUBJECT_LENGTH_MAX} characters`;
-    if (c.types !== undefined && (!Array.isArray(c.types) || c.types.length === 0 || c.types.length > TYPES_PER_CLAUSE_MAX || c.types.some((t) => typeof t !== "string" || !t))) {
+    if (typeof c?.subject !== "string" || !c.subject || c.subject.length > SUBJECT_LENGTH_MAX)
+      return `a clause subject is not a string of 1 to ${SUBJECT_LENGTH_MAX} characters`;
+    if (
+      c.types !== undefined &&
+      (!Array.isArray(c.types) ||
+        c.types.length === 0 ||
+        c.types.length > TYPES_PER_CLAUSE_MAX ||
+        c.types.some((t) => typeof t !== "string" || !t))
+    ) {
       return `a clause's types are not 1 to ${TYPES_PER_CLAUSE_MAX} non-empty strings`;
     }
   }

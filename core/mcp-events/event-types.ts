@@ -7,7 +7,11 @@
 import type { EventCatalog, ResolvedEventType } from "./catalog-types.js";
 import { asEventsError } from "./rpc-errors.js";
 
-export async function resolveEventType(catalog: EventCatalog, name: string, args: Record<string, unknown>): Promise<ResolvedEventType> {
+export async function resolveEventType(
+  catalog: EventCatalog,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<ResolvedEventType> {
   try {
     return await catalog.resolve(name, args);
   } catch (err) {

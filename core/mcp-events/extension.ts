@@ -45,20 +45,36 @@ export function eventsExtension(deps: EventsExtensionDeps): McpExtension {
     extensionId: EVENTS_EXTENSION_ID,
     settings: { listChanged: false },
     methods: {
-      "events/list": method("events/list", "events.list", listParams, async (p) => ({ ...(await listEventTypes(deps.catalog(), p.cursor)) })),
+      "events/list": method("events/list", "events.list", listParams, async (p) => ({
+        ...(await listEventTypes(deps.catalog(), p.cursor)),
+      })),
       "events/subscribe": method("events/subscribe", "events.subscribe", subscribeParams, async (p, caller) => {
         if (p.delivery.mode !== "webhook") {
-          throw unsupported("deliveryMode", p.delivery.mode, `events/subscribe delivers by webhook only (delivery.mode "webhook"); poll with events/poll; push (events/stream) is not served yet`);
+          throw unsupported(
+            "deliveryMode",
+            p.delivery.mode,
+            `events/subscribe delivers by webhook only (delivery.mode "webhook"); poll with events/poll; push (events/stream) is not served yet`,
+          );
         }
         const key = subscriberKey(caller, deps.sessionOf, "events/subscribe");
         const { subscriptions } = await deps.runtime();
-        const input = { name: p.name, url: p.delivery.url, secret: p.delivery.secret, ...(p.arguments ? { arguments: p.arguments } : {}), ...("ttlMs" in p ? { ttlMs: p.ttlMs } : {}) };
+        const input = {
+          name: p.name,
+          url: p.delivery.url,
+          secret: p.delivery.secret,
+          ...(p.arguments ? { arguments: p.arguments } : {}),
+          ...("ttlMs" in p ? { ttlMs: p.ttlMs } : {}),
+        };
         return { ...(await subscriptions.subscribe(key, input)) };
       }),
       "events/unsubscribe": method("events/unsubscribe", "events.unsubscribe", unsubscribeParams, async (p, caller) => {
         const key = subscriberKey(caller, deps.sessionOf, "events/unsubscribe");
         const { subscriptions } = await deps.runtime();
-        await subscriptions.unsubscribe(key, { name: p.name, url: p.delivery.url, ...(p.arguments ? { arguments: p.arguments } : {}) });
+        await subscriptions.unsubscribe(key, {
+          name: p.name,
+          url: p.delivery.url,
+          ...(p.arguments ? { arguments: p.arguments } : {}),
+        });
         return {};
       }),
       "events/poll": method("events/poll", "events.poll", pollParams, async (p, caller) => {

@@ -24,27 +24,47 @@ export const mcpEventsModule: DaemonModule = {
     let started: Promise<McpEventsRuntime> | undefined;
     const runtime = () =>
       (started ??= import("./runtime.js")
-        .then((m) => m.startMcpEventsRuntime({ home: resolve(c, HOME), sentinels: resolve(c, SENTINELS), catalog: () => catalogOf(c), clock: resolve(c, CLOCK), random: resolve(c, RANDOM), logger: resolve(c, LOGGER), events: resolve(c, DAEMON_EVENTS) }))
+        .then((m) =>
+          m.startMcpEventsRuntime({
+            home: resolve(c, HOME),
+            sentinels: resolve(c, SENTINELS),
+            catalog: () => catalogOf(c),
+            clock: resolve(c, CLOCK),
+            random: resolve(c, RANDOM),
+            logger: resolve(c, LOGGER),
+            events: resolve(c, DAEMON_EVENTS),
+          }),
+        )
         .catch((err: unknown) => {
           started = undefined; // the next call tries again
           throw err;
         }));
     running.set(c, () => started);
-    const sessionOf = (token: string) => (c.isRegistered(SESSIONS as symbol) ? resolve(c, SESSIONS).workspaces.tokens.sessionOf(token) : undefined);
+    const sessionOf = (token: string) =>
+      c.isRegistered(SESSIONS as symbol) ? resolve(c, SESSIONS).workspaces.tokens.sessionOf(token) : undefined;
     resolve(c, MCP_EXTENSIONS).add(eventsExtension({ catalog: () => catalogOf(c), sessionOf, runtime }));
     if (await exists(join(resolve(c, HOME), SUBSCRIPTIONS_FILE))) await runtime();
   },
   async drain(c) {
-    (await running.get(c)?.()?.catch(() => undefined))?.drain();
+    (
+      await running
+        .get(c)?.()
+        ?.catch(() => undefined)
+    )?.drain();
   },
   async stop(c) {
-    await (await running.get(c)?.()?.catch(() => undefined))?.stop();
+    await (
+      await running
+        .get(c)?.()
+        ?.catch(() => undefined)
+    )?.stop();
     running.delete(c);
   },
 };
 
 function catalogOf(c: DependencyContainer): EventCatalog {
-  if (!c.isRegistered(EVENT_CATALOG as symbol)) throw new SvcError("unavailable", "the event catalog is not loaded in this daemon");
+  if (!c.isRegistered(EVENT_CATALOG as symbol))
+    throw new SvcError("unavailable", "the event catalog is not loaded in this daemon");
   return resolve(c, EVENT_CATALOG);
 }
 

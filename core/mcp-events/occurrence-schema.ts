@@ -20,10 +20,24 @@ export function occurrenceDataSchema(payloadSchema: Record<string, unknown>): Re
     type: "object",
     description: "An occurrence's data: the svc event's type and subjects, and the provider's event data as payload",
     properties: {
-      type: { type: "string", description: "The svc event type, <scheme>.<object>.<action> (e.g. github.pull_request.opened)" },
-      subjects: { type: "array", items: { type: "string" }, description: "The event's subjects, broadest first (e.g. github:acme/api, github:acme/api#42)" },
-      payload: { description: "The event data (see anyOf: the provider's schema, or the stand-in for a payload too large)", anyOf: [payloadSchema, TRUNCATED_PAYLOAD] },
-      truncated: { type: "boolean", const: true, description: "Present (true) when payload is the stand-in for one too large to deliver" },
+      type: {
+        type: "string",
+        description: "The svc event type, <scheme>.<object>.<action> (e.g. github.pull_request.opened)",
+      },
+      subjects: {
+        type: "array",
+        items: { type: "string" },
+        description: "The event's subjects, broadest first (e.g. github:acme/api, github:acme/api#42)",
+      },
+      payload: {
+        description: "The event data (see anyOf: the provider's schema, or the stand-in for a payload too large)",
+        anyOf: [payloadSchema, TRUNCATED_PAYLOAD],
+      },
+      truncated: {
+        type: "boolean",
+        const: true,
+        description: "Present (true) when payload is the stand-in for one too large to deliver",
+      },
     },
     required: ["type", "subjects", "payload"],
   };

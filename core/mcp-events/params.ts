@@ -7,7 +7,10 @@ import { z } from "zod";
 import { invalidParams } from "./rpc-errors.js";
 
 const name = z.string().min(1).max(200).describe("the event type's name, as events/list gives it");
-const args = z.record(z.string(), z.unknown()).optional().describe("the subscription arguments (the event type's inputSchema); absent: {}");
+const args = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe("the subscription arguments (the event type's inputSchema); absent: {}");
 
 export const listParams = z.object({
   cursor: z.string().optional().describe("nextCursor of the previous page"),
@@ -21,7 +24,11 @@ export const subscribeParams = z.object({
     url: z.unknown().optional().describe("the https callback URL"),
     secret: z.unknown().optional().describe("whsec_ + base64 of 24 to 64 random bytes"),
   }),
-  cursor: z.string().nullable().optional().describe("ignored: webhook deliveries have no replay (cursor is always null)"),
+  cursor: z
+    .string()
+    .nullable()
+    .optional()
+    .describe("ignored: webhook deliveries have no replay (cursor is always null)"),
   maxAgeMs: z.number().int().nonnegative().optional().describe("ignored, as cursor"),
   ttlMs: z.unknown().optional().describe("suggested lifetime in ms; null: no expiry; absent: the default"),
 });

@@ -20,8 +20,16 @@ export function encodePollCursor(p: PollPosition): string {
 export function decodePollCursor(cursor: string): PollPosition {
   const parts = Buffer.from(cursor, "base64url").toString("utf8").split(".");
   const [boot, lease, seq] = parts;
-  if (parts.length !== 3 || !/^[0-9a-f]+$/.test(boot!) || !/^[0-9a-f]+$/.test(lease!) || !/^(0|[1-9][0-9]{0,15})$/.test(seq!)) {
-    throw invalidParams("invalid_cursor", "cursor is not one events/poll gave: pass the cursor of the last answer, or null to start from now");
+  if (
+    parts.length !== 3 ||
+    !/^[0-9a-f]+$/.test(boot!) ||
+    !/^[0-9a-f]+$/.test(lease!) ||
+    !/^(0|[1-9][0-9]{0,15})$/.test(seq!)
+  ) {
+    throw invalidParams(
+      "invalid_cursor",
+      "cursor is not one events/poll gave: pass the cursor of the last answer, or null to start from now",
+    );
   }
   return { boot: boot!, lease: lease!, seq: Number(seq) };
 }

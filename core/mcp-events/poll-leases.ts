@@ -81,12 +81,18 @@ export class PollLeases {
     const resolved = await resolveEventType(this.deps.catalog(), input.name, args);
     const lease = await this.leaseFor(principalKey, input.name, args, resolved);
     lease.lastPollAt = this.deps.clock.now();
-    if (input.cursor === undefined || input.cursor === null) return answer([], this.cursorAt(lease, lease.nextSeq), false, false);
+    if (input.cursor === undefined || input.cursor === null)
+      return answer([], this.cursorAt(lease, lease.nextSeq), false, false);
     const at = decodePollCursor(input.cursor);
     const max = Math.min(input.maxEvents ?? L.pollMaxEventsDefault, L.pollMaxEventsMax);
     // A cursor of another boot or lease: a gap; what this lease holds all came after it.
-    if (at.boot !== this.boot || at.lease !== lease.gen) return { ...this.read(lease, 0, max, input.maxAgeMs), truncated: true };
-    if (at.seq > lease.nextSeq) throw invalidParams("invalid_cursor", "cursor is ahead of this poll's events: pass the cursor of the last answer, or null to start from now");
+    if (at.boot !== this.boot || at.lease !== lease.gen)
+      return { ...this.read(lease, 0, max, input.maxAgeMs), truncated: true };
+    if (at.seq > lease.nextSeq)
+      throw invalidParams(
+        "invalid_cursor",
+        "cursor is ahead of this poll's events: pass the cursor of the last answer, or null to start from now",
+      );
     let out = this.read(lease, at.seq, max, input.maxAgeMs);
     const timeoutMs = Math.min(input.timeoutMs ?? 0, L.pollTimeoutMaxMs);
     if (out.events.length === 0 && !out.truncated && timeoutMs > 0 && !this.draining) {
@@ -133,15 +139,29 @@ export class PollLeases {
     return n;
   }
 
-  private async leaseFor(principalKey: string, name: string, args: Record<string, unknown>, resolved: { provider: string; match: unknown }): Promise<Lease> {
+  private async leaseFor(
+    principalKey: string,
+    name: string,
+    args: Record<string, unknown>,
+    resolved: { provider: string; match: unknown },
+  ): Promise<Lease> {
     const key = `${principalKey}\n${canonicalJson([name, args])}`;
     const open = this.leases.get(key) ?? this.opening.get(key);
     if (open) return open;
     const max = L.pollLeasesPerPrincipal;
-    const held = [...this.leases.values()].filter((l) => l.principalKey === principalKey).length + [...this.opening.keys()].filter((k) => k.startsWith(`${principalKey}\n`)).length;
-    if (held >= max) throw exhausted("pollLeases", max, `this caller polls ${max} event subscriptions, the most svc keeps per caller; one lapses ${L.pollLeaseIdleMs / 60_000} minutes after its last poll`);
+    const held =
+      [...this.leases.values()].filter((l) => l.principalKey === principalKey).length +
+      [...this.opening.keys()].filter((k) => k.startsWith(`${principalKey}\n`)).length;
+    if (held >= max)
+      throw exhausted(
+        "pollLeases",
+        max,
+        `this caller polls ${max} event subscriptions, the most svc keeps per caller; one lapses ${L.pollLeaseIdleMs / 60_000} minutes after its last poll`,
+      );
     const opening = (async () => {
-      const filter = await this.deps.sentinels.eventFilter(resolved.provider, resolved.match).catch((err: unknown) => Promise.reject(asEventsError(err)));
+      const filter = await this.deps.sentinels
+        .eventFilter(resolved.provider, resolved.match)
+        .catch((err: unknown) => Promise.reject(asEventsError(err)));
       const lease: Lease = {
         principalKey,
         name,

@@ -42,7 +42,10 @@ function keyOf({ principal, sessionToken }: CallerIdentity, sessionOf: SessionLo
   if (principal.startsWith("remote:")) return principal;
   if (sessionToken !== undefined) {
     const session = sessionOf(sessionToken);
-    if (!session) throw forbidden(`${what}: the session token presented (X-Svc-Session-Token) names no live session; it ends with its session`);
+    if (!session)
+      throw forbidden(
+        `${what}: the session token presented (X-Svc-Session-Token) names no live session; it ends with its session`,
+      );
     return `session:${session}`;
   }
   if (hasToken(principal)) return "owner";

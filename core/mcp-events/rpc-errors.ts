@@ -14,17 +14,39 @@ export const RPC = {
 } as const;
 
 /** `data.reason` of a -32602 answer. */
-export type InvalidReason = "invalid_params" | "invalid_arguments" | "invalid_url" | "invalid_secret" | "invalid_ttl" | "invalid_cursor";
+export type InvalidReason =
+  | "invalid_params"
+  | "invalid_arguments"
+  | "invalid_url"
+  | "invalid_secret"
+  | "invalid_ttl"
+  | "invalid_cursor";
 
 /** The sketch's `lastError` categories (also `data.reason` of -32015). */
-export type CallbackReason = "connection_refused" | "timeout" | "tls_error" | "http_4xx" | "http_5xx" | "challenge_failed";
+export type CallbackReason =
+  | "connection_refused"
+  | "timeout"
+  | "tls_error"
+  | "http_4xx"
+  | "http_5xx"
+  | "challenge_failed";
 
-export const invalidParams = (reason: InvalidReason, message: string): McpRpcError => new McpRpcError(INVALID_PARAMS, message, { reason });
+export const invalidParams = (reason: InvalidReason, message: string): McpRpcError =>
+  new McpRpcError(INVALID_PARAMS, message, { reason });
 export const forbidden = (message: string): SvcError => new SvcError("forbidden", message);
-export const exhausted = (limit: string, max: number, message: string): McpRpcError => new McpRpcError(RPC.resourceExhausted, message, { limit, max });
-export const unsupported = (feature: string, value: string, message: string): McpRpcError => new McpRpcError(RPC.unsupported, message, { feature, value });
+export const exhausted = (limit: string, max: number, message: string): McpRpcError =>
+  new McpRpcError(RPC.resourceExhausted, message, { limit, max });
+export const unsupported = (feature: string, value: string, message: string): McpRpcError =>
+  new McpRpcError(RPC.unsupported, message, { feature, value });
 
-const CATEGORIES = new Set<string>(["connection_refused", "timeout", "tls_error", "http_4xx", "http_5xx", "challenge_failed"]);
+const CATEGORIES = new Set<string>([
+  "connection_refused",
+  "timeout",
+  "tls_error",
+  "http_4xx",
+  "http_5xx",
+  "challenge_failed",
+]);
 
 export const isCallbackReason = (v: unknown): v is CallbackReason => typeof v === "string" && CATEGORIES.has(v);
 
@@ -50,7 +72,8 @@ const CHALLENGE_CODES = new Set(["challenge_failed", "timeout", "ssrf_blocked", 
  */
 export function asEventsError(err: unknown): unknown {
   if (err instanceof McpRpcError || !SvcError.is(err)) return err;
-  if (CHALLENGE_CODES.has(err.code)) return new McpRpcError(RPC.callbackEndpoint, err.message, { reason: callbackReason(err), svcReason: err.code });
+  if (CHALLENGE_CODES.has(err.code))
+    return new McpRpcError(RPC.callbackEndpoint, err.message, { reason: callbackReason(err), svcReason: err.code });
   if (err.code === "non_https") return invalidParams("invalid_url", err.message);
   if (err.code === "invalid_input") return invalidParams("invalid_arguments", err.message);
   return err;

@@ -39,20 +39,46 @@ export interface McpEventsRuntime {
 export async function startMcpEventsRuntime(deps: McpEventsRuntimeDeps): Promise<McpEventsRuntime> {
   const logger = deps.logger.child({ area: "mcp-events" });
   const { store, read } = await SubscriptionStore.open(deps.home, logger, deps.clock.now());
-  const subscriptions = new WebhookSubscriptions({ store, storeRead: read, sentinels: deps.sentinels, catalog: deps.catalog, clock: deps.clock, logger });
+  const subscriptions = new WebhookSubscriptions({
+    store,
+    storeRead: read,
+    sentinels: deps.sentinels,
+    catalog: deps.catalog,
+    clock: deps.clock,
+    logger,
+  });
   await subscriptions.reconcile();
-  const polls = new PollLeases({ sentinels: deps.sentinels, catalog: deps.catalog, clock: deps.clock, random: deps.random });
+  const polls = new PollLeases({
+    sentinels: deps.sentinels,
+    catalog: deps.catalog,
+    clock: deps.clock,
+    random: deps.random,
+  });
   const sweep = async () => ({ lapsed: await subscriptions.sweep(), leasesClosed: polls.sweep() });
   await sweep();
   const stopListening = deps.events.subscribe((e) => {
     if (e.type !== "sentinel:removed") return;
     const sentinelId = (e.data as { sentinelId?: unknown } | undefined)?.sentinelId;
     if (typeof sentinelId !== "string") return;
-    subscriptions.sentinelRemoved(sentinelId).catch((err: Error) => logger.error("could not end the subscription of a removed sentinel", { sentinel: sentinelId, error: err.message }));
+    subscriptions.sentinelRemoved(sentinelId).catch((err: Error) =>
+      logger.error("could not end the subscription of a removed sentinel", {
+        sentinel: sentinelId,
+        error: err.message,
+      }),
+    );
   });
   const every = deps.sweepEveryMs ?? L.sweepEveryMs;
   let sweeping: Promise<unknown> = Promise.resolve();
-  const timer = every > 0 ? setInterval(() => (sweeping = sweep().catch((err: Error) => logger.error("MCP subscription sweep failed", { error: err.message }))), every) : undefined;
+  const timer =
+    every > 0
+      ? setInterval(
+          () =>
+            (sweeping = sweep().catch((err: Error) =>
+              logger.error("MCP subscription sweep failed", { error: err.message }),
+            )),
+          every,
+        )
+      : undefined;
   timer?.unref();
   return {
     subscriptions,

@@ -38,7 +38,8 @@ export function subscriptionId(key: SubscriptionKey): string {
  * credentials, WHATWG-normalized, without the fragment. Throws -32602 `invalid_url`.
  */
 export function normalizeCallbackUrl(url: unknown): string {
-  if (typeof url !== "string" || url === "") throw invalidParams("invalid_url", "delivery.url is required: an https:// callback URL");
+  if (typeof url !== "string" || url === "")
+    throw invalidParams("invalid_url", "delivery.url is required: an https:// callback URL");
   let parsed: URL;
   try {
     parsed = parseHttpsUrl(url);

@@ -45,7 +45,10 @@ export class SubscriptionStore {
     if (read.state === "ok") for (const r of read.value) store.records.set(r.id, r);
     if (read.state === "damaged") {
       const copy = await keepDamagedCopy(store.path, now);
-      logger.error("the MCP subscription records are damaged: read as none; their sentinels are kept (remove them with `svc sentinel unwatch`)", { file: store.path, reason: read.reason, copy });
+      logger.error(
+        "the MCP subscription records are damaged: read as none; their sentinels are kept (remove them with `svc sentinel unwatch`)",
+        { file: store.path, reason: read.reason, copy },
+      );
     }
     return { store, read: read.state };
   }

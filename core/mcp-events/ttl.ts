@@ -12,7 +12,10 @@ export function grantExpiry(ttlMs: unknown, now: number): number | null {
   if (ttlMs === undefined) return now + L.ttlDefaultMs;
   if (ttlMs === null) return null;
   if (typeof ttlMs !== "number" || !Number.isInteger(ttlMs) || ttlMs < 0) {
-    throw invalidParams("invalid_ttl", `ttlMs must be a non-negative integer of milliseconds (granted between ${L.ttlMinMs} and ${L.ttlMaxMs}), null for no expiry, or omitted for ${L.ttlDefaultMs}`);
+    throw invalidParams(
+      "invalid_ttl",
+      `ttlMs must be a non-negative integer of milliseconds (granted between ${L.ttlMinMs} and ${L.ttlMaxMs}), null for no expiry, or omitted for ${L.ttlDefaultMs}`,
+    );
   }
   return now + Math.min(L.ttlMaxMs, Math.max(L.ttlMinMs, ttlMs));
 }

@@ -8,6 +8,7 @@ import { invalidParams } from "./rpc-errors.js";
 
 /** Throws -32602 `invalid_secret` (never echoing the value) unless `secret` follows the rule. */
 export function checkWebhookSecret(secret: unknown): string {
-  if (decodeWebhookSecret(secret) === undefined) throw invalidParams("invalid_secret", `delivery.secret: ${WEBHOOK_SECRET_RULE}`);
+  if (decodeWebhookSecret(secret) === undefined)
+    throw invalidParams("invalid_secret", `delivery.secret: ${WEBHOOK_SECRET_RULE}`);
   return secret as string;
 }

@@ -82,14 +82,20 @@ export class WebhookSubscriptions {
         // The sketch: a refresh answering `active: false` tells the client delivery had been
         // suspended, and that this refresh has just reactivated it.
         const before = deliveryStatusOf((await this.deps.sentinels.project(live.id)).spec.target);
-        await this.deps.sentinels.refreshTarget(live.id, target, principalKey).catch((err: unknown) => Promise.reject(asEventsError(err)));
+        await this.deps.sentinels
+          .refreshTarget(live.id, target, principalKey)
+          .catch((err: unknown) => Promise.reject(asEventsError(err)));
         const now = this.deps.clock.now();
         const expiresAt = grantExpiry(input.ttlMs, now);
         await this.deps.store.put({ ...rec, expiresAt, refreshedAt: now });
         return this.answer(id, live.id, expiresAt, before.active ? undefined : before);
       }
       const spec = { match: resolved.match, provider: resolved.provider, until: { kind: "never" }, target, label: id };
-      const created = await this.create({ id, principalKey, name: input.name, arguments: args, url, counted: rec !== undefined }, spec, input.ttlMs);
+      const created = await this.create(
+        { id, principalKey, name: input.name, arguments: args, url, counted: rec !== undefined },
+        spec,
+        input.ttlMs,
+      );
       return this.answer(id, created.sentinelId!, created.expiresAt);
     });
   }
@@ -103,7 +109,8 @@ export class WebhookSubscriptions {
 
   /** Removes every subscription whose expiry has passed (and its sentinel); returns their ids. */
   async sweep(): Promise<string[]> {
-    const lapsed = (r: SubscriptionRecord | undefined) => r !== undefined && r.expiresAt !== null && r.expiresAt <= this.deps.clock.now();
+    const lapsed = (r: SubscriptionRecord | undefined) =>
+      r !== undefined && r.expiresAt !== null && r.expiresAt <= this.deps.clock.now();
     const gone: string[] = [];
     for (const rec of this.deps.store.all().filter(lapsed)) {
       await this.mutex.run(rec.id, async () => {
@@ -123,7 +130,10 @@ export class WebhookSubscriptions {
       const now = this.deps.store.get(rec.id);
       if (now?.sentinelId !== sentinelId || this.deps.sentinels.get(sentinelId)) return;
       await this.deps.store.delete(rec.id);
-      this.deps.logger.info("MCP subscription ended: its sentinel was removed", { subscription: rec.id, sentinel: sentinelId });
+      this.deps.logger.info("MCP subscription ended: its sentinel was removed", {
+        subscription: rec.id,
+        sentinel: sentinelId,
+      });
     });
   }
 
@@ -154,16 +164,31 @@ export class WebhookSubscriptions {
     }
     const orphans = [...made].flatMap(([id, ids]) => ids.filter((s) => store.get(id)?.sentinelId !== s));
     if (orphans.length > 0 && this.deps.storeRead !== "ok") {
-      this.deps.logger.warn("sentinels made for MCP subscriptions have no subscription record (the record file is missing or damaged); kept", { sentinels: orphans.join(", ") });
+      this.deps.logger.warn(
+        "sentinels made for MCP subscriptions have no subscription record (the record file is missing or damaged); kept",
+        { sentinels: orphans.join(", ") },
+      );
       return { adopted, dropped, orphansRemoved: 0 };
     }
     for (const s of orphans) await sentinels.remove(s).catch(ignoreNotFound);
-    if (adopted + dropped + orphans.length > 0) this.deps.logger.info("MCP subscriptions reconciled with their sentinels", { adopted, dropped, orphansRemoved: orphans.length });
+    if (adopted + dropped + orphans.length > 0)
+      this.deps.logger.info("MCP subscriptions reconciled with their sentinels", {
+        adopted,
+        dropped,
+        orphansRemoved: orphans.length,
+      });
     return { adopted, dropped, orphansRemoved: orphans.length };
   }
 
   private async create(
-    key: { id: string; principalKey: string; name: string; arguments: Record<string, unknown>; url: string; counted: boolean },
+    key: {
+      id: string;
+      principalKey: string;
+      name: string;
+      arguments: Record<string, unknown>;
+      url: string;
+      counted: boolean;
+    },
     spec: Record<string, unknown>,
     ttlMs: unknown,
   ): Promise<SubscriptionRecord> {
@@ -184,7 +209,11 @@ export class WebhookSubscriptions {
     await this.mutex.run(`principal:${key.principalKey}`, async () => {
       const max = L.subscriptionsPerPrincipal;
       if (!key.counted && store.countFor(key.principalKey) >= max) {
-        throw exhausted("subscriptions", max, `this caller has ${max} webhook subscriptions, the most svc keeps per caller: unsubscribe some first`);
+        throw exhausted(
+          "subscriptions",
+          max,
+          `this caller has ${max} webhook subscriptions, the most svc keeps per caller: unsubscribe some first`,
+        );
       }
       await store.put(pending);
     });
@@ -192,7 +221,12 @@ export class WebhookSubscriptions {
     try {
       sentinelId = (await sentinels.create(spec, key.principalKey)).id;
     } catch (err) {
-      await store.delete(key.id).catch((e: Error) => this.deps.logger.error("could not remove a subscription record after its sentinel failed", { subscription: key.id, error: e.message }));
+      await store.delete(key.id).catch((e: Error) =>
+        this.deps.logger.error("could not remove a subscription record after its sentinel failed", {
+          subscription: key.id,
+          error: e.message,
+        }),
+      );
       throw asEventsError(err);
     }
     const done = { ...pending, sentinelId };
@@ -209,13 +243,19 @@ export class WebhookSubscriptions {
   private async drop(id: string, why: "unsubscribed" | "lapsed"): Promise<void> {
     const rec = this.deps.store.get(id);
     if (!rec) return;
-    if (rec.sentinelId && this.deps.sentinels.get(rec.sentinelId)) await this.deps.sentinels.remove(rec.sentinelId).catch(ignoreNotFound);
+    if (rec.sentinelId && this.deps.sentinels.get(rec.sentinelId))
+      await this.deps.sentinels.remove(rec.sentinelId).catch(ignoreNotFound);
     await this.deps.store.delete(id);
     this.deps.logger.info(`MCP subscription ${why}`, { subscription: id, sentinel: rec.sentinelId });
   }
 
   /** `suspended`: the status before a refresh that resumed delivery (shown instead of the fresh one). */
-  private async answer(id: string, sentinelId: string, expiresAt: number | null, suspended?: DeliveryStatus): Promise<SubscribeResult> {
+  private async answer(
+    id: string,
+    sentinelId: string,
+    expiresAt: number | null,
+    suspended?: DeliveryStatus,
+  ): Promise<SubscribeResult> {
     const deliveryStatus = suspended ?? deliveryStatusOf((await this.deps.sentinels.project(sentinelId)).spec.target);
     return {
       id,

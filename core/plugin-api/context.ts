@@ -52,7 +52,12 @@ export interface SentinelIngress {
 
 export interface IngestResult {
   accepted: number;
-  matched: Array<{ sentinelId: string; eventId: string; outcome: "delivered" | "duplicate" | "expired" | "failed"; error?: string }>;
+  matched: Array<{
+    sentinelId: string;
+    eventId: string;
+    outcome: "delivered" | "duplicate" | "expired" | "failed";
+    error?: string;
+  }>;
 }
 
 /** Small secret store under `$SVC_HOME/credentials.json` (mode 0600); values are never shown back. */

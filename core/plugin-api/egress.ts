@@ -27,6 +27,9 @@ export interface Egress {
    * throws SvcError with code = an {@link EgressFailure} (message names the host only, never the
    * full URL, a body or a secret), or `payload_too_large` for a request body over 256 KiB.
    */
-  post(url: string, init: { headers: Record<string, string>; body: Buffer | string; timeoutMs: number }): Promise<EgressResponse>;
+  post(
+    url: string,
+    init: { headers: Record<string, string>; body: Buffer | string; timeoutMs: number },
+  ): Promise<EgressResponse>;
   close(): Promise<void>;
 }

@@ -47,10 +47,17 @@ export function parseEventArguments<A extends z.ZodObject>(schema: A, args: unkn
   const given = typeof args === "object" && args !== null ? (args as Record<string, unknown>) : {};
   const details = issuesToDetails(
     r.error.issues.map((issue) => {
-      if (issue.code === "unrecognized_keys") return { path: [issue.keys.join(", ")], message: `is not an argument of ${name}; its arguments are ${known.join(", ") || "(none)"}` };
+      if (issue.code === "unrecognized_keys")
+        return {
+          path: [issue.keys.join(", ")],
+          message: `is not an argument of ${name}; its arguments are ${known.join(", ") || "(none)"}`,
+        };
       const key = issue.path[0];
       if (issue.path.length === 1 && typeof key === "string" && given[key] === undefined) {
-        return { path: issue.path, message: `is required: ${(schema.shape[key] as z.ZodType | undefined)?.description ?? issue.message}` };
+        return {
+          path: issue.path,
+          message: `is required: ${(schema.shape[key] as z.ZodType | undefined)?.description ?? issue.message}`,
+        };
       }
       return issue;
     }),
@@ -61,5 +68,7 @@ export function parseEventArguments<A extends z.ZodObject>(schema: A, args: unkn
 
 /** The SvcError for a combination of arguments a type refuses (e.g. two that cannot both apply). */
 export function eventArgumentError(name: string, path: string, message: string): SvcError {
-  return new SvcError("invalid_input", `invalid arguments for ${name}: ${path}: ${message}`, { details: [{ path, message }] });
+  return new SvcError("invalid_input", `invalid arguments for ${name}: ${path}: ${message}`, {
+    details: [{ path, message }],
+  });
 }

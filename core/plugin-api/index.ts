@@ -4,7 +4,13 @@
  */
 export type { SvcEvent, DaemonEvent, DaemonEventSink, DaemonEventSource, HeardDaemonEvent } from "./events.js";
 export { toEventOccurrence, type EventOccurrence } from "./mcp-event.js";
-export { decodeWebhookSecret, WEBHOOK_SECRET_PREFIX, WEBHOOK_SECRET_RULE, WEBHOOK_SECRET_MIN_BYTES, WEBHOOK_SECRET_MAX_BYTES } from "./webhook-secret.js";
+export {
+  decodeWebhookSecret,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_SECRET_RULE,
+  WEBHOOK_SECRET_MIN_BYTES,
+  WEBHOOK_SECRET_MAX_BYTES,
+} from "./webhook-secret.js";
 export { defineEventType, parseEventArguments, eventArgumentError, type EventTypeDef } from "./event-type.js";
 export type { RouteAuth, RouteDef, RouteRequest, RouteResponse, RouteRegistry, HttpMethod } from "./http.js";
 export type { ToolDef, ToolRegistry, ToolCallContext } from "./tools.js";
@@ -29,8 +35,25 @@ export type {
   Sleep,
   Logger,
 } from "./context.js";
-export { defineProvider, type ProviderPlugin, type ProviderInstance, type ProviderReadiness, type ProviderEventType, type MatchClauseSpec } from "./provider.js";
-export { defineTarget, type TargetPlugin, type TargetInstance, type TargetAck, type TargetDelivery, type TargetCreateMeta, type TargetLedger, type TargetRefreshResult, type TargetResumeResult } from "./target.js";
+export {
+  defineProvider,
+  type ProviderPlugin,
+  type ProviderInstance,
+  type ProviderReadiness,
+  type ProviderEventType,
+  type MatchClauseSpec,
+} from "./provider.js";
+export {
+  defineTarget,
+  type TargetPlugin,
+  type TargetInstance,
+  type TargetAck,
+  type TargetDelivery,
+  type TargetCreateMeta,
+  type TargetLedger,
+  type TargetRefreshResult,
+  type TargetResumeResult,
+} from "./target.js";
 export type { DoctorFinding, DoctorSeverity, TargetCheckInput } from "./doctor.js";
 /** Read-only helpers for a target's `check` (`svc doctor`): secret file modes, `.damaged-*` copies, torn tails. */
 export { secretModeFinding, damagedCopyFindings, tornTailFinding } from "../storage/file-check.js";
@@ -71,7 +94,13 @@ export { readJsonFile, readTextFile, writeJsonFile, updateJsonFile } from "../st
 export { withFileLock, type LockOptions } from "../storage/lock.js";
 export { openDurableAppend, type DurableAppendFile } from "../storage/durable-append.js";
 export { AppendJournal, type AppendJournalOptions } from "../storage/append-journal.js";
-export { checkedLine, readCheckedLines, textChecksum, keepDamagedCopy, type CheckedLines } from "../storage/checked-lines.js";
+export {
+  checkedLine,
+  readCheckedLines,
+  textChecksum,
+  keepDamagedCopy,
+  type CheckedLines,
+} from "../storage/checked-lines.js";
 /**
  * Stopping a process a session started: SIGTERM, then SIGKILL after {@link STOP_GRACE_MS}
  * (`groupKiller(pid)` signals a `detached` child's whole process group).

@@ -23,12 +23,25 @@ export interface EventOccurrence {
  * `payload` becomes `{summary, subject}` and `data.truncated` is `true` (as the webhook envelope
  * does with `data`).
  */
-export function toEventOccurrence(name: string, event: SvcEvent, now: number, cursor: string | null, maxBytes = 256 * 1024): EventOccurrence {
+export function toEventOccurrence(
+  name: string,
+  event: SvcEvent,
+  now: number,
+  cursor: string | null,
+  maxBytes = 256 * 1024,
+): EventOccurrence {
   const base = { eventId: event.id, name, timestamp: isoTime(event.time, now) };
-  const full: EventOccurrence = { ...base, data: { type: event.type, subjects: event.subjects, payload: event.data ?? null }, cursor };
+  const full: EventOccurrence = {
+    ...base,
+    data: { type: event.type, subjects: event.subjects, payload: event.data ?? null },
+    cursor,
+  };
   const size = Buffer.byteLength(JSON.stringify(full), "utf8");
   if (size <= maxBytes) return full;
-  const payload = { summary: `payload omitted: the occurrence was ${size} bytes, over the ${maxBytes}-byte limit`, subject: event.subjects.at(-1) ?? null };
+  const payload = {
+    summary: `payload omitted: the occurrence was ${size} bytes, over the ${maxBytes}-byte limit`,
+    subject: event.subjects.at(-1) ?? null,
+  };
   return { ...base, data: { type: event.type, subjects: event.subjects, payload, truncated: true }, cursor };
 }
 

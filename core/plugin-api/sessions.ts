@@ -165,13 +165,20 @@ export interface SessionHost {
    * Prompts a live session under the messaging policy. With `ref`, a prompt still queued when the
    * session ends is parked (not lost).
    */
-  deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef }): Promise<PromptReceipt>;
+  deliver(
+    sessionId: string,
+    text: string,
+    opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef },
+  ): Promise<PromptReceipt>;
   park(sessionId: string, entry: ParkedDelivery): Promise<void>;
   parked(sessionId: string, sentinelId?: string): Promise<ParkedDelivery[]>;
 }
 
 /** `env` with `dirs` first on its PATH (the session's {@link SessionStartSpec.pathPrepend}). */
-export function prependPath(env: Record<string, string | undefined>, dirs: readonly string[] | undefined): Record<string, string | undefined> {
+export function prependPath(
+  env: Record<string, string | undefined>,
+  dirs: readonly string[] | undefined,
+): Record<string, string | undefined> {
   if (!dirs?.length) return env;
   return { ...env, PATH: [...dirs, ...(env.PATH ? [env.PATH] : [])].join(":") };
 }

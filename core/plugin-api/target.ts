@@ -93,7 +93,11 @@ export interface TargetInstance {
    * e.g. a changed secret is verified and made current, and delivery suspended by endpoint health
    * resumes. Stores what it changes itself (`ctx.service("sentinels").updateStoredTarget`).
    */
-  refresh?(sentinel: SentinelView, input: Record<string, unknown>, meta: TargetCreateMeta): Promise<TargetRefreshResult>;
+  refresh?(
+    sentinel: SentinelView,
+    input: Record<string, unknown>,
+    meta: TargetCreateMeta,
+  ): Promise<TargetRefreshResult>;
   /** Optional: `svc sentinel resume`: delivery suspended by endpoint health resumes and what waits is sent. */
   resume?(sentinel: SentinelView): Promise<TargetResumeResult>;
   /** Extra status for `svc sentinel status` (e.g. outbox rows). */

@@ -25,7 +25,11 @@ export function initialize(data: InitData): void {
   apiUrl = data.apiUrl;
 }
 
-export async function resolve(specifier: string, context: ResolveContext, nextResolve: NextResolve): Promise<{ url: string; shortCircuit?: boolean }> {
+export async function resolve(
+  specifier: string,
+  context: ResolveContext,
+  nextResolve: NextResolve,
+): Promise<{ url: string; shortCircuit?: boolean }> {
   if (apiUrl !== undefined && PLUGIN_API_SPECIFIERS.includes(specifier)) return { url: apiUrl, shortCircuit: true };
   return nextResolve(specifier, context);
 }

@@ -37,36 +37,62 @@ export const PLUGIN_SETUP_TIMEOUT_MS = 10_000;
  * once per failure episode (until a setup succeeds), and rejects with the cause; uses within
  * `SETUP_RETRY_AFTER_MS` (registry.ts) of the failure get the same rejection without running setup again.
  */
-export function pluginInstance<T extends LoadedPlugin["type"]>(c: DependencyContainer, type: T, kind: string, timeoutMs = PLUGIN_SETUP_TIMEOUT_MS) {
+export function pluginInstance<T extends LoadedPlugin["type"]>(
+  c: DependencyContainer,
+  type: T,
+  kind: string,
+  timeoutMs = PLUGIN_SETUP_TIMEOUT_MS,
+) {
   const registry = resolve(c, PLUGINS);
   const clock = resolve(c, CLOCK);
-  return registry.instance(type, kind, async (plugin, { retry }) => {
-    const ctx = makePluginContext(c, plugin);
-    const abort = new AbortController();
-    const timedOut = resolve(c, SLEEP)(timeoutMs, abort.signal).then(() => {
-      throw new SvcError("timeout", `setup of ${type} plugin "${kind}" (package ${plugin.source.package}) did not finish within ${timeoutMs} ms`);
-    });
-    try {
-      const instance = await Promise.race([Promise.resolve().then(() => (plugin.definition as { setup(ctx: PluginContext): unknown }).setup(ctx)), timedOut]);
-      const problem = instanceProblem(instance, type, kind);
-      if (problem) throw new SvcError("plugin_load_failed", `${problem} (package ${plugin.source.package})`);
-      return instance;
-    } catch (err) {
-      const failure = { package: plugin.source.package, phase: "setup" as const, error: `${type} ${kind}: ${(err as Error).message}` };
-      if (!retry) {
-        registry.fail(failure);
-        ctx.logger.warn(`adapter package ${failure.package} failed (setup): ${failure.error}`, { package: failure.package, phase: "setup" });
+  return registry.instance(
+    type,
+    kind,
+    async (plugin, { retry }) => {
+      const ctx = makePluginContext(c, plugin);
+      const abort = new AbortController();
+      const timedOut = resolve(c, SLEEP)(timeoutMs, abort.signal).then(() => {
+        throw new SvcError(
+          "timeout",
+          `setup of ${type} plugin "${kind}" (package ${plugin.source.package}) did not finish within ${timeoutMs} ms`,
+        );
+      });
+      try {
+        const instance = await Promise.race([
+          Promise.resolve().then(() => (plugin.definition as { setup(ctx: PluginContext): unknown }).setup(ctx)),
+          timedOut,
+        ]);
+        const problem = instanceProblem(instance, type, kind);
+        if (problem) throw new SvcError("plugin_load_failed", `${problem} (package ${plugin.source.package})`);
+        return instance;
+      } catch (err) {
+        const failure = {
+          package: plugin.source.package,
+          phase: "setup" as const,
+          error: `${type} ${kind}: ${(err as Error).message}`,
+        };
+        if (!retry) {
+          registry.fail(failure);
+          ctx.logger.warn(`adapter package ${failure.package} failed (setup): ${failure.error}`, {
+            package: failure.package,
+            phase: "setup",
+          });
+        }
+        // Every surface that needed the plugin answers the same: which package, which phase, the
+        // cause and what to do (not a bare 500).
+        throw new SvcError(
+          "plugin_load_failed",
+          setupFailureMessage(type, kind, plugin.source.package, (err as Error).message),
+          { cause: err },
+        );
+      } finally {
+        abort.abort();
+        timedOut.catch(() => undefined);
       }
-      // Every surface that needed the plugin answers the same: which package, which phase, the
-      // cause and what to do (not a bare 500).
-      throw new SvcError("plugin_load_failed", setupFailureMessage(type, kind, plugin.source.package, (err as Error).message), { cause: err });
-    } finally {
-      abort.abort();
-      timedOut.catch(() => undefined);
-    }
-  }, () => clock.now());
+    },
+    () => clock.now(),
+  );
 }
-
 
 /** The message of a failed setup, naming the package, the phase and the fix. */
 export function setupFailureMessage(type: string, kind: string, pkg: string, cause: string): string {

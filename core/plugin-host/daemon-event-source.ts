@@ -12,7 +12,8 @@ import { redactLikelySecrets } from "../daemon/mcp/redact.js";
 export function daemonEventSource(bus: DaemonEventBus, logger: Logger): DaemonEventSource {
   return {
     subscribe(prefix, listener) {
-      if (typeof prefix !== "string") throw new TypeError("daemonEvents.subscribe(prefix, listener): prefix must be a string (\"\" for every event)");
+      if (typeof prefix !== "string")
+        throw new TypeError('daemonEvents.subscribe(prefix, listener): prefix must be a string ("" for every event)');
       return bus.subscribe((e) => {
         if (!e.type.startsWith(prefix)) return;
         try {

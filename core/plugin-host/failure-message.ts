@@ -4,7 +4,11 @@
  * which phase, and what to do.
  */
 /** `plugin_load_failed`'s message for a plugin whose package failed to load (before setup). */
-export function loadFailureMessage(type: string, kind: string, f: { package: string; phase: string; error: string }): string {
+export function loadFailureMessage(
+  type: string,
+  kind: string,
+  f: { package: string; phase: string; error: string },
+): string {
   return `${type} plugin "${kind}" from package ${f.package} failed to load (phase ${f.phase}): ${f.error}; fix or upgrade the package, or remove it with svc adapters rm ${f.package}, then restart the daemon; svc adapters ls --load shows the load report`;
 }
 

@@ -27,7 +27,10 @@ export async function importPackage(pkg: ScannedPackage, version?: string): Prom
       if (version !== undefined) url.searchParams.set("svc-load", version);
       mod = (await import(url.href)) as { default?: unknown };
     } catch (err) {
-      throw new PhaseError("import", `importing ${decl.entry} (${decl.type} ${decl.kind}) failed: ${(err as Error).message}`);
+      throw new PhaseError(
+        "import",
+        `importing ${decl.entry} (${decl.type} ${decl.kind}) failed: ${(err as Error).message}`,
+      );
     }
     const problem = shapeProblem(mod.default, decl.type, decl.kind);
     if (problem) throw new PhaseError("shape", `${decl.entry}: ${problem}`);
@@ -42,16 +45,26 @@ export async function importPackage(pkg: ScannedPackage, version?: string): Prom
   return out;
 }
 
-const DEFINE = { adapter: "defineAdapter", provider: "defineProvider", target: "defineTarget", redactor: "defineRedactor" } as const;
+const DEFINE = {
+  adapter: "defineAdapter",
+  provider: "defineProvider",
+  target: "defineTarget",
+  redactor: "defineRedactor",
+} as const;
 
 /** Why a default export is not a plugin of the declared type and kind; `undefined` when it is. */
 export function shapeProblem(value: unknown, type: LoadedPlugin["type"], kind: string): string | undefined {
-  const fix = type === "redactor" ? `default-export defineRedactor({ kind: "${kind}", redact(text, ctx) { … } })` : `default-export ${DEFINE[type]}({ kind: "${kind}", setup(ctx) { … } })`;
+  const fix =
+    type === "redactor"
+      ? `default-export defineRedactor({ kind: "${kind}", redact(text, ctx) { … } })`
+      : `default-export ${DEFINE[type]}({ kind: "${kind}", setup(ctx) { … } })`;
   if (typeof value !== "object" || value === null) return `has no default export object; ${fix}`;
   const v = value as Record<string, unknown>;
-  if (v.type !== type) return `default export has type ${JSON.stringify(v.type)}, the manifest declares "${type}"; ${fix}`;
+  if (v.type !== type)
+    return `default export has type ${JSON.stringify(v.type)}, the manifest declares "${type}"; ${fix}`;
   if (v.kind !== kind) return `default export has kind ${JSON.stringify(v.kind)}, the manifest declares "${kind}"`;
-  if (type === "redactor") return typeof v.redact === "function" ? undefined : `default export has no redact(text, ctx) function; ${fix}`;
+  if (type === "redactor")
+    return typeof v.redact === "function" ? undefined : `default export has no redact(text, ctx) function; ${fix}`;
   if (typeof v.setup !== "function") return `default export has no setup(ctx) function; ${fix}`;
   return undefined;
 }
@@ -63,24 +76,34 @@ export function shapeProblem(value: unknown, type: LoadedPlugin["type"], kind: s
 export function instanceProblem(instance: unknown, type: LoadedPlugin["type"], kind: string): string | undefined {
   if (type !== "adapter") return undefined;
   const fix = "return { start(spec, sink) { … }, slugs?(), sourceOf?(slug) } (see AdapterInstance in svc/plugin-api)";
-  if (typeof instance !== "object" || instance === null) return `setup of adapter "${kind}" returned ${instance === null ? "null" : typeof instance}, not an object; ${fix}`;
+  if (typeof instance !== "object" || instance === null)
+    return `setup of adapter "${kind}" returned ${instance === null ? "null" : typeof instance}, not an object; ${fix}`;
   const v = instance as Record<string, unknown>;
   if (typeof v.start !== "function") return `setup of adapter "${kind}" returned no start(spec, sink) function; ${fix}`;
   for (const m of ["slugs", "sourceOf"] as const) {
-    if (v[m] !== undefined && typeof v[m] !== "function") return `setup of adapter "${kind}" returned ${m} that is not a function; ${fix}`;
+    if (v[m] !== undefined && typeof v[m] !== "function")
+      return `setup of adapter "${kind}" returned ${m} that is not a function; ${fix}`;
   }
   return undefined;
 }
 
 /** Scans and loads built-ins then `options.ids` into `registry`; returns this run's failures. */
-export async function loadPlugins(registry: PluginRegistry, options: ScanOptions & { logger?: Logger }): Promise<LoadFailure[]> {
+export async function loadPlugins(
+  registry: PluginRegistry,
+  options: ScanOptions & { logger?: Logger },
+): Promise<LoadFailure[]> {
   const { packages, failures } = scanPackages(options);
   for (const pkg of packages) {
     try {
       for (const plugin of await importPackage(pkg)) registry.add(plugin);
     } catch (err) {
       const declares = pkg.manifest.plugins.map((p) => ({ type: p.type, kind: p.kind }));
-      failures.push({ package: pkg.label, phase: err instanceof PhaseError ? err.phase : "import", error: (err as Error).message, declares });
+      failures.push({
+        package: pkg.label,
+        phase: err instanceof PhaseError ? err.phase : "import",
+        error: (err as Error).message,
+        declares,
+      });
     }
   }
   const ordered = inListedOrder(failures, options.ids);

@@ -15,7 +15,11 @@ export function svcRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     const pj = join(dir, "package.json");
-    if (existsSync(pj) && SVC_PACKAGE_NAMES.includes((JSON.parse(readFileSync(pj, "utf8")) as { name?: string }).name ?? "")) return (cachedRoot = dir);
+    if (
+      existsSync(pj) &&
+      SVC_PACKAGE_NAMES.includes((JSON.parse(readFileSync(pj, "utf8")) as { name?: string }).name ?? "")
+    )
+      return (cachedRoot = dir);
     const up = dirname(dir);
     if (up === dir) throw new Error(`cannot find the svc package root above ${fileURLToPath(import.meta.url)}`);
     dir = up;

@@ -12,7 +12,11 @@ export async function refreshPlugins(c: DependencyContainer): Promise<void> {
 }
 
 /** The plugin of (type, kind), after picking up packages installed or upgraded since the last look. */
-export async function currentPlugin(c: DependencyContainer, type: PluginType, kind: string): Promise<LoadedPlugin | undefined> {
+export async function currentPlugin(
+  c: DependencyContainer,
+  type: PluginType,
+  kind: string,
+): Promise<LoadedPlugin | undefined> {
   await refreshPlugins(c);
   return resolve(c, PLUGINS).get(type, kind);
 }

@@ -25,9 +25,15 @@ const relativePath = z
 export const pluginDeclSchema = z.object({
   type: z
     .enum(["adapter", "provider", "target", "redactor"])
-    .describe("What the plugin is: adapter (starts agent sessions), provider (produces events), target (consumes matched events), redactor (redacts text leaving the daemon: trace attributes, judge requests)"),
-  kind: kindSlug.describe("The kind it implements, e.g. `jira`; a later plugin of the same type and kind replaces an earlier one"),
-  entry: relativePath.describe("Module (relative to the package root) whose default export is made by defineAdapter/defineProvider/defineTarget/defineRedactor"),
+    .describe(
+      "What the plugin is: adapter (starts agent sessions), provider (produces events), target (consumes matched events), redactor (redacts text leaving the daemon: trace attributes, judge requests)",
+    ),
+  kind: kindSlug.describe(
+    "The kind it implements, e.g. `jira`; a later plugin of the same type and kind replaces an earlier one",
+  ),
+  entry: relativePath.describe(
+    "Module (relative to the package root) whose default export is made by defineAdapter/defineProvider/defineTarget/defineRedactor",
+  ),
   description: z.string().max(200).optional().describe("One line shown by `svc adapters ls`"),
 });
 
@@ -35,7 +41,7 @@ export const adapterManifestSchema = z
   .object({
     $schema: z.string().optional(),
     schema: z.literal(ADAPTER_SCHEMA_ID).describe("Manifest schema version"),
-    svc: z.string().min(1).describe("semver range of svc versions this package works with, e.g. \"^0.20\""),
+    svc: z.string().min(1).describe('semver range of svc versions this package works with, e.g. "^0.20"'),
     plugins: z.array(pluginDeclSchema).min(1).describe("The plugins this package provides"),
   })
   .describe("svc adapter manifest (package.json key `svc-adapter`, or svc-adapter.json beside package.json)");
@@ -43,14 +49,20 @@ export const adapterManifestSchema = z
 const presetPath = z
   .string()
   .min(1)
-  .refine((p) => !p.startsWith("/") && !p.split(/[\\/]/).includes(".."), "must be a relative path inside the target directory");
+  .refine(
+    (p) => !p.startsWith("/") && !p.split(/[\\/]/).includes(".."),
+    "must be a relative path inside the target directory",
+  );
 
 export const corpusPresetSchema = z
   .object({
     slug: kindSlug.describe("Name used by `corpus init <slug>`"),
     description: z.string().min(1).max(200).describe("One line shown by `corpus init --list`"),
     directory: relativePath.optional().describe("A folder of the package copied into the target directory"),
-    files: z.record(presetPath, z.string()).optional().describe("Files written into the target directory: relative path to text content"),
+    files: z
+      .record(presetPath, z.string())
+      .optional()
+      .describe("Files written into the target directory: relative path to text content"),
   })
   .refine((p) => (p.directory === undefined) !== (p.files === undefined), "give exactly one of `directory` or `files`");
 

@@ -4,7 +4,12 @@ import { join } from "node:path";
 import semver from "semver";
 import { issuesToDetails } from "../errors.js";
 import { SVC_VERSION } from "../version.js";
-import { ADAPTER_MANIFEST_FILE, ADAPTER_MANIFEST_KEY, adapterManifestSchema, type AdapterManifest } from "./manifest-schema.js";
+import {
+  ADAPTER_MANIFEST_FILE,
+  ADAPTER_MANIFEST_KEY,
+  adapterManifestSchema,
+  type AdapterManifest,
+} from "./manifest-schema.js";
 import type { PackageJson } from "./resolve-package.js";
 import type { LoadFailure } from "./registry.js";
 
@@ -46,7 +51,8 @@ export function validateManifest(raw: unknown, where: string): AdapterManifest {
 /** Checks the manifest's `svc` range against the running version. */
 export function checkHostRange(manifest: AdapterManifest, version = SVC_VERSION): void {
   const range = semver.validRange(manifest.svc);
-  if (range === null) throw new PhaseError("host-range", `"svc": ${JSON.stringify(manifest.svc)} is not a semver range`);
+  if (range === null)
+    throw new PhaseError("host-range", `"svc": ${JSON.stringify(manifest.svc)} is not a semver range`);
   if (!semver.satisfies(version, range, { includePrerelease: true })) {
     throw new PhaseError("host-range", `needs svc ${manifest.svc}, but this is svc ${version}`);
   }
@@ -56,10 +62,12 @@ export function checkHostRange(manifest: AdapterManifest, version = SVC_VERSION)
 export function loadManifest(dir: string, packageJson: PackageJson, version = SVC_VERSION): AdapterManifest {
   const found = readRawManifest(dir, packageJson);
   if (!found) {
-    throw new PhaseError("manifest", `no adapter manifest: add a "${ADAPTER_MANIFEST_KEY}" key to package.json or a ${ADAPTER_MANIFEST_FILE} beside it`);
+    throw new PhaseError(
+      "manifest",
+      `no adapter manifest: add a "${ADAPTER_MANIFEST_KEY}" key to package.json or a ${ADAPTER_MANIFEST_FILE} beside it`,
+    );
   }
   const manifest = validateManifest(found.raw, found.file);
   checkHostRange(manifest, version);
   return manifest;
 }
-

@@ -18,11 +18,17 @@ export const pluginHostModule: DaemonModule = {
   async start(c: DependencyContainer) {
     const logger = resolve(c, LOGGER).child({ module: "plugin-host" });
     const registry = resolve(c, PLUGINS);
-    resolve(c, SERVICES).provide("daemonEvents", daemonEventSource(resolve(c, DAEMON_EVENTS), logger.child({ service: "daemonEvents" })));
+    resolve(c, SERVICES).provide(
+      "daemonEvents",
+      daemonEventSource(resolve(c, DAEMON_EVENTS), logger.child({ service: "daemonEvents" })),
+    );
     const ids = resolve(c, CONFIG).current().effective.adapters ?? [];
     await loadPlugins(registry, { ids, env: resolve(c, ENV), cwd: process.cwd(), logger });
     for (const s of registry.shadowed) {
-      logger.info(`${s.type} "${s.kind}" from ${s.winner.package} replaces the one from ${s.loser.package}`, { type: s.type, kind: s.kind });
+      logger.info(`${s.type} "${s.kind}" from ${s.winner.package} replaces the one from ${s.loser.package}`, {
+        type: s.type,
+        kind: s.kind,
+      });
     }
     logger.info("plugins loaded", { plugins: registry.list().length, failures: registry.failures.length });
     const config = resolve(c, CONFIG);
@@ -31,7 +37,8 @@ export const pluginHostModule: DaemonModule = {
       // As config.json lists them now: `svc adapters install` has just written it, and the file
       // watcher may not have told the config service yet.
       ids: async () => {
-        const listed = (await readJsonFile<{ adapters?: unknown }>(config.current().path).catch(() => undefined))?.adapters;
+        const listed = (await readJsonFile<{ adapters?: unknown }>(config.current().path).catch(() => undefined))
+          ?.adapters;
         const fresh = Array.isArray(listed) ? listed.filter((id): id is string => typeof id === "string") : [];
         return [...new Set([...(config.current().effective.adapters ?? []), ...fresh])];
       },

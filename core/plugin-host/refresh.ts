@@ -50,10 +50,12 @@ export class PackageRefresh {
       this.running = this.run().finally(() => (this.running = undefined));
       return this.running;
     }
-    this.queued ??= this.running.catch(() => []).then(() => {
-      this.queued = undefined;
-      return this.refresh();
-    });
+    this.queued ??= this.running
+      .catch(() => [])
+      .then(() => {
+        this.queued = undefined;
+        return this.refresh();
+      });
     return this.queued;
   }
 
@@ -73,13 +75,26 @@ export class PackageRefresh {
       try {
         // A package this process imported before (an upgrade, or a fix of one that failed) is
         // imported under a new URL: Node keeps the first module of a URL for the life of the process.
-        const seen = registry.list().some((p) => p.source.package === pkg.label) || registry.failures.some((f) => f.package === pkg.label);
+        const seen =
+          registry.list().some((p) => p.source.package === pkg.label) ||
+          registry.failures.some((f) => f.package === pkg.label);
         const plugins = await importPackage(pkg, seen ? this.tried.get(pkg.label) : undefined);
         for (const p of plugins.filter((p) => LIVE_TYPES.includes(p.type))) registry.replace(p);
-        logger?.info(`adapter package ${pkg.label} loaded while running`, { package: pkg.label, plugins: plugins.filter((p) => LIVE_TYPES.includes(p.type)).map((p) => `${p.type}:${p.kind}`).join(", ") });
+        logger?.info(`adapter package ${pkg.label} loaded while running`, {
+          package: pkg.label,
+          plugins: plugins
+            .filter((p) => LIVE_TYPES.includes(p.type))
+            .map((p) => `${p.type}:${p.kind}`)
+            .join(", "),
+        });
       } catch (err) {
         const declares = pkg.manifest.plugins.map((p) => ({ type: p.type, kind: p.kind }));
-        failures.push({ package: pkg.label, phase: err instanceof PhaseError ? err.phase : "import", error: (err as Error).message, declares });
+        failures.push({
+          package: pkg.label,
+          phase: err instanceof PhaseError ? err.phase : "import",
+          error: (err as Error).message,
+          declares,
+        });
       }
     }
     for (const f of failures) {

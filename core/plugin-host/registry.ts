@@ -46,7 +46,11 @@ export interface LoadFailure {
   declares?: Array<{ type: PluginType; kind: string }>;
 }
 
-type InstanceOf<T extends PluginType> = T extends "provider" ? ProviderInstance : T extends "target" ? TargetInstance : AdapterInstance;
+type InstanceOf<T extends PluginType> = T extends "provider"
+  ? ProviderInstance
+  : T extends "target"
+    ? TargetInstance
+    : AdapterInstance;
 
 const key = (type: string, kind: string) => `${type}:${kind}`;
 
@@ -141,7 +145,9 @@ export class PluginRegistry {
   replacerOf(type: PluginType, kind: string): string | undefined {
     const winner = this.get(type, kind);
     if (!winner || winner.source.builtin) return undefined;
-    return this.shadowed.some((s) => s.type === type && s.kind === kind && s.loser.builtin) ? winner.source.package : undefined;
+    return this.shadowed.some((s) => s.type === type && s.kind === kind && s.loser.builtin)
+      ? winner.source.package
+      : undefined;
   }
 
   get(type: PluginType, kind: string): LoadedPlugin | undefined {
@@ -179,7 +185,12 @@ export class PluginRegistry {
       const failure = this.failureOf(type, kind);
       if (failure) return Promise.reject(new SvcError("plugin_load_failed", loadFailureMessage(type, kind, failure)));
       const loaded = this.kinds(type);
-      return Promise.reject(new SvcError("not_found", `no ${type} plugin of kind "${kind}"; loaded ${type} kinds: ${loaded.join(", ") || "(none)"}`));
+      return Promise.reject(
+        new SvcError(
+          "not_found",
+          `no ${type} plugin of kind "${kind}"; loaded ${type} kinds: ${loaded.join(", ") || "(none)"}`,
+        ),
+      );
     }
     const attempt = setup(plugin, { retry: failed !== undefined });
     this.instances.set(k, attempt);

@@ -32,7 +32,9 @@ export function resolvePackage(id: string, bases: ResolutionBase[]): ResolvedPac
     const dir = findFrom(id, base.dir);
     if (dir) return { id, dir, resolvedFrom: base.from, packageJson: readPackageJson(dir) };
   }
-  throw new Error(`package "${id}" is not installed: not found from ${bases.map((b) => `the ${b.from === "install" ? "install location" : b.from === "svc" ? "svc location" : "cwd"} (${b.dir})`).join(" nor from ")}`);
+  throw new Error(
+    `package "${id}" is not installed: not found from ${bases.map((b) => `the ${b.from === "install" ? "install location" : b.from === "svc" ? "svc location" : "cwd"} (${b.dir})`).join(" nor from ")}`,
+  );
 }
 
 function findFrom(id: string, baseDir: string): string | undefined {
@@ -72,7 +74,8 @@ function nodeModulesLookup(id: string, baseDir: string): string | undefined {
   let dir = baseDir;
   for (;;) {
     const candidate = join(dir, "node_modules", id);
-    if (existsSync(join(candidate, "package.json")) && readPackageJson(candidate).name === id) return realpathSync(candidate);
+    if (existsSync(join(candidate, "package.json")) && readPackageJson(candidate).name === id)
+      return realpathSync(candidate);
     const up = dirname(dir);
     if (up === dir) return undefined;
     dir = up;
@@ -81,6 +84,7 @@ function nodeModulesLookup(id: string, baseDir: string): string | undefined {
 
 export function readPackageJson(dir: string): PackageJson {
   const parsed: unknown = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) throw new Error(`${join(dir, "package.json")} is not a JSON object`);
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new Error(`${join(dir, "package.json")} is not a JSON object`);
   return parsed as PackageJson;
 }

@@ -99,7 +99,11 @@ function locateBuiltin(file: string): Located {
   } catch (err) {
     throw new PhaseError("manifest", `cannot read built-in manifest ${path}: ${(err as Error).message}`);
   }
-  return { source: { package: BUILTIN_PACKAGE, builtin: true, resolvedFrom: "builtin", dir: root, version: SVC_VERSION }, raw, where: path };
+  return {
+    source: { package: BUILTIN_PACKAGE, builtin: true, resolvedFrom: "builtin", dir: root, version: SVC_VERSION },
+    raw,
+    where: path,
+  };
 }
 
 function locateThirdParty(id: string, bases: ResolutionBase[]): Located {
@@ -111,11 +115,20 @@ function locateThirdParty(id: string, bases: ResolutionBase[]): Located {
   }
   const found = readRawManifest(resolved.dir, resolved.packageJson);
   if (!found) {
-    throw new PhaseError("manifest", `${resolved.dir} has no adapter manifest: add a "svc-adapter" key to its package.json or an svc-adapter.json beside it`);
+    throw new PhaseError(
+      "manifest",
+      `${resolved.dir} has no adapter manifest: add a "svc-adapter" key to its package.json or an svc-adapter.json beside it`,
+    );
   }
   const { version } = resolved.packageJson;
   return {
-    source: { package: id, builtin: false, resolvedFrom: resolved.resolvedFrom, dir: resolved.dir, ...(typeof version === "string" ? { version } : {}) },
+    source: {
+      package: id,
+      builtin: false,
+      resolvedFrom: resolved.resolvedFrom,
+      dir: resolved.dir,
+      ...(typeof version === "string" ? { version } : {}),
+    },
     raw: found.raw,
     where: found.file,
   };

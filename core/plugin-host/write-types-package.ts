@@ -28,7 +28,8 @@ export function declarationClosure(entry: string): { files: string[]; external: 
     for (const m of readFileSync(file, "utf8").matchAll(IMPORT)) {
       const spec = m[1]!;
       if (spec.startsWith(".")) visit(resolve(dirname(file), spec.replace(/\.js$/, ".d.ts")));
-      else if (!spec.startsWith("node:")) external.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!);
+      else if (!spec.startsWith("node:"))
+        external.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]!);
     }
   };
   visit(entry);
@@ -39,7 +40,9 @@ export function writeTypesPackage(root = svcRoot()): string {
   const dist = join(root, "dist");
   const out = typesPackageDir(root);
   const { files, external } = declarationClosure(join(dist, "core", "plugin-api", "index.d.ts"));
-  const hostPkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { dependencies?: Record<string, string> };
+  const hostPkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+  };
   const dependencies: Record<string, string> = {};
   for (const name of [...external].sort()) {
     const range = hostPkg.dependencies?.[name];

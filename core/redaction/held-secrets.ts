@@ -33,7 +33,8 @@ export class HeldSecretRegistry implements HeldSecrets {
     const out = new Set<string>();
     for (const source of this.sources) {
       try {
-        for (const v of await source.values()) if (typeof v === "string" && v.length >= MIN_HELD_SECRET_LENGTH) out.add(v);
+        for (const v of await source.values())
+          if (typeof v === "string" && v.length >= MIN_HELD_SECRET_LENGTH) out.add(v);
       } catch {
         failed.push(source.name);
       }
@@ -60,5 +61,7 @@ export function envSecretValues(env: NodeJS.ProcessEnv): string[] {
 export async function credentialValues(path: string): Promise<string[]> {
   const file = await readJsonFile<{ values?: Record<string, Record<string, unknown>> }>(path);
   const namespaces = file && typeof file.values === "object" && file.values !== null ? Object.values(file.values) : [];
-  return namespaces.flatMap((ns) => (typeof ns === "object" && ns !== null ? Object.values(ns).filter((v): v is string => typeof v === "string") : []));
+  return namespaces.flatMap((ns) =>
+    typeof ns === "object" && ns !== null ? Object.values(ns).filter((v): v is string => typeof v === "string") : [],
+  );
 }

@@ -27,7 +27,10 @@ async function redactorPlugin(c: DependencyContainer, slug: string): Promise<Red
   const registry = resolve(c, PLUGINS);
   const failure = registry.failureOf("redactor", slug);
   if (failure) throw new SvcError("plugin_load_failed", loadFailureMessage("redactor", slug, failure));
-  throw new SvcError("not_found", `no redactor "${slug}": not a built-in (secrets, paths, metadata) and no installed package provides one; loaded redactor plugins: ${registry.kinds("redactor").join(", ") || "(none)"}`);
+  throw new SvcError(
+    "not_found",
+    `no redactor "${slug}": not a built-in (secrets, paths, metadata) and no installed package provides one; loaded redactor plugins: ${registry.kinds("redactor").join(", ") || "(none)"}`,
+  );
 }
 
 export const redactionModule: DaemonModule = {

@@ -6,7 +6,14 @@
  */
 import type { RedactorPlugin } from "../plugin-api/redactor.js";
 import type { Logger } from "../runtime/logger.js";
-import { DEFAULT_REDACTOR, builtinRedactor, isBuiltinRedactor, secretsFloor, type PathNames, type RedactFn } from "./builtins.js";
+import {
+  DEFAULT_REDACTOR,
+  builtinRedactor,
+  isBuiltinRedactor,
+  secretsFloor,
+  type PathNames,
+  type RedactFn,
+} from "./builtins.js";
 import type { Redaction, RedactionInput, RedactionService } from "./redaction.js";
 
 export interface RedactionDeps {
@@ -28,7 +35,10 @@ export class DaemonRedactionService implements RedactionService {
     const held = await this.d.held().catch(() => ({ values: [], failed: ["held secrets"] }));
     if (held.failed.length > 0) {
       // Without every held secret the floor is not whole: nothing of the content may leave.
-      this.once(`held:${held.failed.join(",")}`, `redaction: could not read the secrets held by ${held.failed.join(", ")}; content is dropped until they can be read`);
+      this.once(
+        `held:${held.failed.join(",")}`,
+        `redaction: could not read the secrets held by ${held.failed.join(", ")}; content is dropped until they can be read`,
+      );
       return this.build(name, builtinRedactor("metadata", this.d.paths), held.values, false);
     }
     if (isBuiltinRedactor(name)) return this.build(name, builtinRedactor(name, this.d.paths), held.values);
@@ -39,10 +49,25 @@ export class DaemonRedactionService implements RedactionService {
       this.once(name, `redaction: redactor "${name}" is unavailable, so content is dropped: ${(err as Error).message}`);
       return this.build(name, () => undefined, held.values, false);
     }
-    return this.build(name, (input) => plugin.redact(input.text, { key: input.key, content: input.content, surface: input.surface, ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}) }), held.values);
+    return this.build(
+      name,
+      (input) =>
+        plugin.redact(input.text, {
+          key: input.key,
+          content: input.content,
+          surface: input.surface,
+          ...(input.sessionId !== undefined ? { sessionId: input.sessionId } : {}),
+        }),
+      held.values,
+    );
   }
 
-  private build(slug: string, redact: RedactFn, held: readonly string[], carriesContent = slug !== DEFAULT_REDACTOR): Redaction {
+  private build(
+    slug: string,
+    redact: RedactFn,
+    held: readonly string[],
+    carriesContent = slug !== DEFAULT_REDACTOR,
+  ): Redaction {
     const floor = secretsFloor(held);
     return {
       slug,
@@ -52,12 +77,18 @@ export class DaemonRedactionService implements RedactionService {
         try {
           out = redact(input);
         } catch (err) {
-          this.once(slug, `redaction: redactor "${slug}" threw (${(err as Error)?.name ?? "error"}); the text is dropped`);
+          this.once(
+            slug,
+            `redaction: redactor "${slug}" threw (${(err as Error)?.name ?? "error"}); the text is dropped`,
+          );
           return undefined;
         }
         if (out === undefined) return undefined;
         if (typeof out !== "string") {
-          this.once(slug, `redaction: redactor "${slug}" returned ${out === null ? "null" : typeof out}, not a string; the text is dropped`);
+          this.once(
+            slug,
+            `redaction: redactor "${slug}" returned ${out === null ? "null" : typeof out}, not a string; the text is dropped`,
+          );
           return undefined;
         }
         return floor(out);

@@ -31,7 +31,10 @@ const START = "(?<![A-Za-z0-9])";
  * group keeps a harmless lead (`Bearer `, `api_key=`).
  */
 const TEXT_SHAPES: ReadonlyArray<{ name: string; re: RegExp; keep?: boolean }> = [
-  { name: "pem private key", re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g },
+  {
+    name: "pem private key",
+    re: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
+  },
   { name: "anthropic/openai key", re: new RegExp(`${START}sk-(?:ant-|proj-)?[A-Za-z0-9_-]{16,}`, "g") },
   { name: "github token", re: new RegExp(`${START}(?:gh[pousr]_[A-Za-z0-9]{8,}|github_pat_[A-Za-z0-9_]{8,})`, "g") },
   { name: "webhook secret", re: new RegExp(`${START}(?:whsec|swsec)_[A-Za-z0-9+/=_-]{4,}`, "g") },

@@ -27,13 +27,21 @@ export async function loadIdentity(home: string): Promise<Identity> {
   let file = await readJsonFile<IdentityFile>(path);
   if (!file) {
     const kp = await generateKeyPair();
-    const fresh: IdentityFile = { version: 1, publicKey: toB64u(kp.publicKey), privateKey: toB64u(await exportPrivate(kp)) };
+    const fresh: IdentityFile = {
+      version: 1,
+      publicKey: toB64u(kp.publicKey),
+      privateKey: toB64u(await exportPrivate(kp)),
+    };
     // Two processes racing to create it: the lock makes the first one's key the only one.
     file = await updateJsonFile<IdentityFile>(path, (cur) => (cur ? undefined : fresh), { mode: 0o600 });
   }
   const pub = file && fromB64u(file.publicKey);
   const priv = file && fromB64u(file.privateKey);
-  if (!pub || pub.length !== 32 || !priv) throw new SvcError("config_invalid", `${path} is not an svc identity file (remove it to make a new identity; existing pairings then stop working)`);
+  if (pub?.length !== 32 || !priv)
+    throw new SvcError(
+      "config_invalid",
+      `${path} is not an svc identity file (remove it to make a new identity; existing pairings then stop working)`,
+    );
   const key = await importKeyPair(priv, pub);
   return { key, fingerprint: await fingerprintOf(pub) };
 }

@@ -22,7 +22,12 @@ export type Forward = (r: RemoteRequest) => Promise<RemoteResponse & { contentTy
 export function makeForwarder(target: () => ForwardTarget, via: () => RemoteVia): Forward {
   return async (r: RemoteRequest): Promise<RemoteResponse & { contentType?: string }> => {
     if (!/^(GET|POST|PUT|PATCH|DELETE)$/.test(r.method) || !r.path.startsWith("/") || r.path.startsWith("//")) {
-      return { status: 400, body: JSON.stringify({ error: { code: "invalid_input", message: `cannot forward ${r.method} ${r.path.slice(0, 80)}` } }) };
+      return {
+        status: 400,
+        body: JSON.stringify({
+          error: { code: "invalid_input", message: `cannot forward ${r.method} ${r.path.slice(0, 80)}` },
+        }),
+      };
     }
     const { port, bind, forwardKey } = target();
     const caller = via();

@@ -33,7 +33,9 @@ export const remoteModule: DaemonModule = {
       return r;
     };
     addRemoteRoutes(c, room);
-    const reconnect = config.current().effective.pairing.autoconnect && (await new PairingStore(resolve(c, HOME), () => resolve(c, CLOCK).now()).list()).length > 0;
+    const reconnect =
+      config.current().effective.pairing.autoconnect &&
+      (await new PairingStore(resolve(c, HOME), () => resolve(c, CLOCK).now()).list()).length > 0;
     if (tunnel || reconnect) await room();
   },
   async stop(c: DependencyContainer) {

@@ -29,11 +29,33 @@ export async function openRoom(c: DependencyContainer, tunnel: TunnelSettings | 
     store: new PairingStore(home, () => clock.now()),
     now: () => clock.now(),
     log,
-    serve: (id: string) => makeForwarder(() => listen, () => ({ kind: "pairing", pairingId: id, scope: pairings.scopeOf(id) })),
+    serve: (id: string) =>
+      makeForwarder(
+        () => listen,
+        () => ({ kind: "pairing", pairingId: id, scope: pairings.scopeOf(id) }),
+      ),
     autoconnect: () => config.current().effective.pairing.autoconnect,
   });
   await pairings.start();
-  const client = tunnel && new TunnelClient({ ...tunnel, identity, forward: { plain: makeForwarder(() => listen, () => ({ kind: "tunnel" })), sealed: makeForwarder(() => listen, () => ({ kind: "sealed" })) }, log, events: resolve(c, DAEMON_EVENTS), now: () => clock.now() });
+  const client =
+    tunnel &&
+    new TunnelClient({
+      ...tunnel,
+      identity,
+      forward: {
+        plain: makeForwarder(
+          () => listen,
+          () => ({ kind: "tunnel" }),
+        ),
+        sealed: makeForwarder(
+          () => listen,
+          () => ({ kind: "sealed" }),
+        ),
+      },
+      log,
+      events: resolve(c, DAEMON_EVENTS),
+      now: () => clock.now(),
+    });
   client?.start();
   const services: RemoteServices = {
     identity,

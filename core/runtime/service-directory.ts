@@ -18,7 +18,10 @@ export class ServiceDirectory {
 
   get<K extends keyof HostServices & string>(name: K): HostServices[K] {
     if (!this.services.has(name)) {
-      throw new SvcError("unavailable", `host service "${name}" is not available in this process (offered: ${[...this.services.keys()].join(", ") || "none"})`);
+      throw new SvcError(
+        "unavailable",
+        `host service "${name}" is not available in this process (offered: ${[...this.services.keys()].join(", ") || "none"})`,
+      );
     }
     return this.services.get(name) as HostServices[K];
   }

@@ -10,13 +10,16 @@ import { readTextFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
 import { readDedupTexts } from "./dedup.js";
 
-const START_FIX = "start the daemon: it keeps a copy of what is damaged (.damaged-<ms>) and logs what it kept ('sentinel dedup record was damaged'); then look through the copy and delete it";
+const START_FIX =
+  "start the daemon: it keeps a copy of what is damaged (.damaged-<ms>) and logs what it kept ('sentinel dedup record was damaged'); then look through the copy and delete it";
 
 /** Checks every `sentinels-dedup/<id>.json|.log` under `home`; `known` are the stored sentinels' ids. */
 export async function checkDedupFiles(home: string, known: ReadonlySet<string>): Promise<DoctorFinding[]> {
   const dir = join(home, FILES.sentinelsDedup);
   const names = await readdir(dir).catch(() => [] as string[]);
-  const ids = [...new Set(names.filter((n) => /\.(json|log)$/.test(n)).map((n) => n.replace(/\.(json|log)$/, "")))].sort();
+  const ids = [
+    ...new Set(names.filter((n) => /\.(json|log)$/.test(n)).map((n) => n.replace(/\.(json|log)$/, ""))),
+  ].sort();
   const out: DoctorFinding[] = [];
   for (const id of ids) {
     const rel = (ext: string) => join(FILES.sentinelsDedup, `${id}.${ext}`);

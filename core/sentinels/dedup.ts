@@ -21,7 +21,13 @@ import { readdir, readFile, rename, rm, truncate } from "node:fs/promises";
 import { join } from "node:path";
 import { inject, injectable } from "tsyringe";
 import { AppendJournal } from "../storage/append-journal.js";
-import { checkedLine, keepDamagedCopy, readCheckedLines, textChecksum, type CheckedLines } from "../storage/checked-lines.js";
+import {
+  checkedLine,
+  keepDamagedCopy,
+  readCheckedLines,
+  textChecksum,
+  type CheckedLines,
+} from "../storage/checked-lines.js";
 import { writeFileDurable } from "../storage/atomic-write.js";
 import { readTextFile, writeJsonFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
@@ -68,9 +74,11 @@ export interface DedupLoadReport {
 }
 
 /** The journal's first line after a compaction: the sequence and the count the snapshot holds. */
-const checkpointLine = (s: Pick<DedupState, "seq" | "delivered">): string => checkedLine(JSON.stringify({ q: s.seq, c: s.delivered }));
+const checkpointLine = (s: Pick<DedupState, "seq" | "delivered">): string =>
+  checkedLine(JSON.stringify({ q: s.seq, c: s.delivered }));
 
-const snapshotChecksum = (s: Snapshot): string => textChecksum(JSON.stringify({ seq: s.seq, seen: s.seen, inflight: s.inflight, delivered: s.delivered }));
+const snapshotChecksum = (s: Snapshot): string =>
+  textChecksum(JSON.stringify({ seq: s.seq, seen: s.seen, inflight: s.inflight, delivered: s.delivered }));
 
 interface DedupState {
   /** Sequence of the last durable (applied) change. */
@@ -191,7 +199,11 @@ export class SentinelDedup {
       if (left > 0) this.leases.set(sentinelId, left);
       else this.leases.delete(sentinelId);
       // Back within the bound once this journal is idle again.
-      if (this.journals.size > MAX_OPEN_JOURNALS) void this.opened.get(sentinelId)?.drained().then(() => this.closeIdle(sentinelId));
+      if (this.journals.size > MAX_OPEN_JOURNALS)
+        void this.opened
+          .get(sentinelId)
+          ?.drained()
+          .then(() => this.closeIdle(sentinelId));
     }
   }
 
@@ -265,7 +277,10 @@ export class SentinelDedup {
     opening.catch(() => {
       if (this.journals.get(sentinelId) === opening) this.journals.delete(sentinelId);
     });
-    void opening.then((j) => this.opened.set(sentinelId, j), () => undefined);
+    void opening.then(
+      (j) => this.opened.set(sentinelId, j),
+      () => undefined,
+    );
     // Only idle journals are closed: closing one a change is about to use (or is writing to) made
     // that change reopen it and close another in use, over and over, once more than the bound were
     // in use at once (a livelock at 100% CPU). Beyond the bound while all are busy, more stay open.
@@ -299,7 +314,10 @@ export class SentinelDedup {
     s.journalLines = 0;
   }
 
-  private async writeSnapshot(sentinelId: string, s: Pick<DedupState, "seq" | "seen" | "inflight" | "delivered">): Promise<void> {
+  private async writeSnapshot(
+    sentinelId: string,
+    s: Pick<DedupState, "seq" | "seen" | "inflight" | "delivered">,
+  ): Promise<void> {
     const snapshot: Snapshot = { seq: s.seq, seen: [...s.seen], inflight: [...s.inflight], delivered: s.delivered };
     await writeJsonFile(this.file(sentinelId, "json"), { ...snapshot, checksum: snapshotChecksum(snapshot) });
   }
@@ -333,13 +351,20 @@ export class SentinelDedup {
       await rename(snapPath, copy);
       report.snapshot = { state: "damaged", copy };
     } else if (files.snapshot === "missing") report.snapshot = { state: "missing" };
-    if (files.lines.damaged.length > 0) report.damagedLines = { lines: files.lines.damaged, copy: await keepDamagedCopy(logPath, Date.now()) };
+    if (files.lines.damaged.length > 0)
+      report.damagedLines = { lines: files.lines.damaged, copy: await keepDamagedCopy(logPath, Date.now()) };
     // Bytes after the last newline are a line cut short by a crash: cut them off before appending.
     if (raw && files.lines.tornBytes > 0) {
       report.tornBytes = files.lines.tornBytes;
       await truncate(logPath, raw.length - files.lines.tornBytes);
     }
-    const state: DedupState = { ...files.state, nextSeq: files.state.seq, journalExists: raw !== undefined, compacting: false, ahead: 0 };
+    const state: DedupState = {
+      ...files.state,
+      nextSeq: files.state.seq,
+      journalExists: raw !== undefined,
+      compacting: false,
+      ahead: 0,
+    };
     if (report.snapshot || report.damagedLines) await this.repair(sentinelId, state, report);
     if (report.snapshot || report.damagedLines || report.tornBytes) {
       report.delivered = state.delivered;
@@ -362,13 +387,30 @@ function parseSnapshot(text: string): Snapshot | undefined {
   } catch {
     return undefined;
   }
-  if (!v || typeof v.seq !== "number" || !Array.isArray(v.seen) || !Array.isArray(v.inflight) || typeof v.delivered !== "number") return undefined;
-  const snap = { seq: v.seq, seen: v.seen.filter((e) => typeof e === "string"), inflight: v.inflight.filter((e) => typeof e === "string"), delivered: v.delivered };
+  if (
+    !v ||
+    typeof v.seq !== "number" ||
+    !Array.isArray(v.seen) ||
+    !Array.isArray(v.inflight) ||
+    typeof v.delivered !== "number"
+  )
+    return undefined;
+  const snap = {
+    seq: v.seq,
+    seen: v.seen.filter((e) => typeof e === "string"),
+    inflight: v.inflight.filter((e) => typeof e === "string"),
+    delivered: v.delivered,
+  };
   if (v.checksum !== undefined && v.checksum !== snapshotChecksum(snap)) return undefined;
   return snap;
 }
 
-function apply(s: Pick<DedupState, "seen" | "inflight" | "delivered">, eventId: string, a: Change, seenLimit: number): void {
+function apply(
+  s: Pick<DedupState, "seen" | "inflight" | "delivered">,
+  eventId: string,
+  a: Change,
+  seenLimit: number,
+): void {
   if (a === "deferred") {
     s.delivered += 1;
     s.inflight.add(eventId);
@@ -390,7 +432,11 @@ export interface DedupFilesRead {
 }
 
 /** Reads a sentinel's snapshot and journal texts (undefined: the file is absent) into its state. */
-export function readDedupTexts(snapText: string | undefined, logText: string | undefined, seenLimit: number = DEDUP_LIMIT): DedupFilesRead {
+export function readDedupTexts(
+  snapText: string | undefined,
+  logText: string | undefined,
+  seenLimit: number = DEDUP_LIMIT,
+): DedupFilesRead {
   const snap = snapText === undefined ? undefined : parseSnapshot(snapText);
   const state: DedupFilesRead["state"] = {
     seq: snap?.seq ?? 0,
@@ -413,13 +459,23 @@ export function readDedupTexts(snapText: string | undefined, logText: string | u
     first ??= rec.q;
     // The count a line carries holds even when the snapshot before it was lost.
     const carried = typeof rec.d === "number" ? rec.d : typeof rec.c === "number" ? rec.c : 0;
-    if (typeof rec.e === "string" && rec.q > state.seq && (rec.a === "now" || rec.a === "deferred" || rec.a === "seen")) {
+    if (
+      typeof rec.e === "string" &&
+      rec.q > state.seq &&
+      (rec.a === "now" || rec.a === "deferred" || rec.a === "seen")
+    ) {
       state.seq = rec.q;
       apply(state, rec.e, rec.a, seenLimit);
     }
     state.delivered = Math.max(state.delivered, carried);
   }
   // No snapshot, yet the journal starts past the first change: the snapshot was lost.
-  const snapshot = snap ? "ok" : snapText !== undefined ? "damaged" : first !== undefined && first > 1 ? "missing" : "none";
+  const snapshot = snap
+    ? "ok"
+    : snapText !== undefined
+      ? "damaged"
+      : first !== undefined && first > 1
+        ? "missing"
+        : "none";
   return { snapshot, lines, state };
 }

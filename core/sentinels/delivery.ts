@@ -67,7 +67,7 @@ export class SentinelDelivery {
       for (let i = 0; i < events.length; i++) {
         let event = events[i]!;
         const rec = this.store.get(id);
-        if (!rec || rec.status !== "active" || this.expirer.isEnding(id)) {
+        if (rec?.status !== "active" || this.expirer.isEnding(id)) {
           out.push({ sentinelId: id, eventId: event.id, outcome: "expired" });
           continue;
         }
@@ -83,7 +83,8 @@ export class SentinelDelivery {
           }
           const instance = await targetOf(rec).catch(() => undefined);
           const run = instance?.deliverMany ? this.batchFrom(rec, events, i, terminal, unsettled) : [event];
-          for (const [eventId, durable] of await this.deliverRun(rec, targetOf(rec), run, out)) unsettled.set(eventId, durable);
+          for (const [eventId, durable] of await this.deliverRun(rec, targetOf(rec), run, out))
+            unsettled.set(eventId, durable);
           i += run.length - 1;
           event = events[i]!;
           const after = await reason();
@@ -105,7 +106,13 @@ export class SentinelDelivery {
    * seen, in flight, unsettled or repeated in the run), no more than an `until: count` still
    * allows counting the unsettled deliveries, and ending at an event that ends the sentinel.
    */
-  private batchFrom(rec: SentinelRecord, events: SvcEvent[], start: number, terminal: Map<SvcEvent, string[]>, unsettled: Map<string, unknown>): SvcEvent[] {
+  private batchFrom(
+    rec: SentinelRecord,
+    events: SvcEvent[],
+    start: number,
+    terminal: Map<SvcEvent, string[]>,
+    unsettled: Map<string, unknown>,
+  ): SvcEvent[] {
     const until = rec.spec.until;
     const room = until.kind === "count" ? until.n - this.ledgers.delivered(rec.id) - unsettled.size : MAX_RUN;
     const run = [events[start]!];
@@ -127,7 +134,12 @@ export class SentinelDelivery {
    * (never rejecting), which settles the outcome; wrapped, so that awaiting the acceptance does
    * not await the appends.
    */
-  private async deliverRun(rec: SentinelRecord, targetInstance: Promise<TargetInstance>, run: SvcEvent[], out: Matched): Promise<Array<[string, Promise<void>]>> {
+  private async deliverRun(
+    rec: SentinelRecord,
+    targetInstance: Promise<TargetInstance>,
+    run: SvcEvent[],
+    out: Matched,
+  ): Promise<Array<[string, Promise<void>]>> {
     const results = run.map((event) => {
       const result: Matched[number] = { sentinelId: rec.id, eventId: event.id, outcome: "delivered" };
       out.push(result);
@@ -135,7 +147,12 @@ export class SentinelDelivery {
     });
     const failed = (i: number) => (err: unknown) => {
       const e = toSvcError(err);
-      this.logger.warn("sentinel delivery failed", { sentinel: rec.id, event: run[i]!.id, code: e.code, error: e.message });
+      this.logger.warn("sentinel delivery failed", {
+        sentinel: rec.id,
+        event: run[i]!.id,
+        code: e.code,
+        error: e.message,
+      });
       results[i]!.outcome = "failed";
       results[i]!.error = e.message;
     };
@@ -143,7 +160,10 @@ export class SentinelDelivery {
     try {
       const target = await targetInstance;
       const deliveries = run.map((event) => ({ sentinel: rec, event }));
-      acks = target.deliverMany && run.length > 1 ? await target.deliverMany(deliveries) : [{ status: "fulfilled", value: await target.deliver(deliveries[0]!) }];
+      acks =
+        target.deliverMany && run.length > 1
+          ? await target.deliverMany(deliveries)
+          : [{ status: "fulfilled", value: await target.deliver(deliveries[0]!) }];
     } catch (err) {
       run.forEach((_, i) => failed(i)(err));
       return [];
@@ -151,7 +171,8 @@ export class SentinelDelivery {
     const durables: Array<[string, Promise<void>]> = [];
     run.forEach((event, i) => {
       const settled = acks[i];
-      if (settled?.status !== "fulfilled") return failed(i)(settled ? settled.reason : new Error("the target gave no answer for this event"));
+      if (settled?.status !== "fulfilled")
+        return failed(i)(settled ? settled.reason : new Error("the target gave no answer for this event"));
       const ack = settled.value.ack === "deferred" ? "deferred" : "now";
       const durable = this.ledgers.recordDelivery(rec.id, event.id, ack).then(() => {
         this.logger.debug("sentinel matched", { sentinel: rec.id, event: event.id, type: event.type });

@@ -35,7 +35,15 @@ import { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { SentinelRegistry } from "./registry.js";
 import { RequestFingerprints } from "./request-fingerprint.js";
-import type { CreateOptions, EventFilter, IngestObserver, ProviderReport, SentinelProjection, SentinelService, SentinelStatus } from "./service.js";
+import type {
+  CreateOptions,
+  EventFilter,
+  IngestObserver,
+  ProviderReport,
+  SentinelProjection,
+  SentinelService,
+  SentinelStatus,
+} from "./service.js";
 import type { SentinelStore } from "./store.js";
 
 @injectable()
@@ -115,13 +123,21 @@ export class SentinelEngine implements SentinelService {
 
   async refreshTarget(id: string, input: Record<string, unknown>, principal: string): Promise<TargetRefreshResult> {
     const { view, target } = await this.targetOf(id);
-    if (!target.refresh) throw new SvcError("invalid_input", `sentinel ${id} has a ${view.spec.target.kind} target, which cannot be refreshed`);
+    if (!target.refresh)
+      throw new SvcError(
+        "invalid_input",
+        `sentinel ${id} has a ${view.spec.target.kind} target, which cannot be refreshed`,
+      );
     return target.refresh(view, input, { sentinelId: id, principal });
   }
 
   async resume(id: string): Promise<TargetResumeResult> {
     const { view, target } = await this.targetOf(id);
-    if (!target.resume) throw new SvcError("invalid_input", `sentinel ${id} has a ${view.spec.target.kind} target, whose delivery is never suspended`);
+    if (!target.resume)
+      throw new SvcError(
+        "invalid_input",
+        `sentinel ${id} has a ${view.spec.target.kind} target, whose delivery is never suspended`,
+      );
     return target.resume(view);
   }
 

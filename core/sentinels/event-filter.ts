@@ -12,15 +12,23 @@ import { parseOrThrow, sentinelSpecSchema } from "./spec-schema.js";
 import { normalizeSubjects } from "./validate.js";
 
 /** Throws `invalid_input` for clauses a sentinel spec would refuse or a provider that is not loaded. */
-export async function compileEventFilter(plugins: SentinelPlugins, provider: string, match: unknown): Promise<EventFilter> {
+export async function compileEventFilter(
+  plugins: SentinelPlugins,
+  provider: string,
+  match: unknown,
+): Promise<EventFilter> {
   const clauses = parseOrThrow(sentinelSpecSchema.shape.match, match, "match clauses");
   if (!plugins.providerKinds().includes(provider)) {
-    throw new SvcError("invalid_input", `unknown provider "${provider}"; loaded providers: ${plugins.providerKinds().join(", ") || "(none)"}`);
+    throw new SvcError(
+      "invalid_input",
+      `unknown provider "${provider}"; loaded providers: ${plugins.providerKinds().join(", ") || "(none)"}`,
+    );
   }
   const instance = await plugins.provider(provider);
   const compiled = (await normalizeSubjects(clauses, provider, plugins)).map((c) => ({
     subject: c.subject,
     test: typeMatcher(c.types ?? instance.defaultTypes(c.subject)),
   }));
-  return (event) => compiled.some((c) => c.test(event.type) && event.subjects.some((s) => subjectMatches(c.subject, s)));
+  return (event) =>
+    compiled.some((c) => c.test(event.type) && event.subjects.some((s) => subjectMatches(c.subject, s)));
 }

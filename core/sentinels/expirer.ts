@@ -93,7 +93,7 @@ export class SentinelExpirer {
   /** Marks a sentinel expired (once), cancels its provider-side watch and tells its target. */
   expire(id: string, reason: EndReason, via: ExpiryPoint): Promise<boolean> {
     const current = this.store.get(id);
-    if (!current || current.status !== "active" || this.ending.has(id)) return Promise.resolve(false);
+    if (current?.status !== "active" || this.ending.has(id)) return Promise.resolve(false);
     const p = this.doExpire(current, reason, via).finally(() => this.ending.delete(id));
     this.ending.set(id, p);
     return p;
@@ -115,7 +115,12 @@ export class SentinelExpirer {
       }));
     } catch (err) {
       if (SvcError.is(err) && err.code === "not_found") return false;
-      this.logger.error("sentinel expiry could not be stored", { sentinel: id, reason, via, error: toSvcError(err).message });
+      this.logger.error("sentinel expiry could not be stored", {
+        sentinel: id,
+        reason,
+        via,
+        error: toSvcError(err).message,
+      });
       throw err;
     }
     // Only once stored: a failed write leaves it indexed, so the next event it matches retries the

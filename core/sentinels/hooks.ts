@@ -22,11 +22,19 @@ export class SentinelHooks {
 
   async provider(rec: SentinelRecord, hook: "watch" | "unwatch"): Promise<void> {
     const provider = await this.plugins.provider(rec.spec.provider ?? "").catch(() => undefined);
-    await provider?.[hook]?.(rec).catch((err: Error) => this.logger.warn(`provider ${hook} failed`, { sentinel: rec.id, provider: rec.spec.provider, error: err.message }));
+    await provider?.[hook]?.(rec).catch((err: Error) =>
+      this.logger.warn(`provider ${hook} failed`, {
+        sentinel: rec.id,
+        provider: rec.spec.provider,
+        error: err.message,
+      }),
+    );
   }
 
   async target(rec: SentinelRecord, hook: "removed" | "expired"): Promise<void> {
     const target = await this.targetOf(rec);
-    await target?.[hook]?.(rec).catch((err: Error) => this.logger.warn(TARGET_HOOK_FAILED[hook], { sentinel: rec.id, error: err.message }));
+    await target?.[hook]?.(rec).catch((err: Error) =>
+      this.logger.warn(TARGET_HOOK_FAILED[hook], { sentinel: rec.id, error: err.message }),
+    );
   }
 }

@@ -31,11 +31,14 @@ export function checkIdempotencyKey(key: unknown): string {
   let problem: string | undefined;
   if (typeof key !== "string") problem = "must be a string";
   else if (key === "") problem = "must not be empty";
-  else if (key.length > IDEMPOTENCY_KEY_MAX) problem = `is ${key.length} characters long; at most ${IDEMPOTENCY_KEY_MAX}`;
+  else if (key.length > IDEMPOTENCY_KEY_MAX)
+    problem = `is ${key.length} characters long; at most ${IDEMPOTENCY_KEY_MAX}`;
   else if (!PRINTABLE.test(key)) problem = `must be ${KEY_RULE}`;
   if (problem === undefined) return key as string;
   const message = `the idempotency key ${problem}`;
-  throw new SvcError("invalid_input", `invalid idempotency key: ${message}`, { details: [{ path: "idempotencyKey", message }] });
+  throw new SvcError("invalid_input", `invalid idempotency key: ${message}`, {
+    details: [{ path: "idempotencyKey", message }],
+  });
 }
 
 interface Entry {
@@ -85,7 +88,12 @@ export class IdempotentCreates {
   }
 
   /** Runs a create under `key` (none: a plain create). */
-  async create(request: unknown, principal: string, key: string | undefined, steps: CreateSteps): Promise<SentinelProjection> {
+  async create(
+    request: unknown,
+    principal: string,
+    key: string | undefined,
+    steps: CreateSteps,
+  ): Promise<SentinelProjection> {
     if (key === undefined) return steps.make();
     checkIdempotencyKey(key);
     const fingerprint = await this.fingerprints.of(request);

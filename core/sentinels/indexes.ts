@@ -27,7 +27,11 @@ export class SentinelIndexes {
     if (!index) this.byProvider.set(kind, (index = new SentinelIndex()));
     index.add(
       rec.id,
-      rec.spec.match.map((c) => ({ sentinelId: rec.id, subject: c.subject, types: c.types ?? provider?.defaultTypes(c.subject) ?? ["*"] })),
+      rec.spec.match.map((c) => ({
+        sentinelId: rec.id,
+        subject: c.subject,
+        types: c.types ?? provider?.defaultTypes(c.subject) ?? ["*"],
+      })),
     );
   }
 

@@ -29,20 +29,26 @@ export class SentinelLedgers {
   ) {
     dedup.onDamage = (r) => {
       if (!r.snapshot && !r.damagedLines) {
-        this.logger.warn("sentinel dedup journal ended in a torn line (a write cut short, never acknowledged); dropped", { sentinel: r.sentinelId, tornBytes: r.tornBytes ?? 0 });
+        this.logger.warn(
+          "sentinel dedup journal ended in a torn line (a write cut short, never acknowledged); dropped",
+          { sentinel: r.sentinelId, tornBytes: r.tornBytes ?? 0 },
+        );
         return;
       }
-      this.logger.error("sentinel dedup record was damaged: what it lost is accepted again, the damaged files are kept", {
-        sentinel: r.sentinelId,
-        snapshot: r.snapshot?.state ?? "ok",
-        ...(r.snapshot?.copy ? { snapshotCopy: r.snapshot.copy } : {}),
-        damagedLines: r.damagedLines?.lines.length ?? 0,
-        ...(r.damagedLines ? { journalCopy: r.damagedLines.copy } : {}),
-        tornBytes: r.tornBytes ?? 0,
-        delivered: r.delivered,
-        eventIdsKept: r.known,
-        ...(r.repairFailed ? { rewriteFailed: r.repairFailed } : {}),
-      });
+      this.logger.error(
+        "sentinel dedup record was damaged: what it lost is accepted again, the damaged files are kept",
+        {
+          sentinel: r.sentinelId,
+          snapshot: r.snapshot?.state ?? "ok",
+          ...(r.snapshot?.copy ? { snapshotCopy: r.snapshot.copy } : {}),
+          damagedLines: r.damagedLines?.lines.length ?? 0,
+          ...(r.damagedLines ? { journalCopy: r.damagedLines.copy } : {}),
+          tornBytes: r.tornBytes ?? 0,
+          delivered: r.delivered,
+          eventIdsKept: r.known,
+          ...(r.repairFailed ? { rewriteFailed: r.repairFailed } : {}),
+        },
+      );
     };
   }
 
@@ -127,7 +133,11 @@ export class SentinelLedgers {
     await own.adopt(sentinelId, record);
     await this.dedup.remove(sentinelId);
     (await this.filesListed()).delete(sentinelId);
-    this.logger.info("sentinel dedup record handed to its target's own record", { sentinel: sentinelId, accepted: record.accepted, eventIds: record.eventIds.length });
+    this.logger.info("sentinel dedup record handed to its target's own record", {
+      sentinel: sentinelId,
+      accepted: record.accepted,
+      eventIds: record.eventIds.length,
+    });
   }
 
   private filesListed(): Promise<Set<string>> {

@@ -40,7 +40,9 @@ export function typeMatcher(globs: string[]): (type: string) => boolean {
 
 /** Whether a clause subject matches one event subject (exact, or prefix when it ends with `*`). */
 export function subjectMatches(clauseSubject: string, eventSubject: string): boolean {
-  return clauseSubject.endsWith("*") ? eventSubject.startsWith(clauseSubject.slice(0, -1)) : clauseSubject === eventSubject;
+  return clauseSubject.endsWith("*")
+    ? eventSubject.startsWith(clauseSubject.slice(0, -1))
+    : clauseSubject === eventSubject;
 }
 
 export class SentinelIndex {

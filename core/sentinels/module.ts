@@ -57,7 +57,9 @@ export const sentinelsModule: DaemonModule = {
     const logger = resolve(c, LOGGER).child({ area: "sentinels" });
     for (const { type, kind, instance } of await registry.setUpInstances()) {
       if (type !== "provider" && type !== "target") continue;
-      await (instance as { stop?(): Promise<void> }).stop?.().catch((err: Error) => logger.warn("plugin stop failed", { plugin: `${type}:${kind}`, error: err.message }));
+      await (instance as { stop?(): Promise<void> })
+        .stop?.()
+        .catch((err: Error) => logger.warn("plugin stop failed", { plugin: `${type}:${kind}`, error: err.message }));
     }
     await resolve(c, SENTINEL_DEDUP).close();
   },
@@ -96,7 +98,11 @@ async function startProviders(c: DependencyContainer, engine: SentinelEngine): P
       const provider = await plugins.provider(kind);
       await provider.start?.();
       for (const s of engine.active(kind)) {
-        await provider.watch?.(s).catch((err: Error) => logger.warn("provider watch failed", { sentinel: s.id, provider: kind, error: err.message }));
+        await provider
+          .watch?.(s)
+          .catch((err: Error) =>
+            logger.warn("provider watch failed", { sentinel: s.id, provider: kind, error: err.message }),
+          );
       }
     } catch (err) {
       failed("provider", kind, err);

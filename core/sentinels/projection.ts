@@ -6,7 +6,11 @@ import type { SentinelProjection, SentinelRecord } from "./service.js";
  * (never the stored form, which may hold references to secrets), and the live delivery count.
  * A target whose plugin is not loaded shows as `{kind, unavailable: true}`.
  */
-export function projectSentinel(rec: SentinelRecord, target: TargetInstance | undefined, delivered: number): SentinelProjection {
+export function projectSentinel(
+  rec: SentinelRecord,
+  target: TargetInstance | undefined,
+  delivered: number,
+): SentinelProjection {
   const projected = target ? target.project(rec.spec.target, { sentinelId: rec.id }) : { unavailable: true };
   const { target: _stored, ...spec } = rec.spec;
   return {

@@ -14,7 +14,13 @@ import type { SentinelIndexes } from "./indexes.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import { projectSentinel } from "./projection.js";
-import type { IdempotencyStamp, ProviderReport, SentinelProjection, SentinelRecord, SentinelStatus } from "./service.js";
+import type {
+  IdempotencyStamp,
+  ProviderReport,
+  SentinelProjection,
+  SentinelRecord,
+  SentinelStatus,
+} from "./service.js";
 import type { SentinelStore } from "./store.js";
 import { validateSpec } from "./validate.js";
 
@@ -110,7 +116,11 @@ export class SentinelRegistry {
   ): Promise<SentinelView> {
     return this.store.update(sentinelId, async (rec) => {
       const next = await mutate(structuredClone(rec.spec.target));
-      return { ...rec, updatedAt: this.clock.now(), spec: { ...rec.spec, target: { ...next, kind: rec.spec.target.kind } } };
+      return {
+        ...rec,
+        updatedAt: this.clock.now(),
+        spec: { ...rec.spec, target: { ...next, kind: rec.spec.target.kind } },
+      };
     });
   }
 
@@ -134,7 +144,11 @@ export class SentinelRegistry {
           const readiness = await (await this.plugins.provider(kind)).readiness();
           return { kind, ...(description ? { description } : {}), readiness };
         } catch (err) {
-          return { kind, ...(description ? { description } : {}), readiness: { ready: false, detail: `provider failed: ${toSvcError(err).message}` } };
+          return {
+            kind,
+            ...(description ? { description } : {}),
+            readiness: { ready: false, detail: `provider failed: ${toSvcError(err).message}` },
+          };
         }
       }),
     );

@@ -11,7 +11,10 @@ import { removeSentinel } from "./tools.js";
 
 /** The operation a creation body asks for: session targets are everyday work, anything else sends outward. */
 function creationOperation(body: unknown): "sentinel.watch-session" | "sentinel.create-outbound" {
-  const target = body !== null && typeof body === "object" && !Array.isArray(body) ? (body as { target?: unknown }).target : undefined;
+  const target =
+    body !== null && typeof body === "object" && !Array.isArray(body)
+      ? (body as { target?: unknown }).target
+      : undefined;
   const kind = target !== null && typeof target === "object" ? (target as { kind?: unknown }).kind : undefined;
   return kind === "session" ? "sentinel.watch-session" : "sentinel.create-outbound";
 }
@@ -22,10 +25,14 @@ function creationOperation(body: unknown): "sentinel.watch-session" | "sentinel.
  */
 function idempotencyKeyOf(req: RouteRequest): string | undefined {
   const single = req.headers["idempotency-key"];
-  const values = (req.raw as RouteRequest["raw"] | undefined)?.headersDistinct?.["idempotency-key"] ?? (typeof single === "string" ? [single] : []);
+  const values =
+    (req.raw as RouteRequest["raw"] | undefined)?.headersDistinct?.["idempotency-key"] ??
+    (typeof single === "string" ? [single] : []);
   if (values.length > 1) {
     const message = "give one Idempotency-Key header, not several";
-    throw new SvcError("invalid_input", `invalid idempotency key: ${message}`, { details: [{ path: "idempotencyKey", message }] });
+    throw new SvcError("invalid_input", `invalid idempotency key: ${message}`, {
+      details: [{ path: "idempotencyKey", message }],
+    });
   }
   return values[0];
 }
@@ -40,7 +47,10 @@ export function sentinelRoutes(engine: SentinelService): RouteDef[] {
         const body = req.json();
         authorize(creationOperation(body), req.principal);
         const idempotencyKey = idempotencyKeyOf(req);
-        return { status: 201, body: await engine.create(body, req.principal, idempotencyKey === undefined ? {} : { idempotencyKey }) };
+        return {
+          status: 201,
+          body: await engine.create(body, req.principal, idempotencyKey === undefined ? {} : { idempotencyKey }),
+        };
       },
     },
     {

@@ -17,7 +17,11 @@ import {
 const slug = z.string().regex(/^[a-z][a-z0-9-]*$/, "must be a lower-case slug (a-z, 0-9, -)");
 
 const matchClauseSchema = z.strictObject({
-  subject: z.string().min(1, "must not be empty").max(SUBJECT_LENGTH_MAX).describe("exact subject, or a prefix when it ends with `*`"),
+  subject: z
+    .string()
+    .min(1, "must not be empty")
+    .max(SUBJECT_LENGTH_MAX)
+    .describe("exact subject, or a prefix when it ends with `*`"),
   types: z
     .array(z.string().min(1, "must not be empty").max(EVENT_TYPE_MAX))
     .min(1, "give at least one type glob, or omit types")
@@ -27,7 +31,11 @@ const matchClauseSchema = z.strictObject({
 });
 
 export const untilSchema = z.discriminatedUnion("kind", [
-  z.strictObject({ kind: z.literal("subject_terminal").describe("stop when the watched subject reaches its end (e.g. the pull request is merged or closed)") }),
+  z.strictObject({
+    kind: z
+      .literal("subject_terminal")
+      .describe("stop when the watched subject reaches its end (e.g. the pull request is merged or closed)"),
+  }),
   z.strictObject({
     kind: z.literal("at").describe("stop at a point in time"),
     ms: z.number().int("must be an integer (epoch ms)").positive().describe("when to stop, in epoch milliseconds"),

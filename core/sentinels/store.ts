@@ -28,7 +28,9 @@ export class SentinelStore {
 
   constructor(@inject(HOME as symbol) home: string) {
     this.path = homeFile(home, "sentinels");
-    this.file = new JsonGroupCommit<SentinelsFile>(this.path, { mode: 0o600 }, (next) => this.replaceAll(checked(this.path, next).sentinels));
+    this.file = new JsonGroupCommit<SentinelsFile>(this.path, { mode: 0o600 }, (next) =>
+      this.replaceAll(checked(this.path, next).sentinels),
+    );
   }
 
   /** (Re)reads the file into memory. A file that is not a sentinels file is an error naming it. */
@@ -54,7 +56,10 @@ export class SentinelStore {
   }
 
   /** Applies `mutate` to the stored record under the lock; throws `not_found`. */
-  async update(id: string, mutate: (rec: SentinelRecord) => SentinelRecord | Promise<SentinelRecord>): Promise<SentinelRecord> {
+  async update(
+    id: string,
+    mutate: (rec: SentinelRecord) => SentinelRecord | Promise<SentinelRecord>,
+  ): Promise<SentinelRecord> {
     let out: SentinelRecord | undefined;
     await this.write(async (list) => {
       const i = list.findIndex((r) => r.id === id);
@@ -75,7 +80,9 @@ export class SentinelStore {
     return found;
   }
 
-  private async write(mutate: (list: SentinelRecord[]) => SentinelRecord[] | undefined | Promise<SentinelRecord[] | undefined>): Promise<void> {
+  private async write(
+    mutate: (list: SentinelRecord[]) => SentinelRecord[] | undefined | Promise<SentinelRecord[] | undefined>,
+  ): Promise<void> {
     await this.file.update(async (current) => {
       const list = current === undefined ? [] : checked(this.path, current).sentinels;
       const changed = await mutate(list);
@@ -91,7 +98,10 @@ export class SentinelStore {
 
 function checked(path: string, file: SentinelsFile): SentinelsFile {
   if (typeof file !== "object" || file === null || !Array.isArray(file.sentinels)) {
-    throw new SvcError("config_invalid", `${path} is not a sentinels file (expected {"version": 1, "sentinels": [...]})`);
+    throw new SvcError(
+      "config_invalid",
+      `${path} is not a sentinels file (expected {"version": 1, "sentinels": [...]})`,
+    );
   }
   return file;
 }
@@ -100,17 +110,22 @@ function checked(path: string, file: SentinelsFile): SentinelsFile {
  * `svc doctor`'s check of sentinels.json (read-only): it parses and is a sentinels file. Returns
  * the stored records (none when it cannot be read) for the checks that compare against them.
  */
-export async function checkSentinelsFile(home: string): Promise<{ findings: DoctorFinding[]; sentinels: SentinelRecord[] }> {
+export async function checkSentinelsFile(
+  home: string,
+): Promise<{ findings: DoctorFinding[]; sentinels: SentinelRecord[] }> {
   const path = homeFile(home, "sentinels");
   try {
     const file = await readJsonFile<SentinelsFile>(path);
-    return { findings: [], sentinels: file === undefined ? [] : checked(path, file).sentinels.filter((r) => typeof r?.id === "string") };
+    return {
+      findings: [],
+      sentinels: file === undefined ? [] : checked(path, file).sentinels.filter((r) => typeof r?.id === "string"),
+    };
   } catch (err) {
     const finding: DoctorFinding = {
       severity: "error",
       file: "sentinels.json",
       message: `${(err as Error).message}: the daemon cannot start while it is so, and the other checks cannot tell which sentinels exist`,
-      fix: "restore it from a backup, or fix it by hand (its records are {\"version\":1,\"sentinels\":[…]}); the sentinels' outbox rows, secrets and dedup files are kept meanwhile",
+      fix: 'restore it from a backup, or fix it by hand (its records are {"version":1,"sentinels":[…]}); the sentinels\' outbox rows, secrets and dedup files are kept meanwhile',
     };
     return { findings: [finding], sentinels: [] };
   }

@@ -23,11 +23,27 @@ export interface SentinelToolDeps {
 }
 
 const watchShape = {
-  subject: z.string().min(1).optional().describe("subject to watch, e.g. github:acme/api#42; a trailing * makes it a prefix"),
-  prUrl: z.string().url().optional().describe("a pull request URL, resolved to its subject by the provider (instead of subject)"),
-  types: z.array(z.string().min(1)).min(1).optional().describe("event type globs; omitted: the provider's default types for the subject"),
+  subject: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("subject to watch, e.g. github:acme/api#42; a trailing * makes it a prefix"),
+  prUrl: z
+    .string()
+    .url()
+    .optional()
+    .describe("a pull request URL, resolved to its subject by the provider (instead of subject)"),
+  types: z
+    .array(z.string().min(1))
+    .min(1)
+    .optional()
+    .describe("event type globs; omitted: the provider's default types for the subject"),
   until: untilSchema.optional().describe("when watching stops; default {kind: subject_terminal}"),
-  provider: z.string().regex(/^[a-z][a-z0-9-]*$/).optional().describe("provider slug (local-gh, webhook, agentpush); default from the subject"),
+  provider: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*$/)
+    .optional()
+    .describe("provider slug (local-gh, webhook, agentpush); default from the subject"),
   sessionId: z.string().min(1).describe("the session that receives matching events"),
   urgency: z.enum(["queue", "steer", "interrupt"]).optional().describe("how events are prompted into the session"),
   label: z.string().min(1).max(200).optional().describe("human-readable label"),
@@ -42,7 +58,11 @@ const watchShape = {
 };
 
 /** The sentinel projection (webhook secrets redacted), as the REST routes return it. */
-const projection = z.looseObject({ id: z.string().describe("snt_…"), status: z.string().describe("active or expired"), spec: z.looseObject({}).describe("the spec, target redacted") });
+const projection = z.looseObject({
+  id: z.string().describe("snt_…"),
+  status: z.string().describe("active or expired"),
+  spec: z.looseObject({}).describe("the spec, target redacted"),
+});
 
 export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
   const watch: ToolDef<typeof watchShape> = {
@@ -55,7 +75,12 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
     async handler(input, ctx) {
       if ((input.subject === undefined) === (input.prUrl === undefined)) {
         throw new SvcError("invalid_input", "give exactly one of subject or prUrl", {
-          details: [{ path: input.subject === undefined ? "subject" : "prUrl", message: "give exactly one of subject or prUrl" }],
+          details: [
+            {
+              path: input.subject === undefined ? "subject" : "prUrl",
+              message: "give exactly one of subject or prUrl",
+            },
+          ],
         });
       }
       // A given subject is normalized by the engine's validation, whose errors name match[0].subject.
@@ -68,12 +93,19 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
         ...(input.label ? { label: input.label } : {}),
         ...(input.group ? { group: input.group } : {}),
       };
-      return deps.service().create(spec, ctx.principal, input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey });
+      return deps
+        .service()
+        .create(
+          spec,
+          ctx.principal,
+          input.idempotencyKey === undefined ? {} : { idempotencyKey: input.idempotencyKey },
+        );
     },
   };
   const list: ToolDef<{}> = {
     name: "sentinel_list",
-    description: "List all sentinels (webhook secrets are never returned: targets are shown in their redacted projection).",
+    description:
+      "List all sentinels (webhook secrets are never returned: targets are shown in their redacted projection).",
     inputSchema: {},
     outputSchema: { sentinels: z.array(projection).describe("every sentinel, oldest first") },
     readOnly: true,
@@ -82,7 +114,8 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
   const unwatchShape = { id: z.string().min(1).describe("the sentinel id (snt_…)") };
   const unwatch: ToolDef<typeof unwatchShape> = {
     name: "sentinel_unwatch",
-    description: "Stop and remove a sentinel. Removing one whose target is not a session (a webhook) needs the daemon's bearer token.",
+    description:
+      "Stop and remove a sentinel. Removing one whose target is not a session (a webhook) needs the daemon's bearer token.",
     inputSchema: unwatchShape,
     outputSchema: { removed: z.string().describe("the removed sentinel's id") },
     async handler(input, ctx) {
@@ -99,7 +132,8 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
   };
   const adapters: ToolDef<{}> = {
     name: "list_sentinel_adapters",
-    description: "Report each loaded sentinel provider and whether it is ready (e.g. gh installed and authenticated, webhook secret set).",
+    description:
+      "Report each loaded sentinel provider and whether it is ready (e.g. gh installed and authenticated, webhook secret set).",
     inputSchema: {},
     outputSchema: {
       providers: z
@@ -120,14 +154,21 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
     handler: async () => ({ providers: await deps.service().providers() }),
   };
   const setupShape = {
-    provider: z.string().regex(/^[a-z][a-z0-9-]*$/).describe("provider slug, e.g. webhook"),
+    provider: z
+      .string()
+      .regex(/^[a-z][a-z0-9-]*$/)
+      .describe("provider slug, e.g. webhook"),
     settings: z.record(z.string(), z.unknown()).describe("provider settings, e.g. {secret, publicBaseUrl} for webhook"),
   };
   const setup: ToolDef<typeof setupShape> = {
     name: "setup_sentinel_provider",
-    description: "Configure a sentinel provider (a secret, an API key, a public base URL). Needs the daemon's bearer token. Secrets are stored in credentials.json (0600) and never shown back.",
+    description:
+      "Configure a sentinel provider (a secret, an API key, a public base URL). Needs the daemon's bearer token. Secrets are stored in credentials.json (0600) and never shown back.",
     inputSchema: setupShape,
-    outputSchema: { provider: z.string().describe("the provider configured"), configured: z.record(z.string(), z.unknown()).describe("what was set, secrets redacted") },
+    outputSchema: {
+      provider: z.string().describe("the provider configured"),
+      configured: z.record(z.string(), z.unknown()).describe("what was set, secrets redacted"),
+    },
     async handler(input, ctx) {
       authorize("provider.setup", ctx.principal);
       const summary = await deps.service().setupProvider(input.provider, input.settings);
@@ -140,7 +181,8 @@ export function sentinelTools(deps: SentinelToolDeps): ToolDef[] {
 /** Removal, authorized by what the sentinel delivers to (operation sentinel.remove-session or -outbound). */
 export async function removeSentinel(service: SentinelService, id: string, principal: string): Promise<void> {
   const view = service.get(id);
-  if (view) authorize(view.spec.target.kind === "session" ? "sentinel.remove-session" : "sentinel.remove-outbound", principal);
+  if (view)
+    authorize(view.spec.target.kind === "session" ? "sentinel.remove-session" : "sentinel.remove-outbound", principal);
   await service.remove(id);
 }
 
@@ -158,9 +200,13 @@ function prUrlResolver(c: DependencyContainer): SentinelToolDeps["resolvePrUrl"]
         reasons.push(`${kind}: ${(err as Error).message}`);
       }
     }
-    throw new SvcError("invalid_input", `prUrl could not be resolved by ${provider ? `provider ${provider}` : "any loaded provider"}${reasons.length ? ` (${reasons.join("; ")})` : ""}`, {
-      details: [{ path: "prUrl", message: reasons[0] ?? "no provider resolves pull request URLs" }],
-    });
+    throw new SvcError(
+      "invalid_input",
+      `prUrl could not be resolved by ${provider ? `provider ${provider}` : "any loaded provider"}${reasons.length ? ` (${reasons.join("; ")})` : ""}`,
+      {
+        details: [{ path: "prUrl", message: reasons[0] ?? "no provider resolves pull request URLs" }],
+      },
+    );
   };
 }
 
@@ -169,6 +215,7 @@ export const sentinelToolsModule: DaemonModule = {
   name: "sentinel-tools",
   async start(c) {
     const tools = resolve(c, TOOLS);
-    for (const tool of sentinelTools({ service: () => resolve(c, SENTINELS), resolvePrUrl: prUrlResolver(c) })) tools.add(tool);
+    for (const tool of sentinelTools({ service: () => resolve(c, SENTINELS), resolvePrUrl: prUrlResolver(c) }))
+      tools.add(tool);
   },
 };

@@ -27,12 +27,16 @@ export async function validateSpec(input: unknown, plugins: SentinelPlugins, now
     const failed = plugins.failure?.("provider", provider);
     if (failed) throw new SvcError("plugin_load_failed", failed);
     const message = `unknown provider "${provider}"${parsed.provider ? "" : " (the default for these subjects)"}; loaded providers: ${providers.join(", ") || "(none)"}`;
-    throw new SvcError("invalid_input", `invalid sentinel spec: provider: ${message}`, { details: [{ path: "provider", message }] });
+    throw new SvcError("invalid_input", `invalid sentinel spec: provider: ${message}`, {
+      details: [{ path: "provider", message }],
+    });
   }
   const match = await normalizeSubjects(parsed.match, provider, plugins);
   if (parsed.until.kind === "at" && parsed.until.ms <= now) {
     const message = `is in the past (${new Date(parsed.until.ms).toISOString()}); give a future time in epoch ms`;
-    throw new SvcError("invalid_input", `invalid sentinel spec: until.ms ${message}`, { details: [{ path: "until.ms", message }] });
+    throw new SvcError("invalid_input", `invalid sentinel spec: until.ms ${message}`, {
+      details: [{ path: "until.ms", message }],
+    });
   }
   const kind = parsed.target.kind;
   const targets = plugins.targetKinds();
@@ -40,15 +44,24 @@ export async function validateSpec(input: unknown, plugins: SentinelPlugins, now
     const failed = plugins.failure?.("target", kind);
     if (failed) throw new SvcError("plugin_load_failed", failed);
     const message = `unknown target kind "${kind}"; loaded target kinds: ${targets.join(", ") || "(none)"}`;
-    throw new SvcError("invalid_input", `invalid sentinel spec: target.kind: ${message}`, { details: [{ path: "target.kind", message }] });
+    throw new SvcError("invalid_input", `invalid sentinel spec: target.kind: ${message}`, {
+      details: [{ path: "target.kind", message }],
+    });
   }
   const target = await plugins.target(kind);
-  const targetInput = parseOrThrow(target.inputSchema, parsed.target, `${kind} target`, "target") as Record<string, unknown>;
+  const targetInput = parseOrThrow(target.inputSchema, parsed.target, `${kind} target`, "target") as Record<
+    string,
+    unknown
+  >;
   return { spec: { ...parsed, match, provider }, target: targetInput };
 }
 
 /** Each clause subject as its provider's `resolveSubject` normalizes it (e.g. GitHub owner and repo lower-cased). */
-export async function normalizeSubjects(match: MatchClause[], provider: string, plugins: SentinelPlugins): Promise<MatchClause[]> {
+export async function normalizeSubjects(
+  match: MatchClause[],
+  provider: string,
+  plugins: SentinelPlugins,
+): Promise<MatchClause[]> {
   const instance = await plugins.provider(provider);
   if (!instance.resolveSubject) return match;
   return match.map((clause, i) => {
@@ -56,7 +69,9 @@ export async function normalizeSubjects(match: MatchClause[], provider: string, 
       return { ...clause, subject: instance.resolveSubject!({ subject: clause.subject }) };
     } catch (err) {
       const message = `provider ${provider} does not accept this subject: ${(err as Error).message}`;
-      throw new SvcError("invalid_input", `invalid sentinel spec: match[${i}].subject: ${message}`, { details: [{ path: `match[${i}].subject`, message }] });
+      throw new SvcError("invalid_input", `invalid sentinel spec: match[${i}].subject: ${message}`, {
+        details: [{ path: `match[${i}].subject`, message }],
+      });
     }
   });
 }

@@ -49,18 +49,25 @@ export function registryAdapterLookup(c: DependencyContainer): AdapterLookup {
  * (an adapter plugin of that kind loaded from a package), then a config `acpAgents` entry, then
  * the curated ACP catalog. `terminal` is the terminal-presets adapter.
  */
-export async function resolveAdapter(lookup: AdapterLookup, slug: string): Promise<{ instance: SessionAdapterInstance; source: AdapterSource }> {
+export async function resolveAdapter(
+  lookup: AdapterLookup,
+  slug: string,
+): Promise<{ instance: SessionAdapterInstance; source: AdapterSource }> {
   if (slug === "terminal") return { instance: await lookup.instance("terminal"), source: "terminal" };
   await lookup.refresh?.();
   const pkg = lookup.find(slug);
   if (pkg && !pkg.builtin) return { instance: await lookup.instance(slug), source: "package" };
   const failed = lookup.failure?.(slug);
   if (failed) throw new SvcError("plugin_load_failed", failed);
-  if (!lookup.find("acp")) throw new SvcError("unavailable", `no ACP adapter plugin is loaded, so adapter "${slug}" cannot start`);
+  if (!lookup.find("acp"))
+    throw new SvcError("unavailable", `no ACP adapter plugin is loaded, so adapter "${slug}" cannot start`);
   const acp = await lookup.instance("acp");
   const source = acp.sourceOf?.(slug);
   if (!source) {
-    throw new SvcError("not_found", `no adapter "${slug}": no @svc/adapter-${slug} package, no acpAgents.${slug} in the config and no catalog entry; ${await available(lookup, acp)}; see \`svc acp ls\` or add one with \`svc acp add ${slug} --bin <bin>\``);
+    throw new SvcError(
+      "not_found",
+      `no adapter "${slug}": no @svc/adapter-${slug} package, no acpAgents.${slug} in the config and no catalog entry; ${await available(lookup, acp)}; see \`svc acp ls\` or add one with \`svc acp add ${slug} --bin <bin>\``,
+    );
   }
   return { instance: acp, source };
 }

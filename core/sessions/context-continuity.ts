@@ -43,12 +43,22 @@ export class ContextContinuity {
     if (r.window === undefined || !(r.window > 0)) {
       if (s.contextOffSaid) return;
       s.contextOffSaid = true;
-      const data = { model: r.model, source: r.source, reason: `the model catalog has no context window for model ${JSON.stringify(r.model)}: contextContinuity does not act on its reports` };
+      const data = {
+        model: r.model,
+        source: r.source,
+        reason: `the model catalog has no context window for model ${JSON.stringify(r.model)}: contextContinuity does not act on its reports`,
+      };
       s.transcript.append("context.policy-off", data);
       this.host.logger.warn("context policy off for a session: unknown context window", { sessionId: s.id, ...data });
       return;
     }
-    const use: ContextUse = { model: r.model, inputTokens: r.inputTokens, window: r.window, pct: contextPct(r.inputTokens, r.window), source: r.source };
+    const use: ContextUse = {
+      model: r.model,
+      inputTokens: r.inputTokens,
+      window: r.window,
+      pct: contextPct(r.inputTokens, r.window),
+      source: r.source,
+    };
     s.context = use;
     if (s.held) return;
     const policy = this.host.policy();
@@ -59,7 +69,13 @@ export class ContextContinuity {
   }
 
   private act(s: LiveSession, use: ContextUse, v: Verdict): void {
-    const data: Crossed = { sessionId: s.id, ...use, threshold: v.acting.key, atPct: v.acting.atPct, ...(v.noted.length ? { alsoCrossed: v.noted.map((t) => t.key) } : {}) };
+    const data: Crossed = {
+      sessionId: s.id,
+      ...use,
+      threshold: v.acting.key,
+      atPct: v.acting.atPct,
+      ...(v.noted.length ? { alsoCrossed: v.noted.map((t) => t.key) } : {}),
+    };
     switch (v.does) {
       case "warn":
         return this.record(s, "warn", { ...data, ...(v.wouldHave ? { wouldHave: v.wouldHave } : {}) });
@@ -81,12 +97,23 @@ export class ContextContinuity {
   private compact(s: LiveSession, data: Crossed): void {
     const command = s.handle?.compactCommand?.();
     if (!command) {
-      this.record(s, "compact", { ...data, compacted: false, reason: `adapter ${s.fixed.adapter} cannot compact this session (the agent advertised no compact command)` });
+      this.record(s, "compact", {
+        ...data,
+        compacted: false,
+        reason: `adapter ${s.fixed.adapter} cannot compact this session (the agent advertised no compact command)`,
+      });
       return;
     }
     const promptId = this.host.promptId();
     // `steer`: right after the in-flight turn, ahead of queued prompts.
-    s.enqueue({ promptId, text: command, sender: { kind: "system" }, urgency: "steer", enqueuedAt: this.host.now(), staleNotified: true });
+    s.enqueue({
+      promptId,
+      text: command,
+      sender: { kind: "system" },
+      urgency: "steer",
+      enqueuedAt: this.host.now(),
+      staleNotified: true,
+    });
     this.record(s, "compact", { ...data, compacted: true, promptId, command });
   }
 
@@ -98,12 +125,22 @@ export class ContextContinuity {
       if (s.current) await s.waitFor(s.current.promptId);
       if (!s.live) throw new Error("the session ended before it could continue");
       await s.transcript.flushed();
-      const summary = handoffSummary(await readTranscript(s.fixed.eventsPath), { fromSessionId: s.id, pct: data.pct, key: t.key, atPct: t.atPct });
+      const summary = handoffSummary(await readTranscript(s.fixed.eventsPath), {
+        fromSessionId: s.id,
+        pct: data.pct,
+        key: t.key,
+        atPct: t.atPct,
+      });
       const next = await this.host.continueFresh(s, summary);
       const moved = s.queue.splice(0).map((p) => {
         const promptId = this.host.promptId();
         next.enqueue({ ...p, promptId, enqueuedAt: this.host.now(), staleNotified: false });
-        s.settle({ promptId: p.promptId, stopReason: "error", text: "", error: `moved to session ${next.id} as ${promptId}: session ${s.id} continued in a fresh context` });
+        s.settle({
+          promptId: p.promptId,
+          stopReason: "error",
+          text: "",
+          error: `moved to session ${next.id} as ${promptId}: session ${s.id} continued in a fresh context`,
+        });
         return { from: p.promptId, to: promptId };
       });
       this.record(s, "continued", { ...data, continuedAs: next.id, ...(moved.length ? { moved } : {}) });
@@ -127,7 +164,18 @@ export class ContextContinuity {
     for (const p of unrun) s.settle({ promptId: p.promptId, stopReason: "error", text: "", error: s.refusal });
     void this.host.park(s, unrun);
     const cancelled = s.current?.promptId;
-    if (cancelled) void s.handle?.cancel?.()?.catch((err: Error) => this.host.logger.warn("could not cancel the turn at a context hard stop", { sessionId: s.id, error: err.message }));
-    this.record(s, "hard-stop", { ...data, reason: s.refusal, ...(cancelled ? { cancelled } : {}), refused: unrun.map((p) => p.promptId) });
+    if (cancelled)
+      void s.handle?.cancel?.()?.catch((err: Error) =>
+        this.host.logger.warn("could not cancel the turn at a context hard stop", {
+          sessionId: s.id,
+          error: err.message,
+        }),
+      );
+    this.record(s, "hard-stop", {
+      ...data,
+      reason: s.refusal,
+      ...(cancelled ? { cancelled } : {}),
+      refused: unrun.map((p) => p.promptId),
+    });
   }
 }

@@ -100,6 +100,7 @@ export function verdict(mode: ContextMode, crossed: readonly Threshold[]): Verdi
   const sorted = [...crossed].sort((a, b) => CONTEXT_ACTIONS.indexOf(a.action) - CONTEXT_ACTIONS.indexOf(b.action));
   const acting = sorted[sorted.length - 1]!;
   const noted = sorted.slice(0, -1);
-  if (mode === "warn") return { acting, does: "warn", ...(acting.action !== "warn" ? { wouldHave: acting.action } : {}), noted };
+  if (mode === "warn")
+    return { acting, does: "warn", ...(acting.action !== "warn" ? { wouldHave: acting.action } : {}), noted };
   return { acting, does: acting.action, noted };
 }

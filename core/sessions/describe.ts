@@ -9,7 +9,11 @@ const ATTENTION_STOPS = new Set(["max_tokens", "max_turn_requests", "refusal", "
  * into `attention` (the last turn failed, stalled or stopped short, or the process died) or
  * `quiet`. An ended session settles the same way and then shows `ended`.
  */
-export function describeSession(s: LiveSession, now: number, policy: { attentionDelayMs: number; staleMs: number }): SessionDescriptor {
+export function describeSession(
+  s: LiveSession,
+  now: number,
+  policy: { attentionDelayMs: number; staleMs: number },
+): SessionDescriptor {
   const f = s.fixed;
   return {
     ...f,

@@ -8,7 +8,13 @@ import type { TranscriptLine } from "./transcript.js";
  * written, until the session ends or the client goes away. Live lines are buffered while the
  * file is read and de-duplicated by `seq`, so nothing is lost or repeated at the seam.
  */
-export async function followTranscript(runtime: SessionRuntime, id: string, which: "events" | "terminal", afterSeq: number, res: ServerResponse): Promise<void> {
+export async function followTranscript(
+  runtime: SessionRuntime,
+  id: string,
+  which: "events" | "terminal",
+  afterSeq: number,
+  res: ServerResponse,
+): Promise<void> {
   const s = runtime.get(id);
   const writer = which === "terminal" ? s.terminal : s.transcript;
   const path = which === "terminal" ? s.fixed.terminalPath! : s.fixed.eventsPath;

@@ -1,8 +1,15 @@
-import type { AdapterSession, DeliveryRef, PromptReceipt, PromptSender, PromptUrgency, SessionUpdateSink } from "../plugin-api/sessions.js";
+import type {
+  AdapterSession,
+  DeliveryRef,
+  PromptReceipt,
+  PromptSender,
+  PromptUrgency,
+  SessionUpdateSink,
+} from "../plugin-api/sessions.js";
 import type { TranscriptWriter } from "./transcript.js";
 import type { ModelUsage } from "./model-access.js";
 import type { Fired } from "./context-policy.js";
-import type { AdapterSource, ContextUse, SessionDescriptor, SessionState, SessionVerdict, TurnResult } from "./types.js";
+import type { ContextUse, SessionDescriptor, SessionState, SessionVerdict, TurnResult } from "./types.js";
 
 export interface PendingPrompt {
   promptId: string;
@@ -26,7 +33,28 @@ export interface LiveSessionHooks {
 }
 
 /** What a session is given at its start and keeps: its descriptor's fixed fields. */
-export type SessionFixed = Pick<SessionDescriptor, "id" | "adapter" | "source" | "kind" | "label" | "name" | "cwd" | "parentId" | "depth" | "role" | "createdAt" | "options" | "skills" | "auth" | "eventsPath" | "terminalPath" | "worktree" | "delegation" | "run">;
+export type SessionFixed = Pick<
+  SessionDescriptor,
+  | "id"
+  | "adapter"
+  | "source"
+  | "kind"
+  | "label"
+  | "name"
+  | "cwd"
+  | "parentId"
+  | "depth"
+  | "role"
+  | "createdAt"
+  | "options"
+  | "skills"
+  | "auth"
+  | "eventsPath"
+  | "terminalPath"
+  | "worktree"
+  | "delegation"
+  | "run"
+>;
 
 /**
  * One session in the daemon: its adapter handle, its prompt queue and the turn loop, its
@@ -113,7 +141,8 @@ export class LiveSession {
         }
         this.transcript.append("update", { kind, update: data });
         const usage = kind === "usage_update" ? (data as { used?: unknown; size?: unknown } | undefined) : undefined;
-        if (typeof usage?.used === "number" && typeof usage.size === "number") this.hooks.onUsage(this, { used: usage.used, size: usage.size });
+        if (typeof usage?.used === "number" && typeof usage.size === "number")
+          this.hooks.onUsage(this, { used: usage.used, size: usage.size });
       },
       output: (stream, text) => {
         this.activity(true);
@@ -158,7 +187,14 @@ export class LiveSession {
       this.queue.splice(firstNormal === -1 ? this.queue.length : firstNormal, 0, p);
       delivery = p.urgency === "interrupt" && this.state === "busy" ? "interrupted" : "steered";
     }
-    this.transcript.append("prompt.received", { promptId: p.promptId, sender: p.sender, urgency: p.urgency, delivery, ...(requested ? { requested, note } : {}), ...(p.ref ? { ref: p.ref } : {}) });
+    this.transcript.append("prompt.received", {
+      promptId: p.promptId,
+      sender: p.sender,
+      urgency: p.urgency,
+      delivery,
+      ...(requested ? { requested, note } : {}),
+      ...(p.ref ? { ref: p.ref } : {}),
+    });
     if (delivery === "interrupted") void this.handle?.cancel?.();
     const position = this.queue.indexOf(p);
     queueMicrotask(() => this.pump());
@@ -223,7 +259,8 @@ export class LiveSession {
   }
 
   private failPending(message: string): void {
-    for (const p of this.queue.splice(0)) this.settle({ promptId: p.promptId, stopReason: "error", text: "", error: message });
+    for (const p of this.queue.splice(0))
+      this.settle({ promptId: p.promptId, stopReason: "error", text: "", error: message });
     for (const [promptId] of this.waiters) {
       if (promptId !== this.current?.promptId) this.settle({ promptId, stopReason: "error", text: "", error: message });
     }

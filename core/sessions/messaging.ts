@@ -19,7 +19,10 @@ export interface MessageReceipt extends PromptReceipt {
 export class SessionMessaging {
   private readonly messages = new Map<string, { from?: string; to: string }>();
 
-  constructor(private readonly runtime: SessionRuntime, private readonly config: ConfigService) {}
+  constructor(
+    private readonly runtime: SessionRuntime,
+    private readonly config: ConfigService,
+  ) {}
 
   private cfg() {
     return this.config.current().effective;
@@ -43,7 +46,11 @@ export class SessionMessaging {
     const original = this.messages.get(messageId);
     if (!original) throw new SvcError("not_found", `no message ${messageId} known to this daemon`);
     if (original.to !== from) throw new SvcError("forbidden", `message ${messageId} was not sent to session ${from}`);
-    if (!original.from) throw new SvcError("invalid_input", `message ${messageId} came from a person or a sentinel, not a session; there is no session to reply to`);
+    if (!original.from)
+      throw new SvcError(
+        "invalid_input",
+        `message ${messageId} came from a person or a sentinel, not a session; there is no session to reply to`,
+      );
     this.checkReach(from, original.from, "message_reply");
     return this.send(this.sender(from), original.from, text, urgency);
   }
@@ -66,9 +73,13 @@ export class SessionMessaging {
     const rel = this.runtime.relation(from, to);
     if (rel === "self") throw new SvcError("invalid_input", `${verb}: a session cannot message itself`);
     if (rel === "sibling" && !messagingPolicy(this.cfg()).allowSiblings) {
-      throw new SvcError("forbidden", `${verb}: session ${to} is a sibling of ${from}; sibling messaging is off (set defaults.messaging.allowSiblings to true)`);
+      throw new SvcError(
+        "forbidden",
+        `${verb}: session ${to} is a sibling of ${from}; sibling messaging is off (set defaults.messaging.allowSiblings to true)`,
+      );
     }
-    if (rel === "unrelated") throw new SvcError("forbidden", `${verb}: session ${to} is neither the parent, a child nor a sibling of ${from}`);
+    if (rel === "unrelated")
+      throw new SvcError("forbidden", `${verb}: session ${to} is neither the parent, a child nor a sibling of ${from}`);
   }
 
   private send(sender: PromptSender, to: string, text: string, urgency: PromptUrgency): MessageReceipt {

@@ -9,7 +9,11 @@ import type { SpawnAuth } from "../plugin-api/sessions.js";
 
 export interface ModelAccess {
   /** The environment (over the adapter's own) and auth a session starts with; undefined: no change. */
-  open(session: { sessionId: string; runId?: string; auth?: SpawnAuth }): Promise<{ env: Record<string, string>; auth?: SpawnAuth } | undefined>;
+  open(session: {
+    sessionId: string;
+    runId?: string;
+    auth?: SpawnAuth;
+  }): Promise<{ env: Record<string, string>; auth?: SpawnAuth } | undefined>;
   /** The session ended: its access stops at once. */
   close(sessionId: string): void;
 }

@@ -27,7 +27,12 @@ export const sessionsModule: DaemonModule = {
     const runtime = resolve(c, SESSIONS);
     const config = resolve(c, CONFIG);
     const messaging = new SessionMessaging(runtime, config);
-    const resumer = new SessionResumer({ runtime, adapters: resolve(c, SESSION_ADAPTERS), earlierLives: () => sweeps.get(c)?.done ?? Promise.resolve(), logger: resolve(c, LOGGER) });
+    const resumer = new SessionResumer({
+      runtime,
+      adapters: resolve(c, SESSION_ADAPTERS),
+      earlierLives: () => sweeps.get(c)?.done ?? Promise.resolve(),
+      logger: resolve(c, LOGGER),
+    });
     resolve(c, SERVICES).provide("sessions", runtime);
     const routes = resolve(c, ROUTES);
     for (const r of sessionRoutes(runtime, messaging, config, resumer)) routes.add(r);
@@ -54,9 +59,7 @@ export const sessionsModule: DaemonModule = {
       ...(graceMs ? { graceMs } : {}),
       signal: abort.signal,
       logger,
-    }).catch((err: Error) =>
-      logger.error("ending the sessions of an earlier daemon failed", { error: err.message }),
-    );
+    }).catch((err: Error) => logger.error("ending the sessions of an earlier daemon failed", { error: err.message }));
     sweeps.set(c, { abort, done });
   },
   async stop(c: DependencyContainer) {

@@ -13,7 +13,15 @@ import { openDurableAppend } from "../storage/durable-append.js";
 import { withFileLock } from "../storage/lock.js";
 import { linesBackwards } from "../storage/read-backwards.js";
 import { isSessionId, sessionFiles } from "./events-dir.js";
-import { daemonMayRun, groupRunning, isMarkedProcess, pidReused, readProcStatSync, type DaemonMark, type ProcessMark } from "./process-mark.js";
+import {
+  daemonMayRun,
+  groupRunning,
+  isMarkedProcess,
+  pidReused,
+  readProcStatSync,
+  type DaemonMark,
+  type ProcessMark,
+} from "./process-mark.js";
 import { groupKiller, processKiller, STOP_GRACE_MS, terminateAndWait } from "./terminate.js";
 import { readTranscriptTail } from "./transcript-reader.js";
 import type { TranscriptLine } from "./transcript.js";
@@ -91,7 +99,10 @@ export async function endOrphanedSessions(opts: OrphanSweepOptions): Promise<Orp
     const found = await Promise.all(
       ids.slice(i, i + SCAN_BATCH).map((id) =>
         findOrphan(id, sessionFiles(opts.eventsDir, id).events).catch((err: Error) => {
-          opts.logger?.warn("could not read the transcript of an earlier session", { sessionId: id, error: err.message });
+          opts.logger?.warn("could not read the transcript of an earlier session", {
+            sessionId: id,
+            error: err.message,
+          });
           return undefined;
         }),
       ),
@@ -102,18 +113,33 @@ export async function endOrphanedSessions(opts: OrphanSweepOptions): Promise<Orp
     orphans.map(async (o) => {
       try {
         const signal = await stopOrphanProcess(o.started, opts.graceMs ?? STOP_GRACE_MS, (err) =>
-          opts.logger?.warn("could not stop the process of an earlier session", { sessionId: o.id, pid: o.started?.pid, error: err.message }),
+          opts.logger?.warn("could not stop the process of an earlier session", {
+            sessionId: o.id,
+            pid: o.started?.pid,
+            error: err.message,
+          }),
         );
-        if (!(await appendEnded(o, { code: null, signal, error: DAEMON_EXITED }, opts.now()))) return { ended: 0, terminated: 0 };
+        if (!(await appendEnded(o, { code: null, signal, error: DAEMON_EXITED }, opts.now())))
+          return { ended: 0, terminated: 0 };
         return { ended: 1, terminated: signal ? 1 : 0 };
       } catch (err) {
-        opts.logger?.warn("could not end a session of an earlier daemon", { sessionId: o.id, error: (err as Error).message });
+        opts.logger?.warn("could not end a session of an earlier daemon", {
+          sessionId: o.id,
+          error: (err as Error).message,
+        });
         return { ended: 0, terminated: 0 };
       }
     }),
   );
-  const result = outcomes.reduce((a, b) => ({ ended: a.ended + b.ended, terminated: a.terminated + b.terminated }), { ended: 0, terminated: 0 });
-  if (result.ended > 0) opts.logger?.info("ended sessions left running by an earlier daemon", { count: result.ended, terminated: result.terminated });
+  const result = outcomes.reduce((a, b) => ({ ended: a.ended + b.ended, terminated: a.terminated + b.terminated }), {
+    ended: 0,
+    terminated: 0,
+  });
+  if (result.ended > 0)
+    opts.logger?.info("ended sessions left running by an earlier daemon", {
+      count: result.ended,
+      terminated: result.terminated,
+    });
   return result;
 }
 
@@ -187,9 +213,14 @@ function startedData(data: unknown): StartedData {
   const out: StartedData = {};
   if (int(d.pid)) out.pid = d.pid;
   const p = d.process;
-  if (p && Number.isInteger(p.startTime) && typeof p.bootId === "string" && typeof p.group === "boolean") out.process = { startTime: p.startTime, bootId: p.bootId, group: p.group };
+  if (p && Number.isInteger(p.startTime) && typeof p.bootId === "string" && typeof p.group === "boolean")
+    out.process = { startTime: p.startTime, bootId: p.bootId, group: p.group };
   if (d.daemon && int(d.daemon.pid)) {
-    out.daemon = { pid: d.daemon.pid, ...(Number.isInteger(d.daemon.startTime) ? { startTime: d.daemon.startTime } : {}), ...(typeof d.daemon.bootId === "string" ? { bootId: d.daemon.bootId } : {}) };
+    out.daemon = {
+      pid: d.daemon.pid,
+      ...(Number.isInteger(d.daemon.startTime) ? { startTime: d.daemon.startTime } : {}),
+      ...(typeof d.daemon.bootId === "string" ? { bootId: d.daemon.bootId } : {}),
+    };
   }
   return out;
 }
@@ -199,7 +230,11 @@ function startedData(data: unknown): StartedData {
  * one that was started: SIGTERM, SIGKILL after the grace. Returns the last signal sent, or null
  * when nothing was signalled (gone, not provably ours, or no /proc).
  */
-async function stopOrphanProcess(started: StartedData | undefined, graceMs: number, onError: (err: Error) => void): Promise<NodeJS.Signals | null> {
+async function stopOrphanProcess(
+  started: StartedData | undefined,
+  graceMs: number,
+  onError: (err: Error) => void,
+): Promise<NodeJS.Signals | null> {
   const pid = started?.pid;
   const mark = started?.process;
   if (!pid || !mark || !mayTarget(pid, mark.group) || !(await isMarkedProcess(pid, mark))) return null;
@@ -248,7 +283,11 @@ function mayTarget(pid: number, group: boolean): boolean {
  * makes it durable. Under a lock on the transcript, and only if it still has no end: another daemon
  * sharing eventsDir may be ending the same session at the same time. False when it had one.
  */
-async function appendEnded(o: Orphan, data: { code: null; signal: string | null; error: string }, at: number): Promise<boolean> {
+async function appendEnded(
+  o: Orphan,
+  data: { code: null; signal: string | null; error: string },
+  at: number,
+): Promise<boolean> {
   return withFileLock(o.path, async () => {
     if (lastLifeEnded(await readTranscriptTail(o.path, TAIL_LINES, TAIL_CHUNK))) return false;
     const line: TranscriptLine = { seq: o.lastSeq + 1, at, type: "session.ended", data };

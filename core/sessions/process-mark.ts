@@ -39,7 +39,10 @@ export interface DaemonMark {
 export function parseProcStat(text: string): ProcStat | undefined {
   const close = text.lastIndexOf(")");
   if (close < 0) return undefined;
-  const f = text.slice(close + 2).trim().split(" ");
+  const f = text
+    .slice(close + 2)
+    .trim()
+    .split(" ");
   // f[0] is field 3 (state), so field n is f[n - 3].
   const [state, ppid, pgrp, startTime] = [f[0], Number(f[1]), Number(f[2]), Number(f[19])];
   if (!state || !Number.isInteger(ppid) || !Number.isInteger(pgrp) || !Number.isInteger(startTime)) return undefined;
@@ -161,4 +164,3 @@ export async function groupRunning(pgid: number): Promise<boolean> {
   }
   return false;
 }
-

@@ -46,7 +46,8 @@ export class SessionResumer {
     try {
       const record = await this.record(id);
       await allowed?.(record);
-      if (record.kind !== "agent") throw new SvcError("not_resumable", `session ${id} is a terminal session: only agent sessions can be resumed`);
+      if (record.kind !== "agent")
+        throw new SvcError("not_resumable", `session ${id} is a terminal session: only agent sessions can be resumed`);
       // The earlier life's processes are stopped and transcripts ended first: never two agents on one session.
       await this.deps.earlierLives();
       await (runtime.state(id) === "ended" ? runtime.get(id).closing : undefined);
@@ -59,13 +60,23 @@ export class SessionResumer {
       if (!scan.ended) await this.refuseUnended(id, scan);
       const { instance, source } = await resolveAdapter(this.deps.adapters, record.adapter);
       if (!instance.resume) {
-        throw new SvcError("not_resumable", `session ${id}: its adapter "${record.adapter}" (${source === "package" ? `the @svc/adapter-${record.adapter} package` : source}) has no resume support`);
+        throw new SvcError(
+          "not_resumable",
+          `session ${id}: its adapter "${record.adapter}" (${source === "package" ? `the @svc/adapter-${record.adapter} package` : source}) has no resume support`,
+        );
       }
       const why = instance.notResumable?.(record.adapter);
       if (why) throw new SvcError("not_resumable", `session ${id} cannot be resumed: ${why}`);
-      if (!record.agentSessionId) throw new SvcError("not_resumable", `session ${id}: its agent gave no session id when it started, so there is no conversation to load`);
+      if (!record.agentSessionId)
+        throw new SvcError(
+          "not_resumable",
+          `session ${id}: its agent gave no session id when it started, so there is no conversation to load`,
+        );
       if (!(await stat(record.cwd).catch(() => undefined))?.isDirectory()) {
-        throw new SvcError("not_resumable", `session ${id}: its working directory ${record.cwd} no longer exists${record.worktree ? " (its worktree was removed)" : ""}`);
+        throw new SvcError(
+          "not_resumable",
+          `session ${id}: its working directory ${record.cwd} no longer exists${record.worktree ? " (its worktree was removed)" : ""}`,
+        );
       }
       if (!(await endsWithNewline(events))) await appendNewline(events);
       return await runtime.relaunch(record, scan, instance, source);
@@ -85,7 +96,13 @@ export class SessionResumer {
     const { events } = sessionFiles(runtime.eventsDir, id);
     const scan = await scanTranscript(events).catch(() => undefined);
     const noop = () => undefined;
-    const ghost = new LiveSession(fixedOf(record, events), new TranscriptWriter(events, Date.now), undefined, { now: Date.now, onTurnEnded: noop, onExited: noop, onQuota: noop, onUsage: noop });
+    const ghost = new LiveSession(fixedOf(record, events), new TranscriptWriter(events, Date.now), undefined, {
+      now: Date.now,
+      onTurnEnded: noop,
+      onExited: noop,
+      onQuota: noop,
+      onUsage: noop,
+    });
     ghost.turns = scan?.turns ?? 0;
     ghost.resumes = record.resumes ?? 0;
     if (record.continuedFrom) ghost.continuedFrom = record.continuedFrom;
@@ -93,7 +110,11 @@ export class SessionResumer {
     ghost.lastActivityAt = scan?.endedAt ?? record.createdAt;
     ghost.state = "ended";
     ghost.endedAt = scan?.endedAt;
-    ghost.exit = scan?.exit ?? { code: null, signal: null, error: "no end in its transcript: its daemon may still run it" };
+    ghost.exit = scan?.exit ?? {
+      code: null,
+      signal: null,
+      error: "no end in its transcript: its daemon may still run it",
+    };
     return runtime.describe(ghost);
   }
 
@@ -101,7 +122,10 @@ export class SessionResumer {
     const { runtime } = this.deps;
     if (runtime.state(id) !== "live") return;
     const s = runtime.get(id);
-    throw new SvcError("conflict", `session ${id} is live (${s.state}): prompt it as it is; only an ended session can be resumed`);
+    throw new SvcError(
+      "conflict",
+      `session ${id} is live (${s.state}): prompt it as it is; only an ended session can be resumed`,
+    );
   }
 
   private async record(id: string): Promise<SessionRecord> {
@@ -109,11 +133,17 @@ export class SessionResumer {
     if (read.state === "ok") return read.record;
     if (read.state === "damaged") {
       this.deps.logger.error("a session record is damaged", { sessionId: id, path: read.path, reason: read.reason });
-      throw new SvcError("not_resumable", `session ${id}: its record ${read.path} is damaged (${read.reason}); it was left as it is`);
+      throw new SvcError(
+        "not_resumable",
+        `session ${id}: its record ${read.path} is damaged (${read.reason}); it was left as it is`,
+      );
     }
     const { events } = sessionFiles(this.deps.runtime.eventsDir, id);
     if (await stat(events).catch(() => undefined)) {
-      throw new SvcError("not_resumable", `session ${id} has a transcript but no record (session.json): it was started by an svc without resume, or its agent never started`);
+      throw new SvcError(
+        "not_resumable",
+        `session ${id} has a transcript but no record (session.json): it was started by an svc without resume, or its agent never started`,
+      );
     }
     throw new SvcError("not_found", `no session ${id}: no record or transcript under ${this.deps.runtime.eventsDir}`);
   }
@@ -121,8 +151,15 @@ export class SessionResumer {
   /** A transcript without an end after the sweep: its daemon (another one sharing eventsDir) still runs it. */
   private async refuseUnended(id: string, scan: TranscriptScan): Promise<never> {
     const daemon = scan.started?.daemon;
-    if (daemon && (await daemonMayRun(daemon))) throw new SvcError("conflict", `session ${id} is live in another daemon (pid ${daemon.pid}) sharing ${this.deps.runtime.eventsDir}`);
-    throw new SvcError("conflict", `session ${id} has no end in its transcript and the sweep of the earlier daemon's sessions did not end it; see the daemon log, then try again`);
+    if (daemon && (await daemonMayRun(daemon)))
+      throw new SvcError(
+        "conflict",
+        `session ${id} is live in another daemon (pid ${daemon.pid}) sharing ${this.deps.runtime.eventsDir}`,
+      );
+    throw new SvcError(
+      "conflict",
+      `session ${id} has no end in its transcript and the sweep of the earlier daemon's sessions did not end it; see the daemon log, then try again`,
+    );
   }
 }
 

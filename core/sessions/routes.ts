@@ -15,7 +15,10 @@ import { confineToRoots } from "../daemon/confine-paths.js";
 
 function parse<T extends z.ZodType>(schema: T, req: RouteRequest): z.infer<T> {
   const r = schema.safeParse(req.json());
-  if (!r.success) throw new SvcError("invalid_input", `invalid request body: ${r.error.issues[0]?.message}`, { details: issuesToDetails(r.error.issues) });
+  if (!r.success)
+    throw new SvcError("invalid_input", `invalid request body: ${r.error.issues[0]?.message}`, {
+      details: issuesToDetails(r.error.issues),
+    });
   return r.data;
 }
 
@@ -25,7 +28,12 @@ function parse<T extends z.ZodType>(schema: T, req: RouteRequest): z.infer<T> {
  * sessions and every read are loopback-or-token, as their MCP tools are.
  * `/conversations*` (same auth as `/mcp`) serves agent sessions in chat form.
  */
-export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessaging, config: ConfigService, resumer: SessionResumer): RouteDef[] {
+export function sessionRoutes(
+  runtime: SessionRuntime,
+  messaging: SessionMessaging,
+  config: ConfigService,
+  resumer: SessionResumer,
+): RouteDef[] {
   const cfg = () => config.current().effective;
   return [
     {
@@ -34,10 +42,24 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
       auth: "loopback-or-token",
       handler: async (req) => {
         const { wait, parentSessionId, ...b } = parse(startBody, req);
-        await confineToRoots(req.principal, cfg().pairing.allowedRoots ?? [], { cwd: b.cwd, worktreeRoot: b.worktreeRoot }, ["cwd"]);
-        const { descriptor, result, deduped } = await runtime.start({ ...b, parentId: parentSessionId, callerToken: presentedSessionToken(req.headers) });
+        await confineToRoots(
+          req.principal,
+          cfg().pairing.allowedRoots ?? [],
+          { cwd: b.cwd, worktreeRoot: b.worktreeRoot },
+          ["cwd"],
+        );
+        const { descriptor, result, deduped } = await runtime.start({
+          ...b,
+          parentId: parentSessionId,
+          callerToken: presentedSessionToken(req.headers),
+        });
         const turn = wait && result ? await runtime.waitFor(descriptor.id, result.promptId) : undefined;
-        const body = { descriptor: turn ? runtime.describe(runtime.get(descriptor.id)) : descriptor, ...(result ? { receipt: result } : {}), ...(turn ? { result: turn } : {}), ...(deduped ? { deduped: true } : {}) };
+        const body = {
+          descriptor: turn ? runtime.describe(runtime.get(descriptor.id)) : descriptor,
+          ...(result ? { receipt: result } : {}),
+          ...(turn ? { result: turn } : {}),
+          ...(deduped ? { deduped: true } : {}),
+        };
         return { status: deduped ? 200 : 201, body };
       },
     },
@@ -52,16 +74,31 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
         if (!cwd && launch.workspace) {
           const root = cfg().worktrees.root;
           cwd = await findWorkspaceDir(root, launch.workspace);
-          if (!cwd) throw new SvcError("not_found", `terminal preset workspace "${launch.workspace}" has no directory under ${root}/<repo>/${launch.workspace}`);
+          if (!cwd)
+            throw new SvcError(
+              "not_found",
+              `terminal preset workspace "${launch.workspace}" has no directory under ${root}/<repo>/${launch.workspace}`,
+            );
         }
         const { descriptor } = await runtime.start({
-          adapter: "terminal", cwd, argv: launch.argv, env: launch.env, label: b.label ?? launch.label, name: b.name ?? launch.name,
-          ...(b.worktreeRoot ? { worktreeRoot: b.worktreeRoot } : {}), callerToken: presentedSessionToken(req.headers),
+          adapter: "terminal",
+          cwd,
+          argv: launch.argv,
+          env: launch.env,
+          label: b.label ?? launch.label,
+          name: b.name ?? launch.name,
+          ...(b.worktreeRoot ? { worktreeRoot: b.worktreeRoot } : {}),
+          callerToken: presentedSessionToken(req.headers),
         });
         return { status: 201, body: { descriptor } };
       },
     },
-    { method: "GET", path: "/sessions", auth: "loopback-or-token", handler: () => ({ status: 200, body: { sessions: runtime.list() } }) },
+    {
+      method: "GET",
+      path: "/sessions",
+      auth: "loopback-or-token",
+      handler: () => ({ status: 200, body: { sessions: runtime.list() } }),
+    },
     {
       method: "GET",
       path: "/sessions/:id",
@@ -69,7 +106,13 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
       // A session of an earlier daemon life is shown from its record (resume.ts).
       handler: async (req) => {
         const id = req.params.id!;
-        return { status: 200, body: { descriptor: runtime.state(id) === "unknown" ? await resumer.describeRecorded(id) : runtime.describe(runtime.get(id)) } };
+        return {
+          status: 200,
+          body: {
+            descriptor:
+              runtime.state(id) === "unknown" ? await resumer.describeRecorded(id) : runtime.describe(runtime.get(id)),
+          },
+        };
       },
     },
     {
@@ -77,11 +120,18 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
       path: "/sessions/:id/resume",
       auth: "loopback-or-token",
       handler: async (req) => {
-        const descriptor = await resumer.resume(req.params.id!, (record) => confineToRoots(req.principal, cfg().pairing.allowedRoots ?? [], { cwd: record.cwd }, ["cwd"]));
+        const descriptor = await resumer.resume(req.params.id!, (record) =>
+          confineToRoots(req.principal, cfg().pairing.allowedRoots ?? [], { cwd: record.cwd }, ["cwd"]),
+        );
         return { status: 200, body: { descriptor } };
       },
     },
-    { method: "GET", path: "/sessions/:id/recap", auth: "loopback-or-token", handler: async (req) => ({ status: 200, body: await recap(runtime, req.params.id!) }) },
+    {
+      method: "GET",
+      path: "/sessions/:id/recap",
+      auth: "loopback-or-token",
+      handler: async (req) => ({ status: 200, body: await recap(runtime, req.params.id!) }),
+    },
     {
       method: "POST",
       path: "/sessions/:id/prompt",
@@ -93,7 +143,12 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
         return { status: 202, body: { receipt, ...(result ? { result } : {}) } };
       },
     },
-    { method: "POST", path: "/sessions/:id/stop", auth: "loopback-or-token", handler: async (req) => ({ status: 200, body: { descriptor: await runtime.stop(req.params.id!) } }) },
+    {
+      method: "POST",
+      path: "/sessions/:id/stop",
+      auth: "loopback-or-token",
+      handler: async (req) => ({ status: 200, body: { descriptor: await runtime.stop(req.params.id!) } }),
+    },
     {
       method: "GET",
       path: "/sessions/:id/events",
@@ -111,7 +166,11 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
           return undefined;
         }
         const lines = await readTranscript(path, after);
-        return { status: 200, headers: { "content-type": "application/x-ndjson; charset=utf-8" }, body: lines.map((l) => JSON.stringify(l) + "\n").join("") };
+        return {
+          status: 200,
+          headers: { "content-type": "application/x-ndjson; charset=utf-8" },
+          body: lines.map((l) => JSON.stringify(l) + "\n").join(""),
+        };
       },
     },
     {
@@ -124,7 +183,13 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
         const descriptor = runtime.state(id) === "unknown" ? undefined : runtime.describe(runtime.get(id));
         return {
           status: 200,
-          body: { id, ...(descriptor ? { descriptor } : {}), eventsPath: paths.events, events: await readTranscript(paths.events), ...(paths.terminal ? { terminal: await readTranscript(paths.terminal) } : {}) },
+          body: {
+            id,
+            ...(descriptor ? { descriptor } : {}),
+            eventsPath: paths.events,
+            events: await readTranscript(paths.events),
+            ...(paths.terminal ? { terminal: await readTranscript(paths.terminal) } : {}),
+          },
         };
       },
     },
@@ -138,7 +203,15 @@ export function sessionRoutes(runtime: SessionRuntime, messaging: SessionMessagi
           conversations: runtime
             .list()
             .filter((d) => d.kind === "agent")
-            .map((d) => ({ id: d.id, adapter: d.adapter, label: d.label, state: d.state, activity: d.activity, turns: d.turns, lastActivityAt: d.lastActivityAt })),
+            .map((d) => ({
+              id: d.id,
+              adapter: d.adapter,
+              label: d.label,
+              state: d.state,
+              activity: d.activity,
+              turns: d.turns,
+              lastActivityAt: d.lastActivityAt,
+            })),
         },
       }),
     },

@@ -3,10 +3,24 @@ import { isAbsolute } from "node:path";
 import { inject, injectable } from "tsyringe";
 import type { ConfigService } from "../config/config-service.js";
 import { contextWindowOf } from "../config/model-catalog.js";
-import { messagingPolicy, resolveSpawnDefaults, roleForDepth, type ResolvedSpawnDefaults } from "../config/spawn-defaults.js";
+import {
+  messagingPolicy,
+  resolveSpawnDefaults,
+  roleForDepth,
+  type ResolvedSpawnDefaults,
+} from "../config/spawn-defaults.js";
 import type { DaemonEventBus } from "../daemon/event-bus.js";
 import { SvcError } from "../errors.js";
-import type { DeliveryRef, ParkedDelivery, PromptReceipt, PromptSender, PromptUrgency, SessionAdapterInstance, SessionHost, SpawnAuth } from "../plugin-api/sessions.js";
+import type {
+  DeliveryRef,
+  ParkedDelivery,
+  PromptReceipt,
+  PromptSender,
+  PromptUrgency,
+  SessionAdapterInstance,
+  SessionHost,
+  SpawnAuth,
+} from "../plugin-api/sessions.js";
 import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { updateJsonFile, readJsonFile } from "../storage/json-file.js";
@@ -27,7 +41,15 @@ import { emptyModelUsage, type ModelAccess } from "./model-access.js";
 import type { ModelCallNote, SessionTracing } from "./session-tracing.js";
 import { fixedOf, recordOf, writeSessionRecord, type SessionRecord } from "./session-record.js";
 import { readVerdict, writeVerdict } from "./verdict-file.js";
-import type { AdapterSource, ContextUse, SessionDescriptor, SessionVerdict, StartRequest, StartResult, TurnResult } from "./types.js";
+import type {
+  AdapterSource,
+  ContextUse,
+  SessionDescriptor,
+  SessionVerdict,
+  StartRequest,
+  StartResult,
+  TurnResult,
+} from "./types.js";
 import { checkStall, stalePrompts } from "./watchdog.js";
 
 const MAX_ENDED = 500;
@@ -64,7 +86,13 @@ export class SessionRuntime implements SessionHost {
     this.eventsDir = this.cfg().sessions.eventsDir;
     this.hooks = {
       now: () => this.clock.now(),
-      onTurnEnded: (s, r) => this.events.emit("session:turn-ended", { sessionId: s.id, promptId: r.promptId, stopReason: r.stopReason, ...(r.error ? { error: r.error } : {}) }),
+      onTurnEnded: (s, r) =>
+        this.events.emit("session:turn-ended", {
+          sessionId: s.id,
+          promptId: r.promptId,
+          stopReason: r.stopReason,
+          ...(r.error ? { error: r.error } : {}),
+        }),
       onExited: (s, unrun) => {
         this.events.emit("session:ended", { sessionId: s.id, exit: s.exit });
         void this.workspaces.ended(s.id);
@@ -76,7 +104,13 @@ export class SessionRuntime implements SessionHost {
         });
       },
       onQuota: (s, q) => this.onQuota(s, q),
-      onUsage: (s, u) => this.context.report(s, { model: typeof s.fixed.options.model === "string" ? s.fixed.options.model : "agent", inputTokens: u.used, window: u.size, source: "agent" }),
+      onUsage: (s, u) =>
+        this.context.report(s, {
+          model: typeof s.fixed.options.model === "string" ? s.fixed.options.model : "agent",
+          inputTokens: u.used,
+          window: u.size,
+          source: "agent",
+        }),
     };
     this.context = new ContextContinuity({
       policy: () => contextPolicy(this.cfg().defaults?.contextContinuity),
@@ -101,19 +135,32 @@ export class SessionRuntime implements SessionHost {
    * `via.takeOver`: the session this one continues in a fresh context: the new one runs where it
    * ran and takes its worktree over.
    */
-  async start(req: StartRequest, via: { adapters?: AdapterLookup; caller?: Grantor; takeOver?: LiveSession } = {}): Promise<StartResult> {
-    if (typeof req.adapter !== "string" || req.adapter === "") throw new SvcError("invalid_input", "adapter is required: an adapter slug such as `gemini`, an acpAgents key, or `terminal`");
+  async start(
+    req: StartRequest,
+    via: { adapters?: AdapterLookup; caller?: Grantor; takeOver?: LiveSession } = {},
+  ): Promise<StartResult> {
+    if (typeof req.adapter !== "string" || req.adapter === "")
+      throw new SvcError(
+        "invalid_input",
+        "adapter is required: an adapter slug such as `gemini`, an acpAgents key, or `terminal`",
+      );
     const cfg = this.cfg();
     const callerId = this.workspaces.tokens.sessionOf(req.callerToken);
     const parentId = attachTo(cfg.spawn.attach, callerId, req);
     const parent = parentId ? this.sessions.get(parentId) : undefined;
     if (parentId && !parent) throw new SvcError("not_found", `parent session ${parentId} does not exist`);
     const requestedCwd = req.cwd ?? parent?.fixed.cwd ?? process.cwd();
-    if (!isAbsolute(requestedCwd)) throw new SvcError("invalid_input", `cwd must be an absolute path, got ${JSON.stringify(requestedCwd)}`);
-    if (!(await stat(requestedCwd).catch(() => undefined))?.isDirectory()) throw new SvcError("invalid_input", `cwd ${requestedCwd} is not a directory`);
+    if (!isAbsolute(requestedCwd))
+      throw new SvcError("invalid_input", `cwd must be an absolute path, got ${JSON.stringify(requestedCwd)}`);
+    if (!(await stat(requestedCwd).catch(() => undefined))?.isDirectory())
+      throw new SvcError("invalid_input", `cwd ${requestedCwd} is not a directory`);
     const { instance, source } = await resolveAdapter(via.adapters ?? this.adapters, req.adapter);
     // The parent and the caller both bound the grant: `attach: false` or another `parentId` must not escape the caller's delegation.
-    const granted = childDelegation(cfg, [parent && this.grantor(parent), this.grantorOf(callerId), via.caller], req.delegation);
+    const granted = childDelegation(
+      cfg,
+      [parent && this.grantor(parent), this.grantorOf(callerId), via.caller],
+      req.delegation,
+    );
     const key = spawnKey(cfg.spawn.dedupe, req, parent?.id);
     const id = `ses_${this.random.ulid()}`;
     const registered = this.starting.open(id);
@@ -124,16 +171,22 @@ export class SessionRuntime implements SessionHost {
     }
     let placed;
     try {
-      placed = via.takeOver ? { cwd: via.takeOver.fixed.cwd, worktree: via.takeOver.fixed.worktree } : await this.workspaces.place({
-        sessionId: id,
-        cwd: requestedCwd,
-        worktree: req.worktree,
-        root: req.worktreeRoot,
-        label: req.label,
-        adapter: req.adapter,
-        parent: parent && { cwd: parent.fixed.cwd, worktree: parent.fixed.worktree },
-        usedBy: (path) => [...this.sessions.values()].find((s) => s.live && s.fixed.worktree?.path === path && s.fixed.worktree.slug !== undefined && s.worktreeOwner)?.id,
-      });
+      placed = via.takeOver
+        ? { cwd: via.takeOver.fixed.cwd, worktree: via.takeOver.fixed.worktree }
+        : await this.workspaces.place({
+            sessionId: id,
+            cwd: requestedCwd,
+            worktree: req.worktree,
+            root: req.worktreeRoot,
+            label: req.label,
+            adapter: req.adapter,
+            parent: parent && { cwd: parent.fixed.cwd, worktree: parent.fixed.worktree },
+            usedBy: (path) =>
+              [...this.sessions.values()].find(
+                (s) =>
+                  s.live && s.fixed.worktree?.path === path && s.fixed.worktree.slug !== undefined && s.worktreeOwner,
+              )?.id,
+          });
     } catch (err) {
       this.workspaces.keys.release(id);
       this.workspaces.released(id);
@@ -181,13 +234,30 @@ export class SessionRuntime implements SessionHost {
     registered.settle(session);
     // The daemon mark already here: another daemon sharing eventsDir must not take a session that is still starting for an orphan (orphans.ts).
     session.transcript.append("session.starting", {
-      adapter: req.adapter, source, kind, cwd, label: req.label, parentId: parent?.id, options: merged.options, skills: merged.skills, auth: session.fixed.auth, daemon: markDaemon(),
-      ...(placed.worktree ? { worktree: placed.worktree } : {}), ...(granted.capped ? { note: granted.capped } : {}), ...(req.run ? { run: req.run } : {}),
+      adapter: req.adapter,
+      source,
+      kind,
+      cwd,
+      label: req.label,
+      parentId: parent?.id,
+      options: merged.options,
+      skills: merged.skills,
+      auth: session.fixed.auth,
+      daemon: markDaemon(),
+      ...(placed.worktree ? { worktree: placed.worktree } : {}),
+      ...(granted.capped ? { note: granted.capped } : {}),
+      ...(req.run ? { run: req.run } : {}),
       ...(session.continuedFrom ? { continuedFrom: session.continuedFrom } : {}),
     });
     session.traceEnv = await this.tracing?.open({
-      sessionId: id, adapter: req.adapter, requested: req.extTracing, joins: parent?.id ?? via.caller?.id ?? callerId, createdAt: now, transcript: session.transcript,
-      ...(typeof merged.options.model === "string" ? { model: merged.options.model } : {}), ...(req.run ? { run: req.run } : {}),
+      sessionId: id,
+      adapter: req.adapter,
+      requested: req.extTracing,
+      joins: parent?.id ?? via.caller?.id ?? callerId,
+      createdAt: now,
+      transcript: session.transcript,
+      ...(typeof merged.options.model === "string" ? { model: merged.options.model } : {}),
+      ...(req.run ? { run: req.run } : {}),
     });
     const launch = () => this.launch(session, instance, req, merged);
     const failed = (err: unknown) => {
@@ -197,7 +267,13 @@ export class SessionRuntime implements SessionHost {
     if (placed.provision && placed.worktree) {
       const provision = placed.provision;
       const tree = placed.worktree;
-      session.transcript.append("worktree.provisioning", { path: tree.path, install: provision.plan.install, copy: provision.plan.copy, setup: provision.plan.setup, from: provision.plan.source });
+      session.transcript.append("worktree.provisioning", {
+        path: tree.path,
+        install: provision.plan.install,
+        copy: provision.plan.copy,
+        setup: provision.plan.setup,
+        from: provision.plan.source,
+      });
       session.ready = this.workspaces
         .provision(id, tree, provision)
         .then(launch, failed)
@@ -211,7 +287,9 @@ export class SessionRuntime implements SessionHost {
       session.ready = launch().catch(failed);
       await session.ready;
     }
-    const result = req.prompt ? this.prompt(id, req.prompt, { sender: { kind: "human" }, urgency: "queue" }) : undefined;
+    const result = req.prompt
+      ? this.prompt(id, req.prompt, { sender: { kind: "human" }, urgency: "queue" })
+      : undefined;
     return { descriptor: this.describe(session), result };
   }
 
@@ -246,28 +324,59 @@ export class SessionRuntime implements SessionHost {
    * its transcript goes on after `at.lastSeq`, and the adapter's `resume` has the agent load its
    * conversation. Options and skills are the recorded ones; auth and the session token are new.
    */
-  async relaunch(record: SessionRecord, at: { lastSeq: number; turns: number }, instance: SessionAdapterInstance, source: AdapterSource): Promise<SessionDescriptor> {
+  async relaunch(
+    record: SessionRecord,
+    at: { lastSeq: number; turns: number },
+    instance: SessionAdapterInstance,
+    source: AdapterSource,
+  ): Promise<SessionDescriptor> {
     const { id, adapter } = record;
-    if (this.state(id) === "live") throw new SvcError("conflict", `session ${id} is live: only an ended session can be resumed`);
-    const merged = { ...resolveSpawnDefaults(this.cfg(), adapter, { options: record.options, skills: record.skills }), options: record.options, skills: record.skills };
+    if (this.state(id) === "live")
+      throw new SvcError("conflict", `session ${id} is live: only an ended session can be resumed`);
+    const merged = {
+      ...resolveSpawnDefaults(this.cfg(), adapter, { options: record.options, skills: record.skills }),
+      options: record.options,
+      skills: record.skills,
+    };
     const { events } = sessionFiles(this.eventsDir, id);
-    const session = new LiveSession(fixedOf(record, events, { source, auth: redactAuth(merged.auth) }), new TranscriptWriter(events, () => this.clock.now(), at.lastSeq), undefined, this.hooks);
+    const session = new LiveSession(
+      fixedOf(record, events, { source, auth: redactAuth(merged.auth) }),
+      new TranscriptWriter(events, () => this.clock.now(), at.lastSeq),
+      undefined,
+      this.hooks,
+    );
     session.turns = at.turns;
     session.worktreeOwner = record.worktreeOwner ?? false;
     session.resumes = (record.resumes ?? 0) + 1;
     if (record.continuedFrom) session.continuedFrom = record.continuedFrom;
-    session.verdict = await readVerdict(this.eventsDir, id, (path, reason) => this.logger.error("a verdict file is damaged", { sessionId: id, path, reason }));
+    session.verdict = await readVerdict(this.eventsDir, id, (path, reason) =>
+      this.logger.error("a verdict file is damaged", { sessionId: id, path, reason }),
+    );
     this.sessions.set(id, session);
     // Like `session.starting`, it carries the daemon mark: a new life begins (orphans.ts reads it so).
-    session.transcript.append("session.resumed", { adapter, source, agentSessionId: record.agentSessionId, resumes: session.resumes, daemon: markDaemon() });
+    session.transcript.append("session.resumed", {
+      adapter,
+      source,
+      agentSessionId: record.agentSessionId,
+      resumes: session.resumes,
+      daemon: markDaemon(),
+    });
     session.traceEnv = await this.tracing?.open({
-      sessionId: id, adapter, requested: record.traced, joins: record.parentId, createdAt: this.clock.now(), transcript: session.transcript,
-      ...(typeof record.options.model === "string" ? { model: record.options.model } : {}), ...(record.run ? { run: record.run } : {}),
+      sessionId: id,
+      adapter,
+      requested: record.traced,
+      joins: record.parentId,
+      createdAt: this.clock.now(),
+      transcript: session.transcript,
+      ...(typeof record.options.model === "string" ? { model: record.options.model } : {}),
+      ...(record.run ? { run: record.run } : {}),
     });
-    session.ready = this.launch(session, instance, { adapter, name: record.name }, merged, record.agentSessionId).catch((err: Error) => {
-      session.sink().exited({ code: null, signal: null, error: err.message });
-      throw err;
-    });
+    session.ready = this.launch(session, instance, { adapter, name: record.name }, merged, record.agentSessionId).catch(
+      (err: Error) => {
+        session.sink().exited({ code: null, signal: null, error: err.message });
+        throw err;
+      },
+    );
     await session.ready;
     this.events.emit("session:resumed", { sessionId: id, adapter, source, resumes: session.resumes });
     this.logger.info("session resumed", { sessionId: id, adapter, resumes: session.resumes });
@@ -278,30 +387,61 @@ export class SessionRuntime implements SessionHost {
    * Starts the adapter's process for a session that is ready to run (its tree, if any, provisioned);
    * with `agentSessionId`, through the adapter's `resume`. The session's record is written once it runs.
    */
-  private async launch(session: LiveSession, instance: SessionAdapterInstance, req: Pick<StartRequest, "adapter" | "argv" | "env" | "name">, merged: ResolvedSpawnDefaults, agentSessionId?: string): Promise<void> {
+  private async launch(
+    session: LiveSession,
+    instance: SessionAdapterInstance,
+    req: Pick<StartRequest, "adapter" | "argv" | "env" | "name">,
+    merged: ResolvedSpawnDefaults,
+    agentSessionId?: string,
+  ): Promise<void> {
     const { id, cwd, worktree, source, kind } = session.fixed;
     if (!session.live) throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
     const token = this.workspaces.tokens.issue(id, this.random.hex(24));
     const model = typeof merged.options.model === "string" ? merged.options.model : undefined;
-    const shim = await this.workspaces.shim({ sessionId: id, adapter: req.adapter, ...(model ? { model } : {}), workspace: worktree?.path ?? cwd });
+    const shim = await this.workspaces.shim({
+      sessionId: id,
+      adapter: req.adapter,
+      ...(model ? { model } : {}),
+      workspace: worktree?.path ?? cwd,
+    });
     if (session.stopRequested) {
       await this.workspaces.ended(id);
       throw new SvcError("conflict", `session ${id} was stopped before its agent started`);
     }
     // Through the model proxy, when it runs: its base URLs and the session's own token instead of any key it holds.
-    const access = await this.modelAccess?.open({ sessionId: id, ...(session.fixed.run ? { runId: session.fixed.run.runId } : {}), ...(merged.auth ? { auth: merged.auth } : {}) });
+    const access = await this.modelAccess?.open({
+      sessionId: id,
+      ...(session.fixed.run ? { runId: session.fixed.run.runId } : {}),
+      ...(merged.auth ? { auth: merged.auth } : {}),
+    });
     const auth = access ? access.auth : merged.auth;
     try {
-      const spec = { sessionId: id, adapter: req.adapter, cwd, options: merged.options, skills: merged.skills, auth, argv: req.argv, env: { ...(req.env ?? {}), ...(access?.env ?? {}), ...(session.traceEnv ?? {}), [SESSION_TOKEN_ENV]: token }, name: req.name, ...(shim ? { pathPrepend: [shim] } : {}) };
-      if (agentSessionId !== undefined && !instance.resume) throw new SvcError("not_resumable", `adapter "${req.adapter}" cannot resume sessions`);
-      session.handle = await (agentSessionId !== undefined ? instance.resume!({ ...spec, agentSessionId }, session.sink()) : instance.start(spec, session.sink()));
+      const spec = {
+        sessionId: id,
+        adapter: req.adapter,
+        cwd,
+        options: merged.options,
+        skills: merged.skills,
+        auth,
+        argv: req.argv,
+        env: { ...(req.env ?? {}), ...(access?.env ?? {}), ...(session.traceEnv ?? {}), [SESSION_TOKEN_ENV]: token },
+        name: req.name,
+        ...(shim ? { pathPrepend: [shim] } : {}),
+      };
+      if (agentSessionId !== undefined && !instance.resume)
+        throw new SvcError("not_resumable", `adapter "${req.adapter}" cannot resume sessions`);
+      session.handle = await (agentSessionId !== undefined
+        ? instance.resume!({ ...spec, agentSessionId }, session.sink())
+        : instance.start(spec, session.sink()));
     } catch (err) {
       this.modelAccess?.close(id);
       throw err;
     }
     if (session.stopRequested) {
       // A stop landed while the process was starting: nothing else holds it, so it is stopped here.
-      await session.handle.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId: id, error: err.message }));
+      await session.handle
+        .stop()
+        .catch((err: Error) => this.logger.warn("session stop failed", { sessionId: id, error: err.message }));
       this.modelAccess?.close(id);
       await this.workspaces.ended(id);
       throw new SvcError("conflict", `session ${id} was stopped while its agent was starting`);
@@ -309,9 +449,17 @@ export class SessionRuntime implements SessionHost {
     if (session.state === "starting") session.state = "idle";
     // The marks let a later daemon life recognise the process if this daemon dies first (orphans.ts).
     const mark = markProcess(session.handle.pid);
-    session.transcript.append("session.started", { pid: session.handle.pid, info: session.handle.info, ...(mark ? { process: mark } : {}), daemon: markDaemon() });
+    session.transcript.append("session.started", {
+      pid: session.handle.pid,
+      info: session.handle.info,
+      ...(mark ? { process: mark } : {}),
+      daemon: markDaemon(),
+    });
     await writeSessionRecord(this.eventsDir, recordOf(session, session.resumes)).catch((err: Error) =>
-      this.logger.warn("could not write the session's record: it cannot be shown or resumed after a restart", { sessionId: id, error: err.message }),
+      this.logger.warn("could not write the session's record: it cannot be shown or resumed after a restart", {
+        sessionId: id,
+        error: err.message,
+      }),
     );
     this.events.emit("session:started", { sessionId: id, adapter: req.adapter, source, kind });
     this.logger.info("session started", { sessionId: id, adapter: req.adapter, source, pid: session.handle.pid });
@@ -326,10 +474,15 @@ export class SessionRuntime implements SessionHost {
   }
 
   /** Queues, steers or interrupts; the caller has applied the messaging policy to `urgency`. */
-  prompt(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string; ref?: DeliveryRef }): PromptReceipt {
+  prompt(
+    sessionId: string,
+    text: string,
+    opts: { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string; ref?: DeliveryRef },
+  ): PromptReceipt {
     const s = this.live(sessionId);
     if (s.refusal) throw new SvcError("conflict", s.refusal);
-    if (typeof text !== "string" || text.trim() === "") throw new SvcError("invalid_input", "prompt text must be a non-empty string");
+    if (typeof text !== "string" || text.trim() === "")
+      throw new SvcError("invalid_input", "prompt text must be a non-empty string");
     const promptId = `prm_${this.random.ulid()}`;
     if (s.fixed.kind === "terminal") {
       if (!s.handle?.write) throw new SvcError("invalid_input", `terminal session ${sessionId} takes no input`);
@@ -338,20 +491,36 @@ export class SessionRuntime implements SessionHost {
       s.settle({ promptId, stopReason: "written", text: "" });
       return { promptId, sessionId, delivery: "started", position: 0 };
     }
-    if (s.handle && !s.handle.prompt) throw new SvcError("invalid_input", `session ${sessionId} (adapter ${s.fixed.adapter}) takes no prompts`);
-    const pending = { promptId, text, sender: opts.sender, urgency: opts.urgency, enqueuedAt: this.clock.now(), staleNotified: false, ...(opts.ref ? { ref: opts.ref } : {}) };
+    if (s.handle && !s.handle.prompt)
+      throw new SvcError("invalid_input", `session ${sessionId} (adapter ${s.fixed.adapter}) takes no prompts`);
+    const pending = {
+      promptId,
+      text,
+      sender: opts.sender,
+      urgency: opts.urgency,
+      enqueuedAt: this.clock.now(),
+      staleNotified: false,
+      ...(opts.ref ? { ref: opts.ref } : {}),
+    };
     return s.enqueue(pending, opts.requested, opts.note);
   }
 
   /** SessionHost: a delivery from a non-human sender, under `defaults.messaging.agentInterrupt`. */
-  async deliver(sessionId: string, text: string, opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef }): Promise<PromptReceipt> {
+  async deliver(
+    sessionId: string,
+    text: string,
+    opts: { sender: PromptSender; urgency: PromptUrgency; ref?: DeliveryRef },
+  ): Promise<PromptReceipt> {
     const s = this.live(sessionId);
     if (s.refusal && opts.ref) {
       // A hard-stopped session takes no prompts: a sentinel's event is kept, as for an ended session.
       await this.park(sessionId, { ...opts.ref, text, parkedAt: this.clock.now(), reason: s.refusal });
       return { promptId: "", sessionId, delivery: "parked", position: 0 };
     }
-    return this.prompt(sessionId, text, { ...this.applyInterruptPolicy(opts.sender, opts.urgency), ...(opts.ref ? { ref: opts.ref } : {}) });
+    return this.prompt(sessionId, text, {
+      ...this.applyInterruptPolicy(opts.sender, opts.urgency),
+      ...(opts.ref ? { ref: opts.ref } : {}),
+    });
   }
 
   /** Keeps at most MAX_ENDED ended sessions in memory (their transcripts stay on disk). */
@@ -364,17 +533,35 @@ export class SessionRuntime implements SessionHost {
   private async parkUnrun(s: LiveSession, unrun: LiveSession["queue"]): Promise<void> {
     for (const p of unrun) {
       if (!p.ref) continue;
-      await this.park(s.id, { ...p.ref, text: p.text, parkedAt: this.clock.now(), reason: "the session ended before this prompt ran" }).catch((err: Error) =>
-        this.logger.error("could not park an undelivered prompt", { sessionId: s.id, sentinel: p.ref!.sentinelId, event: p.ref!.eventId, error: err.message }),
+      await this.park(s.id, {
+        ...p.ref,
+        text: p.text,
+        parkedAt: this.clock.now(),
+        reason: "the session ended before this prompt ran",
+      }).catch((err: Error) =>
+        this.logger.error("could not park an undelivered prompt", {
+          sessionId: s.id,
+          sentinel: p.ref!.sentinelId,
+          event: p.ref!.eventId,
+          error: err.message,
+        }),
       );
     }
   }
 
   /** Human senders keep interrupt; others are cut back to steer when `agentInterrupt` is `deny`. */
-  applyInterruptPolicy(sender: PromptSender, urgency: PromptUrgency): { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string } {
+  applyInterruptPolicy(
+    sender: PromptSender,
+    urgency: PromptUrgency,
+  ): { sender: PromptSender; urgency: PromptUrgency; requested?: PromptUrgency; note?: string } {
     if (urgency !== "interrupt" || sender.kind === "human") return { sender, urgency };
     if (messagingPolicy(this.cfg()).agentInterrupt === "allow") return { sender, urgency };
-    return { sender, urgency: "steer", requested: "interrupt", note: "interrupt denied by defaults.messaging.agentInterrupt (deny): delivered as steer" };
+    return {
+      sender,
+      urgency: "steer",
+      requested: "interrupt",
+      note: "interrupt denied by defaults.messaging.agentInterrupt (deny): delivered as steer",
+    };
   }
 
   waitFor(sessionId: string, promptId: string): Promise<TurnResult> {
@@ -387,8 +574,14 @@ export class SessionRuntime implements SessionHost {
       // Marked first: the adapter usually reports the exit itself, and that report must say "stopped".
       s.stopRequested = true;
       s.transcript.append("session.stopping", {});
-      if (!s.handle) this.workspaces.cancel(s.id, new SvcError("conflict", `session ${s.id} was stopped before its worktree was provisioned`));
-      await s.handle?.stop().catch((err: Error) => this.logger.warn("session stop failed", { sessionId, error: err.message }));
+      if (!s.handle)
+        this.workspaces.cancel(
+          s.id,
+          new SvcError("conflict", `session ${s.id} was stopped before its worktree was provisioned`),
+        );
+      await s.handle
+        ?.stop()
+        .catch((err: Error) => this.logger.warn("session stop failed", { sessionId, error: err.message }));
       s.sink().exited({ code: null, signal: "SIGTERM" });
     }
     await s.closing;
@@ -406,7 +599,8 @@ export class SessionRuntime implements SessionHost {
 
   get(sessionId: string): LiveSession {
     const s = this.sessions.get(sessionId);
-    if (!s) throw new SvcError("not_found", `no session ${sessionId} in this daemon; list them with \`svc sessions list\``);
+    if (!s)
+      throw new SvcError("not_found", `no session ${sessionId} in this daemon; list them with \`svc sessions list\``);
     return s;
   }
 
@@ -451,8 +645,15 @@ export class SessionRuntime implements SessionHost {
     const staleMs = messagingPolicy(cfg).pendingPromptStaleMinutes * 60_000;
     for (const s of this.sessions.values()) {
       if (checkStall(s, now, threshold)) {
-        s.transcript.append("session.stalled", { stalledSinceMs: s.stalledSinceMs, lastTurnErrorMessage: s.lastTurnErrorMessage });
-        this.events.emit("session:stalled", { sessionId: s.id, stalledSinceMs: s.stalledSinceMs, ...(s.lastTurnErrorMessage ? { lastTurnErrorMessage: s.lastTurnErrorMessage } : {}) });
+        s.transcript.append("session.stalled", {
+          stalledSinceMs: s.stalledSinceMs,
+          lastTurnErrorMessage: s.lastTurnErrorMessage,
+        });
+        this.events.emit("session:stalled", {
+          sessionId: s.id,
+          stalledSinceMs: s.stalledSinceMs,
+          ...(s.lastTurnErrorMessage ? { lastTurnErrorMessage: s.lastTurnErrorMessage } : {}),
+        });
         this.logger.warn("session stalled", { sessionId: s.id, stalledSinceMs: s.stalledSinceMs });
       }
       for (const p of stalePrompts(s, now, staleMs)) this.notifyStale(s, p);
@@ -467,7 +668,14 @@ export class SessionRuntime implements SessionHost {
     const sender = p.sender.kind === "session" && p.sender.id ? this.sessions.get(p.sender.id) : undefined;
     if (sender?.live && sender.fixed.kind === "agent") {
       const text = `[svc notice] your message ${p.promptId} to session ${s.id} is still queued behind its in-flight turn (since ${new Date(p.enqueuedAt).toISOString()}).`;
-      sender.enqueue({ promptId: `prm_${this.random.ulid()}`, text, sender: { kind: "system" }, urgency: "queue", enqueuedAt: this.clock.now(), staleNotified: true });
+      sender.enqueue({
+        promptId: `prm_${this.random.ulid()}`,
+        text,
+        sender: { kind: "system" },
+        urgency: "queue",
+        enqueuedAt: this.clock.now(),
+        staleNotified: true,
+      });
     }
   }
 
@@ -505,7 +713,8 @@ export class SessionRuntime implements SessionHost {
     u.lastModel = call.model;
     u.lastCallAt = call.at;
     // A call that the upstream answered tells the session's context use (count_tokens answers no call).
-    if (call.status >= 200 && call.status < 300 && call.inputTokens > 0) this.reportContextUse(sessionId, { model: call.model, inputTokens: call.inputTokens, source: "llm-endpoint" });
+    if (call.status >= 200 && call.status < 300 && call.inputTokens > 0)
+      this.reportContextUse(sessionId, { model: call.model, inputTokens: call.inputTokens, source: "llm-endpoint" });
   }
 
   /** The model proxy refused a call of this session (a budget, a rate, a hard stop): said in its transcript. */
@@ -521,9 +730,17 @@ export class SessionRuntime implements SessionHost {
    * every call): its context use, under `defaults.contextContinuity`. A session that is not live
    * here is ignored; a model without a known window turns the policy off for the report.
    */
-  reportContextUse(sessionId: string, report: { model: string; inputTokens: number; source: ContextUse["source"] }): void {
-    if (typeof report?.model !== "string" || report.model === "") throw new SvcError("invalid_input", "reportContextUse: model must be a non-empty model id");
-    if (!Number.isFinite(report.inputTokens) || report.inputTokens < 0) throw new SvcError("invalid_input", `reportContextUse: inputTokens must be a number >= 0, got ${String(report.inputTokens)}`);
+  reportContextUse(
+    sessionId: string,
+    report: { model: string; inputTokens: number; source: ContextUse["source"] },
+  ): void {
+    if (typeof report?.model !== "string" || report.model === "")
+      throw new SvcError("invalid_input", "reportContextUse: model must be a non-empty model id");
+    if (!Number.isFinite(report.inputTokens) || report.inputTokens < 0)
+      throw new SvcError(
+        "invalid_input",
+        `reportContextUse: inputTokens must be a number >= 0, got ${String(report.inputTokens)}`,
+      );
     const s = this.sessions.get(sessionId);
     if (s) this.context.report(s, { ...report, window: contextWindowOf(report.model) });
   }
@@ -533,7 +750,17 @@ export class SessionRuntime implements SessionHost {
     const f = old.fixed;
     const parentLive = f.parentId !== undefined && this.sessions.has(f.parentId);
     const { descriptor } = await this.start(
-      { adapter: f.adapter, cwd: f.cwd, options: f.options, skills: f.skills, label: f.label, name: f.name, dedupe: false, ...(parentLive ? { parentId: f.parentId } : { attach: false }), ...(f.delegation !== undefined ? { delegation: f.delegation } : {}) },
+      {
+        adapter: f.adapter,
+        cwd: f.cwd,
+        options: f.options,
+        skills: f.skills,
+        label: f.label,
+        name: f.name,
+        dedupe: false,
+        ...(parentLive ? { parentId: f.parentId } : { attach: false }),
+        ...(f.delegation !== undefined ? { delegation: f.delegation } : {}),
+      },
       { takeOver: old },
     );
     // Started: from now on the new session owns the worktree, so the old one's end does not free it.

@@ -28,7 +28,9 @@ const recordSchema = z.object({
   createdAt: z.number(),
   options: z.record(z.string(), optionValue),
   skills: z.array(z.string()),
-  worktree: z.object({ path: z.string(), branch: z.string(), repo: z.string(), slug: z.string(), baseCommit: z.string() }).optional(),
+  worktree: z
+    .object({ path: z.string(), branch: z.string(), repo: z.string(), slug: z.string(), baseCommit: z.string() })
+    .optional(),
   worktreeOwner: z.boolean().optional(),
   delegation: z.number().int().min(0).optional(),
   run: z.object({ runId: z.string(), stepId: z.string() }).optional(),
@@ -43,7 +45,10 @@ const recordSchema = z.object({
 
 export type SessionRecord = z.infer<typeof recordSchema>;
 
-export type RecordRead = { state: "ok"; record: SessionRecord } | { state: "missing" } | { state: "damaged"; path: string; reason: string };
+export type RecordRead =
+  | { state: "ok"; record: SessionRecord }
+  | { state: "missing" }
+  | { state: "damaged"; path: string; reason: string };
 
 /** The record of a live session (its fixed facts, the agent's session id, the resume count). */
 export function recordOf(s: LiveSession, resumes: number): SessionRecord {
@@ -73,7 +78,11 @@ export function recordOf(s: LiveSession, resumes: number): SessionRecord {
 }
 
 /** The fixed facts of the session a record describes (`source` and `auth` as they are now). */
-export function fixedOf(record: SessionRecord, eventsPath: string, now: { source?: SessionFixed["source"]; auth?: SessionFixed["auth"] } = {}): SessionFixed {
+export function fixedOf(
+  record: SessionRecord,
+  eventsPath: string,
+  now: { source?: SessionFixed["source"]; auth?: SessionFixed["auth"] } = {},
+): SessionFixed {
   return {
     id: record.id,
     adapter: record.adapter,

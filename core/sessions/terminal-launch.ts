@@ -14,12 +14,21 @@ export function resolvePresetLaunch(
   let preset: TerminalPreset = {};
   if (input.preset !== undefined) {
     const found = presets?.[input.preset];
-    if (!found) throw new SvcError("not_found", `no terminal preset "${input.preset}"; presets in terminalPresets: ${Object.keys(presets ?? {}).join(", ") || "(none)"}`);
+    if (!found)
+      throw new SvcError(
+        "not_found",
+        `no terminal preset "${input.preset}"; presets in terminalPresets: ${Object.keys(presets ?? {}).join(", ") || "(none)"}`,
+      );
     preset = found;
   }
   const argv = input.argv && input.argv.length > 0 ? input.argv : preset.argv;
   if (!argv || argv.length === 0) {
-    throw new SvcError("usage", input.preset ? `terminal preset "${input.preset}" has no argv; pass the command after \`--\`` : "pass a command after `--`, or a --preset with argv");
+    throw new SvcError(
+      "usage",
+      input.preset
+        ? `terminal preset "${input.preset}" has no argv; pass the command after \`--\``
+        : "pass a command after `--`, or a --preset with argv",
+    );
   }
   const cwd = resolvePresetCwd({ cwd: input.cwd ?? preset.cwd }, input.cliCwd ?? process.cwd());
   return { argv, env: preset.env ?? {}, cwd, workspace: preset.workspace, name: preset.name, label: preset.label };

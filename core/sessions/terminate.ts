@@ -14,7 +14,11 @@ export const STOP_GRACE_MS = 3000;
  * the SIGKILL cannot be sent (`kill` throws, e.g. EPERM), this rejects with that error instead of
  * waiting for an exit that will not come.
  */
-export async function terminateAndWait(kill: (signal: NodeJS.Signals) => void, exited: Promise<unknown>, graceMs = STOP_GRACE_MS): Promise<void> {
+export async function terminateAndWait(
+  kill: (signal: NodeJS.Signals) => void,
+  exited: Promise<unknown>,
+  graceMs = STOP_GRACE_MS,
+): Promise<void> {
   kill("SIGTERM");
   let timer: NodeJS.Timeout | undefined;
   const killFailed = new Promise<never>((_, reject) => {

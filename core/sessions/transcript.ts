@@ -21,7 +21,11 @@ export class TranscriptWriter {
   private closed = false;
 
   /** `lastSeq`: the seq of the file's last line, when it goes on (a resumed session). */
-  constructor(readonly path: string, private readonly now: () => number, lastSeq = 0) {
+  constructor(
+    readonly path: string,
+    private readonly now: () => number,
+    lastSeq = 0,
+  ) {
     this.seq = lastSeq;
   }
 

@@ -59,7 +59,13 @@ export interface SessionDescriptor {
    * The worktree's heavy phases (core/workspaces): `queued` with a 1-based `position`, `running`
    * with its `phase`, `done`, or `failed` with the `phase`, `command` and `outputTail`.
    */
-  provisioning?: { state: "queued" | "running" | "done" | "failed"; position?: number; phase?: string; command?: string; outputTail?: string };
+  provisioning?: {
+    state: "queued" | "running" | "done" | "failed";
+    position?: number;
+    phase?: string;
+    command?: string;
+    outputTail?: string;
+  };
   /** How many further levels of sessions this one may spawn (unset = no limit); see docs/workspaces.md. */
   delegation?: number;
   /** The swarm run and step this session runs (docs/swarm.md). */

@@ -24,7 +24,11 @@ export async function writeVerdict(eventsDir: string, sessionId: string, verdict
 }
 
 /** The stored verdict, `undefined` when there is none; `onDamaged` hears of a damaged file (left as it is). */
-export async function readVerdict(eventsDir: string, sessionId: string, onDamaged?: (path: string, reason: string) => void): Promise<SessionVerdict | undefined> {
+export async function readVerdict(
+  eventsDir: string,
+  sessionId: string,
+  onDamaged?: (path: string, reason: string) => void,
+): Promise<SessionVerdict | undefined> {
   const read = await readCheckedDoc(sessionFiles(eventsDir, sessionId).verdict, VERSION, "verdict", verdictSchema);
   if (read.state === "damaged") onDamaged?.(read.path, read.reason);
   return read.state === "ok" ? read.value : undefined;

@@ -10,7 +10,10 @@ import type { SessionDescriptor } from "./types.js";
  * The transcript files of a session, live or from an earlier daemon life (found on disk). For a
  * session this daemon knows, everything appended so far is on disk when this resolves.
  */
-export async function transcriptPaths(runtime: SessionRuntime, id: string): Promise<{ events: string; terminal?: string; live: boolean }> {
+export async function transcriptPaths(
+  runtime: SessionRuntime,
+  id: string,
+): Promise<{ events: string; terminal?: string; live: boolean }> {
   if (runtime.state(id) !== "unknown") {
     const s = runtime.get(id);
     await Promise.all([s.transcript.flushed(), s.terminal?.flushed()]);
@@ -18,7 +21,8 @@ export async function transcriptPaths(runtime: SessionRuntime, id: string): Prom
   }
   if (!isSessionId(id)) throw new SvcError("invalid_input", `invalid session id ${JSON.stringify(id)}`);
   const files = sessionFiles(runtime.eventsDir, id);
-  if (!(await stat(files.events).catch(() => undefined))) throw new SvcError("not_found", `no session ${id}: no transcript under ${runtime.eventsDir}`);
+  if (!(await stat(files.events).catch(() => undefined)))
+    throw new SvcError("not_found", `no session ${id}: no transcript under ${runtime.eventsDir}`);
   const hasTerminal = Boolean(await stat(files.terminal).catch(() => undefined));
   return { events: files.events, terminal: hasTerminal ? files.terminal : undefined, live: false };
 }

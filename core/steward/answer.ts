@@ -13,7 +13,9 @@ export const MAX_REASON = 2000;
 export const MAX_SUGGESTED_PROMPT = 8000;
 
 const completion = z.object({
-  choices: z.array(z.object({ message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }) })).min(1),
+  choices: z
+    .array(z.object({ message: z.object({ content: z.string().nullish(), refusal: z.string().nullish() }) }))
+    .min(1),
 });
 
 const verdictBody = z.object({
@@ -22,7 +24,9 @@ const verdictBody = z.object({
   suggestedPrompt: z.string().max(MAX_SUGGESTED_PROMPT).nullish(),
 });
 
-export type ParsedAnswer = { ok: true; verdict: JudgeVerdict; reason: string; suggestedPrompt?: string } | { ok: false; reason: string };
+export type ParsedAnswer =
+  | { ok: true; verdict: JudgeVerdict; reason: string; suggestedPrompt?: string }
+  | { ok: false; reason: string };
 
 /** Control characters (terminal escapes above all) become spaces; newlines and tabs stay. */
 function printable(s: string): string {
@@ -51,7 +55,10 @@ export function parseJudgeAnswer(body: string): ParsedAnswer {
     if (!c.success) return { ok: false, reason: "the judge's answer is not a chat completion (no choices[0].message)" };
     const message = c.data.choices[0]!.message;
     if (typeof message.content !== "string" || message.content.trim() === "") {
-      return { ok: false, reason: message.refusal ? "the judge refused to answer" : "the judge's answer has no message content" };
+      return {
+        ok: false,
+        reason: message.refusal ? "the judge refused to answer" : "the judge's answer has no message content",
+      };
     }
     const inner = contentJson(message.content);
     if (!inner.ok) return { ok: false, reason: "the judge's message content is not JSON" };
@@ -59,10 +66,18 @@ export function parseJudgeAnswer(body: string): ParsedAnswer {
     if (!v.success) {
       const issue = v.error.issues[0];
       const field = issue?.path.join(".") || "content";
-      return { ok: false, reason: `the judge's verdict is malformed at ${field}: ${field === "verdict" ? `must be one of ${VERDICTS.join(", ")}` : (issue?.message ?? "invalid")}` };
+      return {
+        ok: false,
+        reason: `the judge's verdict is malformed at ${field}: ${field === "verdict" ? `must be one of ${VERDICTS.join(", ")}` : (issue?.message ?? "invalid")}`,
+      };
     }
     const suggested = v.data.suggestedPrompt?.trim();
-    return { ok: true, verdict: v.data.verdict, reason: printable(v.data.reason), ...(suggested ? { suggestedPrompt: printable(suggested) } : {}) };
+    return {
+      ok: true,
+      verdict: v.data.verdict,
+      reason: printable(v.data.reason),
+      ...(suggested ? { suggestedPrompt: printable(suggested) } : {}),
+    };
   } catch {
     return { ok: false, reason: "the judge's answer could not be read" };
   }

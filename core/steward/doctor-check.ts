@@ -12,10 +12,32 @@ import { judgeSettings } from "./judge-config.js";
 
 export async function checkSteward(snap: Pick<ConfigSnapshot, "effective" | "sources">): Promise<DoctorFinding[]> {
   if (judgeSettings(snap).key) return [];
-  const set = Object.entries(snap.sources).some(([k, src]) => (k.startsWith("extJudge.") || k === "models.judge.session" || k.startsWith("models.judge.session.")) && src.kind !== "default");
-  const fix = "set one: `svc config set extJudge.apiKey` (from stdin), or EXT_JUDGE_API_KEY in the daemon's environment (docs/steward.md)";
-  if (set) return [{ severity: "warn", file: "config.json", message: "the session steward has no judge key (extJudge.apiKey or EXT_JUDGE_API_KEY): it gives no verdicts although a judge is configured", fix }];
+  const set = Object.entries(snap.sources).some(
+    ([k, src]) =>
+      (k.startsWith("extJudge.") || k === "models.judge.session" || k.startsWith("models.judge.session.")) &&
+      src.kind !== "default",
+  );
+  const fix =
+    "set one: `svc config set extJudge.apiKey` (from stdin), or EXT_JUDGE_API_KEY in the daemon's environment (docs/steward.md)";
+  if (set)
+    return [
+      {
+        severity: "warn",
+        file: "config.json",
+        message:
+          "the session steward has no judge key (extJudge.apiKey or EXT_JUDGE_API_KEY): it gives no verdicts although a judge is configured",
+        fix,
+      },
+    ];
   const sessions = await readdir(snap.effective.sessions.eventsDir).catch(() => []);
   if (!sessions.some((n) => n.startsWith("ses_"))) return [];
-  return [{ severity: "info", file: "config.json", message: "the session steward is off: no judge key (extJudge.apiKey or EXT_JUDGE_API_KEY), so sessions get no verdicts", fix }];
+  return [
+    {
+      severity: "info",
+      file: "config.json",
+      message:
+        "the session steward is off: no judge key (extJudge.apiKey or EXT_JUDGE_API_KEY), so sessions get no verdicts",
+      fix,
+    },
+  ];
 }

@@ -69,7 +69,10 @@ export async function postJudge(r: JudgeHttpRequest): Promise<JudgeHttpResult> {
     });
     if (res.status >= 300 && res.status < 400) {
       await res.body?.cancel().catch(() => undefined);
-      return { ok: false, reason: `the judge answered a redirect (HTTP ${res.status}); svc does not follow redirects: set extJudge.baseUrl to the final URL` };
+      return {
+        ok: false,
+        reason: `the judge answered a redirect (HTTP ${res.status}); svc does not follow redirects: set extJudge.baseUrl to the final URL`,
+      };
     }
     const read = await readCapped(res, MAX_ANSWER_BYTES);
     if (!read.ok) return { ok: false, reason: `the judge's answer is over ${MAX_ANSWER_BYTES} bytes` };

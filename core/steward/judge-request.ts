@@ -80,7 +80,10 @@ export function transcriptEntries(lines: TranscriptLine[]): string[] {
   };
   for (const l of lines) {
     const d = l.data as Record<string, any> | undefined;
-    const chunk = l.type === "update" && d?.update?.content?.type === "text" && typeof d.update.content.text === "string" ? (d.update.content.text as string) : undefined;
+    const chunk =
+      l.type === "update" && d?.update?.content?.type === "text" && typeof d.update.content.text === "string"
+        ? (d.update.content.text as string)
+        : undefined;
     if (chunk !== undefined && d?.kind === "agent_message_chunk") {
       agent = (agent ?? "") + chunk;
       continue;
@@ -106,7 +109,11 @@ function latest(entries: string[]): string[] {
 }
 
 /** The chat-completions body, every string from the session passed through `redaction`. */
-export function buildJudgeRequest(input: JudgeInput, model: string, redaction: Redaction): { body: Record<string, unknown>; withheld: number } {
+export function buildJudgeRequest(
+  input: JudgeInput,
+  model: string,
+  redaction: Redaction,
+): { body: Record<string, unknown>; withheld: number } {
   let withheld = 0;
   const pass = (text: string, key: string, content: boolean): string => {
     const out = redaction.apply({ text, key, content, surface: "judge", sessionId: input.session.id });
@@ -114,7 +121,9 @@ export function buildJudgeRequest(input: JudgeInput, model: string, redaction: R
     return out ?? WITHHELD;
   };
   const facts = pass(JSON.stringify(sessionFacts(input.session, input.trigger, input.now), null, 1), "session", false);
-  const error = input.session.lastTurnErrorMessage ? pass(input.session.lastTurnErrorMessage, "lastTurnErrorMessage", true) : undefined;
+  const error = input.session.lastTurnErrorMessage
+    ? pass(input.session.lastTurnErrorMessage, "lastTurnErrorMessage", true)
+    : undefined;
   const entries = latest(transcriptEntries(input.lines)).map((e) => pass(e, "transcript", true));
   const user = [
     `Session (trigger: ${input.trigger}):`,
@@ -131,7 +140,10 @@ export function buildJudgeRequest(input: JudgeInput, model: string, redaction: R
         { role: "system", content: SYSTEM_PROMPT },
         { role: "user", content: user },
       ],
-      response_format: { type: "json_schema", json_schema: { name: "session_verdict", strict: true, schema: VERDICT_SCHEMA } },
+      response_format: {
+        type: "json_schema",
+        json_schema: { name: "session_verdict", strict: true, schema: VERDICT_SCHEMA },
+      },
       stream: false,
     },
     withheld,

@@ -28,22 +28,26 @@ function optional<T>(c: DependencyContainer, tok: Token<T>): T | undefined {
 }
 
 function load(c: DependencyContainer, h: Held): Promise<Steward> {
-  h.steward ??= Promise.all([import("./steward.js"), import("../llm-endpoint/settings.js")]).then(([{ Steward }, { JUDGE_CALL_ROLE }]) => {
-    const clock = resolve(c, CLOCK);
-    const config = resolve(c, CONFIG);
-    return new Steward({
-      config,
-      sessions: resolve(c, SESSIONS),
-      logger: resolve(c, LOGGER),
-      now: () => clock.now(),
-      redaction: resolve(c, REDACTION),
-      sidecar: async () => {
-        if (config.current().effective.features.llmEndpoint !== true) return undefined;
-        const channel = await optional(c, STEWARD_MODEL_ACCESS)?.channel();
-        return channel && { url: channel.url, bearer: channel.token, model: `role:${JUDGE_CALL_ROLE}`, viaSidecar: true };
-      },
-    });
-  });
+  h.steward ??= Promise.all([import("./steward.js"), import("../llm-endpoint/settings.js")]).then(
+    ([{ Steward }, { JUDGE_CALL_ROLE }]) => {
+      const clock = resolve(c, CLOCK);
+      const config = resolve(c, CONFIG);
+      return new Steward({
+        config,
+        sessions: resolve(c, SESSIONS),
+        logger: resolve(c, LOGGER),
+        now: () => clock.now(),
+        redaction: resolve(c, REDACTION),
+        sidecar: async () => {
+          if (config.current().effective.features.llmEndpoint !== true) return undefined;
+          const channel = await optional(c, STEWARD_MODEL_ACCESS)?.channel();
+          return (
+            channel && { url: channel.url, bearer: channel.token, model: `role:${JUDGE_CALL_ROLE}`, viaSidecar: true }
+          );
+        },
+      });
+    },
+  );
   return h.steward;
 }
 
@@ -62,13 +66,18 @@ export const stewardModule: DaemonModule = {
     h.unsubscribe = resolve(c, DAEMON_EVENTS).subscribe((e) => {
       if (TRIGGERS[e.type] === undefined) return;
       if (!h.steward && !judgeSettings(config.current()).key) {
-        if (!h.noKeySaid) logger.info("steward: no judge key (extJudge.apiKey, or EXT_JUDGE_API_KEY in the daemon's environment): no session is judged; see docs/steward.md");
+        if (!h.noKeySaid)
+          logger.info(
+            "steward: no judge key (extJudge.apiKey, or EXT_JUDGE_API_KEY in the daemon's environment): no session is judged; see docs/steward.md",
+          );
         h.noKeySaid = true;
         return;
       }
       load(c, h)
         .then((s) => s.onEvent(e))
-        .catch((err: Error) => logger.error("steward: a trigger was not handled", { type: e.type, error: err.message }));
+        .catch((err: Error) =>
+          logger.error("steward: a trigger was not handled", { type: e.type, error: err.message }),
+        );
     });
   },
   async stop(c: DependencyContainer) {

@@ -24,7 +24,8 @@ import { ON_REQUEST, TRIGGERS } from "./triggers.js";
 /** How many transcript lines are read (a run of agent text chunks is one entry of the request). */
 const TAIL_LINES = 200;
 
-const NO_KEY_MESSAGE = "the session steward has no judge key (extJudge.apiKey, or EXT_JUDGE_API_KEY in the daemon's environment): no session is judged";
+const NO_KEY_MESSAGE =
+  "the session steward has no judge key (extJudge.apiKey, or EXT_JUDGE_API_KEY in the daemon's environment): no session is judged";
 
 /** Where a judge request goes: the judge itself, or the llm-endpoint sidecar with the steward's own token. */
 export interface JudgeChannel {
@@ -76,9 +77,17 @@ export class Steward {
    */
   async request(sessionId: string): Promise<{ verdict: SessionVerdict; descriptor: SessionDescriptor }> {
     const settings = this.settings();
-    if (!settings.key) throw new SvcError("unavailable", `${NO_KEY_MESSAGE}: set extJudge.apiKey (svc config set extJudge.apiKey, from stdin) or EXT_JUDGE_API_KEY`);
+    if (!settings.key)
+      throw new SvcError(
+        "unavailable",
+        `${NO_KEY_MESSAGE}: set extJudge.apiKey (svc config set extJudge.apiKey, from stdin) or EXT_JUDGE_API_KEY`,
+      );
     const s = this.d.sessions.get(sessionId);
-    if (s.fixed.kind !== "agent") throw new SvcError("invalid_input", `session ${sessionId} is a terminal session; the steward judges agent sessions`);
+    if (s.fixed.kind !== "agent")
+      throw new SvcError(
+        "invalid_input",
+        `session ${sessionId} is a terminal session; the steward judges agent sessions`,
+      );
     for (let p = this.inFlight.get(sessionId); p; p = this.inFlight.get(sessionId)) await p.catch(() => undefined);
     const verdict = await this.start(sessionId, ON_REQUEST, settings);
     return { verdict, descriptor: this.d.sessions.describe(this.d.sessions.get(sessionId)) };
@@ -106,17 +115,44 @@ export class Steward {
       await s.transcript.flushed();
       const lines = await readTranscriptTail(s.fixed.eventsPath, TAIL_LINES);
       const redaction = await this.d.redaction.forSlug(judgeRedactorSlug(this.d.config.current().effective));
-      const channel = (await this.d.sidecar()) ?? { url: settings.url, bearer: settings.key!.value, model: settings.model, viaSidecar: false };
-      const { body } = buildJudgeRequest({ session: rt.describe(s), trigger, now: this.d.now(), lines }, channel.model, redaction);
-      const answer = await postJudge({ url: channel.url, bearer: channel.bearer, body, timeoutMs: settings.timeoutMs, ownErrors: channel.viaSidecar, signal: this.closing.signal });
+      const channel = (await this.d.sidecar()) ?? {
+        url: settings.url,
+        bearer: settings.key!.value,
+        model: settings.model,
+        viaSidecar: false,
+      };
+      const { body } = buildJudgeRequest(
+        { session: rt.describe(s), trigger, now: this.d.now(), lines },
+        channel.model,
+        redaction,
+      );
+      const answer = await postJudge({
+        url: channel.url,
+        bearer: channel.bearer,
+        body,
+        timeoutMs: settings.timeoutMs,
+        ownErrors: channel.viaSidecar,
+        signal: this.closing.signal,
+      });
       const parsed = answer.ok ? parseJudgeAnswer(answer.text) : answer;
-      outcome = parsed.ok ? { verdict: parsed.verdict, reason: parsed.reason, ...(parsed.suggestedPrompt ? { suggestedPrompt: parsed.suggestedPrompt } : {}) } : { verdict: "judge_error", reason: parsed.reason };
+      outcome = parsed.ok
+        ? {
+            verdict: parsed.verdict,
+            reason: parsed.reason,
+            ...(parsed.suggestedPrompt ? { suggestedPrompt: parsed.suggestedPrompt } : {}),
+          }
+        : { verdict: "judge_error", reason: parsed.reason };
     } catch (err) {
       outcome = { verdict: "judge_error", reason: `the judge request could not be made: ${(err as Error).message}` };
     }
     const verdict: SessionVerdict = { ...outcome, trigger, at: this.d.now(), model };
-    if (verdict.verdict === "judge_error") this.d.logger.warn("steward: no verdict from the judge", { sessionId, trigger, reason: verdict.reason });
-    await rt.recordVerdict(sessionId, verdict).catch((err: Error) => this.d.logger.error("steward: the verdict was not recorded", { sessionId, error: err.message }));
+    if (verdict.verdict === "judge_error")
+      this.d.logger.warn("steward: no verdict from the judge", { sessionId, trigger, reason: verdict.reason });
+    await rt
+      .recordVerdict(sessionId, verdict)
+      .catch((err: Error) =>
+        this.d.logger.error("steward: the verdict was not recorded", { sessionId, error: err.message }),
+      );
     this.tellParent(sessionId, verdict);
     return verdict;
   }

@@ -21,7 +21,14 @@ const verdictShape = z
   .describe("The verdict, also kept on the session's descriptor");
 
 export function stewardRoutes(judge: Judge): RouteDef[] {
-  return [{ method: "POST", path: "/sessions/:id/judge", auth: "loopback-or-token", handler: async (req) => ({ status: 200, body: await judge(req.params.id!) }) }];
+  return [
+    {
+      method: "POST",
+      path: "/sessions/:id/judge",
+      auth: "loopback-or-token",
+      handler: async (req) => ({ status: 200, body: await judge(req.params.id!) }),
+    },
+  ];
 }
 
 export function stewardTools(judge: Judge): ToolDef[] {
@@ -30,7 +37,12 @@ export function stewardTools(judge: Judge): ToolDef[] {
     description:
       "Ask the session steward's judge now how a session is doing: on_track, stuck, needs_human or done, with a reason and maybe a suggested next prompt (judge_error when the judge gave no usable answer). The verdict is kept on the session; nothing is sent to it. Needs a judge key (extJudge.apiKey or EXT_JUDGE_API_KEY); one judgement per session at a time.",
     inputSchema: { sessionId: z.string().min(1).describe("The session (ses_…)") },
-    outputSchema: { verdict: verdictShape, descriptor: z.looseObject({ id: z.string().describe("The session id") }).describe("The session descriptor, verdict included") },
+    outputSchema: {
+      verdict: verdictShape,
+      descriptor: z
+        .looseObject({ id: z.string().describe("The session id") })
+        .describe("The session descriptor, verdict included"),
+    },
     handler: (i) => judge(i.sessionId),
   };
   return [tool as unknown as ToolDef];

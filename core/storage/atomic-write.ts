@@ -18,12 +18,17 @@ export interface AtomicWriteOptions {
  * temp file in the same directory (created with `mode`), fsync, rename, then fsync the directory
  * so the rename itself is durable.
  */
-export async function writeFileDurable(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileDurable(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const dir = dirname(path);
   // An error names `path` (not write-file-atomic's temp file), so a full disk says which file.
   await writingFile(path, async () => {
     await mkdir(dir, { recursive: true, mode: 0o700 });
-    const mode = options.mode ?? (options.createMode !== undefined && !(await exists(path)) ? options.createMode : undefined);
+    const mode =
+      options.mode ?? (options.createMode !== undefined && !(await exists(path)) ? options.createMode : undefined);
     // Without a mode write-file-atomic gives the new file the old one's mode and owner.
     await writeFileAtomic(path, typeof data === "string" ? data : Buffer.from(data), {
       fsync: true,

@@ -32,7 +32,9 @@ export class FileCredentialStore implements CredentialStore {
   async get(namespace: string, key: string): Promise<string | undefined> {
     check(namespace, key);
     const file = await this.read();
-    return Object.hasOwn(file.values, namespace) && Object.hasOwn(file.values[namespace]!, key) ? file.values[namespace]![key] : undefined;
+    return Object.hasOwn(file.values, namespace) && Object.hasOwn(file.values[namespace]!, key)
+      ? file.values[namespace]![key]
+      : undefined;
   }
 
   async has(namespace: string, key: string): Promise<boolean> {
@@ -41,7 +43,8 @@ export class FileCredentialStore implements CredentialStore {
 
   async set(namespace: string, key: string, value: string): Promise<void> {
     check(namespace, key);
-    if (typeof value !== "string" || value === "") throw new SvcError("invalid_input", `credential ${namespace}/${key} must be a non-empty string`);
+    if (typeof value !== "string" || value === "")
+      throw new SvcError("invalid_input", `credential ${namespace}/${key} must be a non-empty string`);
     await this.update((f) => {
       f.values[namespace] = { ...(Object.hasOwn(f.values, namespace) ? f.values[namespace] : {}), [key]: value };
       return f;
@@ -63,7 +66,9 @@ export class FileCredentialStore implements CredentialStore {
   }
 
   private async update(mutate: (f: CredentialsFile) => CredentialsFile | undefined): Promise<void> {
-    await updateJsonFile<CredentialsFile>(this.path, (current) => mutate(normalize(this.path, current)), { mode: 0o600 });
+    await updateJsonFile<CredentialsFile>(this.path, (current) => mutate(normalize(this.path, current)), {
+      mode: 0o600,
+    });
   }
 }
 
@@ -72,14 +77,21 @@ function normalize(path: string, file: CredentialsFile | undefined): Credentials
   if (typeof file !== "object" || file === null || Array.isArray(file)) {
     throw new SvcError("config_invalid", `${path} is not a credentials file (expected a JSON object)`);
   }
-  const values = typeof file.values === "object" && file.values !== null && !Array.isArray(file.values) ? file.values : {};
+  const values =
+    typeof file.values === "object" && file.values !== null && !Array.isArray(file.values) ? file.values : {};
   return { ...file, version: 1, values };
 }
 
 function check(namespace: string, key: string): void {
-  for (const [what, v] of [["namespace", namespace], ["key", key]] as const) {
+  for (const [what, v] of [
+    ["namespace", namespace],
+    ["key", key],
+  ] as const) {
     if (typeof v !== "string" || !NAME.test(v)) {
-      throw new SvcError("invalid_input", `credential ${what} must be 1-128 characters of letters, digits, _ . : - (starting with a letter or digit)`);
+      throw new SvcError(
+        "invalid_input",
+        `credential ${what} must be 1-128 characters of letters, digits, _ . : - (starting with a letter or digit)`,
+      );
     }
   }
 }

@@ -76,6 +76,6 @@ export class JsonGroupCommit<T> {
       for (const q of group) q.reject(err);
       return;
     }
-    for (const q of group) (q.error ? q.reject(q.error.err) : q.resolve(value));
+    for (const q of group) q.error ? q.reject(q.error.err) : q.resolve(value);
   }
 }

@@ -17,7 +17,12 @@ export interface AdapterChoice {
   problem?: string;
 }
 
-export function chooseAdapter(stepAdapter: string | undefined, model: string | undefined, acpAgents: Record<string, AcpRecipe>, stepId: string): AdapterChoice {
+export function chooseAdapter(
+  stepAdapter: string | undefined,
+  model: string | undefined,
+  acpAgents: Record<string, AcpRecipe>,
+  stepId: string,
+): AdapterChoice {
   if (stepAdapter) return { slug: stepAdapter, chosenBy: "step", why: `steps[${stepId}].adapter` };
   if (!model) return {};
   for (const [slug, recipe] of Object.entries(acpAgents)) {
@@ -26,7 +31,12 @@ export function chooseAdapter(stepAdapter: string | undefined, model: string | u
     }
   }
   const cat = catalogAdapterFor(model);
-  if (cat) return { slug: cat.adapter, chosenBy: "catalog", why: `model catalog: ${model} is a ${cat.provider} model, run by ${cat.adapter}` };
+  if (cat)
+    return {
+      slug: cat.adapter,
+      chosenBy: "catalog",
+      why: `model catalog: ${model} is a ${cat.provider} model, run by ${cat.adapter}`,
+    };
   return {
     problem:
       `no adapter fits model "${model}": it is not in the model catalog and no acpAgents entry lists it in models.default or models.allowed; ` +

@@ -23,7 +23,12 @@ export interface AdapterWalk {
 }
 
 /** Loads the built-ins and `ids` afresh into a new registry. */
-export async function walkAdapters(ids: readonly string[], env: NodeJS.ProcessEnv, cwd: string, logger?: Logger): Promise<AdapterWalk> {
+export async function walkAdapters(
+  ids: readonly string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  logger?: Logger,
+): Promise<AdapterWalk> {
   const registry = new PluginRegistry();
   const failures = await loadPlugins(registry, { ids, env, cwd, ...(logger ? { logger } : {}) });
   const bases = resolutionBases(env, cwd);
@@ -35,8 +40,12 @@ export async function walkAdapters(ids: readonly string[], env: NodeJS.ProcessEn
 function declaredAdapterKinds(id: string, bases: ReturnType<typeof resolutionBases>): string[] {
   try {
     const pkg = resolvePackage(id, bases);
-    const raw = readRawManifest(pkg.dir, pkg.packageJson)?.raw as { plugins?: Array<{ type?: unknown; kind?: unknown }> } | undefined;
-    return (raw?.plugins ?? []).filter((p) => p.type === "adapter" && typeof p.kind === "string").map((p) => p.kind as string);
+    const raw = readRawManifest(pkg.dir, pkg.packageJson)?.raw as
+      | { plugins?: Array<{ type?: unknown; kind?: unknown }> }
+      | undefined;
+    return (raw?.plugins ?? [])
+      .filter((p) => p.type === "adapter" && typeof p.kind === "string")
+      .map((p) => p.kind as string);
   } catch {
     return [];
   }
@@ -51,16 +60,26 @@ export function failureFor(walk: AdapterWalk, slug: string): LoadFailure | undef
   });
 }
 
-export type AdapterAvailability = { source: "package"; package: string } | { source: "config" | "catalog"; bin: string } | { problem: string };
+export type AdapterAvailability =
+  | { source: "package"; package: string }
+  | { source: "config" | "catalog"; bin: string }
+  | { problem: string };
 
 /** Where adapter `slug` comes from in this run (SPEC.md order: package, then acpAgents, then the catalog), or why the step cannot start. */
-export function adapterAvailability(walk: AdapterWalk, slug: string, acpAgents: Record<string, AcpRecipe>): AdapterAvailability {
-  if (slug === "terminal") return { problem: `adapter "terminal" runs a command, not an agent; a swarm step needs an agent adapter` };
+export function adapterAvailability(
+  walk: AdapterWalk,
+  slug: string,
+  acpAgents: Record<string, AcpRecipe>,
+): AdapterAvailability {
+  if (slug === "terminal")
+    return { problem: `adapter "terminal" runs a command, not an agent; a swarm step needs an agent adapter` };
   const failed = failureFor(walk, slug);
   if (failed) return { problem: `adapter "${slug}" is unavailable in this run: ${failureLine(failed)}` };
   const pkg = walk.registry.get("adapter", slug);
   if (pkg && !pkg.source.builtin) return { source: "package", package: pkg.source.package };
   if (Object.hasOwn(acpAgents, slug)) return { source: "config", bin: acpAgents[slug]!.bin };
   if (Object.hasOwn(ACP_CATALOG, slug)) return { source: "catalog", bin: ACP_CATALOG[slug]!.bin };
-  return { problem: `no adapter "${slug}": no adapter package provides it, no acpAgents.${slug} in the config and no catalog entry; see \`svc acp ls\`` };
+  return {
+    problem: `no adapter "${slug}": no adapter package provides it, no acpAgents.${slug} in the config and no catalog entry; see \`svc acp ls\``,
+  };
 }

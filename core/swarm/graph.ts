@@ -10,21 +10,37 @@ import { outputRefs } from "./template.js";
 export function checkGraph(steps: readonly SwarmStep[]): string[] {
   const byId = new Map<string, SwarmStep>();
   for (const s of steps) {
-    if (byId.has(s.id)) throw new SvcError("invalid_input", `steps[${s.id}].id: the id "${s.id}" is used by more than one step; ids must be unique`);
+    if (byId.has(s.id))
+      throw new SvcError(
+        "invalid_input",
+        `steps[${s.id}].id: the id "${s.id}" is used by more than one step; ids must be unique`,
+      );
     byId.set(s.id, s);
   }
   for (const s of steps) {
     for (const n of s.needs ?? []) {
       if (n === s.id) throw new SvcError("invalid_input", `steps[${s.id}].needs: a step cannot need itself`);
-      if (!byId.has(n)) throw new SvcError("invalid_input", `steps[${s.id}].needs: no step "${n}" (steps: ${[...byId.keys()].join(", ")})`);
+      if (!byId.has(n))
+        throw new SvcError(
+          "invalid_input",
+          `steps[${s.id}].needs: no step "${n}" (steps: ${[...byId.keys()].join(", ")})`,
+        );
     }
   }
   const order = topoOrder(steps, byId);
   for (const s of steps) {
     const ancestors = ancestorsOf(s.id, byId);
     for (const ref of outputRefs(s.prompt)) {
-      if (!byId.has(ref)) throw new SvcError("invalid_input", `steps[${s.id}].prompt: \${{ steps.${ref}.output }} names no step (steps: ${[...byId.keys()].join(", ")})`);
-      if (!ancestors.has(ref)) throw new SvcError("invalid_input", `steps[${s.id}].prompt: uses the output of "${ref}", which it does not need; add "${ref}" to steps[${s.id}].needs`);
+      if (!byId.has(ref))
+        throw new SvcError(
+          "invalid_input",
+          `steps[${s.id}].prompt: \${{ steps.${ref}.output }} names no step (steps: ${[...byId.keys()].join(", ")})`,
+        );
+      if (!ancestors.has(ref))
+        throw new SvcError(
+          "invalid_input",
+          `steps[${s.id}].prompt: uses the output of "${ref}", which it does not need; add "${ref}" to steps[${s.id}].needs`,
+        );
     }
   }
   return order;

@@ -17,7 +17,6 @@ import { resolveStepModel, type StepModel } from "./step-model.js";
 
 export const DEFAULT_CONCURRENCY = 4;
 
-
 export interface PlannedStep {
   id: string;
   label: string;
@@ -70,7 +69,8 @@ export interface PlanInput {
 }
 
 export function resolvePlan(input: PlanInput): RunPlan {
-  if (!isAbsolute(input.baseDir)) throw new SvcError("invalid_input", `baseDir must be an absolute path, got ${JSON.stringify(input.baseDir)}`);
+  if (!isAbsolute(input.baseDir))
+    throw new SvcError("invalid_input", `baseDir must be an absolute path, got ${JSON.stringify(input.baseDir)}`);
   const order = checkGraph(input.swarm.steps);
   const acpAgents = input.config.acpAgents ?? {};
   const layers = { run: input.runModels, ...(input.repository ? { repository: input.repository.models } : {}) };
@@ -84,7 +84,9 @@ export function resolvePlan(input: PlanInput): RunPlan {
     }
     const id = "id" in model ? model.id : undefined;
     const choice = chooseAdapter(s.adapter, id, acpAgents, s.id);
-    const adapter: PlannedStep["adapter"] = { ...(choice.slug ? { slug: choice.slug, chosenBy: choice.chosenBy, why: choice.why } : {}) };
+    const adapter: PlannedStep["adapter"] = {
+      ...(choice.slug ? { slug: choice.slug, chosenBy: choice.chosenBy, why: choice.why } : {}),
+    };
     if (choice.problem) problems.push(choice.problem);
     if (choice.slug) {
       const a = adapterAvailability(input.walk, choice.slug, acpAgents);
@@ -108,7 +110,9 @@ export function resolvePlan(input: PlanInput): RunPlan {
     };
   });
   return {
-    name: input.swarm.name ?? (input.file ? input.file.replace(/^.*[\\/]/, "").replace(/\.swarm\.json$|\.json$/, "") : "swarm"),
+    name:
+      input.swarm.name ??
+      (input.file ? input.file.replace(/^.*[\\/]/, "").replace(/\.swarm\.json$|\.json$/, "") : "swarm"),
     ...(input.file ? { file: input.file } : {}),
     baseDir: input.baseDir,
     concurrency: input.concurrency ?? input.swarm.concurrency ?? DEFAULT_CONCURRENCY,

@@ -43,7 +43,9 @@ export interface RunRecord {
   steps: Record<string, StepRecord>;
 }
 
-export type RunSummary = Pick<RunRecord, "runId" | "name" | "file" | "state" | "createdAt" | "endedAt"> & { counts: Record<StepState, number> };
+export type RunSummary = Pick<RunRecord, "runId" | "name" | "file" | "state" | "createdAt" | "endedAt"> & {
+  counts: Record<StepState, number>;
+};
 
 const RUN_ID = /^run_[0-9A-HJKMNP-TV-Z]{26}$/;
 
@@ -57,7 +59,8 @@ export class RunStore {
   constructor(readonly home: string) {}
 
   dir(runId: string): string {
-    if (!isRunId(runId)) throw new SvcError("invalid_input", `invalid run id ${JSON.stringify(runId)}: run ids look like run_01J…`);
+    if (!isRunId(runId))
+      throw new SvcError("invalid_input", `invalid run id ${JSON.stringify(runId)}: run ids look like run_01J…`);
     return join(this.home, RUNS_DIR, runId);
   }
 
@@ -82,7 +85,11 @@ export class RunStore {
 
   async get(runId: string): Promise<RunRecord> {
     const rec = await readJsonFile<RunRecord>(join(this.dir(runId), "run.json"));
-    if (!rec) throw new SvcError("not_found", `no run ${runId} under ${join(this.home, RUNS_DIR)}; list them with \`svc run-swarm ls\``);
+    if (!rec)
+      throw new SvcError(
+        "not_found",
+        `no run ${runId} under ${join(this.home, RUNS_DIR)}; list them with \`svc run-swarm ls\``,
+      );
     return rec;
   }
 
@@ -102,7 +109,22 @@ export class RunStore {
 }
 
 export function summarize(rec: RunRecord): RunSummary {
-  const counts: Record<StepState, number> = { waiting: 0, running: 0, succeeded: 0, failed: 0, skipped: 0, cancelled: 0 };
+  const counts: Record<StepState, number> = {
+    waiting: 0,
+    running: 0,
+    succeeded: 0,
+    failed: 0,
+    skipped: 0,
+    cancelled: 0,
+  };
   for (const s of Object.values(rec.steps)) counts[s.state]++;
-  return { runId: rec.runId, name: rec.name, ...(rec.file ? { file: rec.file } : {}), state: rec.state, createdAt: rec.createdAt, ...(rec.endedAt ? { endedAt: rec.endedAt } : {}), counts };
+  return {
+    runId: rec.runId,
+    name: rec.name,
+    ...(rec.file ? { file: rec.file } : {}),
+    state: rec.state,
+    createdAt: rec.createdAt,
+    ...(rec.endedAt ? { endedAt: rec.endedAt } : {}),
+    counts,
+  };
 }

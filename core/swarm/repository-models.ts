@@ -42,7 +42,9 @@ export async function loadRepositoryModels(dir: string): Promise<RepositoryModel
   const r = fileSchema.safeParse(value);
   if (!r.success) {
     const i = r.error.issues[0]!;
-    throw new SvcError("config_invalid", `${path}: ${i.path.map(String).join(".") || "(top level)"}: ${i.message}`, { details: issuesToDetails(r.error.issues) });
+    throw new SvcError("config_invalid", `${path}: ${i.path.map(String).join(".") || "(top level)"}: ${i.message}`, {
+      details: issuesToDetails(r.error.issues),
+    });
   }
   return { path, models: r.data.models ?? {} };
 }

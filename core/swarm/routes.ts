@@ -19,8 +19,16 @@ export function swarmRoutes(service: SwarmService): RouteDef[] {
       handler: async (req) => {
         authorize("swarm.run", req.principal);
         const r = runInputSchema.safeParse(req.json());
-        if (!r.success) throw new SvcError("invalid_input", `invalid request body: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`, { details: issuesToDetails(r.error.issues) });
-        const out = await service.start(r.data, { callerToken: presentedSessionToken(req.headers), principal: req.principal });
+        if (!r.success)
+          throw new SvcError(
+            "invalid_input",
+            `invalid request body: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`,
+            { details: issuesToDetails(r.error.issues) },
+          );
+        const out = await service.start(r.data, {
+          callerToken: presentedSessionToken(req.headers),
+          principal: req.principal,
+        });
         return { status: out.run ? 201 : 200, body: out };
       },
       maxBodyBytes: 4 * 1024 * 1024,

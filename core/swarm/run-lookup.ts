@@ -22,8 +22,15 @@ export function runAdapterLookup(c: DependencyContainer, walk: AdapterWalk): Ada
     instance: async (kind) => {
       const ours = walk.registry.get("adapter", kind);
       const theirs = daemon.get("adapter", kind);
-      const same = ours && theirs && ours.source.dir === theirs.source.dir && ours.source.version === theirs.source.version && ours.definition === theirs.definition;
-      return (await pluginInstance(same ? c : runScope, "adapter", kind)) as Awaited<ReturnType<AdapterLookup["instance"]>>;
+      const same =
+        ours &&
+        theirs &&
+        ours.source.dir === theirs.source.dir &&
+        ours.source.version === theirs.source.version &&
+        ours.definition === theirs.definition;
+      return (await pluginInstance(same ? c : runScope, "adapter", kind)) as Awaited<
+        ReturnType<AdapterLookup["instance"]>
+      >;
     },
   };
 }

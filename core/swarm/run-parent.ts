@@ -11,9 +11,18 @@ import { SvcError } from "../errors.js";
 import type { SessionRuntime } from "../sessions/runtime.js";
 import { attachTo, childDelegation } from "../workspaces/lineage.js";
 
-export function runParent(sessions: SessionRuntime, cfg: EffectiveConfig, input: { attach?: boolean; parentSessionId?: string }, callerId: string | undefined): string | undefined {
-  const parentId = attachTo(cfg.spawn.attach, callerId, { ...(input.attach !== undefined ? { attach: input.attach } : {}), ...(input.parentSessionId ? { parentId: input.parentSessionId } : {}) });
-  if (parentId && sessions.state(parentId) === "unknown") throw new SvcError("not_found", `parent session ${parentId} does not exist`);
+export function runParent(
+  sessions: SessionRuntime,
+  cfg: EffectiveConfig,
+  input: { attach?: boolean; parentSessionId?: string },
+  callerId: string | undefined,
+): string | undefined {
+  const parentId = attachTo(cfg.spawn.attach, callerId, {
+    ...(input.attach !== undefined ? { attach: input.attach } : {}),
+    ...(input.parentSessionId ? { parentId: input.parentSessionId } : {}),
+  });
+  if (parentId && sessions.state(parentId) === "unknown")
+    throw new SvcError("not_found", `parent session ${parentId} does not exist`);
   childDelegation(cfg, [sessions.grantorOf(parentId), sessions.grantorOf(callerId)], undefined);
   return parentId;
 }

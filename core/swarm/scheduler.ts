@@ -17,7 +17,11 @@ export interface TurnOutcome {
 }
 
 /** Starts one step's session with its rendered prompt and waits for its turn to end. */
-export type StepRunner = (step: PlannedStep, prompt: string, ctx: { signal: AbortSignal; onSession(id: string): void }) => Promise<TurnOutcome>;
+export type StepRunner = (
+  step: PlannedStep,
+  prompt: string,
+  ctx: { signal: AbortSignal; onSession(id: string): void },
+) => Promise<TurnOutcome>;
 
 export interface ScheduleOptions {
   concurrency: number;
@@ -29,8 +33,14 @@ export interface ScheduleOptions {
 
 const TERMINAL = new Set(["succeeded", "failed", "skipped", "cancelled"]);
 
-export async function runSchedule(plan: RunPlan, runner: StepRunner, opts: ScheduleOptions): Promise<Record<string, StepRecord>> {
-  const recs: Record<string, StepRecord> = Object.fromEntries(plan.steps.map((s) => [s.id, { state: "waiting" } as StepRecord]));
+export async function runSchedule(
+  plan: RunPlan,
+  runner: StepRunner,
+  opts: ScheduleOptions,
+): Promise<Record<string, StepRecord>> {
+  const recs: Record<string, StepRecord> = Object.fromEntries(
+    plan.steps.map((s) => [s.id, { state: "waiting" } as StepRecord]),
+  );
   const outputs = new Map<string, string>();
   const inFlight = new Map<string, Promise<void>>();
   const set = (id: string, rec: StepRecord) => {
@@ -56,18 +66,39 @@ export async function runSchedule(plan: RunPlan, runner: StepRunner, opts: Sched
           },
         });
         sessionId = out.sessionId ?? sessionId;
-        const base = { startedAt, endedAt: opts.now(), stopReason: out.stopReason, output: out.output, ...(sessionId ? { sessionId } : {}) };
+        const base = {
+          startedAt,
+          endedAt: opts.now(),
+          stopReason: out.stopReason,
+          output: out.output,
+          ...(sessionId ? { sessionId } : {}),
+        };
         if (!out.error && out.stopReason === "end_turn") {
           outputs.set(step.id, out.output);
           set(step.id, { state: "succeeded", ...base });
         } else if (opts.signal.aborted) set(step.id, { state: "cancelled", ...base, reason: "the run was cancelled" });
-        else set(step.id, { state: "failed", ...base, error: out.error ?? `the turn ended with stop reason ${out.stopReason}` });
+        else
+          set(step.id, {
+            state: "failed",
+            ...base,
+            error: out.error ?? `the turn ended with stop reason ${out.stopReason}`,
+          });
       } catch (err) {
         const state = opts.signal.aborted ? "cancelled" : "failed";
-        set(step.id, { state, startedAt, endedAt: opts.now(), ...(sessionId ? { sessionId } : {}), ...(state === "cancelled" ? { reason: "the run was cancelled" } : {}), error: (err as Error).message });
+        set(step.id, {
+          state,
+          startedAt,
+          endedAt: opts.now(),
+          ...(sessionId ? { sessionId } : {}),
+          ...(state === "cancelled" ? { reason: "the run was cancelled" } : {}),
+          error: (err as Error).message,
+        });
       }
     })();
-    inFlight.set(step.id, work.finally(() => inFlight.delete(step.id)));
+    inFlight.set(
+      step.id,
+      work.finally(() => inFlight.delete(step.id)),
+    );
   };
   const cancelled = aborted(opts.signal);
   for (;;) {
@@ -84,7 +115,10 @@ export async function runSchedule(plan: RunPlan, runner: StepRunner, opts: Sched
         const blocked = step.needs.find((n) => ["failed", "skipped", "cancelled"].includes(recs[n]!.state));
         if (blocked) {
           const st = recs[blocked]!.state;
-          set(step.id, { state: "skipped", reason: `needs ${blocked}, which ${st === "failed" ? "failed" : st === "skipped" ? "was skipped" : "was cancelled"}` });
+          set(step.id, {
+            state: "skipped",
+            reason: `needs ${blocked}, which ${st === "failed" ? "failed" : st === "skipped" ? "was skipped" : "was cancelled"}`,
+          });
           progressed = true;
           continue;
         }
@@ -98,10 +132,13 @@ export async function runSchedule(plan: RunPlan, runner: StepRunner, opts: Sched
     // Once cancelled, only the running steps' ends are news (the signal stays resolved).
     await Promise.race(opts.signal.aborted ? [...inFlight.values()] : [...inFlight.values(), cancelled]);
   }
-  for (const s of plan.steps) if (!TERMINAL.has(recs[s.id]!.state)) set(s.id, { state: "cancelled", reason: "the run ended before it started" });
+  for (const s of plan.steps)
+    if (!TERMINAL.has(recs[s.id]!.state)) set(s.id, { state: "cancelled", reason: "the run ended before it started" });
   return recs;
 }
 
 function aborted(signal: AbortSignal): Promise<void> {
-  return signal.aborted ? Promise.resolve() : new Promise((r) => signal.addEventListener("abort", () => r(), { once: true }));
+  return signal.aborted
+    ? Promise.resolve()
+    : new Promise((r) => signal.addEventListener("abort", () => r(), { once: true }));
 }

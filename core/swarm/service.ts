@@ -54,7 +54,10 @@ export class SwarmService {
    * session's delegation: refused when it is 0, and every step's session is granted at most one less
    * (and `defaults.maxGrantableDelegation`).
    */
-  async start(input: RunInput, from: { callerToken?: string; principal?: string } = {}): Promise<{ plan: RunPlan; run?: RunRecord; parentSessionId?: string }> {
+  async start(
+    input: RunInput,
+    from: { callerToken?: string; principal?: string } = {},
+  ): Promise<{ plan: RunPlan; run?: RunRecord; parentSessionId?: string }> {
     // Afresh: config.json as it is now (a bad file keeps the last good one), not as the watcher last saw it.
     await this.deps.config.reload();
     const cfg = this.deps.config.current().effective;
@@ -64,9 +67,15 @@ export class SwarmService {
     const parent = parentSessionId ? { parentSessionId } : {};
     // A caller who is not the owner (a paired device) runs only under pairing.allowedRoots: checked
     // before the repository's models file under baseDir is read, and again for each step's cwd.
-    const confine = (paths: Record<string, string | undefined>, required: string[] = []) => confineToRoots(from.principal ?? "loopback", cfg.pairing.allowedRoots ?? [], paths, required);
+    const confine = (paths: Record<string, string | undefined>, required: string[] = []) =>
+      confineToRoots(from.principal ?? "loopback", cfg.pairing.allowedRoots ?? [], paths, required);
     await confine({ baseDir: input.baseDir, worktreeRoot: input.worktreeRoot }, ["baseDir"]);
-    const { plan, walk } = await preparePlan(input, { config: cfg, env: this.deps.env, cwd: process.cwd(), logger: this.deps.logger.child({ module: "swarm" }) });
+    const { plan, walk } = await preparePlan(input, {
+      config: cfg,
+      env: this.deps.env,
+      cwd: process.cwd(),
+      logger: this.deps.logger.child({ module: "swarm" }),
+    });
     for (const step of plan.steps) await confine({ [`steps.${step.id}.cwd`]: step.cwd });
     if (input.dryRun) return { plan, ...parent };
     const runId = `run_${this.deps.random.ulid()}`;
@@ -85,25 +94,46 @@ export class SwarmService {
     const abort = new AbortController();
     const active: ActiveRun = { record, abort, done: Promise.resolve() };
     this.active.set(runId, active);
-    active.done = this.execute(active, walk, { caller, worktreeRoot: input.worktreeRoot }).finally(() => this.active.delete(runId));
+    active.done = this.execute(active, walk, { caller, worktreeRoot: input.worktreeRoot }).finally(() =>
+      this.active.delete(runId),
+    );
     this.deps.events.emit("swarm:run-started", { runId, name: plan.name, steps: plan.steps.length });
     return { plan, run: structuredClone(record), ...parent };
   }
 
-  private async execute(run: ActiveRun, walk: AdapterWalk, from: { caller: Grantor | undefined; worktreeRoot: string | undefined }): Promise<void> {
+  private async execute(
+    run: ActiveRun,
+    walk: AdapterWalk,
+    from: { caller: Grantor | undefined; worktreeRoot: string | undefined },
+  ): Promise<void> {
     const { caller } = from;
     const { record } = run;
     const lookup = runAdapterLookup(this.deps.container, walk);
     const runner: StepRunner = async (step, prompt, { signal, onSession }) => {
-      const { descriptor, result, deduped } = await this.deps.sessions.start(toStartRequest(step, prompt, record.runId, { parentSessionId: record.parentSessionId, worktreeRoot: from.worktreeRoot }), { adapters: lookup, ...(caller ? { caller } : {}) });
+      const { descriptor, result, deduped } = await this.deps.sessions.start(
+        toStartRequest(step, prompt, record.runId, {
+          parentSessionId: record.parentSessionId,
+          worktreeRoot: from.worktreeRoot,
+        }),
+        { adapters: lookup, ...(caller ? { caller } : {}) },
+      );
       onSession(descriptor.id);
-      if (deduped || !result) throw new SvcError("conflict", `step ${step.id}: session ${descriptor.id} already holds this run's step (deduped); its prompt was not sent again`);
+      if (deduped || !result)
+        throw new SvcError(
+          "conflict",
+          `step ${step.id}: session ${descriptor.id} already holds this run's step (deduped); its prompt was not sent again`,
+        );
       const stop = () => void this.deps.sessions.stop(descriptor.id).catch(() => undefined);
       signal.addEventListener("abort", stop, { once: true });
       try {
         if (signal.aborted) stop();
         const turn = await this.turnWithin(descriptor.id, result!.promptId, step.timeoutMs);
-        return { sessionId: descriptor.id, stopReason: turn.stopReason, output: turn.text, ...(turn.error ? { error: turn.error } : {}) };
+        return {
+          sessionId: descriptor.id,
+          stopReason: turn.stopReason,
+          output: turn.text,
+          ...(turn.error ? { error: turn.error } : {}),
+        };
       } finally {
         signal.removeEventListener("abort", stop);
         // A step's session ends with its turn; its transcript stays under sessions/.
@@ -117,8 +147,17 @@ export class SwarmService {
         now: () => this.deps.clock.now(),
         onChange: (id, rec) => {
           record.steps[id] = rec;
-          void this.store.save(record).catch((err: Error) => this.deps.logger.error("could not write a run record", { runId: record.runId, error: err.message }));
-          this.deps.events.emit("swarm:step", { runId: record.runId, step: id, state: rec.state, ...(rec.sessionId ? { sessionId: rec.sessionId } : {}) });
+          void this.store
+            .save(record)
+            .catch((err: Error) =>
+              this.deps.logger.error("could not write a run record", { runId: record.runId, error: err.message }),
+            );
+          this.deps.events.emit("swarm:step", {
+            runId: record.runId,
+            step: id,
+            state: rec.state,
+            ...(rec.sessionId ? { sessionId: rec.sessionId } : {}),
+          });
         },
       });
     } catch (err) {
@@ -133,7 +172,11 @@ export class SwarmService {
       state: run.abort.signal.aborted ? "cancelled" : states.every((s) => s === "succeeded") ? "succeeded" : "failed",
       endedAt: this.deps.clock.now(),
     };
-    await this.store.save(ended).catch((err: Error) => this.deps.logger.error("could not write a run record", { runId: record.runId, error: err.message }));
+    await this.store
+      .save(ended)
+      .catch((err: Error) =>
+        this.deps.logger.error("could not write a run record", { runId: record.runId, error: err.message }),
+      );
     Object.assign(record, ended);
     this.deps.events.emit("swarm:run-ended", { runId: record.runId, state: record.state });
     this.deps.logger.info("swarm run ended", { runId: record.runId, state: record.state });
@@ -153,7 +196,11 @@ export class SwarmService {
       if (first !== true) return first as Awaited<typeof turn>;
       await this.deps.sessions.stop(sessionId).catch(() => undefined);
       const ended = await turn;
-      return { ...ended, stopReason: "timeout", error: `the turn did not end within timeoutMinutes (${timeoutMs / 60_000}); the session was stopped` };
+      return {
+        ...ended,
+        stopReason: "timeout",
+        error: `the turn did not end within timeoutMinutes (${timeoutMs / 60_000}); the session was stopped`,
+      };
     } finally {
       timer.abort();
     }
@@ -169,7 +216,9 @@ export class SwarmService {
 
   async list(): Promise<RunSummary[]> {
     const recs = await this.store.list();
-    return recs.map((r) => summarize(this.active.get(r.runId)?.record ?? (r.state === "running" ? { ...r, state: "interrupted" } : r)));
+    return recs.map((r) =>
+      summarize(this.active.get(r.runId)?.record ?? (r.state === "running" ? { ...r, state: "interrupted" } : r)),
+    );
   }
 
   /** Stops the run's sessions and cancels the steps not started; resolves with the final record. */

@@ -10,7 +10,12 @@
 import type { StartRequest } from "../sessions/types.js";
 import type { PlannedStep } from "./plan.js";
 
-export function toStartRequest(step: PlannedStep, prompt: string, runId: string, via: { parentSessionId?: string | undefined; worktreeRoot?: string | undefined } = {}): StartRequest {
+export function toStartRequest(
+  step: PlannedStep,
+  prompt: string,
+  runId: string,
+  via: { parentSessionId?: string | undefined; worktreeRoot?: string | undefined } = {},
+): StartRequest {
   const { parentSessionId, worktreeRoot } = via;
   return {
     adapter: step.adapter.slug!,

@@ -5,7 +5,15 @@
  */
 import { SvcError } from "../errors.js";
 import type { ModelRoleValue } from "../config/schema.js";
-import { chainResult, followRoleChain, layeredLookup, modelOf, ROLE_PREFIX, type ModelLayers, type ModelRoleSource } from "../config/models.js";
+import {
+  chainResult,
+  followRoleChain,
+  layeredLookup,
+  modelOf,
+  ROLE_PREFIX,
+  type ModelLayers,
+  type ModelRoleSource,
+} from "../config/models.js";
 
 export interface StepModel {
   /** The step's `model` as written. */
@@ -19,7 +27,11 @@ export interface StepModel {
   chain?: Array<{ role: string; value: string; source: ModelRoleSource }>;
 }
 
-export function resolveStepModel(ref: string, config: { models?: Record<string, ModelRoleValue> }, layers: ModelLayers): StepModel {
+export function resolveStepModel(
+  ref: string,
+  config: { models?: Record<string, ModelRoleValue> },
+  layers: ModelLayers,
+): StepModel {
   if (!ref.startsWith(ROLE_PREFIX)) return { ref, id: ref, source: "step" };
   const { lookup, roles } = layeredLookup(config, layers);
   const hops = followRoleChain(ref.slice(ROLE_PREFIX.length), lookup, roles);
@@ -39,7 +51,11 @@ export function parseRunModels(pairs: readonly string[]): Record<string, string>
   const out: Record<string, string> = {};
   for (const p of pairs) {
     const eq = p.indexOf("=");
-    if (eq <= 0 || eq === p.length - 1) throw new SvcError("usage", `--model ${JSON.stringify(p)}: expected <role>=<model id>, e.g. --model review.small=claude-haiku-4-5`);
+    if (eq <= 0 || eq === p.length - 1)
+      throw new SvcError(
+        "usage",
+        `--model ${JSON.stringify(p)}: expected <role>=<model id>, e.g. --model review.small=claude-haiku-4-5`,
+      );
     out[p.slice(0, eq)] = p.slice(eq + 1);
   }
   return out;

@@ -9,7 +9,10 @@ import type { Redaction } from "../redaction/redaction.js";
 export type AttributeValue = string | number | boolean | readonly string[] | undefined;
 
 export class RedactedAttributes {
-  constructor(private readonly redaction: Redaction, private readonly sessionId: string | undefined) {}
+  constructor(
+    private readonly redaction: Redaction,
+    private readonly sessionId: string | undefined,
+  ) {}
 
   /** Metadata: ids, model names, stop reasons, counts. */
   meta(entries: Record<string, AttributeValue>): Attributes {
@@ -23,7 +26,13 @@ export class RedactedAttributes {
 
   /** One string through the redaction (`undefined`: it must not leave). */
   text(key: string, text: string, content: boolean): string | undefined {
-    return this.redaction.apply({ text, key, content, surface: "trace", ...(this.sessionId ? { sessionId: this.sessionId } : {}) });
+    return this.redaction.apply({
+      text,
+      key,
+      content,
+      surface: "trace",
+      ...(this.sessionId ? { sessionId: this.sessionId } : {}),
+    });
   }
 
   private build(entries: Record<string, AttributeValue>, content: boolean): Attributes {
@@ -45,7 +54,9 @@ export class RedactedAttributes {
 
 /** GenAI message JSON (`gen_ai.input.messages` / `gen_ai.output.messages`): one message with one text part. */
 export function textMessages(role: "user" | "assistant", text: string, finishReason?: string): string {
-  return JSON.stringify([{ role, parts: [{ type: "text", content: text }], ...(finishReason ? { finish_reason: finishReason } : {}) }]);
+  return JSON.stringify([
+    { role, parts: [{ type: "text", content: text }], ...(finishReason ? { finish_reason: finishReason } : {}) },
+  ]);
 }
 
 /** A JSON value as attribute text (tool arguments and results); strings as they are. */

@@ -12,7 +12,12 @@ import type { Tracer } from "@opentelemetry/api";
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type ReadableSpan,
+  type SpanExporter,
+} from "@opentelemetry/sdk-trace-base";
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from "@opentelemetry/semantic-conventions";
 import type { Logger } from "../runtime/logger.js";
 import { SVC_VERSION } from "../version.js";
@@ -38,7 +43,12 @@ class ReportingExporter implements SpanExporter {
   private lastLoggedAt = 0;
   private suppressed = 0;
 
-  constructor(private readonly inner: SpanExporter, private readonly host: string, private readonly logger: Logger, private readonly now: () => number) {}
+  constructor(
+    private readonly inner: SpanExporter,
+    private readonly host: string,
+    private readonly logger: Logger,
+    private readonly now: () => number,
+  ) {}
 
   export(spans: ReadableSpan[], done: ExportCallback): void {
     try {
@@ -62,7 +72,10 @@ class ReportingExporter implements SpanExporter {
     const now = this.now();
     if (!this.failing || now - this.lastLoggedAt >= FAILURE_LOG_EVERY_MS) {
       this.logger.warn("tracing: spans could not be sent to the OTLP endpoint; they are dropped, sessions go on", {
-        host: this.host, error: error.slice(0, 200), spans: count, ...(this.suppressed ? { failuresSinceLastLog: this.suppressed } : {}),
+        host: this.host,
+        error: error.slice(0, 200),
+        spans: count,
+        ...(this.suppressed ? { failuresSinceLastLog: this.suppressed } : {}),
       });
       this.lastLoggedAt = now;
       this.suppressed = 0;
@@ -79,7 +92,12 @@ class ReportingExporter implements SpanExporter {
   }
 }
 
-export function openPipeline(settings: TraceExportSettings, env: NodeJS.ProcessEnv, logger: Logger, now: () => number = Date.now): TracePipeline {
+export function openPipeline(
+  settings: TraceExportSettings,
+  env: NodeJS.ProcessEnv,
+  logger: Logger,
+  now: () => number = Date.now,
+): TracePipeline {
   const options = { url: settings.url, headers: { ...settings.headers }, timeoutMillis: EXPORT_TIMEOUT_MS };
   const exporter = settings.protocol === "http/json" ? new JsonTraceExporter(options) : new ProtoTraceExporter(options);
   const delay = Number(env.OTEL_BSP_SCHEDULE_DELAY);
@@ -99,7 +117,10 @@ export function openPipeline(settings: TraceExportSettings, env: NodeJS.ProcessE
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => {
         timer = setTimeout(() => {
-          logger.warn("tracing: the OTLP endpoint did not take the last spans in time; they are dropped", { host: new URL(settings.url).host, waitedMs: timeoutMs });
+          logger.warn("tracing: the OTLP endpoint did not take the last spans in time; they are dropped", {
+            host: new URL(settings.url).host,
+            waitedMs: timeoutMs,
+          });
           resolve();
         }, timeoutMs);
         timer.unref();

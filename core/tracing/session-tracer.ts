@@ -13,7 +13,16 @@
  * Loaded with the SDK (otel.ts) only when a session is traced. Every string attribute goes through
  * the session's redaction (attributes.ts).
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Context, type Span, type SpanContext, type Tracer } from "@opentelemetry/api";
+import {
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+  type SpanContext,
+  type Tracer,
+} from "@opentelemetry/api";
 import type { Redaction } from "../redaction/redaction.js";
 import type { Logger } from "../runtime/logger.js";
 import type { ModelCallNote, TracedSessionStart } from "../sessions/session-tracing.js";
@@ -91,8 +100,17 @@ export class SessionTracer {
       parent ? parent.ctx : ROOT_CONTEXT,
     );
     const s: TracedSession = {
-      id: start.sessionId, adapter: start.adapter, tracer, root, ctx: trace.setSpan(ROOT_CONTEXT, root), attrs, redaction, turns: 0,
-      deliveries: new Map(), tools: new Map(), unfollow: () => undefined,
+      id: start.sessionId,
+      adapter: start.adapter,
+      tracer,
+      root,
+      ctx: trace.setSpan(ROOT_CONTEXT, root),
+      attrs,
+      redaction,
+      turns: 0,
+      deliveries: new Map(),
+      tools: new Map(),
+      unfollow: () => undefined,
     };
     this.sessions.set(s.id, s);
     s.unfollow = start.transcript.follow((line) => this.onLine(s, line));
@@ -105,7 +123,11 @@ export class SessionTracer {
     if (!p) {
       p = openPipeline(settings, this.deps.env, this.deps.logger, this.deps.now);
       this.pipelines.set(key, p);
-      this.deps.logger.info("tracing: exporting traced sessions", { host: new URL(settings.url).host, protocol: settings.protocol, from: settings.source });
+      this.deps.logger.info("tracing: exporting traced sessions", {
+        host: new URL(settings.url).host,
+        protocol: settings.protocol,
+        from: settings.source,
+      });
     }
     return p.tracer;
   }
@@ -114,7 +136,11 @@ export class SessionTracer {
     try {
       this.map(s, line);
     } catch (err) {
-      this.deps.logger.warn("tracing: a transcript line could not be traced", { sessionId: s.id, type: line.type, error: (err as Error).message });
+      this.deps.logger.warn("tracing: a transcript line could not be traced", {
+        sessionId: s.id,
+        type: line.type,
+        error: (err as Error).message,
+      });
     }
   }
 
@@ -125,15 +151,23 @@ export class SessionTracer {
         const ref = d.ref as { sentinelId?: string; eventId?: string } | undefined;
         const sender = d.sender as { kind?: string; id?: string } | undefined;
         if (!ref?.sentinelId || typeof d.promptId !== "string") return;
-        const span = s.tracer.startSpan(`deliver ${ref.sentinelId}`, {
-          kind: SpanKind.CONSUMER,
-          startTime: line.at,
-          attributes: s.attrs.meta({
-            "svc.sentinel.id": ref.sentinelId, "svc.event.id": ref.eventId, "svc.prompt.id": d.promptId, "svc.prompt.sender": sender?.kind,
-            "svc.delivery": typeof d.delivery === "string" ? d.delivery : undefined, "svc.urgency": typeof d.urgency === "string" ? d.urgency : undefined,
-            "gen_ai.conversation.id": s.id,
-          }),
-        }, s.ctx);
+        const span = s.tracer.startSpan(
+          `deliver ${ref.sentinelId}`,
+          {
+            kind: SpanKind.CONSUMER,
+            startTime: line.at,
+            attributes: s.attrs.meta({
+              "svc.sentinel.id": ref.sentinelId,
+              "svc.event.id": ref.eventId,
+              "svc.prompt.id": d.promptId,
+              "svc.prompt.sender": sender?.kind,
+              "svc.delivery": typeof d.delivery === "string" ? d.delivery : undefined,
+              "svc.urgency": typeof d.urgency === "string" ? d.urgency : undefined,
+              "gen_ai.conversation.id": s.id,
+            }),
+          },
+          s.ctx,
+        );
         s.deliveries.set(d.promptId, span);
         return;
       }
@@ -144,13 +178,25 @@ export class SessionTracer {
         s.turn?.span.end(line.at);
         s.turns++;
         const sender = d.sender as { kind?: string; id?: string } | undefined;
-        const span = s.tracer.startSpan(`turn ${s.turns}`, {
-          startTime: line.at,
-          attributes: {
-            ...s.attrs.meta({ "svc.prompt.id": d.promptId, "svc.prompt.sender": sender?.kind, "svc.turn.number": s.turns, "gen_ai.conversation.id": s.id, "gen_ai.agent.name": s.adapter }),
-            ...(typeof d.text === "string" ? s.attrs.content({ "gen_ai.input.messages": textMessages("user", d.text) }) : {}),
+        const span = s.tracer.startSpan(
+          `turn ${s.turns}`,
+          {
+            startTime: line.at,
+            attributes: {
+              ...s.attrs.meta({
+                "svc.prompt.id": d.promptId,
+                "svc.prompt.sender": sender?.kind,
+                "svc.turn.number": s.turns,
+                "gen_ai.conversation.id": s.id,
+                "gen_ai.agent.name": s.adapter,
+              }),
+              ...(typeof d.text === "string"
+                ? s.attrs.content({ "gen_ai.input.messages": textMessages("user", d.text) })
+                : {}),
+            },
           },
-        }, s.ctx);
+          s.ctx,
+        );
         s.turn = { span, promptId: d.promptId };
         return;
       }
@@ -160,10 +206,19 @@ export class SessionTracer {
         if (!turn || turn.promptId !== d.promptId) return;
         const stop = typeof d.stopReason === "string" ? d.stopReason : undefined;
         turn.span.setAttributes({
-          ...s.attrs.meta({ "gen_ai.response.finish_reasons": stop ? [stop] : undefined, "error.type": typeof d.error === "string" ? "turn_failed" : undefined }),
-          ...(typeof d.text === "string" && d.text !== "" ? s.attrs.content({ "gen_ai.output.messages": textMessages("assistant", d.text, stop) }) : {}),
+          ...s.attrs.meta({
+            "gen_ai.response.finish_reasons": stop ? [stop] : undefined,
+            "error.type": typeof d.error === "string" ? "turn_failed" : undefined,
+          }),
+          ...(typeof d.text === "string" && d.text !== ""
+            ? s.attrs.content({ "gen_ai.output.messages": textMessages("assistant", d.text, stop) })
+            : {}),
         });
-        if (typeof d.error === "string") turn.span.setStatus({ code: SpanStatusCode.ERROR, message: s.attrs.text("error.message", d.error, false) ?? "" });
+        if (typeof d.error === "string")
+          turn.span.setStatus({
+            code: SpanStatusCode.ERROR,
+            message: s.attrs.text("error.message", d.error, false) ?? "",
+          });
         turn.span.end(line.at);
         s.turn = undefined;
         return;
@@ -171,7 +226,11 @@ export class SessionTracer {
       case "update":
         return this.onUpdate(s, line, d);
       case "session.stalled":
-        s.root.addEvent("svc.session.stalled", { ...(typeof d.stalledSinceMs === "number" ? { "svc.stalled_since_ms": d.stalledSinceMs } : {}) }, line.at);
+        s.root.addEvent(
+          "svc.session.stalled",
+          { ...(typeof d.stalledSinceMs === "number" ? { "svc.stalled_since_ms": d.stalledSinceMs } : {}) },
+          line.at,
+        );
         return;
       case "session.ended":
         return this.end(s, line.at, d);
@@ -184,13 +243,26 @@ export class SessionTracer {
     if (!id) return;
     if (d.kind === "tool_call" && !s.tools.has(id)) {
       const kind = typeof u.kind === "string" ? u.kind : "tool";
-      const span = s.tracer.startSpan(`execute_tool ${kind}`, {
-        startTime: line.at,
-        attributes: {
-          ...s.attrs.meta({ [OP]: "execute_tool", "gen_ai.tool.call.id": id, "gen_ai.tool.name": kind, "gen_ai.tool.type": "function", "svc.tool.kind": kind }),
-          ...s.attrs.content({ "gen_ai.tool.description": typeof u.title === "string" ? u.title : undefined, "gen_ai.tool.call.arguments": jsonText(u.rawInput) }),
+      const span = s.tracer.startSpan(
+        `execute_tool ${kind}`,
+        {
+          startTime: line.at,
+          attributes: {
+            ...s.attrs.meta({
+              [OP]: "execute_tool",
+              "gen_ai.tool.call.id": id,
+              "gen_ai.tool.name": kind,
+              "gen_ai.tool.type": "function",
+              "svc.tool.kind": kind,
+            }),
+            ...s.attrs.content({
+              "gen_ai.tool.description": typeof u.title === "string" ? u.title : undefined,
+              "gen_ai.tool.call.arguments": jsonText(u.rawInput),
+            }),
+          },
         },
-      }, s.turn ? trace.setSpan(ROOT_CONTEXT, s.turn.span) : s.ctx);
+        s.turn ? trace.setSpan(ROOT_CONTEXT, s.turn.span) : s.ctx,
+      );
       s.tools.set(id, span);
     }
     const span = s.tools.get(id);
@@ -212,24 +284,32 @@ export class SessionTracer {
     const start = Date.parse(call.at);
     const startTime = Number.isFinite(start) ? start : this.deps.now();
     const failed = call.status >= 400 || call.error !== undefined;
-    const span = s.tracer.startSpan(`chat ${call.model}`, {
-      kind: SpanKind.CLIENT,
-      startTime,
-      attributes: s.attrs.meta({
-        [OP]: "chat",
-        "gen_ai.provider.name": call.api,
-        "gen_ai.request.model": call.requested ?? call.model,
-        "gen_ai.response.model": call.model,
-        "gen_ai.usage.input_tokens": call.inputTokens,
-        "gen_ai.usage.output_tokens": call.outputTokens,
-        "gen_ai.request.stream": call.stream,
-        "gen_ai.response.time_to_first_chunk": call.firstByteMs !== undefined ? call.firstByteMs / 1000 : undefined,
-        "gen_ai.conversation.id": s.id,
-        "http.response.status_code": call.status,
-        "error.type": failed ? (call.error !== undefined ? "upstream_error" : String(call.status)) : undefined,
-      }),
-    }, s.turn ? trace.setSpan(ROOT_CONTEXT, s.turn.span) : s.ctx);
-    if (failed) span.setStatus({ code: SpanStatusCode.ERROR, ...(call.error ? { message: s.attrs.text("error.message", call.error, false) ?? "" } : {}) });
+    const span = s.tracer.startSpan(
+      `chat ${call.model}`,
+      {
+        kind: SpanKind.CLIENT,
+        startTime,
+        attributes: s.attrs.meta({
+          [OP]: "chat",
+          "gen_ai.provider.name": call.api,
+          "gen_ai.request.model": call.requested ?? call.model,
+          "gen_ai.response.model": call.model,
+          "gen_ai.usage.input_tokens": call.inputTokens,
+          "gen_ai.usage.output_tokens": call.outputTokens,
+          "gen_ai.request.stream": call.stream,
+          "gen_ai.response.time_to_first_chunk": call.firstByteMs !== undefined ? call.firstByteMs / 1000 : undefined,
+          "gen_ai.conversation.id": s.id,
+          "http.response.status_code": call.status,
+          "error.type": failed ? (call.error !== undefined ? "upstream_error" : String(call.status)) : undefined,
+        }),
+      },
+      s.turn ? trace.setSpan(ROOT_CONTEXT, s.turn.span) : s.ctx,
+    );
+    if (failed)
+      span.setStatus({
+        code: SpanStatusCode.ERROR,
+        ...(call.error ? { message: s.attrs.text("error.message", call.error, false) ?? "" } : {}),
+      });
     span.end(startTime + (call.latencyMs ?? 0));
   }
 
@@ -237,28 +317,64 @@ export class SessionTracer {
   verdict(v: VerdictData): void {
     const s = this.sessions.get(v.sessionId);
     if (!s) return;
-    const at = typeof v.at === "number" ? v.at : typeof v.at === "string" && Number.isFinite(Date.parse(v.at)) ? Date.parse(v.at) : this.deps.now();
+    const at =
+      typeof v.at === "number"
+        ? v.at
+        : typeof v.at === "string" && Number.isFinite(Date.parse(v.at))
+          ? Date.parse(v.at)
+          : this.deps.now();
     const evaluation = {
-      ...s.attrs.meta({ "gen_ai.evaluation.name": "session_steward", "gen_ai.evaluation.score.label": v.verdict, "svc.steward.trigger": v.trigger, "gen_ai.request.model": v.model }),
-      ...s.attrs.content({ "gen_ai.evaluation.explanation": v.reason, "svc.steward.suggested_prompt": v.suggestedPrompt }),
+      ...s.attrs.meta({
+        "gen_ai.evaluation.name": "session_steward",
+        "gen_ai.evaluation.score.label": v.verdict,
+        "svc.steward.trigger": v.trigger,
+        "gen_ai.request.model": v.model,
+      }),
+      ...s.attrs.content({
+        "gen_ai.evaluation.explanation": v.reason,
+        "svc.steward.suggested_prompt": v.suggestedPrompt,
+      }),
     };
-    const span = s.tracer.startSpan("evaluate session_steward", { startTime: at, attributes: { ...evaluation, "gen_ai.conversation.id": s.id } }, s.ctx);
+    const span = s.tracer.startSpan(
+      "evaluate session_steward",
+      { startTime: at, attributes: { ...evaluation, "gen_ai.conversation.id": s.id } },
+      s.ctx,
+    );
     span.addEvent("gen_ai.evaluation.result", evaluation, at);
     span.end(at);
   }
 
   /** An MCP tool call carrying `_meta.traceparent`, from a traced session (by its token, or the trace it names). */
-  async around<T extends { isError?: boolean }>(call: McpToolCall, sessionId: string | undefined, run: () => Promise<T>): Promise<T> {
+  async around<T extends { isError?: boolean }>(
+    call: McpToolCall,
+    sessionId: string | undefined,
+    run: () => Promise<T>,
+  ): Promise<T> {
     const parent = parseTraceparent(call.meta?.traceparent);
-    const s = sessionId ? this.sessions.get(sessionId) : parent ? [...this.sessions.values()].find((x) => x.root.spanContext().traceId === parent.traceId) : undefined;
+    const s = sessionId
+      ? this.sessions.get(sessionId)
+      : parent
+        ? [...this.sessions.values()].find((x) => x.root.spanContext().traceId === parent.traceId)
+        : undefined;
     if (!parent || !s) return run();
-    const span = s.tracer.startSpan(`execute_tool ${call.tool}`, {
-      kind: SpanKind.SERVER,
-      attributes: {
-        ...s.attrs.meta({ [OP]: "execute_tool", "gen_ai.tool.name": call.tool, "gen_ai.tool.type": "extension", "gen_ai.tool.call.id": call.requestId !== undefined ? String(call.requestId) : undefined, "mcp.method.name": "tools/call", "gen_ai.conversation.id": s.id }),
-        ...s.attrs.content({ "gen_ai.tool.call.arguments": jsonText(call.args) }),
+    const span = s.tracer.startSpan(
+      `execute_tool ${call.tool}`,
+      {
+        kind: SpanKind.SERVER,
+        attributes: {
+          ...s.attrs.meta({
+            [OP]: "execute_tool",
+            "gen_ai.tool.name": call.tool,
+            "gen_ai.tool.type": "extension",
+            "gen_ai.tool.call.id": call.requestId !== undefined ? String(call.requestId) : undefined,
+            "mcp.method.name": "tools/call",
+            "gen_ai.conversation.id": s.id,
+          }),
+          ...s.attrs.content({ "gen_ai.tool.call.arguments": jsonText(call.args) }),
+        },
       },
-    }, trace.setSpanContext(ROOT_CONTEXT, parent));
+      trace.setSpanContext(ROOT_CONTEXT, parent),
+    );
     try {
       const result = await run();
       if (result.isError) {
@@ -276,11 +392,13 @@ export class SessionTracer {
     s.unfollow();
     for (const span of [...s.deliveries.values(), ...s.tools.values(), ...(s.turn ? [s.turn.span] : [])]) span.end(at);
     const error = typeof exit.error === "string" ? exit.error : undefined;
-    s.root.setAttributes(s.attrs.meta({
-      "svc.session.exit_code": typeof exit.code === "number" ? exit.code : undefined,
-      "svc.session.exit_signal": typeof exit.signal === "string" ? exit.signal : undefined,
-      "svc.session.turns": s.turns,
-    }));
+    s.root.setAttributes(
+      s.attrs.meta({
+        "svc.session.exit_code": typeof exit.code === "number" ? exit.code : undefined,
+        "svc.session.exit_signal": typeof exit.signal === "string" ? exit.signal : undefined,
+        "svc.session.turns": s.turns,
+      }),
+    );
     if (error !== undefined && error !== "stopped") {
       s.root.setAttribute("error.type", "session_failed");
       s.root.setStatus({ code: SpanStatusCode.ERROR, message: s.attrs.text("error.message", error, false) ?? "" });

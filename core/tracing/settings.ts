@@ -24,11 +24,28 @@ const PROTOCOLS: readonly string[] = ["http/protobuf", "http/json"];
 /** The export settings, or why there are none (no endpoint anywhere, an unusable URL or protocol). */
 export function traceExportSettings(configured: string | undefined, env: NodeJS.ProcessEnv): SettingsResult {
   const found = endpoint(configured, env);
-  if (!found) return { ok: false, reason: "no endpoint: set defaults.traceEndpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT" };
-  if (!/^https?:\/\//i.test(found.url) || !URL.canParse(found.url)) return { ok: false, reason: `${found.source} is not an http(s) URL` };
-  const protocol = (nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ?? nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL) ?? "http/protobuf").trim();
-  if (!PROTOCOLS.includes(protocol)) return { ok: false, reason: `OTLP protocol ${JSON.stringify(protocol)} is not supported (http/protobuf or http/json)` };
-  const headers = { ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS), ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS) };
+  if (!found)
+    return {
+      ok: false,
+      reason:
+        "no endpoint: set defaults.traceEndpoint, OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or OTEL_EXPORTER_OTLP_ENDPOINT",
+    };
+  if (!/^https?:\/\//i.test(found.url) || !URL.canParse(found.url))
+    return { ok: false, reason: `${found.source} is not an http(s) URL` };
+  const protocol = (
+    nonEmpty(env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL) ??
+    nonEmpty(env.OTEL_EXPORTER_OTLP_PROTOCOL) ??
+    "http/protobuf"
+  ).trim();
+  if (!PROTOCOLS.includes(protocol))
+    return {
+      ok: false,
+      reason: `OTLP protocol ${JSON.stringify(protocol)} is not supported (http/protobuf or http/json)`,
+    };
+  const headers = {
+    ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+    ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+  };
   return { ok: true, settings: { url: found.url, source: found.source, protocol: protocol as TraceProtocol, headers } };
 }
 

@@ -28,7 +28,13 @@ const MILESTONE: Flag = { long: "milestone", short: "m" };
 const ROOT_FLAGS: readonly Flag[] = [HELP, { long: "version", bool: true }];
 const PR_FLAGS: readonly Flag[] = [HELP, REPO];
 const CREATE_FLAGS: readonly Flag[] = [
-  HELP, REPO, TITLE, BODY, BODY_FILE, BASE, MILESTONE,
+  HELP,
+  REPO,
+  TITLE,
+  BODY,
+  BODY_FILE,
+  BASE,
+  MILESTONE,
   { long: "draft", short: "d", bool: true },
   { long: "head", short: "H" },
   { long: "editor", short: "e", bool: true },
@@ -46,7 +52,13 @@ const CREATE_FLAGS: readonly Flag[] = [
   { long: "dry-run", bool: true },
 ];
 const EDIT_FLAGS: readonly Flag[] = [
-  HELP, REPO, TITLE, BODY, BODY_FILE, BASE, MILESTONE,
+  HELP,
+  REPO,
+  TITLE,
+  BODY,
+  BODY_FILE,
+  BASE,
+  MILESTONE,
   ...["reviewer", "assignee", "label", "project"].flatMap((f) => [{ long: `add-${f}` }, { long: `remove-${f}` }]),
   { long: "remove-milestone", bool: true },
 ];
@@ -230,13 +242,21 @@ export function bodySource(argv: readonly string[]): BodySource {
   if (p.kind === "error") return { kind: "none", reason: `gh pr ${p.command} will refuse it (${p.message})` };
   if (p.help) return { kind: "none" };
   const max = p.command === "create" ? 0 : 1;
-  if (p.positional.length > max) return { kind: "none", reason: `gh pr ${p.command} takes ${max ? "one argument" : "no arguments"}, got ${p.positional.length}` };
+  if (p.positional.length > max)
+    return {
+      kind: "none",
+      reason: `gh pr ${p.command} takes ${max ? "one argument" : "no arguments"}, got ${p.positional.length}`,
+    };
   const file = last(p.flags, "body-file");
   const body = last(p.flags, "body");
   const fileGiven = file !== undefined && file.value !== "";
-  if (p.command === "edit" && fileGiven && body) return { kind: "none", reason: "gh pr edit refuses --body with --body-file" };
+  if (p.command === "edit" && fileGiven && body)
+    return { kind: "none", reason: "gh pr edit refuses --body with --body-file" };
   const { command } = p;
-  if (fileGiven) return file.value === "-" ? { kind: "stdin", command, at: file.at! } : { kind: "file", command, at: file.at!, path: file.value };
+  if (fileGiven)
+    return file.value === "-"
+      ? { kind: "stdin", command, at: file.at! }
+      : { kind: "file", command, at: file.at!, path: file.value };
   if (body) return { kind: "arg", command, at: body.at!, value: body.value };
   if (command === "edit") return { kind: "none" };
   const on = (name: string) => last(p.flags, name)?.value === "true";
@@ -244,7 +264,8 @@ export function bodySource(argv: readonly string[]): BodySource {
   return ghWrites && !on("editor") ? { kind: "none" } : { kind: "editor" };
 }
 
-const same = (a: ParsedFlag, b: ParsedFlag) => a.name === b.name && a.value === b.value && a.at?.index === b.at?.index && a.at?.prefix === b.at?.prefix;
+const same = (a: ParsedFlag, b: ParsedFlag) =>
+  a.name === b.name && a.value === b.value && a.at?.index === b.at?.index && a.at?.prefix === b.at?.prefix;
 
 /**
  * `argv` with the value at `at` replaced by `value`, or undefined when gh would then read the
@@ -257,7 +278,8 @@ export function withValue(argv: readonly string[], at: ValueAt, value: string): 
   const before = parseGh(argv);
   const after = parseGh(out);
   if (before.kind !== "pr" || after.kind !== "pr" || after.help !== before.help) return undefined;
-  if (after.positional.join() !== before.positional.join() || after.flags.length !== before.flags.length) return undefined;
+  if (after.positional.join() !== before.positional.join() || after.flags.length !== before.flags.length)
+    return undefined;
   let matched = 0;
   const ok = before.flags.every((f, i) => {
     const g = after.flags[i]!;

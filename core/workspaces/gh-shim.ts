@@ -70,7 +70,9 @@ function editorMode(file: string): number {
 
 /** Says on stderr (where the shim logs) that gh gets the arguments as given. Names no value: a body may hold anything. */
 function notStamped(reason: string): void {
-  process.stderr.write(`svc gh shim: the pull request body is not stamped (${reason}); gh runs with the arguments as given\n`);
+  process.stderr.write(
+    `svc gh shim: the pull request body is not stamped (${reason}); gh runs with the arguments as given\n`,
+  );
 }
 
 async function main(): Promise<number> {
@@ -98,13 +100,15 @@ async function main(): Promise<number> {
       temp.push(tmp);
       stamped = withValue(args, src.at, tmp);
     } else if (src.kind === "editor") {
-      const configured = process.env.GH_EDITOR || spawnSync(gh, ["config", "get", "editor"], { encoding: "utf8" }).stdout?.trim();
+      const configured =
+        process.env.GH_EDITOR || spawnSync(gh, ["config", "get", "editor"], { encoding: "utf8" }).stdout?.trim();
       env.SVC_GH_REAL_EDITOR = configured || process.env.VISUAL || process.env.EDITOR || "nano";
       env.GH_EDITOR = `'${join(dir, "gh-editor")}'`;
     }
     if (src.kind === "arg" || src.kind === "file" || src.kind === "stdin") {
       if (stamped) argv = stamped;
-      else notStamped("gh would read the stamped command line differently; the body's form cannot hold a changed value");
+      else
+        notStamped("gh would read the stamped command line differently; the body's form cannot hold a changed value");
     }
   } catch (err) {
     argv = args;

@@ -9,7 +9,16 @@ const GIT_ENV = { GIT_TERMINAL_PROMPT: "0", GIT_PAGER: "cat", GIT_OPTIONAL_LOCKS
  * Variables that point git at another repository than the one `cwd` is in (set, for example, when
  * svc runs from a git hook): with them, `git worktree remove` in one repository would act on another.
  */
-const REPOSITORY_ENV = ["GIT_DIR", "GIT_WORK_TREE", "GIT_COMMON_DIR", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_NAMESPACE", "GIT_PREFIX"];
+const REPOSITORY_ENV = [
+  "GIT_DIR",
+  "GIT_WORK_TREE",
+  "GIT_COMMON_DIR",
+  "GIT_INDEX_FILE",
+  "GIT_OBJECT_DIRECTORY",
+  "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+  "GIT_NAMESPACE",
+  "GIT_PREFIX",
+];
 
 function gitEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...GIT_ENV };
@@ -24,7 +33,11 @@ export function git(args: string[], cwd: string): Promise<string> {
       if (!err) return resolvePromise(stdout);
       const code = (err as NodeJS.ErrnoException).code;
       if (code === "ENOENT") return reject(new SvcError("unavailable", "git is not on PATH; worktrees need git"));
-      const msg = String(stderr || err.message).trim().split("\n").slice(-3).join(" ");
+      const msg = String(stderr || err.message)
+        .trim()
+        .split("\n")
+        .slice(-3)
+        .join(" ");
       reject(new SvcError("unavailable", `git ${args[0]} failed in ${cwd}: ${msg}`, { cause: err }));
     });
   });
@@ -60,7 +73,14 @@ export async function findRepo(cwd: string): Promise<RepoInfo | undefined> {
   const [top, common, gitDir, head] = out.trim().split("\n");
   if (!top || !common || !gitDir) return undefined;
   const repo = basename(common) === ".git" ? dirname(common) : top;
-  return { repo: resolve(repo), repoName: basename(repo), top: resolve(top), commonDir: resolve(common), gitDir: resolve(gitDir), ...(withHead && head ? { head } : {}) };
+  return {
+    repo: resolve(repo),
+    repoName: basename(repo),
+    top: resolve(top),
+    commonDir: resolve(common),
+    gitDir: resolve(gitDir),
+    ...(withHead && head ? { head } : {}),
+  };
 }
 
 /** The commit HEAD points at, or undefined in a repository without commits. */
@@ -94,8 +114,16 @@ export async function listGitWorktrees(repo: string): Promise<GitWorktreeEntry[]
     const path = lines.find((l) => l.startsWith("worktree "))?.slice(9);
     if (!path) continue;
     const head = lines.find((l) => l.startsWith("HEAD "))?.slice(5);
-    const branch = lines.find((l) => l.startsWith("branch "))?.slice(7).replace(/^refs\/heads\//, "");
-    entries.push({ path, ...(head ? { head } : {}), ...(branch ? { branch } : {}), prunable: lines.some((l) => l.startsWith("prunable")) });
+    const branch = lines
+      .find((l) => l.startsWith("branch "))
+      ?.slice(7)
+      .replace(/^refs\/heads\//, "");
+    entries.push({
+      path,
+      ...(head ? { head } : {}),
+      ...(branch ? { branch } : {}),
+      prunable: lines.some((l) => l.startsWith("prunable")),
+    });
   }
   return entries;
 }

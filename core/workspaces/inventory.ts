@@ -72,7 +72,10 @@ export async function inventory(input: InventoryInput): Promise<Inventory> {
   const byPath = new Map<string, ReadRecord>();
   for (const r of records) if (!byPath.has(r.record.path)) byPath.set(r.record.path, recordOf(records, r.record.path)!);
   for (const r of byPath.values()) rows.push(await recordedRow(r, input, listings));
-  const roots = new Set([...input.roots, ...records.filter((r) => r.integrity !== "damaged").map((r) => r.record.root)]);
+  const roots = new Set([
+    ...input.roots,
+    ...records.filter((r) => r.integrity !== "damaged").map((r) => r.record.root),
+  ]);
   for (const root of roots) {
     for (const repoName of await dirs(root)) {
       for (const slug of await dirs(join(root, repoName))) {
@@ -81,10 +84,16 @@ export async function inventory(input: InventoryInput): Promise<Inventory> {
         const s = await lstat(path);
         const own = await ownership(path, undefined, listings);
         rows.push({
-          path, repoName, slug, state: input.live.has(path) ? "live" : "foreign", ageMs: input.now - s.mtimeMs,
+          path,
+          repoName,
+          slug,
+          state: input.live.has(path) ? "live" : "foreign",
+          ageMs: input.now - s.mtimeMs,
           ...(input.live.has(path) ? { session: input.live.get(path)! } : {}),
           ...(input.sizes !== false ? { sizeBytes: await sizeOf(path) } : {}),
-          recorded: false, owned: false, ...(own.svcs ? {} : { notOwned: own.why }),
+          recorded: false,
+          owned: false,
+          ...(own.svcs ? {} : { notOwned: own.why }),
         });
       }
     }
@@ -98,19 +107,40 @@ async function recordedRow(r: ReadRecord, input: InventoryInput, listings: GitLi
   const own = onDisk ? await ownership(rec.path, r, listings) : undefined;
   const live = input.live.has(rec.path);
   const session = input.live.get(rec.path) ?? rec.sessionId;
-  const state: TreeState = !onDisk ? "missing" : live ? "live" : !own!.svcs ? "foreign" : own!.how === "listed" ? "idle" : "orphaned";
+  const state: TreeState = !onDisk
+    ? "missing"
+    : live
+      ? "live"
+      : !own!.svcs
+        ? "foreign"
+        : own!.how === "listed"
+          ? "idle"
+          : "orphaned";
   const checkout = own?.svcs && own.how === "marker" ? await isCheckout(rec.path) : false;
-  const dirty = own?.svcs && (own.how === "listed" || checkout) ? await isDirty(rec.path).catch(() => undefined) : undefined;
+  const dirty =
+    own?.svcs && (own.how === "listed" || checkout) ? await isDirty(rec.path).catch(() => undefined) : undefined;
   return {
-    path: rec.path, repo: rec.repo, repoName: rec.repoName, slug: rec.slug, branch: rec.branch, baseCommit: rec.baseCommit,
-    ...(session ? { session } : {}), state,
+    path: rec.path,
+    repo: rec.repo,
+    repoName: rec.repoName,
+    slug: rec.slug,
+    branch: rec.branch,
+    baseCommit: rec.baseCommit,
+    ...(session ? { session } : {}),
+    state,
     ...(dirty !== undefined ? { dirty } : {}),
-    ageMs: input.now - rec.createdAt, createdAt: rec.createdAt,
+    ageMs: input.now - rec.createdAt,
+    createdAt: rec.createdAt,
     ...(rec.provisioning ? { provisioning: rec.provisioning } : {}),
     ...(onDisk && input.sizes !== false ? { sizeBytes: await sizeOf(rec.path) } : {}),
-    recorded: true, integrity: r.integrity,
+    recorded: true,
+    integrity: r.integrity,
     owned: own?.svcs === true,
-    ...(own?.svcs ? { ownedBy: own.how === "listed" ? ("git" as const) : ("marker" as const) } : own ? { notOwned: own.why } : {}),
+    ...(own?.svcs
+      ? { ownedBy: own.how === "listed" ? ("git" as const) : ("marker" as const) }
+      : own
+        ? { notOwned: own.why }
+        : {}),
     ...(rec.branchCreated ? { branchCreated: true } : {}),
     ...(checkout ? { checkout: true } : {}),
   };
@@ -124,7 +154,10 @@ async function isCheckout(path: string): Promise<boolean> {
 
 async function dirs(path: string): Promise<string[]> {
   const entries = await readdir(path, { withFileTypes: true }).catch(() => []);
-  return entries.filter((e) => e.isDirectory() && !e.name.startsWith(".")).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory() && !e.name.startsWith("."))
+    .map((e) => e.name)
+    .sort();
 }
 
 /** Bytes of the regular files under `path` (symlinks not followed). */
@@ -149,5 +182,6 @@ async function walk(path: string, visit: (s: Stats) => void): Promise<void> {
   const s = await lstat(path).catch(() => undefined);
   if (!s) return;
   visit(s);
-  if (s.isDirectory()) for (const name of await readdir(path).catch(() => [] as string[])) await walk(join(path, name), visit);
+  if (s.isDirectory())
+    for (const name of await readdir(path).catch(() => [] as string[])) await walk(join(path, name), visit);
 }

@@ -21,11 +21,15 @@ export function decidePlacement(
 ): Placement {
   if (mode === "never") {
     if (worktree !== undefined) {
-      throw new SvcError("invalid_input", `worktree ${JSON.stringify(worktree)} was asked for, but worktrees.isolation is "never" (${source ? formatSource(source) : "default"}); spawn without a worktree, or set worktrees.isolation to on-request or always`);
+      throw new SvcError(
+        "invalid_input",
+        `worktree ${JSON.stringify(worktree)} was asked for, but worktrees.isolation is "never" (${source ? formatSource(source) : "default"}); spawn without a worktree, or set worktrees.isolation to on-request or always`,
+      );
     }
     return { kind: "plain" };
   }
-  if (worktree !== undefined) return { kind: "create", ...(worktree === true ? {} : { slug: worktree }), explicit: true };
+  if (worktree !== undefined)
+    return { kind: "create", ...(worktree === true ? {} : { slug: worktree }), explicit: true };
   if (spawn.inParentTree) return { kind: "inherit" };
   if (mode === "always" && !spawn.hasParent) return { kind: "create", explicit: false };
   return { kind: "plain" };

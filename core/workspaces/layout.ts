@@ -15,14 +15,23 @@ export const BRANCH_PREFIX = "svc/";
 
 export function checkSlug(slug: string): string {
   if (!SLUG.test(slug) || slug.includes("..") || slug.endsWith(".lock")) {
-    throw new SvcError("invalid_input", `worktree slug ${JSON.stringify(slug)} is invalid: use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit (no '..', not ending in '.lock')`);
+    throw new SvcError(
+      "invalid_input",
+      `worktree slug ${JSON.stringify(slug)} is invalid: use 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit (no '..', not ending in '.lock')`,
+    );
   }
   return slug;
 }
 
 /** An automatic slug: the label (or adapter) made slug-safe, then 8 characters of the session id's random part. */
 export function autoSlug(base: string, sessionId: string): string {
-  const stem = base.toLowerCase().replace(/[^a-z0-9._-]+/g, "-").replace(/^[^a-z0-9]+/, "").replace(/-+$/, "").slice(0, 40) || "session";
+  const stem =
+    base
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, "-")
+      .replace(/^[^a-z0-9]+/, "")
+      .replace(/-+$/, "")
+      .slice(0, 40) || "session";
   return `${stem}-${sessionId.slice(-8).toLowerCase()}`;
 }
 

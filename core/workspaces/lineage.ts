@@ -45,7 +45,11 @@ export class SessionTokens {
 }
 
 /** Whether a spawn is nested under `caller` (SPEC.md spawn.attach). An explicit parent always is. */
-export function attachTo(policy: "always" | "on-request", caller: string | undefined, req: { attach?: boolean; parentId?: string }): string | undefined {
+export function attachTo(
+  policy: "always" | "on-request",
+  caller: string | undefined,
+  req: { attach?: boolean; parentId?: string },
+): string | undefined {
   if (req.attach === false) return undefined;
   if (req.parentId) return req.parentId;
   if (!caller) return undefined;
@@ -66,18 +70,28 @@ export interface Grantor {
  * more than one less than any grantor, capped by `defaults.maxGrantableDelegation`. A grantor with
  * delegation 0 may not spawn at all.
  */
-export function childDelegation(cfg: EffectiveConfig, grantors: ReadonlyArray<Grantor | undefined>, requested: number | undefined): { delegation?: number; capped?: string } {
+export function childDelegation(
+  cfg: EffectiveConfig,
+  grantors: ReadonlyArray<Grantor | undefined>,
+  requested: number | undefined,
+): { delegation?: number; capped?: string } {
   const by = [...new Map(grantors.filter((g): g is Grantor => g !== undefined).map((g) => [g.id, g])).values()];
   if (by.length === 0) return requested === undefined ? {} : { delegation: requested };
   const spent = by.find((g) => g.delegation === 0);
   if (spent) {
-    throw new SvcError("forbidden", `session ${spent.id} may not spawn sessions: its delegation is 0 (granted by its own parent under defaults.maxGrantableDelegation)`);
+    throw new SvcError(
+      "forbidden",
+      `session ${spent.id} may not spawn sessions: its delegation is 0 (granted by its own parent under defaults.maxGrantableDelegation)`,
+    );
   }
   const left = Math.min(...by.map((g) => (g.delegation === undefined ? Infinity : g.delegation - 1)));
   const want = Math.min(requested ?? left, left);
   const granted = want === Infinity ? grantCap(cfg) : grantableDelegation(cfg, want);
   const names = by.map((g) => g.id).join(", ");
-  const capped = requested !== undefined && (granted ?? Infinity) < requested ? `delegation ${requested} capped to ${granted} (granted by ${names}${cfg.defaults.maxGrantableDelegation !== undefined ? `, defaults.maxGrantableDelegation ${cfg.defaults.maxGrantableDelegation}` : ""})` : undefined;
+  const capped =
+    requested !== undefined && (granted ?? Infinity) < requested
+      ? `delegation ${requested} capped to ${granted} (granted by ${names}${cfg.defaults.maxGrantableDelegation !== undefined ? `, defaults.maxGrantableDelegation ${cfg.defaults.maxGrantableDelegation}` : ""})`
+      : undefined;
   return { ...(granted !== undefined ? { delegation: granted } : {}), ...(capped ? { capped } : {}) };
 }
 

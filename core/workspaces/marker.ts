@@ -37,7 +37,10 @@ export async function excludeMarker(commonDir: string): Promise<void> {
   });
   if (text.split(/\r?\n/).some((line) => line.trim() === EXCLUDE_LINE)) return;
   await mkdir(join(commonDir, "info"), { recursive: true });
-  await appendFile(file, `${text === "" || text.endsWith("\n") ? "" : "\n"}# svc: the marker in each worktree svc makes\n${EXCLUDE_LINE}\n`);
+  await appendFile(
+    file,
+    `${text === "" || text.endsWith("\n") ? "" : "\n"}# svc: the marker in each worktree svc makes\n${EXCLUDE_LINE}\n`,
+  );
 }
 
 /** Writes the marker into a tree svc has just made (atomically: it is never seen half written). */
@@ -55,7 +58,8 @@ export async function readMarker(tree: string): Promise<{ marker: Marker } | { m
   if (st.size > MAX_MARKER_BYTES) return { missing: `${MARKER_FILE} is too large to be svc's marker` };
   try {
     const m = JSON.parse(await readFile(file, "utf8")) as Partial<Marker>;
-    if (m.schema !== MARKER_SCHEMA || typeof m.id !== "string" || typeof m.path !== "string") return { missing: `${MARKER_FILE} is not svc's marker` };
+    if (m.schema !== MARKER_SCHEMA || typeof m.id !== "string" || typeof m.path !== "string")
+      return { missing: `${MARKER_FILE} is not svc's marker` };
     return { marker: m as Marker };
   } catch {
     return { missing: `${MARKER_FILE} is damaged (not JSON)` };

@@ -16,8 +16,7 @@ import type { ReadRecord } from "./records.js";
 
 export type Ownership =
   /** `listed`: git lists it as a worktree of the recorded repository; `marker`: git no longer does, svc's marker vouches for it. */
-  | { svcs: true; how: "listed" | "marker" }
-  | { svcs: false; why: string };
+  { svcs: true; how: "listed" | "marker" } | { svcs: false; why: string };
 
 /** `git worktree list` of each repository, asked once: the real paths of its linked, not prunable, worktrees. */
 export class GitListings {
@@ -26,7 +25,15 @@ export class GitListings {
   linked(repo: string): Promise<Set<string>> {
     let p = this.cache.get(repo);
     if (!p) {
-      p = listGitWorktrees(repo).then((all) => new Set(all.slice(1).filter((w) => !w.prunable).map((w) => w.path)));
+      p = listGitWorktrees(repo).then(
+        (all) =>
+          new Set(
+            all
+              .slice(1)
+              .filter((w) => !w.prunable)
+              .map((w) => w.path),
+          ),
+      );
       this.cache.set(repo, p);
     }
     return p;
@@ -44,16 +51,25 @@ export async function gitVouches(path: string, repo: string, listings: GitListin
   const [realPath, realRepo] = await Promise.all([realOrSame(path), realOrSame(repo)]);
   if (!(await listings.linked(repo)).has(realPath)) return false;
   const there = await findRepo(path);
-  return there !== undefined && there.top === realPath && there.gitDir !== there.commonDir && (await realOrSame(there.repo)) === realRepo;
+  return (
+    there !== undefined &&
+    there.top === realPath &&
+    there.gitDir !== there.commonDir &&
+    (await realOrSame(there.repo)) === realRepo
+  );
 }
 
 /** Whether the directory at `path` (which exists) is a tree svc made and may reclaim; `rec` is its record, if any. */
 export async function ownership(path: string, rec: ReadRecord | undefined, listings: GitListings): Promise<Ownership> {
   if (!rec) {
-    const note = "marker" in (await readMarker(path)) ? ` (it carries svc's ${MARKER_FILE} marker: svc was stopped between making it and recording it; \`git worktree remove\` it yourself)` : "";
+    const note =
+      "marker" in (await readMarker(path))
+        ? ` (it carries svc's ${MARKER_FILE} marker: svc was stopped between making it and recording it; \`git worktree remove\` it yourself)`
+        : "";
     return { svcs: false, why: `svc has no record of it${note}` };
   }
-  if (rec.integrity === "damaged") return { svcs: false, why: `its record in worktrees.json is damaged: ${rec.problem}` };
+  if (rec.integrity === "damaged")
+    return { svcs: false, why: `its record in worktrees.json is damaged: ${rec.problem}` };
   const st = await lstat(path).catch(() => undefined);
   if (!st) return { svcs: false, why: "it is gone" };
   if (st.isSymbolicLink()) return { svcs: false, why: "it is a symbolic link, not the directory svc made" };
@@ -65,9 +81,15 @@ export async function ownership(path: string, rec: ReadRecord | undefined, listi
   }
   if (await gitVouches(path, record.repo, listings)) return { svcs: true, how: "listed" };
   const gone = `git does not list it as a worktree of ${record.repo}`;
-  if ("missing" in marker) return { svcs: false, why: `${gone}, and it carries no svc marker (${marker.missing}): not the tree svc made, perhaps a folder put there since` };
-  if (rec.integrity !== "verified") return { svcs: false, why: `${gone}, and its record has no checksum to trust the marker by` };
+  if ("missing" in marker)
+    return {
+      svcs: false,
+      why: `${gone}, and it carries no svc marker (${marker.missing}): not the tree svc made, perhaps a folder put there since`,
+    };
+  if (rec.integrity !== "verified")
+    return { svcs: false, why: `${gone}, and its record has no checksum to trust the marker by` };
   if (record.marker === undefined) return { svcs: false, why: `${gone}, and svc recorded no marker for it` };
-  if (marker.marker.path !== record.path) return { svcs: false, why: `${gone}, and its marker names another path (${marker.marker.path})` };
+  if (marker.marker.path !== record.path)
+    return { svcs: false, why: `${gone}, and its marker names another path (${marker.marker.path})` };
   return { svcs: true, how: "marker" };
 }

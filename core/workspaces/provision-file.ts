@@ -18,10 +18,25 @@ import { readTextFile } from "../storage/json-file.js";
 export const PROVISION_FILE = ".svc/worktree.json";
 
 export const provisionFileSchema = z.strictObject({
-  install: z.union([z.string().min(1), z.literal(false)]).optional().describe("Dependency command run in the new tree; false = none; absent = detected from the lockfile"),
-  copy: z.array(z.string().min(1)).optional().describe("Globs of files copied from the source checkout (git does not carry them), e.g. .env*"),
-  setup: z.array(z.string().min(1)).optional().describe("Setup hooks: shell commands run in the new tree, in order, after install"),
-  timeoutSec: z.number().int().min(1).max(86_400).optional().describe("Time limit of each command in seconds; default 1800"),
+  install: z
+    .union([z.string().min(1), z.literal(false)])
+    .optional()
+    .describe("Dependency command run in the new tree; false = none; absent = detected from the lockfile"),
+  copy: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Globs of files copied from the source checkout (git does not carry them), e.g. .env*"),
+  setup: z
+    .array(z.string().min(1))
+    .optional()
+    .describe("Setup hooks: shell commands run in the new tree, in order, after install"),
+  timeoutSec: z
+    .number()
+    .int()
+    .min(1)
+    .max(86_400)
+    .optional()
+    .describe("Time limit of each command in seconds; default 1800"),
 });
 
 export type ProvisionFile = z.infer<typeof provisionFileSchema>;
@@ -62,7 +77,11 @@ export async function readProvisionFile(top: string): Promise<ProvisionFile | un
   const parsed = provisionFileSchema.safeParse(raw);
   if (!parsed.success) {
     const details = issuesToDetails(parsed.error.issues);
-    throw new SvcError("invalid_input", `${path}: ${details.map((d) => `${d.path}: ${d.message}`).join("; ")} (allowed keys: install, copy, setup, timeoutSec)`, { details });
+    throw new SvcError(
+      "invalid_input",
+      `${path}: ${details.map((d) => `${d.path}: ${d.message}`).join("; ")} (allowed keys: install, copy, setup, timeoutSec)`,
+      { details },
+    );
   }
   return parsed.data;
 }
@@ -76,6 +95,12 @@ export async function detectInstall(tree: string): Promise<string | undefined> {
 export async function provisionPlan(sourceTop: string, tree: string): Promise<ProvisionPlan | undefined> {
   const file = await readProvisionFile(sourceTop);
   const install = file?.install === false ? undefined : (file?.install ?? (await detectInstall(tree)));
-  const plan = { ...(install ? { install } : {}), copy: file?.copy ?? [], setup: file?.setup ?? [], timeoutMs: (file?.timeoutSec ?? 1800) * 1000, source: file ? join(sourceTop, PROVISION_FILE) : "lockfile detection" };
+  const plan = {
+    ...(install ? { install } : {}),
+    copy: file?.copy ?? [],
+    setup: file?.setup ?? [],
+    timeoutMs: (file?.timeoutSec ?? 1800) * 1000,
+    source: file ? join(sourceTop, PROVISION_FILE) : "lockfile detection",
+  };
   return plan.install || plan.copy.length || plan.setup.length ? plan : undefined;
 }

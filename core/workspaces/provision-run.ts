@@ -23,7 +23,13 @@ export interface ProvisionFailure {
 }
 
 /** Runs every phase; `onPhase` is told each phase as it starts. */
-export async function runProvision(plan: ProvisionPlan, source: string, tree: string, onPhase: (phase: string) => void, signal?: AbortSignal): Promise<void> {
+export async function runProvision(
+  plan: ProvisionPlan,
+  source: string,
+  tree: string,
+  onPhase: (phase: string) => void,
+  signal?: AbortSignal,
+): Promise<void> {
   if (plan.copy.length) {
     onPhase("copy");
     await copyGlobs(plan.copy, source, tree).catch((err: Error) => {
@@ -43,7 +49,11 @@ export async function runProvision(plan: ProvisionPlan, source: string, tree: st
 
 function failure(f: ProvisionFailure): SvcError {
   const tail = f.outputTail.trim() ? `:\n${f.outputTail.trimEnd()}` : " (no output)";
-  return new SvcError("provision_failed", `worktree provisioning failed in phase ${f.phase}: \`${f.command}\`${f.exitCode !== undefined ? ` exited ${f.exitCode}` : ""}${tail}`, { details: { ...f } });
+  return new SvcError(
+    "provision_failed",
+    `worktree provisioning failed in phase ${f.phase}: \`${f.command}\`${f.exitCode !== undefined ? ` exited ${f.exitCode}` : ""}${tail}`,
+    { details: { ...f } },
+  );
 }
 
 /** Copies the files of `source` matching `globs` (paths relative to it, dotfiles included) into `tree`, keeping files the tree already has. */
@@ -71,7 +81,14 @@ export async function copyGlobs(globs: string[], source: string, tree: string): 
 }
 
 /** Runs `sh -c command` in its own process group; the group is killed at the time limit or when `signal` aborts (the session was stopped). */
-function runCommand(phase: "install" | "setup", command: string, cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number, signal?: AbortSignal): Promise<void> {
+function runCommand(
+  phase: "install" | "setup",
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const child = spawn("sh", ["-c", command], { cwd, env, stdio: ["ignore", "pipe", "pipe"], detached: true });
@@ -105,8 +122,18 @@ function runCommand(phase: "install" | "setup", command: string, cwd: string, en
       signal?.removeEventListener("abort", killGroup);
       if (signal?.aborted) return reject(signal.reason);
       if (code === 0 && !timedOut) return resolve();
-      const tail = out.split("\n").slice(-TAIL_LINES - 1).join("\n");
-      reject(failure({ phase, command, outputTail: timedOut ? `${tail}\n(timed out after ${timeoutMs / 1000}s)` : tail, exitCode: code }));
+      const tail = out
+        .split("\n")
+        .slice(-TAIL_LINES - 1)
+        .join("\n");
+      reject(
+        failure({
+          phase,
+          command,
+          outputTail: timedOut ? `${tail}\n(timed out after ${timeoutMs / 1000}s)` : tail,
+          exitCode: code,
+        }),
+      );
     });
   });
 }

@@ -37,20 +37,39 @@ export function pick(rows: TreeRow[], target: string, cwd = process.cwd()): Tree
   if (byPath) return byPath;
   const bySlug = rows.filter((r) => r.slug === target);
   if (bySlug.length === 1) return bySlug[0]!;
-  if (bySlug.length > 1) throw new SvcError("invalid_input", `slug ${target} names ${bySlug.length} worktrees: ${bySlug.map((r) => r.path).join(", ")}; give the path`);
+  if (bySlug.length > 1)
+    throw new SvcError(
+      "invalid_input",
+      `slug ${target} names ${bySlug.length} worktrees: ${bySlug.map((r) => r.path).join(", ")}; give the path`,
+    );
   throw new SvcError("not_found", `no worktree ${JSON.stringify(target)}; list them with \`svc worktree ls\``);
 }
 
 function notSvcs(row: TreeRow): SvcError {
-  return new SvcError("conflict", `${row.path} is not svc's: ${row.notOwned ?? "svc did not make it"}. svc only removes worktrees it made, --force or not; remove it yourself if you mean to`);
+  return new SvcError(
+    "conflict",
+    `${row.path} is not svc's: ${row.notOwned ?? "svc did not make it"}. svc only removes worktrees it made, --force or not; remove it yourself if you mean to`,
+  );
 }
 
 function refuse(row: TreeRow, force: boolean, verb: "rm" | "archive"): void {
   if (!row.owned) throw notSvcs(row);
   if (force) return;
-  if (row.state === "live") throw new SvcError("conflict", `worktree ${row.slug} is in use by live session ${row.session}; stop the session first or pass --force`);
-  if (verb === "rm" && row.ownedBy === "marker") throw new SvcError("conflict", `git no longer lists ${row.path} as a worktree, so svc cannot tell whether it holds uncommitted work; look inside, then pass --force to remove it`);
-  if (verb === "rm" && row.dirty) throw new SvcError("conflict", `worktree ${row.slug} has uncommitted changes; \`svc worktree archive ${row.slug}\` keeps them, --force discards them`);
+  if (row.state === "live")
+    throw new SvcError(
+      "conflict",
+      `worktree ${row.slug} is in use by live session ${row.session}; stop the session first or pass --force`,
+    );
+  if (verb === "rm" && row.ownedBy === "marker")
+    throw new SvcError(
+      "conflict",
+      `git no longer lists ${row.path} as a worktree, so svc cannot tell whether it holds uncommitted work; look inside, then pass --force to remove it`,
+    );
+  if (verb === "rm" && row.dirty)
+    throw new SvcError(
+      "conflict",
+      `worktree ${row.slug} has uncommitted changes; \`svc worktree archive ${row.slug}\` keeps them, --force discards them`,
+    );
 }
 
 /** git's entry for a tree svc made whose directory is gone or is no longer the tree: listed as prunable, on the recorded branch. */
@@ -118,16 +137,28 @@ export interface Archived extends Removal {
 }
 
 export async function archiveTree(home: string, row: TreeRow, opts: { force: boolean }): Promise<Archived> {
-  if (row.state === "missing") throw new SvcError("conflict", `worktree ${row.slug} is missing: there is no tree to archive; \`svc worktree gc\` cleans up its record`);
+  if (row.state === "missing")
+    throw new SvcError(
+      "conflict",
+      `worktree ${row.slug} is missing: there is no tree to archive; \`svc worktree gc\` cleans up its record`,
+    );
   refuse(row, opts.force, "archive");
   if (row.ownedBy !== "git" || !row.repo || !row.branch) {
-    throw new SvcError("conflict", `git no longer lists ${row.path} as a worktree: there is no branch to archive it on; \`svc worktree rm --force\` removes it once you have looked inside`);
+    throw new SvcError(
+      "conflict",
+      `git no longer lists ${row.path} as a worktree: there is no branch to archive it on; \`svc worktree rm --force\` removes it once you have looked inside`,
+    );
   }
   let commit: string | undefined;
   if (await isDirty(row.path)) {
     await git(["add", "-A"], row.path);
-    const identity = (await gitMaybe(["config", "user.email"], row.path))?.trim() ? [] : ["-c", "user.name=svc", "-c", "user.email=svc@localhost"];
-    await git([...identity, "commit", "--no-verify", "-q", "-m", `svc archive: uncommitted work of worktree ${row.slug}`], row.path);
+    const identity = (await gitMaybe(["config", "user.email"], row.path))?.trim()
+      ? []
+      : ["-c", "user.name=svc", "-c", "user.email=svc@localhost"];
+    await git(
+      [...identity, "commit", "--no-verify", "-q", "-m", `svc archive: uncommitted work of worktree ${row.slug}`],
+      row.path,
+    );
     commit = (await git(["rev-parse", "HEAD"], row.path)).trim();
   }
   await git(["worktree", "remove", row.path], row.repo);
@@ -167,27 +198,53 @@ export function formatAge(ms: number): string {
 }
 
 /** What gc does with one row, and why; `remove` and `drop` are only plans until run. */
-async function decide(row: TreeRow, olderThanMs: number, now: number): Promise<{ action: GcAction["action"]; reason: string }> {
+async function decide(
+  row: TreeRow,
+  olderThanMs: number,
+  now: number,
+): Promise<{ action: GcAction["action"]; reason: string }> {
   if (row.state === "missing") {
-    if (row.integrity === "damaged") return { action: "left", reason: "its directory is gone, but its record is damaged; svc leaves damaged records for you to see" };
+    if (row.integrity === "damaged")
+      return {
+        action: "left",
+        reason: "its directory is gone, but its record is damaged; svc leaves damaged records for you to see",
+      };
     return { action: "record-dropped", reason: "its directory is gone" };
   }
   if (!row.owned) {
-    if (row.recorded && row.integrity !== "damaged") return { action: "record-dropped", reason: `the folder there is not svc's (${row.notOwned}); the folder is left as it is` };
+    if (row.recorded && row.integrity !== "damaged")
+      return {
+        action: "record-dropped",
+        reason: `the folder there is not svc's (${row.notOwned}); the folder is left as it is`,
+      };
     return { action: "left", reason: `not svc's: ${row.notOwned ?? "svc did not make it"}` };
   }
   if (row.state === "live") return { action: "left", reason: `in use by live session ${row.session}` };
-  if (row.checkout) return { action: "left", reason: "git no longer lists it, but it is a git checkout of its own; `svc worktree rm --force` removes it" };
+  if (row.checkout)
+    return {
+      action: "left",
+      reason: "git no longer lists it, but it is a git checkout of its own; `svc worktree rm --force` removes it",
+    };
   if (row.ownedBy === "git" && row.dirty !== false) {
-    return { action: "left", reason: row.dirty ? `uncommitted changes: \`svc worktree archive ${row.slug}\` keeps them, \`svc worktree rm --force\` discards them` : "git could not say whether it has uncommitted changes" };
+    return {
+      action: "left",
+      reason: row.dirty
+        ? `uncommitted changes: \`svc worktree archive ${row.slug}\` keeps them, \`svc worktree rm --force\` discards them`
+        : "git could not say whether it has uncommitted changes",
+    };
   }
   const quiet = now - Math.max(row.createdAt ?? 0, await lastChange(row.path));
-  if (quiet < olderThanMs) return { action: "left", reason: `something in it changed ${formatAge(quiet)} ago, within --older-than` };
+  if (quiet < olderThanMs)
+    return { action: "left", reason: `something in it changed ${formatAge(quiet)} ago, within --older-than` };
   const why = row.ownedBy === "git" ? "clean" : "git no longer lists it and svc's marker is in it";
   return { action: "removed", reason: `${why}; nothing in it changed for ${formatAge(quiet)}` };
 }
 
-export async function gc(home: string, rows: TreeRow[], opts: { olderThanMs: number; dryRun: boolean; now?: number }): Promise<GcResult> {
+export async function gc(
+  home: string,
+  rows: TreeRow[],
+  opts: { olderThanMs: number; dryRun: boolean; now?: number },
+): Promise<GcResult> {
   const now = opts.now ?? Date.now();
   const records = new WorktreeRecords(home);
   const actions: GcAction[] = [];
@@ -201,13 +258,18 @@ export async function gc(home: string, rows: TreeRow[], opts: { olderThanMs: num
       if (action.action === "record-dropped") {
         const dropped = await dropGitEntry(row);
         if (dropped) pruned.push(row.path);
-        if (dropped === false) action.reason += `; git keeps a stale entry for it (\`git -C ${row.repo} worktree prune\` drops it)`;
+        if (dropped === false)
+          action.reason += `; git keeps a stale entry for it (\`git -C ${row.repo} worktree prune\` drops it)`;
         await records.remove([row.path]);
       } else {
         await deleteTree(home, row, false);
       }
     } catch (err) {
-      Object.assign(action, { action: "left", failed: true, reason: `${action.reason}, but it could not be ${action.action === "removed" ? "removed" : "dropped"}: ${(err as Error).message}` });
+      Object.assign(action, {
+        action: "left",
+        failed: true,
+        reason: `${action.reason}, but it could not be ${action.action === "removed" ? "removed" : "dropped"}: ${(err as Error).message}`,
+      });
     }
   }
   return { actions, pruned };
@@ -216,7 +278,11 @@ export async function gc(home: string, rows: TreeRow[], opts: { olderThanMs: num
 /** `30m`, `12h`, `7d`, `2w` (a bare number is days). */
 export function parseAge(text: string): number {
   const m = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)?$/.exec(text.trim());
-  if (!m) throw new SvcError("usage", `--older-than ${JSON.stringify(text)} is invalid: use a number with m, h, d or w (e.g. 12h, 7d)`);
+  if (!m)
+    throw new SvcError(
+      "usage",
+      `--older-than ${JSON.stringify(text)} is invalid: use a number with m, h, d or w (e.g. 12h, 7d)`,
+    );
   const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[(m[2] ?? "d") as "m" | "h" | "d" | "w"];
   return Number(m[1]) * unit;
 }

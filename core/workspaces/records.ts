@@ -74,7 +74,10 @@ const RecordShape = z.looseObject({
   createdAt: z.number().finite(),
   sessionId: z.string().optional(),
   provisioning: z.looseObject({ state: z.enum(["done", "failed"]) }).optional(),
-  marker: z.string().regex(/^[0-9a-f]{32}$/, "must be 32 hex digits").optional(),
+  marker: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, "must be 32 hex digits")
+    .optional(),
   checksum: z.string().optional(),
 });
 
@@ -95,11 +98,20 @@ export function checkRecord(raw: unknown): ReadRecord | undefined {
   const shape = RecordShape.safeParse(raw);
   if (!shape.success) {
     const issue = shape.error.issues[0]!;
-    return { record: raw as WorktreeRecord, integrity: "damaged", problem: `${issue.path.join(".") || "record"} ${issue.message}` };
+    return {
+      record: raw as WorktreeRecord,
+      integrity: "damaged",
+      problem: `${issue.path.join(".") || "record"} ${issue.message}`,
+    };
   }
   const rec = shape.data as WorktreeRecord;
   if (rec.checksum === undefined) return { record: rec, integrity: "unchecked" };
-  if (rec.checksum !== checksumOf(rec)) return { record: rec, integrity: "damaged", problem: "its checksum does not match its fields (damaged, or edited by hand)" };
+  if (rec.checksum !== checksumOf(rec))
+    return {
+      record: rec,
+      integrity: "damaged",
+      problem: "its checksum does not match its fields (damaged, or edited by hand)",
+    };
   return { record: rec, integrity: "verified" };
 }
 
@@ -143,7 +155,9 @@ export class WorktreeRecords {
   async read(): Promise<RecordsView> {
     const view = await this.readFile();
     for (const name of await this.setAside()) {
-      view.warnings.push(`${join(dirname(this.path), name)} is a damaged records file svc set aside; the trees it names are not treated as svc's (left alone); look through it, then delete it`);
+      view.warnings.push(
+        `${join(dirname(this.path), name)} is a damaged records file svc set aside; the trees it names are not treated as svc's (left alone); look through it, then delete it`,
+      );
     }
     return view;
   }
@@ -156,7 +170,9 @@ export class WorktreeRecords {
     if (text === undefined) return { records, warnings };
     const parsed = parseFile(text);
     if (!parsed.ok) {
-      warnings.push(`${this.path} is damaged (${parsed.problem}): svc trusts none of its records, so it removes no tree; the next change svc makes to it sets it aside as ${DAMAGED_PREFIX}<time>`);
+      warnings.push(
+        `${this.path} is damaged (${parsed.problem}): svc trusts none of its records, so it removes no tree; the next change svc makes to it sets it aside as ${DAMAGED_PREFIX}<time>`,
+      );
       return { records, warnings };
     }
     for (const raw of parsed.trees) {
@@ -165,7 +181,10 @@ export class WorktreeRecords {
         warnings.push(`${this.path}: a record without a path was ignored`);
         continue;
       }
-      if (r.integrity === "damaged") warnings.push(`${this.path}: the record of ${r.record.path} is damaged: ${r.problem}; svc leaves that path alone`);
+      if (r.integrity === "damaged")
+        warnings.push(
+          `${this.path}: the record of ${r.record.path} is damaged: ${r.problem}; svc leaves that path alone`,
+        );
       records.push(r);
     }
     return { records, warnings };
@@ -182,7 +201,10 @@ export class WorktreeRecords {
 
   /** Adds or replaces the record of `rec.path`, sealed with its checksum. Returns where a damaged file was set aside, if one was. */
   async put(rec: WorktreeRecord): Promise<{ setAside?: string }> {
-    return this.update((trees) => [...trees.filter((t) => (t as { path?: unknown }).path !== rec.path), sealRecord(rec)]);
+    return this.update((trees) => [
+      ...trees.filter((t) => (t as { path?: unknown }).path !== rec.path),
+      sealRecord(rec),
+    ]);
   }
 
   /** Changes a trustworthy record; a damaged one is never rewritten (that would launder it), an unchecked one stays unchecked. */

@@ -11,7 +11,9 @@ import type { Provenance } from "./gh-footer.js";
 /** The compiled shim program (from the sources, under vitest, the build's copy). */
 export function shimProgram(): string {
   const here = fileURLToPath(import.meta.url);
-  return here.endsWith(".ts") ? join(dirname(here), "../../dist/core/workspaces/gh-shim.js") : join(dirname(here), "gh-shim.js");
+  return here.endsWith(".ts")
+    ? join(dirname(here), "../../dist/core/workspaces/gh-shim.js")
+    : join(dirname(here), "gh-shim.js");
 }
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
@@ -27,7 +29,8 @@ function shimDir(home: string, sessionId: string): string {
 export async function writeShimDir(home: string, p: Provenance): Promise<string> {
   const dir = shimDir(home, p.sessionId);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const run = (extra: string) => `#!/bin/sh\nSVC_GH_SHIM_DIR=${quote(dir)} exec ${quote(process.execPath)} ${quote(shimProgram())}${extra} "$@"\n`;
+  const run = (extra: string) =>
+    `#!/bin/sh\nSVC_GH_SHIM_DIR=${quote(dir)} exec ${quote(process.execPath)} ${quote(shimProgram())}${extra} "$@"\n`;
   await writeFile(join(dir, "provenance.json"), JSON.stringify(p) + "\n");
   await writeFile(join(dir, "gh"), run(""));
   await writeFile(join(dir, "gh-editor"), run(" --svc-editor"));

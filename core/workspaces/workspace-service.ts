@@ -13,7 +13,7 @@ import type { Clock, Random } from "../runtime/clock.js";
 import type { Logger } from "../runtime/logger.js";
 import { CLOCK, CONFIG, HOME, LOAD_PROBE, LOGGER, RANDOM, token } from "../tokens.js";
 import { findRepo } from "./git.js";
-import { type Provenance } from "./gh-footer.js";
+import type { Provenance } from "./gh-footer.js";
 import { SpawnKeys } from "./idempotency.js";
 import { decidePlacement } from "./isolation.js";
 import { autoSlug, checkSlug, worktreeRoot } from "./layout.js";
@@ -47,7 +47,8 @@ export interface Placed {
 
 export type ProvisioningDetail = ProvisioningView & { command?: string; outputTail?: string };
 
-export const isInside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
+export const isInside = (path: string, dir: string) =>
+  path === dir || path.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
 /** Workspaces (core/workspaces): worktrees, the provisioning queue, lineage tokens, spawn keys, the gh shim. */
 export const WORKSPACES = token<WorkspaceService>("workspaces");
@@ -74,7 +75,11 @@ export class WorkspaceService {
     this.records = new WorktreeRecords(home);
     this.queue = new ProvisionQueue(() => {
       const cfg = this.config.current().effective;
-      return { global: cfg.worktrees.provisionConcurrency, repoCap: (repo) => provisionCapFor(cfg, repo), loadFactor: cfg.worktrees.provisionLoadFactor };
+      return {
+        global: cfg.worktrees.provisionConcurrency,
+        repoCap: (repo) => provisionCapFor(cfg, repo),
+        loadFactor: cfg.worktrees.provisionLoadFactor,
+      };
     }, load);
     this.config.onChange(() => this.queue.pump());
   }
@@ -95,23 +100,43 @@ export class WorkspaceService {
     if (placement.kind === "inherit") return { cwd: input.cwd, worktree: parentTree! };
     const repo = await findRepo(input.cwd);
     if (!repo) {
-      if (placement.explicit) throw new SvcError("invalid_input", `a worktree was asked for, but cwd ${input.cwd} is not inside a git repository`);
+      if (placement.explicit)
+        throw new SvcError(
+          "invalid_input",
+          `a worktree was asked for, but cwd ${input.cwd} is not inside a git repository`,
+        );
       return { cwd: input.cwd };
     }
-    const slug = placement.slug !== undefined ? checkSlug(placement.slug) : autoSlug(input.label ?? input.adapter, input.sessionId);
+    const slug =
+      placement.slug !== undefined
+        ? checkSlug(placement.slug)
+        : autoSlug(input.label ?? input.adapter, input.sessionId);
     const root = worktreeRoot(effective.worktrees.root, input.root, input.cwd);
     if (isInside(root, repo.top) && !isInside(root, join(repo.top, ".git"))) {
-      this.logger.warn("the worktree root lies inside the repository; git will show the trees as untracked files", { root, repo: repo.repo });
+      this.logger.warn("the worktree root lies inside the repository; git will show the trees as untracked files", {
+        root,
+        repo: repo.repo,
+      });
     }
     const existing = join(root, repo.repoName, slug);
     // A tree being placed for a session not yet registered counts as in use, so two spawns of one slug at once do not both take it.
     const user = input.usedBy(existing) ?? this.placing.get(existing);
-    if (user) throw new SvcError("conflict", `worktree ${slug} (${existing}) is in use by live session ${user}; choose another slug`);
+    if (user)
+      throw new SvcError(
+        "conflict",
+        `worktree ${slug} (${existing}) is in use by live session ${user}; choose another slug`,
+      );
     this.placing.set(existing, input.sessionId);
     let added;
     try {
       added = await addWorktree({
-        repo, root, slug, records: this.records, sessionId: input.sessionId, now: this.clock.now(), markerId: this.random.hex(16),
+        repo,
+        root,
+        slug,
+        records: this.records,
+        sessionId: input.sessionId,
+        now: this.clock.now(),
+        markerId: this.random.hex(16),
         warn: (message, fields) => this.logger.warn(message, fields),
       });
     } catch (err) {
@@ -149,9 +174,22 @@ export class WorkspaceService {
     } catch (err) {
       const d = (err as SvcError).details as { phase?: string; command?: string; outputTail?: string } | undefined;
       const failedIn = d?.phase ?? (phase || undefined);
-      this.failures.set(sessionId, { state: "failed", ...(failedIn ? { phase: failedIn } : {}), ...(d?.command ? { command: d.command } : {}), ...(d?.outputTail ? { outputTail: d.outputTail } : {}) });
+      this.failures.set(sessionId, {
+        state: "failed",
+        ...(failedIn ? { phase: failedIn } : {}),
+        ...(d?.command ? { command: d.command } : {}),
+        ...(d?.outputTail ? { outputTail: d.outputTail } : {}),
+      });
       if (this.failures.size > 1000) this.failures.delete(this.failures.keys().next().value!);
-      await this.records.patch(tree.path, { provisioning: { state: "failed", ...(failedIn ? { phase: failedIn } : {}), ...(d?.command ? { command: d.command } : {}) } }).catch(() => undefined);
+      await this.records
+        .patch(tree.path, {
+          provisioning: {
+            state: "failed",
+            ...(failedIn ? { phase: failedIn } : {}),
+            ...(d?.command ? { command: d.command } : {}),
+          },
+        })
+        .catch(() => undefined);
       throw err;
     } finally {
       this.running.delete(sessionId);
@@ -184,7 +222,11 @@ export class WorkspaceService {
    */
   handOver(path: string, from: string, to: string): void {
     if (this.placing.get(path) === from) this.placing.set(path, to);
-    this.records.patch(path, { sessionId: to }).catch((err: Error) => this.logger.warn("could not record a worktree's new session", { path, sessionId: to, error: err.message }));
+    this.records
+      .patch(path, { sessionId: to })
+      .catch((err: Error) =>
+        this.logger.warn("could not record a worktree's new session", { path, sessionId: to, error: err.message }),
+      );
   }
 
   async ended(sessionId: string): Promise<void> {

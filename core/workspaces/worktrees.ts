@@ -42,7 +42,10 @@ export async function addWorktree(input: AddWorktreeInput): Promise<{ info: Work
   if (await stat(path).catch(() => undefined)) {
     const there = await findRepo(path);
     if (!there || there.repo !== repo.repo || there.top !== (await realpath(path))) {
-      throw new SvcError("conflict", `${path} exists and is not a worktree of ${repo.repo}; choose another slug or remove it`);
+      throw new SvcError(
+        "conflict",
+        `${path} exists and is not a worktree of ${repo.repo}; choose another slug or remove it`,
+      );
     }
     const known = await records.find(path);
     const baseCommit = known?.baseCommit ?? (await headCommit(path)) ?? "";
@@ -61,7 +64,11 @@ export async function addWorktree(input: AddWorktreeInput): Promise<{ info: Work
     if (added) baseCommit = repo.head;
   }
   if (baseCommit === undefined) {
-    if (!(await branchExists(repo.repo, branch))) throw new SvcError("invalid_input", `${repo.top} has no commits yet; a worktree branches from a commit (make a first commit)`);
+    if (!(await branchExists(repo.repo, branch)))
+      throw new SvcError(
+        "invalid_input",
+        `${repo.top} has no commits yet; a worktree branches from a commit (make a first commit)`,
+      );
     // An archived (or hand-made) svc/<slug> branch: checked out again, the work included.
     baseCommit = (await git(["rev-parse", `refs/heads/${branch}`], repo.repo)).trim();
     await git(["worktree", "add", path, branch], repo.repo);
@@ -73,11 +80,25 @@ export async function addWorktree(input: AddWorktreeInput): Promise<{ info: Work
     .then(
       () => true,
       (err: Error) => {
-        input.warn?.("could not mark the new worktree; svc can reclaim it only while git lists it", { path, error: err.message });
+        input.warn?.("could not mark the new worktree; svc can reclaim it only while git lists it", {
+          path,
+          error: err.message,
+        });
         return false;
       },
     );
-  const { setAside } = await records.put({ ...info, repoName: repo.repoName, root, createdAt: input.now, sessionId: input.sessionId, branchCreated: added, ...(marked ? { marker: input.markerId } : {}) });
-  if (setAside) input.warn?.("worktrees.json was damaged (not JSON) and was set aside; the trees it named are left alone", { setAside });
+  const { setAside } = await records.put({
+    ...info,
+    repoName: repo.repoName,
+    root,
+    createdAt: input.now,
+    sessionId: input.sessionId,
+    branchCreated: added,
+    ...(marked ? { marker: input.markerId } : {}),
+  });
+  if (setAside)
+    input.warn?.("worktrees.json was damaged (not JSON) and was set aside; the trees it named are left alone", {
+      setAside,
+    });
   return { info, reused: false };
 }

@@ -1,7 +1,23 @@
 import { spawn } from "node:child_process";
 import { Readable, Writable } from "node:stream";
-import { ClientSideConnection, ndJsonStream, PROTOCOL_VERSION, type Client, type RequestPermissionRequest, type RequestPermissionResponse, type SessionNotification } from "@agentclientprotocol/sdk";
-import { prependPath, SvcError, terminateAndWait, type AdapterSession, type SessionResumeSpec, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import {
+  ClientSideConnection,
+  ndJsonStream,
+  PROTOCOL_VERSION,
+  type Client,
+  type RequestPermissionRequest,
+  type RequestPermissionResponse,
+  type SessionNotification,
+} from "@agentclientprotocol/sdk";
+import {
+  prependPath,
+  SvcError,
+  terminateAndWait,
+  type AdapterSession,
+  type SessionResumeSpec,
+  type SessionStartSpec,
+  type SessionUpdateSink,
+} from "../../core/plugin-api/index.js";
 import type { AcpRecipe } from "../../core/plugin-api/index.js";
 import type { ResolvedRecipe } from "./recipes.js";
 import { ClientFs, type ClientFsOptions } from "./client-fs.js";
@@ -38,12 +54,17 @@ export async function startAcpSession(
     child.once("error", (err: NodeJS.ErrnoException) =>
       reject(
         err.code === "ENOENT"
-          ? new SvcError("unavailable", `ACP agent "${spec.adapter}": ${recipe.bin} is not on PATH${recipe.install_hint ? `; install it: ${recipe.install_hint}` : ""}`)
+          ? new SvcError(
+              "unavailable",
+              `ACP agent "${spec.adapter}": ${recipe.bin} is not on PATH${recipe.install_hint ? `; install it: ${recipe.install_hint}` : ""}`,
+            )
           : new SvcError("unavailable", `ACP agent "${spec.adapter}": could not start ${recipe.bin}: ${err.message}`),
       ),
     );
   });
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   await spawned;
 
   let sessionId: string | undefined;
@@ -54,10 +75,18 @@ export async function startAcpSession(
   let replayed = 0;
   /** Why the handshake failed, for the exit report of the process it then kills. */
   let failure: string | undefined;
-  const clientFs = new ClientFs({ cwd: spec.cwd, ...dirs, isSession: (id) => sessionId !== undefined && id === sessionId, record: (kind, data) => sink.update(kind, data) });
+  const clientFs = new ClientFs({
+    cwd: spec.cwd,
+    ...dirs,
+    isSession: (id) => sessionId !== undefined && id === sessionId,
+    record: (kind, data) => sink.update(kind, data),
+  });
   const client: Client = {
     sessionUpdate: async (n: SessionNotification) => {
-      const update = n.update as { sessionUpdate: string; _meta?: { svc?: { quota?: { profile: string; remaining: number; window: string } } } };
+      const update = n.update as {
+        sessionUpdate: string;
+        _meta?: { svc?: { quota?: { profile: string; remaining: number; window: string } } };
+      };
       if (update.sessionUpdate === "available_commands_update") commands = advertised(update);
       if (replaying) {
         replayed++;
@@ -69,17 +98,29 @@ export async function startAcpSession(
     },
     requestPermission: async (req: RequestPermissionRequest): Promise<RequestPermissionResponse> => {
       sink.update("permission_request", { toolCall: req.toolCall, options: req.options });
-      const pick = req.options.find((o) => o.kind === "allow_once") ?? req.options.find((o) => o.kind === "allow_always") ?? req.options[0];
-      return pick ? { outcome: { outcome: "selected", optionId: pick.optionId } } : { outcome: { outcome: "cancelled" } };
+      const pick =
+        req.options.find((o) => o.kind === "allow_once") ??
+        req.options.find((o) => o.kind === "allow_always") ??
+        req.options[0];
+      return pick
+        ? { outcome: { outcome: "selected", optionId: pick.optionId } }
+        : { outcome: { outcome: "cancelled" } };
     },
     readTextFile: (req) => clientFs.readTextFile(req),
     writeTextFile: (req) => clientFs.writeTextFile(req),
   };
-  const stream = ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const stream = ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
   const conn = new ClientSideConnection(() => client, stream);
   const died = exited.then(({ code, signal }) => {
     const tail = stderrTail.lines(3);
-    const error = failure ?? (code === 0 ? undefined : `ACP agent "${spec.adapter}" exited (code ${code}, signal ${signal})${tail ? `: ${tail}` : ""}`);
+    const error =
+      failure ??
+      (code === 0
+        ? undefined
+        : `ACP agent "${spec.adapter}" exited (code ${code}, signal ${signal})${tail ? `: ${tail}` : ""}`);
     sink.exited({ code, signal, ...(error ? { error } : {}) });
     throw new SvcError("unavailable", error ?? `ACP agent "${spec.adapter}" exited`);
   });
@@ -88,13 +129,35 @@ export async function startAcpSession(
     Promise.race([
       p,
       died,
-      new Promise<never>((_, reject) => setTimeout(() => reject(new SvcError("timeout", `ACP agent "${spec.adapter}" did not answer ${what} within ${HANDSHAKE_TIMEOUT_MS / 1000}s`)), HANDSHAKE_TIMEOUT_MS).unref()),
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () =>
+            reject(
+              new SvcError(
+                "timeout",
+                `ACP agent "${spec.adapter}" did not answer ${what} within ${HANDSHAKE_TIMEOUT_MS / 1000}s`,
+              ),
+            ),
+          HANDSHAKE_TIMEOUT_MS,
+        ).unref(),
+      ),
     ]);
 
   let agentInfo: Record<string, unknown>;
   try {
-    const init = await guard(conn.initialize({ protocolVersion: PROTOCOL_VERSION, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false } }), "initialize");
-    agentInfo = { protocolVersion: init.protocolVersion, ...(init.agentInfo ? { agent: init.agentInfo } : {}), source: resolved.source, bin: recipe.bin };
+    const init = await guard(
+      conn.initialize({
+        protocolVersion: PROTOCOL_VERSION,
+        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+      }),
+      "initialize",
+    );
+    agentInfo = {
+      protocolVersion: init.protocolVersion,
+      ...(init.agentInfo ? { agent: init.agentInfo } : {}),
+      source: resolved.source,
+      bin: recipe.bin,
+    };
     const _meta = { svc: { sessionId: spec.sessionId, options: spec.options, skills: spec.skills } };
     if (load === undefined) {
       sessionId = (await guard(conn.newSession({ cwd: spec.cwd, mcpServers: [], _meta }), "session/new")).sessionId;
@@ -133,7 +196,10 @@ export async function startAcpSession(
     agentSessionId: acpSessionId,
     prompt: async (text) => {
       try {
-        const res = await Promise.race([conn.prompt({ sessionId: acpSessionId, prompt: [{ type: "text", text }] }), died]);
+        const res = await Promise.race([
+          conn.prompt({ sessionId: acpSessionId, prompt: [{ type: "text", text }] }),
+          died,
+        ]);
         return { stopReason: res.stopReason };
       } catch (err) {
         // The connection closes a moment before the exit is reported: prefer the exit's account.
@@ -154,12 +220,20 @@ export async function startAcpSession(
 /** The command names of an `available_commands_update` (without their `/`). */
 function advertised(update: unknown): string[] {
   const list = (update as { availableCommands?: unknown }).availableCommands;
-  return Array.isArray(list) ? list.map((c) => (c as { name?: unknown })?.name).filter((n): n is string => typeof n === "string").map((n) => n.replace(/^\//, "")) : [];
+  return Array.isArray(list)
+    ? list
+        .map((c) => (c as { name?: unknown })?.name)
+        .filter((n): n is string => typeof n === "string")
+        .map((n) => n.replace(/^\//, ""))
+    : [];
 }
 
 /** The agent's environment: the daemon's, the recipe's `env`, the runtime's (the session token), the session id, its auth, and the shim first on PATH. */
 function agentEnv(spec: SessionStartSpec, recipe: AcpRecipe): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = prependPath({ ...process.env, ...recipe.env, ...spec.env, SVC_SESSION_ID: spec.sessionId }, spec.pathPrepend);
+  const env: NodeJS.ProcessEnv = prependPath(
+    { ...process.env, ...recipe.env, ...spec.env, SVC_SESSION_ID: spec.sessionId },
+    spec.pathPrepend,
+  );
   const secret = spec.auth?.apiKey ?? spec.auth?.token;
   if (secret) env[recipe.apiKeyEnv ?? "SVC_ADAPTER_API_KEY"] = secret;
   if (spec.auth?.mode) env.SVC_ADAPTER_AUTH_MODE = spec.auth.mode;

@@ -1,7 +1,14 @@
 import { constants } from "node:fs";
 import { lstat, mkdir, open, readlink, realpath, stat } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { DEFAULT_MAX_MESSAGE_BYTES, RequestError, type ReadTextFileRequest, type ReadTextFileResponse, type WriteTextFileRequest, type WriteTextFileResponse } from "@agentclientprotocol/sdk";
+import {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  RequestError,
+  type ReadTextFileRequest,
+  type ReadTextFileResponse,
+  type WriteTextFileRequest,
+  type WriteTextFileResponse,
+} from "@agentclientprotocol/sdk";
 import { writeFileDurable } from "../../core/plugin-api/index.js";
 
 /** The largest file `fs/read_text_file` returns (the whole file is read before `line`/`limit` apply). */
@@ -46,7 +53,10 @@ export class ClientFs {
   constructor(private readonly opts: ClientFsOptions) {}
 
   async readTextFile(params: ReadTextFileRequest): Promise<ReadTextFileResponse> {
-    const range = { ...(params.line != null ? { line: params.line } : {}), ...(params.limit != null ? { limit: params.limit } : {}) };
+    const range = {
+      ...(params.line != null ? { line: params.line } : {}),
+      ...(params.limit != null ? { limit: params.limit } : {}),
+    };
     try {
       const target = await this.allowed(params.sessionId, params.path);
       const text = await readUtf8(target, params.path);
@@ -73,7 +83,8 @@ export class ClientFs {
         if (err.code === "ENOENT") return undefined;
         throw err;
       });
-      if (existing && !existing.isFile()) throw RequestError.invalidParams({ path: params.path }, `${params.path} is not a regular file`);
+      if (existing && !existing.isFile())
+        throw RequestError.invalidParams({ path: params.path }, `${params.path} is not a regular file`);
       // Directories the agent's file needs get the usual mode (writeFileDurable's own are 0700, for $SVC_HOME).
       await mkdir(dirname(target), { recursive: true });
       await writeFileDurable(target, params.content, existing ? { mode: existing.mode & 0o7777 } : {});
@@ -86,11 +97,19 @@ export class ClientFs {
 
   /** The real path `path` names, once it is known to be absolute, in `cwd`, outside the transcripts and outside `$SVC_HOME` (but for its worktrees). */
   private async allowed(sessionId: string, path: string): Promise<string> {
-    if (!this.opts.isSession(sessionId)) throw RequestError.invalidParams({ sessionId }, `unknown session ${JSON.stringify(sessionId)}`);
-    if (typeof path !== "string" || !isAbsolute(path)) throw RequestError.invalidParams({ path }, `path must be absolute, got ${JSON.stringify(path)}`);
+    if (!this.opts.isSession(sessionId))
+      throw RequestError.invalidParams({ sessionId }, `unknown session ${JSON.stringify(sessionId)}`);
+    if (typeof path !== "string" || !isAbsolute(path))
+      throw RequestError.invalidParams({ path }, `path must be absolute, got ${JSON.stringify(path)}`);
     const { cwd, svcHome, worktreesRoot, eventsDir } = this.opts;
-    const optional = (dir: string | undefined) => (dir === undefined ? Promise.resolve(undefined) : realpathOfExisting(dir));
-    this.roots ??= Promise.all([realpathOfExisting(cwd), realpathOfExisting(svcHome), optional(worktreesRoot), optional(eventsDir)]).then(
+    const optional = (dir: string | undefined) =>
+      dir === undefined ? Promise.resolve(undefined) : realpathOfExisting(dir);
+    this.roots ??= Promise.all([
+      realpathOfExisting(cwd),
+      realpathOfExisting(svcHome),
+      optional(worktreesRoot),
+      optional(eventsDir),
+    ]).then(
       ([root, home, worktrees, events]) => ({ root, home, worktrees, events }),
       (err: unknown) => {
         this.roots = undefined; // resolved again at the next call, not failed for good
@@ -101,23 +120,40 @@ export class ClientFs {
     const real = await realpathOfExisting(resolve(path));
     const shown = real === resolve(path) ? path : `${path} (resolves to ${real})`;
     if (events !== undefined && within(real, events)) {
-      throw RequestError.invalidParams({ path, eventsDir: events }, `refused: ${shown} is inside the session transcripts folder ${events}, which the client never reads or writes`);
+      throw RequestError.invalidParams(
+        { path, eventsDir: events },
+        `refused: ${shown} is inside the session transcripts folder ${events}, which the client never reads or writes`,
+      );
     }
     if (within(real, home) && !(worktrees !== undefined && within(real, worktrees))) {
-      throw RequestError.invalidParams({ path, svcHome: home }, `refused: ${shown} is inside the svc home ${home}, which the client never reads or writes`);
+      throw RequestError.invalidParams(
+        { path, svcHome: home },
+        `refused: ${shown} is inside the svc home ${home}, which the client never reads or writes`,
+      );
     }
     if (!within(real, root)) {
-      throw RequestError.invalidParams({ path, allowedRoot: root }, `refused: ${shown} is outside the session's working directory ${root}, the only place the client reads and writes`);
+      throw RequestError.invalidParams(
+        { path, allowedRoot: root },
+        `refused: ${shown} is outside the session's working directory ${root}, the only place the client reads and writes`,
+      );
     }
     return real;
   }
 
   /** Records a failed call and returns the error for the agent: a RequestError as is, a filesystem error with its code. */
-  private failed(kind: "fs_read_text_file" | "fs_write_text_file", data: Record<string, unknown>, err: unknown, verb: string): RequestError {
+  private failed(
+    kind: "fs_read_text_file" | "fs_write_text_file",
+    data: Record<string, unknown>,
+    err: unknown,
+    verb: string,
+  ): RequestError {
     const out =
       err instanceof RequestError
         ? err
-        : RequestError.internalError({ path: data.path }, `could not ${verb} ${String(data.path)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+        : RequestError.internalError(
+            { path: data.path },
+            `could not ${verb} ${String(data.path)}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`,
+          );
     this.opts.record(kind, { ...data, error: out.message });
     return out;
   }
@@ -167,7 +203,10 @@ async function readUtf8(real: string, shown: string): Promise<string> {
     const st = await handle.stat();
     if (!st.isFile()) throw RequestError.invalidParams({ path: shown }, `${shown} is not a regular file`);
     const tooLarge = () =>
-      RequestError.invalidParams({ path: shown, maxBytes: MAX_READ_BYTES }, `${shown} is larger than ${MAX_READ_BYTES / 1024 / 1024} MiB (${MAX_READ_BYTES} bytes), the limit for fs/read_text_file`);
+      RequestError.invalidParams(
+        { path: shown, maxBytes: MAX_READ_BYTES },
+        `${shown} is larger than ${MAX_READ_BYTES / 1024 / 1024} MiB (${MAX_READ_BYTES} bytes), the limit for fs/read_text_file`,
+      );
     if (st.size > MAX_READ_BYTES) throw tooLarge();
     // Read to the end, bounded even if the file grew after the stat.
     const chunks: Buffer[] = [];

@@ -1,4 +1,11 @@
-import { defineAdapter, SvcError, type SessionAdapterInstance, type SessionResumeSpec, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import {
+  defineAdapter,
+  SvcError,
+  type SessionAdapterInstance,
+  type SessionResumeSpec,
+  type SessionStartSpec,
+  type SessionUpdateSink,
+} from "../../core/plugin-api/index.js";
 import { startAcpSession } from "./acp-session.js";
 import { allRecipes, resolveRecipe } from "./recipes.js";
 
@@ -17,9 +24,19 @@ export default defineAdapter({
     const start = (spec: SessionStartSpec | SessionResumeSpec, sink: SessionUpdateSink) => {
       const resolved = resolveRecipe(spec.adapter, agents());
       if (!resolved) throw new SvcError("not_found", `no ACP agent "${spec.adapter}" in acpAgents or the catalog`);
-      ctx.logger.debug("starting ACP agent", { sessionId: spec.sessionId, adapter: spec.adapter, source: resolved.source, bin: resolved.recipe.bin, ...("agentSessionId" in spec ? { resume: true } : {}) });
+      ctx.logger.debug("starting ACP agent", {
+        sessionId: spec.sessionId,
+        adapter: spec.adapter,
+        source: resolved.source,
+        bin: resolved.recipe.bin,
+        ...("agentSessionId" in spec ? { resume: true } : {}),
+      });
       const config = ctx.config();
-      const dirs = { svcHome: ctx.home, worktreesRoot: config.worktrees?.root as string | undefined, eventsDir: config.sessions?.eventsDir as string | undefined };
+      const dirs = {
+        svcHome: ctx.home,
+        worktreesRoot: config.worktrees?.root as string | undefined,
+        eventsDir: config.sessions?.eventsDir as string | undefined,
+      };
       return startAcpSession(spec, resolved, sink, dirs);
     };
     return {
@@ -33,7 +50,8 @@ export default defineAdapter({
       start: (spec, sink) => start(spec, sink),
       resume: (spec, sink) => {
         const resolved = resolveRecipe(spec.adapter, agents());
-        if (resolved && resolved.recipe.resumable !== true) throw new SvcError("not_resumable", notResumableReason(spec.adapter, resolved.source));
+        if (resolved && resolved.recipe.resumable !== true)
+          throw new SvcError("not_resumable", notResumableReason(spec.adapter, resolved.source));
         return start(spec, sink);
       },
     };

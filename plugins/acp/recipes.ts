@@ -12,7 +12,10 @@ export interface ResolvedRecipe {
  * The recipe for `slug`: a config `acpAgents` entry shadows the catalog entry of the same slug
  * (keeping the catalog's `apiKeyEnv`).
  */
-export function resolveRecipe(slug: string, acpAgents: Record<string, unknown> | undefined): ResolvedRecipe | undefined {
+export function resolveRecipe(
+  slug: string,
+  acpAgents: Record<string, unknown> | undefined,
+): ResolvedRecipe | undefined {
   const fromConfig = acpAgents?.[slug];
   if (isRecipe(fromConfig)) {
     // The agent behind a shadowed slug still reads its key from the catalog's variable.
@@ -26,10 +29,18 @@ export function resolveRecipe(slug: string, acpAgents: Record<string, unknown> |
 
 /** Every slug the ACP adapter can start, config entries first. */
 export function allRecipes(acpAgents: Record<string, unknown> | undefined): ResolvedRecipe[] {
-  const slugs = new Set([...Object.keys(acpAgents ?? {}).filter((s) => isRecipe(acpAgents![s])), ...Object.keys(ACP_CATALOG)]);
+  const slugs = new Set([
+    ...Object.keys(acpAgents ?? {}).filter((s) => isRecipe(acpAgents![s])),
+    ...Object.keys(ACP_CATALOG),
+  ]);
   return [...slugs].map((s) => resolveRecipe(s, acpAgents)!);
 }
 
 function isRecipe(v: unknown): v is AcpRecipe {
-  return typeof v === "object" && v !== null && typeof (v as { bin?: unknown }).bin === "string" && (v as { bin: string }).bin !== "";
+  return (
+    typeof v === "object" &&
+    v !== null &&
+    typeof (v as { bin?: unknown }).bin === "string" &&
+    (v as { bin: string }).bin !== ""
+  );
 }

@@ -26,18 +26,27 @@ export default defineProvider({
         const parsed = Array.isArray(body) ? pushBatchSchema.safeParse(body) : pushedEventSchema.safeParse(body);
         if (!parsed.success) {
           const details = issuesToDetails(parsed.error.issues);
-          throw new SvcError("invalid_input", `invalid pushed event: ${details[0]!.path}: ${details[0]!.message}`, { details });
+          throw new SvcError("invalid_input", `invalid pushed event: ${details[0]!.path}: ${details[0]!.message}`, {
+            details,
+          });
         }
         const pushed: PushedEvent[] = Array.isArray(parsed.data) ? parsed.data : [parsed.data];
         const events = pushed.map(toEvent);
-        for (const p of pushed) if (p.terminal) terminals.set(p.id, p.terminal === true ? [p.subjects.at(-1)!] : p.terminal);
+        for (const p of pushed)
+          if (p.terminal) terminals.set(p.id, p.terminal === true ? [p.subjects.at(-1)!] : p.terminal);
         try {
           const result = await ctx.service("sentinels").ingest("agentpush", events);
           const failed = result.matched.filter((m) => m.outcome === "failed");
           if (failed.length) {
-            throw new SvcError("unavailable", `${failed.length} matched event(s) were not accepted by their target; push them again`, {
-              details: { failed: failed.map((f) => ({ sentinelId: f.sentinelId, eventId: f.eventId, error: f.error })) },
-            });
+            throw new SvcError(
+              "unavailable",
+              `${failed.length} matched event(s) were not accepted by their target; push them again`,
+              {
+                details: {
+                  failed: failed.map((f) => ({ sentinelId: f.sentinelId, eventId: f.eventId, error: f.error })),
+                },
+              },
+            );
           }
           return { status: 200, body: result };
         } finally {

@@ -1,6 +1,12 @@
 /** The body of `POST /providers/agentpush/events`: one event or an array of them. */
 import { z } from "zod";
-import { EVENT_ID_RULE, EVENT_TYPE_MAX, SUBJECTS_PER_EVENT_MAX, SUBJECT_LENGTH_MAX, isValidEventId } from "../../core/plugin-api/index.js";
+import {
+  EVENT_ID_RULE,
+  EVENT_TYPE_MAX,
+  SUBJECTS_PER_EVENT_MAX,
+  SUBJECT_LENGTH_MAX,
+  isValidEventId,
+} from "../../core/plugin-api/index.js";
 
 const MAX_PUSH_BATCH = 1000;
 

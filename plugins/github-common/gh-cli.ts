@@ -51,10 +51,16 @@ export function createGhCli(options: GhCliOptions = {}): GhCli {
     async status() {
       try {
         const out = await run(bin, ["auth", "status", "--hostname", "github.com"], env, timeout);
-        if (out.code === 0) return { installed: true, authenticated: true, detail: "gh is installed and authenticated to github.com" };
-        return { installed: true, authenticated: false, detail: "gh is installed but not authenticated: run `gh auth login`" };
+        if (out.code === 0)
+          return { installed: true, authenticated: true, detail: "gh is installed and authenticated to github.com" };
+        return {
+          installed: true,
+          authenticated: false,
+          detail: "gh is installed but not authenticated: run `gh auth login`",
+        };
       } catch (err) {
-        if (SvcError.is(err) && err.code === "unavailable") return { installed: false, authenticated: false, detail: err.message };
+        if (SvcError.is(err) && err.code === "unavailable")
+          return { installed: false, authenticated: false, detail: err.message };
         throw err;
       }
     },
@@ -75,7 +81,13 @@ function run(bin: string, args: string[], env: NodeJS.ProcessEnv, timeout: numbe
     child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     child.on("error", (err: NodeJS.ErrnoException) => {
-      if (err.code === "ENOENT") reject(new SvcError("unavailable", `${bin} is not on PATH: install the GitHub CLI (https://cli.github.com) and run \`gh auth login\``));
+      if (err.code === "ENOENT")
+        reject(
+          new SvcError(
+            "unavailable",
+            `${bin} is not on PATH: install the GitHub CLI (https://cli.github.com) and run \`gh auth login\``,
+          ),
+        );
       else reject(new SvcError("unavailable", `running ${bin} failed: ${err.message}`));
     });
     child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
@@ -100,7 +112,7 @@ function parseApiOutput(stdout: string, path: string, stderr = ""): GhResponse {
     const i = line.indexOf(":");
     if (i > 0) headers[line.slice(0, i).trim().toLowerCase()] = line.slice(i + 1).trim();
   }
-  let body: unknown = undefined;
+  let body: unknown;
   if (text.trim() !== "") {
     try {
       body = JSON.parse(text);

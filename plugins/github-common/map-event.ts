@@ -52,7 +52,13 @@ export function mapGithubEvent(name: string, payload: unknown, opts: MapOptions)
     type: `github.${name}.${action}`,
     subjects: [...new Set(subjects)],
     time: typeof mapped.time === "string" && mapped.time ? mapped.time : opts.fallbackTime,
-    data: { event: name, action, repository: `${repo.owner}/${repo.repo}`, sender: login(payload.sender), ...mapped.data },
+    data: {
+      event: name,
+      action,
+      repository: `${repo.owner}/${repo.repo}`,
+      sender: login(payload.sender),
+      ...mapped.data,
+    },
   };
 }
 
@@ -65,16 +71,24 @@ export function mapGithubEvent(name: string, payload: unknown, opts: MapOptions)
  * `github:<event>` (event names have underscores, GitHub logins cannot). `data` names the event,
  * action, repository, sender and those identifiers, never the whole payload.
  */
-function mapGeneric(name: string, p: Obj, repo: { owner: string; repo: string } | undefined, opts: MapOptions): SvcEvent {
+function mapGeneric(
+  name: string,
+  p: Obj,
+  repo: { owner: string; repo: string } | undefined,
+  opts: MapOptions,
+): SvcEvent {
   const owner = repo ? undefined : accountOf(p);
   const action = typeof p.action === "string" && p.action ? safeSegment(p.action) : "occurred";
-  const number = num(p.number) ?? num(obj(p.issue).number) ?? num(obj(p.pull_request).number) ?? num(obj(p.discussion).number);
+  const number =
+    num(p.number) ?? num(obj(p.issue).number) ?? num(obj(p.pull_request).number) ?? num(obj(p.discussion).number);
   const ref = typeof p.ref === "string" ? p.ref : undefined;
   const branch = ref?.startsWith("refs/heads/") ? ref.slice(11) : p.ref_type === "branch" && ref ? ref : undefined;
   const subjects = repo ? [repoSubject(repo.owner, repo.repo)] : [`github:${(owner ?? name).toLowerCase()}`];
   if (repo && number !== undefined) subjects.push(itemSubject(repo.owner, repo.repo, number));
   if (repo && branch) subjects.push(branchSubject(repo.owner, repo.repo, branch));
-  const time = [obj(p[name]).updated_at, obj(p.issue).updated_at, obj(p.pull_request).updated_at].find((t) => typeof t === "string" && t);
+  const time = [obj(p[name]).updated_at, obj(p.issue).updated_at, obj(p.pull_request).updated_at].find(
+    (t) => typeof t === "string" && t,
+  );
   return {
     id: opts.id.replace(/\./g, "-"),
     type: `github.${name}.${action}`,
@@ -94,7 +108,13 @@ function mapGeneric(name: string, p: Obj, repo: { owner: string; repo: string } 
 
 /** The organization or account an event without a repository concerns. */
 function accountOf(p: Obj): string | undefined {
-  const candidates = [obj(p.organization).login, obj(obj(p.installation).account).login, obj(p.enterprise).slug, obj(p.marketplace_purchase).account?.login, login(p.sender)];
+  const candidates = [
+    obj(p.organization).login,
+    obj(obj(p.installation).account).login,
+    obj(p.enterprise).slug,
+    obj(p.marketplace_purchase).account?.login,
+    login(p.sender),
+  ];
   const found = candidates.find((c): c is string => typeof c === "string" && /^[A-Za-z0-9_.-]{1,100}$/.test(c));
   return found;
 }
@@ -121,7 +141,17 @@ const MAPPERS: Record<GithubEventName, (p: Obj, repo: { owner: string; repo: str
     return {
       numbers: [n],
       time: r.submitted_at ?? pr.updated_at,
-      data: { number: n, review: { id: r.id, state: r.state, author: login(r.user), body: clip(r.body), url: r.html_url, commit: r.commit_id } },
+      data: {
+        number: n,
+        review: {
+          id: r.id,
+          state: r.state,
+          author: login(r.user),
+          body: clip(r.body),
+          url: r.html_url,
+          commit: r.commit_id,
+        },
+      },
     };
   },
   pull_request_review_comment: (p) => {
@@ -132,7 +162,18 @@ const MAPPERS: Record<GithubEventName, (p: Obj, repo: { owner: string; repo: str
     return {
       numbers: [n],
       time: c.updated_at ?? c.created_at,
-      data: { number: n, comment: { id: c.id, author: login(c.user), body: clip(c.body), path: c.path, line: c.line ?? null, url: c.html_url, reviewId: c.pull_request_review_id } },
+      data: {
+        number: n,
+        comment: {
+          id: c.id,
+          author: login(c.user),
+          body: clip(c.body),
+          path: c.path,
+          line: c.line ?? null,
+          url: c.html_url,
+          reviewId: c.pull_request_review_id,
+        },
+      },
     };
   },
   issue_comment: (p) => {
@@ -157,7 +198,16 @@ const MAPPERS: Record<GithubEventName, (p: Obj, repo: { owner: string; repo: str
       numbers: prNumbers(run.pull_requests),
       branch: obj(run.check_suite).head_branch ?? undefined,
       time: run.completed_at ?? run.started_at,
-      data: { checkRun: { id: run.id, name: run.name, status: run.status, conclusion: run.conclusion ?? null, headSha: run.head_sha, url: run.html_url } },
+      data: {
+        checkRun: {
+          id: run.id,
+          name: run.name,
+          status: run.status,
+          conclusion: run.conclusion ?? null,
+          headSha: run.head_sha,
+          url: run.html_url,
+        },
+      },
     };
   },
   check_suite: (p) => {
@@ -166,7 +216,15 @@ const MAPPERS: Record<GithubEventName, (p: Obj, repo: { owner: string; repo: str
       numbers: prNumbers(suite.pull_requests),
       branch: suite.head_branch ?? undefined,
       time: suite.updated_at,
-      data: { checkSuite: { id: suite.id, app: obj(suite.app).slug, status: suite.status, conclusion: suite.conclusion ?? null, headSha: suite.head_sha } },
+      data: {
+        checkSuite: {
+          id: suite.id,
+          app: obj(suite.app).slug,
+          status: suite.status,
+          conclusion: suite.conclusion ?? null,
+          headSha: suite.head_sha,
+        },
+      },
     };
   },
   workflow_run: (p) => {
@@ -206,7 +264,13 @@ const MAPPERS: Record<GithubEventName, (p: Obj, repo: { owner: string; repo: str
         created: p.created === true,
         deleted: p.deleted === true,
         commits: commits.length,
-        headCommit: head.id ? { id: head.id, message: clip(head.message, 500), author: obj(head.author).username ?? obj(head.author).name } : null,
+        headCommit: head.id
+          ? {
+              id: head.id,
+              message: clip(head.message, 500),
+              author: obj(head.author).username ?? obj(head.author).name,
+            }
+          : null,
         compare: p.compare,
       },
     };

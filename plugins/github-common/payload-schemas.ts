@@ -70,22 +70,40 @@ export const issueCommentData = z.object({
   isPullRequest: z.boolean().describe("Whether the number is a pull request's"),
   title: text("Title of the issue or pull request"),
   comment: z
-    .object({ id: id("Comment id"), author: text("Login of the commenter"), body: text("Comment body (clipped to 2000 characters)"), url: text("Web URL of the comment") })
+    .object({
+      id: id("Comment id"),
+      author: text("Login of the commenter"),
+      body: text("Comment body (clipped to 2000 characters)"),
+      url: text("Web URL of the comment"),
+    })
     .describe("The comment"),
 });
 
 const status = text("queued, in_progress, completed, ...");
-const conclusion = text("success, failure, neutral, cancelled, skipped, timed_out, action_required, or null while not completed");
+const conclusion = text(
+  "success, failure, neutral, cancelled, skipped, timed_out, action_required, or null while not completed",
+);
 const headSha = text("Head commit SHA");
 
 export const checkRunData = z.object({
   ...common,
-  checkRun: z.object({ id: id("Check run id"), name: text("Check name"), status, conclusion, headSha, url: text("Web URL of the check run") }).describe("The check run"),
+  checkRun: z
+    .object({
+      id: id("Check run id"),
+      name: text("Check name"),
+      status,
+      conclusion,
+      headSha,
+      url: text("Web URL of the check run"),
+    })
+    .describe("The check run"),
 });
 
 export const checkSuiteData = z.object({
   ...common,
-  checkSuite: z.object({ id: id("Check suite id"), app: text("Slug of the app that runs it"), status, conclusion, headSha }).describe("The check suite"),
+  checkSuite: z
+    .object({ id: id("Check suite id"), app: text("Slug of the app that runs it"), status, conclusion, headSha })
+    .describe("The check suite"),
 });
 
 export const workflowRunData = z.object({
@@ -115,7 +133,11 @@ export const pushData = z.object({
   deleted: z.boolean().describe("Whether the push deleted the ref"),
   commits: z.number().int().describe("Number of commits pushed"),
   headCommit: z
-    .object({ id: z.string().describe("Commit SHA"), message: text("Commit message (clipped to 500 characters)"), author: text("Author's username or name") })
+    .object({
+      id: z.string().describe("Commit SHA"),
+      message: text("Commit message (clipped to 500 characters)"),
+      author: text("Author's username or name"),
+    })
     .nullable()
     .describe("The newest commit, or null"),
   compare: text("Web URL comparing before and after"),

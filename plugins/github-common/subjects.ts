@@ -56,7 +56,13 @@ export function subjectFromPrUrl(url: string): string {
     throw new SvcError("invalid_input", `prUrl is not a URL; expected https://github.com/<owner>/<repo>/pull/<number>`);
   }
   const m = /^\/([^/]+)\/([^/]+)\/pulls?\/(\d{1,10})(?:\/.*)?$/.exec(u.pathname);
-  if (u.protocol !== "https:" || u.hostname.toLowerCase() !== "github.com" || !m || !NAME.test(m[1]!) || !NAME.test(m[2]!)) {
+  if (
+    u.protocol !== "https:" ||
+    u.hostname.toLowerCase() !== "github.com" ||
+    !m ||
+    !NAME.test(m[1]!) ||
+    !NAME.test(m[2]!)
+  ) {
     throw new SvcError("invalid_input", `prUrl must look like https://github.com/<owner>/<repo>/pull/<number>`);
   }
   return itemSubject(m[1]!, m[2]!, Number(m[3]));

@@ -21,7 +21,12 @@ const REPO_DEFAULTS = [
   "github.workflow_run.completed",
 ];
 
-const BRANCH_DEFAULTS = ["github.push.pushed", "github.check_run.completed", "github.check_suite.completed", "github.workflow_run.completed"];
+const BRANCH_DEFAULTS = [
+  "github.push.pushed",
+  "github.check_run.completed",
+  "github.check_suite.completed",
+  "github.workflow_run.completed",
+];
 
 /** The types a clause watches when it names none. */
 export function defaultTypes(subject: string): string[] {

@@ -18,8 +18,12 @@ const NAMES: Record<string, string> = {
 /** The svc event for one Events API entry (id `ghev-<event id>`), or undefined when we do not map its type. */
 export function mapRepoEvent(ev: Obj): SvcEvent | undefined {
   const name = NAMES[String(ev?.type)];
-  if (!name || typeof ev.id !== "string" && typeof ev.id !== "number") return undefined;
-  const p: Obj = { ...(ev.payload ?? {}), repository: { full_name: ev.repo?.name }, sender: { login: ev.actor?.login } };
+  if (!name || (typeof ev.id !== "string" && typeof ev.id !== "number")) return undefined;
+  const p: Obj = {
+    ...(ev.payload ?? {}),
+    repository: { full_name: ev.repo?.name },
+    sender: { login: ev.actor?.login },
+  };
   if (name === "pull_request_review" && p.action === "created") p.action = "submitted";
   if (name === "push") Object.assign(p, pushPayload(p, ev));
   const time = typeof ev.created_at === "string" ? ev.created_at : new Date(0).toISOString();

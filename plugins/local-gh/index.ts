@@ -3,8 +3,21 @@
  * (`github:<owner>/<repo>#<n>`) by polling through the locally installed, authenticated `gh` CLI.
  * Default interval 60 s (or the server's X-Poll-Interval when larger); setup takes `intervalSeconds`.
  */
-import { SvcError, defineProvider, type PluginContext, type ProviderEventType, type ProviderInstance } from "../../core/plugin-api/index.js";
-import { createGhCli, defaultTypes, githubEventTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
+import {
+  SvcError,
+  defineProvider,
+  type PluginContext,
+  type ProviderEventType,
+  type ProviderInstance,
+} from "../../core/plugin-api/index.js";
+import {
+  createGhCli,
+  defaultTypes,
+  githubEventTypes,
+  resolveGithubSubject,
+  terminalSubjects,
+  type GhCli,
+} from "../github-common/index.js";
 import { Poller } from "./poller.js";
 
 const DEFAULT_INTERVAL_MS = 60_000;
@@ -12,12 +25,23 @@ const DEFAULT_INTERVAL_MS = 60_000;
  * The GitHub event families this provider's polling sees (docs/providers.md): the Events API's
  * pull request, review, review comment, issue comment and push events, and completed check runs.
  */
-export const LOCAL_GH_FAMILIES = ["pull_request", "pull_request_review", "pull_request_review_comment", "issue_comment", "push", "check_run"];
+export const LOCAL_GH_FAMILIES = [
+  "pull_request",
+  "pull_request_review",
+  "pull_request_review_comment",
+  "issue_comment",
+  "push",
+  "check_run",
+];
 /** Its MCP event types: those families, check runs only `completed`. */
-export const LOCAL_GH_TYPES = () => githubEventTypes({ only: LOCAL_GH_FAMILIES, restrict: { check_run: ["completed"] } });
+export const LOCAL_GH_TYPES = () =>
+  githubEventTypes({ only: LOCAL_GH_FAMILIES, restrict: { check_run: ["completed"] } });
 const NS = "provider-local-gh";
 
-export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCli()): ProviderInstance & { poller: Poller } {
+export function createLocalGhProvider(
+  ctx: PluginContext,
+  gh: GhCli = createGhCli(),
+): ProviderInstance & { poller: Poller } {
   let intervalMs = DEFAULT_INTERVAL_MS;
   let loaded = false;
   const loadInterval = async () => {
@@ -26,7 +50,13 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
     if (Number.isInteger(stored) && stored > 0) intervalMs = stored * 1000;
     loaded = true;
   };
-  const poller = new Poller({ gh, ingress: () => ctx.service("sentinels"), clock: ctx.clock, logger: ctx.logger, intervalMs: () => intervalMs });
+  const poller = new Poller({
+    gh,
+    ingress: () => ctx.service("sentinels"),
+    clock: ctx.clock,
+    logger: ctx.logger,
+    intervalMs: () => intervalMs,
+  });
   let chain: Promise<unknown> = Promise.resolve();
   /** Runs a cycle after those already running or queued; `starting` runs first, before the cycle reads its watch set. */
   const runCycle = (starting?: () => Promise<void>) => {
@@ -89,10 +119,16 @@ export function createLocalGhProvider(ctx: PluginContext, gh: GhCli = createGhCl
     },
     async configure(input) {
       const unknown = Object.keys(input).filter((k) => k !== "intervalSeconds");
-      if (unknown.length) throw new SvcError("invalid_input", `local-gh settings: unknown ${unknown.join(", ")}; allowed: intervalSeconds`);
+      if (unknown.length)
+        throw new SvcError(
+          "invalid_input",
+          `local-gh settings: unknown ${unknown.join(", ")}; allowed: intervalSeconds`,
+        );
       const n = input.intervalSeconds;
       if (typeof n !== "number" || !Number.isInteger(n) || n < 10 || n > 3600) {
-        throw new SvcError("invalid_input", "local-gh settings: intervalSeconds must be an integer from 10 to 3600", { details: [{ path: "intervalSeconds", message: "an integer from 10 to 3600" }] });
+        throw new SvcError("invalid_input", "local-gh settings: intervalSeconds must be an integer from 10 to 3600", {
+          details: [{ path: "intervalSeconds", message: "an integer from 10 to 3600" }],
+        });
       }
       await ctx.service("credentials").set(NS, "intervalSeconds", String(n));
       intervalMs = n * 1000;

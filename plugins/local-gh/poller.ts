@@ -140,18 +140,35 @@ export class Poller {
   }
 
   private async pollPr(key: string, w: PrWatch, out: SvcEvent[]): Promise<void> {
-    const st = getOr<string, PrState>(this.prs, key, () => ({ pr: { seen: new Set(), baselined: false }, checks: { seen: new Set(), baselined: false } }));
+    const st = getOr<string, PrState>(this.prs, key, () => ({
+      pr: { seen: new Set(), baselined: false },
+      checks: { seen: new Set(), baselined: false },
+    }));
     const res = await this.get(`repos/${w.owner}/${w.repo}/pulls/${w.number}`, st.pr);
     if (res) {
       const pr = res.body as Obj;
-      const next = { state: String(pr.state), merged: pr.merged === true || !!pr.merged_at, sha: String(pr.head?.sha ?? ""), draft: pr.draft === true };
+      const next = {
+        state: String(pr.state),
+        merged: pr.merged === true || !!pr.merged_at,
+        sha: String(pr.head?.sha ?? ""),
+        draft: pr.draft === true,
+      };
       const action = transition(st.snapshot, next);
       st.snapshot = next;
       if (action) {
         const stamp = action === "closed" ? pr.closed_at : action === "synchronize" ? next.sha : pr.updated_at;
         const id = `ghpr-${pr.id}-${action}-${String(Date.parse(stamp) || stamp).replace(/[^A-Za-z0-9_-]/g, "")}`;
-        const payload = { action, number: w.number, pull_request: pr, repository: { full_name: `${w.owner}/${w.repo}` }, sender: pr.merged_by ?? pr.user };
-        const e = mapGithubEvent("pull_request", payload, { id, fallbackTime: new Date(this.deps.clock.now()).toISOString() });
+        const payload = {
+          action,
+          number: w.number,
+          pull_request: pr,
+          repository: { full_name: `${w.owner}/${w.repo}` },
+          sender: pr.merged_by ?? pr.user,
+        };
+        const e = mapGithubEvent("pull_request", payload, {
+          id,
+          fallbackTime: new Date(this.deps.clock.now()).toISOString(),
+        });
         if (e && !st.pr.seen.has(id)) {
           remember(st.pr.seen, id);
           out.push(e);
@@ -173,8 +190,16 @@ export class Poller {
       if (st.checks.seen.has(id)) continue;
       remember(st.checks.seen, id);
       if (!st.checks.baselined && Date.parse(run.completed_at) < w.since) continue;
-      const checkRun = { ...run, check_suite: { ...(run.check_suite ?? {}), head_branch: run.check_suite?.head_branch ?? null }, pull_requests: [{ number: w.number }] };
-      const e = mapGithubEvent("check_run", { action: "completed", check_run: checkRun, repository: { full_name: `${w.owner}/${w.repo}` } }, { id, fallbackTime: run.completed_at });
+      const checkRun = {
+        ...run,
+        check_suite: { ...(run.check_suite ?? {}), head_branch: run.check_suite?.head_branch ?? null },
+        pull_requests: [{ number: w.number }],
+      };
+      const e = mapGithubEvent(
+        "check_run",
+        { action: "completed", check_run: checkRun, repository: { full_name: `${w.owner}/${w.repo}` } },
+        { id, fallbackTime: run.completed_at },
+      );
       if (e) out.push(e);
     }
     st.checks.baselined = true;

@@ -32,7 +32,12 @@ export function watchSetOf(sentinels: ReadonlyArray<SentinelView>): WatchSet {
       if (!repo) continue;
       note(repos, `${repo.owner}/${repo.repo}`, { owner: repo.owner, repo: repo.repo, since: s.createdAt });
       if (exact?.number !== undefined) {
-        note(prs, `${exact.owner}/${exact.repo}#${exact.number}`, { owner: exact.owner, repo: exact.repo, number: exact.number, since: s.createdAt });
+        note(prs, `${exact.owner}/${exact.repo}#${exact.number}`, {
+          owner: exact.owner,
+          repo: exact.repo,
+          number: exact.number,
+          since: s.createdAt,
+        });
       }
     }
   }

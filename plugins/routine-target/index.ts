@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { defineTarget, SvcError } from "../../core/plugin-api/index.js";
 
-const NOT_IMPLEMENTED = "routine targets are not implemented yet (their shape {kind: \"routine\", routineId} is frozen); use a session or webhook target";
+const NOT_IMPLEMENTED =
+  'routine targets are not implemented yet (their shape {kind: "routine", routineId} is frozen); use a session or webhook target';
 
 export default defineTarget({
   kind: "routine",

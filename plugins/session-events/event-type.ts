@@ -22,17 +22,33 @@ const payload = z
     stopReason: opt(z.string(), "turn-ended: why the turn ended (end_turn, cancelled, error, ...)"),
     error: opt(z.string(), "turn-ended, context-continued: the error, if any"),
     exit: opt(
-      z.object({ code: z.number().nullable().describe("Exit code, or null"), signal: z.string().nullable().describe("Signal that ended it, or null"), error: opt(z.string(), "Why it could not run") }),
+      z.object({
+        code: z.number().nullable().describe("Exit code, or null"),
+        signal: z.string().nullable().describe("Signal that ended it, or null"),
+        error: opt(z.string(), "Why it could not run"),
+      }),
       "ended: how the agent's process ended",
     ),
     stalledSinceMs: opt(z.number(), "stalled: epoch ms since which the turn made no progress"),
     lastTurnErrorMessage: opt(z.string(), "stalled: the last error the turn reported"),
-    sender: opt(z.object({ kind: z.string().describe("human, session, system, ..."), id: opt(z.string(), "The sending session's id") }), "prompt-stale: who sent the prompt"),
+    sender: opt(
+      z.object({
+        kind: z.string().describe("human, session, system, ..."),
+        id: opt(z.string(), "The sending session's id"),
+      }),
+      "prompt-stale: who sent the prompt",
+    ),
     enqueuedAt: opt(z.number(), "prompt-stale: epoch ms the prompt was queued"),
     profile: opt(z.string(), "handoff-suggested: the quota profile"),
     remaining: opt(z.number(), "handoff-suggested: quota remaining"),
-    window: opt(z.union([z.string(), z.number()]), "handoff-suggested: the quota window; context-*: the model's context window in tokens"),
-    threshold: opt(z.union([z.string(), z.number()]), "handoff-suggested: the quota threshold; context-*: the context threshold crossed"),
+    window: opt(
+      z.union([z.string(), z.number()]),
+      "handoff-suggested: the quota window; context-*: the model's context window in tokens",
+    ),
+    threshold: opt(
+      z.union([z.string(), z.number()]),
+      "handoff-suggested: the quota threshold; context-*: the context threshold crossed",
+    ),
     model: opt(z.string(), "context-*: the model; verdict: the judge model"),
     inputTokens: opt(z.number(), "context-*: input tokens of the latest model call"),
     pct: opt(z.number(), "context-*: percent of the window used"),
@@ -58,7 +74,14 @@ export const sessionLifecycleEventType = defineEventType({
       .optional()
       .describe("A session id: only that session's events (default: every session's)"),
     types: z
-      .array(z.string().regex(TYPE_GLOB, `must be a session event type or glob, e.g. session.ended or session.context-*; known: ${SESSION_EVENT_TYPES.join(", ")}`))
+      .array(
+        z
+          .string()
+          .regex(
+            TYPE_GLOB,
+            `must be a session event type or glob, e.g. session.ended or session.context-*; known: ${SESSION_EVENT_TYPES.join(", ")}`,
+          ),
+      )
       .min(1, "give at least one type, or omit types for every one")
       .max(TYPES_PER_CLAUSE_MAX, `at most ${TYPES_PER_CLAUSE_MAX} types`)
       .optional()
@@ -66,7 +89,8 @@ export const sessionLifecycleEventType = defineEventType({
   }),
   payload,
   match(a) {
-    if (a.types && new Set(a.types).size !== a.types.length) throw eventArgumentError(NAME, "types", "must not repeat a type");
+    if (a.types && new Set(a.types).size !== a.types.length)
+      throw eventArgumentError(NAME, "types", "must not repeat a type");
     return [{ subject: a.session ? sessionSubject(a.session) : "session:*", types: a.types ?? ["session.*"] }];
   },
 });

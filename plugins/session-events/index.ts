@@ -22,14 +22,19 @@ export default defineProvider({
           const sentinels = ctx.service("sentinels");
           if (sentinels.active(KIND).length > 0) await sentinels.ingest(KIND, [event]);
         })
-        .catch((err: Error) => ctx.logger.warn("session event not ingested", { eventId: event.id, type: event.type, error: err.message }));
+        .catch((err: Error) =>
+          ctx.logger.warn("session event not ingested", { eventId: event.id, type: event.type, error: err.message }),
+        );
     };
     return {
       defaultTypes: () => ["session.*"],
       readiness: async () =>
         unsubscribe
           ? { ready: true, detail: "hears the daemon's session events" }
-          : { ready: false, detail: "not listening: the host offers no daemonEvents service here (only the daemon does)" },
+          : {
+              ready: false,
+              detail: "not listening: the host offers no daemonEvents service here (only the daemon does)",
+            },
       terminalSubjects: (event) => (event.type === "session.ended" ? [event.subjects.at(-1)!] : []),
       eventTypes: () => [sessionLifecycleEventType],
       async start() {

@@ -38,8 +38,17 @@ export function toSessionEvent(e: HeardDaemonEvent): SvcEvent | undefined {
   const data = e.data as Record<string, unknown> | undefined;
   const sessionId = data?.sessionId;
   if (!WHAT.test(what) || typeof sessionId !== "string" || !SESSION_ID.test(sessionId)) return undefined;
-  const digest = createHash("sha256").update(JSON.stringify({ at: e.at, data })).digest("hex").slice(0, 16);
+  const digest = createHash("sha256")
+    .update(JSON.stringify({ at: e.at, data }))
+    .digest("hex")
+    .slice(0, 16);
   const id = `${sessionId}-${what}-${digest}`;
   if (!isValidEventId(id)) return undefined;
-  return { id, type: `session.${what}`, subjects: [sessionSubject(sessionId)], time: new Date(e.at).toISOString(), data };
+  return {
+    id,
+    type: `session.${what}`,
+    subjects: [sessionSubject(sessionId)],
+    time: new Date(e.at).toISOString(),
+    data,
+  };
 }

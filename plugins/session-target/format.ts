@@ -9,6 +9,7 @@ export function eventPrompt(sentinel: SentinelView, event: SvcEvent): string {
   const header = `[svc sentinel ${sentinel.id}${label}] ${event.type} on ${subject} (event ${event.id}${event.time ? `, ${event.time}` : ""})`;
   if (event.data === undefined) return header;
   let data = JSON.stringify(event.data, null, 2);
-  if (data.length > MAX_DATA_CHARS) data = data.slice(0, MAX_DATA_CHARS) + `\n… (${data.length - MAX_DATA_CHARS} more characters)`;
+  if (data.length > MAX_DATA_CHARS)
+    data = data.slice(0, MAX_DATA_CHARS) + `\n… (${data.length - MAX_DATA_CHARS} more characters)`;
   return `${header}\n${data}`;
 }

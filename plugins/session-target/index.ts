@@ -24,14 +24,19 @@ export default defineTarget({
     const sessions = (): SessionHost => ctx.service("sessions");
     const last = new Map<string, { eventId: string; at: number; receipt?: PromptReceipt; parked?: boolean }>();
     const urgencyOf = (stored: Record<string, unknown>): PromptUrgency =>
-      (stored.urgency as PromptUrgency | undefined) ?? (ctx.config().defaults?.agentPromptInterrupt === true ? "interrupt" : "queue");
+      (stored.urgency as PromptUrgency | undefined) ??
+      (ctx.config().defaults?.agentPromptInterrupt === true ? "interrupt" : "queue");
     return {
       inputSchema: input,
       async create(raw) {
         const t = input.parse(raw);
         return { kind: "session", sessionId: t.sessionId, ...(t.urgency ? { urgency: t.urgency } : {}) };
       },
-      project: (stored) => ({ kind: "session", sessionId: stored.sessionId, ...(stored.urgency ? { urgency: stored.urgency } : {}) }),
+      project: (stored) => ({
+        kind: "session",
+        sessionId: stored.sessionId,
+        ...(stored.urgency ? { urgency: stored.urgency } : {}),
+      }),
       async deliver({ sentinel, event }) {
         const sessionId = String(sentinel.spec.target.sessionId);
         const text = eventPrompt(sentinel, event);
@@ -42,10 +47,21 @@ export default defineTarget({
             urgency: urgencyOf(sentinel.spec.target),
             ref: { sentinelId: sentinel.id, eventId: event.id },
           });
-          last.set(sentinel.id, { eventId: event.id, at: ctx.clock.now(), receipt, ...(receipt.delivery === "parked" ? { parked: true } : {}) });
+          last.set(sentinel.id, {
+            eventId: event.id,
+            at: ctx.clock.now(),
+            receipt,
+            ...(receipt.delivery === "parked" ? { parked: true } : {}),
+          });
           return { ack: "now" };
         }
-        await host.park(sessionId, { sentinelId: sentinel.id, eventId: event.id, text, parkedAt: ctx.clock.now(), reason: `session ${sessionId} is ${host.state(sessionId) === "ended" ? "ended" : "not running in this daemon"}` });
+        await host.park(sessionId, {
+          sentinelId: sentinel.id,
+          eventId: event.id,
+          text,
+          parkedAt: ctx.clock.now(),
+          reason: `session ${sessionId} is ${host.state(sessionId) === "ended" ? "ended" : "not running in this daemon"}`,
+        });
         last.set(sentinel.id, { eventId: event.id, at: ctx.clock.now(), parked: true });
         ctx.logger.info("session target parked an event", { sentinel: sentinel.id, event: event.id, sessionId });
         return { ack: "now" };

@@ -14,7 +14,9 @@ export default defineAdapter({
         const pty = await loadPty();
         if (!pty && ctx.config().features?.pty === true && !warned) {
           warned = true;
-          ctx.logger.warn("features.pty is set but the node-pty library is not installed or did not load; terminal sessions run as plain child processes");
+          ctx.logger.warn(
+            "features.pty is set but the node-pty library is not installed or did not load; terminal sessions run as plain child processes",
+          );
         }
         ctx.logger.debug("starting terminal session", { sessionId: spec.sessionId, transport: pty ? "pty" : "pipe" });
         return startTerminal(spec, sink, pty);

@@ -1,6 +1,10 @@
 /** The part of node-pty we use. */
 export interface PtyModule {
-  spawn(file: string, args: string[], opts: { name?: string; cols?: number; rows?: number; cwd?: string; env?: Record<string, string> }): PtyProcess;
+  spawn(
+    file: string,
+    args: string[],
+    opts: { name?: string; cols?: number; rows?: number; cwd?: string; env?: Record<string, string> },
+  ): PtyProcess;
 }
 
 export interface PtyProcess {

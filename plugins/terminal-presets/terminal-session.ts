@@ -1,16 +1,32 @@
 import { spawn } from "node:child_process";
-import { groupKiller, prependPath, SvcError, terminateAndWait, type AdapterSession, type SessionStartSpec, type SessionUpdateSink } from "../../core/plugin-api/index.js";
+import {
+  groupKiller,
+  prependPath,
+  SvcError,
+  terminateAndWait,
+  type AdapterSession,
+  type SessionStartSpec,
+  type SessionUpdateSink,
+} from "../../core/plugin-api/index.js";
 import type { PtyModule } from "./pty.js";
 
 /** How long output a command wrote before exiting may take to arrive once it has exited. */
 const CLOSE_DRAIN_MS = 200;
 
 /** Starts a terminal session: in a pseudo-terminal when `pty` is given, else as a plain child. */
-export async function startTerminal(spec: SessionStartSpec, sink: SessionUpdateSink, pty: PtyModule | undefined): Promise<AdapterSession> {
+export async function startTerminal(
+  spec: SessionStartSpec,
+  sink: SessionUpdateSink,
+  pty: PtyModule | undefined,
+): Promise<AdapterSession> {
   const argv = spec.argv ?? [];
-  if (argv.length === 0) throw new SvcError("invalid_input", "a terminal session needs a command: a preset with argv, or `-- <argv...>`");
+  if (argv.length === 0)
+    throw new SvcError("invalid_input", "a terminal session needs a command: a preset with argv, or `-- <argv...>`");
   const [file, ...args] = argv as [string, ...string[]];
-  const env = prependPath({ ...process.env, ...spec.env, SVC_SESSION_ID: spec.sessionId }, spec.pathPrepend) as Record<string, string>;
+  const env = prependPath({ ...process.env, ...spec.env, SVC_SESSION_ID: spec.sessionId }, spec.pathPrepend) as Record<
+    string,
+    string
+  >;
   if (pty) {
     let proc;
     try {
@@ -42,7 +58,12 @@ export async function startTerminal(spec: SessionStartSpec, sink: SessionUpdateS
   await new Promise<void>((resolve, reject) => {
     child.once("spawn", resolve);
     child.once("error", (err: NodeJS.ErrnoException) =>
-      reject(new SvcError(err.code === "ENOENT" ? "not_found" : "unavailable", `could not start ${file}: ${err.code === "ENOENT" ? "not found on PATH" : err.message}`)),
+      reject(
+        new SvcError(
+          err.code === "ENOENT" ? "not_found" : "unavailable",
+          `could not start ${file}: ${err.code === "ENOENT" ? "not found on PATH" : err.message}`,
+        ),
+      ),
     );
   });
   child.stdout.setEncoding("utf8");

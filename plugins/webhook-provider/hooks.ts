@@ -86,9 +86,15 @@ export class HookRegistry {
     if (existing !== undefined) {
       this.ids.set(repo, existing);
       // A hook found on GitHub (left from before a restart) may carry an older secret: it is updated.
-      if (update || known === undefined) await this.call("PATCH", `repos/${repo}/hooks/${existing}`, { active: true, events: HOOK_EVENTS, config });
+      if (update || known === undefined)
+        await this.call("PATCH", `repos/${repo}/hooks/${existing}`, { active: true, events: HOOK_EVENTS, config });
     } else {
-      const res = await this.call("POST", `repos/${repo}/hooks`, { name: "web", active: true, events: HOOK_EVENTS, config });
+      const res = await this.call("POST", `repos/${repo}/hooks`, {
+        name: "web",
+        active: true,
+        events: HOOK_EVENTS,
+        config,
+      });
       this.ids.set(repo, Number((res as Obj).id));
       this.logger.info("webhook hook registered", { repo, hook: Number((res as Obj).id) });
     }

@@ -4,13 +4,28 @@
  * registers one repository hook per watched repository through `gh`. Same subjects and event
  * types as `local-gh` (one mapper serves both).
  */
-import { defineProvider, type PluginContext, type ProviderEventType, type ProviderInstance } from "../../core/plugin-api/index.js";
-import { createGhCli, defaultTypes, githubEventTypes, resolveGithubSubject, terminalSubjects, type GhCli } from "../github-common/index.js";
+import {
+  defineProvider,
+  type PluginContext,
+  type ProviderEventType,
+  type ProviderInstance,
+} from "../../core/plugin-api/index.js";
+import {
+  createGhCli,
+  defaultTypes,
+  githubEventTypes,
+  resolveGithubSubject,
+  terminalSubjects,
+  type GhCli,
+} from "../github-common/index.js";
 import { HookRegistry } from "./hooks.js";
 import { ingressRoute } from "./ingress-route.js";
 import { hookUrl, readSettings, writeSettings, type WebhookSettings } from "./settings.js";
 
-export function createWebhookProvider(ctx: PluginContext, gh: GhCli = createGhCli()): ProviderInstance & { hooks: HookRegistry } {
+export function createWebhookProvider(
+  ctx: PluginContext,
+  gh: GhCli = createGhCli(),
+): ProviderInstance & { hooks: HookRegistry } {
   /**
    * The settings, read once and kept: every delivery to the open ingress route needs the secret
    * before its signature is checked, and `configure` (which drops the copy) is their only writer.
@@ -28,10 +43,16 @@ export function createWebhookProvider(ctx: PluginContext, gh: GhCli = createGhCl
     defaultTypes,
     terminalSubjects,
     resolveSubject: resolveGithubSubject,
-    eventTypes: () => (eventTypes ??= githubEventTypes({ preferWhenReady: "a GitHub webhook secret is configured (setup_sentinel_provider webhook)" })),
+    eventTypes: () =>
+      (eventTypes ??= githubEventTypes({
+        preferWhenReady: "a GitHub webhook secret is configured (setup_sentinel_provider webhook)",
+      })),
     async readiness() {
       const s = await settings();
-      const missing = [!s.secret && "a secret", !s.publicBaseUrl && "a public base URL (to register repository hooks through gh)"].filter(Boolean);
+      const missing = [
+        !s.secret && "a secret",
+        !s.publicBaseUrl && "a public base URL (to register repository hooks through gh)",
+      ].filter(Boolean);
       const errors = Object.fromEntries(hooks.errors);
       return {
         ready: Boolean(s.secret),

@@ -37,31 +37,53 @@ export function ingressRoute(deps: IngressDeps): RouteDef {
     async handler(req) {
       const secret = await deps.secret();
       if (!secret) {
-        throw new SvcError("unavailable", "the webhook provider has no secret yet: set one with setup_sentinel_provider (provider webhook, settings {secret})");
+        throw new SvcError(
+          "unavailable",
+          "the webhook provider has no secret yet: set one with setup_sentinel_provider (provider webhook, settings {secret})",
+        );
       }
       const signature = req.headers["x-hub-signature-256"];
-      if (signature === undefined) throw new SvcError("unauthorized", "unsigned delivery: X-Hub-Signature-256 is missing");
+      if (signature === undefined)
+        throw new SvcError("unauthorized", "unsigned delivery: X-Hub-Signature-256 is missing");
       if (!verifySignature(req.body, signature, secret)) {
-        deps.logger.warn("webhook delivery refused: bad signature", { delivery: String(req.headers["x-github-delivery"] ?? "").slice(0, 100) });
-        throw new SvcError("unauthorized", "bad signature: X-Hub-Signature-256 does not match the body for the configured secret");
+        deps.logger.warn("webhook delivery refused: bad signature", {
+          delivery: String(req.headers["x-github-delivery"] ?? "").slice(0, 100),
+        });
+        throw new SvcError(
+          "unauthorized",
+          "bad signature: X-Hub-Signature-256 does not match the body for the configured secret",
+        );
       }
       const name = String(req.headers["x-github-event"] ?? "");
       const delivery = String(req.headers["x-github-delivery"] ?? "");
       if (!name) throw new SvcError("invalid_input", "X-GitHub-Event is missing");
       if (!DELIVERY_ID.test(delivery)) {
-        throw new SvcError("invalid_input", "X-GitHub-Delivery must be the delivery's GUID (8-4-4-4-12 hexadecimal digits, e.g. 72d3162e-cc78-11e3-81ab-4c9367dc0958)");
+        throw new SvcError(
+          "invalid_input",
+          "X-GitHub-Delivery must be the delivery's GUID (8-4-4-4-12 hexadecimal digits, e.g. 72d3162e-cc78-11e3-81ab-4c9367dc0958)",
+        );
       }
       if (name === "ping") return { status: 200, body: { ok: true, pong: true } };
       const payload = parsePayload(req.body, String(req.headers["content-type"] ?? ""));
       const event = mapGithubEvent(name, payload, { id: delivery, fallbackTime: new Date(deps.now()).toISOString() });
       deps.logger.info("webhook delivery", { delivery, event: name, mapped: event !== undefined });
       if (!event) return { status: 202, body: { accepted: 0, ignored: name } };
-      if (recent.has(event.id)) return { status: 200, body: { accepted: 0, duplicate: true, eventId: event.id, type: event.type } };
+      if (recent.has(event.id))
+        return { status: 200, body: { accepted: 0, duplicate: true, eventId: event.id, type: event.type } };
       const result = await deps.ingress().ingest("webhook", [event]);
       remember(event.id);
       // After a restart the engine's per-sentinel dedup (durable) still knows the id.
       const duplicate = result.matched.length > 0 && result.matched.every((m) => m.outcome === "duplicate");
-      return { status: 200, body: { accepted: result.accepted, eventId: event.id, type: event.type, matched: result.matched.length, ...(duplicate ? { duplicate: true } : {}) } };
+      return {
+        status: 200,
+        body: {
+          accepted: result.accepted,
+          eventId: event.id,
+          type: event.type,
+          matched: result.matched.length,
+          ...(duplicate ? { duplicate: true } : {}),
+        },
+      };
     },
   };
 }
@@ -69,9 +91,15 @@ export function ingressRoute(deps: IngressDeps): RouteDef {
 /** JSON, or the form encoding GitHub uses for `content_type: form` hooks (`payload=<json>`). */
 function parsePayload(body: Buffer, contentType: string): unknown {
   const raw = body.toString("utf8");
-  const text = contentType.startsWith("application/x-www-form-urlencoded") ? (new URLSearchParams(raw).get("payload") ?? "") : raw;
+  const text = contentType.startsWith("application/x-www-form-urlencoded")
+    ? (new URLSearchParams(raw).get("payload") ?? "")
+    : raw;
   // The nesting limit of every JSON body (docs/limits.md): deeper data overflows the stack later.
-  if (jsonDepthExceeded(text) !== undefined) throw new SvcError("invalid_input", `the delivery payload nests objects and arrays deeper than ${JSON_DEPTH_MAX} levels`);
+  if (jsonDepthExceeded(text) !== undefined)
+    throw new SvcError(
+      "invalid_input",
+      `the delivery payload nests objects and arrays deeper than ${JSON_DEPTH_MAX} levels`,
+    );
   try {
     return JSON.parse(text);
   } catch {

@@ -26,7 +26,11 @@ export function hookUrl(publicBaseUrl: string): string {
 /** Validates and stores `{secret?, publicBaseUrl?}` (an empty publicBaseUrl clears it). */
 export async function writeSettings(creds: CredentialStore, input: Record<string, unknown>): Promise<void> {
   const unknown = Object.keys(input).filter((k) => k !== "secret" && k !== "publicBaseUrl");
-  if (unknown.length) throw new SvcError("invalid_input", `webhook settings: unknown ${unknown.join(", ")}; allowed: secret, publicBaseUrl`);
+  if (unknown.length)
+    throw new SvcError(
+      "invalid_input",
+      `webhook settings: unknown ${unknown.join(", ")}; allowed: secret, publicBaseUrl`,
+    );
   if (input.secret === undefined && input.publicBaseUrl === undefined) {
     throw new SvcError("invalid_input", "webhook settings: give secret and/or publicBaseUrl");
   }
@@ -45,10 +49,14 @@ export async function writeSettings(creds: CredentialStore, input: Record<string
     } catch {
       u = undefined;
     }
-    if (!u || u.protocol !== "https:" || u.search || u.hash || u.username || u.password) {
-      throw new SvcError("invalid_input", "webhook settings: publicBaseUrl must be an https URL without query, fragment or credentials (e.g. https://svc.example.com)", {
-        details: [{ path: "publicBaseUrl", message: "an https URL" }],
-      });
+    if (u?.protocol !== "https:" || u.search || u.hash || u.username || u.password) {
+      throw new SvcError(
+        "invalid_input",
+        "webhook settings: publicBaseUrl must be an https URL without query, fragment or credentials (e.g. https://svc.example.com)",
+        {
+          details: [{ path: "publicBaseUrl", message: "an https URL" }],
+        },
+      );
     }
   }
   if (typeof input.secret === "string") await creds.set(NS, "secret", input.secret);

@@ -39,10 +39,19 @@ export async function attemptDelivery(egress: Pick<Egress, "post">, input: Attem
     status = (await egress.post(input.url, { headers, body: input.body, timeoutMs: input.timeoutMs })).status;
   } catch (err) {
     const code = SvcError.is(err) ? err.code : "connect";
-    return { kind: "retry", error: `${code}: the request to ${host} failed` + describe(code, input.timeoutMs), category: categoryOfError(err) };
+    return {
+      kind: "retry",
+      error: `${code}: the request to ${host} failed` + describe(code, input.timeoutMs),
+      category: categoryOfError(err),
+    };
   }
   if (status >= 200 && status < 300) return { kind: "delivered", status };
-  if (status === 410 || status === 413) return { kind: "rejected", error: `${host} answered HTTP ${status} (terminal, not retried)`, category: categoryOfStatus(status) };
+  if (status === 410 || status === 413)
+    return {
+      kind: "rejected",
+      error: `${host} answered HTTP ${status} (terminal, not retried)`,
+      category: categoryOfStatus(status),
+    };
   return { kind: "retry", error: `${host} answered HTTP ${status}`, category: categoryOfStatus(status) };
 }
 
@@ -60,4 +69,3 @@ function describe(code: string, timeoutMs: number): string {
       return "";
   }
 }
-

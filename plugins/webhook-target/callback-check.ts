@@ -30,7 +30,11 @@ export interface CallbackCheckDeps {
   resume(sentinelId: string): Promise<TargetResumeResult>;
 }
 
-export async function checkSuspendedCallbacks(deps: CallbackCheckDeps, url: string, principal: string): Promise<{ checked: CallbackCheck[] }> {
+export async function checkSuspendedCallbacks(
+  deps: CallbackCheckDeps,
+  url: string,
+  principal: string,
+): Promise<{ checked: CallbackCheck[] }> {
   const callback = callbackUrl(url);
   // Sentinels that ended (count, subject_terminal) still deliver what they accepted: they are among the pending rows' owners.
   const ids = new Set([...deps.sentinels.active().map((v) => v.id), ...deps.outbox.pending().map((r) => r.sentinelId)]);

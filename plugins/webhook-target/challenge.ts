@@ -4,7 +4,14 @@
  * answer 2xx with JSON `{challenge}` equal to ours (compared in constant time).
  */
 import { timingSafeEqual } from "node:crypto";
-import { SvcError, parseHttpsUrl, type Clock, type Egress, type Logger, type Random } from "../../core/plugin-api/index.js";
+import {
+  SvcError,
+  parseHttpsUrl,
+  type Clock,
+  type Egress,
+  type Logger,
+  type Random,
+} from "../../core/plugin-api/index.js";
 import { challengeCacheKey, createChallengeCache, type ChallengeCache } from "./challenge-cache.js";
 import { categoryOfError, type DeliveryFailure } from "./failure-category.js";
 import { decodeSecret, parseSecret } from "./secret.js";
@@ -24,7 +31,14 @@ export interface ChallengeVerifier {
    * challenge for a secret it has not been told yet. `fresh` sends the challenge even when a
    * success is cached (a health check of a suspended callback).
    */
-  verify(input: { url: string; secret: string; subscriptionId: string; principal: string; alsoSignWith?: string; fresh?: boolean }): Promise<void>;
+  verify(input: {
+    url: string;
+    secret: string;
+    subscriptionId: string;
+    principal: string;
+    alsoSignWith?: string;
+    fresh?: boolean;
+  }): Promise<void>;
 }
 
 /**
@@ -78,7 +92,9 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
       const timestamp = Math.floor(deps.clock.now() / 1000);
       const body = JSON.stringify({ type: "verification", challenge });
       const also = alsoSignWith === undefined ? undefined : decodeSecret(alsoSignWith);
-      const signature = [hmacKey, ...(also && !also.equals(hmacKey) ? [also] : [])].map((k) => deps.sign(k, msgId, timestamp, body)).join(" ");
+      const signature = [hmacKey, ...(also && !also.equals(hmacKey) ? [also] : [])]
+        .map((k) => deps.sign(k, msgId, timestamp, body))
+        .join(" ");
       const headers = {
         "content-type": "application/json",
         "webhook-id": msgId,
@@ -100,13 +116,25 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
         });
       }
       if (res.status >= 300 && res.status < 400 && res.headers.location !== undefined) {
-        throw new SvcError("ssrf_blocked", `challenge verification of ${host} failed: it answered ${res.status} (a redirect); redirects are never followed`, answered);
+        throw new SvcError(
+          "ssrf_blocked",
+          `challenge verification of ${host} failed: it answered ${res.status} (a redirect); redirects are never followed`,
+          answered,
+        );
       }
       if (res.status < 200 || res.status > 299) {
-        throw new SvcError("non_2xx", `challenge verification of ${host} failed: it answered ${res.status}; a 2xx with {"challenge": ...} is required`, answered);
+        throw new SvcError(
+          "non_2xx",
+          `challenge verification of ${host} failed: it answered ${res.status}; a 2xx with {"challenge": ...} is required`,
+          answered,
+        );
       }
       if (!echoes(res.body, challenge)) {
-        throw new SvcError("challenge_failed", `challenge verification of ${host} failed: the response is not JSON {"challenge": <the challenge sent>}`, answered);
+        throw new SvcError(
+          "challenge_failed",
+          `challenge verification of ${host} failed: the response is not JSON {"challenge": <the challenge sent>}`,
+          answered,
+        );
       }
       cache.remember(key);
       deps.logger?.info("webhook callback verified", { host, subscriptionId });

@@ -78,7 +78,11 @@ export class Dispatcher {
       await this.o.sentinels().markSeen(row.sentinelId, row.eventId);
       await this.o.outbox.markSeen(row.requestId);
     } catch (err) {
-      this.o.logger.warn("could not mark a delivered event seen; retried later", { sentinelId: row.sentinelId, eventId: row.eventId, error: (err as Error).message });
+      this.o.logger.warn("could not mark a delivered event seen; retried later", {
+        sentinelId: row.sentinelId,
+        eventId: row.eventId,
+        error: (err as Error).message,
+      });
     }
   }
 
@@ -87,7 +91,7 @@ export class Dispatcher {
     for (;;) {
       if (this.stopping.signal.aborted) return;
       const row = outbox.get(requestId);
-      if (!row || row.status !== "pending" || this.o.health.isSuspended(row.sentinelId)) return;
+      if (row?.status !== "pending" || this.o.health.isSuspended(row.sentinelId)) return;
       const next = await this.attemptOnce(row);
       if (next === "stopped") return;
       const after = outbox.get(requestId);
@@ -161,18 +165,33 @@ export class Dispatcher {
     const at = clock.now();
     if (outcome.kind === "delivered") {
       // Delivered: the failures before it are history, not a current error.
-      await outbox.update(row.requestId, { status: "delivered", deliveryState: { attempts, lastError: null, lastAt: at } });
+      await outbox.update(row.requestId, {
+        status: "delivered",
+        deliveryState: { attempts, lastError: null, lastAt: at },
+      });
       this.o.health.delivered(row.sentinelId, at);
       this.o.logger.debug("webhook delivered", { sentinelId: row.sentinelId, eventId: row.eventId, host, attempts });
       return "recorded";
     }
     const deliveryState = { attempts, lastError: outcome.error, lastAt: at };
     const terminal = outcome.kind === "rejected" || attempts >= LIMITS.maxAttempts;
-    const recorded = await outbox.update(row.requestId, terminal ? { status: "dead", deliveryState, deadReason: "delivered_rejected" } : { status: "pending", deliveryState });
+    const recorded = await outbox.update(
+      row.requestId,
+      terminal
+        ? { status: "dead", deliveryState, deadReason: "delivered_rejected" }
+        : { status: "pending", deliveryState },
+    );
     this.o.health.attemptFailed(row.sentinelId, outcome.category);
-    if (terminal) this.o.logger.warn("webhook delivery rejected", { sentinelId: row.sentinelId, eventId: row.eventId, host, attempts });
+    if (terminal)
+      this.o.logger.warn("webhook delivery rejected", {
+        sentinelId: row.sentinelId,
+        eventId: row.eventId,
+        host,
+        attempts,
+      });
     // A row whose retries ran out counts toward suspension; one the receiver refused (410, 413) does not.
-    if (terminal && recorded && outcome.kind === "retry") await this.o.health.rowFailed(row.sentinelId, outcome.category);
+    if (terminal && recorded && outcome.kind === "retry")
+      await this.o.health.rowFailed(row.sentinelId, outcome.category);
     return "recorded";
   }
 

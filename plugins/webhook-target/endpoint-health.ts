@@ -49,7 +49,9 @@ export class EndpointHealth {
 
   /** Learns the last delivery times from the outbox's delivered rows (at open). */
   seed(rows: readonly OutboxRow[]): void {
-    for (const r of rows) if (r.status === "delivered") this.lastDeliveryAt.set(r.sentinelId, Math.max(r.updatedAt, this.lastDeliveryAt.get(r.sentinelId) ?? 0));
+    for (const r of rows)
+      if (r.status === "delivered")
+        this.lastDeliveryAt.set(r.sentinelId, Math.max(r.updatedAt, this.lastDeliveryAt.get(r.sentinelId) ?? 0));
   }
 
   /** A 2xx: the run of failures ends. */
@@ -80,7 +82,11 @@ export class EndpointHealth {
     const lastDeliveryAt = last === undefined ? {} : { lastDeliveryAt: iso(last) };
     const s = stored.suspended;
     if (s) return { active: false, reason: s.reason, since: iso(s.since), ...lastDeliveryAt, lastError: s.lastError };
-    return { active: true, ...lastDeliveryAt, lastError: (sentinelId === undefined ? undefined : this.lastError.get(sentinelId)) ?? null };
+    return {
+      active: true,
+      ...lastDeliveryAt,
+      lastError: (sentinelId === undefined ? undefined : this.lastError.get(sentinelId)) ?? null,
+    };
   }
 
   /**
@@ -130,16 +136,27 @@ export class EndpointHealth {
       });
     } catch (err) {
       // A sentinel removed meanwhile has nothing left to suspend.
-      logger.warn("could not suspend a failing webhook sentinel's delivery", { sentinelId, error: (err as Error).message });
+      logger.warn("could not suspend a failing webhook sentinel's delivery", {
+        sentinelId,
+        error: (err as Error).message,
+      });
       return;
     }
     if (!suspension) return;
     const subscriptionId = stored?.mcp?.subscriptionId;
-    logger.warn("webhook delivery suspended: the callback keeps failing; resume with svc sentinel resume, a refresh, or a successful svc webhooks check", {
+    logger.warn(
+      "webhook delivery suspended: the callback keeps failing; resume with svc sentinel resume, a refresh, or a successful svc webhooks check",
+      {
+        sentinelId,
+        failedRows: this.failedRows.get(sentinelId),
+        lastError: category,
+      },
+    );
+    this.d.events()?.emit("sentinel:delivery-suspended", {
       sentinelId,
-      failedRows: this.failedRows.get(sentinelId),
-      lastError: category,
+      ...(subscriptionId ? { subscriptionId } : {}),
+      reason: suspension.reason,
+      since: iso(since),
     });
-    this.d.events()?.emit("sentinel:delivery-suspended", { sentinelId, ...(subscriptionId ? { subscriptionId } : {}), reason: suspension.reason, since: iso(since) });
   }
 }

@@ -8,7 +8,12 @@ import type { StoredWebhookTarget } from "./stored-target.js";
  * sentinel, the MCP `EventOccurrence` for an MCP subscription. Either is at most
  * {@link LIMITS.maxBodyBytes} bytes.
  */
-export function buildDeliveryBody(sentinelId: string, target: StoredWebhookTarget | undefined, event: SvcEvent, now: number): Buffer {
+export function buildDeliveryBody(
+  sentinelId: string,
+  target: StoredWebhookTarget | undefined,
+  event: SvcEvent,
+  now: number,
+): Buffer {
   return target?.mcp ? buildOccurrence(target.mcp.eventName, event, now) : buildEnvelope(sentinelId, event, now);
 }
 
@@ -24,7 +29,10 @@ export function buildOccurrence(eventName: string, event: SvcEvent, now: number)
 }
 
 function tooLarge(eventId: string, bytes: number): SvcError {
-  return new SvcError("payload_too_large", `event ${eventId} cannot be delivered: even without its data the body is ${bytes} bytes, over the ${LIMITS.maxBodyBytes}-byte limit`);
+  return new SvcError(
+    "payload_too_large",
+    `event ${eventId} cannot be delivered: even without its data the body is ${bytes} bytes, over the ${LIMITS.maxBodyBytes}-byte limit`,
+  );
 }
 
 /**

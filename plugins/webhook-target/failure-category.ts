@@ -1,12 +1,11 @@
-/**
- * The failure categories of the MCP events design sketch ("Webhook Delivery Status"): what
- * `deliveryStatus.lastError` and a callback error's `reason` may say about an endpoint. Server
- * generated, never a raw answer (no body, header or status line), so a status cannot serve as a
- * response oracle for an attacker-chosen URL.
- */
-import { SvcError } from "../../core/plugin-api/index.js";
-
-export const DELIVERY_FAILURES = ["connection_refused", "timeout", "tls_error", "http_4xx", "http_5xx", "challenge_failed"] as const;
+export const DELIVERY_FAILURES = [
+  "connection_refused",
+  "timeout",
+  "tls_error",
+  "http_4xx",
+  "http_5xx",
+  "challenge_failed",
+] as const;
 export type DeliveryFailure = (typeof DELIVERY_FAILURES)[number];
 
 /**
@@ -33,10 +32,22 @@ export function categoryOfError(err: unknown): DeliveryFailure {
   return "connection_refused";
 }
 
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT", "ETIMEDOUT", "ABORT_ERR"]);
+const TIMEOUT_CODES = new Set([
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+  "ETIMEDOUT",
+  "ABORT_ERR",
+]);
 
 function isTlsCode(code: string): boolean {
-  return code.startsWith("ERR_TLS_") || code.startsWith("ERR_SSL_") || code.startsWith("UNABLE_TO_") || code.includes("CERT") || code === "EPROTO";
+  return (
+    code.startsWith("ERR_TLS_") ||
+    code.startsWith("ERR_SSL_") ||
+    code.startsWith("UNABLE_TO_") ||
+    code.includes("CERT") ||
+    code === "EPROTO"
+  );
 }
 
 /** The `code`s along the error's cause chain, outermost first (SvcError codes included). */

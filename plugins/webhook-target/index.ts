@@ -14,7 +14,13 @@ export default defineTarget({
   kind: "webhook",
   description: "Signed HTTPS POSTs (Standard Webhooks) through a durable outbox",
   setup(ctx) {
-    const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock: ctx.clock, random: ctx.random, sign: signWithKey, logger: ctx.logger });
+    const verifier = createChallengeVerifier({
+      egress: ctx.service("egress"),
+      clock: ctx.clock,
+      random: ctx.random,
+      sign: signWithKey,
+      logger: ctx.logger,
+    });
     const target = createWebhookTarget(ctx, { verifier });
     if (ctx.hasService("routes")) addWebhookRoutes(ctx.service("routes"), target);
     if (ctx.hasService("tools")) addWebhookTools(ctx.service("tools"), target);

@@ -38,27 +38,45 @@ export interface ReplayDeps {
 function select(rows: OutboxRow[], sel: ReplaySelector): OutboxRow[] {
   const deadOnly = sel.dead === true || (sel.eventId === undefined && sel.since === undefined);
   return rows.filter(
-    (r) => (sel.eventId === undefined || r.eventId === sel.eventId) && (sel.since === undefined || r.createdAt >= sel.since) && (!deadOnly || r.status === "dead"),
+    (r) =>
+      (sel.eventId === undefined || r.eventId === sel.eventId) &&
+      (sel.since === undefined || r.createdAt >= sel.since) &&
+      (!deadOnly || r.status === "dead"),
   );
 }
 
 export async function replayRows(deps: ReplayDeps, sentinelId: string, sel: ReplaySelector): Promise<ReplayResult> {
   const view = deps.sentinels.get(sentinelId);
-  if (!view) throw new SvcError("not_found", `no sentinel ${sentinelId}; the rows of a removed sentinel cannot be replayed`);
+  if (!view)
+    throw new SvcError("not_found", `no sentinel ${sentinelId}; the rows of a removed sentinel cannot be replayed`);
   const stored = asStoredTarget(view.spec.target);
-  if (!stored) throw new SvcError("invalid_input", `sentinel ${sentinelId} has a ${view.spec.target.kind} target; only webhook rows can be replayed`);
+  if (!stored)
+    throw new SvcError(
+      "invalid_input",
+      `sentinel ${sentinelId} has a ${view.spec.target.kind} target; only webhook rows can be replayed`,
+    );
   if (view.status === "expired" && view.spec.until.kind === "at") {
-    throw new SvcError("conflict", `sentinel ${sentinelId} has expired (until at); its rows would end sentinel_expired again, unsent`);
+    throw new SvcError(
+      "conflict",
+      `sentinel ${sentinelId} has expired (until at); its rows would end sentinel_expired again, unsent`,
+    );
   }
   const keys = await signingKeys(stored, deps.vault, deps.clock.now());
-  if (!keys.ok) throw new SvcError("conflict", `sentinel ${sentinelId} cannot sign (${keys.error}); rotate its secret with svc sentinel rotate-secret, then replay`);
+  if (!keys.ok)
+    throw new SvcError(
+      "conflict",
+      `sentinel ${sentinelId} cannot sign (${keys.error}); rotate its secret with svc sentinel rotate-secret, then replay`,
+    );
   const rows = deps.outbox.rowsOf(sentinelId);
   const matched = select(rows, sel);
   if (sel.eventId !== undefined && matched.length === 0) {
     const known = rows.some((r) => r.eventId === sel.eventId);
-    throw new SvcError("not_found", known
-      ? `event ${sel.eventId} of sentinel ${sentinelId} is not dead (pass dead: false, or it is still pending)`
-      : `sentinel ${sentinelId} has no outbox row for event ${sel.eventId} (delivered rows are kept 24 hours, dead ones until the outbox needs their room)`);
+    throw new SvcError(
+      "not_found",
+      known
+        ? `event ${sel.eventId} of sentinel ${sentinelId} is not dead (pass dead: false, or it is still pending)`
+        : `sentinel ${sentinelId} has no outbox row for event ${sel.eventId} (delivered rows are kept 24 hours, dead ones until the outbox needs their room)`,
+    );
   }
   const terminal = matched.filter((r) => r.status !== "pending");
   const was = new Map(terminal.map((r) => [r.requestId, r.status as "delivered" | "dead"]));
@@ -66,7 +84,12 @@ export async function replayRows(deps: ReplayDeps, sentinelId: string, sel: Repl
   for (const row of changed) deps.dispatcher.enqueue(row.requestId);
   return {
     sentinelId,
-    replayed: changed.map((r) => ({ eventId: r.eventId, requestId: r.requestId, was: was.get(r.requestId)!, replays: r.replays ?? 1 })),
+    replayed: changed.map((r) => ({
+      eventId: r.eventId,
+      requestId: r.requestId,
+      was: was.get(r.requestId)!,
+      replays: r.replays ?? 1,
+    })),
     skipped: matched.length - changed.length,
   };
 }

@@ -4,7 +4,13 @@
  * gets a fresh set of attempts (time suspended does not use up its retries) and is enqueued, and
  * `sentinel:delivery-resumed {sentinelId, subscriptionId?, pending}` is emitted.
  */
-import { SvcError, type DaemonEventSink, type Logger, type SentinelIngress, type TargetResumeResult } from "../../core/plugin-api/index.js";
+import {
+  SvcError,
+  type DaemonEventSink,
+  type Logger,
+  type SentinelIngress,
+  type TargetResumeResult,
+} from "../../core/plugin-api/index.js";
 import type { Dispatcher } from "./dispatcher.js";
 import type { EndpointHealth } from "./endpoint-health.js";
 import type { Outbox } from "./outbox/outbox.js";
@@ -24,7 +30,11 @@ export async function resumeDelivery(deps: ResumeDeps, sentinelId: string): Prom
   const view = deps.sentinels.get(sentinelId);
   if (!view) throw new SvcError("not_found", `no sentinel ${sentinelId}`);
   const stored = asStoredTarget(view.spec.target);
-  if (!stored) throw new SvcError("invalid_input", `sentinel ${sentinelId} has a ${view.spec.target.kind} target, whose delivery is never suspended; only webhook sentinels are`);
+  if (!stored)
+    throw new SvcError(
+      "invalid_input",
+      `sentinel ${sentinelId} has a ${view.spec.target.kind} target, whose delivery is never suspended; only webhook sentinels are`,
+    );
   const was = await deps.health.clear(sentinelId);
   const pending = deps.outbox.rowsOf(sentinelId).filter((r) => r.status === "pending");
   if (!was) return { resumed: false, pending: pending.length };
@@ -32,6 +42,10 @@ export async function resumeDelivery(deps: ResumeDeps, sentinelId: string): Prom
   for (const row of pending) deps.dispatcher.enqueue(row.requestId);
   const subscriptionId = stored.mcp?.subscriptionId;
   deps.logger.info("webhook delivery resumed", { sentinelId, pending: pending.length });
-  deps.events()?.emit("sentinel:delivery-resumed", { sentinelId, ...(subscriptionId ? { subscriptionId } : {}), pending: pending.length });
+  deps.events()?.emit("sentinel:delivery-resumed", {
+    sentinelId,
+    ...(subscriptionId ? { subscriptionId } : {}),
+    pending: pending.length,
+  });
   return { resumed: true, pending: pending.length };
 }

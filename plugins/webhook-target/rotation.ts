@@ -30,7 +30,11 @@ export async function rotateSecret(
   const view = sentinels.get(input.sentinelId);
   if (!view) throw new SvcError("not_found", `no sentinel ${input.sentinelId}`);
   const stored = asStoredTarget(view.spec.target);
-  if (!stored) throw new SvcError("invalid_input", `sentinel ${input.sentinelId} has a ${view.spec.target.kind} target; only webhook targets have a secret to rotate`);
+  if (!stored)
+    throw new SvcError(
+      "invalid_input",
+      `sentinel ${input.sentinelId} has a ${view.spec.target.kind} target; only webhook targets have a secret to rotate`,
+    );
   const generated = input.secret === undefined;
   const secret = input.secret ?? generateSecret(random);
   parseSecret(secret, "invalid_input");
@@ -38,7 +42,13 @@ export async function rotateSecret(
   if (!generated && current === secret) return { sentinelId: input.sentinelId, rotated: false };
   // Signed with the new and the current secret: a receiver that knows only the current one
   // verifies the challenge and learns the new secret from the answer to this rotation.
-  await verifier.verify({ url: stored.url, secret, subscriptionId: subscriptionIdOf(input.sentinelId, stored), principal: input.principal, ...(current !== undefined ? { alsoSignWith: current } : {}) });
+  await verifier.verify({
+    url: stored.url,
+    secret,
+    subscriptionId: subscriptionIdOf(input.sentinelId, stored),
+    principal: input.principal,
+    ...(current !== undefined ? { alsoSignWith: current } : {}),
+  });
   const ref = await vault.put(input.sentinelId, secret);
   const rotatedAt = clock.now();
   let dropped: string | undefined;

@@ -1,5 +1,10 @@
 import type { Random } from "../../core/plugin-api/index.js";
-import { SvcError, WEBHOOK_SECRET_PREFIX, WEBHOOK_SECRET_RULE, decodeWebhookSecret } from "../../core/plugin-api/index.js";
+import {
+  SvcError,
+  WEBHOOK_SECRET_PREFIX,
+  WEBHOOK_SECRET_RULE,
+  decodeWebhookSecret,
+} from "../../core/plugin-api/index.js";
 
 /** The HMAC key of a webhook secret, or `undefined` when the secret is malformed (the plugin API's one rule). */
 export const decodeSecret = decodeWebhookSecret;

@@ -16,6 +16,11 @@ export function signWithKey(key: Buffer, msgId: string, timestamp: number, body:
  * The `webhook-signature` header value: one `v1,<sig>` per key, space-separated (current key
  * first; two during a rotation window).
  */
-export function signatureHeader(keys: readonly Buffer[], msgId: string, timestamp: number, body: Buffer | string): string {
+export function signatureHeader(
+  keys: readonly Buffer[],
+  msgId: string,
+  timestamp: number,
+  body: Buffer | string,
+): string {
   return keys.map((k) => signWithKey(k, msgId, timestamp, body)).join(" ");
 }

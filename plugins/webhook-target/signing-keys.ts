@@ -13,11 +13,21 @@ export type KeyLookup =
  */
 export async function signingKeys(target: StoredWebhookTarget, vault: SecretVault, now: number): Promise<KeyLookup> {
   const current = await vault.key(target.secretRef);
-  if (current.missing) return { ok: false, reason: "sentinel_removed", error: "the sentinel's webhook secret was removed" };
+  if (current.missing)
+    return { ok: false, reason: "sentinel_removed", error: "the sentinel's webhook secret was removed" };
   const key = current.key;
-  if (!key) return { ok: false, reason: "delivered_rejected", error: "the sentinel's webhook secret fails to decode; nothing was sent" };
+  if (!key)
+    return {
+      ok: false,
+      reason: "delivered_rejected",
+      error: "the sentinel's webhook secret fails to decode; nothing was sent",
+    };
   const keys = [key];
-  if (target.prevSecretRef && typeof target.rotatedAt === "number" && now < target.rotatedAt + LIMITS.rotationWindowMs) {
+  if (
+    target.prevSecretRef &&
+    typeof target.rotatedAt === "number" &&
+    now < target.rotatedAt + LIMITS.rotationWindowMs
+  ) {
     const prev = await vault.key(target.prevSecretRef);
     const prevKey = prev.missing ? undefined : prev.key;
     if (prevKey && !prevKey.equals(key)) keys.push(prevKey);

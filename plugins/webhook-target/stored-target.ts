@@ -34,7 +34,8 @@ export interface StoredWebhookTarget {
 }
 
 export function asStoredTarget(stored: Record<string, unknown> | undefined): StoredWebhookTarget | undefined {
-  if (!stored || stored.kind !== "webhook" || typeof stored.url !== "string" || typeof stored.secretRef !== "string") return undefined;
+  if (stored?.kind !== "webhook" || typeof stored.url !== "string" || typeof stored.secretRef !== "string")
+    return undefined;
   return stored as unknown as StoredWebhookTarget;
 }
 

@@ -1,5 +1,14 @@
 import { z } from "zod";
-import type { DaemonEventSink, PluginContext, SentinelIngress, SentinelView, TargetAck, TargetDelivery, TargetInstance, TargetResumeResult } from "../../core/plugin-api/index.js";
+import type {
+  DaemonEventSink,
+  PluginContext,
+  SentinelIngress,
+  SentinelView,
+  TargetAck,
+  TargetDelivery,
+  TargetInstance,
+  TargetResumeResult,
+} from "../../core/plugin-api/index.js";
 import { SvcError, issuesToDetails } from "../../core/plugin-api/index.js";
 import { checkSuspendedCallbacks, type CallbackCheck } from "./callback-check.js";
 import type { ChallengeVerifier } from "./challenge.js";
@@ -50,7 +59,11 @@ const mcpSchema = z.strictObject({
     .string()
     .regex(/^sub_[0-9a-f]{8,64}$/, "an MCP subscription id is sub_ followed by 8 to 64 lowercase hex digits")
     .describe("the subscription's derived id: the X-MCP-Subscription-Id of every POST"),
-  eventName: z.string().min(1).max(200).describe("the subscribed MCP event name: the name of every delivered EventOccurrence"),
+  eventName: z
+    .string()
+    .min(1)
+    .max(200)
+    .describe("the subscribed MCP event name: the name of every delivered EventOccurrence"),
 });
 
 /** Strict: an unknown field (a misspelt `secrets`, a `headers` svc does not send) is refused, not dropped. */
@@ -58,17 +71,21 @@ const inputSchema = z.strictObject({
   kind: z.literal("webhook"),
   url: z.string().min(1, "the callback URL is required"),
   secret: z.string().min(1, "a whsec_ secret is required"),
-  mcp: mcpSchema.optional().describe("present when the sentinel serves an MCP subscription: bodies are EventOccurrences under its id"),
+  mcp: mcpSchema
+    .optional()
+    .describe("present when the sentinel serves an MCP subscription: bodies are EventOccurrences under its id"),
 });
 
-const sameMcp = (a: McpSubscription | undefined, b: McpSubscription | undefined) => a?.subscriptionId === b?.subscriptionId && a?.eventName === b?.eventName;
+const sameMcp = (a: McpSubscription | undefined, b: McpSubscription | undefined) =>
+  a?.subscriptionId === b?.subscriptionId && a?.eventName === b?.eventName;
 
 /** The `webhook` target: secrets in the vault, challenge at creation, durable outbox, signed delivery. */
 export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps): WebhookTarget {
   const logger = ctx.logger;
   const vault = new SecretVault(ctx.home, ctx.random, () => ctx.clock.now());
   // Secrets given by a sentinel's author need not look like whsec_…: the redaction floor is told the values.
-  if (ctx.hasService("heldSecrets")) ctx.service("heldSecrets").add({ name: "webhook-target vault", values: () => vault.values() });
+  if (ctx.hasService("heldSecrets"))
+    ctx.service("heldSecrets").add({ name: "webhook-target vault", values: () => vault.values() });
   const sentinels = (): SentinelIngress => ctx.service("sentinels");
   const events = (): DaemonEventSink | undefined => (ctx.hasService("events") ? ctx.service("events") : undefined);
   const health = new EndpointHealth({ sentinels, events, clock: ctx.clock, logger });
@@ -87,8 +104,22 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
   const open = () =>
     (opened ??= (async () => {
-      const outbox = await Outbox.open({ home: ctx.home, now: () => ctx.clock.now(), newId: () => `req_${ctx.random.ulid()}`, logger });
-      const dispatcher = new Dispatcher({ outbox, vault, egress: ctx.service("egress"), sentinels, health, clock: ctx.clock, sleep: ctx.sleep, logger });
+      const outbox = await Outbox.open({
+        home: ctx.home,
+        now: () => ctx.clock.now(),
+        newId: () => `req_${ctx.random.ulid()}`,
+        logger,
+      });
+      const dispatcher = new Dispatcher({
+        outbox,
+        vault,
+        egress: ctx.service("egress"),
+        sentinels,
+        health,
+        clock: ctx.clock,
+        sleep: ctx.sleep,
+        logger,
+      });
       health.seed(outbox.delivered());
       openedOutbox = outbox;
       return { outbox, dispatcher };
@@ -115,7 +146,11 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       const stored = asStoredTarget(sentinels().get(row.sentinelId)?.spec.target);
       return stored !== undefined && (stored.secretRef === ref || stored.prevSecretRef === ref);
     });
-    if (removed > 0) logger.info("removed webhook secrets that no sentinel references (left by an interrupted create, rotation or removal)", { removed });
+    if (removed > 0)
+      logger.info(
+        "removed webhook secrets that no sentinel references (left by an interrupted create, rotation or removal)",
+        { removed },
+      );
   };
 
   /**
@@ -128,20 +163,37 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     const max = deps.suspendedBacklogMax ?? LIMITS.suspendedBacklogMax;
     const waiting = outbox.rowsOf(sentinelId).filter((r) => r.status === "pending").length;
     if (waiting <= max) return row;
-    await outbox.kill(row.requestId, "suspended_backlog", `delivery is suspended and ${max} events of this sentinel already wait; resume it, then send this one with svc sentinel replay`);
-    logger.warn("webhook event stored dead: its sentinel's delivery is suspended and its backlog is full", { sentinelId, eventId: row.eventId, max });
+    await outbox.kill(
+      row.requestId,
+      "suspended_backlog",
+      `delivery is suspended and ${max} events of this sentinel already wait; resume it, then send this one with svc sentinel replay`,
+    );
+    logger.warn("webhook event stored dead: its sentinel's delivery is suspended and its backlog is full", {
+      sentinelId,
+      eventId: row.eventId,
+      max,
+    });
     return outbox.get(row.requestId) ?? row;
   };
 
   /** Adds the event's outbox row (durable when this resolves) and starts or acknowledges its delivery. */
-  const accept = async ({ outbox, dispatcher }: { outbox: Outbox; dispatcher: Dispatcher }, { sentinel, event }: TargetDelivery): Promise<TargetAck> => {
+  const accept = async (
+    { outbox, dispatcher }: { outbox: Outbox; dispatcher: Dispatcher },
+    { sentinel, event }: TargetDelivery,
+  ): Promise<TargetAck> => {
     if (event.id.includes(".")) {
-      throw new SvcError("invalid_input", `event id ${JSON.stringify(event.id)} contains "."; event ids become webhook-id headers and must not`);
+      throw new SvcError(
+        "invalid_input",
+        `event id ${JSON.stringify(event.id)} contains "."; event ids become webhook-id headers and must not`,
+      );
     }
     const body = buildDeliveryBody(sentinel.id, asStoredTarget(sentinel.spec.target), event, ctx.clock.now());
     const { row, created, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
     for (const gone of evicted) if (!gone.seen) void dispatcher.acknowledge(gone);
-    const now = created && row.status === "pending" && health.isSuspended(sentinel.id) ? await boundBacklog(outbox, sentinel.id, row) : row;
+    const now =
+      created && row.status === "pending" && health.isSuspended(sentinel.id)
+        ? await boundBacklog(outbox, sentinel.id, row)
+        : row;
     if (now.status === "pending") dispatcher.enqueue(now.requestId);
     else if (!now.seen) await dispatcher.acknowledge(now);
     return { ack: "deferred" };
@@ -155,7 +207,12 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       const { url, secret, mcp } = inputSchema.parse(input);
       const callback = callbackUrl(url);
       // The verifier refuses a malformed secret (challenge_failed) before sending anything.
-      await deps.verifier.verify({ url: callback, secret, subscriptionId: mcp?.subscriptionId ?? meta.sentinelId, principal: meta.principal });
+      await deps.verifier.verify({
+        url: callback,
+        secret,
+        subscriptionId: mcp?.subscriptionId ?? meta.sentinelId,
+        principal: meta.principal,
+      });
       const secretRef = await vault.put(meta.sentinelId, secret);
       return { kind: "webhook", url: callback, secretRef, ...(mcp ? { mcp } : {}) };
     },
@@ -174,19 +231,37 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     async refresh(sentinel, input, meta) {
       const parsed = inputSchema.safeParse(input);
-      if (!parsed.success) throw new SvcError("invalid_input", `invalid webhook target for a refresh of ${sentinel.id}`, { details: issuesToDetails(parsed.error.issues, "target") });
+      if (!parsed.success)
+        throw new SvcError("invalid_input", `invalid webhook target for a refresh of ${sentinel.id}`, {
+          details: issuesToDetails(parsed.error.issues, "target"),
+        });
       const stored = asStoredTarget(sentinel.spec.target);
       if (!stored) throw new SvcError("invalid_input", `sentinel ${sentinel.id} has no webhook target to refresh`);
       const { url, secret, mcp } = parsed.data;
       if (callbackUrl(url) !== stored.url) {
-        throw new SvcError("invalid_input", `a refresh cannot change sentinel ${sentinel.id}'s callback URL; create another sentinel (or subscription) for a new URL`, {
-          details: [{ path: "target.url", message: "must equal the stored callback URL" }],
-        });
+        throw new SvcError(
+          "invalid_input",
+          `a refresh cannot change sentinel ${sentinel.id}'s callback URL; create another sentinel (or subscription) for a new URL`,
+          {
+            details: [{ path: "target.url", message: "must equal the stored callback URL" }],
+          },
+        );
       }
       if (!sameMcp(mcp, stored.mcp)) {
-        throw new SvcError("invalid_input", `a refresh cannot change sentinel ${sentinel.id}'s MCP subscription id or event name`, {
-          details: [{ path: "target.mcp", message: stored.mcp ? "must equal the stored {subscriptionId, eventName}" : "this sentinel is not an MCP subscription" }],
-        });
+        throw new SvcError(
+          "invalid_input",
+          `a refresh cannot change sentinel ${sentinel.id}'s MCP subscription id or event name`,
+          {
+            details: [
+              {
+                path: "target.mcp",
+                message: stored.mcp
+                  ? "must equal the stored {subscriptionId, eventName}"
+                  : "this sentinel is not an MCP subscription",
+              },
+            ],
+          },
+        );
       }
       // A changed secret is challenge-verified first (signed with both); a failure changes nothing and resumes nothing.
       const { rotated } = await target.rotate({ sentinelId: sentinel.id, secret, principal: meta.principal });
@@ -251,10 +326,15 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     async start() {
       await target.resumeWebhookDeliveries();
       // Housekeeping only: an unreadable vault must not keep deliveries from running.
-      await pruneSecrets().catch((err: Error) => logger.warn("could not look for unreferenced webhook secrets", { error: err.message }));
+      await pruneSecrets().catch((err: Error) =>
+        logger.warn("could not look for unreferenced webhook secrets", { error: err.message }),
+      );
       const every = deps.tickMs ?? 60_000;
       if (every > 0) {
-        timer = setInterval(() => void tick().catch((err: Error) => logger.error("webhook outbox tick failed", { error: err.message })), every);
+        timer = setInterval(
+          () => void tick().catch((err: Error) => logger.error("webhook outbox tick failed", { error: err.message })),
+          every,
+        );
         timer.unref();
       }
     },
@@ -277,7 +357,11 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       return replayRows({ sentinels: sentinels(), outbox, dispatcher, vault, clock: ctx.clock }, sentinelId, selector);
     },
 
-    rotate: (input) => rotateSecret({ sentinels: sentinels(), vault, verifier: deps.verifier, clock: ctx.clock, random: ctx.random }, input),
+    rotate: (input) =>
+      rotateSecret(
+        { sentinels: sentinels(), vault, verifier: deps.verifier, clock: ctx.clock, random: ctx.random },
+        input,
+      ),
 
     async resumeById(sentinelId) {
       const { outbox, dispatcher } = await open();
@@ -286,7 +370,11 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     async checkCallbacks(url, principal) {
       const { outbox } = await open();
-      return checkSuspendedCallbacks({ sentinels: sentinels(), outbox, vault, verifier: deps.verifier, resume: (id) => target.resumeById(id) }, url, principal);
+      return checkSuspendedCallbacks(
+        { sentinels: sentinels(), outbox, vault, verifier: deps.verifier, resume: (id) => target.resumeById(id) },
+        url,
+        principal,
+      );
     },
 
     tick,

@@ -24,7 +24,10 @@ export function addWebhookTools(tools: ToolRegistry, target: WebhookTarget): voi
     title: "Send webhook deliveries again",
     description:
       "Send a webhook sentinel's dead (or, with eventId/since, delivered) outbox rows again: exact stored bytes, same webhook-id, attempts reset, through the SSRF gate. Needs the daemon's bearer token.",
-    inputSchema: { sentinelId: z.string().min(1).describe("the webhook sentinel (snt_…)"), ...replaySelectorSchema.shape },
+    inputSchema: {
+      sentinelId: z.string().min(1).describe("the webhook sentinel (snt_…)"),
+      ...replaySelectorSchema.shape,
+    },
     outputSchema: {
       sentinelId: z.string().describe("the sentinel"),
       replayed: z

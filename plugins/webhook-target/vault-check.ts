@@ -16,11 +16,18 @@ export async function checkVaultFile(home: string, sentinels: readonly SentinelV
   let secrets: Record<string, { sentinelId?: unknown }> = {};
   if (text !== undefined) {
     const parsed = parseQuietly(text);
-    if (!parsed || typeof parsed !== "object" || !parsed.secrets || typeof parsed.secrets !== "object" || Array.isArray(parsed.secrets)) {
+    if (
+      !parsed ||
+      typeof parsed !== "object" ||
+      !parsed.secrets ||
+      typeof parsed.secrets !== "object" ||
+      Array.isArray(parsed.secrets)
+    ) {
       out.push({
         severity: "error",
         file: VAULT_FILE,
-        message: "the webhook secret vault is not valid JSON or not a vault file ({\"version\":1,\"secrets\":{…}}): no webhook delivery can be signed",
+        message:
+          'the webhook secret vault is not valid JSON or not a vault file ({"version":1,"secrets":{…}}): no webhook delivery can be signed',
         fix: "restore it from a backup; failing that, remove it and give every webhook sentinel a new secret (svc sentinel rotate-secret <id>)",
       });
       return out;
@@ -39,7 +46,9 @@ export async function checkVaultFile(home: string, sentinels: readonly SentinelV
       severity: active ? "error" : "info",
       file: VAULT_FILE,
       message: `the secret of webhook sentinel ${s.id} (${stored.secretRef}) is not in the vault: ${active ? "its deliveries cannot be signed and end dead (sentinel_removed)" : "it has expired, so nothing is sent"}`,
-      fix: active ? `give it a new secret: svc sentinel rotate-secret ${s.id} (or remove the sentinel and create it again)` : `nothing to do; svc sentinel unwatch ${s.id} removes the expired sentinel`,
+      fix: active
+        ? `give it a new secret: svc sentinel rotate-secret ${s.id} (or remove the sentinel and create it again)`
+        : `nothing to do; svc sentinel unwatch ${s.id} removes the expired sentinel`,
     });
   }
   for (const [ref, row] of Object.entries(secrets)) {

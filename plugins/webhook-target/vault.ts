@@ -30,7 +30,11 @@ export class SecretVault {
   /** HMAC keys decoded from the cached rows (`undefined`: the secret fails to decode); dropped with the cache. */
   private readonly keys = new Map<string, Buffer | undefined>();
 
-  constructor(home: string, private readonly random: Random, private readonly now: () => number) {
+  constructor(
+    home: string,
+    private readonly random: Random,
+    private readonly now: () => number,
+  ) {
     this.path = join(home, VAULT_FILE);
   }
 
@@ -111,7 +115,10 @@ export class SecretVault {
       return await fn();
     } catch (err) {
       if (SvcError.is(err) && err.code === "config_invalid") {
-        throw new SvcError("internal", `${this.path} is not valid JSON; it holds webhook secrets, so svc leaves it untouched: restore it from a backup or remove it (webhook sentinels then need new secrets)`);
+        throw new SvcError(
+          "internal",
+          `${this.path} is not valid JSON; it holds webhook secrets, so svc leaves it untouched: restore it from a backup or remove it (webhook sentinels then need new secrets)`,
+        );
       }
       throw err;
     }
@@ -119,6 +126,7 @@ export class SecretVault {
 }
 
 function toMap(file: VaultFile | undefined): Map<string, VaultRow> {
-  const secrets = file && typeof file === "object" && file.secrets && typeof file.secrets === "object" ? file.secrets : {};
+  const secrets =
+    file && typeof file === "object" && file.secrets && typeof file.secrets === "object" ? file.secrets : {};
   return new Map(Object.entries(secrets));
 }

@@ -20,14 +20,22 @@ export interface SpawnTiming {
  * Runs `node <args>` `n` times (after `warmup` untimed runs, so the file cache is warm for
  * every candidate alike) and returns the median wall time. A non-zero exit is an error.
  */
-export function timeNode(args: string[], options: { n?: number; warmup?: number; cwd?: string; env?: NodeJS.ProcessEnv } = {}): SpawnTiming {
+export function timeNode(
+  args: string[],
+  options: { n?: number; warmup?: number; cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): SpawnTiming {
   const n = options.n ?? 15;
   const runs: number[] = [];
   for (let i = 0; i < (options.warmup ?? 2) + n; i++) {
     const t0 = process.hrtime.bigint();
-    const r = spawnSync(process.execPath, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["ignore", "pipe", "pipe"] });
+    const r = spawnSync(process.execPath, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-    if (r.status !== 0) throw new Error(`node ${args.join(" ")} exited ${r.status}: ${r.stderr.toString().slice(0, 500)}`);
+    if (r.status !== 0)
+      throw new Error(`node ${args.join(" ")} exited ${r.status}: ${r.stderr.toString().slice(0, 500)}`);
     if (i >= (options.warmup ?? 2)) runs.push(ms);
   }
   return { medianMs: median(runs), runs };

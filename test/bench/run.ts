@@ -17,7 +17,10 @@ const fmt = (v: number) => (v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v
 
 function print(line: BenchLine): void {
   const ratio = line.value / line.baseline.value;
-  const target = line.targetRatio === undefined ? "" : `  (target <= ${line.targetRatio}x: ${ratio <= line.targetRatio ? "met" : "NOT met"})`;
+  const target =
+    line.targetRatio === undefined
+      ? ""
+      : `  (target <= ${line.targetRatio}x: ${ratio <= line.targetRatio ? "met" : "NOT met"})`;
   process.stdout.write(
     `  ${line.name}: ${fmt(line.value)} ${line.unit}  vs ${line.baseline.name}: ${fmt(line.baseline.value)} ${line.unit}  = ${ratio.toFixed(2)}x${target}\n`,
   );

@@ -46,7 +46,12 @@ async function runScript(script: string): Promise<{ code: number | null; out: st
     for (const p of DOC_PORTS) text = text.replaceAll(String(p), String(await freePort()));
     const file = join(dir, "script.sh");
     await writeFile(file, `set -euo pipefail\n${text}\n`);
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: join(dir, "home"), TMPDIR: dir, PATH: `${bin}:${process.env.PATH}` };
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HOME: join(dir, "home"),
+      TMPDIR: dir,
+      PATH: `${bin}:${process.env.PATH}`,
+    };
     delete env.NODE_EXTRA_CA_CERTS;
     delete env.SVC_HOME;
     await mkdir(env.HOME!);
@@ -102,7 +107,9 @@ describe("every ```sh block in the docs runs", () => {
       const text = await readFile(join(REPO_ROOT, file), "utf8");
       const fences = fencesOf(text);
       for (const f of fences) {
-        expect(f.info, `${file}:${f.line}: use \`\`\`sh (run by this test) or \`\`\`text (a synopsis)`).not.toMatch(/^(bash|shell|console|zsh)\b/);
+        expect(f.info, `${file}:${f.line}: use \`\`\`sh (run by this test) or \`\`\`text (a synopsis)`).not.toMatch(
+          /^(bash|shell|console|zsh)\b/,
+        );
       }
       const blocks = fences.filter((f) => f.info === "sh");
       if (blocks.length === 0) return;

@@ -6,5 +6,9 @@ it("docs/operations.md's error table is the one in core/errors.ts", async () => 
   const rows = Object.entries(HTTP_STATUS)
     .sort(([a, x], [b, y]) => x - y || a.localeCompare(b))
     .map(([code, status]) => `| \`${code}\` | ${status} |\n`);
-  await expectDocSection("docs/operations.md", "http-status-table", `| Code | HTTP status |\n|---|---|\n${rows.join("")}`);
+  await expectDocSection(
+    "docs/operations.md",
+    "http-status-table",
+    `| Code | HTTP status |\n|---|---|\n${rows.join("")}`,
+  );
 });

@@ -11,7 +11,13 @@ function anchorsOf(text: string): Set<string> {
   let prose = text;
   for (const f of fencesOf(text)) prose = prose.replace(f.body, "");
   for (const m of prose.matchAll(/^#+ (.+)$/gm)) {
-    out.add(m[1]!.trim().toLowerCase().replace(/[^\w\- ]/g, "").replace(/ /g, "-"));
+    out.add(
+      m[1]!
+        .trim()
+        .toLowerCase()
+        .replace(/[^\w\- ]/g, "")
+        .replace(/ /g, "-"),
+    );
   }
   return out;
 }
@@ -32,7 +38,8 @@ describe("links in the docs resolve", () => {
           broken.push(`${target} (no file ${relative(REPO_ROOT, abs)})`);
           continue;
         }
-        if (anchor && abs.endsWith(".md") && !anchorsOf(readFileSync(abs, "utf8")).has(anchor)) broken.push(`${target} (no heading #${anchor})`);
+        if (anchor && abs.endsWith(".md") && !anchorsOf(readFileSync(abs, "utf8")).has(anchor))
+          broken.push(`${target} (no heading #${anchor})`);
       }
       expect(broken, `${file} has broken links`).toEqual([]);
     });

@@ -11,13 +11,20 @@ import { expectDocSection } from "../support/readme.js";
 const n = (x: number) => x.toLocaleString("en-US");
 
 it("the README's authorization table is OPERATIONS, one requirement per operation on every surface", async () => {
-  const cell = (surfaces: readonly string[], requires: string) => (surfaces.length === 0 ? "–" : requires === "token" ? "**token**" : "local");
+  const cell = (surfaces: readonly string[], requires: string) =>
+    surfaces.length === 0 ? "–" : requires === "token" ? "**token**" : "local";
   // An operation with CLI verbs but no route is one the CLI performs itself, as the user.
-  const cli = (op: (typeof OPERATIONS)[keyof typeof OPERATIONS]) => (op.cli.length > 0 && op.rest.length === 0 ? "as the user" : cell(op.cli, op.requires));
+  const cli = (op: (typeof OPERATIONS)[keyof typeof OPERATIONS]) =>
+    op.cli.length > 0 && op.rest.length === 0 ? "as the user" : cell(op.cli, op.requires);
   const rows = Object.entries(OPERATIONS).map(
-    ([id, op]) => `| \`${id}\`: ${op.summary.split(" (")[0]!.split(":")[0]} | ${cell(op.rest, op.requires)} | ${cell(op.mcp, op.requires)} | ${cli(op)} |\n`,
+    ([id, op]) =>
+      `| \`${id}\`: ${op.summary.split(" (")[0]!.split(":")[0]} | ${cell(op.rest, op.requires)} | ${cell(op.mcp, op.requires)} | ${cli(op)} |\n`,
   );
-  await expectDocSection("README.md", "authorization-surfaces", `| Operation | REST | MCP | CLI |\n|---|---|---|---|\n${rows.join("")}`);
+  await expectDocSection(
+    "README.md",
+    "authorization-surfaces",
+    `| Operation | REST | MCP | CLI |\n|---|---|---|---|\n${rows.join("")}`,
+  );
 });
 
 it("the README's limits table is core/plugin-api/limits.ts", async () => {

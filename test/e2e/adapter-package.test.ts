@@ -20,7 +20,11 @@ interface Line {
 }
 
 const cli = (args: string[]) => runCli(args, { home: fx.sandbox.home, cwd: fx.sandbox.cwd, env: fx.sandbox.env });
-const parseLines = (text: string): Line[] => text.trim().split("\n").map((l) => JSON.parse(l) as Line);
+const parseLines = (text: string): Line[] =>
+  text
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as Line);
 
 async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -33,7 +37,9 @@ async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 10_
 /** The adapter example of docs/writing-an-adapter.md. */
 async function readmeAdapterExample(): Promise<string> {
   const section = await readFile(join(REPO_ROOT, "docs/writing-an-adapter.md"), "utf8");
-  const blocks = [...section.matchAll(/```(?:js|ts)\n([\s\S]*?)```/g)].map((m) => m[1]!).filter((b) => b.includes("defineAdapter("));
+  const blocks = [...section.matchAll(/```(?:js|ts)\n([\s\S]*?)```/g)]
+    .map((m) => m[1]!)
+    .filter((b) => b.includes("defineAdapter("));
   expect(blocks).toHaveLength(1);
   return blocks[0]!;
 }
@@ -42,8 +48,15 @@ async function readmeAdapterExample(): Promise<string> {
 async function placeMadeUpAdapter(): Promise<void> {
   const dir = join(fx.sandbox.install, "node_modules", "svc-adapter-made-up");
   await mkdir(dir, { recursive: true });
-  const manifest = { schema: "svc/adapter/v1", svc: ">=0.20.0", plugins: [{ type: "adapter", kind: "made-up", entry: "./index.js" }] };
-  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "svc-adapter-made-up", version: "1.0.0", type: "module", "svc-adapter": manifest }));
+  const manifest = {
+    schema: "svc/adapter/v1",
+    svc: ">=0.20.0",
+    plugins: [{ type: "adapter", kind: "made-up", entry: "./index.js" }],
+  };
+  await writeFile(
+    join(dir, "package.json"),
+    JSON.stringify({ name: "svc-adapter-made-up", version: "1.0.0", type: "module", "svc-adapter": manifest }),
+  );
   await writeFile(
     join(dir, "index.js"),
     'import { defineAdapter } from "svc/plugin-api";\nexport default defineAdapter({ kind: "made-up", setup: () => ({ slugs: () => ["made-up"], async run(prompt) { return `echo: ${prompt}`; } }) });\n',
@@ -59,7 +72,11 @@ const fx = useDaemonProcess({
     await placeMadeUpAdapter();
     const config = JSON.parse(await readFile(join(sb.home, "config.json"), "utf8")) as { adapters: string[] };
     expect(config.adapters).toEqual(["svc-fixture-adapter"]);
-    await sb.writeConfig({ ...config, adapters: [...config.adapters, "svc-adapter-made-up"], acpAgents: { echo: fixtureAgent("echo-agent.mjs", { name: "Echo over ACP, shadowed by the package" }) } });
+    await sb.writeConfig({
+      ...config,
+      adapters: [...config.adapters, "svc-adapter-made-up"],
+      acpAgents: { echo: fixtureAgent("echo-agent.mjs", { name: "Echo over ACP, shadowed by the package" }) },
+    });
     return { env: { SVC_INSTALL_DIR: sb.install } };
   },
 });
@@ -71,7 +88,17 @@ describe("an adapter package written from the README, run by the real daemon", (
     const dir = join(fx.sandbox.src, "echo-ts");
     await mkdir(join(dir, "src"), { recursive: true });
     await writeFile(join(dir, "src", "index.ts"), example);
-    const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, noEmit: true }, include: ["src"] };
+    const tsconfig = {
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+      },
+      include: ["src"],
+    };
     await writeFile(join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
     execFileSync(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", dir], { stdio: "pipe" });
   });
@@ -79,7 +106,9 @@ describe("an adapter package written from the README, run by the real daemon", (
   it("svc sessions start --adapter echo starts the package adapter (not acpAgents.echo); a prompt's reply is in the transcript and served by the route; stop ends it", async () => {
     const started = await cli(["sessions", "start", "--adapter", "echo", "--json"]);
     expect(started.code, started.stderr).toBe(0);
-    const { descriptor } = JSON.parse(started.stdout) as { descriptor: { id: string; source: string; kind: string; eventsPath: string } };
+    const { descriptor } = JSON.parse(started.stdout) as {
+      descriptor: { id: string; source: string; kind: string; eventsPath: string };
+    };
     expect(descriptor).toMatchObject({ source: "package", kind: "agent" });
     expect(descriptor.eventsPath).toBe(join(fx.sandbox.home, "sessions", descriptor.id, "events.jsonl"));
 
@@ -90,9 +119,16 @@ describe("an adapter package written from the README, run by the real daemon", (
     const disk = async () => parseLines(await readFile(descriptor.eventsPath, "utf8"));
     await until(async () => (await disk()).some((l) => l.type === "turn.ended"), "turn.ended in events.jsonl");
     const lines = await disk();
-    expect(lines.find((l) => l.type === "session.started")!.data).toMatchObject({ info: { agent: "echo", version: "1.0.0" } });
+    expect(lines.find((l) => l.type === "session.started")!.data).toMatchObject({
+      info: { agent: "echo", version: "1.0.0" },
+    });
     expect(lines.filter((l) => l.type === "update")).toEqual([
-      expect.objectContaining({ data: { kind: "agent_message_chunk", update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "You said: hello there" } } } }),
+      expect.objectContaining({
+        data: {
+          kind: "agent_message_chunk",
+          update: { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "You said: hello there" } },
+        },
+      }),
     ]);
     const res = await fx.daemon.fetch(`/sessions/${descriptor.id}/events`, { auth: false });
     expect(res.status).toBe(200);
@@ -101,7 +137,9 @@ describe("an adapter package written from the README, run by the real daemon", (
     const stopped = await cli(["sessions", "stop", descriptor.id]);
     expect(stopped.code, stopped.stderr).toBe(0);
     await until(async () => (await disk()).some((l) => l.type === "session.ended"), "session.ended in events.jsonl");
-    expect((await disk()).filter((l) => l.type === "session.ended").map((l) => l.data)).toEqual([{ code: 0, signal: null, error: "stopped" }]);
+    expect((await disk()).filter((l) => l.type === "session.ended").map((l) => l.data)).toEqual([
+      { code: 0, signal: null, error: "stopped" },
+    ]);
   });
 
   it("svc sessions run --adapter echo prints the package's answer", async () => {

@@ -28,7 +28,11 @@ describe("adapters installed while the daemon runs", () => {
 
     const started = await cli(["sessions", "start", "--adapter", "parrot", "--json"]);
     expect(started.code, started.stderr).toBe(0);
-    expect(JSON.parse(started.stdout).descriptor).toMatchObject({ adapter: "parrot", source: "package", kind: "agent" });
+    expect(JSON.parse(started.stdout).descriptor).toMatchObject({
+      adapter: "parrot",
+      source: "package",
+      kind: "agent",
+    });
     const ran = await cli(["sessions", "run", "--adapter", "parrot", "--prompt", "polly"]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toBe("polly polly\n");

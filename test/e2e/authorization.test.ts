@@ -25,7 +25,11 @@ async function mcp(base: string, headers: Record<string, string> = {}): Promise<
 
 async function call(client: Client, name: string, args: Record<string, unknown>) {
   const out = await client.callTool({ name, arguments: args });
-  return { isError: out.isError === true, text: (out.content as Array<{ text: string }>)[0]?.text ?? "", structured: out.structuredContent as any };
+  return {
+    isError: out.isError === true,
+    text: (out.content as Array<{ text: string }>)[0]?.text ?? "",
+    structured: out.structuredContent as any,
+  };
 }
 
 describe("authorization is the same on every surface (daemon.authToken set)", () => {
@@ -36,13 +40,26 @@ describe("authorization is the same on every surface (daemon.authToken set)", ()
   });
   afterAll(async () => rx?.close());
   // The llm-endpoint on too, so that its tools are among those checked.
-  const fx = useDaemonProcess({ prefix: "svc-e2e-authz-", config: { ...LOOPBACK_CONFIG, daemon: { authToken: STABLE }, features: { llmEndpoint: true }, llmEndpoint: { port: 0 } } });
+  const fx = useDaemonProcess({
+    prefix: "svc-e2e-authz-",
+    config: {
+      ...LOOPBACK_CONFIG,
+      daemon: { authToken: STABLE },
+      features: { llmEndpoint: true },
+      llmEndpoint: { port: 0 },
+    },
+  });
 
   beforeAll(async () => {
     const res = await fx.daemon.fetch("/sentinels", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ match: [{ subject: "ci:x" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+      body: JSON.stringify({
+        match: [{ subject: "ci:x" }],
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      }),
     });
     expect(res.status).toBe(201);
     webhookId = ((await res.json()) as { id: string }).id;
@@ -75,19 +92,32 @@ describe("authorization is the same on every surface (daemon.authToken set)", ()
     }
     expect(await readFile(join(fx.home, "config.json"), "utf8")).toBe(before);
     // The owner's token still works afterwards, and a key that widens nothing needs none.
-    expect((await rawRequest(fx.daemon.port, { method: "POST", path: "/heartbeat/tick", headers: { "x-forwarded-for": "203.0.113.1", authorization: `Bearer ${STABLE}` } })).status).toBe(200);
+    expect(
+      (
+        await rawRequest(fx.daemon.port, {
+          method: "POST",
+          path: "/heartbeat/tick",
+          headers: { "x-forwarded-for": "203.0.113.1", authorization: `Bearer ${STABLE}` },
+        })
+      ).status,
+    ).toBe(200);
     const ok = await call(anon, "config_set", { key: "models.review.small", value: "claude-haiku-4-5" });
     expect(ok.isError).toBe(false);
     await anon.close();
     // With the token, the same reach-widening write goes through.
     const owner = await mcp(fx.daemon.baseUrl, { authorization: `Bearer ${STABLE}` });
-    expect((await call(owner, "config_set", { key: "daemon.allowedOrigins", value: ["http://app.example"] })).isError).toBe(false);
+    expect(
+      (await call(owner, "config_set", { key: "daemon.allowedOrigins", value: ["http://app.example"] })).isError,
+    ).toBe(false);
     await owner.close();
   });
 
   it("setup_sentinel_provider needs the token: a loopback caller cannot replace the GitHub signing secret", async () => {
     const anon = await mcp(fx.daemon.baseUrl);
-    const r = await call(anon, "setup_sentinel_provider", { provider: "webhook", settings: { secret: "attacker-secret-0123456789" } });
+    const r = await call(anon, "setup_sentinel_provider", {
+      provider: "webhook",
+      settings: { secret: "attacker-secret-0123456789" },
+    });
     expect(r.isError).toBe(true);
     expect(r.text).toMatch(/bearer token/);
     await anon.close();
@@ -114,7 +144,12 @@ describe("authorization is the same on every surface (daemon.authToken set)", ()
       method: "POST",
       auth: false,
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ match: [{ subject: "ci:y" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+      body: JSON.stringify({
+        match: [{ subject: "ci:y" }],
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      }),
     });
     expect(res.status).toBe(401);
   });
@@ -124,10 +159,19 @@ describe("authorization is the same on every surface (daemon.authToken set)", ()
     const served = (await anon.listTools()).tools.map((t) => t.name);
     const declared = new Map<string, string>();
     for (const [id, op] of Object.entries(OPERATIONS)) for (const m of op.mcp) declared.set(m.split(" (")[0]!, id);
-    expect(served.filter((name) => !declared.has(name)), "tools missing from core/daemon/authorization.ts").toEqual([]);
-    const unconditional = Object.values(OPERATIONS).filter((op) => op.requires === "token").flatMap((op) => op.mcp.filter((m) => !m.includes("(")));
+    expect(
+      served.filter((name) => !declared.has(name)),
+      "tools missing from core/daemon/authorization.ts",
+    ).toEqual([]);
+    const unconditional = Object.values(OPERATIONS)
+      .filter((op) => op.requires === "token")
+      .flatMap((op) => op.mcp.filter((m) => !m.includes("(")));
     for (const name of unconditional) {
-      const args: Record<string, Record<string, unknown>> = { sentinel_replay: { sentinelId: webhookId }, sentinel_resume: { sentinelId: webhookId }, setup_sentinel_provider: { provider: "webhook", settings: {} } };
+      const args: Record<string, Record<string, unknown>> = {
+        sentinel_replay: { sentinelId: webhookId },
+        sentinel_resume: { sentinelId: webhookId },
+        setup_sentinel_provider: { provider: "webhook", settings: {} },
+      };
       const r = await call(anon, name, args[name] ?? {});
       expect(r.isError, name).toBe(true);
       expect(r.text, name).toMatch(/bearer token/);

@@ -13,10 +13,13 @@ import { childEnv } from "../support/cli.js";
 import { useCliHomes, expectSecretOffEveryCommandLine, finished, startCli } from "../support/command-lines.js";
 import { CLI_PATH } from "../support/paths.js";
 
-
 const secret = (prefix: string) => `${prefix}-${randomBytes(12).toString("hex")}`;
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 const useHome = useCliHomes("svc-config-secrets-");
 
@@ -45,17 +48,23 @@ describe.concurrent("svc config set of a secret (real CLI)", () => {
     ["extJudge.apiKey", "extJudge.apiKey is a secret"],
     ["profiles.work.tunnel.token", "profiles.work.tunnel.token is a secret"],
     ["acpAgents.mine.env.ANTHROPIC_API_KEY", "acpAgents.mine.env.ANTHROPIC_API_KEY is a secret"],
-  ])("refuses %s on the command line (exit 2), naming stdin and --from-file; the file is unchanged", async (key, what) => {
-    const { svc, file } = await useHome();
-    const original = '{\n  "daemon": { "port": 18800 },\n  "acpAgents": { "mine": { "bin": "agent" } },\n  "keep": "me"\n}\n';
-    await writeFile(file, original);
-    const value = secret("sk-argv");
-    const r = await svc(["config", "set", key, value]);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${what}: it is not taken on the command line, where ps shows it to every user; pipe it on stdin (svc config set ${key} < file) or use --from-file <path>`);
-    expect(r.stdout + r.stderr).not.toContain(value);
-    expect(await readFile(file, "utf8")).toBe(original);
-  });
+  ])(
+    "refuses %s on the command line (exit 2), naming stdin and --from-file; the file is unchanged",
+    async (key, what) => {
+      const { svc, file } = await useHome();
+      const original =
+        '{\n  "daemon": { "port": 18800 },\n  "acpAgents": { "mine": { "bin": "agent" } },\n  "keep": "me"\n}\n';
+      await writeFile(file, original);
+      const value = secret("sk-argv");
+      const r = await svc(["config", "set", key, value]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(
+        `${what}: it is not taken on the command line, where ps shows it to every user; pipe it on stdin (svc config set ${key} < file) or use --from-file <path>`,
+      );
+      expect(r.stdout + r.stderr).not.toContain(value);
+      expect(await readFile(file, "utf8")).toBe(original);
+    },
+  );
 
   it("refuses a section whose value holds a secret on the command line, naming the secret; the same value on stdin is taken", async () => {
     const { svc, file, readConfig } = await useHome();
@@ -63,7 +72,9 @@ describe.concurrent("svc config set of a secret (real CLI)", () => {
     const value = JSON.stringify({ host: "wss://relay.example/t", token });
     const argv = await svc(["config", "set", "tunnel", value]);
     expect(argv.code).toBe(2);
-    expect(argv.stderr).toMatch(/the value for tunnel holds tunnel\.token, a secret: it is not taken on the command line.*stdin.*--from-file/);
+    expect(argv.stderr).toMatch(
+      /the value for tunnel holds tunnel\.token, a secret: it is not taken on the command line.*stdin.*--from-file/,
+    );
     expect(argv.stdout + argv.stderr).not.toContain(token);
     expect(await exists(file)).toBe(false);
     const piped = await svc(["config", "set", "tunnel"], value + "\n");
@@ -89,39 +100,58 @@ describe.concurrent("svc config set of a secret (real CLI)", () => {
     const before = await readFile(file, "utf8");
     await writeFile(keyFile, "\n");
     const empty = await svc(["config", "set", "daemon.authToken", "--from-file", keyFile]);
-    expect([empty.code, empty.stderr]).toEqual([2, expect.stringContaining(`daemon.authToken: the value read from the file ${keyFile} is empty; nothing was written`)]);
+    expect([empty.code, empty.stderr]).toEqual([
+      2,
+      expect.stringContaining(
+        `daemon.authToken: the value read from the file ${keyFile} is empty; nothing was written`,
+      ),
+    ]);
     const missing = await svc(["config", "set", "daemon.authToken", "--from-file", join(home, "absent")]);
-    expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining(`--from-file ${join(home, "absent")}: no such file`)]);
+    expect([missing.code, missing.stderr]).toEqual([
+      2,
+      expect.stringContaining(`--from-file ${join(home, "absent")}: no such file`),
+    ]);
     const emptyStdin = await svc(["config", "set", "daemon.authToken"], "\n");
-    expect([emptyStdin.code, emptyStdin.stderr]).toEqual([2, expect.stringContaining("daemon.authToken: the value read from stdin is empty")]);
+    expect([emptyStdin.code, emptyStdin.stderr]).toEqual([
+      2,
+      expect.stringContaining("daemon.authToken: the value read from stdin is empty"),
+    ]);
     const both = await svc(["config", "set", "daemon.port", "1", "--from-file", keyFile]);
     expect([both.code, both.stderr]).toEqual([2, expect.stringContaining("not both")]);
     expect(await readFile(file, "utf8")).toBe(before);
   });
 
-  it.skipIf(spawnSync("script", ["--version"]).status !== 0)("on a terminal it prompts without echoing what is typed", async () => {
-    const { home, readConfig } = await useHome();
-    const token = secret("tok-tty");
-    // util-linux script(1) gives the CLI a pseudo-terminal; its output is everything the terminal shows.
-    const command = [process.execPath, CLI_PATH, "config", "set", "daemon.authToken"].map((a) => `'${a}'`).join(" ");
-    const child = spawn("script", ["-qfec", command, "/dev/null"], { env: childEnv(home), stdio: ["pipe", "pipe", "pipe"] });
-    const done = finished(child);
-    let shown = "";
-    await new Promise<void>((resolve, reject) => {
-      child.stdout.on("data", (d) => {
-        shown += d;
-        if (shown.includes("daemon.authToken (input hidden): ")) resolve();
+  it.skipIf(spawnSync("script", ["--version"]).status !== 0)(
+    "on a terminal it prompts without echoing what is typed",
+    async () => {
+      const { home, readConfig } = await useHome();
+      const token = secret("tok-tty");
+      // util-linux script(1) gives the CLI a pseudo-terminal; its output is everything the terminal shows.
+      const command = [process.execPath, CLI_PATH, "config", "set", "daemon.authToken"].map((a) => `'${a}'`).join(" ");
+      const child = spawn("script", ["-qfec", command, "/dev/null"], {
+        env: childEnv(home),
+        stdio: ["pipe", "pipe", "pipe"],
       });
-      child.on("exit", () => reject(new Error(`no prompt before the CLI exited; the terminal showed: ${JSON.stringify(shown)}`)));
-    });
-    child.stdin.write(token + "\r");
-    const r = await done;
-    child.stdin.end();
-    expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect(r.stdout).toContain("set daemon.authToken");
-    expect(r.stdout + r.stderr).not.toContain(token);
-    expect(await readConfig()).toEqual({ daemon: { authToken: token } });
-  });
+      const done = finished(child);
+      let shown = "";
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (d) => {
+          shown += d;
+          if (shown.includes("daemon.authToken (input hidden): ")) resolve();
+        });
+        child.on("exit", () =>
+          reject(new Error(`no prompt before the CLI exited; the terminal showed: ${JSON.stringify(shown)}`)),
+        );
+      });
+      child.stdin.write(token + "\r");
+      const r = await done;
+      child.stdin.end();
+      expect(r.code, r.stdout + r.stderr).toBe(0);
+      expect(r.stdout).toContain("set daemon.authToken");
+      expect(r.stdout + r.stderr).not.toContain(token);
+      expect(await readConfig()).toEqual({ daemon: { authToken: token } });
+    },
+  );
 });
 
 describe.concurrent("config.json's mode (real CLI)", () => {
@@ -141,7 +171,10 @@ describe.concurrent("config.json's mode (real CLI)", () => {
     expect(set.code, set.stderr).toBe(0);
     expect(await modeOf(file)).toBe(0o644);
     const doctor = await svc(["doctor", "--json"]);
-    const report = JSON.parse(doctor.stdout) as { healthy: boolean; findings: Array<{ severity: string; file: string; message: string; fix: string }> };
+    const report = JSON.parse(doctor.stdout) as {
+      healthy: boolean;
+      findings: Array<{ severity: string; file: string; message: string; fix: string }>;
+    };
     expect(report.findings.filter((f) => f.file === "config.json")).toEqual([
       {
         severity: "warn",
@@ -154,11 +187,17 @@ describe.concurrent("config.json's mode (real CLI)", () => {
     expect(human.stdout).toContain(`chmod 600 ${JSON.stringify(file)}`);
     const show = await svc(["config", "show"]);
     expect(show.code, show.stderr).toBe(0);
-    expect(show.stderr).toContain(`${file} holds daemon.authToken and is readable by group or others (mode 0644); run chmod 600 ${file}`);
+    expect(show.stderr).toContain(
+      `${file} holds daemon.authToken and is readable by group or others (mode 0644); run chmod 600 ${file}`,
+    );
     for (const out of [doctor, human, show]) expect(out.stdout + out.stderr).not.toContain(token);
     await chmod(file, 0o600);
     expect((await svc(["config", "show"])).stderr).toBe("");
-    expect(JSON.parse((await svc(["doctor", "--json"])).stdout).findings.filter((f: { file: string }) => f.file === "config.json")).toEqual([]);
+    expect(
+      JSON.parse((await svc(["doctor", "--json"])).stdout).findings.filter(
+        (f: { file: string }) => f.file === "config.json",
+      ),
+    ).toEqual([]);
   });
 
   it("an existing 0600 file stays 0600 through set, a secret from stdin, and unset", async () => {

@@ -28,11 +28,20 @@ describe("bearer authentication (SPEC.md Authentication 2)", () => {
       expect((await rawRequest(d.port, { method: "GET", path: "/sessions", headers: XFF })).status).toBe(200);
       const tick = await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: XFF });
       expect(tick.status).toBe(403);
-      expect(tick.json()).toMatchObject({ error: { code: "forbidden", message: expect.stringContaining("a caller beyond loopback without a bearer token may only read") } });
+      expect(tick.json()).toMatchObject({
+        error: {
+          code: "forbidden",
+          message: expect.stringContaining("a caller beyond loopback without a bearer token may only read"),
+        },
+      });
     });
 
     it("refuses a wrong token even where none is needed", async () => {
-      const res = await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: { authorization: "Bearer nope" } });
+      const res = await rawRequest(d.port, {
+        method: "POST",
+        path: "/heartbeat/tick",
+        headers: { authorization: "Bearer nope" },
+      });
       expect(res.status).toBe(401);
       expect(res.json()).toEqual({ error: { code: "unauthorized", message: expect.any(String) } });
     });
@@ -51,13 +60,21 @@ describe("bearer authentication (SPEC.md Authentication 2)", () => {
     it("requires a token from forwarded callers and accepts the stable and the per-boot token", async () => {
       expect((await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: XFF })).status).toBe(401);
       for (const tok of ["stable-token-123", d.token]) {
-        const res = await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: { ...XFF, authorization: `Bearer ${tok}` } });
+        const res = await rawRequest(d.port, {
+          method: "POST",
+          path: "/heartbeat/tick",
+          headers: { ...XFF, authorization: `Bearer ${tok}` },
+        });
         expect(res.status).toBe(200);
       }
     });
 
     it("never echoes the token in an error", async () => {
-      const res = await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: { ...XFF, authorization: "Bearer stable-token-12" } });
+      const res = await rawRequest(d.port, {
+        method: "POST",
+        path: "/heartbeat/tick",
+        headers: { ...XFF, authorization: "Bearer stable-token-12" },
+      });
       expect(res.status).toBe(401);
       expect(res.body).not.toContain("stable-token");
     });
@@ -66,7 +83,12 @@ describe("bearer authentication (SPEC.md Authentication 2)", () => {
   it("--auth-token overrides daemon.authToken", async () => {
     const { d, cleanup } = await daemonWith({ daemon: { authToken: "from-config" } }, ["--auth-token", "from-flag"]);
     try {
-      const call = (tok: string) => rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: { ...XFF, authorization: `Bearer ${tok}` } });
+      const call = (tok: string) =>
+        rawRequest(d.port, {
+          method: "POST",
+          path: "/heartbeat/tick",
+          headers: { ...XFF, authorization: `Bearer ${tok}` },
+        });
       expect((await call("from-flag")).status).toBe(200);
       expect((await call("from-config")).status).toBe(401);
     } finally {
@@ -77,7 +99,11 @@ describe("bearer authentication (SPEC.md Authentication 2)", () => {
 
 describe("svc serve --auth-token-file and the --auth-token warning (issue 24: no secret on argv)", () => {
   const tick = (d: DaemonProcess, tok?: string) =>
-    rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: { ...XFF, ...(tok ? { authorization: `Bearer ${tok}` } : {}) } });
+    rawRequest(d.port, {
+      method: "POST",
+      path: "/heartbeat/tick",
+      headers: { ...XFF, ...(tok ? { authorization: `Bearer ${tok}` } : {}) },
+    });
 
   it("--auth-token-file reads the token (trailing newline dropped) and overrides daemon.authToken; nothing warns or echoes it", async () => {
     const t = await makeTempHome();
@@ -100,7 +126,10 @@ describe("svc serve --auth-token-file and the --auth-token warning (issue 24: no
   it("--auth-token prints one warning line on stderr at start, naming the safe ways and never the token", async () => {
     const t = await makeTempHome();
     const token = `argv-token-${randomBytes(12).toString("hex")}`;
-    const child = spawn(process.execPath, [CLI_PATH, "serve", "--port", "0", "--auth-token", token], { env: childEnv(t.home), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI_PATH, "serve", "--port", "0", "--auth-token", token], {
+      env: childEnv(t.home),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stderr.on("data", (c) => (stderr += c));
@@ -134,15 +163,33 @@ describe("svc serve --auth-token-file and the --auth-token warning (issue 24: no
     try {
       const file = join(t.home, "token");
       await writeFile(file, "secret-in-file\n");
-      const both = await runCli(["serve", "--port", "0", "--auth-token", "secret-on-argv", "--auth-token-file", file], { home: t.home });
-      expect([both.code, both.stderr]).toEqual([2, expect.stringContaining("give --auth-token or --auth-token-file, not both")]);
+      const both = await runCli(["serve", "--port", "0", "--auth-token", "secret-on-argv", "--auth-token-file", file], {
+        home: t.home,
+      });
+      expect([both.code, both.stderr]).toEqual([
+        2,
+        expect.stringContaining("give --auth-token or --auth-token-file, not both"),
+      ]);
       expect(both.stdout + both.stderr).not.toMatch(/secret-on-argv|secret-in-file/);
       await writeFile(file, "\n");
       const empty = await runCli(["serve", "--port", "0", "--auth-token-file", file], { home: t.home });
-      expect([empty.code, empty.stderr]).toEqual([2, expect.stringContaining(`--auth-token-file ${file}: the file is empty`)]);
-      const missing = await runCli(["serve", "--port", "0", "--auth-token-file", join(t.home, "absent")], { home: t.home });
-      expect([missing.code, missing.stderr]).toEqual([2, expect.stringContaining(`--auth-token-file ${join(t.home, "absent")}: no such file`)]);
-      expect(await stat(join(t.home, "runtime.json")).then(() => true, () => false)).toBe(false);
+      expect([empty.code, empty.stderr]).toEqual([
+        2,
+        expect.stringContaining(`--auth-token-file ${file}: the file is empty`),
+      ]);
+      const missing = await runCli(["serve", "--port", "0", "--auth-token-file", join(t.home, "absent")], {
+        home: t.home,
+      });
+      expect([missing.code, missing.stderr]).toEqual([
+        2,
+        expect.stringContaining(`--auth-token-file ${join(t.home, "absent")}: no such file`),
+      ]);
+      expect(
+        await stat(join(t.home, "runtime.json")).then(
+          () => true,
+          () => false,
+        ),
+      ).toBe(false);
     } finally {
       await t.cleanup();
     }
@@ -152,30 +199,48 @@ describe("svc serve --auth-token-file and the --auth-token warning (issue 24: no
 describe("browser guards", () => {
   let d: DaemonProcess;
   let done: () => Promise<void>;
-  beforeAll(async () => ({ d, cleanup: done } = await daemonWith({ daemon: { allowedOrigins: ["http://app.example:3000"] } })));
+  beforeAll(
+    async () => ({ d, cleanup: done } = await daemonWith({ daemon: { allowedOrigins: ["http://app.example:3000"] } })),
+  );
   afterAll(() => done());
 
   it("answers a preflight only for an allowed origin", async () => {
     const ok = await rawRequest(d.port, {
       method: "OPTIONS",
       path: "/heartbeat/tick",
-      headers: { origin: "http://app.example:3000", "access-control-request-method": "POST", "access-control-request-headers": "authorization" },
+      headers: {
+        origin: "http://app.example:3000",
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization",
+      },
     });
     expect(ok.status).toBe(204);
     expect(ok.headers["access-control-allow-origin"]).toBe("http://app.example:3000");
-    const bad = await rawRequest(d.port, { method: "OPTIONS", path: "/heartbeat/tick", headers: { origin: "http://evil.example" } });
+    const bad = await rawRequest(d.port, {
+      method: "OPTIONS",
+      path: "/heartbeat/tick",
+      headers: { origin: "http://evil.example" },
+    });
     expect(bad.status).toBe(403);
     expect(bad.headers["access-control-allow-origin"]).toBeUndefined();
   });
 
   it("refuses a state-changing request from any other origin, even from loopback", async () => {
-    const res = await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: { origin: "http://evil.example", "content-type": "text/plain" } });
+    const res = await rawRequest(d.port, {
+      method: "POST",
+      path: "/heartbeat/tick",
+      headers: { origin: "http://evil.example", "content-type": "text/plain" },
+    });
     expect(res.status).toBe(403);
     expect(res.json().error.code).toBe("forbidden");
   });
 
   it("serves an allowed origin with CORS headers", async () => {
-    const res = await rawRequest(d.port, { method: "POST", path: "/heartbeat/tick", headers: { origin: "http://app.example:3000" } });
+    const res = await rawRequest(d.port, {
+      method: "POST",
+      path: "/heartbeat/tick",
+      headers: { origin: "http://app.example:3000" },
+    });
     expect(res.status).toBe(200);
     expect(res.headers["access-control-allow-origin"]).toBe("http://app.example:3000");
   });

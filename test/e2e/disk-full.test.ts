@@ -51,9 +51,19 @@ describe("a full disk under $SVC_HOME (real daemon on a 4 MiB tmpfs)", () => {
     fx.daemon.fetch("/sentinels", {
       method: "POST",
       headers: json,
-      body: JSON.stringify({ match: [{ subject: "disk:*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "session", sessionId } }),
+      body: JSON.stringify({
+        match: [{ subject: "disk:*" }],
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "session", sessionId },
+      }),
     });
-  const push = (id: string) => fx.daemon.fetch("/providers/agentpush/events", { method: "POST", headers: json, body: JSON.stringify({ id, type: "disk.test", subjects: ["disk:a"] }) });
+  const push = (id: string) =>
+    fx.daemon.fetch("/providers/agentpush/events", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ id, type: "disk.test", subjects: ["disk:a"] }),
+    });
 
   it("says the disk is full on REST, MCP and the CLI, and everything passes again once space is freed", async (ctx) => {
     if (!mounted) ctx.skip();
@@ -67,11 +77,16 @@ describe("a full disk under $SVC_HOME (real daemon on a 4 MiB tmpfs)", () => {
     expect(e.code).toBe("unavailable");
     expect(e.message).toMatch(/the disk is full \(ENOSPC[^)]*\): free space .*then try again/);
     const mcp = await mcpClient(fx.daemon.baseUrl);
-    const viaMcp = await mcp.callTool({ name: "sentinel_watch", arguments: { subject: "disk:b", provider: "agentpush", sessionId: "ses_disk_3" } });
+    const viaMcp = await mcp.callTool({
+      name: "sentinel_watch",
+      arguments: { subject: "disk:b", provider: "agentpush", sessionId: "ses_disk_3" },
+    });
     await mcp.close();
     expect(viaMcp.isError).toBe(true);
     expect((viaMcp.content as Array<{ text: string }>)[0]!.text).toMatch(/the disk is full/);
-    const cli = await runCli(["sentinel", "watch", "disk:c", "--provider", "agentpush", "--session", "ses_disk_4"], { home: fx.home });
+    const cli = await runCli(["sentinel", "watch", "disk:c", "--provider", "agentpush", "--session", "ses_disk_4"], {
+      home: fx.home,
+    });
     expect(cli.code).not.toBe(0);
     expect(cli.stderr).toMatch(/the disk is full/);
     expect((await push("full1")).status).toBe(503);
@@ -84,7 +99,9 @@ describe("a full disk under $SVC_HOME (real daemon on a 4 MiB tmpfs)", () => {
 
     // A clean stop and a start on the same files: both sentinels are there, the event counted once.
     await fx.start();
-    const list = (await (await fx.daemon.fetch("/sentinels")).json()) as { sentinels: Array<{ spec: { target: { sessionId: string } }; deliveredCount: number }> };
+    const list = (await (await fx.daemon.fetch("/sentinels")).json()) as {
+      sentinels: Array<{ spec: { target: { sessionId: string } }; deliveredCount: number }>;
+    };
     const sessions = list.sentinels.map((s) => s.spec.target.sessionId).sort();
     expect(sessions).toEqual(["ses_disk_1", "ses_disk_2"]);
     expect((await push("full1")).status).toBe(200);
@@ -102,8 +119,13 @@ describe("a full disk under $SVC_HOME (real daemon on a 4 MiB tmpfs)", () => {
     await fx.start();
     // Every event accepted before the disk filled is still known: pushed again, each is a duplicate.
     for (let i = 0; i < 20; i++) {
-      const again = (await (await push(`keep${i}`)).json()) as { matched: Array<{ sentinelId: string; outcome: string }> };
-      expect(again.matched.every((m) => m.outcome === "duplicate"), `keep${i}`).toBe(true);
+      const again = (await (await push(`keep${i}`)).json()) as {
+        matched: Array<{ sentinelId: string; outcome: string }>;
+      };
+      expect(
+        again.matched.every((m) => m.outcome === "duplicate"),
+        `keep${i}`,
+      ).toBe(true);
     }
   });
 });

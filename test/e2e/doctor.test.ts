@@ -65,7 +65,11 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
     await res.arrayBuffer();
   };
   const watch = async (daemon: DaemonProcess, spec: unknown) => {
-    const res = await daemon.fetch("/sentinels", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(spec) });
+    const res = await daemon.fetch("/sentinels", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(spec),
+    });
     expect(res.status).toBe(201);
     return ((await res.json()) as { id: string }).id;
   };
@@ -77,9 +81,22 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
     // Deliveries are held unanswered: the rows stay pending (their bodies matter to the doctor).
     rx.respond = () => undefined;
     d = await startDaemonProcess({ home: golden });
-    webhookId = await watch(d, { match: [{ subject: "hook:*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } });
-    sessionSentinelId = await watch(d, { match: [{ subject: "sess:*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "session", sessionId: "ses_doctor" } });
-    await push(d, Array.from({ length: 10 }, (_, i) => ({ id: `h_a${i}`, subjects: ["hook:a"] })));
+    webhookId = await watch(d, {
+      match: [{ subject: "hook:*" }],
+      until: { kind: "never" },
+      provider: "agentpush",
+      target: { kind: "webhook", url: rx.url, secret: SECRET },
+    });
+    sessionSentinelId = await watch(d, {
+      match: [{ subject: "sess:*" }],
+      until: { kind: "never" },
+      provider: "agentpush",
+      target: { kind: "session", sessionId: "ses_doctor" },
+    });
+    await push(
+      d,
+      Array.from({ length: 10 }, (_, i) => ({ id: `h_a${i}`, subjects: ["hook:a"] })),
+    );
     await d.stop();
     // The session sentinel's dedup record with a snapshot and a journal after it, written by the
     // engine's own dedup class with a small compaction threshold (the daemon's is 2,000 changes:
@@ -89,7 +106,10 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
     await dedup.close();
     // The restart compacts the outbox: the first rows go to the snapshot and a segment.
     d = await startDaemonProcess({ home: golden });
-    await push(d, Array.from({ length: 10 }, (_, i) => ({ id: `h_b${i}`, subjects: ["hook:a"] })));
+    await push(
+      d,
+      Array.from({ length: 10 }, (_, i) => ({ id: `h_b${i}`, subjects: ["hook:a"] })),
+    );
     await push(d, [{ id: "s_last", subjects: ["sess:a"] }]);
     await d.kill9();
     d = undefined;
@@ -111,10 +131,14 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
   const segment = async (home: string) => (await readdir(join(home, BODIES))).find((f) => f.endsWith(".bin"))!;
 
   it("the home is as the cases need it: rows in the snapshot, a segment and the journal; a dedup snapshot and journal", async () => {
-    const snap = JSON.parse((await readFile(join(golden, OUTBOX), "utf8")).replace(/^\{"version":3,"seq":\d+,"checksum":"[0-9a-f]{8}",/, "{")) as { rows: unknown[] };
+    const snap = JSON.parse(
+      (await readFile(join(golden, OUTBOX), "utf8")).replace(/^\{"version":3,"seq":\d+,"checksum":"[0-9a-f]{8}",/, "{"),
+    ) as { rows: unknown[] };
     expect(snap.rows).toHaveLength(10);
     expect(await segment(golden)).toBeDefined();
-    expect((await readFile(join(golden, JOURNAL), "utf8")).split("\n").filter((l) => l.includes('"op":"add"'))).toHaveLength(10);
+    expect(
+      (await readFile(join(golden, JOURNAL), "utf8")).split("\n").filter((l) => l.includes('"op":"add"')),
+    ).toHaveLength(10);
     const dedup = await readdir(join(golden, "sentinels-dedup"));
     expect(dedup).toEqual(expect.arrayContaining([`${sessionSentinelId}.json`, `${sessionSentinelId}.log`]));
   });
@@ -136,12 +160,42 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
 
   const cases: Array<[string, string | ((home: string) => Promise<string>), (home: string) => Promise<void>]> = [
     ["the outbox snapshot deleted", OUTBOX, (h) => rm(join(h, OUTBOX))],
-    ["the outbox snapshot truncated", OUTBOX, async (h) => truncate(join(h, OUTBOX), Math.floor((await stat(join(h, OUTBOX))).size / 2))],
-    ["the outbox snapshot edited (a status)", OUTBOX, async (h) => writeFile(join(h, OUTBOX), (await readFile(join(h, OUTBOX), "utf8")).replace('"status":"pending"', '"status":"delivered"'))],
-    ["a journal line syntax-broken", JOURNAL, async (h) => writeFile(join(h, JOURNAL), (await readFile(join(h, JOURNAL), "utf8")).replace('"op":"add"', '"op":"add",,'))],
-    ["a journal key renamed", JOURNAL, async (h) => writeFile(join(h, JOURNAL), (await readFile(join(h, JOURNAL), "utf8")).replace('"eventId"', '"eventID"'))],
-    ["the dedup snapshot truncated", (h) => Promise.resolve(join("sentinels-dedup", `${sessionSentinelId}.json`)), async (h) => truncate(join(h, "sentinels-dedup", `${sessionSentinelId}.json`), 40)],
-    ["the dedup snapshot deleted", (h) => Promise.resolve(join("sentinels-dedup", `${sessionSentinelId}.json`)), (h) => rm(join(h, "sentinels-dedup", `${sessionSentinelId}.json`))],
+    [
+      "the outbox snapshot truncated",
+      OUTBOX,
+      async (h) => truncate(join(h, OUTBOX), Math.floor((await stat(join(h, OUTBOX))).size / 2)),
+    ],
+    [
+      "the outbox snapshot edited (a status)",
+      OUTBOX,
+      async (h) =>
+        writeFile(
+          join(h, OUTBOX),
+          (await readFile(join(h, OUTBOX), "utf8")).replace('"status":"pending"', '"status":"delivered"'),
+        ),
+    ],
+    [
+      "a journal line syntax-broken",
+      JOURNAL,
+      async (h) =>
+        writeFile(join(h, JOURNAL), (await readFile(join(h, JOURNAL), "utf8")).replace('"op":"add"', '"op":"add",,')),
+    ],
+    [
+      "a journal key renamed",
+      JOURNAL,
+      async (h) =>
+        writeFile(join(h, JOURNAL), (await readFile(join(h, JOURNAL), "utf8")).replace('"eventId"', '"eventID"')),
+    ],
+    [
+      "the dedup snapshot truncated",
+      (h) => Promise.resolve(join("sentinels-dedup", `${sessionSentinelId}.json`)),
+      async (h) => truncate(join(h, "sentinels-dedup", `${sessionSentinelId}.json`), 40),
+    ],
+    [
+      "the dedup snapshot deleted",
+      (h) => Promise.resolve(join("sentinels-dedup", `${sessionSentinelId}.json`)),
+      (h) => rm(join(h, "sentinels-dedup", `${sessionSentinelId}.json`)),
+    ],
     [
       "a segment body byte flipped",
       async (h) => join(BODIES, await segment(h)),
@@ -172,7 +226,10 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
     const { code, report } = await doctor(home);
     expect(code).toBe(1);
     expect(report.healthy).toBe(false);
-    expect(errors(report).map((f) => f.file), JSON.stringify(report.findings, null, 1)).toContain(expected);
+    expect(
+      errors(report).map((f) => f.file),
+      JSON.stringify(report.findings, null, 1),
+    ).toContain(expected);
     for (const f of errors(report)) expect(f.fix.length).toBeGreaterThan(10);
   });
 
@@ -196,7 +253,9 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
       // The cut fell on a line end: nothing tells it apart from a journal that was never longer.
       expect(report.findings.filter((f) => f.file === JOURNAL)).toEqual([]);
     } else {
-      expect(report.findings).toContainEqual(expect.objectContaining({ severity: "info", file: JOURNAL, message: expect.stringContaining("torn line") }));
+      expect(report.findings).toContainEqual(
+        expect.objectContaining({ severity: "info", file: JOURNAL, message: expect.stringContaining("torn line") }),
+      );
     }
     expect(report.healthy).toBe(true);
     expect(code).toBe(0);
@@ -216,7 +275,13 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
     d = await startDaemonProcess({ home });
     try {
       const { report } = await doctor(home);
-      expect(report.findings).toContainEqual(expect.objectContaining({ severity: "info", file: "runtime.json", message: expect.stringContaining(`pid ${d.child.pid}`) }));
+      expect(report.findings).toContainEqual(
+        expect.objectContaining({
+          severity: "info",
+          file: "runtime.json",
+          message: expect.stringContaining(`pid ${d.child.pid}`),
+        }),
+      );
     } finally {
       await d.kill9();
       d = undefined;

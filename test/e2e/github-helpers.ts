@@ -6,13 +6,19 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { FIXTURES } from "../support/paths.js";
 
-export async function fakeGhEnv(fixture: string): Promise<{ env: NodeJS.ProcessEnv; dir: string; calls(): Promise<Array<Record<string, any>>> }> {
+export async function fakeGhEnv(
+  fixture: string,
+): Promise<{ env: NodeJS.ProcessEnv; dir: string; calls(): Promise<Array<Record<string, any>>> }> {
   const dir = await mkdtemp(join(tmpdir(), "e2e-fake-gh-"));
   await cp(join(FIXTURES, "fake-gh", fixture), dir, { recursive: true });
   const log = join(dir, "calls.jsonl");
   return {
     dir,
-    env: { PATH: `${join(FIXTURES, "fake-gh/bin")}${delimiter}${process.env.PATH}`, FAKE_GH_DIR: dir, FAKE_GH_LOG: log },
+    env: {
+      PATH: `${join(FIXTURES, "fake-gh/bin")}${delimiter}${process.env.PATH}`,
+      FAKE_GH_DIR: dir,
+      FAKE_GH_LOG: log,
+    },
     calls: async () =>
       (await readFile(log, "utf8").catch(() => ""))
         .split("\n")
@@ -21,9 +27,17 @@ export async function fakeGhEnv(fixture: string): Promise<{ env: NodeJS.ProcessE
   };
 }
 
-export async function mcpClient(baseUrl: string, token?: string): Promise<Client & { json(name: string, args?: Record<string, unknown>): Promise<any> }> {
+export async function mcpClient(
+  baseUrl: string,
+  token?: string,
+): Promise<Client & { json(name: string, args?: Record<string, unknown>): Promise<any> }> {
   const client = new Client({ name: "svc-e2e", version: "0.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", baseUrl), token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined));
+  await client.connect(
+    new StreamableHTTPClientTransport(
+      new URL("/mcp", baseUrl),
+      token ? { requestInit: { headers: { authorization: `Bearer ${token}` } } } : undefined,
+    ),
+  );
   return Object.assign(client, {
     async json(name: string, args: Record<string, unknown> = {}) {
       const out = await client.callTool({ name, arguments: args });
@@ -73,7 +87,8 @@ export async function eventStream(baseUrl: string) {
     async waitFor(pred: () => boolean, what: string, ms = 60_000) {
       const deadline = Date.now() + ms;
       while (!pred()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(events.map((e) => e.type))}`);
+        if (Date.now() > deadline)
+          throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(events.map((e) => e.type))}`);
         await new Promise((r) => setTimeout(r, 25));
       }
     },

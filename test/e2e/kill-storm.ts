@@ -29,9 +29,18 @@ export async function killStorm(opts: KillStormOptions): Promise<void> {
     const roundStart = seq;
     const pusher = async () => {
       while (!stop && seq - roundStart < opts.perRound) {
-        const events = Array.from({ length: 8 }, () => ({ id: `evt_${round}_${seq++}`, type: "storm.item.made", subjects: ["storm:a", `storm:a#${seq}`], data: { round, pad: "p".repeat(seq % 3000) } }));
+        const events = Array.from({ length: 8 }, () => ({
+          id: `evt_${round}_${seq++}`,
+          type: "storm.item.made",
+          subjects: ["storm:a", `storm:a#${seq}`],
+          data: { round, pad: "p".repeat(seq % 3000) },
+        }));
         try {
-          const res = await daemon.fetch("/providers/agentpush/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(events) });
+          const res = await daemon.fetch("/providers/agentpush/events", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(events),
+          });
           if (res.status === 200) {
             opts.accepted?.(events.map((e) => e.id));
             firstAccepted();

@@ -43,13 +43,25 @@ const json = async (r: Promise<Response>): Promise<any> => {
 };
 
 async function startSession(d: DaemonProcess, adapter: string): Promise<any> {
-  const out = await json(d.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter, cwd: d.home }), headers: { "content-type": "application/json" } }));
+  const out = await json(
+    d.fetch("/sessions", {
+      method: "POST",
+      body: JSON.stringify({ adapter, cwd: d.home }),
+      headers: { "content-type": "application/json" },
+    }),
+  );
   return out.descriptor;
 }
 
 /** One turn of the llm-agent: the JSON it answered. */
 async function ask(d: DaemonProcess, sessionId: string, req: Record<string, unknown>): Promise<any> {
-  const out = await json(d.fetch(`/sessions/${sessionId}/prompt`, { method: "POST", body: JSON.stringify({ text: JSON.stringify(req), wait: true }), headers: { "content-type": "application/json" } }));
+  const out = await json(
+    d.fetch(`/sessions/${sessionId}/prompt`, {
+      method: "POST",
+      body: JSON.stringify({ text: JSON.stringify(req), wait: true }),
+      headers: { "content-type": "application/json" },
+    }),
+  );
   return JSON.parse(out.result.text);
 }
 
@@ -57,7 +69,12 @@ const status = (d: DaemonProcess) => json(d.fetch("/llm-endpoint/status"));
 
 function environOf(pid: number): Record<string, string> {
   const raw = readFileSync(`/proc/${pid}/environ`, "utf8");
-  return Object.fromEntries(raw.split("\0").filter(Boolean).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
+  return Object.fromEntries(
+    raw
+      .split("\0")
+      .filter(Boolean)
+      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+  );
 }
 
 /** A fake upstream for the enclosing describe, started before its daemon. */
@@ -88,7 +105,10 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
           features: { llmEndpoint: true },
           llmEndpoint: {
             port: 0,
-            upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] }, openai: { provider: "openai", baseUrl: `${upstream().url}/v1`, models: ["gpt-*"] } },
+            upstreams: {
+              anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] },
+              openai: { provider: "openai", baseUrl: `${upstream().url}/v1`, models: ["gpt-*"] },
+            },
           },
           defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } } },
           models: { "review.small": { model: "claude-haiku-4-5", route: "anthropic" } },
@@ -103,7 +123,10 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
   });
 
   it("the sidecar runs on loopback, its status names where each key comes from and never a key", async () => {
-    const s = await until(async () => ((await status(fx.daemon)).sidecar.state === "running" ? status(fx.daemon) : undefined), "the sidecar to run");
+    const s = await until(
+      async () => ((await status(fx.daemon)).sidecar.state === "running" ? status(fx.daemon) : undefined),
+      "the sidecar to run",
+    );
     expect(s.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(s.routes).toEqual(
       expect.arrayContaining([
@@ -119,28 +142,31 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
     ["anthropic", true, "claude-sonnet-4-5"],
     ["openai", false, "gpt-5"],
     ["openai", true, "gpt-5-mini"],
-  ])("a session's %s call (stream %s) reaches the upstream with the injected key, through the SDK reading only its env", async (api, stream, model) => {
-    const d = await startSession(fx.daemon, "llm");
-    const before = upstream().requests.length;
-    const answer = await ask(fx.daemon, d.id, { api, stream, model });
-    expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true, text: upstream().reply });
-    const seen = upstream().requests.slice(before);
-    expect(seen).toHaveLength(1);
-    const h = seen[0]!.headers;
-    if (api === "anthropic") {
-      expect(h["x-api-key"]).toBe(ANTHROPIC_KEY);
-      expect(h["anthropic-version"]).toBeTruthy();
-    } else expect(h.authorization).toBe(`Bearer ${OPENAI_KEY}`);
-    const token = (await readFile(tokenFile, "utf8")).trim();
-    expect(JSON.stringify(h)).not.toContain(token);
-    const desc = await until(async () => {
-      const x = (await json(fx.daemon.fetch(`/sessions/${d.id}`))).descriptor;
-      return x.modelUsage?.calls === 1 ? x : undefined;
-    }, "the call on the descriptor");
-    expect(desc.modelUsage).toMatchObject({ calls: 1, lastModel: model });
-    expect(desc.modelUsage.inputTokens).toBeGreaterThan(0);
-    await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
-  });
+  ])(
+    "a session's %s call (stream %s) reaches the upstream with the injected key, through the SDK reading only its env",
+    async (api, stream, model) => {
+      const d = await startSession(fx.daemon, "llm");
+      const before = upstream().requests.length;
+      const answer = await ask(fx.daemon, d.id, { api, stream, model });
+      expect(answer, JSON.stringify(answer)).toMatchObject({ ok: true, text: upstream().reply });
+      const seen = upstream().requests.slice(before);
+      expect(seen).toHaveLength(1);
+      const h = seen[0]!.headers;
+      if (api === "anthropic") {
+        expect(h["x-api-key"]).toBe(ANTHROPIC_KEY);
+        expect(h["anthropic-version"]).toBeTruthy();
+      } else expect(h.authorization).toBe(`Bearer ${OPENAI_KEY}`);
+      const token = (await readFile(tokenFile, "utf8")).trim();
+      expect(JSON.stringify(h)).not.toContain(token);
+      const desc = await until(async () => {
+        const x = (await json(fx.daemon.fetch(`/sessions/${d.id}`))).descriptor;
+        return x.modelUsage?.calls === 1 ? x : undefined;
+      }, "the call on the descriptor");
+      expect(desc.modelUsage).toMatchObject({ calls: 1, lastModel: model });
+      expect(desc.modelUsage.inputTokens).toBeGreaterThan(0);
+      await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
+    },
+  );
 
   it("a role name routes by the role's route and model", async () => {
     const d = await startSession(fx.daemon, "llm");
@@ -165,10 +191,17 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
     const listing = await runCli(["sessions", "list", "--json"], { home: fx.home });
     const transcript = await readFile(d.eventsPath, "utf8");
     const usageFiles = await readdir(join(fx.home, "llm-endpoint"));
-    const usage = (await Promise.all(usageFiles.map((f) => readFile(join(fx.home, "llm-endpoint", f), "utf8")))).join("");
+    const usage = (await Promise.all(usageFiles.map((f) => readFile(join(fx.home, "llm-endpoint", f), "utf8")))).join(
+      "",
+    );
     expect(usage).toMatch(/^[0-9a-f]{8} \{/m);
     for (const k of [...KEYS, env.ANTHROPIC_API_KEY!]) {
-      for (const [where, text] of [["listing", listing.stdout], ["transcript", transcript], ["logs", fx.daemon.logs()], ["usage log", usage]] as const) {
+      for (const [where, text] of [
+        ["listing", listing.stdout],
+        ["transcript", transcript],
+        ["logs", fx.daemon.logs()],
+        ["usage log", usage],
+      ] as const) {
         expect(text.includes(k), `${where} holds a secret`).toBe(false);
       }
     }
@@ -177,14 +210,30 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
   it("a session's token works while the session lives and is refused (401) once it ended", async () => {
     await rm(tokenFile, { force: true });
     const d = await startSession(fx.daemon, "llm");
-    const token = await until(async () => (await readFile(tokenFile, "utf8")).trim() || undefined, "the agent to write its token");
+    const token = await until(
+      async () => (await readFile(tokenFile, "utf8")).trim() || undefined,
+      "the agent to write its token",
+    );
     const direct = new Anthropic({ baseURL: (await status(fx.daemon)).url, apiKey: token, maxRetries: 0 });
-    const ok = await direct.messages.create({ model: "claude-sonnet-4-5", max_tokens: 8, messages: [{ role: "user", content: "hi" }] });
+    const ok = await direct.messages.create({
+      model: "claude-sonnet-4-5",
+      max_tokens: 8,
+      messages: [{ role: "user", content: "hi" }],
+    });
     expect(ok.content[0]).toMatchObject({ type: "text" });
     await json(fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" }));
-    await until(async () => (await json(fx.daemon.fetch(`/sessions/${d.id}`))).descriptor.state === "ended", "the session to end");
+    await until(
+      async () => (await json(fx.daemon.fetch(`/sessions/${d.id}`))).descriptor.state === "ended",
+      "the session to end",
+    );
     const err = await until(
-      () => direct.messages.create({ model: "claude-sonnet-4-5", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (e: unknown) => e),
+      () =>
+        direct.messages
+          .create({ model: "claude-sonnet-4-5", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
       "the token to be refused",
     );
     expect(err).toBeInstanceOf(Anthropic.AuthenticationError);
@@ -198,15 +247,25 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
       const x = await json(fx.daemon.fetch(`/llm-endpoint/usage?sessionId=${d.id}`));
       return x.sessions[d.id]?.calls === 1 ? x : undefined;
     }, "the usage");
-    expect(u.sessions[d.id]).toMatchObject({ calls: 1, inputTokens: upstream().usage.openai.prompt_tokens, outputTokens: upstream().usage.openai.completion_tokens });
+    expect(u.sessions[d.id]).toMatchObject({
+      calls: 1,
+      inputTokens: upstream().usage.openai.prompt_tokens,
+      outputTokens: upstream().usage.openai.completion_tokens,
+    });
     expect(u.day.calls).toBeGreaterThanOrEqual(1);
     const cli = await runCli(["llm-endpoint", "usage", "--session", d.id, "--json"], { home: fx.home });
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout).sessions[d.id].calls).toBe(1);
     const client = new Client({ name: "svc-llm-test", version: "0.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(["llm_endpoint_status", "llm_endpoint_usage", "llm_endpoint_start", "llm_endpoint_stop"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["llm_endpoint_status", "llm_endpoint_usage", "llm_endpoint_start", "llm_endpoint_stop"]),
+    );
     const viaMcp = await client.callTool({ name: "llm_endpoint_usage", arguments: { sessionId: d.id } });
     expect((viaMcp.structuredContent as any).sessions[d.id].calls).toBe(1);
     await client.close();
@@ -226,7 +285,10 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
     expect(Date.now() - t0).toBeLessThan(30_000);
     expect(after.url).toBe(before.url);
     expect(after.sidecar.restarts).toBe(before.sidecar.restarts + 1);
-    expect(await ask(fx.daemon, d.id, { api: "anthropic", stream: true, model: "claude-sonnet-4-5" })).toMatchObject({ ok: true, text: upstream().reply });
+    expect(await ask(fx.daemon, d.id, { api: "anthropic", stream: true, model: "claude-sonnet-4-5" })).toMatchObject({
+      ok: true,
+      text: upstream().reply,
+    });
     await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
   });
 
@@ -265,7 +327,11 @@ describe("budgets across the daemon (feature on)", () => {
         JSON.stringify({
           features: { llmEndpoint: true },
           // 32 tokens a call (25 in, 7 out): the day allows two calls, a session one.
-          llmEndpoint: { port: 0, upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } }, budgets: { sessionTokens: 30, dayTokens: 60 } },
+          llmEndpoint: {
+            port: 0,
+            upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } },
+            budgets: { sessionTokens: 30, dayTokens: 60 },
+          },
           defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } } },
           acpAgents: { llm: fixtureAgent("llm-agent.mjs") },
         }),
@@ -280,7 +346,10 @@ describe("budgets across the daemon (feature on)", () => {
     expect(refused).toMatchObject({ ok: false, status: 403, type: "PermissionDeniedError" });
     expect(refused.message).toContain("llmEndpoint.budgets.sessionTokens");
     const lines = await until(async () => {
-      const t = (await readFile(a.eventsPath, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+      const t = (await readFile(a.eventsPath, "utf8"))
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       const hit = t.filter((l: any) => l.type === "llm.refused");
       return hit.length ? hit : undefined;
     }, "the refusal in the transcript");
@@ -306,7 +375,10 @@ describe("the llm-endpoint with the feature off", () => {
     prefix: "svc-e2e-llm-off-",
     setup: async ({ home }) => {
       port = await freePort();
-      await writeFile(join(home, "config.json"), JSON.stringify({ llmEndpoint: { port }, acpAgents: { llm: fixtureAgent("llm-agent.mjs") } }));
+      await writeFile(
+        join(home, "config.json"),
+        JSON.stringify({ llmEndpoint: { port }, acpAgents: { llm: fixtureAgent("llm-agent.mjs") } }),
+      );
     },
   });
 
@@ -360,40 +432,83 @@ describe("the context policy acts on what the sidecar sees (feature on)", () => 
         join(home, "config.json"),
         JSON.stringify({
           features: { llmEndpoint: true },
-          llmEndpoint: { port: 0, upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } } },
-          defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } }, contextContinuity: { warnAtPct: 50, hardStopAtPct: 90 } },
+          llmEndpoint: {
+            port: 0,
+            upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } },
+          },
+          defaults: {
+            adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } },
+            contextContinuity: { warnAtPct: 50, hardStopAtPct: 90 },
+          },
           acpAgents: { llm: fixtureAgent("llm-agent.mjs", { env: { FX_TOKEN_FILE: tokenFile } }) },
         }),
       );
     },
   });
 
-  const transcript = async (path: string) => (await readFile(path, "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { type: string; data: any });
+  const transcript = async (path: string) =>
+    (await readFile(path, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { type: string; data: any });
   const descriptor = async (id: string) => (await json(fx.daemon.fetch(`/sessions/${id}`))).descriptor;
 
   it("a call past warnAtPct warns once per crossing; past hardStopAtPct the session refuses prompts and the sidecar refuses its token", async () => {
     const d = await startSession(fx.daemon, "llm");
     const token = await until(async () => (await readFile(tokenFile, "utf8")).trim() || undefined, "the agent's token");
     // claude-sonnet-4-5 has a 200,000-token window: 120,000 input tokens are 60%.
-    upstream().usage.anthropic = { input_tokens: 100_000, cache_read_input_tokens: 20_000, cache_creation_input_tokens: 0, output_tokens: 10 };
+    upstream().usage.anthropic = {
+      input_tokens: 100_000,
+      cache_read_input_tokens: 20_000,
+      cache_creation_input_tokens: 0,
+      output_tokens: 10,
+    };
     expect(await ask(fx.daemon, d.id, { api: "anthropic", model: "claude-sonnet-4-5" })).toMatchObject({ ok: true });
     await until(async () => (await descriptor(d.id)).context?.pct === 60, "the context use on the descriptor");
     expect(await ask(fx.daemon, d.id, { api: "anthropic", model: "claude-sonnet-4-5" })).toMatchObject({ ok: true });
     await until(async () => (await descriptor(d.id)).modelUsage?.calls === 2, "the second call counted");
     const warns = (await transcript(d.eventsPath)).filter((l) => l.type === "context.warn");
     expect(warns).toHaveLength(1);
-    expect(warns[0]!.data).toMatchObject({ sessionId: d.id, pct: 60, threshold: "warnAtPct", model: "claude-sonnet-4-5", window: 200_000 });
+    expect(warns[0]!.data).toMatchObject({
+      sessionId: d.id,
+      pct: 60,
+      threshold: "warnAtPct",
+      model: "claude-sonnet-4-5",
+      window: 200_000,
+    });
     // 185,000 tokens: 92.5%, past the hard stop.
-    upstream().usage.anthropic = { input_tokens: 185_000, cache_read_input_tokens: 0, cache_creation_input_tokens: 0, output_tokens: 10 };
-    await fx.daemon.fetch(`/sessions/${d.id}/prompt`, { method: "POST", body: JSON.stringify({ text: JSON.stringify({ api: "anthropic", model: "claude-sonnet-4-5" }), wait: true }), headers: { "content-type": "application/json" } });
-    const stop = await until(async () => (await transcript(d.eventsPath)).find((l) => l.type === "context.hard-stop"), "the hard stop");
+    upstream().usage.anthropic = {
+      input_tokens: 185_000,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      output_tokens: 10,
+    };
+    await fx.daemon.fetch(`/sessions/${d.id}/prompt`, {
+      method: "POST",
+      body: JSON.stringify({ text: JSON.stringify({ api: "anthropic", model: "claude-sonnet-4-5" }), wait: true }),
+      headers: { "content-type": "application/json" },
+    });
+    const stop = await until(
+      async () => (await transcript(d.eventsPath)).find((l) => l.type === "context.hard-stop"),
+      "the hard stop",
+    );
     expect(stop.data).toMatchObject({ pct: 92.5, threshold: "hardStopAtPct" });
-    const refused = await fx.daemon.fetch(`/sessions/${d.id}/prompt`, { method: "POST", body: JSON.stringify({ text: "more" }), headers: { "content-type": "application/json" } });
+    const refused = await fx.daemon.fetch(`/sessions/${d.id}/prompt`, {
+      method: "POST",
+      body: JSON.stringify({ text: "more" }),
+      headers: { "content-type": "application/json" },
+    });
     expect(refused.status).toBe(409);
     expect(await refused.text()).toContain("defaults.contextContinuity.hardStopAtPct");
     const direct = new Anthropic({ baseURL: (await status(fx.daemon)).url, apiKey: token, maxRetries: 0 });
     const err = await until(
-      () => direct.messages.create({ model: "claude-sonnet-4-5", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }).then(() => undefined, (e: unknown) => e),
+      () =>
+        direct.messages
+          .create({ model: "claude-sonnet-4-5", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+          .then(
+            () => undefined,
+            (e: unknown) => e,
+          ),
       "the sidecar to refuse the session",
     );
     expect(err).toBeInstanceOf(Anthropic.PermissionDeniedError);

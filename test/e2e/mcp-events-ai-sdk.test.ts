@@ -25,7 +25,9 @@ async function importAiSdk(): Promise<{ mod?: AiSdkMcp; why: string }> {
   try {
     return { mod: (await import(specifier)) as AiSdkMcp, why: "" };
   } catch (err) {
-    return { why: `@ai-sdk/mcp cannot be imported (${(err as Error).message.split("\n")[0]}); it needs Node >= 22, see this file's comment` };
+    return {
+      why: `@ai-sdk/mcp cannot be imported (${(err as Error).message.split("\n")[0]}); it needs Node >= 22, see this file's comment`,
+    };
   }
 }
 
@@ -63,7 +65,13 @@ describe.skipIf(!aiSdk.mod)("MCP events with the AI SDK's experimental_events cl
     const { experimental_createMCPEventWebhook } = aiSdk.mod!;
     const handler = experimental_createMCPEventWebhook({
       store,
-      onEvent: async ({ subscription, event }: { subscription: { id: string }; event: { eventId: string; name: string; data: Record<string, unknown> } }) => {
+      onEvent: async ({
+        subscription,
+        event,
+      }: {
+        subscription: { id: string };
+        event: { eventId: string; name: string; data: Record<string, unknown> };
+      }) => {
         received.push({ subscriptionId: subscription.id, eventId: event.eventId, name: event.name, data: event.data });
       },
     }) as (request: Request) => Promise<Response>;
@@ -71,7 +79,13 @@ describe.skipIf(!aiSdk.mod)("MCP events with the AI SDK's experimental_events cl
     rx.handle((req, res) => {
       const headers = new Headers();
       for (const [k, v] of Object.entries(req.headers)) if (typeof v === "string") headers.set(k, v);
-      void handler(new Request(`https://127.0.0.1:${rx.port}${req.path}`, { method: req.method, headers, body: req.body.length ? new Uint8Array(req.body) : null }))
+      void handler(
+        new Request(`https://127.0.0.1:${rx.port}${req.path}`, {
+          method: req.method,
+          headers,
+          body: req.body.length ? new Uint8Array(req.body) : null,
+        }),
+      )
         .then(async (answer) => {
           res.writeHead(answer.status, Object.fromEntries(answer.headers));
           res.end(Buffer.from(await answer.arrayBuffer()));
@@ -85,14 +99,23 @@ describe.skipIf(!aiSdk.mod)("MCP events with the AI SDK's experimental_events cl
 
   it("subscribes with a secret the SDK generates, receives verified occurrences, refreshes and unsubscribes", async () => {
     const client = await aiSdk.mod!.experimental_createMCPClient({
-      transport: { type: "http", url: `${fx.daemon.baseUrl}/mcp`, headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      transport: {
+        type: "http",
+        url: `${fx.daemon.baseUrl}/mcp`,
+        headers: { authorization: `Bearer ${fx.daemon.token}` },
+      },
       experimental_events: { store },
     });
     try {
       const list = await client.experimental_events.list();
       expect(list.events.map((e: { name: string }) => e.name)).toContain("agentpush.event");
 
-      const sub = await client.experimental_events.subscribe({ name: "agentpush.event", arguments: { subject: "ci:sdk*" }, delivery: { mode: "webhook", url: `https://127.0.0.1:${rx.port}/mcp-events` }, ttlMs: 600_000 });
+      const sub = await client.experimental_events.subscribe({
+        name: "agentpush.event",
+        arguments: { subject: "ci:sdk*" },
+        delivery: { mode: "webhook", url: `https://127.0.0.1:${rx.port}/mcp-events` },
+        ttlMs: 600_000,
+      });
       expect(sub.id).toMatch(/^sub_/);
       expect(Date.parse(sub.refreshBefore)).toBeGreaterThan(Date.now());
       // The secret the SDK generated never left the store except in the subscribe request.
@@ -101,10 +124,21 @@ describe.skipIf(!aiSdk.mod)("MCP events with the AI SDK's experimental_events cl
       expect(fx.daemon.logs()).not.toContain(record!.delivery.secret);
 
       const push = (id: string) =>
-        fx.daemon.fetch("/providers/agentpush/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id, type: "ci.build.finished", subjects: ["ci:sdk", `ci:sdk#${id}`], data: { id } }) });
+        fx.daemon.fetch("/providers/agentpush/events", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ id, type: "ci.build.finished", subjects: ["ci:sdk", `ci:sdk#${id}`], data: { id } }),
+        });
       expect((await push("evt_sdk_1")).status).toBe(200);
-      const got = await until(() => received.find((r) => r.eventId === "evt_sdk_1"), "the AI SDK receiver to accept the occurrence");
-      expect(got).toMatchObject({ subscriptionId: sub.id, name: "agentpush.event", data: { type: "ci.build.finished", payload: { id: "evt_sdk_1" } } });
+      const got = await until(
+        () => received.find((r) => r.eventId === "evt_sdk_1"),
+        "the AI SDK receiver to accept the occurrence",
+      );
+      expect(got).toMatchObject({
+        subscriptionId: sub.id,
+        name: "agentpush.event",
+        data: { type: "ci.build.finished", payload: { id: "evt_sdk_1" } },
+      });
 
       const refreshed = await client.experimental_events.refresh({ id: sub.id });
       expect(refreshed.id).toBe(sub.id);

@@ -28,13 +28,24 @@ describe("MCP events on a real daemon process", () => {
   });
 
   const modern = async () => {
-    const client = new ModernClient({ name: "svc-e2e", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-    await client.connect(new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    const client = new ModernClient(
+      { name: "svc-e2e", version: "0.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await client.connect(
+      new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
     return client;
   };
   const legacy = async () => {
     const client = new Client({ name: "svc-e2e", version: "0.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
     return client;
   };
   const call = async (method: string, params: Record<string, unknown>): Promise<Record<string, any>> => {
@@ -61,29 +72,55 @@ describe("MCP events on a real daemon process", () => {
     const init = await fx.daemon.fetch("/mcp", {
       method: "POST",
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } } }),
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "initialize",
+        params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "0" } },
+      }),
     });
-    expect(((await init.json()) as { result: { capabilities: unknown } }).result.capabilities).toMatchObject({ events: { listChanged: false } });
+    expect(((await init.json()) as { result: { capabilities: unknown } }).result.capabilities).toMatchObject({
+      events: { listChanged: false },
+    });
     const v1 = await legacy();
-    const listed = (await v1.request({ method: "events/list", params: {} }, AnyResult)) as { events: Array<{ name: string; delivery: string[] }> };
+    const listed = (await v1.request({ method: "events/list", params: {} }, AnyResult)) as {
+      events: Array<{ name: string; delivery: string[] }>;
+    };
     expect(listed.events.find((e) => e.name === "agentpush.event")).toMatchObject({ delivery: ["webhook", "poll"] });
     await v1.close();
     const v2 = await modern();
-    expect(v2.getServerCapabilities()).toMatchObject({ extensions: { "io.modelcontextprotocol/events": { listChanged: false } } });
+    expect(v2.getServerCapabilities()).toMatchObject({
+      extensions: { "io.modelcontextprotocol/events": { listChanged: false } },
+    });
     await v2.close();
   });
 
   let subscriptionId: string;
 
   it("subscribes by webhook (no expiry) and delivers a pushed event as a signed occurrence", async () => {
-    const r = await call("events/subscribe", { ...KEY, delivery: { mode: "webhook", url: rx.url, secret: SECRET }, ttlMs: null });
-    expect(r).toMatchObject({ id: expect.stringMatching(/^sub_/), refreshBefore: null, cursor: null, truncated: false, deliveryStatus: { active: true } });
+    const r = await call("events/subscribe", {
+      ...KEY,
+      delivery: { mode: "webhook", url: rx.url, secret: SECRET },
+      ttlMs: null,
+    });
+    expect(r).toMatchObject({
+      id: expect.stringMatching(/^sub_/),
+      refreshBefore: null,
+      cursor: null,
+      truncated: false,
+      deliveryStatus: { active: true },
+    });
     subscriptionId = r.id;
     expect(rx.challengeIds).toEqual([r.id]);
     await push("evt_mcp_1");
     const d = await delivered("evt_mcp_1");
     expect(d).toMatchObject({ subscriptionId, verifiedBy: [0] });
-    expect(JSON.parse(d.body)).toMatchObject({ eventId: "evt_mcp_1", name: "agentpush.event", data: { type: "ci.build.finished", payload: { id: "evt_mcp_1" } }, cursor: null });
+    expect(JSON.parse(d.body)).toMatchObject({
+      eventId: "evt_mcp_1",
+      name: "agentpush.event",
+      data: { type: "ci.build.finished", payload: { id: "evt_mcp_1" } },
+      cursor: null,
+    });
   });
 
   it("polls: a null cursor starts from now, the next poll answers exactly what came after it", async () => {

@@ -51,7 +51,10 @@ describe("a role: cycle hand-written into config.json", () => {
     try {
       const roles = await client.callTool({ name: "model_roles", arguments: {} });
       expect(roles.isError).toBeFalsy();
-      const out = roles.structuredContent as { roles: Record<string, { model: string; source: string }>; problems: Record<string, string> };
+      const out = roles.structuredContent as {
+        roles: Record<string, { model: string; source: string }>;
+        problems: Record<string, string>;
+      };
       expect(out.roles.ok).toEqual({ model: "fx-echo", source: "config" });
       expect(out.roles["review.pr"]).toMatchObject({ source: "default" });
       expect(Object.keys(out.problems).sort()).toEqual(["a", "b", "via"]);
@@ -65,7 +68,16 @@ describe("a role: cycle hand-written into config.json", () => {
 
   it("the daemon runs a swarm on: a step using another role succeeds, one reaching the cycle fails naming it", async () => {
     const file = join(fx.home, "work", "cycle.swarm.json");
-    await writeFile(file, JSON.stringify({ schema: "svc/swarm/v1", steps: [{ id: "good", model: "role:ok", prompt: "hi" }, { id: "bad", model: "role:via", adapter: "echo", prompt: "hi" }] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        schema: "svc/swarm/v1",
+        steps: [
+          { id: "good", model: "role:ok", prompt: "hi" },
+          { id: "bad", model: "role:via", adapter: "echo", prompt: "hi" },
+        ],
+      }),
+    );
     const r = await cli(["run-swarm", file, "--json"]);
     expect(r.code).toBe(1);
     const { run } = JSON.parse(r.stdout);

@@ -11,5 +11,8 @@ export async function makeRecordingSandbox(): Promise<Sandbox> {
 
 /** {@link useDaemonProcess} on a {@link makeRecordingSandbox} home, the daemon loading the fixture from its install location. */
 export function useRecordingDaemon(): DaemonFixture<Sandbox> {
-  return useDaemonProcess({ makeHome: makeRecordingSandbox, setup: async (sb) => ({ env: { SVC_INSTALL_DIR: sb.install } }) });
+  return useDaemonProcess({
+    makeHome: makeRecordingSandbox,
+    setup: async (sb) => ({ env: { SVC_INSTALL_DIR: sb.install } }),
+  });
 }

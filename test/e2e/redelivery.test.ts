@@ -15,7 +15,6 @@ import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } fr
 
 const SECRET = `whsec_${Buffer.alloc(32, 77).toString("base64")}`;
 
-
 describe("redelivery and the sentinel views (real daemon, real HTTPS receiver)", () => {
   let rx: WebhookReceiver;
   let id: string;
@@ -25,13 +24,21 @@ describe("redelivery and the sentinel views (real daemon, real HTTPS receiver)",
   afterAll(async () => rx?.close());
   const fx = useDaemonProcess({ prefix: "svc-e2e-replay-", config: LOOPBACK_CONFIG });
   const cli = (args: string[]) => runCli(args, { home: fx.home });
-  const rows = async () => ((await (await fx.daemon.fetch(`/sentinels/${id}`)).json()) as any).target.outbox.rows as Array<Record<string, any>>;
+  const rows = async () =>
+    ((await (await fx.daemon.fetch(`/sentinels/${id}`)).json()) as any).target.outbox.rows as Array<
+      Record<string, any>
+    >;
 
   beforeAll(async () => {
     const res = await fx.daemon.fetch("/sentinels", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ match: [{ subject: "rd:*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+      body: JSON.stringify({
+        match: [{ subject: "rd:*" }],
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      }),
     });
     expect(res.status).toBe(201);
     id = ((await res.json()) as { id: string }).id;
@@ -48,7 +55,9 @@ describe("redelivery and the sentinel views (real daemon, real HTTPS receiver)",
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toMatch(/outbox\s+0 delivered, 0 pending, 1 dead/);
     expect(status.stdout).toMatch(/EVENT\s+STATUS\s+ATTEMPTS\s+LAST ATTEMPT\s+CREATED\s+LAST ERROR/);
-    expect(status.stdout).toMatch(/rd1\s+dead \(delivered_rejected\)\s+1\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+.*410/);
+    expect(status.stdout).toMatch(
+      /rd1\s+dead \(delivered_rejected\)\s+1\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+\d{4}-\d\d-\d\dT[\d:.]+Z\s+.*410/,
+    );
     expect(JSON.parse((await cli(["sentinel", "status", id, "--json"])).stdout).target.outbox.dead).toBe(1);
   });
 
@@ -60,7 +69,11 @@ describe("redelivery and the sentinel views (real daemon, real HTTPS receiver)",
     expect(out.isError).toBe(true);
     expect((out.content as Array<{ text: string }>)[0]!.text).toMatch(/bearer token/);
     await client.close();
-    const gone = await fx.daemon.fetch(`/sentinels/snt_00000000000000000000000000/replay`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const gone = await fx.daemon.fetch(`/sentinels/snt_00000000000000000000000000/replay`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     expect(gone.status).toBe(404);
     expect((await rows()).find((r) => r.eventId === "rd1")!.status).toBe("dead");
   });
@@ -71,7 +84,10 @@ describe("redelivery and the sentinel views (real daemon, real HTTPS receiver)",
     const r = await cli(["sentinel", "replay", id]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/replaying rd1 \(was dead; replay #1\)/);
-    await until(async () => (await rows()).find((x) => x.eventId === "rd1" && x.status === "delivered"), "rd1 delivered");
+    await until(
+      async () => (await rows()).find((x) => x.eventId === "rd1" && x.status === "delivered"),
+      "rd1 delivered",
+    );
     const again = rx.deliveries.filter((d) => d.id === "rd1");
     expect(again).toHaveLength(2);
     expect(again[1]!.sha).toBe(first.sha);
@@ -82,7 +98,9 @@ describe("redelivery and the sentinel views (real daemon, real HTTPS receiver)",
     // Nothing dead is left: a plain replay finds nothing; --event takes a delivered row too.
     expect((await cli(["sentinel", "replay", id])).stdout).toMatch(/nothing to replay/);
     const byEvent = await cli(["sentinel", "replay", id, "--event", "rd1", "--json"]);
-    expect(JSON.parse(byEvent.stdout).replayed).toEqual([expect.objectContaining({ eventId: "rd1", was: "delivered", replays: 2 })]);
+    expect(JSON.parse(byEvent.stdout).replayed).toEqual([
+      expect.objectContaining({ eventId: "rd1", was: "delivered", replays: 2 }),
+    ]);
     await until(() => rx.deliveries.filter((d) => d.id === "rd1").length === 3, "third delivery of rd1");
   });
 
@@ -90,7 +108,10 @@ describe("redelivery and the sentinel views (real daemon, real HTTPS receiver)",
     let calls = 0;
     rx.respond = (_d, res) => res.writeHead(calls++ === 0 ? 503 : 200).end();
     await cli(["sentinel", "push", "rd:b", "--type", "rd.test", "--id", "rd2"]);
-    const row = await until(async () => (await rows()).find((r) => r.eventId === "rd2" && r.status === "delivered"), "rd2 delivered");
+    const row = await until(
+      async () => (await rows()).find((r) => r.eventId === "rd2" && r.status === "delivered"),
+      "rd2 delivered",
+    );
     expect(row).toMatchObject({ attempts: 2, lastError: null });
   });
 
@@ -119,21 +140,34 @@ describe("replay selectors, the MCP tool and the refusals (real daemon)", () => 
   const fx = useDaemonProcess({ prefix: "svc-e2e-replay2-", config: LOOPBACK_CONFIG });
   const cli = (args: string[]) => runCli(args, { home: fx.home });
   const json = { "content-type": "application/json" };
-  const rowsOf = async (sid: string) => ((await (await fx.daemon.fetch(`/sentinels/${sid}`)).json()) as any).target.outbox.rows as Array<Record<string, any>>;
+  const rowsOf = async (sid: string) =>
+    ((await (await fx.daemon.fetch(`/sentinels/${sid}`)).json()) as any).target.outbox.rows as Array<
+      Record<string, any>
+    >;
   const create = async (subject: string) => {
     const res = await fx.daemon.fetch("/sentinels", {
       method: "POST",
       headers: json,
-      body: JSON.stringify({ match: [{ subject }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+      body: JSON.stringify({
+        match: [{ subject }],
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      }),
     });
     expect(res.status).toBe(201);
     return ((await res.json()) as { id: string }).id;
   };
   const push = async (subject: string, id: string) => {
-    const res = await fx.daemon.fetch("/providers/agentpush/events", { method: "POST", headers: json, body: JSON.stringify({ id, type: "rd.test", subjects: [subject] }) });
+    const res = await fx.daemon.fetch("/providers/agentpush/events", {
+      method: "POST",
+      headers: json,
+      body: JSON.stringify({ id, type: "rd.test", subjects: [subject] }),
+    });
     expect(res.status).toBe(200);
   };
-  const replayRest = (sid: string, body: string) => fx.daemon.fetch(`/sentinels/${sid}/replay`, { method: "POST", headers: json, body });
+  const replayRest = (sid: string, body: string) =>
+    fx.daemon.fetch(`/sentinels/${sid}/replay`, { method: "POST", headers: json, body });
   const sent = (eventId: string) => rx.deliveries.filter((d) => d.id === eventId).length;
 
   it("--since, --dead and --event select rows; the MCP tool with the token replays like the CLI", async () => {
@@ -146,10 +180,15 @@ describe("replay selectors, the MCP tool and the refusals (real daemon)", () => 
     const mid = Date.now();
     rx.respond = (_d, res) => res.writeHead(200).end("ok");
     await push("sel:a", "new1");
-    await until(async () => (await rowsOf(sid)).find((r) => r.eventId === "new1" && r.status === "delivered"), "new1 delivered");
+    await until(
+      async () => (await rowsOf(sid)).find((r) => r.eventId === "new1" && r.status === "delivered"),
+      "new1 delivered",
+    );
 
     // --since with --dead: nothing dead since mid; without --dead: the delivered row since mid.
-    expect((await cli(["sentinel", "replay", sid, "--since", new Date(mid).toISOString(), "--dead"])).stdout).toMatch(/nothing to replay/);
+    expect((await cli(["sentinel", "replay", sid, "--since", new Date(mid).toISOString(), "--dead"])).stdout).toMatch(
+      /nothing to replay/,
+    );
     const since = JSON.parse((await cli(["sentinel", "replay", sid, "--since", String(mid), "--json"])).stdout);
     expect(since.replayed.map((r: { eventId: string }) => r.eventId)).toEqual(["new1"]);
     await until(() => sent("new1") === 2, "new1 sent again");
@@ -157,17 +196,33 @@ describe("replay selectors, the MCP tool and the refusals (real daemon)", () => 
 
     // The MCP tool, with the token: every dead row, the same bytes and webhook-id as the first time.
     const client = new Client({ name: "t", version: "0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
-    const out = await client.callTool({ name: "sentinel_replay", arguments: { sentinelId: sid, since: mid - 60_000, dead: true } });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
+    const out = await client.callTool({
+      name: "sentinel_replay",
+      arguments: { sentinelId: sid, since: mid - 60_000, dead: true },
+    });
     await client.close();
     expect(out.isError, JSON.stringify(out.content)).not.toBe(true);
-    const replayed = (out.structuredContent as { replayed: Array<{ eventId: string; was: string; replays: number }> }).replayed;
-    expect(replayed.map((r) => [r.eventId, r.was, r.replays]).sort()).toEqual([["old1", "dead", 1], ["old2", "dead", 1]]);
+    const replayed = (out.structuredContent as { replayed: Array<{ eventId: string; was: string; replays: number }> })
+      .replayed;
+    expect(replayed.map((r) => [r.eventId, r.was, r.replays]).sort()).toEqual([
+      ["old1", "dead", 1],
+      ["old2", "dead", 1],
+    ]);
     await until(async () => (await rowsOf(sid)).every((r) => r.status === "delivered"), "every row delivered");
     for (const id of ["old1", "old2"]) {
       const [first, again] = rx.deliveries.filter((d) => d.id === id);
       expect(again!.sha, id).toBe(first!.sha);
-      expect((await rowsOf(sid)).find((r) => r.eventId === id)).toMatchObject({ status: "delivered", attempts: 1, replays: 1, lastError: null });
+      expect((await rowsOf(sid)).find((r) => r.eventId === id)).toMatchObject({
+        status: "delivered",
+        attempts: 1,
+        replays: 1,
+        lastError: null,
+      });
     }
     // --event of an unknown event, and bodies that are not the documented object: refused.
     expect((await cli(["sentinel", "replay", sid, "--event", "nope"])).code).not.toBe(0);
@@ -188,13 +243,19 @@ describe("replay selectors, the MCP tool and the refusals (real daemon)", () => 
     for (const body of ["{}", '{"eventId":"g1"}', '{"since":0}']) {
       const res = await replayRest(sid, body);
       expect(res.status, body).toBe(404);
-      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/removed sentinel cannot be replayed/);
+      expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(
+        /removed sentinel cannot be replayed/,
+      );
     }
     const r = await cli(["sentinel", "replay", sid, "--event", "g1"]);
     expect(r.code).not.toBe(0);
     expect(r.stderr).toMatch(/cannot be replayed/);
     const client = new Client({ name: "t", version: "0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
     const out = await client.callTool({ name: "sentinel_replay", arguments: { sentinelId: sid } });
     await client.close();
     expect(out.isError).toBe(true);
@@ -208,18 +269,28 @@ describe("replay selectors, the MCP tool and the refusals (real daemon)", () => 
     await push("gate:a", "gt1");
     await until(async () => (await rowsOf(sid)).find((r) => r.eventId === "gt1" && r.status === "dead"), "gt1 dead");
     const client = new Client({ name: "t", version: "0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
     const set = await client.callTool({ name: "config_set", arguments: { key: "webhooks.allowSubnets", value: [] } });
     expect(set.isError, JSON.stringify(set.content)).not.toBe(true);
     expect((set.structuredContent as { applied: boolean }).applied).toBe(true);
     rx.respond = (_d, res) => res.writeHead(200).end("ok");
     const out = await client.callTool({ name: "sentinel_replay", arguments: { sentinelId: sid, eventId: "gt1" } });
     expect(out.isError, JSON.stringify(out.content)).not.toBe(true);
-    const row = await until(async () => (await rowsOf(sid)).find((r) => r.eventId === "gt1" && r.status === "dead" && r.replays === 1), "gt1 dead again");
+    const row = await until(
+      async () => (await rowsOf(sid)).find((r) => r.eventId === "gt1" && r.status === "dead" && r.replays === 1),
+      "gt1 dead again",
+    );
     expect(JSON.stringify(row)).toMatch(/ssrf|private|127\.0\.0\.1/i);
     expect(sent("gt1")).toBe(1);
     // Allowed again, the same row goes out.
-    await client.callTool({ name: "config_set", arguments: { key: "webhooks.allowSubnets", value: ["127.0.0.0/8", "::1/128"] } });
+    await client.callTool({
+      name: "config_set",
+      arguments: { key: "webhooks.allowSubnets", value: ["127.0.0.0/8", "::1/128"] },
+    });
     await client.callTool({ name: "sentinel_replay", arguments: { sentinelId: sid, eventId: "gt1" } });
     await until(() => sent("gt1") === 2, "gt1 sent after the subnet is allowed again");
     await client.close();
@@ -229,10 +300,15 @@ describe("replay selectors, the MCP tool and the refusals (real daemon)", () => 
     const sid = await create("bad:*");
     rx.respond = (_d, res) => res.writeHead(410).end("gone");
     await push("bad:a", "b1");
-    const before = await until(async () => (await rowsOf(sid)).find((r) => r.eventId === "b1" && r.status === "dead"), "b1 dead");
+    const before = await until(
+      async () => (await rowsOf(sid)).find((r) => r.eventId === "b1" && r.status === "dead"),
+      "b1 dead",
+    );
     await fx.daemon.stop();
     const vaultPath = join(fx.home, "sentinels-secrets.json");
-    const vault = JSON.parse(await readFile(vaultPath, "utf8")) as { secrets: Record<string, { sentinelId: string; secret: string }> };
+    const vault = JSON.parse(await readFile(vaultPath, "utf8")) as {
+      secrets: Record<string, { sentinelId: string; secret: string }>;
+    };
     for (const row of Object.values(vault.secrets)) if (row.sentinelId === sid) row.secret = "whsec_not*base64*at*all";
     await writeFile(vaultPath, JSON.stringify(vault), { mode: 0o600 });
     await fx.start();

@@ -9,18 +9,26 @@ import { useRecordingDaemon } from "./recording-sandbox.js";
 
 const fx = useRecordingDaemon();
 const post = (path: string, body: unknown) =>
-  fx.daemon.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) }).then(
-    (r) => r.status,
-    () => 0,
-  );
+  fx.daemon
+    .fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+    .then(
+      (r) => r.status,
+      () => 0,
+    );
 
 describe("kill -9 mid-write", () => {
   it("leaves sentinels.json and the dedup files whole, and the daemon serves on after a restart", async () => {
-    const spec = (i: number) => ({ match: [{ subject: `job:${i % 5}` }], until: { kind: "never" }, target: { kind: "recording", name: `k${i}` } });
+    const spec = (i: number) => ({
+      match: [{ subject: `job:${i % 5}` }],
+      until: { kind: "never" },
+      target: { kind: "recording", name: `k${i}` },
+    });
     for (let i = 0; i < 5; i++) expect(await post("/sentinels", spec(i))).toBe(201);
     const inFlight = [
       ...Array.from({ length: 30 }, (_, i) => post("/sentinels", spec(i + 5))),
-      ...Array.from({ length: 30 }, (_, i) => post("/providers/agentpush/events", { id: `k${i}`, type: "t", subjects: [`job:${i % 5}`] })),
+      ...Array.from({ length: 30 }, (_, i) =>
+        post("/providers/agentpush/events", { id: `k${i}`, type: "t", subjects: [`job:${i % 5}`] }),
+      ),
     ];
     await new Promise((r) => setTimeout(r, 40));
     await fx.daemon.kill9();
@@ -37,16 +45,23 @@ describe("kill -9 mid-write", () => {
     }
 
     const d = await fx.start();
-    const list = (await (await d.fetch("/sentinels")).json()) as { sentinels: Array<{ id: string; spec: { match: Array<{ subject: string }> } }> };
+    const list = (await (await d.fetch("/sentinels")).json()) as {
+      sentinels: Array<{ id: string; spec: { match: Array<{ subject: string }> } }>;
+    };
     expect(list.sentinels.map((s) => s.id).sort()).toEqual([...ids].sort());
     expect(await post("/providers/agentpush/events", { id: "after", type: "t", subjects: ["job:0"] })).toBe(200);
-    const lines = (await readFile(join(fx.home, "plugins", "target-recording", "deliveries.jsonl"), "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l));
+    const lines = (await readFile(join(fx.home, "plugins", "target-recording", "deliveries.jsonl"), "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
     const afterCount = lines.filter((l) => l.eventId === "after").length;
     expect(afterCount).toBe(list.sentinels.filter((s) => s.spec.match[0]!.subject === "job:0").length);
     expect(afterCount).toBeGreaterThanOrEqual(1);
     const dup = await post("/providers/agentpush/events", { id: "after", type: "t", subjects: ["job:0"] });
     expect(dup).toBe(200);
-    const again = (await readFile(join(fx.home, "plugins", "target-recording", "deliveries.jsonl"), "utf8")).split("\n").filter((l) => l.includes('"after"')).length;
+    const again = (await readFile(join(fx.home, "plugins", "target-recording", "deliveries.jsonl"), "utf8"))
+      .split("\n")
+      .filter((l) => l.includes('"after"')).length;
     expect(again).toBe(afterCount);
   });
 });

@@ -24,9 +24,18 @@ afterEach(async () => {
   await cleanup();
 });
 
-const spec = (ms: number) => ({ match: [{ subject: "job:x" }], until: { kind: "at", ms: clock.now() + ms }, target: { kind: "test", name: "t" }, provider: "agentpush" });
+const spec = (ms: number) => ({
+  match: [{ subject: "job:x" }],
+  until: { kind: "at", ms: clock.now() + ms },
+  target: { kind: "test", name: "t" },
+  provider: "agentpush",
+});
 const push = (id: string) => d.call("POST", "/providers/agentpush/events", { id, type: "t", subjects: ["job:x"] });
-const via = (x: TestDaemon, id: string) => x.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "sentinel ended:expired" && l.sentinel === id).map((l) => l.via);
+const via = (x: TestDaemon, id: string) =>
+  x.logs
+    .map((l) => JSON.parse(l))
+    .filter((l) => l.msg === "sentinel ended:expired" && l.sentinel === id)
+    .map((l) => l.via);
 
 describe("until at over HTTP", () => {
   it("startup", async () => {
@@ -64,7 +73,11 @@ describe("until at over HTTP", () => {
   it("delivery dispatch (time passes while a batch is being delivered; a deferred target's dispatcher asks isExpiredNow)", async () => {
     const { body: s } = await d.call("POST", "/sentinels", spec(1000));
     d.rec.onDeliver = () => clock.advance(1000);
-    const r = await d.call("POST", "/providers/agentpush/events", [1, 2, 3].map((i) => ({ id: `e${i}`, type: "t", subjects: ["job:x"] })));
+    const r = await d.call(
+      "POST",
+      "/providers/agentpush/events",
+      [1, 2, 3].map((i) => ({ id: `e${i}`, type: "t", subjects: ["job:x"] })),
+    );
     expect(r.body.matched.map((m: { outcome: string }) => m.outcome)).toEqual(["delivered", "expired", "expired"]);
     expect(via(d, s.id)).toEqual(["dispatch"]);
     expect(await d.engine.isExpiredNow(s.id)).toBe(true);

@@ -12,13 +12,29 @@ import { mcpClient } from "./github-helpers.js";
 
 const fx = useDaemonProcess({ prefix: "svc-e2e-idem-" });
 
-const watchSpec = (subject: string, sessionId = "ses_idem") => ({ match: [{ subject }], until: { kind: "never" }, target: { kind: "session", sessionId } });
+const watchSpec = (subject: string, sessionId = "ses_idem") => ({
+  match: [{ subject }],
+  until: { kind: "never" },
+  target: { kind: "session", sessionId },
+});
 
-async function post(spec: unknown, headers: Record<string, string> = {}, auth = true): Promise<{ status: number; body: any }> {
-  const res = await fx.daemon.fetch("/sentinels", { method: "POST", auth, headers: { "content-type": "application/json", ...headers }, body: JSON.stringify(spec) });
+async function post(
+  spec: unknown,
+  headers: Record<string, string> = {},
+  auth = true,
+): Promise<{ status: number; body: any }> {
+  const res = await fx.daemon.fetch("/sentinels", {
+    method: "POST",
+    auth,
+    headers: { "content-type": "application/json", ...headers },
+    body: JSON.stringify(spec),
+  });
   return { status: res.status, body: await res.json() };
 }
-const ids = async (): Promise<string[]> => ((await (await fx.daemon.fetch("/sentinels")).json()) as { sentinels: Array<{ id: string }> }).sentinels.map((s) => s.id);
+const ids = async (): Promise<string[]> =>
+  ((await (await fx.daemon.fetch("/sentinels")).json()) as { sentinels: Array<{ id: string }> }).sentinels.map(
+    (s) => s.id,
+  );
 
 describe("POST /sentinels with Idempotency-Key", () => {
   it("the same key and body twice: one sentinel, both answers 201 with the same id", async () => {
@@ -42,12 +58,19 @@ describe("POST /sentinels with Idempotency-Key", () => {
   it("a bad key, or two Idempotency-Key headers, is a 400 invalid_input naming the key", async () => {
     const long = await post(watchSpec("idem:c"), { "idempotency-key": "k".repeat(256) });
     expect(long.status).toBe(400);
-    expect(long.body.error).toMatchObject({ code: "invalid_input", details: [{ path: "idempotencyKey", message: expect.stringMatching(/at most 255/) }] });
+    expect(long.body.error).toMatchObject({
+      code: "invalid_input",
+      details: [{ path: "idempotencyKey", message: expect.stringMatching(/at most 255/) }],
+    });
     // Two header lines (fetch would join them into one "one, two" value, a valid key).
     const twice = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = request(`${fx.daemon.baseUrl}/sentinels`, {
         method: "POST",
-        headers: { authorization: `Bearer ${fx.daemon.token}`, "content-type": "application/json", "idempotency-key": ["one", "two"] },
+        headers: {
+          authorization: `Bearer ${fx.daemon.token}`,
+          "content-type": "application/json",
+          "idempotency-key": ["one", "two"],
+        },
       });
       req.on("response", (res) => {
         let text = "";
@@ -71,9 +94,14 @@ describe("POST /sentinels with Idempotency-Key", () => {
   it("100 concurrent creates are all answered; 20 concurrent with one key make one sentinel", async () => {
     const all = await Promise.all(Array.from({ length: 100 }, (_, i) => post(watchSpec(`load:${i}`, `ses_${i}`))));
     expect(all.map((r) => r.status)).toEqual(Array(100).fill(201));
-    const keyed = await Promise.all(Array.from({ length: 20 }, () => post(watchSpec("idem:burst"), { "idempotency-key": "burst" })));
+    const keyed = await Promise.all(
+      Array.from({ length: 20 }, () => post(watchSpec("idem:burst"), { "idempotency-key": "burst" })),
+    );
     expect(new Set(keyed.map((r) => r.body.id)).size).toBe(1);
-    const stored = JSON.parse(await readFile(join(fx.home, "sentinels.json"), "utf8")).sentinels as Array<{ id: string; spec: { match: Array<{ subject: string }> } }>;
+    const stored = JSON.parse(await readFile(join(fx.home, "sentinels.json"), "utf8")).sentinels as Array<{
+      id: string;
+      spec: { match: Array<{ subject: string }> };
+    }>;
     expect(stored.filter((s) => s.spec.match[0]!.subject.startsWith("load:"))).toHaveLength(100);
     expect(stored.filter((s) => s.spec.match[0]!.subject === "idem:burst")).toHaveLength(1);
   });
@@ -96,7 +124,9 @@ describe("the same rule on MCP and the CLI", () => {
       expect(second.id).toBe(first.id);
       const rest = await post(watchSpec("idem:mcp", "ses_mcp"), { "idempotency-key": "mcp-1" });
       expect(rest.body.id).toBe(first.id);
-      const other = await mcp.json("sentinel_watch", { ...args, sessionId: "ses_other" }).catch((e: { result: unknown }) => e.result);
+      const other = await mcp
+        .json("sentinel_watch", { ...args, sessionId: "ses_other" })
+        .catch((e: { result: unknown }) => e.result);
       expect(other).toMatchObject({ error: { code: "idempotency_key_reused" } });
     } finally {
       await mcp.close();

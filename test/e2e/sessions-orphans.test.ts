@@ -28,19 +28,26 @@ afterAll(() => {
   }
 });
 
-
-
 type Fixture = ReturnType<typeof useDaemonProcess>;
 
 async function post(fx: Fixture, path: string, payload: unknown): Promise<Record<string, any>> {
-  const res = await fx.daemon.fetch(path, { method: "POST", body: JSON.stringify(payload), headers: { "content-type": "application/json" } });
+  const res = await fx.daemon.fetch(path, {
+    method: "POST",
+    body: JSON.stringify(payload),
+    headers: { "content-type": "application/json" },
+  });
   const body = (await res.json()) as Record<string, any>;
   expect(res.ok, JSON.stringify(body)).toBe(true);
   return body;
 }
 
 /** Starts a session and waits until its `session.started` line (and `extra` type, if any) is on disk. */
-async function startSession(fx: Fixture, route: string, payload: unknown, extra?: string): Promise<{ id: string; pid: number; eventsPath: string; terminalPath?: string }> {
+async function startSession(
+  fx: Fixture,
+  route: string,
+  payload: unknown,
+  extra?: string,
+): Promise<{ id: string; pid: number; eventsPath: string; terminalPath?: string }> {
   const { descriptor } = await post(fx, route, payload);
   started.push(descriptor.pid);
   await until(async () => {
@@ -65,18 +72,30 @@ describe.runIf(existsSync("/proc/self/stat"))("sessions left running by a daemon
   it("the next daemon stops their processes with SIGTERM and ends their transcripts with error daemon_exited", async () => {
     const sleeper = await startSession(fx, "/sessions/terminal", { argv: ["sleep", "600"], cwd: fx.home });
     // An ACP agent in the middle of a turn that never ends: stdin EOF alone does not end it.
-    const agent = await startSession(fx, "/sessions", { adapter: "hang", cwd: fx.home, prompt: "wait forever" }, "prompt");
+    const agent = await startSession(
+      fx,
+      "/sessions",
+      { adapter: "hang", cwd: fx.home, prompt: "wait forever" },
+      "prompt",
+    );
 
     await fx.daemon.kill9();
     // (A short look: they keep running without their daemon.)
     await new Promise((r) => setTimeout(r, 300));
     for (const pid of [sleeper.pid, agent.pid]) expect(running(pid), `pid ${pid} after the daemon died`).toBe(true);
-    for (const s of [sleeper, agent]) expect((await lines(s.eventsPath)).map((l) => l.type)).not.toContain("session.ended");
+    for (const s of [sleeper, agent])
+      expect((await lines(s.eventsPath)).map((l) => l.type)).not.toContain("session.ended");
 
     const daemon = await fx.start();
     // A session of the new daemon life, started while the sweep may still run: never touched.
     survivor = await startSession(fx, "/sessions/terminal", { argv: ["sleep", "600"], cwd: fx.home });
-    await until(async () => (await Promise.all([sleeper, agent].map(async (s) => (await lines(s.eventsPath)).at(-1)?.type))).every((t) => t === "session.ended"), "the ended lines");
+    await until(
+      async () =>
+        (await Promise.all([sleeper, agent].map(async (s) => (await lines(s.eventsPath)).at(-1)?.type))).every(
+          (t) => t === "session.ended",
+        ),
+      "the ended lines",
+    );
 
     for (const pid of [sleeper.pid, agent.pid]) expect(running(pid), `pid ${pid} after the sweep`).toBe(false);
     const last = async (s: { eventsPath: string }) => (await lines(s.eventsPath)).at(-1)!;
@@ -88,11 +107,16 @@ describe.runIf(existsSync("/proc/self/stat"))("sessions left running by a daemon
 
     const exported = (await (await daemon.fetch(`/sessions/${agent.id}/export`)).json()) as { events: Line[] };
     expect(exported.events.at(-1)).toMatchObject({ type: "session.ended", data: { error: "daemon_exited" } });
-    await until(() => /"msg":"ended sessions left running by an earlier daemon","count":2,"terminated":2/.test(daemon.logs()), "the sweep's log line");
+    await until(
+      () => /"msg":"ended sessions left running by an earlier daemon","count":2,"terminated":2/.test(daemon.logs()),
+      "the sweep's log line",
+    );
 
     expect(running(survivor.pid)).toBe(true);
     expect((await lines(survivor.eventsPath)).map((l) => l.type)).not.toContain("session.ended");
-    const listed = (await (await daemon.fetch("/sessions")).json()) as { sessions: Array<{ id: string; state: string }> };
+    const listed = (await (await daemon.fetch("/sessions")).json()) as {
+      sessions: Array<{ id: string; state: string }>;
+    };
     expect(listed.sessions.find((s) => s.id === survivor.id)?.state).toBe("idle");
   });
 
@@ -118,13 +142,20 @@ describe.runIf(existsSync("/proc/self/stat"))("sessions left running by a daemon
 describe.runIf(existsSync("/proc/self/stat"))("a session left running that ignores SIGTERM", () => {
   const fx = useDaemonProcess({
     prefix: "svc-e2e-orphans-kill-",
-    config: { terminalPresets: { stubborn: { argv: [process.execPath, RECORDER], env: { IGNORE_SIGTERM: "1", WITH_CHILD: "1" } } } },
+    config: {
+      terminalPresets: {
+        stubborn: { argv: [process.execPath, RECORDER], env: { IGNORE_SIGTERM: "1", WITH_CHILD: "1" } },
+      },
+    },
     env: { SVC_TERMINAL_NO_PTY: "1" },
   });
 
   it("the next daemon escalates to SIGKILL after the grace, for its whole process group", async () => {
     const stubborn = await startSession(fx, "/sessions/terminal", { preset: "stubborn", cwd: fx.home });
-    await until(async () => /child \d+/.test(await readFile(stubborn.terminalPath!, "utf8").catch(() => "")), "the stubborn command's child");
+    await until(
+      async () => /child \d+/.test(await readFile(stubborn.terminalPath!, "utf8").catch(() => "")),
+      "the stubborn command's child",
+    );
     const grandchild = Number(/child (\d+)/.exec(await readFile(stubborn.terminalPath!, "utf8"))![1]);
     started.push(grandchild);
 
@@ -134,7 +165,14 @@ describe.runIf(existsSync("/proc/self/stat"))("a session left running that ignor
     const daemon = await fx.start();
     await until(async () => (await lines(stubborn.eventsPath)).at(-1)?.type === "session.ended", "the ended line");
     for (const pid of [stubborn.pid, grandchild]) expect(running(pid), `pid ${pid} after the sweep`).toBe(false);
-    expect((await lines(stubborn.eventsPath)).at(-1)!.data).toEqual({ code: null, signal: "SIGKILL", error: "daemon_exited" });
-    await until(() => /"msg":"ended sessions left running by an earlier daemon","count":1,"terminated":1/.test(daemon.logs()), "the sweep's log line");
+    expect((await lines(stubborn.eventsPath)).at(-1)!.data).toEqual({
+      code: null,
+      signal: "SIGKILL",
+      error: "daemon_exited",
+    });
+    await until(
+      () => /"msg":"ended sessions left running by an earlier daemon","count":1,"terminated":1/.test(daemon.logs()),
+      "the sweep's log line",
+    );
   });
 });

@@ -27,8 +27,18 @@ afterAll(() => {
   }
 });
 
-async function call(d: DaemonProcess, method: string, path: string, payload?: unknown): Promise<{ status: number; body: Record<string, any> }> {
-  const res = await d.fetch(path, { method, ...(payload !== undefined ? { body: JSON.stringify(payload), headers: { "content-type": "application/json" } } : {}) });
+async function call(
+  d: DaemonProcess,
+  method: string,
+  path: string,
+  payload?: unknown,
+): Promise<{ status: number; body: Record<string, any> }> {
+  const res = await d.fetch(path, {
+    method,
+    ...(payload !== undefined
+      ? { body: JSON.stringify(payload), headers: { "content-type": "application/json" } }
+      : {}),
+  });
   return { status: res.status, body: (await res.json()) as Record<string, any> };
 }
 
@@ -39,7 +49,13 @@ async function ok(d: DaemonProcess, method: string, path: string, payload?: unkn
 }
 
 /** Starts a session with a first prompt and waits for its answer. */
-async function startWith(d: DaemonProcess, adapter: string, cwd: string, prompt: string, extra: Record<string, unknown> = {}): Promise<{ id: string; pid: number; eventsPath: string; text: string }> {
+async function startWith(
+  d: DaemonProcess,
+  adapter: string,
+  cwd: string,
+  prompt: string,
+  extra: Record<string, unknown> = {},
+): Promise<{ id: string; pid: number; eventsPath: string; text: string }> {
   const body = await ok(d, "POST", "/sessions", { adapter, cwd, prompt, wait: true, ...extra });
   started.push(body.descriptor.pid);
   return { ...body.descriptor, text: body.result.text };
@@ -57,7 +73,9 @@ async function eventsUntil(d: DaemonProcess, found: (text: string) => boolean): 
   const deadline = setTimeout(() => ac.abort(), 30_000);
   let text = "";
   try {
-    const reader = (await d.fetch("/events", { headers: { "last-event-id": "0" }, signal: ac.signal })).body!.getReader();
+    const reader = (
+      await d.fetch("/events", { headers: { "last-event-id": "0" }, signal: ac.signal })
+    ).body!.getReader();
     while (!found(text)) {
       const { value, done } = await reader.read();
       if (done) break;
@@ -91,8 +109,14 @@ describe.runIf(existsSync("/proc/self/stat"))("resuming a session", () => {
   let child: { id: string; pid: number; eventsPath: string };
 
   it("after the daemon is killed -9: same id, the agent's history, the transcript going on, the lineage kept", async () => {
-    parent = await startWith(fx.daemon, "keeper", fx.home, "my name is Ada", { label: "the parent", options: { model: "m-1" } });
-    child = await startWith(fx.daemon, "keeper", fx.home, "child speaking", { parentSessionId: parent.id, delegation: 0 });
+    parent = await startWith(fx.daemon, "keeper", fx.home, "my name is Ada", {
+      label: "the parent",
+      options: { model: "m-1" },
+    });
+    child = await startWith(fx.daemon, "keeper", fx.home, "child speaking", {
+      parentSessionId: parent.id,
+      delegation: 0,
+    });
     const before = await lines(parent.eventsPath);
     const childBefore = (await ok(fx.daemon, "GET", `/sessions/${child.id}`)).descriptor;
     expect(childBefore).toMatchObject({ parentId: parent.id, depth: 1 });
@@ -117,15 +141,32 @@ describe.runIf(existsSync("/proc/self/stat"))("resuming a session", () => {
     // The agent replayed its history (two messages) on session/load; the transcript already had it.
     const restarted = after.find((l, i) => i > before.length && l.type === "session.started")!;
     expect(restarted.data.info).toMatchObject({ loaded: true, replayedUpdates: 2 });
-    expect(after.filter((l) => l.type === "update").map((l) => l.data.update.content.text)).toEqual(["noted: my name is Ada", "you said first: my name is Ada"]);
+    expect(after.filter((l) => l.type === "update").map((l) => l.data.update.content.text)).toEqual([
+      "noted: my name is Ada",
+      "you said first: my name is Ada",
+    ]);
 
     const d = (await ok(daemon, "GET", `/sessions/${parent.id}`)).descriptor;
-    expect(d).toMatchObject({ id: parent.id, state: "idle", turns: 2, label: "the parent", options: { model: "m-1" }, depth: 0 });
+    expect(d).toMatchObject({
+      id: parent.id,
+      state: "idle",
+      turns: 2,
+      label: "the parent",
+      options: { model: "m-1" },
+      depth: 0,
+    });
     started.push(d.pid);
 
     const resumedChild = (await ok(daemon, "POST", `/sessions/${child.id}/resume`)).descriptor;
     started.push(resumedChild.pid);
-    expect(resumedChild).toMatchObject({ id: child.id, parentId: parent.id, depth: 1, role: childBefore.role, delegation: 0, state: "idle" });
+    expect(resumedChild).toMatchObject({
+      id: child.id,
+      parentId: parent.id,
+      depth: 1,
+      role: childBefore.role,
+      delegation: 0,
+      state: "idle",
+    });
     expect(await ask(daemon, child.id, "what did I say first?")).toBe("you said first: child speaking");
   });
 
@@ -133,11 +174,23 @@ describe.runIf(existsSync("/proc/self/stat"))("resuming a session", () => {
     const pid = (await ok(fx.daemon, "GET", `/sessions/${parent.id}`)).descriptor.pid;
     await fx.daemon.kill9();
     const daemon = await fx.start();
-    await until(async () => (await lines(parent.eventsPath)).at(-1)?.type === "session.ended", "the sweep to end the resumed life");
-    expect((await lines(parent.eventsPath)).at(-1)!.data).toEqual({ code: null, signal: "SIGTERM", error: "daemon_exited" });
+    await until(
+      async () => (await lines(parent.eventsPath)).at(-1)?.type === "session.ended",
+      "the sweep to end the resumed life",
+    );
+    expect((await lines(parent.eventsPath)).at(-1)!.data).toEqual({
+      code: null,
+      signal: "SIGTERM",
+      error: "daemon_exited",
+    });
     expect(running(pid)).toBe(false);
     // Shown from its record although this daemon life never ran it.
-    expect((await ok(daemon, "GET", `/sessions/${parent.id}`)).descriptor).toMatchObject({ id: parent.id, state: "ended", turns: 2, exit: { error: "daemon_exited" } });
+    expect((await ok(daemon, "GET", `/sessions/${parent.id}`)).descriptor).toMatchObject({
+      id: parent.id,
+      state: "ended",
+      turns: 2,
+      exit: { error: "daemon_exited" },
+    });
     const d = (await ok(daemon, "POST", `/sessions/${parent.id}/resume`)).descriptor;
     started.push(d.pid);
     expect(await ask(daemon, parent.id, "what did I say first?")).toBe("you said first: my name is Ada");
@@ -146,14 +199,20 @@ describe.runIf(existsSync("/proc/self/stat"))("resuming a session", () => {
   it("after a normal end, through the MCP tool; resuming a live session is refused", async () => {
     await ok(fx.daemon, "POST", `/sessions/${parent.id}/stop`);
     const client = new Client({ name: "svc-resume-test", version: "0.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
     try {
       const r = await client.callTool({ name: "resume_agent_session", arguments: { sessionId: parent.id } });
       expect(r.isError, JSON.stringify(r.content)).not.toBe(true);
       expect((r.structuredContent as any).descriptor).toMatchObject({ id: parent.id, state: "idle", turns: 3 });
       started.push((r.structuredContent as any).descriptor.pid);
       expect(await ask(fx.daemon, parent.id, "what did I say first?")).toBe("you said first: my name is Ada");
-      const resumed = new RegExp(`session:resumed[^\\n]*\\n(data: )?[^\\n]*"sessionId":"${parent.id}"[^\\n]*"resumes":3`);
+      const resumed = new RegExp(
+        `session:resumed[^\\n]*\\n(data: )?[^\\n]*"sessionId":"${parent.id}"[^\\n]*"resumes":3`,
+      );
       expect(await eventsUntil(fx.daemon, (t) => resumed.test(t))).toMatch(resumed);
 
       const again = await client.callTool({ name: "resume_agent_session", arguments: { sessionId: parent.id } });
@@ -199,7 +258,10 @@ describe.runIf(existsSync("/proc/self/stat"))("resuming a session", () => {
   it("the record holds no secret and is checked on read: a damaged one is told, never resumed", async () => {
     const record = join(fx.home, "sessions", child.id, "session.json");
     const text = await readFile(record, "utf8");
-    expect(JSON.parse(text)).toMatchObject({ version: 1, record: { id: child.id, parentId: parent.id, agentSessionId: expect.stringMatching(/^fx-res-/) } });
+    expect(JSON.parse(text)).toMatchObject({
+      version: 1,
+      record: { id: child.id, parentId: parent.id, agentSessionId: expect.stringMatching(/^fx-res-/) },
+    });
     expect(text).not.toContain(fx.daemon.token);
     expect(text).not.toMatch(/SVC_SESSION_TOKEN|apiKey"|token"/);
 

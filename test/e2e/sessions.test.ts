@@ -6,7 +6,8 @@ import { FIXTURE_AGENTS, fixtureAgent } from "../core/sessions/harness.js";
 
 let exportedId = "";
 
-const body = async (r: Response | Promise<Response>): Promise<Record<string, any>> => (await (await r).json()) as Record<string, any>;
+const body = async (r: Response | Promise<Response>): Promise<Record<string, any>> =>
+  (await (await r).json()) as Record<string, any>;
 
 async function until(cond: () => Promise<boolean>, what: string, timeoutMs = 10_000) {
   const deadline = Date.now() + timeoutMs;
@@ -20,7 +21,14 @@ const fx = useDaemonProcess({
   prefix: "svc-e2e-sessions-",
   config: {
     acpAgents: { ...FIXTURE_AGENTS, gemini: fixtureAgent("echo-agent.mjs", { name: "Gemini shadowed by a fixture" }) },
-    terminalPresets: { hello: { argv: ["bash", "-c", "echo preset:$GREETING; pwd"], env: { GREETING: "hola" }, cwd: "sub", label: "greeter" } },
+    terminalPresets: {
+      hello: {
+        argv: ["bash", "-c", "echo preset:$GREETING; pwd"],
+        env: { GREETING: "hola" },
+        cwd: "sub",
+        label: "greeter",
+      },
+    },
     futureKey: { kept: true },
   },
   setup: async ({ home }) => {
@@ -31,25 +39,42 @@ const fx = useDaemonProcess({
 
 describe("sessions through the daemon, the CLI and the routes", () => {
   it("svc sessions run prints the agent's answer; the transcript is on disk and served by the route", async () => {
-    const r = await runCli(["sessions", "run", "--adapter", "echo", "--prompt", "ping", "--keep", "--json"], { home: fx.home });
+    const r = await runCli(["sessions", "run", "--adapter", "echo", "--prompt", "ping", "--keep", "--json"], {
+      home: fx.home,
+    });
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out.result).toMatchObject({ stopReason: "end_turn", text: "echo: ping" });
     const { descriptor } = out;
     expect(descriptor.eventsPath).toBe(join(fx.home, "sessions", descriptor.id, "events.jsonl"));
-    const disk = (await readFile(descriptor.eventsPath, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    const disk = (await readFile(descriptor.eventsPath, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(disk.map((l: { type: string }) => l.type)).toContain("turn.ended");
     const res = await fx.daemon.fetch(`/sessions/${descriptor.id}/events`, { auth: false });
     expect(res.status).toBe(200);
-    const served = (await res.text()).trim().split("\n").map((l) => JSON.parse(l));
+    const served = (await res.text())
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(served.slice(0, disk.length)).toEqual(disk);
     const conv = await body(fx.daemon.fetch(`/conversations/${descriptor.id}`, { auth: false }));
-    expect(conv.messages).toEqual([expect.objectContaining({ role: "user", text: "ping" }), expect.objectContaining({ role: "agent", text: "echo: ping" })]);
+    expect(conv.messages).toEqual([
+      expect.objectContaining({ role: "user", text: "ping" }),
+      expect.objectContaining({ role: "agent", text: "echo: ping" }),
+    ]);
   });
 
   it("follow mode streams live lines until the session ends", async () => {
-    const start = await body(fx.daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "slow", cwd: fx.home, prompt: "watch" }), headers: { "content-type": "application/json" } }));
+    const start = await body(
+      fx.daemon.fetch("/sessions", {
+        method: "POST",
+        body: JSON.stringify({ adapter: "slow", cwd: fx.home, prompt: "watch" }),
+        headers: { "content-type": "application/json" },
+      }),
+    );
     const id = start.descriptor.id;
     const res = await fx.daemon.fetch(`/sessions/${id}/events?follow=1`, { auth: false });
     expect(res.headers.get("content-type")).toContain("application/x-ndjson");
@@ -68,7 +93,10 @@ describe("sessions through the daemon, the CLI and the routes", () => {
       if (done) break;
       text += dec.decode(value);
     }
-    const seqs = text.trim().split("\n").map((l) => JSON.parse(l).seq);
+    const seqs = text
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l).seq);
     expect(seqs).toEqual(seqs.map((_: number, i: number) => i + 1));
     expect(text).toContain('"session.ended"');
   });
@@ -82,10 +110,19 @@ describe("sessions through the daemon, the CLI and the routes", () => {
   });
 
   it("a terminal session (a given command) needs the token even from loopback; agent sessions and reads do not", async () => {
-    const denied = await fx.daemon.fetch("/sessions/terminal", { method: "POST", auth: false, body: JSON.stringify({ argv: ["true"] }), headers: { "content-type": "application/json" } });
+    const denied = await fx.daemon.fetch("/sessions/terminal", {
+      method: "POST",
+      auth: false,
+      body: JSON.stringify({ argv: ["true"] }),
+      headers: { "content-type": "application/json" },
+    });
     expect(denied.status).toBe(401);
     expect((await fx.daemon.fetch("/sessions", { auth: false })).status).toBe(200);
-    const bad = await fx.daemon.fetch("/sessions", { method: "POST", body: JSON.stringify({ adapter: "nope", cwd: fx.home }), headers: { "content-type": "application/json" } });
+    const bad = await fx.daemon.fetch("/sessions", {
+      method: "POST",
+      body: JSON.stringify({ adapter: "nope", cwd: fx.home }),
+      headers: { "content-type": "application/json" },
+    });
     expect(bad.status).toBe(404);
     expect((await body(bad)).error.message).toContain("svc acp add nope");
   });
@@ -106,10 +143,19 @@ describe("sessions through the daemon, the CLI and the routes", () => {
     expect(r.stderr).toBe("");
     const { descriptor } = JSON.parse(r.stdout);
     expect(descriptor.terminalPath).toBe(join(fx.home, "sessions", descriptor.id, "terminal.jsonl"));
-    await until(async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes("hi"), "terminal output");
-    const lines = (await readFile(descriptor.terminalPath, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+    await until(
+      async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes("hi"),
+      "terminal output",
+    );
+    const lines = (await readFile(descriptor.terminalPath, "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines.map((l: { data: { text: string } }) => l.data.text).join("")).toBe("hi\n");
-    await until(async () => (await body(fx.daemon.fetch(`/sessions/${descriptor.id}`))).descriptor.state === "ended", "terminal exit");
+    await until(
+      async () => (await body(fx.daemon.fetch(`/sessions/${descriptor.id}`))).descriptor.state === "ended",
+      "terminal exit",
+    );
   });
 
   it("a terminal preset applies argv, env over the daemon's, a cwd relative to the CLI's cwd and the label", async () => {
@@ -117,7 +163,10 @@ describe("sessions through the daemon, the CLI and the routes", () => {
     expect(r.stderr).toBe("");
     const { descriptor } = JSON.parse(r.stdout);
     expect(descriptor).toMatchObject({ label: "greeter", cwd: join(fx.home, "sub") });
-    await until(async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes(join(fx.home, "sub")), "preset output");
+    await until(
+      async () => (await readFile(descriptor.terminalPath, "utf8").catch(() => "")).includes(join(fx.home, "sub")),
+      "preset output",
+    );
     expect(await readFile(descriptor.terminalPath, "utf8")).toContain("preset:hola");
     const missing = await runCli(["sessions", "terminal", "--preset", "nope"], { home: fx.home });
     expect(missing.code).toBe(1);
@@ -130,7 +179,9 @@ describe("sessions through the daemon, the CLI and the routes", () => {
       expect(r, `svc ${args.join(" ")}`).toMatchObject({ code: 0, stderr: "" });
       return r.stdout;
     };
-    const started = JSON.parse(await ok(["sessions", "start", "--adapter", "echo", "--label", "lister", "--option", "model=x", "--json"]));
+    const started = JSON.parse(
+      await ok(["sessions", "start", "--adapter", "echo", "--label", "lister", "--option", "model=x", "--json"]),
+    );
     const id = started.descriptor.id;
     expect(started.descriptor.options).toEqual({ model: "x" });
     expect(await ok(["sessions", "prompt", id, "hello there", "--wait"])).toContain("echo: hello there");

@@ -14,7 +14,11 @@ import { FIXTURE_AGENTS, fixtureAgent } from "../core/sessions/harness.js";
 const KEY = "judge-key-7f3a9c1e5b2d4068";
 const GHP = "ghp_" + "Zq8Lw2Xc4Vb6Nm1Ar3Ts5Yu7Io9Pe0Kd2Fh";
 
-async function until<T>(probe: () => T | undefined | false | Promise<T | undefined | false>, what: string, timeoutMs = 15_000): Promise<T> {
+async function until<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();
@@ -25,7 +29,8 @@ async function until<T>(probe: () => T | undefined | false | Promise<T | undefin
 }
 
 const json = async (r: Promise<Response>): Promise<any> => (await r).json();
-const post = (d: DaemonProcess, path: string, body: unknown = {}) => d.fetch(path, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+const post = (d: DaemonProcess, path: string, body: unknown = {}) =>
+  d.fetch(path, { method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
 
 async function start(d: DaemonProcess, body: Record<string, unknown>): Promise<string> {
   const r = await json(post(d, "/sessions", { cwd: d.home, ...body }));
@@ -40,7 +45,8 @@ beforeAll(async () => {
 afterAll(async () => judge?.close());
 
 const forSession = (id: string) => judge.requests.filter((r) => r.sessionId === id);
-const requestOf = (id: string, trigger: string) => until(() => forSession(id).find((r) => r.trigger === trigger), `a judge request for ${id} (${trigger})`);
+const requestOf = (id: string, trigger: string) =>
+  until(() => forSession(id).find((r) => r.trigger === trigger), `a judge request for ${id} (${trigger})`);
 const userMessage = (r: JudgeRequest): string => r.body.messages[1].content;
 
 /** Waits until the session's descriptor holds a verdict of this trigger (the judgement is over). */
@@ -73,7 +79,10 @@ describe("the steward with a judge key", () => {
     const req = await requestOf(id, "turn-ended");
     expect(req.path).toBe("/v1/chat/completions");
     expect(req.authorization).toBe(`Bearer ${KEY}`);
-    expect(req.body).toMatchObject({ model: "ext-latest", response_format: { type: "json_schema", json_schema: { name: "session_verdict", strict: true } } });
+    expect(req.body).toMatchObject({
+      model: "ext-latest",
+      response_format: { type: "json_schema", json_schema: { name: "session_verdict", strict: true } },
+    });
     expect(req.body.messages.map((m: any) => m.role)).toEqual(["system", "user"]);
     expect(req.raw).not.toContain(GHP);
     expect(req.raw).not.toContain(KEY);
@@ -81,8 +90,19 @@ describe("the steward with a judge key", () => {
     expect(req.raw).toContain("ping with");
 
     const v = await verdictOf(fx.daemon, id, "turn-ended");
-    expect(v).toEqual({ verdict: "done", reason: "it answered the ping", suggestedPrompt: "stop here", trigger: "turn-ended", at: expect.any(Number), model: "ext-latest" });
-    expect(JSON.parse(await readFile(join(fx.home, "sessions", id, "verdict.json"), "utf8"))).toEqual({ version: 1, checksum: expect.stringMatching(/^[0-9a-f]{8}$/), verdict: v });
+    expect(v).toEqual({
+      verdict: "done",
+      reason: "it answered the ping",
+      suggestedPrompt: "stop here",
+      trigger: "turn-ended",
+      at: expect.any(Number),
+      model: "ext-latest",
+    });
+    expect(JSON.parse(await readFile(join(fx.home, "sessions", id, "verdict.json"), "utf8"))).toEqual({
+      version: 1,
+      checksum: expect.stringMatching(/^[0-9a-f]{8}$/),
+      verdict: v,
+    });
 
     // A second turn's end within the window asks nothing: the judgement asked for next is the only other request.
     const turn = await json(post(fx.daemon, `/sessions/${id}/prompt`, { text: "again", wait: true }));
@@ -106,12 +126,22 @@ describe("the steward with a judge key", () => {
     expect(JSON.parse(cli.stdout).verdict).toMatchObject({ verdict: "needs_human", trigger: "request" });
 
     const client = new Client({ name: "svc-steward-test", version: "0.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
     judge.mode = { kind: "verdict", verdict: "stuck", reason: "via mcp" };
     const viaMcp = await client.callTool({ name: "session_judge", arguments: { sessionId: id } });
-    expect((viaMcp.structuredContent as any).verdict).toMatchObject({ verdict: "stuck", reason: "via mcp", trigger: "request" });
+    expect((viaMcp.structuredContent as any).verdict).toMatchObject({
+      verdict: "stuck",
+      reason: "via mcp",
+      trigger: "request",
+    });
     const list = await client.callTool({ name: "session_list", arguments: {} });
-    expect((list.structuredContent as any).sessions.find((s: any) => s.id === id).verdict).toMatchObject({ verdict: "stuck" });
+    expect((list.structuredContent as any).sessions.find((s: any) => s.id === id).verdict).toMatchObject({
+      verdict: "stuck",
+    });
     const recap = await client.callTool({ name: "session_recap", arguments: { sessionId: id } });
     expect((recap.structuredContent as any).session.verdict).toMatchObject({ verdict: "stuck" });
     await client.close();
@@ -128,8 +158,21 @@ describe("the steward with a judge key", () => {
     }
     await reader.cancel();
     const data = sse.split("\n\n").find((b) => b.includes("session:verdict") && b.includes(id))!;
-    expect(JSON.parse(data.split("\n").find((l) => l.startsWith("data: "))!.slice(6)).data).toEqual({
-      sessionId: id, verdict: "done", reason: "it answered the ping", suggestedPrompt: "stop here", trigger: "turn-ended", model: "ext-latest", at: expect.any(Number),
+    expect(
+      JSON.parse(
+        data
+          .split("\n")
+          .find((l) => l.startsWith("data: "))!
+          .slice(6),
+      ).data,
+    ).toEqual({
+      sessionId: id,
+      verdict: "done",
+      reason: "it answered the ping",
+      suggestedPrompt: "stop here",
+      trigger: "turn-ended",
+      model: "ext-latest",
+      at: expect.any(Number),
     });
     const events = await readFile(join(fx.home, "sessions", id, "events.jsonl"), "utf8");
     expect(events).toContain('"steward.verdict"');
@@ -140,12 +183,20 @@ describe("the steward with a judge key", () => {
     judge.mode = { kind: "verdict", verdict: "on_track", reason: "fine" };
     const parent = await start(fx.daemon, { adapter: "echo", prompt: "hello" });
     await verdictOf(fx.daemon, parent, "turn-ended");
-    judge.mode = { kind: "verdict", verdict: "stuck", reason: "no output for a while", suggestedPrompt: "try a smaller step" };
+    judge.mode = {
+      kind: "verdict",
+      verdict: "stuck",
+      reason: "no output for a while",
+      suggestedPrompt: "try a smaller step",
+    };
     const child = await start(fx.daemon, { adapter: "hang", prompt: "work", parentSessionId: parent });
     const req = await requestOf(child, "stalled");
     expect(userMessage(req)).toContain('"stalledForSec"');
     const told = await until(async () => {
-      const lines = (await readFile(join(fx.home, "sessions", parent, "events.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+      const lines = (await readFile(join(fx.home, "sessions", parent, "events.jsonl"), "utf8"))
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       return lines.find((l) => l.type === "prompt" && String(l.data?.text).startsWith("[svc steward]"));
     }, "the parent's message");
     expect(told.data.text).toContain(`your child session ${child} is stuck: no output for a while`);
@@ -212,7 +263,10 @@ describe("the steward with a judge key", () => {
 });
 
 describe("the steward without a key", () => {
-  const fx = useDaemonProcess({ prefix: "svc-e2e-steward-nokey-", config: { acpAgents: FIXTURE_AGENTS, extJudge: { model: "j-1" } } });
+  const fx = useDaemonProcess({
+    prefix: "svc-e2e-steward-nokey-",
+    config: { acpAgents: FIXTURE_AGENTS, extJudge: { model: "j-1" } },
+  });
 
   it("judges nothing, says so once in the log and in svc doctor; a request is refused naming the settings", async () => {
     const before = judge.requests.length;
@@ -232,7 +286,12 @@ describe("the steward without a key", () => {
     expect(judge.requests.length).toBe(before);
     const doctor = await runCli(["doctor", "--json"], { home: fx.home });
     const findings = JSON.parse(doctor.stdout).findings as Array<{ severity: string; message: string }>;
-    expect(findings).toContainEqual(expect.objectContaining({ severity: "warn", message: expect.stringContaining("the session steward has no judge key") }));
+    expect(findings).toContainEqual(
+      expect.objectContaining({
+        severity: "warn",
+        message: expect.stringContaining("the session steward has no judge key"),
+      }),
+    );
     await post(fx.daemon, `/sessions/${id}/stop`);
   });
 });
@@ -242,7 +301,15 @@ describe("the steward through the llm-endpoint sidecar", () => {
     prefix: "svc-e2e-steward-sidecar-",
     setup: async ({ home }) => {
       const { writeFile } = await import("node:fs/promises");
-      await writeFile(join(home, "config.json"), JSON.stringify({ acpAgents: FIXTURE_AGENTS, features: { llmEndpoint: true }, llmEndpoint: { port: 0 }, extJudge: { baseUrl: judge.baseUrl, model: "j-side", apiKey: KEY } }));
+      await writeFile(
+        join(home, "config.json"),
+        JSON.stringify({
+          acpAgents: FIXTURE_AGENTS,
+          features: { llmEndpoint: true },
+          llmEndpoint: { port: 0 },
+          extJudge: { baseUrl: judge.baseUrl, model: "j-side", apiKey: KEY },
+        }),
+      );
     },
   });
 

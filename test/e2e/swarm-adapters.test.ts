@@ -37,7 +37,11 @@ describe("run-swarm walks config.adapters at every run", () => {
     expect(install.code, install.stderr).toBe(0);
     const after = await run([{ id: "s", model: "m", adapter: "echo", prompt: "hi" }]);
     expect(after.code, after.stderr).toBe(0);
-    expect(after.run.plan.steps[0].adapter).toMatchObject({ slug: "echo", source: "package", package: "svc-fixture-adapter" });
+    expect(after.run.plan.steps[0].adapter).toMatchObject({
+      slug: "echo",
+      source: "package",
+      package: "svc-fixture-adapter",
+    });
     expect(after.run.steps.s).toMatchObject({ state: "succeeded", output: "You said: hi" });
     // The same daemon process throughout: no restart.
     expect(fx.daemon.child.exitCode).toBeNull();
@@ -47,8 +51,21 @@ describe("run-swarm walks config.adapters at every run", () => {
   it("a package that fails to load fails only the steps that need it, with the load report's message", async () => {
     const dir = join(fx.sandbox.install, "node_modules", "svc-adapter-broken");
     await mkdir(dir, { recursive: true });
-    const manifest = { schema: "svc/adapter/v1", svc: ">=0.20.0", plugins: [{ type: "adapter", kind: "broken", entry: "./index.js" }] };
-    await writeFile(join(dir, "package.json"), JSON.stringify({ name: "svc-adapter-broken", version: "1.0.0", type: "module", main: "./index.js", "svc-adapter": manifest }));
+    const manifest = {
+      schema: "svc/adapter/v1",
+      svc: ">=0.20.0",
+      plugins: [{ type: "adapter", kind: "broken", entry: "./index.js" }],
+    };
+    await writeFile(
+      join(dir, "package.json"),
+      JSON.stringify({
+        name: "svc-adapter-broken",
+        version: "1.0.0",
+        type: "module",
+        main: "./index.js",
+        "svc-adapter": manifest,
+      }),
+    );
     await writeFile(join(dir, "index.js"), 'throw new Error("broken on purpose");\n');
     const config = JSON.parse(await readFile(join(fx.sandbox.home, "config.json"), "utf8"));
     await fx.sandbox.writeConfig({ ...config, adapters: [...(config.adapters ?? []), "svc-adapter-broken"] });
@@ -59,7 +76,9 @@ describe("run-swarm walks config.adapters at every run", () => {
       { id: "good", model: "m", adapter: "echo", prompt: "fine" },
     ]);
     expect(r.code).toBe(1);
-    expect(r.run.plan.loadReport).toEqual([expect.objectContaining({ package: "svc-adapter-broken", phase: "import" })]);
+    expect(r.run.plan.loadReport).toEqual([
+      expect.objectContaining({ package: "svc-adapter-broken", phase: "import" }),
+    ]);
     expect(r.run.steps.bad.state).toBe("failed");
     expect(r.run.steps.bad.error).toContain("adapter package svc-adapter-broken not loaded (import)");
     expect(r.run.steps.bad.error).toContain("broken on purpose");

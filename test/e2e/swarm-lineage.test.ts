@@ -36,7 +36,11 @@ interface Descriptor {
 }
 
 async function post(path: string, body: unknown): Promise<Response> {
-  return fx.daemon.fetch(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  return fx.daemon.fetch(path, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 }
 
 /** A shell session (the parent), started over HTTP with `extra` (e.g. delegation). */
@@ -58,7 +62,17 @@ async function sessions(): Promise<Descriptor[]> {
 
 async function swarm(name: string): Promise<string> {
   const file = join(work(), `${name}.swarm.json`);
-  await writeFile(file, JSON.stringify({ schema: "svc/swarm/v1", name, steps: [{ id: "a", model: "m", adapter: "echo", prompt: "one" }, { id: "b", model: "m", adapter: "echo", needs: ["a"], prompt: "two" }] }));
+  await writeFile(
+    file,
+    JSON.stringify({
+      schema: "svc/swarm/v1",
+      name,
+      steps: [
+        { id: "a", model: "m", adapter: "echo", prompt: "one" },
+        { id: "b", model: "m", adapter: "echo", needs: ["a"], prompt: "two" },
+      ],
+    }),
+  );
   return file;
 }
 
@@ -72,13 +86,26 @@ describe("run-swarm under spawn.attach", () => {
     expect(r.code, r.stderr).toBe(0);
     const { run } = JSON.parse(r.stdout);
     expect(run).toMatchObject({ state: "succeeded", parentSessionId: parent });
-    expect(JSON.parse(await readFile(join(fx.home, "runs", run.runId, "run.json"), "utf8")).parentSessionId).toBe(parent);
+    expect(JSON.parse(await readFile(join(fx.home, "runs", run.runId, "run.json"), "utf8")).parentSessionId).toBe(
+      parent,
+    );
 
     const all = await sessions();
     for (const stepId of ["a", "b"]) {
       const d = all.find((s) => s.id === run.steps[stepId].sessionId)!;
-      expect(d).toMatchObject({ parentId: parent, depth: 1, role: "executor", delegation: 1, label: `${run.runId}/${stepId}`, run: { runId: run.runId, stepId } });
-      const starting = (await readFile(d.eventsPath, "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((e) => e.type === "session.starting");
+      expect(d).toMatchObject({
+        parentId: parent,
+        depth: 1,
+        role: "executor",
+        delegation: 1,
+        label: `${run.runId}/${stepId}`,
+        run: { runId: run.runId, stepId },
+      });
+      const starting = (await readFile(d.eventsPath, "utf8"))
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+        .find((e) => e.type === "session.starting");
       expect(starting.data).toMatchObject({ parentId: parent, run: { runId: run.runId, stepId } });
     }
     // The CLI's listing nests them under the parent; MCP's session_list carries the run too.
@@ -87,8 +114,13 @@ describe("run-swarm under spawn.attach", () => {
     const client = new Client({ name: "svc-test", version: "0.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl)));
     try {
-      const listed = (await client.callTool({ name: "session_list", arguments: {} })).structuredContent as { sessions: Descriptor[] };
-      expect(listed.sessions.find((s) => s.id === run.steps.b.sessionId)).toMatchObject({ parentId: parent, run: { runId: run.runId, stepId: "b" } });
+      const listed = (await client.callTool({ name: "session_list", arguments: {} })).structuredContent as {
+        sessions: Descriptor[];
+      };
+      expect(listed.sessions.find((s) => s.id === run.steps.b.sessionId)).toMatchObject({
+        parentId: parent,
+        run: { runId: run.runId, stepId: "b" },
+      });
     } finally {
       await client.close();
     }
@@ -109,19 +141,31 @@ describe("run-swarm under spawn.attach", () => {
     const parent = await shellSession({ delegation: 0 });
     const r = await inSession(parent, `run-swarm ${await swarm("refused")} --json`);
     expect(r.code).toBe(1);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: "forbidden", message: expect.stringContaining(`session ${parent} may not spawn sessions: its delegation is 0`) });
+    expect(JSON.parse(r.stdout).error).toMatchObject({
+      code: "forbidden",
+      message: expect.stringContaining(`session ${parent} may not spawn sessions: its delegation is 0`),
+    });
 
     const outside = await cli(["run-swarm", await swarm("outside"), "--json"]);
     expect(outside.code, outside.stderr).toBe(0);
     const { run } = JSON.parse(outside.stdout);
     expect(run.parentSessionId).toBeUndefined();
-    expect((await sessions()).find((s) => s.id === run.steps.a.sessionId)).toMatchObject({ depth: 0, run: { runId: run.runId, stepId: "a" } });
+    expect((await sessions()).find((s) => s.id === run.steps.a.sessionId)).toMatchObject({
+      depth: 0,
+      run: { runId: run.runId, stepId: "a" },
+    });
   });
 
   it("an explicit parentSessionId that names no session refuses the run (404)", async () => {
     const swarmBody = JSON.parse(await readFile(await swarm("orphan"), "utf8"));
-    const res = await post("/swarm/runs", { swarm: swarmBody, baseDir: work(), parentSessionId: "ses_01ARZ3NDEKTSV4RRFFQ69G5FAV" });
+    const res = await post("/swarm/runs", {
+      swarm: swarmBody,
+      baseDir: work(),
+      parentSessionId: "ses_01ARZ3NDEKTSV4RRFFQ69G5FAV",
+    });
     expect(res.status).toBe(404);
-    expect(((await res.json()) as { error: { message: string } }).error.message).toContain("parent session ses_01ARZ3NDEKTSV4RRFFQ69G5FAV does not exist");
+    expect(((await res.json()) as { error: { message: string } }).error.message).toContain(
+      "parent session ses_01ARZ3NDEKTSV4RRFFQ69G5FAV does not exist",
+    );
   });
 });

@@ -21,7 +21,9 @@ const fx = useDaemonProcess({
       echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }),
       slow: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "100000", SLOW_AGENT_INTERVAL_MS: "50" } }),
       steady: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "30", SLOW_AGENT_INTERVAL_MS: "100" } }),
-      layers: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-run", "fx-repo", "fx-config", "claude-opus-4-5"] } }),
+      layers: fixtureAgent("echo-agent.mjs", {
+        models: { allowed: ["fx-run", "fx-repo", "fx-config", "claude-opus-4-5"] },
+      }),
     },
     models: { worker: "fx-echo", "layer.repo": "fx-config", "layer.run": "fx-config", "layer.config": "fx-config" },
     defaults: { adapters: { layers: { options: { fromDefaults: "yes" } } } },
@@ -51,7 +53,11 @@ describe("svc run-swarm through the daemon", () => {
     expect(r.code).toBe(0);
     const { run } = JSON.parse(r.stdout);
     expect(run.state).toBe("succeeded");
-    expect(run.steps.c).toMatchObject({ state: "succeeded", output: "echo: got echo: alpha and echo: beta", stopReason: "end_turn" });
+    expect(run.steps.c).toMatchObject({
+      state: "succeeded",
+      output: "echo: got echo: alpha and echo: beta",
+      stopReason: "end_turn",
+    });
     for (const id of ["a", "b", "c"]) expect(run.steps[id].sessionId).toMatch(/^ses_/);
     expect(run.plan.steps.find((s: { id: string }) => s.id === "a")).toMatchObject({
       model: { id: "fx-echo", source: "config", chain: [{ role: "worker", value: "fx-echo", source: "config" }] },
@@ -59,20 +65,27 @@ describe("svc run-swarm through the daemon", () => {
       options: { model: "fx-echo" },
     });
     const dir = join(fx.home, "runs", run.runId);
-    expect(await readFile(join(dir, "swarm.json"), "utf8")).toBe(await readFile(file, "utf8") + "\n");
+    expect(await readFile(join(dir, "swarm.json"), "utf8")).toBe((await readFile(file, "utf8")) + "\n");
     const onDisk = JSON.parse(await readFile(join(dir, "run.json"), "utf8"));
     expect(onDisk).toMatchObject({ runId: run.runId, state: "succeeded", steps: { c: { state: "succeeded" } } });
     expect(onDisk.steps.a.startedAt).toBeLessThanOrEqual(onDisk.steps.c.startedAt);
 
     const ls = await cli(["run-swarm", "ls", "--json"]);
-    expect(JSON.parse(ls.stdout).runs[0]).toMatchObject({ runId: run.runId, name: "three", state: "succeeded", counts: { succeeded: 3 } });
+    expect(JSON.parse(ls.stdout).runs[0]).toMatchObject({
+      runId: run.runId,
+      name: "three",
+      state: "succeeded",
+      counts: { succeeded: 3 },
+    });
     const show = await cli(["run-swarm", "show", run.runId]);
     expect(show.code).toBe(0);
     expect(show.stdout).toMatch(/c\s+succeeded\s+ses_\S+\s+\S+s\s+echo: got echo: alpha and echo: beta/);
   });
 
   it("the resolved model reaches the agent as the spawn option `model`; a model no adapter fits fails its step", async () => {
-    const file = await swarmFile("model-option", [{ id: "m", model: "role:worker", options: { effort: "low" }, prompt: "env?" }]);
+    const file = await swarmFile("model-option", [
+      { id: "m", model: "role:worker", options: { effort: "low" }, prompt: "env?" },
+    ]);
     const r = await cli(["run-swarm", file, "--json", "--model", "worker=fx-echo-2"]);
     expect(r.code, r.stderr).toBe(1);
     const { run } = JSON.parse(r.stdout);
@@ -87,14 +100,28 @@ describe("svc run-swarm through the daemon", () => {
     // Outside a git repository the swarm file's own directory holds the repository's models file.
     const dir = join(fx.home, "work", "layers");
     await mkdir(join(dir, ".svc"), { recursive: true });
-    await writeFile(join(dir, ".svc", "models.json"), JSON.stringify({ models: { "layer.repo": "fx-repo", "layer.run": "fx-repo" } }));
+    await writeFile(
+      join(dir, ".svc", "models.json"),
+      JSON.stringify({ models: { "layer.repo": "fx-repo", "layer.run": "fx-repo" } }),
+    );
     const file = join(dir, "layers.swarm.json");
     const steps = ["run", "repo", "config"].map((l) => ({ id: l, model: `role:layer.${l}`, prompt: "env?" }));
-    await writeFile(file, JSON.stringify({ schema: "svc/swarm/v1", steps: [...steps, { id: "default", model: "role:review.large", prompt: "env?" }] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        schema: "svc/swarm/v1",
+        steps: [...steps, { id: "default", model: "role:review.large", prompt: "env?" }],
+      }),
+    );
     const r = await cli(["run-swarm", file, "--json", "--model", "layer.run=fx-run"]);
     expect(r.code, r.stderr).toBe(0);
     const { run } = JSON.parse(r.stdout);
-    const expected = { run: ["fx-run", "run"], repo: ["fx-repo", "repository"], config: ["fx-config", "config"], default: ["claude-opus-4-5", "default"] } as const;
+    const expected = {
+      run: ["fx-run", "run"],
+      repo: ["fx-repo", "repository"],
+      config: ["fx-config", "config"],
+      default: ["claude-opus-4-5", "default"],
+    } as const;
     for (const [id, [model, source]] of Object.entries(expected)) {
       const planned = run.plan.steps.find((s: { id: string }) => s.id === id);
       expect(planned.model, id).toMatchObject({ id: model, source });
@@ -112,19 +139,31 @@ describe("svc run-swarm through the daemon", () => {
     expect(r.code).toBe(1);
     const { run } = JSON.parse(r.stdout);
     expect(run.steps.stuck).toMatchObject({ state: "failed", stopReason: "timeout" });
-    expect(run.steps.stuck.error).toContain("the turn did not end within timeoutMinutes (0.002); the session was stopped");
+    expect(run.steps.stuck.error).toContain(
+      "the turn did not end within timeoutMinutes (0.002); the session was stopped",
+    );
     expect(run.steps.after).toEqual({ state: "skipped", reason: "needs stuck, which failed" });
-    const d = (await (await fx.daemon.fetch(`/sessions/${run.steps.stuck.sessionId}`)).json()) as { descriptor: { state: string } };
+    const d = (await (await fx.daemon.fetch(`/sessions/${run.steps.stuck.sessionId}`)).json()) as {
+      descriptor: { state: string };
+    };
     expect(d.descriptor.state).toBe("ended");
   });
 
   it("a step's worktree goes through the spawn path: the dry run shows it, the step runs in a fresh tree of its repo", async () => {
     const repo = await makeRepo(join(fx.home, "work"), "wt-repo");
     const file = join(repo, "wt.swarm.json");
-    await writeFile(file, JSON.stringify({ schema: "svc/swarm/v1", steps: [{ id: "iso", model: "role:worker", worktree: "iso-tree", prompt: "env?" }] }));
+    await writeFile(
+      file,
+      JSON.stringify({
+        schema: "svc/swarm/v1",
+        steps: [{ id: "iso", model: "role:worker", worktree: "iso-tree", prompt: "env?" }],
+      }),
+    );
     const dry = await cli(["run-swarm", file, "--dry-run"]);
     expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toMatch(/iso\s+-\s+fx-echo \(role:worker@config\)\s+echo \(acpAgents\)\s+acpAgents models\s+worktree iso-tree/);
+    expect(dry.stdout).toMatch(
+      /iso\s+-\s+fx-echo \(role:worker@config\)\s+echo \(acpAgents\)\s+acpAgents models\s+worktree iso-tree/,
+    );
     const r = await cli(["run-swarm", file, "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const { run } = JSON.parse(r.stdout);
@@ -199,12 +238,18 @@ describe("svc run-swarm through the daemon", () => {
       { id: "next", model: "x", adapter: "echo", needs: ["long"], prompt: "never" },
     ]);
     const swarm = JSON.parse(await readFile(file, "utf8"));
-    const res = await fx.daemon.fetch("/swarm/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ swarm, baseDir: join(fx.home, "work") }) });
+    const res = await fx.daemon.fetch("/swarm/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ swarm, baseDir: join(fx.home, "work") }),
+    });
     expect(res.status).toBe(201);
     const { run } = (await res.json()) as { run: { runId: string } };
     let sessionId = "";
     await until(async () => {
-      const got = (await (await fx.daemon.fetch(`/swarm/runs/${run.runId}`)).json()) as { run: { steps: Record<string, { sessionId?: string }> } };
+      const got = (await (await fx.daemon.fetch(`/swarm/runs/${run.runId}`)).json()) as {
+        run: { steps: Record<string, { sessionId?: string }> };
+      };
       sessionId = got.run.steps.long!.sessionId ?? "";
       return sessionId !== "";
     }, "the long step's session");
@@ -229,7 +274,10 @@ describe("svc run-swarm through the daemon", () => {
     const { spawn } = await import("node:child_process");
     const { CLI_PATH } = await import("../support/paths.js");
     const { childEnv } = await import("../support/cli.js");
-    const child = spawn(process.execPath, [CLI_PATH, "run-swarm", file], { env: childEnv(fx.home), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CLI_PATH, "run-swarm", file], {
+      env: childEnv(fx.home),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
@@ -243,42 +291,86 @@ describe("svc run-swarm through the daemon", () => {
   it("the MCP tools run, list, show and cancel a swarm the same way: swarm_run (dryRun and wait), swarm_runs, swarm_cancel", async () => {
     const client = new Client({ name: "svc-test", version: "0.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl)));
-    const swarm = { schema: "svc/swarm/v1", name: "via-mcp", steps: [{ id: "a", model: "role:worker", prompt: "over mcp" }] };
+    const swarm = {
+      schema: "svc/swarm/v1",
+      name: "via-mcp",
+      steps: [{ id: "a", model: "role:worker", prompt: "over mcp" }],
+    };
     const baseDir = join(fx.home, "work");
     const dry = await client.callTool({ name: "swarm_run", arguments: { swarm, baseDir, dryRun: true } });
     expect(dry.isError).toBeFalsy();
     expect((dry.structuredContent as any).run).toBeUndefined();
-    expect((dry.structuredContent as any).plan.steps[0]).toMatchObject({ model: { id: "fx-echo", source: "config" }, adapter: { slug: "echo" } });
+    expect((dry.structuredContent as any).plan.steps[0]).toMatchObject({
+      model: { id: "fx-echo", source: "config" },
+      adapter: { slug: "echo" },
+    });
     const done = await client.callTool({ name: "swarm_run", arguments: { swarm, baseDir, wait: true } });
     const run = (done.structuredContent as any).run;
     expect(run).toMatchObject({ state: "succeeded", steps: { a: { state: "succeeded", output: "echo: over mcp" } } });
     const listed = await client.callTool({ name: "swarm_runs", arguments: {} });
-    expect((listed.structuredContent as any).runs[0]).toMatchObject({ runId: run.runId, name: "via-mcp", state: "succeeded" });
+    expect((listed.structuredContent as any).runs[0]).toMatchObject({
+      runId: run.runId,
+      name: "via-mcp",
+      state: "succeeded",
+    });
     const shown = await client.callTool({ name: "swarm_runs", arguments: { runId: run.runId } });
     expect((shown.structuredContent as any).run.steps.a.output).toBe("echo: over mcp");
-    const bad = await client.callTool({ name: "swarm_run", arguments: { swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", prompt: "p" }] }, baseDir } });
+    const bad = await client.callTool({
+      name: "swarm_run",
+      arguments: { swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", prompt: "p" }] }, baseDir },
+    });
     expect(bad.isError).toBe(true);
     expect((bad.content as Array<{ text: string }>)[0]!.text).toContain("steps[a].model");
-    const long = await client.callTool({ name: "swarm_run", arguments: { swarm: { schema: "svc/swarm/v1", steps: [{ id: "long", model: "x", adapter: "slow", prompt: "go" }] }, baseDir } });
+    const long = await client.callTool({
+      name: "swarm_run",
+      arguments: {
+        swarm: { schema: "svc/swarm/v1", steps: [{ id: "long", model: "x", adapter: "slow", prompt: "go" }] },
+        baseDir,
+      },
+    });
     const longId = (long.structuredContent as any).run.runId as string;
-    await until(async () => ((await client.callTool({ name: "swarm_runs", arguments: { runId: longId } })).structuredContent as any).run.steps.long.sessionId !== undefined, "the long step's session");
+    await until(
+      async () =>
+        ((await client.callTool({ name: "swarm_runs", arguments: { runId: longId } })).structuredContent as any).run
+          .steps.long.sessionId !== undefined,
+      "the long step's session",
+    );
     const cancelled = await client.callTool({ name: "swarm_cancel", arguments: { runId: longId } });
-    expect((cancelled.structuredContent as any).run).toMatchObject({ state: "cancelled", steps: { long: { state: "cancelled" } } });
+    expect((cancelled.structuredContent as any).run).toMatchObject({
+      state: "cancelled",
+      steps: { long: { state: "cancelled" } },
+    });
     await client.close();
   });
 
   it("bad input on the route: a 400 naming the step and the field, unknown fields refused; unknown runs 404", async () => {
-    const post = (body: unknown) => fx.daemon.fetch("/swarm/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const post = (body: unknown) =>
+      fx.daemon.fetch("/swarm/runs", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     const baseDir = join(fx.home, "work");
-    let res = await post({ swarm: { schema: "svc/swarm/v1", steps: [{ id: "build", model: "m", prompt: "" }] }, baseDir });
+    let res = await post({
+      swarm: { schema: "svc/swarm/v1", steps: [{ id: "build", model: "m", prompt: "" }] },
+      baseDir,
+    });
     expect(res.status).toBe(400);
-    let err = ((await res.json()) as { error: { code: string; message: string; details: Array<{ path: string }> } }).error;
+    let err = ((await res.json()) as { error: { code: string; message: string; details: Array<{ path: string }> } })
+      .error;
     expect(err.code).toBe("invalid_input");
     expect(err.message).toContain("steps[build].prompt");
     expect(err.details[0]!.path).toContain("steps[build].prompt");
-    res = await post({ swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", model: "m", prompt: "p" }] }, baseDir, concurency: 2 });
+    res = await post({
+      swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", model: "m", prompt: "p" }] },
+      baseDir,
+      concurency: 2,
+    });
     expect(res.status).toBe(400);
-    res = await post({ swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", model: "m", prompt: "p", needs: ["a"] }] }, baseDir });
+    res = await post({
+      swarm: { schema: "svc/swarm/v1", steps: [{ id: "a", model: "m", prompt: "p", needs: ["a"] }] },
+      baseDir,
+    });
     err = ((await res.json()) as { error: typeof err }).error;
     expect(err.message).toBe("steps[a].needs: a step cannot need itself");
     expect((await fx.daemon.fetch("/swarm/runs/not-a-run")).status).toBe(400);
@@ -291,14 +383,28 @@ describe("svc run-swarm through the daemon", () => {
       { id: "long", model: "x", adapter: "slow", needs: ["quick"], prompt: "go" },
     ]);
     const swarm = JSON.parse(await readFile(file, "utf8"));
-    const res = await fx.daemon.fetch("/swarm/runs", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ swarm, baseDir: join(fx.home, "work") }) });
+    const res = await fx.daemon.fetch("/swarm/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ swarm, baseDir: join(fx.home, "work") }),
+    });
     const { run } = (await res.json()) as { run: { runId: string } };
     const recordPath = join(fx.home, "runs", run.runId, "run.json");
-    await until(async () => JSON.parse(await readFile(recordPath, "utf8")).steps.long.sessionId !== undefined, "the long step's session on disk");
+    await until(
+      async () => JSON.parse(await readFile(recordPath, "utf8")).steps.long.sessionId !== undefined,
+      "the long step's session on disk",
+    );
     const longSession = JSON.parse(await readFile(recordPath, "utf8")).steps.long.sessionId as string;
     const transcript = join(fx.home, "sessions", longSession, "events.jsonl");
-    await until(async () => (await readFile(transcript, "utf8").catch(() => "")).includes('"session.started"'), "the long step's agent started");
-    const agentPid = (await readFile(transcript, "utf8")).split("\n").filter(Boolean).map((l) => JSON.parse(l)).find((l) => l.type === "session.started").data.pid as number;
+    await until(
+      async () => (await readFile(transcript, "utf8").catch(() => "")).includes('"session.started"'),
+      "the long step's agent started",
+    );
+    const agentPid = (await readFile(transcript, "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.type === "session.started").data.pid as number;
     const alive = () => {
       try {
         process.kill(agentPid, 0);
@@ -309,12 +415,20 @@ describe("svc run-swarm through the daemon", () => {
     };
     await fx.daemon.kill9();
     const onDisk = JSON.parse(await readFile(recordPath, "utf8"));
-    expect(onDisk).toMatchObject({ state: "running", steps: { quick: { state: "succeeded", output: "echo: done first" }, long: { state: "running" } } });
+    expect(onDisk).toMatchObject({
+      state: "running",
+      steps: { quick: { state: "succeeded", output: "echo: done first" }, long: { state: "running" } },
+    });
     const offline = await cli(["run-swarm", "ls", "--json"]);
-    expect(JSON.parse(offline.stdout).runs.find((r: { runId: string }) => r.runId === run.runId).state).toBe("interrupted");
+    expect(JSON.parse(offline.stdout).runs.find((r: { runId: string }) => r.runId === run.runId).state).toBe(
+      "interrupted",
+    );
     await fx.start();
     const shown = await cli(["run-swarm", "show", run.runId, "--json"]);
-    expect(JSON.parse(shown.stdout).run).toMatchObject({ state: "interrupted", steps: { quick: { state: "succeeded" } } });
+    expect(JSON.parse(shown.stdout).run).toMatchObject({
+      state: "interrupted",
+      steps: { quick: { state: "succeeded" } },
+    });
     try {
       // The next daemon life ends the step's agent it left behind (sessions' orphan sweep).
       await until(async () => !alive(), "the orphaned agent ended by the next daemon");
@@ -325,15 +439,20 @@ describe("svc run-swarm through the daemon", () => {
 });
 
 /** An HTTP proxy in front of the daemon that counts requests by `METHOD /path` (streams pass through). */
-async function countingProxy(target: string): Promise<{ port: number; count(match: string | RegExp): number; close(): Promise<void> }> {
+async function countingProxy(
+  target: string,
+): Promise<{ port: number; count(match: string | RegExp): number; close(): Promise<void> }> {
   const seen: string[] = [];
   const upstream = new URL(target);
   const server = createServer((req, res) => {
     seen.push(`${req.method} ${req.url}`);
-    const out = request({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
-      res.writeHead(up.statusCode ?? 502, up.headers);
-      up.pipe(res);
-    });
+    const out = request(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+      (up) => {
+        res.writeHead(up.statusCode ?? 502, up.headers);
+        up.pipe(res);
+      },
+    );
     out.on("error", () => res.destroy());
     res.on("close", () => out.destroy());
     req.pipe(out);

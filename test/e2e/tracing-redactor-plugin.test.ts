@@ -14,14 +14,28 @@ const LEAK = "ghp_fixtureleak0123456789";
 
 let otlp: OtlpReceiver | undefined;
 const cli = (args: string[]) => runCli(args, { home: fx.sandbox.home, cwd: fx.sandbox.cwd, env: fx.sandbox.env });
-const post = (body: unknown) => ({ method: "POST", body: JSON.stringify(body), headers: { "content-type": "application/json" } });
+const post = (body: unknown) => ({
+  method: "POST",
+  body: JSON.stringify(body),
+  headers: { "content-type": "application/json" },
+});
 
 const fx = useDaemonProcess({
   makeHome: makeSandbox,
   setup: async (sb) => {
     otlp = await startOtlpReceiver();
-    await sb.writeConfig({ adapters: [], acpAgents: FIXTURE_AGENTS, defaults: { extTracing: true, traceRedactor: "shout", traceEndpoint: otlp.tracesUrl } });
-    return { env: { SVC_INSTALL_DIR: sb.install, OTEL_BSP_SCHEDULE_DELAY: "50", OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json" } };
+    await sb.writeConfig({
+      adapters: [],
+      acpAgents: FIXTURE_AGENTS,
+      defaults: { extTracing: true, traceRedactor: "shout", traceEndpoint: otlp.tracesUrl },
+    });
+    return {
+      env: {
+        SVC_INSTALL_DIR: sb.install,
+        OTEL_BSP_SCHEDULE_DELAY: "50",
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "http/json",
+      },
+    };
   },
 });
 
@@ -37,7 +51,11 @@ async function tracedTurn(text: string): Promise<string> {
 
 const turnOf = (id: string) => (all: DecodedSpan[]) => {
   // A redactor sees every attribute, metadata too: `shout` upper-cases the session id as well.
-  const root = all.find((s) => s.name.startsWith("invoke_agent ") && [id, id.toUpperCase()].some((v) => String(s.attributes["gen_ai.agent.id"]).startsWith(v)));
+  const root = all.find(
+    (s) =>
+      s.name.startsWith("invoke_agent ") &&
+      [id, id.toUpperCase()].some((v) => String(s.attributes["gen_ai.agent.id"]).startsWith(v)),
+  );
   return root && all.find((s) => s.name === "turn 1" && s.traceId === root.traceId);
 };
 
@@ -67,7 +85,10 @@ describe("a redactor plugin installed while the daemon runs", () => {
         const before = roots(otlp!.spans).length;
         await tracedTurn(`words the throwing redactor must drop ${i}`);
         const root = await otlp!.waitFor((all) => roots(all)[before], "the next session's root span");
-        const t = await otlp!.waitFor((all) => all.find((x) => x.name === "turn 1" && x.traceId === root.traceId), "its turn span");
+        const t = await otlp!.waitFor(
+          (all) => all.find((x) => x.name === "turn 1" && x.traceId === root.traceId),
+          "its turn span",
+        );
         if (root.attributes["gen_ai.agent.id"] === undefined) dropped = t;
       }
       expect(dropped.attributes["gen_ai.input.messages"]).toBeUndefined();

@@ -42,26 +42,45 @@ describe("webhook delivery survives kill -9 at random moments of a delivery stor
     const created = await d.fetch("/sentinels", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ match: [{ subject: "storm:*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+      body: JSON.stringify({
+        match: [{ subject: "storm:*" }],
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      }),
     });
     expect(created.status).toBe(201);
     const sentinelId = ((await created.json()) as { id: string }).id;
     const accepted = new Set<string>();
     const first = d;
     d = undefined;
-    await killStorm({ home, rounds: ROUNDS, perRound: PER_ROUND, daemon: first, accepted: (ids) => ids.forEach((id) => accepted.add(id)) });
+    await killStorm({
+      home,
+      rounds: ROUNDS,
+      perRound: PER_ROUND,
+      daemon: first,
+      accepted: (ids) => ids.forEach((id) => accepted.add(id)),
+    });
 
     // Issue 23: the home the last kill left (torn tails, retired journals, unreferenced segments,
     // a stale runtime.json) is crash residue: svc doctor calls it healthy, offline.
     const doctor = await runCli(["doctor", "--json"], { home });
     const report = JSON.parse(doctor.stdout) as { healthy: boolean; findings: Array<{ severity: string }> };
-    expect(report.findings.filter((f) => f.severity === "error"), doctor.stdout).toEqual([]);
+    expect(
+      report.findings.filter((f) => f.severity === "error"),
+      doctor.stdout,
+    ).toEqual([]);
     expect(report.healthy).toBe(true);
     expect(doctor.code).toBe(0);
 
     d = await startDaemonProcess({ home });
     const daemon = d;
-    const rows = async () => ((await (await daemon.fetch(`/sentinels/${sentinelId}`)).json()) as { target: { outbox: { rows: Array<{ eventId: string; status: string; deadReason?: string }> } } }).target.outbox.rows;
+    const rows = async () =>
+      (
+        (await (await daemon.fetch(`/sentinels/${sentinelId}`)).json()) as {
+          target: { outbox: { rows: Array<{ eventId: string; status: string; deadReason?: string }> } };
+        }
+      ).target.outbox.rows;
     // Waits for the condition itself (every row terminal); the test's timeout is the only bound.
     let final = await rows();
     while (final.some((r) => r.status === "pending")) {
@@ -74,7 +93,9 @@ describe("webhook delivery survives kill -9 at random moments of a delivery stor
       const row = byId.get(id);
       expect(row, `accepted event ${id} has a row (${accepted.size} accepted, ${final.length} rows)`).toBeDefined();
       // A body lost or torn in a crash would end dead (delivered_rejected): never for an accepted event.
-      expect(row!.status, `accepted event ${id} ends delivered (dead reason: ${row!.deadReason ?? "none"})`).toBe("delivered");
+      expect(row!.status, `accepted event ${id} ends delivered (dead reason: ${row!.deadReason ?? "none"})`).toBe(
+        "delivered",
+      );
       expect(rx.deliveries.some((x) => x.id === id)).toBe(true);
     }
     expect(final.every((r) => r.status !== "pending")).toBe(true);

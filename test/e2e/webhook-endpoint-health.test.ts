@@ -15,8 +15,8 @@ const SECRET = `whsec_${Buffer.alloc(32, 91).toString("base64")}`;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 const json = { "content-type": "application/json" };
 /** Suspension takes 5 attempts with waits of 7.5 s in all: a longer guard than the receiver helper's default. */
-const until = <T>(fn: () => Promise<T | undefined | false> | T | undefined | false, what: string) => untilDone(fn, what, 90_000);
-
+const until = <T>(fn: () => Promise<T | undefined | false> | T | undefined | false, what: string) =>
+  untilDone(fn, what, 90_000);
 
 /** The daemon's webhook sentinel API, as the tests use it. */
 function sentinelApi(fx: DaemonFixture<DaemonHome>) {
@@ -28,13 +28,22 @@ function sentinelApi(fx: DaemonFixture<DaemonHome>) {
       const res = await fx.daemon.fetch("/sentinels", {
         method: "POST",
         headers: json,
-        body: JSON.stringify({ match: [{ subject: `${subject}:*` }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url, secret: SECRET } }),
+        body: JSON.stringify({
+          match: [{ subject: `${subject}:*` }],
+          until: { kind: "never" },
+          provider: "agentpush",
+          target: { kind: "webhook", url, secret: SECRET },
+        }),
       });
       expect(res.status).toBe(201);
       return ((await res.json()) as { id: string }).id;
     },
     async push(subject: string, ...ids: string[]): Promise<void> {
-      const res = await fx.daemon.fetch("/providers/agentpush/events", { method: "POST", headers: json, body: JSON.stringify(ids.map((id) => ({ id, type: "eh.test", subjects: [`${subject}:a`] }))) });
+      const res = await fx.daemon.fetch("/providers/agentpush/events", {
+        method: "POST",
+        headers: json,
+        body: JSON.stringify(ids.map((id) => ({ id, type: "eh.test", subjects: [`${subject}:a`] }))),
+      });
       expect(res.status).toBe(200);
     },
     /** The daemon events of this daemon life so far, read from /events' backlog until `type` is among them. */
@@ -58,7 +67,9 @@ function sentinelApi(fx: DaemonFixture<DaemonHome>) {
     async mcp(token: boolean): Promise<Client> {
       const client = new Client({ name: "t", version: "0" });
       const headers: Record<string, string> = token ? { authorization: `Bearer ${fx.daemon.token}` } : {};
-      await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers } }),
+      );
       return client;
     },
   };
@@ -74,24 +85,43 @@ describe("endpoint health (real daemon, real HTTPS receiver)", () => {
   const api = sentinelApi(fx);
   const cli = (args: string[]) => runCli(args, { home: fx.home });
   const sent = (eventId: string) => rx.deliveries.filter((d) => d.id === eventId).length;
-  const suspendedView = (id: string) => until(async () => ((await api.view(id)).spec.target.deliveryStatus.active === false ? api.view(id) : false), `${id} suspended`);
+  const suspendedView = (id: string) =>
+    until(
+      async () => ((await api.view(id)).spec.target.deliveryStatus.active === false ? api.view(id) : false),
+      `${id} suspended`,
+    );
 
   it("suspends after 5 failed rows; new events wait pending, unsent, across a restart; svc sentinel resume sends each once", async () => {
     rx.respond = (_d, res) => res.writeHead(500).end("down");
     const id = await api.create("eh", rx.url);
     await api.push("eh", "f0", "f1", "f2", "f3", "f4");
     const v = await suspendedView(id);
-    expect(v.spec.target.deliveryStatus).toEqual({ active: false, reason: "consecutive_failures", since: expect.stringMatching(ISO), lastError: "http_5xx" });
+    expect(v.spec.target.deliveryStatus).toEqual({
+      active: false,
+      reason: "consecutive_failures",
+      since: expect.stringMatching(ISO),
+      lastError: "http_5xx",
+    });
     expect(JSON.stringify(v.spec.target.deliveryStatus)).not.toContain("down");
     const events = await api.eventsUpTo("sentinel:delivery-suspended");
     expect(events.filter((e) => e.type === "sentinel:delivery-suspended")).toEqual([
-      { type: "sentinel:delivery-suspended", data: { sentinelId: id, reason: "consecutive_failures", since: v.spec.target.deliveryStatus.since } },
+      {
+        type: "sentinel:delivery-suspended",
+        data: { sentinelId: id, reason: "consecutive_failures", since: v.spec.target.deliveryStatus.since },
+      },
     ]);
     expect((await cli(["sentinel", "list"])).stdout).toMatch(new RegExp(`${id}\\s+active \\(delivery suspended\\)`));
-    expect((await cli(["sentinel", "status", id])).stdout).toMatch(new RegExp(`delivery\\s+SUSPENDED since .*http_5xx.*svc sentinel resume ${id}`));
+    expect((await cli(["sentinel", "status", id])).stdout).toMatch(
+      new RegExp(`delivery\\s+SUSPENDED since .*http_5xx.*svc sentinel resume ${id}`),
+    );
     const client = await api.mcp(false);
-    const listed = (await client.callTool({ name: "sentinel_list", arguments: {} })).structuredContent as { sentinels: Array<{ id: string; spec: { target: any } }> };
-    expect(listed.sentinels.find((s) => s.id === id)!.spec.target.deliveryStatus).toMatchObject({ active: false, reason: "consecutive_failures" });
+    const listed = (await client.callTool({ name: "sentinel_list", arguments: {} })).structuredContent as {
+      sentinels: Array<{ id: string; spec: { target: any } }>;
+    };
+    expect(listed.sentinels.find((s) => s.id === id)!.spec.target.deliveryStatus).toMatchObject({
+      active: false,
+      reason: "consecutive_failures",
+    });
     // sentinel_resume needs the token, like POST /sentinels/:id/resume.
     const refused = await client.callTool({ name: "sentinel_resume", arguments: { sentinelId: id } });
     expect(refused.isError).toBe(true);
@@ -110,7 +140,10 @@ describe("endpoint health (real daemon, real HTTPS receiver)", () => {
 
     // A restart keeps the suspension; still nothing sent.
     await fx.start();
-    expect((await api.view(id)).spec.target.deliveryStatus).toMatchObject({ active: false, reason: "consecutive_failures" });
+    expect((await api.view(id)).spec.target.deliveryStatus).toMatchObject({
+      active: false,
+      reason: "consecutive_failures",
+    });
     expect((await waiting()).map((r) => [r.status, r.attempts])).toEqual([
       ["pending", 0],
       ["pending", 0],
@@ -123,9 +156,15 @@ describe("endpoint health (real daemon, real HTTPS receiver)", () => {
     await until(async () => (await waiting()).every((row) => row.status === "delivered"), "n1 and n2 delivered");
     expect([sent("n1"), sent("n2")]).toEqual([1, 1]);
     expect(rx.deliveries.find((d) => d.id === "n1")).toMatchObject({ verifiedBy: [0], subscriptionId: id });
-    const resumed = (await api.eventsUpTo("sentinel:delivery-resumed")).filter((e) => e.type === "sentinel:delivery-resumed");
+    const resumed = (await api.eventsUpTo("sentinel:delivery-resumed")).filter(
+      (e) => e.type === "sentinel:delivery-resumed",
+    );
     expect(resumed).toEqual([{ type: "sentinel:delivery-resumed", data: { sentinelId: id, pending: 2 } }]);
-    expect((await api.view(id)).spec.target.deliveryStatus).toEqual({ active: true, lastDeliveryAt: expect.stringMatching(ISO), lastError: null });
+    expect((await api.view(id)).spec.target.deliveryStatus).toEqual({
+      active: true,
+      lastDeliveryAt: expect.stringMatching(ISO),
+      lastError: null,
+    });
     expect((await cli(["sentinel", "resume", id])).stdout).toMatch(/was not suspended; nothing changed/);
   });
 
@@ -140,7 +179,9 @@ describe("endpoint health (real daemon, real HTTPS receiver)", () => {
     const r = await cli(["webhooks", "check", rx.url]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/allowed/);
-    expect(r.stdout).toMatch(new RegExp(`resumed ${id}: the callback answered the challenge; 1 pending event\\(s\\) being sent`));
+    expect(r.stdout).toMatch(
+      new RegExp(`resumed ${id}: the callback answered the challenge; 1 pending event\\(s\\) being sent`),
+    );
     // One challenge: the other sentinel of this URL is not suspended and is not contacted.
     expect(rx.challenges).toBe(challenges + 1);
     await until(() => sent("w1") === 1, "w1 delivered");
@@ -190,7 +231,10 @@ describe("per-callback-host lanes (real daemon, two real receivers)", () => {
     await api.push("slow", ...Array.from({ length: 40 }, (_, i) => `s${i}`));
     await api.push("fast", ...Array.from({ length: 20 }, (_, i) => `f${i}`));
     const fastDone = async () => (await api.rows(fastId)).filter((r) => r.status === "delivered").length === 20;
-    await until(async () => maxInFlight === 16 && (await fastDone()), "the fast events delivered and the slow lane full");
+    await until(
+      async () => maxInFlight === 16 && (await fastDone()),
+      "the fast events delivered and the slow lane full",
+    );
     // Nothing of the slow receiver's was answered: its rows all wait, its lane never went past 16.
     expect((await api.rows(slowId)).every((r) => r.status === "pending")).toBe(true);
     expect(new Set(fast.deliveries.map((d) => d.id)).size).toBe(20);

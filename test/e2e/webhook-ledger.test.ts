@@ -25,16 +25,27 @@ describe("the outbox row is the webhook target's only record of an event (real d
   });
   const fx = useDaemonProcess({ prefix: "svc-e2e-ledger-", config: LOOPBACK_CONFIG });
   const json = async (path: string, init: RequestInit = {}) => {
-    const res = await fx.daemon.fetch(path, { ...init, headers: { "content-type": "application/json", ...(init.headers ?? {}) } });
+    const res = await fx.daemon.fetch(path, {
+      ...init,
+      headers: { "content-type": "application/json", ...(init.headers ?? {}) },
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
-  const push = (events: unknown[]) => json("/providers/agentpush/events", { method: "POST", body: JSON.stringify(events) });
+  const push = (events: unknown[]) =>
+    json("/providers/agentpush/events", { method: "POST", body: JSON.stringify(events) });
   const ev = (id: string) => ({ id, type: "ci.build.finished", subjects: ["ci:ledger"], data: {} });
 
-  it("an id re-pushed after 1,000 newer ones is still a duplicate while its row exists: nothing sent, nothing counted", { timeout: 120_000 }, async () => {
+  it("an id re-pushed after 1,000 newer ones is still a duplicate while its row exists: nothing sent, nothing counted", {
+    timeout: 120_000,
+  }, async () => {
     const created = await json("/sentinels", {
       method: "POST",
-      body: JSON.stringify({ match: [{ subject: "ci:ledger" }], until: { kind: "count", n: 1012 }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+      body: JSON.stringify({
+        match: [{ subject: "ci:ledger" }],
+        until: { kind: "count", n: 1012 },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      }),
     });
     expect(created.status).toBe(201);
     const id = created.body.id as string;
@@ -43,7 +54,10 @@ describe("the outbox row is the webhook target's only record of an event (real d
       expect(r.status).toBe(200);
       expect(r.body.matched.every((m: { outcome: string }) => m.outcome === "delivered")).toBe(true);
     }
-    await until(async () => (await json(`/sentinels/${id}`)).body.target.outbox.delivered === 1010 || undefined, "1010 rows delivered");
+    await until(
+      async () => (await json(`/sentinels/${id}`)).body.target.outbox.delivered === 1010 || undefined,
+      "1010 rows delivered",
+    );
     // A restart: every acknowledgement is written, and whatever was in memory only is gone.
     await fx.start();
     const again = await push([ev("w0"), ev("w1")]);
@@ -58,29 +72,45 @@ describe("the outbox row is the webhook target's only record of an event (real d
     await until(() => rx.deliveries.length >= 1012, "1012 deliveries");
     expect(new Set(rx.deliveries.map((d) => d.id)).size).toBe(1012);
     // The engine kept no record of its own for this webhook sentinel.
-    expect(await readdir(join(fx.home, "sentinels-dedup")).catch(() => [])).not.toContainEqual(expect.stringContaining(id));
+    expect(await readdir(join(fx.home, "sentinels-dedup")).catch(() => [])).not.toContainEqual(
+      expect.stringContaining(id),
+    );
   });
 
   it("a webhook sentinel's dedup record from before 0.21 is adopted by the outbox: its ids stay duplicates, its count carries on", async () => {
     const created = await json("/sentinels", {
       method: "POST",
-      body: JSON.stringify({ match: [{ subject: "ci:old" }], until: { kind: "count", n: 1102 }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+      body: JSON.stringify({
+        match: [{ subject: "ci:old" }],
+        until: { kind: "count", n: 1102 },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      }),
     });
     const id = created.body.id as string;
     await fx.daemon.stop();
     // What svc 0.20 left: a snapshot of 1,100 deliveries, the last 1000 ids seen.
     const seen = Array.from({ length: 1000 }, (_, i) => `old${100 + i}`);
     await mkdir(join(fx.home, "sentinels-dedup"), { recursive: true });
-    await writeFile(join(fx.home, "sentinels-dedup", `${id}.json`), JSON.stringify({ seq: 2200, seen, inflight: [], delivered: 1100 }));
+    await writeFile(
+      join(fx.home, "sentinels-dedup", `${id}.json`),
+      JSON.stringify({ seq: 2200, seen, inflight: [], delivered: 1100 }),
+    );
     await fx.start();
     const before = rx.deliveries.length;
     const pushed = await push([{ id: "old500", type: "ci.build.finished", subjects: ["ci:old"], data: {} }]);
     expect(pushed.body.matched.map((m: { outcome: string }) => m.outcome)).toEqual(["duplicate"]);
     expect((await json(`/sentinels/${id}`)).body).toMatchObject({ status: "active", deliveredCount: 1100 });
     expect(await readdir(join(fx.home, "sentinels-dedup"))).not.toContainEqual(expect.stringContaining(id));
-    const fresh = await push([{ id: "new1", type: "ci.build.finished", subjects: ["ci:old"], data: {} }, { id: "new2", type: "ci.build.finished", subjects: ["ci:old"], data: {} }]);
+    const fresh = await push([
+      { id: "new1", type: "ci.build.finished", subjects: ["ci:old"], data: {} },
+      { id: "new2", type: "ci.build.finished", subjects: ["ci:old"], data: {} },
+    ]);
     expect(fresh.body.matched.map((m: { outcome: string }) => m.outcome)).toEqual(["delivered", "delivered"]);
-    await until(async () => (await json(`/sentinels/${id}`)).body.status === "expired" || undefined, "expiry by count at 1102");
+    await until(
+      async () => (await json(`/sentinels/${id}`)).body.status === "expired" || undefined,
+      "expiry by count at 1102",
+    );
     await until(() => rx.deliveries.length >= before + 2, "2 deliveries");
   });
 });

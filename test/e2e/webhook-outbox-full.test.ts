@@ -33,17 +33,31 @@ describe("a full outbox (2,000 pending rows) refuses new events with a non-2xx, 
     const created = await d.fetch("/sentinels", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ match: [{ subject: "full:*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+      body: JSON.stringify({
+        match: [{ subject: "full:*" }],
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      }),
     });
     const sentinelId = ((await created.json()) as { id: string }).id;
     await d.stop();
     let n = 0;
-    const ob = await Outbox.open({ home, now: Date.now, newId: () => `req_seed${String(n++).padStart(5, "0")}`, logger: createMemoryLogger() });
+    const ob = await Outbox.open({
+      home,
+      now: Date.now,
+      newId: () => `req_seed${String(n++).padStart(5, "0")}`,
+      logger: createMemoryLogger(),
+    });
     for (let b = 0; b < 2_000; b += 200) {
       await Promise.all(
         Array.from({ length: 200 }, (_, k) => {
           const id = `evt_seed_${b + k}`;
-          return ob.add({ sentinelId, eventId: id, body: buildEnvelope(sentinelId, { id, type: "full.x.y", subjects: ["full:1"] }, Date.now()) });
+          return ob.add({
+            sentinelId,
+            eventId: id,
+            body: buildEnvelope(sentinelId, { id, type: "full.x.y", subjects: ["full:1"] }, Date.now()),
+          });
         }),
       );
     }
@@ -51,7 +65,11 @@ describe("a full outbox (2,000 pending rows) refuses new events with a non-2xx, 
     rx.respond = (_x, res) => hanging.push(() => res.writeHead(200).end());
     d = await startDaemonProcess({ home });
     const push = (id: string) =>
-      d!.fetch("/providers/agentpush/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ id, type: "full.x.y", subjects: ["full:1"] }) });
+      d!.fetch("/providers/agentpush/events", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id, type: "full.x.y", subjects: ["full:1"] }),
+      });
     const refused = await push("evt_new");
     expect(refused.status).toBe(503);
     const body = (await refused.json()) as { error: { code: string; details: { failed: Array<{ error: string }> } } };
@@ -67,7 +85,8 @@ describe("a full outbox (2,000 pending rows) refuses new events with a non-2xx, 
     }
     expect(accepted).toBe(true);
     const deadline2 = Date.now() + 30_000;
-    while (!rx.deliveries.some((x) => x.id === "evt_new") && Date.now() < deadline2) await new Promise((r) => setTimeout(r, 50));
+    while (!rx.deliveries.some((x) => x.id === "evt_new") && Date.now() < deadline2)
+      await new Promise((r) => setTimeout(r, 50));
     expect(rx.deliveries.some((x) => x.id === "evt_new")).toBe(true);
   });
 });

@@ -68,7 +68,9 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
         return;
       }
       const { challenge } = JSON.parse(text) as { challenge: string };
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ challenge: state.wrongEcho ? "0".repeat(64) : challenge }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ challenge: state.wrongEcho ? "0".repeat(64) : challenge }));
       return;
     }
     if (verifiedBy.length === 0) {
@@ -93,7 +95,11 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
 export const LOOPBACK_CONFIG = { webhooks: { allowSubnets: ["127.0.0.0/8", "::1/128"] } };
 
 /** Polls `fn` until it returns a value (not undefined or false); the deadline only guards against a hang. */
-export async function until<T>(fn: () => Promise<T | undefined | false> | T | undefined | false, what: string, ms = 30_000): Promise<T> {
+export async function until<T>(
+  fn: () => Promise<T | undefined | false> | T | undefined | false,
+  what: string,
+  ms = 30_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const v = await fn();

@@ -35,15 +35,26 @@ describe("SIGTERM during a delivery storm to 1,000 webhook sentinels", () => {
     const created = await d.fetch("/sentinels", {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ match: [{ subject: "storm:0" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } }),
+      body: JSON.stringify({
+        match: [{ subject: "storm:0" }],
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      }),
     });
     expect(created.status).toBe(201);
     await d.stop();
     const file = join(home, "sentinels.json");
-    const stored = JSON.parse(await readFile(file, "utf8")) as { sentinels: Array<{ id: string; spec: Record<string, unknown> }> };
+    const stored = JSON.parse(await readFile(file, "utf8")) as {
+      sentinels: Array<{ id: string; spec: Record<string, unknown> }>;
+    };
     const original = stored.sentinels[0]!;
     for (let k = 1; k < SENTINELS; k++) {
-      stored.sentinels.push({ ...original, id: `${original.id.slice(0, 26)}${String(k).padStart(4, "0")}`, spec: { ...original.spec, match: [{ subject: `storm:${k}` }] } });
+      stored.sentinels.push({
+        ...original,
+        id: `${original.id.slice(0, 26)}${String(k).padStart(4, "0")}`,
+        spec: { ...original.spec, match: [{ subject: `storm:${k}` }] },
+      });
     }
     await writeFile(file, JSON.stringify(stored));
 
@@ -56,12 +67,24 @@ describe("SIGTERM during a delivery storm to 1,000 webhook sentinels", () => {
       while (!stop) {
         const events = Array.from({ length: 64 }, () => {
           const i = next++;
-          return { id: `evt_${i}`, type: "storm.item.made", subjects: [`storm:${i % SENTINELS}`], data: { i, pad: "p".repeat(400) } };
+          return {
+            id: `evt_${i}`,
+            type: "storm.item.made",
+            subjects: [`storm:${i % SENTINELS}`],
+            data: { i, pad: "p".repeat(400) },
+          };
         });
         try {
-          const res = await daemon.fetch("/providers/agentpush/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(events) });
-          const body = (await res.json().catch(() => undefined)) as { matched?: Array<{ eventId: string; outcome: string }> } | undefined;
-          if (res.status === 200) for (const m of body?.matched ?? []) if (m.outcome === "delivered") acknowledged.add(m.eventId);
+          const res = await daemon.fetch("/providers/agentpush/events", {
+            method: "POST",
+            headers: { "content-type": "application/json" },
+            body: JSON.stringify(events),
+          });
+          const body = (await res.json().catch(() => undefined)) as
+            | { matched?: Array<{ eventId: string; outcome: string }> }
+            | undefined;
+          if (res.status === 200)
+            for (const m of body?.matched ?? []) if (m.outcome === "delivered") acknowledged.add(m.eventId);
           if (res.status === 503) await new Promise((r) => setTimeout(r, 100));
         } catch {
           return; // the daemon is gone
@@ -84,8 +107,17 @@ describe("SIGTERM during a delivery storm to 1,000 webhook sentinels", () => {
     const again = d;
     const known = [...acknowledged].sort();
     for (let k = 0; k < known.length; k += 500) {
-      const batch = known.slice(k, k + 500).map((id) => ({ id, type: "storm.item.made", subjects: [`storm:${Number(id.slice(4)) % SENTINELS}`], data: {} }));
-      const res = await again.fetch("/providers/agentpush/events", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(batch) });
+      const batch = known.slice(k, k + 500).map((id) => ({
+        id,
+        type: "storm.item.made",
+        subjects: [`storm:${Number(id.slice(4)) % SENTINELS}`],
+        data: {},
+      }));
+      const res = await again.fetch("/providers/agentpush/events", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(batch),
+      });
       const body = (await res.json()) as { matched: Array<{ eventId: string; outcome: string }> };
       const notDuplicate = body.matched.filter((m) => m.outcome !== "duplicate");
       expect(notDuplicate, "acknowledged events pushed again").toEqual([]);

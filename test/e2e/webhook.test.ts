@@ -21,7 +21,10 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
   let sentinelId: string;
 
   const json = async (path: string, init: RequestInit = {}) => {
-    const res = await fx.daemon.fetch(path, { ...init, headers: { "content-type": "application/json", ...(init.headers ?? {}) } });
+    const res = await fx.daemon.fetch(path, {
+      ...init,
+      headers: { "content-type": "application/json", ...(init.headers ?? {}) },
+    });
     return { status: res.status, body: (await res.json()) as any };
   };
   const spec = (url: string, secret = SECRET) => ({
@@ -30,8 +33,10 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     provider: "agentpush",
     target: { kind: "webhook", url, secret },
   });
-  const push = (events: unknown[]) => json("/providers/agentpush/events", { method: "POST", body: JSON.stringify(events) });
-  const rowsOf = async (id: string) => (await json(`/sentinels/${id}`)).body.target.outbox.rows as Array<Record<string, any>>;
+  const push = (events: unknown[]) =>
+    json("/providers/agentpush/events", { method: "POST", body: JSON.stringify(events) });
+  const rowsOf = async (id: string) =>
+    (await json(`/sentinels/${id}`)).body.target.outbox.rows as Array<Record<string, any>>;
 
   beforeAll(async () => {
     rx = await startWebhookReceiver([SECRET]);
@@ -45,7 +50,13 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     const res = await json("/sentinels", { method: "POST", body: JSON.stringify(spec(rx.url)) });
     expect(res.status).toBe(201);
     sentinelId = res.body.id;
-    expect(res.body.spec.target).toEqual({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true, deliveryStatus: { active: true, lastError: null } });
+    expect(res.body.spec.target).toEqual({
+      kind: "webhook",
+      url: rx.url,
+      hasSecret: true,
+      secretRedacted: true,
+      deliveryStatus: { active: true, lastError: null },
+    });
     expect(rx.challenges).toBe(1);
     const raw = SECRET.slice(6);
     expect(await readFile(join(fx.home, "sentinels.json"), "utf8")).not.toContain(raw);
@@ -64,7 +75,10 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     rx.wrongEcho = true;
     try {
       const before = await readFile(join(fx.home, "sentinels-secrets.json"), "utf8");
-      const res = await json("/sentinels", { method: "POST", body: JSON.stringify(spec(rx.url, `whsec_${Buffer.alloc(32, 7).toString("base64")}`)) });
+      const res = await json("/sentinels", {
+        method: "POST",
+        body: JSON.stringify(spec(rx.url, `whsec_${Buffer.alloc(32, 7).toString("base64")}`)),
+      });
       expect(res.status).toBe(422);
       expect(res.body.error.code).toBe("challenge_failed");
       expect((await json("/sentinels")).body.sentinels).toHaveLength(1);
@@ -75,7 +89,12 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
   });
 
   it("delivers pushed events as signed POSTs the standardwebhooks package verifies, with stable ids and exact bytes", async () => {
-    const events = Array.from({ length: 5 }, (_, i) => ({ id: `evt_e2e_${i}`, type: "ci.build.finished", subjects: ["ci:api", `ci:api#${i}`], data: { n: i } }));
+    const events = Array.from({ length: 5 }, (_, i) => ({
+      id: `evt_e2e_${i}`,
+      type: "ci.build.finished",
+      subjects: ["ci:api", `ci:api#${i}`],
+      data: { n: i },
+    }));
     expect((await push(events)).status).toBe(200);
     await until(() => rx.deliveries.length >= 5);
     expect(rx.unverified).toHaveLength(0);
@@ -83,7 +102,12 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     for (const x of rx.deliveries) {
       expect(x.subscriptionId).toBe(sentinelId);
       expect(x.id).not.toContain(".");
-      expect(JSON.parse(x.body)).toMatchObject({ id: x.id, type: "ci.build.finished", sentinelId, subjects: ["ci:api", expect.any(String)] });
+      expect(JSON.parse(x.body)).toMatchObject({
+        id: x.id,
+        type: "ci.build.finished",
+        sentinelId,
+        subjects: ["ci:api", expect.any(String)],
+      });
     }
     const rows = await until(async () => {
       const r = await rowsOf(sentinelId);
@@ -98,7 +122,9 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
   it("records retries and terminal rejections in the row; `svc sentinel status` shows them", async () => {
     rx.respond = (x, res) => res.writeHead(x.id === "evt_gone" ? 410 : 200).end();
     expect((await push([{ id: "evt_gone", type: "ci.build.finished", subjects: ["ci:api"] }])).status).toBe(200);
-    const row = await until(async () => (await rowsOf(sentinelId)).find((r) => r.eventId === "evt_gone" && r.status === "dead"));
+    const row = await until(async () =>
+      (await rowsOf(sentinelId)).find((r) => r.eventId === "evt_gone" && r.status === "dead"),
+    );
     expect(row).toMatchObject({ deadReason: "delivered_rejected", attempts: 1 });
     expect(row.lastError).toBe(`127.0.0.1:${rx.port} answered HTTP 410 (terminal, not retried)`);
     const cli = await runCli(["sentinel", "status", sentinelId, "--json"], { home: fx.home });
@@ -116,21 +142,40 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     expect(rx.challenges).toBe(challengesBefore + 1);
     rx.secrets.push(fresh);
     expect(await readFile(join(fx.home, "sentinels.json"), "utf8")).not.toContain(fresh.slice(6));
-    expect((await json(`/sentinels/${sentinelId}`)).body.spec.target).toMatchObject({ kind: "webhook", url: rx.url, hasSecret: true, secretRedacted: true, deliveryStatus: { active: true } });
-    expect(Object.keys((await json(`/sentinels/${sentinelId}`)).body.spec.target).sort()).toEqual(["deliveryStatus", "hasSecret", "kind", "secretRedacted", "url"]);
+    expect((await json(`/sentinels/${sentinelId}`)).body.spec.target).toMatchObject({
+      kind: "webhook",
+      url: rx.url,
+      hasSecret: true,
+      secretRedacted: true,
+      deliveryStatus: { active: true },
+    });
+    expect(Object.keys((await json(`/sentinels/${sentinelId}`)).body.spec.target).sort()).toEqual([
+      "deliveryStatus",
+      "hasSecret",
+      "kind",
+      "secretRedacted",
+      "url",
+    ]);
     expect((await push([{ id: "evt_rot", type: "ci.build.finished", subjects: ["ci:api"] }])).status).toBe(200);
     const x = await until(() => rx.deliveries.find((r) => r.id === "evt_rot"));
     expect(x.signatures).toBe(2);
     expect(x.verifiedBy.sort()).toEqual([0, 1]);
-    const again = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", fresh, "--json"], { home: fx.home });
+    const again = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", fresh, "--json"], {
+      home: fx.home,
+    });
     expect(JSON.parse(again.stdout)).toEqual({ sentinelId, rotated: false });
     const third = `whsec_${Buffer.alloc(64, 77).toString("base64")}`;
-    const fromStdin = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "-", "--json"], { home: fx.home, input: `${third}\n` });
+    const fromStdin = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "-", "--json"], {
+      home: fx.home,
+      input: `${third}\n`,
+    });
     expect(fromStdin.code, fromStdin.stderr).toBe(0);
     expect(JSON.parse(fromStdin.stdout)).toMatchObject({ sentinelId, rotated: true });
     expect(fromStdin.stdout).not.toContain(third.slice(6));
     rx.secrets.push(third);
-    const bad = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "whsec_tooshort"], { home: fx.home });
+    const bad = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "whsec_tooshort"], {
+      home: fx.home,
+    });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/malformed/);
     expect(bad.stderr).not.toContain("tooshort");
@@ -139,7 +184,11 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
   it("ends a row whose sentinel expires (until: at) between retries as dead sentinel_expired, without sending again", async () => {
     const res = await json("/sentinels", {
       method: "POST",
-      body: JSON.stringify({ ...spec(rx.url), match: [{ subject: "exp:*" }], until: { kind: "at", ms: Date.now() + 1_200 } }),
+      body: JSON.stringify({
+        ...spec(rx.url),
+        match: [{ subject: "exp:*" }],
+        until: { kind: "at", ms: Date.now() + 1_200 },
+      }),
     });
     expect(res.status).toBe(201);
     const id = res.body.id as string;
@@ -157,7 +206,10 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
   });
 
   it("delivers the events a count-limited sentinel accepted before it ended (until: count)", async () => {
-    const res = await json("/sentinels", { method: "POST", body: JSON.stringify({ ...spec(rx.url), match: [{ subject: "cnt:*" }], until: { kind: "count", n: 2 } }) });
+    const res = await json("/sentinels", {
+      method: "POST",
+      body: JSON.stringify({ ...spec(rx.url), match: [{ subject: "cnt:*" }], until: { kind: "count", n: 2 } }),
+    });
     expect(res.status).toBe(201);
     const id = res.body.id as string;
     for (const n of [1, 2, 3]) await push([{ id: `evt_cnt_${n}`, type: "cnt.thing.done", subjects: ["cnt:1"] }]);
@@ -200,6 +252,8 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
   });
 
   it("warned once, at start, that webhooks.allowSubnets exempts loopback from the SSRF gate", () => {
-    expect(fx.daemon.logs().match(/webhooks\.allowSubnets is set: callbacks in 127\.0\.0\.0\/8, ::1\/128/g)).toHaveLength(1);
+    expect(
+      fx.daemon.logs().match(/webhooks\.allowSubnets is set: callbacks in 127\.0\.0\.0\/8, ::1\/128/g),
+    ).toHaveLength(1);
   });
 });

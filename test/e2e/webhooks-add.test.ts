@@ -14,14 +14,34 @@ describe("svc webhooks add", () => {
   });
   afterAll(async () => rx?.close());
   const fx = useDaemonProcess({ prefix: "svc-e2e-whadd-", config: LOOPBACK_CONFIG });
-  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) => runCli(["webhooks", "add", ...args], { home: fx.home, env });
+  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+    runCli(["webhooks", "add", ...args], { home: fx.home, env });
 
   it("creates a webhook sentinel with the secret from the environment; until defaults to never; nothing secret is printed", async () => {
-    const r = await cli([rx.url, "--subject", "wa:*", "--subject", "wb:1", "--types", "ci.*", "--secret-env", "MY_SECRET", "--label", "hooks", "--json"], { MY_SECRET: SECRET });
+    const r = await cli(
+      [
+        rx.url,
+        "--subject",
+        "wa:*",
+        "--subject",
+        "wb:1",
+        "--types",
+        "ci.*",
+        "--secret-env",
+        "MY_SECRET",
+        "--label",
+        "hooks",
+        "--json",
+      ],
+      { MY_SECRET: SECRET },
+    );
     expect(r.code, r.stderr).toBe(0);
     const created = JSON.parse(r.stdout);
     expect(created.spec).toMatchObject({
-      match: [{ subject: "wa:*", types: ["ci.*"] }, { subject: "wb:1", types: ["ci.*"] }],
+      match: [
+        { subject: "wa:*", types: ["ci.*"] },
+        { subject: "wb:1", types: ["ci.*"] },
+      ],
       until: { kind: "never" },
       provider: "agentpush",
       label: "hooks",
@@ -41,11 +61,23 @@ describe("svc webhooks add", () => {
   });
 
   it.each([
-    [["https://hooks.example.com/x"], /give at least one --subject.*e\.g\. svc webhooks add https:\/\/hooks\.example\.com\/svc --subject 'ci:api\*'/],
+    [
+      ["https://hooks.example.com/x"],
+      /give at least one --subject.*e\.g\. svc webhooks add https:\/\/hooks\.example\.com\/svc --subject 'ci:api\*'/,
+    ],
     [["https://hooks.example.com/x", "--subject", "a", "--until", "soon"], /--until must be never, count:<n>/],
-    [["https://hooks.example.com/x", "--subject", "a", "--secret", SECRET, "--secret-env", "X"], /--secret or --secret-env, not both/],
-    [["https://hooks.example.com/x", "--subject", "a", "--secret-env", "SVC_TEST_UNSET_VAR"], /SVC_TEST_UNSET_VAR: that environment variable is not set/],
-    [["https://hooks.example.com/x", "--subject", "a", "--idempotency-key", "k1"], /--idempotency-key needs --secret or --secret-env/],
+    [
+      ["https://hooks.example.com/x", "--subject", "a", "--secret", SECRET, "--secret-env", "X"],
+      /--secret or --secret-env, not both/,
+    ],
+    [
+      ["https://hooks.example.com/x", "--subject", "a", "--secret-env", "SVC_TEST_UNSET_VAR"],
+      /SVC_TEST_UNSET_VAR: that environment variable is not set/,
+    ],
+    [
+      ["https://hooks.example.com/x", "--subject", "a", "--idempotency-key", "k1"],
+      /--idempotency-key needs --secret or --secret-env/,
+    ],
   ])("usage errors (exit 2) say what is wrong and show a valid form: %j", async (args, message) => {
     const r = await cli(args);
     expect(r.code).toBe(2);

@@ -55,7 +55,10 @@ async function userLayout(parent: string): Promise<{ proj: string; seen: string[
   sh(proj, "add", "src", "docs");
   sh(proj, "commit", "-q", "-m", "init");
   await put(parent, { "notes/2024/plan.txt": "plan\n" });
-  return { proj, seen: [...["src", "docs", "build", "notes"].map((d) => join(proj, d)), join(parent, "notes", "2024")] };
+  return {
+    proj,
+    seen: [...["src", "docs", "build", "notes"].map((d) => join(proj, d)), join(parent, "notes", "2024")],
+  };
 }
 
 function real(p: string): string {
@@ -71,8 +74,18 @@ const under = (p: string, area: string) => [area, real(area)].some((a) => p === 
 // ---- The gc output shape, in one place (docs/workspaces.md, "Worktrees"). Soft, so a run goes on
 // to show what was deleted. A folder that a record names but that is not svc's may instead have
 // its stale record dropped ("record-dropped", `dropped the record of:`): no file is touched. ----
-interface GcAction { path: string; slug: string; state: string; action: "removed" | "record-dropped" | "left"; reason: string }
-const LINE = { left: ["left:", "would leave:"], dropped: ["dropped the record of:", "would drop the record of:"], removed: ["removed:", "would remove:"] };
+interface GcAction {
+  path: string;
+  slug: string;
+  state: string;
+  action: "removed" | "record-dropped" | "left";
+  reason: string;
+}
+const LINE = {
+  left: ["left:", "would leave:"],
+  dropped: ["dropped the record of:", "would drop the record of:"],
+  removed: ["removed:", "would remove:"],
+};
 
 /** JSON `{dryRun, actions: [{path, slug, state, action, reason}], pruned, warnings?}`: every seen folder is left, nothing under the user's areas removed. */
 function expectJsonLeaves(r: CliResult, dryRun: boolean, seen: string[], areas: string[], recorded: string[]): void {
@@ -91,13 +104,19 @@ function expectJsonLeaves(r: CliResult, dryRun: boolean, seen: string[], areas: 
 /** Text: a line `left: <path> …` (`would leave:` in a dry run) for every seen folder; no `removed:` line for a path in the user's areas. */
 function expectTextLeaves(r: CliResult, dryRun: boolean, seen: string[], areas: string[], recorded: string[]): void {
   const lines = r.stdout.split("\n");
-  const names = (l: string, p: string) => [p, real(p)].some((q) => new RegExp(`: ${q.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[\\s)]|$)`).test(l));
+  const names = (l: string, p: string) =>
+    [p, real(p)].some((q) => new RegExp(`: ${q.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?=[\\s)]|$)`).test(l));
   for (const p of seen) {
-    const heads = [LINE.left[dryRun ? 1 : 0]!, ...(recorded.some((q) => samePath(p, q)) ? [LINE.dropped[dryRun ? 1 : 0]!] : [])];
+    const heads = [
+      LINE.left[dryRun ? 1 : 0]!,
+      ...(recorded.some((q) => samePath(p, q)) ? [LINE.dropped[dryRun ? 1 : 0]!] : []),
+    ];
     const hit = lines.some((l) => heads.some((h) => l.startsWith(h)) && names(l, p));
     expect.soft(hit, `no "${heads.join(" / ")} ${p}" line in:\n${r.stdout}${r.stderr}`).toBe(true);
   }
-  const removed = lines.filter((l) => LINE.removed.some((h) => l.startsWith(h)) && areas.some((u) => l.includes(u) || l.includes(real(u))));
+  const removed = lines.filter(
+    (l) => LINE.removed.some((h) => l.startsWith(h)) && areas.some((u) => l.includes(u) || l.includes(real(u))),
+  );
   expect.soft(removed, r.stdout).toEqual([]);
 }
 
@@ -127,16 +146,30 @@ interface Scene {
 }
 
 async function userState(s: Scene): Promise<unknown> {
-  return { trees: await Promise.all(s.areas.map(snapshot)), heads: s.repos.map((r) => sh(r, "rev-parse", "HEAD").trim()) };
+  return {
+    trees: await Promise.all(s.areas.map(snapshot)),
+    heads: s.repos.map((r) => sh(r, "rev-parse", "HEAD").trim()),
+  };
 }
 
-const cli = (s: Scene, args: string[], env?: NodeJS.ProcessEnv) => runCli(args, { home: s.home, cwd: s.cwd, ...(env ? { env } : {}), timeoutMs: 50_000 });
+const cli = (s: Scene, args: string[], env?: NodeJS.ProcessEnv) =>
+  runCli(args, { home: s.home, cwd: s.cwd, ...(env ? { env } : {}), timeoutMs: 50_000 });
 
 /**
  * `gc --dry-run --older-than 0m`, the default `gc` (7d) and `gc --older-than 0m`, each with and
  * without --json, everything aged 30 days first: nothing of the user's changes.
  */
-async function gcEveryWay(s: Scene, opts: { extra?: string[]; env?: NodeJS.ProcessEnv; seen: string[]; recorded?: string[]; damaged?: boolean; prepare?: () => Promise<unknown> }): Promise<void> {
+async function gcEveryWay(
+  s: Scene,
+  opts: {
+    extra?: string[];
+    env?: NodeJS.ProcessEnv;
+    seen: string[];
+    recorded?: string[];
+    damaged?: boolean;
+    prepare?: () => Promise<unknown>;
+  },
+): Promise<void> {
   const before = await userState(s);
   for (const variant of [["--dry-run", "--older-than", "0m"], [], ["--older-than", "0m"]]) {
     for (const json of [true, false]) {
@@ -164,18 +197,40 @@ async function writeRecords(home: string, trees: Array<Record<string, unknown>>)
   return text;
 }
 
-function record(code: string, proj: string, path: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+function record(
+  code: string,
+  proj: string,
+  path: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
   const slug = basename(path);
-  return { path, repo: proj, repoName: "proj", slug, branch: `svc/${slug}`, baseCommit: sh(proj, "rev-parse", "HEAD").trim(), root: code, createdAt: 0, ...extra };
+  return {
+    path,
+    repo: proj,
+    repoName: "proj",
+    slug,
+    branch: `svc/${slug}`,
+    baseCommit: sh(proj, "rev-parse", "HEAD").trim(),
+    root: code,
+    createdAt: 0,
+    ...extra,
+  };
 }
 
 describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", () => {
-  it.each([["--root"], ["SVC_WORKTREES_ROOT"]])("1. a folder of the user's repositories given as the root (%s): every folder survives", async (how) => {
-    const { t, home, code } = await sandbox();
-    const { proj, seen } = await userLayout(code);
-    const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
-    await gcEveryWay(s, how === "--root" ? { extra: ["--root", code], seen } : { env: { SVC_WORKTREES_ROOT: code }, seen });
-  }, 240_000);
+  it.each([["--root"], ["SVC_WORKTREES_ROOT"]])(
+    "1. a folder of the user's repositories given as the root (%s): every folder survives",
+    async (how) => {
+      const { t, home, code } = await sandbox();
+      const { proj, seen } = await userLayout(code);
+      const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
+      await gcEveryWay(
+        s,
+        how === "--root" ? { extra: ["--root", code], seen } : { env: { SVC_WORKTREES_ROOT: code }, seen },
+      );
+    },
+    240_000,
+  );
 
   it("2. the same layout under the default root ($SVC_HOME/worktrees): nothing deleted", async () => {
     const { t, home } = await sandbox();
@@ -189,7 +244,10 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
     const app = join(home, "worktrees", "app");
     await put(app, { "mine/readme.txt": "mine\n", "mine/sub/deep/data.txt": "deep\n", "byhand/todo.txt": "todo\n" });
     await mkdir(join(app, "mine", "sub", "empty"));
-    await gcEveryWay({ home, cwd: t, areas: [join(home, "worktrees")], repos: [] }, { seen: [join(app, "mine"), join(app, "byhand")] });
+    await gcEveryWay(
+      { home, cwd: t, areas: [join(home, "worktrees")], repos: [] },
+      { seen: [join(app, "mine"), join(app, "byhand")] },
+    );
   }, 240_000);
 
   it("4. symlinks into the user's files, and a root that is itself a symlink: targets, files and links survive", async () => {
@@ -203,7 +261,10 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
     await symlink(code, rootLink);
     const s: Scene = { home, cwd: t, areas: [code, root, rootLink], repos: [proj] };
     await gcEveryWay(s, { seen: [] });
-    await gcEveryWay(s, { extra: ["--root", rootLink], seen: seen.map((p) => join(rootLink, p.slice(code.length + 1))) });
+    await gcEveryWay(s, {
+      extra: ["--root", rootLink],
+      seen: seen.map((p) => join(rootLink, p.slice(code.length + 1))),
+    });
   }, 240_000);
 
   it("5. hand-written records (no marker) naming user folders and the main checkout: gc leaves them, rm/archive refuse", async () => {
@@ -211,7 +272,11 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
     const { proj } = await userLayout(code);
     const named = [join(proj, "src"), proj, join(code, "notes", "2024")];
     // Written again before every run: a gc may drop such records (never the folders they name).
-    const handWritten = () => writeRecords(home, named.map((p) => record(code, proj, p)));
+    const handWritten = () =>
+      writeRecords(
+        home,
+        named.map((p) => record(code, proj, p)),
+      );
     const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
     await gcEveryWay(s, { seen: named, recorded: named, prepare: handWritten });
     const before = await userState(s);
@@ -230,7 +295,10 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
   it("6a. a truncated records file: gc deletes nothing and names worktrees.json", async () => {
     const { t, home, code } = await sandbox();
     const { proj } = await userLayout(code);
-    const text = await writeRecords(home, [record(code, proj, join(proj, "src")), record(code, proj, join(code, "notes", "2024"))]);
+    const text = await writeRecords(home, [
+      record(code, proj, join(proj, "src")),
+      record(code, proj, join(code, "notes", "2024")),
+    ]);
     // Damaged again before every run (svc may set a damaged file aside).
     const truncated = () => writeFile(join(home, "worktrees.json"), text.slice(0, Math.floor(text.length / 2)));
     const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
@@ -241,8 +309,19 @@ describe("svc worktree gc|rm|archive delete nothing of the user's (issue 22)", (
   it("6b. a sealed record copied with one character of its path changed (now naming a user folder): gc deletes nothing and names worktrees.json", async () => {
     const { t, home, code } = await sandbox();
     const { proj } = await userLayout(code);
-    const legit = sealRecord(record(code, proj, join(proj, "srk"), { branchCreated: true, sessionId: "ses_0123456789abcdefghjkmnpq", createdAt: Date.now() - 20 * 86_400_000, marker: "0123456789abcdef0123456789abcdef" }) as unknown as WorktreeRecord) as unknown as Record<string, unknown>;
+    const legit = sealRecord(
+      record(code, proj, join(proj, "srk"), {
+        branchCreated: true,
+        sessionId: "ses_0123456789abcdefghjkmnpq",
+        createdAt: Date.now() - 20 * 86_400_000,
+        marker: "0123456789abcdef0123456789abcdef",
+      }) as unknown as WorktreeRecord,
+    ) as unknown as Record<string, unknown>;
     const s: Scene = { home, cwd: t, areas: [code], repos: [proj] };
-    await gcEveryWay(s, { seen: [], damaged: true, prepare: () => writeRecords(home, [legit, { ...legit, path: join(proj, "src") }]) });
+    await gcEveryWay(s, {
+      seen: [],
+      damaged: true,
+      prepare: () => writeRecords(home, [legit, { ...legit, path: join(proj, "src") }]),
+    });
   }, 240_000);
 });

@@ -16,7 +16,10 @@ export interface CliResult {
   stderr: string;
 }
 
-export async function makeTempHome(prefix = "svc-test-", opts: { inMemory?: boolean } = {}): Promise<{ home: string; cleanup(): Promise<void> }> {
+export async function makeTempHome(
+  prefix = "svc-test-",
+  opts: { inMemory?: boolean } = {},
+): Promise<{ home: string; cleanup(): Promise<void> }> {
   const home = await mkdtemp(join(opts.inMemory ? memoryTmpdir() : tmpdir(), prefix));
   return { home, cleanup: () => rm(home, { recursive: true, force: true }) };
 }
@@ -41,7 +44,14 @@ function memoryTmpdir(): string {
 export function childEnv(home: string, extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (k.startsWith("SVC_") || k === "NO_COLOR" || k === "FORCE_COLOR" || k.startsWith("VITEST") || k === "EXT_JUDGE_API_KEY") continue;
+    if (
+      k.startsWith("SVC_") ||
+      k === "NO_COLOR" ||
+      k === "FORCE_COLOR" ||
+      k.startsWith("VITEST") ||
+      k === "EXT_JUDGE_API_KEY"
+    )
+      continue;
     env[k] = v;
   }
   return { ...env, SVC_HOME: home, NO_COLOR: "1", ...extra };
@@ -91,7 +101,13 @@ export interface DaemonProcess {
 }
 
 /** Starts `svc serve --port 0` on `home` and waits for its runtime.json. */
-export async function startDaemonProcess(opts: { home: string; env?: NodeJS.ProcessEnv; args?: string[]; timeoutMs?: number; cwd?: string }): Promise<DaemonProcess> {
+export async function startDaemonProcess(opts: {
+  home: string;
+  env?: NodeJS.ProcessEnv;
+  args?: string[];
+  timeoutMs?: number;
+  cwd?: string;
+}): Promise<DaemonProcess> {
   const child = spawn(process.execPath, [CLI_PATH, "serve", "--port", "0", ...(opts.args ?? [])], {
     env: childEnv(opts.home, opts.env),
     ...(opts.cwd ? { cwd: opts.cwd } : {}),
@@ -181,7 +197,9 @@ export interface DaemonFixture<H extends DaemonHome> {
  * prepared by `config`/`setup`, a daemon started on it, then the daemon stopped and the home removed.
  * Read the returned getters inside hooks and tests, not while the file is being collected.
  */
-export function useDaemonProcess<H extends DaemonHome = DaemonHome>(opts: UseDaemonProcessOptions<H> = {}): DaemonFixture<H> {
+export function useDaemonProcess<H extends DaemonHome = DaemonHome>(
+  opts: UseDaemonProcessOptions<H> = {},
+): DaemonFixture<H> {
   let sandbox: H | undefined;
   let daemon: DaemonProcess | undefined;
   let launch: { env?: NodeJS.ProcessEnv; args: string[] } | undefined;
@@ -195,7 +213,10 @@ export function useDaemonProcess<H extends DaemonHome = DaemonHome>(opts: UseDae
     sandbox = await (opts.makeHome ? opts.makeHome() : (makeTempHome(opts.prefix) as Promise<H>));
     if (opts.config !== undefined) await writeFile(join(sandbox.home, "config.json"), JSON.stringify(opts.config));
     const extra = (await opts.setup?.(sandbox)) ?? {};
-    launch = { env: opts.env || extra.env ? { ...opts.env, ...extra.env } : undefined, args: [...(opts.args ?? []), ...(extra.args ?? [])] };
+    launch = {
+      env: opts.env || extra.env ? { ...opts.env, ...extra.env } : undefined,
+      args: [...(opts.args ?? []), ...(extra.args ?? [])],
+    };
     await start();
   });
   afterAll(async () => {

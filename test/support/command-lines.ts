@@ -16,7 +16,10 @@ import { CLI_PATH } from "./paths.js";
  * mode is 0644), so a test of the modes svc chooses does not depend on the runner's umask.
  */
 export function startCli(home: string, args: string[]): ChildProcessWithoutNullStreams {
-  return spawn("/bin/sh", ["-c", 'umask 022 && exec "$@"', "sh", process.execPath, CLI_PATH, ...args], { env: childEnv(home), stdio: ["pipe", "pipe", "pipe"] });
+  return spawn("/bin/sh", ["-c", 'umask 022 && exec "$@"', "sh", process.execPath, CLI_PATH, ...args], {
+    env: childEnv(home),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
 }
 
 /** The child's exit code and everything it printed, once it has closed. */
@@ -74,7 +77,9 @@ export async function allCommandLines(): Promise<Map<number, string>> {
 
 /** Resolves once `pid` runs `node <CLI_PATH> …` (after the shell's exec); rejects when the child exits first. */
 export async function runningCli(child: ChildProcessWithoutNullStreams): Promise<string> {
-  const exited = new Promise<never>((_, reject) => child.on("exit", (code) => reject(new Error(`the CLI exited (code ${code}) before it was seen running`))));
+  const exited = new Promise<never>((_, reject) =>
+    child.on("exit", (code) => reject(new Error(`the CLI exited (code ${code}) before it was seen running`))),
+  );
   const seen = (async () => {
     for (;;) {
       const text = await readFile(`/proc/${child.pid}/cmdline`, "utf8").catch(() => "");
@@ -91,7 +96,10 @@ export async function runningCli(child: ChildProcessWithoutNullStreams): Promise
  * neither in /proc nor as `ps -eww` prints it, and the child's own is what /proc says. Returns the
  * child's command line.
  */
-export async function expectSecretOffEveryCommandLine(child: ChildProcessWithoutNullStreams, secret: string): Promise<string> {
+export async function expectSecretOffEveryCommandLine(
+  child: ChildProcessWithoutNullStreams,
+  secret: string,
+): Promise<string> {
   const own = await runningCli(child);
   const lines = await allCommandLines();
   expect(lines.get(child.pid!)).toBe(own);

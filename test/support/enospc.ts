@@ -23,7 +23,11 @@ export interface Enospc {
 }
 
 function enospc(): NodeJS.ErrnoException {
-  return Object.assign(new Error("ENOSPC: no space left on device, write"), { code: "ENOSPC", errno: -28, syscall: "write" });
+  return Object.assign(new Error("ENOSPC: no space left on device, write"), {
+    code: "ENOSPC",
+    errno: -28,
+    syscall: "write",
+  });
 }
 
 export async function installEnospc(): Promise<Enospc> {
@@ -33,14 +37,20 @@ export async function installEnospc(): Promise<Enospc> {
   await fs.promises.rm(join(tmpdir(), `svc-enospc-probe-${process.pid}`), { force: true });
   const state = { writes: 0, failFrom: Infinity };
   const full = () => ++state.writes >= state.failFrom;
-  const originals = { write: proto.write!, writev: proto.writev!, writeFile: proto.writeFile!, appendFile: proto.appendFile!, fsWrite: fs.write };
+  const originals = {
+    write: proto.write!,
+    writev: proto.writev!,
+    writeFile: proto.writeFile!,
+    appendFile: proto.appendFile!,
+    fsWrite: fs.write,
+  };
   for (const name of ["write", "writev", "writeFile", "appendFile"] as const) {
     const real = originals[name];
     proto[name] = function (this: unknown, ...args: unknown[]) {
       return full() ? Promise.reject(enospc()) : real.apply(this, args);
     };
   }
-  (fs as { write: unknown }).write = function (...args: unknown[]) {
+  (fs as { write: unknown }).write = (...args: unknown[]) => {
     if (full()) {
       const cb = args.at(-1) as (err: Error) => void;
       process.nextTick(() => cb(enospc()));

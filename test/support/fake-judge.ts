@@ -35,13 +35,25 @@ export interface FakeJudge {
 }
 
 function completion(content: string): string {
-  return JSON.stringify({ id: "chatcmpl-1", object: "chat.completion", model: "judge", choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }], usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 } });
+  return JSON.stringify({
+    id: "chatcmpl-1",
+    object: "chat.completion",
+    model: "judge",
+    choices: [{ index: 0, message: { role: "assistant", content }, finish_reason: "stop" }],
+    usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+  });
 }
 
 export async function startFakeJudge(): Promise<FakeJudge> {
   const hanging = new Set<ServerResponse>();
   const open = new Map<string, number>();
-  const judge: FakeJudge = { baseUrl: "", requests: [], maxOpen: new Map(), mode: { kind: "verdict", verdict: "on_track", reason: "working" }, close: async () => undefined };
+  const judge: FakeJudge = {
+    baseUrl: "",
+    requests: [],
+    maxOpen: new Map(),
+    mode: { kind: "verdict", verdict: "on_track", reason: "working" },
+    close: async () => undefined,
+  };
   const server = createServer((req, res) => {
     let raw = "";
     req.on("data", (c: Buffer) => (raw += c.toString("utf8")));
@@ -55,16 +67,33 @@ export async function startFakeJudge(): Promise<FakeJudge> {
       const user: string = body?.messages?.find((m: any) => m.role === "user")?.content ?? "";
       const trigger = /^Session \(trigger: ([^)]+)\):/.exec(user)?.[1];
       const sessionId = /"id": "(ses_[A-Za-z0-9]+)"/.exec(user)?.[1];
-      judge.requests.push({ path: req.url ?? "", authorization: req.headers.authorization, raw, body, trigger, sessionId });
+      judge.requests.push({
+        path: req.url ?? "",
+        authorization: req.headers.authorization,
+        raw,
+        body,
+        trigger,
+        sessionId,
+      });
       const sid = sessionId ?? "?";
       open.set(sid, (open.get(sid) ?? 0) + 1);
       judge.maxOpen.set(sid, Math.max(judge.maxOpen.get(sid) ?? 0, open.get(sid)!));
       res.on("close", () => open.set(sid, open.get(sid)! - 1));
       const m = judge.mode;
-      const json = (status: number, text: string) => res.writeHead(status, { "content-type": "application/json" }).end(text);
+      const json = (status: number, text: string) =>
+        res.writeHead(status, { "content-type": "application/json" }).end(text);
       switch (m.kind) {
         case "verdict":
-          return json(200, completion(JSON.stringify({ verdict: m.verdict, reason: m.reason ?? "because", suggestedPrompt: m.suggestedPrompt ?? null })));
+          return json(
+            200,
+            completion(
+              JSON.stringify({
+                verdict: m.verdict,
+                reason: m.reason ?? "because",
+                suggestedPrompt: m.suggestedPrompt ?? null,
+              }),
+            ),
+          );
         case "junk":
           return json(200, "<html>certainly not a verdict</html>");
         case "oversized":
@@ -73,7 +102,10 @@ export async function startFakeJudge(): Promise<FakeJudge> {
           hanging.add(res);
           return;
         case "status":
-          return json(m.status, JSON.stringify({ error: { message: `upstream says ${m.status}, echoing ${raw.slice(0, 50)}` } }));
+          return json(
+            m.status,
+            JSON.stringify({ error: { message: `upstream says ${m.status}, echoing ${raw.slice(0, 50)}` } }),
+          );
         case "reset":
           req.socket.destroy();
           return;

@@ -139,7 +139,13 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
       let settle!: (v: "finished" | "closed-by-client" | "reset") => void;
       const ended = new Promise<"finished" | "closed-by-client" | "reset">((r) => (settle = r));
       res.on("close", () => settle(res.writableFinished ? "finished" : "closed-by-client"));
-      const rec: FakeRequest = { method: req.method ?? "", path: req.url ?? "", headers: { ...req.headers }, body, ended };
+      const rec: FakeRequest = {
+        method: req.method ?? "",
+        path: req.url ?? "",
+        headers: { ...req.headers },
+        body,
+        ended,
+      };
       requests.push(rec);
       for (const w of waiters.splice(0)) {
         if (requests.length >= w.n) w.resolve(requests[w.n - 1]!);
@@ -149,7 +155,12 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     });
   });
 
-  async function answer(req: IncomingMessage, res: ServerResponse, rec: FakeRequest, onReset: () => void): Promise<void> {
+  async function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    rec: FakeRequest,
+    onReset: () => void,
+  ): Promise<void> {
     const m = mode;
     if (m.kind === "reset") {
       onReset();
@@ -159,7 +170,12 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     if (m.kind === "hang") return;
     if (headerDelayMs > 0) await new Promise((r) => setTimeout(r, headerDelayMs));
     const path = (req.url ?? "").split("?")[0];
-    const api = path === "/v1/chat/completions" ? "openai" : path === "/v1/messages" || path === "/v1/messages/count_tokens" ? "anthropic" : null;
+    const api =
+      path === "/v1/chat/completions"
+        ? "openai"
+        : path === "/v1/messages" || path === "/v1/messages/count_tokens"
+          ? "anthropic"
+          : null;
     if (req.method !== "POST" || api === null) {
       json(res, 404, { error: { message: `fake upstream: no ${req.method} ${path}` } });
       return;
@@ -170,7 +186,12 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
         const type = m.status === 529 ? "overloaded_error" : m.status === 429 ? "rate_limit_error" : "api_error";
         json(res, m.status, { type: "error", error: { type, message: `fake upstream answers ${m.status}` } }, headers);
       } else {
-        json(res, m.status, { error: { message: `fake upstream answers ${m.status}`, type: "server_error", param: null, code: null } }, headers);
+        json(
+          res,
+          m.status,
+          { error: { message: `fake upstream answers ${m.status}`, type: "server_error", param: null, code: null } },
+          headers,
+        );
       }
       return;
     }
@@ -185,7 +206,11 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
       json(res, 200, api === "anthropic" ? anthropicMessage(body, id) : openaiCompletion(body, id));
       return;
     }
-    res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", "x-fake-request-id": String(id) });
+    res.writeHead(200, {
+      "content-type": "text/event-stream",
+      "cache-control": "no-cache",
+      "x-fake-request-id": String(id),
+    });
     const held = gate;
     for (let i = 0; i < events.length; i++) {
       if (res.destroyed) return;
@@ -222,15 +247,22 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
 
   function anthropicEvents(body: any, id: number): string[] {
     const u = fake.usage.anthropic;
-    const sse = (data: { type: string; [k: string]: unknown }) => `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
+    const sse = (data: { type: string; [k: string]: unknown }) =>
+      `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
     const start = { ...anthropicMessage(body, id), content: [], stop_reason: null, usage: { ...u, output_tokens: 1 } };
     return [
       sse({ type: "message_start", message: start }),
       sse({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
       sse({ type: "ping" }),
-      ...words(fake.reply).map((text) => sse({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } })),
+      ...words(fake.reply).map((text) =>
+        sse({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text } }),
+      ),
       sse({ type: "content_block_stop", index: 0 }),
-      sse({ type: "message_delta", delta: { stop_reason: "end_turn", stop_sequence: null }, usage: { output_tokens: u.output_tokens } }),
+      sse({
+        type: "message_delta",
+        delta: { stop_reason: "end_turn", stop_sequence: null },
+        usage: { output_tokens: u.output_tokens },
+      }),
       sse({ type: "message_stop" }),
     ];
   }
@@ -242,15 +274,31 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
       model: body.model,
-      choices: [{ index: 0, message: { role: "assistant", content: fake.reply, refusal: null }, logprobs: null, finish_reason: "stop" }],
-      usage: { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens },
+      choices: [
+        {
+          index: 0,
+          message: { role: "assistant", content: fake.reply, refusal: null },
+          logprobs: null,
+          finish_reason: "stop",
+        },
+      ],
+      usage: {
+        prompt_tokens: u.prompt_tokens,
+        completion_tokens: u.completion_tokens,
+        total_tokens: u.prompt_tokens + u.completion_tokens,
+      },
     };
   }
 
   function openaiEvents(body: any, id: number): string[] {
     const u = fake.usage.openai;
     const withUsage = body.stream_options?.include_usage === true;
-    const base = { id: `chatcmpl-fake-${id}`, object: "chat.completion.chunk", created: Math.floor(Date.now() / 1000), model: body.model };
+    const base = {
+      id: `chatcmpl-fake-${id}`,
+      object: "chat.completion.chunk",
+      created: Math.floor(Date.now() / 1000),
+      model: body.model,
+    };
     const chunk = (delta: object, finish: string | null) => ({
       ...base,
       choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
@@ -261,7 +309,19 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
       data(chunk({ role: "assistant", content: "", refusal: null }, null)),
       ...words(fake.reply).map((w) => data(chunk({ content: w }, null))),
       data(chunk({}, "stop")),
-      ...(withUsage ? [data({ ...base, choices: [], usage: { prompt_tokens: u.prompt_tokens, completion_tokens: u.completion_tokens, total_tokens: u.prompt_tokens + u.completion_tokens } })] : []),
+      ...(withUsage
+        ? [
+            data({
+              ...base,
+              choices: [],
+              usage: {
+                prompt_tokens: u.prompt_tokens,
+                completion_tokens: u.completion_tokens,
+                total_tokens: u.prompt_tokens + u.completion_tokens,
+              },
+            }),
+          ]
+        : []),
       data("[DONE]"),
     ];
   }

@@ -37,7 +37,10 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export async function startReceiver(host = "127.0.0.1", tls: { key: Buffer; cert: Buffer } = TEST_TLS): Promise<Receiver> {
+export async function startReceiver(
+  host = "127.0.0.1",
+  tls: { key: Buffer; cert: Buffer } = TEST_TLS,
+): Promise<Receiver> {
   const seen: SeenRequest[] = [];
   let handler: Handler = (_req, res) => res.writeHead(200, { "content-type": "application/json" }).end("{}");
   const server: Server = createServer({ key: tls.key, cert: tls.cert }, (req, res) => {
@@ -64,7 +67,8 @@ export async function startReceiver(host = "127.0.0.1", tls: { key: Buffer; cert
     handle: (h) => {
       handler = h;
     },
-    connections: () => new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
+    connections: () =>
+      new Promise<number>((resolve, reject) => server.getConnections((err, n) => (err ? reject(err) : resolve(n)))),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -92,7 +96,10 @@ export const LOOPBACK_ALLOWED = ["127.0.0.0/8", "::1/128"];
 /** A receiver and an egress (loopback exempted unless `allowSubnets` says otherwise) in front of it. */
 export async function startGate(options: { resolver?: Resolver; allowSubnets?: readonly string[] } = {}) {
   const rx = await startReceiver();
-  const egress = createEgress({ allowSubnets: options.allowSubnets ?? LOOPBACK_ALLOWED, ...(options.resolver ? { resolver: options.resolver } : {}) });
+  const egress = createEgress({
+    allowSubnets: options.allowSubnets ?? LOOPBACK_ALLOWED,
+    ...(options.resolver ? { resolver: options.resolver } : {}),
+  });
   const close = async () => {
     await egress.close();
     await rx.close();
@@ -101,7 +108,10 @@ export async function startGate(options: { resolver?: Resolver; allowSubnets?: r
 }
 
 /** Runs `fn` with its own egress client, closed afterwards. */
-export async function withEgress<T>(options: Parameters<typeof createEgress>[0], fn: (egress: Egress) => Promise<T>): Promise<T> {
+export async function withEgress<T>(
+  options: Parameters<typeof createEgress>[0],
+  fn: (egress: Egress) => Promise<T>,
+): Promise<T> {
   const egress = createEgress(options);
   try {
     return await fn(egress);

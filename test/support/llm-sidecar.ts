@@ -5,7 +5,14 @@
  */
 import { fork, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import type { BudgetSpec, CallRecord, ChildMessage, ParentMessage, RoleSpec, RouteSpec } from "../../core/llm-endpoint/protocol.js";
+import type {
+  BudgetSpec,
+  CallRecord,
+  ChildMessage,
+  ParentMessage,
+  RoleSpec,
+  RouteSpec,
+} from "../../core/llm-endpoint/protocol.js";
 import { REPO_ROOT } from "./paths.js";
 
 export const SIDECAR_MAIN = join(REPO_ROOT, "dist/core/llm-endpoint/sidecar/main.js");
@@ -37,7 +44,11 @@ export interface TestSidecar {
   refusal(n: number): Promise<Refused>;
   /** Sends configure again with these fields changed. */
   configure(patch: Partial<SidecarOptions>): void;
-  grant(token: string, sessionId: string, opts?: { runId?: string; used?: { sessionTokens: number; runTokens: number } }): void;
+  grant(
+    token: string,
+    sessionId: string,
+    opts?: { runId?: string; used?: { sessionTokens: number; runTokens: number } },
+  ): void;
   revoke(token: string): void;
   block(sessionId: string, reason: string): void;
   stats(): Promise<Stats>;
@@ -84,7 +95,9 @@ export async function startSidecar(opts: SidecarOptions): Promise<TestSidecar> {
   let lastMessage: ChildMessage | undefined;
   listeners.add((m) => (lastMessage = m));
   send({ type: "listen", port: 0 });
-  const listening = await until(() => (lastMessage?.type === "listening" || lastMessage?.type === "listen-failed" ? lastMessage : undefined));
+  const listening = await until(() =>
+    lastMessage?.type === "listening" || lastMessage?.type === "listen-failed" ? lastMessage : undefined,
+  );
   if (listening.type !== "listening") throw new Error(`sidecar failed to listen: ${JSON.stringify(listening)}`);
   let statsId = 0;
   const stats = (): Promise<Stats> => {
@@ -117,7 +130,13 @@ export async function startSidecar(opts: SidecarOptions): Promise<TestSidecar> {
       send(config);
     },
     grant: (token, sessionId, o = {}) =>
-      send({ type: "grant", token, sessionId, ...(o.runId !== undefined && { runId: o.runId }), used: o.used ?? { sessionTokens: 0, runTokens: 0 } }),
+      send({
+        type: "grant",
+        token,
+        sessionId,
+        ...(o.runId !== undefined && { runId: o.runId }),
+        used: o.used ?? { sessionTokens: 0, runTokens: 0 },
+      }),
     revoke: (token) => send({ type: "revoke", token }),
     block: (sessionId, reason) => send({ type: "block", sessionId, reason }),
     stats,

@@ -56,7 +56,9 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
       bodies.push(body);
       const json = contentType.startsWith("application/json");
       spans.push(...(json ? decodeJson(JSON.parse(body.toString("utf8"))) : decodeProtobuf(body)));
-      res.writeHead(200, { "content-type": json ? "application/json" : "application/x-protobuf" }).end(json ? "{}" : undefined);
+      res
+        .writeHead(200, { "content-type": json ? "application/json" : "application/x-protobuf" })
+        .end(json ? "{}" : undefined);
       for (const w of [...waiters]) w();
     });
   });
@@ -137,14 +139,22 @@ function anyValue(buf: Buffer): unknown {
   const f = fields(buf)[0];
   if (!f) return undefined;
   switch (f.no) {
-    case 1: return str(f);
-    case 2: return f.value === 1n;
-    case 3: return Number(BigInt.asIntN(64, f.value as bigint));
-    case 4: return bytes(f).readDoubleLE(0);
-    case 5: return all(fields(bytes(f)), 1).map((v) => anyValue(bytes(v)));
-    case 6: return keyValues(all(fields(bytes(f)), 1));
-    case 7: return bytes(f).toString("hex");
-    default: return undefined;
+    case 1:
+      return str(f);
+    case 2:
+      return f.value === 1n;
+    case 3:
+      return Number(BigInt.asIntN(64, f.value as bigint));
+    case 4:
+      return bytes(f).readDoubleLE(0);
+    case 5:
+      return all(fields(bytes(f)), 1).map((v) => anyValue(bytes(v)));
+    case 6:
+      return keyValues(all(fields(bytes(f)), 1));
+    case 7:
+      return bytes(f).toString("hex");
+    default:
+      return undefined;
   }
 }
 
@@ -194,7 +204,14 @@ function decodeProtobuf(body: Buffer): DecodedSpan[] {
 
 // ---- JSON -----------------------------------------------------------------------------------
 
-type JsonAny = { stringValue?: string; boolValue?: boolean; intValue?: string | number; doubleValue?: number; arrayValue?: { values?: JsonAny[] }; kvlistValue?: { values?: JsonKv[] } };
+type JsonAny = {
+  stringValue?: string;
+  boolValue?: boolean;
+  intValue?: string | number;
+  doubleValue?: number;
+  arrayValue?: { values?: JsonAny[] };
+  kvlistValue?: { values?: JsonKv[] };
+};
 type JsonKv = { key: string; value?: JsonAny };
 
 function jsonAny(v: JsonAny | undefined): unknown {
@@ -219,10 +236,17 @@ function decodeJson(body: any): DecodedSpan[] {
     for (const ss of rs.scopeSpans ?? []) {
       for (const s of ss.spans ?? []) {
         out.push({
-          traceId: s.traceId, spanId: s.spanId, parentSpanId: s.parentSpanId ?? "", name: s.name, kind: s.kind ?? 0,
-          startNs: BigInt(s.startTimeUnixNano ?? 0), endNs: BigInt(s.endTimeUnixNano ?? 0), attributes: jsonKvs(s.attributes),
+          traceId: s.traceId,
+          spanId: s.spanId,
+          parentSpanId: s.parentSpanId ?? "",
+          name: s.name,
+          kind: s.kind ?? 0,
+          startNs: BigInt(s.startTimeUnixNano ?? 0),
+          endNs: BigInt(s.endTimeUnixNano ?? 0),
+          attributes: jsonKvs(s.attributes),
           events: (s.events ?? []).map((e: any) => ({ name: e.name, attributes: jsonKvs(e.attributes) })),
-          status: { code: s.status?.code ?? 0, message: s.status?.message ?? "" }, resource,
+          status: { code: s.status?.code ?? 0, message: s.status?.message ?? "" },
+          resource,
         });
       }
     }

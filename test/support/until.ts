@@ -1,5 +1,9 @@
 /** Waits on a condition, never on wall time alone: polls `probe` until it gives a value, or fails naming `what`. */
-export async function until<T>(probe: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 10_000): Promise<T> {
+export async function until<T>(
+  probe: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await probe();

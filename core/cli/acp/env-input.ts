@@ -31,7 +31,10 @@ export async function acpEnvInput(slug: string, flags: AcpEnvFlags): Promise<Rec
     const name = i < 0 ? flag : flag.slice(0, i);
     if (!ENV_NAME.test(name)) {
       // A bare argument that is no name may be a pasted value: it is not repeated.
-      const got = i < 0 ? "an argument without = that is not a name (not shown: it may be a value)" : `the name ${JSON.stringify(name)}`;
+      const got =
+        i < 0
+          ? "an argument without = that is not a name (not shown: it may be a value)"
+          : `the name ${JSON.stringify(name)}`;
       throw usageError(`--env expects KEY=VALUE or KEY (KEY of ${NAME_RULE}), got ${got}`);
     }
     if (i < 0) asked.push(name);
@@ -39,10 +42,13 @@ export async function acpEnvInput(slug: string, flags: AcpEnvFlags): Promise<Rec
     else given.push([name, flag.slice(i + 1)]);
   }
   if (asked.length > 1 && !process.stdin.isTTY) {
-    throw usageError(`--env ${asked.join(", --env ")}: only one --env KEY can take its value from stdin; put the others in --env-from-file <path> (KEY=VALUE lines)`);
+    throw usageError(
+      `--env ${asked.join(", --env ")}: only one --env KEY can take its value from stdin; put the others in --env-from-file <path> (KEY=VALUE lines)`,
+    );
   }
   const env: Record<string, string> = {};
-  for (const path of flags.envFromFile ?? []) Object.assign(env, parseEnvFile(path, await readFlagFile("--env-from-file", path)));
+  for (const path of flags.envFromFile ?? [])
+    Object.assign(env, parseEnvFile(path, await readFlagFile("--env-from-file", path)));
   for (const [name, value] of given) env[name] = value;
   for (const name of asked) env[name] = await readPrivateValue(name);
   return env;
@@ -66,7 +72,8 @@ export function parseEnvFile(path: string, text: string): Record<string, string>
     const line = raw.replace(/\r$/, "");
     if (line.trim() === "" || line.trimStart().startsWith("#")) return;
     const i = line.indexOf("=");
-    if (i < 0 || !ENV_NAME.test(line.slice(0, i))) throw usageError(`--env-from-file ${path} line ${n + 1}: expected KEY=VALUE with KEY of ${NAME_RULE}`);
+    if (i < 0 || !ENV_NAME.test(line.slice(0, i)))
+      throw usageError(`--env-from-file ${path} line ${n + 1}: expected KEY=VALUE with KEY of ${NAME_RULE}`);
     env[line.slice(0, i)] = line.slice(i + 1);
   });
   return env;

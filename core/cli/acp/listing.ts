@@ -19,7 +19,11 @@ export interface AcpListingRow {
 }
 
 /** Which adapter each slug resolves to (SPEC.md: package, then config, then catalog), and what it shadows. */
-export function acpListing(acpAgents: Record<string, AcpRecipe>, packages: Array<{ kind: string; package: string; description?: string }>, env: NodeJS.ProcessEnv = process.env): AcpListingRow[] {
+export function acpListing(
+  acpAgents: Record<string, AcpRecipe>,
+  packages: Array<{ kind: string; package: string; description?: string }>,
+  env: NodeJS.ProcessEnv = process.env,
+): AcpListingRow[] {
   const slugs = new Set([...packages.map((p) => p.kind), ...Object.keys(acpAgents), ...Object.keys(ACP_CATALOG)]);
   const rows: AcpListingRow[] = [];
   for (const slug of [...slugs].sort()) {
@@ -28,7 +32,10 @@ export function acpListing(acpAgents: Record<string, AcpRecipe>, packages: Array
     const cat = ACP_CATALOG[slug];
     const recipe = cfg ?? cat;
     const source = pkg ? "package" : cfg ? "config" : "catalog";
-    const shadows = [...(pkg && cfg ? (["config"] as const) : []), ...((pkg || cfg) && cat ? (["catalog"] as const) : [])];
+    const shadows = [
+      ...(pkg && cfg ? (["config"] as const) : []),
+      ...((pkg || cfg) && cat ? (["catalog"] as const) : []),
+    ];
     if (pkg) {
       rows.push({ slug, source, shadows, name: slug, description: pkg.description, package: pkg.package });
       continue;
@@ -43,7 +50,9 @@ export function acpListing(acpAgents: Record<string, AcpRecipe>, packages: Array
       bin: recipe!.bin,
       args: recipe!.bin_args ?? [],
       onPath,
-      ...(!onPath && (recipe!.install_hint ?? cat?.install_hint) ? { install_hint: recipe!.install_hint ?? cat?.install_hint } : {}),
+      ...(!onPath && (recipe!.install_hint ?? cat?.install_hint)
+        ? { install_hint: recipe!.install_hint ?? cat?.install_hint }
+        : {}),
       ...(recipe!.resumable ? { resumable: true } : {}),
     });
   }
@@ -51,7 +60,12 @@ export function acpListing(acpAgents: Record<string, AcpRecipe>, packages: Array
 }
 
 export function isOnPath(bin: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const candidates = bin.includes("/") ? [isAbsolute(bin) ? bin : join(process.cwd(), bin)] : (env.PATH ?? "").split(delimiter).filter(Boolean).map((d) => join(d, bin));
+  const candidates = bin.includes("/")
+    ? [isAbsolute(bin) ? bin : join(process.cwd(), bin)]
+    : (env.PATH ?? "")
+        .split(delimiter)
+        .filter(Boolean)
+        .map((d) => join(d, bin));
   return candidates.some((p) => {
     try {
       accessSync(p, constants.X_OK);

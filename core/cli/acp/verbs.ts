@@ -24,7 +24,8 @@ export interface AcpAddInput {
 
 /** `svc acp add`: writes `acpAgents.<slug>` into the raw config tree under its lock (unknown keys kept). */
 export async function acpAdd(slug: string, input: AcpAddInput): Promise<void> {
-  if (!SLUG.test(slug)) throw new SvcError("usage", `slug must be lower-case letters, digits, "_" or "-", got ${JSON.stringify(slug)}`);
+  if (!SLUG.test(slug))
+    throw new SvcError("usage", `slug must be lower-case letters, digits, "_" or "-", got ${JSON.stringify(slug)}`);
   const env = await acpEnvInput(slug, input);
   const entry: AcpRecipe = {
     bin: input.bin,
@@ -43,10 +44,15 @@ export async function acpAdd(slug: string, input: AcpAddInput): Promise<void> {
 
 /** `svc acp rm`. */
 export async function acpRm(slug: string): Promise<void> {
-  if (!SLUG.test(slug)) throw new SvcError("usage", `slug must be lower-case letters, digits, "_" or "-", got ${JSON.stringify(slug)}`);
+  if (!SLUG.test(slug))
+    throw new SvcError("usage", `slug must be lower-case letters, digits, "_" or "-", got ${JSON.stringify(slug)}`);
   const path = configFilePath();
   const { changed } = await unsetConfigKey(path, `acpAgents.${slug}`);
-  if (!changed) throw new SvcError("not_found", `no acpAgents.${slug} in ${path} (catalog entries cannot be removed, only shadowed)`);
+  if (!changed)
+    throw new SvcError(
+      "not_found",
+      `no acpAgents.${slug} in ${path} (catalog entries cannot be removed, only shadowed)`,
+    );
   println(`removed acpAgents.${slug} from ${path}`);
 }
 

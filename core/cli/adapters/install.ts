@@ -53,13 +53,19 @@ export async function installPackage(spec: string, options: InstallOptions): Pro
       // An entry that points at no file would only fail at load (svc adapters ls --load); refuse now.
       const missing = manifest.plugins.filter((p) => !existsSync(join(resolved.dir, p.entry)));
       if (missing.length) {
-        throw new PhaseError("validate", `its manifest declares ${missing.map((p) => `${p.type} ${p.kind} at ${p.entry}`).join(", ")}, but no such file is in the package (build it first, or check "files" in its package.json)`);
+        throw new PhaseError(
+          "validate",
+          `its manifest declares ${missing.map((p) => `${p.type} ${p.kind} at ${p.entry}`).join(", ")}, but no such file is in the package (build it first, or check "files" in its package.json)`,
+        );
       }
     }
   } catch (err) {
     await rollback(dir, name, saved, env);
     const why = err instanceof PhaseError ? err.message : `cannot find it after installing: ${(err as Error).message}`;
-    throw new SvcError("invalid_input", `refused ${name}: ${why}. The install was rolled back; config.json is unchanged.`);
+    throw new SvcError(
+      "invalid_input",
+      `refused ${name}: ${why}. The install was rolled back; config.json is unchanged.`,
+    );
   }
   let listed = false;
   if (manifest) {
@@ -76,7 +82,8 @@ export async function installPackage(spec: string, options: InstallOptions): Pro
 /** An absolute path for a folder or tarball spec given relative to the cwd; `undefined` for other specs. */
 function localSpec(spec: string, cwd: string): string | undefined {
   const path = spec.startsWith("file:") ? spec.slice(5) : spec;
-  const looksLocal = /^(\.{1,2}[\\/]|[\\/]|~[\\/])/.test(path) || /\.(tgz|tar\.gz|tar)$/.test(path) || spec.startsWith("file:");
+  const looksLocal =
+    /^(\.{1,2}[\\/]|[\\/]|~[\\/])/.test(path) || /\.(tgz|tar\.gz|tar)$/.test(path) || spec.startsWith("file:");
   if (!looksLocal) return undefined;
   const abs = isAbsolute(path) ? path : resolve(cwd, path);
   if (!existsSync(abs)) throw new SvcError("invalid_input", `${spec}: no such folder or tarball (${abs})`);
@@ -98,7 +105,10 @@ function snapshot(dir: string): Snapshot {
 }
 
 function depsOf(pj: Record<string, unknown>): Record<string, string> {
-  return { ...((pj.dependencies as Record<string, string>) ?? {}), ...((pj.optionalDependencies as Record<string, string>) ?? {}) };
+  return {
+    ...((pj.dependencies as Record<string, string>) ?? {}),
+    ...((pj.optionalDependencies as Record<string, string>) ?? {}),
+  };
 }
 
 /** The name of what npm just installed: the dependency it added, else the name the spec gives. */
@@ -109,7 +119,10 @@ function installedName(before: Record<string, string>, dir: string, spec: string
   if (isAbsolute(spec) && existsSync(spec) && statSync(spec).isDirectory()) return readPackageJson(spec).name ?? spec;
   const m = /^(@[^/@]+\/[^@]+|[^@]+)(@.*)?$/.exec(spec);
   if (m && after[m[1]!] !== undefined) return m[1]!;
-  throw new SvcError("internal", `installed ${spec} but cannot tell which package it was; check ${join(dir, "package.json")}`);
+  throw new SvcError(
+    "internal",
+    `installed ${spec} but cannot tell which package it was; check ${join(dir, "package.json")}`,
+  );
 }
 
 async function rollback(dir: string, name: string, saved: Snapshot, env: NodeJS.ProcessEnv): Promise<void> {

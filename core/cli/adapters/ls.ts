@@ -44,7 +44,9 @@ export interface AdapterListing {
   failures: LoadFailure[];
 }
 
-export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: string; load?: boolean } = {}): Promise<AdapterListing> {
+export async function listAdapters(
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; load?: boolean } = {},
+): Promise<AdapterListing> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const ids = await configuredIds(configFilePath(env));
@@ -58,7 +60,11 @@ export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: str
         await importPackage(pkg);
         ok.push(pkg);
       } catch (err) {
-        failures.push({ package: pkg.label, phase: err instanceof PhaseError ? err.phase : "import", error: (err as Error).message });
+        failures.push({
+          package: pkg.label,
+          phase: err instanceof PhaseError ? err.phase : "import",
+          error: (err as Error).message,
+        });
       }
     }
     packages = ok;
@@ -72,7 +78,12 @@ export async function listAdapters(options: { env?: NodeJS.ProcessEnv; cwd?: str
     loaded: options.load === true,
     builtins: listed.filter((p) => p.builtin),
     packages: listed.filter((p) => !p.builtin),
-    shadowed: declared.shadowed.map((s) => ({ type: s.type, kind: s.kind, winner: s.winner.package, loser: s.loser.package })),
+    shadowed: declared.shadowed.map((s) => ({
+      type: s.type,
+      kind: s.kind,
+      winner: s.winner.package,
+      loser: s.loser.package,
+    })),
     failures: inListedOrder(failures, ids),
   };
 }
@@ -93,7 +104,9 @@ function listPackage(pkg: ScannedPackage, declared: KindTable<DeclaredPlugin>): 
     const lost = winner !== pkg.source;
     const replaces = declared.shadowed
       .filter((s) => s.winner === pkg.source && s.type === d.type && s.kind === d.kind)
-      .map((s) => (s.loser.builtin ? `built-in ${d.type} ${d.kind}` : `${d.type} ${d.kind} of package ${s.loser.package}`));
+      .map((s) =>
+        s.loser.builtin ? `built-in ${d.type} ${d.kind}` : `${d.type} ${d.kind} of package ${s.loser.package}`,
+      );
     return {
       type: d.type,
       kind: d.kind,
@@ -104,7 +117,14 @@ function listPackage(pkg: ScannedPackage, declared: KindTable<DeclaredPlugin>): 
     };
   });
   const s = pkg.source;
-  return { id: pkg.label, builtin: s.builtin, resolvedFrom: s.resolvedFrom, dir: s.dir, ...(s.version ? { version: s.version } : {}), plugins };
+  return {
+    id: pkg.label,
+    builtin: s.builtin,
+    resolvedFrom: s.resolvedFrom,
+    dir: s.dir,
+    ...(s.version ? { version: s.version } : {}),
+    plugins,
+  };
 }
 
 export function printListing(l: AdapterListing, json: boolean): void {
@@ -128,7 +148,10 @@ export function printListing(l: AdapterListing, json: boolean): void {
 
 function pluginLines(p: ListedPackage): string[] {
   return p.plugins.map((pl) => {
-    const state = pl.status === "wins" ? `wins${pl.replaces ? ` (replaces ${pl.replaces.join(", ")})` : ""}` : yellow(`lost to ${pl.lostTo}`);
+    const state =
+      pl.status === "wins"
+        ? `wins${pl.replaces ? ` (replaces ${pl.replaces.join(", ")})` : ""}`
+        : yellow(`lost to ${pl.lostTo}`);
     return `  ${pl.type.padEnd(8)} ${pl.kind.padEnd(20)} ${state}${pl.description ? dim(`  ${pl.description}`) : ""}`;
   });
 }

@@ -36,5 +36,12 @@ function isInstalledPackage(root: string): boolean {
 function ensurePrefix(dir: string): void {
   if (existsSync(join(dir, "package.json"))) return;
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "svc-adapters", private: true, description: "Adapter packages installed by svc adapters install" }, null, 2) + "\n");
+  writeFileSync(
+    join(dir, "package.json"),
+    JSON.stringify(
+      { name: "svc-adapters", private: true, description: "Adapter packages installed by svc adapters install" },
+      null,
+      2,
+    ) + "\n",
+  );
 }

@@ -18,12 +18,17 @@ export async function removeAdapter(id: string, env: NodeJS.ProcessEnv = process
   const dir = installDir(env);
   const installed = existsSync(join(dir, "package.json")) && isDependency(readPackageJson(dir), id);
   if (!listed && !installed) {
-    throw new SvcError("not_found", `${id} is neither in adapters (${ids.join(", ") || "empty"}) nor installed in ${dir}`);
+    throw new SvcError(
+      "not_found",
+      `${id} is neither in adapters (${ids.join(", ") || "empty"}) nor installed in ${dir}`,
+    );
   }
   if (installed) {
     await runNpm(["uninstall", id], dir, env);
   }
-  println(`removed ${id}${listed ? " from adapters" : ""}${installed ? `${listed ? " and" : ""} from ${dir}` : ""}; adapters: ${ids.join(", ") || "(none)"}`);
+  println(
+    `removed ${id}${listed ? " from adapters" : ""}${installed ? `${listed ? " and" : ""} from ${dir}` : ""}; adapters: ${ids.join(", ") || "(none)"}`,
+  );
 }
 
 function isDependency(pj: Record<string, unknown>, id: string): boolean {

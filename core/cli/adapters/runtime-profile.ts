@@ -9,11 +9,19 @@ import { loadConfigFile } from "../../config/load.js";
 import { configFilePath } from "../../config/config-path.js";
 import { installPackage, type InstallResult } from "./install.js";
 
-export function runtimeProfilePackage(slug: string, explicit: string | undefined, aliases: Record<string, string> | undefined): string {
+export function runtimeProfilePackage(
+  slug: string,
+  explicit: string | undefined,
+  aliases: Record<string, string> | undefined,
+): string {
   return explicit ?? aliases?.[slug] ?? `@svc/runtime-profile-${slug}`;
 }
 
-export async function installRuntimeProfile(slug: string, explicit?: string, env: NodeJS.ProcessEnv = process.env): Promise<InstallResult> {
+export async function installRuntimeProfile(
+  slug: string,
+  explicit?: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<InstallResult> {
   const { config } = await loadConfigFile(configFilePath(env));
   const name = runtimeProfilePackage(slug, explicit, config.profileAliases);
   return installPackage(name, { env, manifest: "optional" });

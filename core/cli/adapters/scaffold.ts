@@ -30,15 +30,30 @@ export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
   const entry = (base: string) => (o.typescript ? `./dist/${base}.js` : `./${base}.js`);
   const plugins: Array<Record<string, string>> = [];
   if (o.provider) {
-    plugins.push({ type: "provider", kind: o.provider, entry: entry("provider"), description: `Emits a ${o.provider}.sample.emitted event on every poll` });
+    plugins.push({
+      type: "provider",
+      kind: o.provider,
+      entry: entry("provider"),
+      description: `Emits a ${o.provider}.sample.emitted event on every poll`,
+    });
     files.set(src("provider"), providerSource(o.provider, o.typescript));
   }
   if (o.target) {
-    plugins.push({ type: "target", kind: o.target, entry: entry("target"), description: "Appends every matched event to deliveries.jsonl in its storage folder" });
+    plugins.push({
+      type: "target",
+      kind: o.target,
+      entry: entry("target"),
+      description: "Appends every matched event to deliveries.jsonl in its storage folder",
+    });
     files.set(src("target"), targetSource(o.target, o.typescript));
   }
   if (o.redactor) {
-    plugins.push({ type: "redactor", kind: o.redactor, entry: entry("redactor"), description: "Replaces e-mail addresses with <email>" });
+    plugins.push({
+      type: "redactor",
+      kind: o.redactor,
+      entry: entry("redactor"),
+      description: "Replaces e-mail addresses with <email>",
+    });
     files.set(src("redactor"), redactorSource(o.redactor, o.typescript));
   }
   const pkg: Record<string, unknown> = {
@@ -49,13 +64,20 @@ export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
     license: "MIT",
     keywords: ["svc-adapter"],
     files: o.typescript ? ["dist"] : plugins.map((p) => p.entry!.slice(2)),
-    scripts: o.typescript ? { build: "tsc -p .", pretest: "npm run build", test: "node --test test/" } : { test: "node --test test/" },
-    ...(o.typescript ? { devDependencies: { "@svc/plugin-api": o.typesSpec, "@types/node": "^20.19.0", typescript: "~5.9" } } : {}),
+    scripts: o.typescript
+      ? { build: "tsc -p .", pretest: "npm run build", test: "node --test test/" }
+      : { test: "node --test test/" },
+    ...(o.typescript
+      ? { devDependencies: { "@svc/plugin-api": o.typesSpec, "@types/node": "^20.19.0", typescript: "~5.9" } }
+      : {}),
     "svc-adapter": { schema: "svc/adapter/v1", svc: HOST_RANGE, plugins },
   };
   files.set("package.json", JSON.stringify(pkg, null, 2) + "\n");
   if (o.typescript) files.set("tsconfig.json", TSCONFIG);
-  files.set(`test/adapter.test.${o.typescript ? "js" : ext}`, o.provider || o.target ? testSource(o) : redactorTestSource(o));
+  files.set(
+    `test/adapter.test.${o.typescript ? "js" : ext}`,
+    o.provider || o.target ? testSource(o) : redactorTestSource(o),
+  );
   files.set(".gitignore", o.typescript ? "node_modules/\ndist/\n" : "node_modules/\n");
   files.set("README.md", readme(o));
   return files;
@@ -236,7 +258,9 @@ function testSource(o: ScaffoldOptions): string {
   // parked for it (svc sentinel status shows the parked events).
   const { id } = JSON.parse(await svc(["sentinel", "watch", "${provider}:*", "--provider", "${provider}", "--session", "ses_adaptertest", "--json"], env));
 `;
-  const emit = provider ? `  await svc(["sentinel", "poll-now"], env);\n` : `  await svc(["sentinel", "push", "${subject}", "--type", "demo.sample.sent", "--data", '{"hello": "world"}'], env);\n`;
+  const emit = provider
+    ? `  await svc(["sentinel", "poll-now"], env);\n`
+    : `  await svc(["sentinel", "push", "${subject}", "--type", "demo.sample.sent", "--data", '{"hello": "world"}'], env);\n`;
   const arrived = target
     ? `  const file = join(home, "plugins", "target-${target}", "deliveries.jsonl");
   const line = await until(async () => (await readFile(file, "utf8").catch(() => "")).split("\\n").find(Boolean), \`a line in \${file}\`);
@@ -288,7 +312,13 @@ ${sentinel}${emit}${arrived}});
 }
 
 function readme(o: ScaffoldOptions): string {
-  const what = [o.provider && `a provider \`${o.provider}\``, o.target && `a target \`${o.target}\``, o.redactor && `a redactor \`${o.redactor}\``].filter(Boolean).join(" and ");
+  const what = [
+    o.provider && `a provider \`${o.provider}\``,
+    o.target && `a target \`${o.target}\``,
+    o.redactor && `a redactor \`${o.redactor}\``,
+  ]
+    .filter(Boolean)
+    .join(" and ");
   return `# ${o.name}
 
 An svc adapter package with ${what}, made by \`svc adapters init\`.

@@ -4,7 +4,9 @@ import { usageError } from "../output.js";
 /** `svc adapters ls|install|rm|init`, the old name `svc plugins …`, and `svc install runtime-profile/<slug>`. */
 export function registerAdapters(program: Command): void {
   addAdapterVerbs(
-    program.command("adapters").description("Adapter packages: list, install, remove (renamed from `plugins` in 0.20.0)"),
+    program
+      .command("adapters")
+      .description("Adapter packages: list, install, remove (renamed from `plugins` in 0.20.0)"),
     false,
   );
   addAdapterVerbs(program.command("plugins").description("Renamed to `adapters` in 0.20.0 (still works)"), true);
@@ -16,7 +18,8 @@ export function registerAdapters(program: Command): void {
     .option("--package <name>", "package to install (default: profileAliases[slug], else @svc/runtime-profile-<slug>)")
     .action(async (what: string, opts: { package?: string }) => {
       const m = /^runtime-profile\/([a-z0-9][a-z0-9-]*)$/.exec(what);
-      if (!m) throw usageError(`svc install expects runtime-profile/<slug> (a lower-case slug), got ${JSON.stringify(what)}`);
+      if (!m)
+        throw usageError(`svc install expects runtime-profile/<slug> (a lower-case slug), got ${JSON.stringify(what)}`);
       const { installRuntimeProfile } = await import("../adapters/runtime-profile.js");
       await installRuntimeProfile(m[1]!, opts.package);
     });
@@ -31,7 +34,9 @@ function addAdapterVerbs(group: Command, renamed: boolean): void {
   group
     .command("ls")
     .alias("list")
-    .description("List built-in plugins and adapter packages: where each resolved, what it provides, which kinds it wins or lost, and failures")
+    .description(
+      "List built-in plugins and adapter packages: where each resolved, what it provides, which kinds it wins or lost, and failures",
+    )
     .option("--json", "machine-readable output")
     .option("--load", "also import each plugin and check its shape (runs plugin code)")
     .action(async (opts: { json?: boolean; load?: boolean }) => {
@@ -40,7 +45,9 @@ function addAdapterVerbs(group: Command, renamed: boolean): void {
     });
   group
     .command("install")
-    .description("npm install a package (name, folder or tarball) into the install location, validate its manifest, and append it to config adapters")
+    .description(
+      "npm install a package (name, folder or tarball) into the install location, validate its manifest, and append it to config adapters",
+    )
     .argument("<spec>", "an npm spec: name[@range], ./folder, or ./package.tgz")
     .action(async (spec: string) => {
       const { installPackage } = await import("../adapters/install.js");
@@ -48,17 +55,27 @@ function addAdapterVerbs(group: Command, renamed: boolean): void {
     });
   group
     .command("init")
-    .description("Scaffold a new adapter package (a provider and/or a target, and a test that runs it in the real daemon)")
+    .description(
+      "Scaffold a new adapter package (a provider and/or a target, and a test that runs it in the real daemon)",
+    )
     .argument("<dir>", "folder to create (empty or missing); its name is the package name unless --name")
     .option("--provider <kind>", "scaffold a provider of this kind")
-    .option("--target <kind>", "scaffold a target of this kind (no kind flag: a provider <name> and a target <name>-log)")
+    .option(
+      "--target <kind>",
+      "scaffold a target of this kind (no kind flag: a provider <name> and a target <name>-log)",
+    )
     .option("--redactor <kind>", "scaffold a redactor of this kind (defaults.traceRedactor; docs/redaction.md)")
     .option("--typescript", "TypeScript sources under src/ with a build step (default: plain JavaScript, no build)")
     .option("--name <package>", "npm package name (default: the folder's name)")
-    .action(async (dir: string, opts: { provider?: string; target?: string; redactor?: string; typescript?: boolean; name?: string }) => {
-      const { initPackage } = await import("../adapters/init.js");
-      initPackage(dir, opts);
-    });
+    .action(
+      async (
+        dir: string,
+        opts: { provider?: string; target?: string; redactor?: string; typescript?: boolean; name?: string },
+      ) => {
+        const { initPackage } = await import("../adapters/init.js");
+        initPackage(dir, opts);
+      },
+    );
   group
     .command("rm")
     .alias("remove")

@@ -7,7 +7,9 @@ export function registerConfig(program: Command): void {
     .description("Show and edit $SVC_HOME/config.json (created by the first `config set`)");
   config
     .command("show")
-    .description("Print the file, or with --effective the effective configuration (defaults, file, profile, env folded in)")
+    .description(
+      "Print the file, or with --effective the effective configuration (defaults, file, profile, env folded in)",
+    )
     .option("--json", "print JSON")
     .option("--effective", "the effective configuration, with the source of each value")
     .option("--reveal", "show secrets instead of [redacted]")
@@ -61,6 +63,8 @@ export function registerConfig(program: Command): void {
       const { configFilePath } = await import("../../config/config-path.js");
       const { existsSync } = await import("node:fs");
       const path = configFilePath();
-      process.stdout.write(opts.json ? JSON.stringify({ path, exists: existsSync(path) }, null, 2) + "\n" : path + "\n");
+      process.stdout.write(
+        opts.json ? JSON.stringify({ path, exists: existsSync(path) }, null, 2) + "\n" : path + "\n",
+      );
     });
 }

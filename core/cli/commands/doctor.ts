@@ -9,7 +9,10 @@ export function registerDoctor(program: Command): void {
     )
     .option("--json", "machine-readable output: {healthy, home, findings: [{severity, file, message, fix}]}")
     .action(async (opts: { json?: boolean }) => {
-      const [{ runDoctor }, { svcHome }] = await Promise.all([import("../../doctor/doctor.js"), import("../../storage/paths.js")]);
+      const [{ runDoctor }, { svcHome }] = await Promise.all([
+        import("../../doctor/doctor.js"),
+        import("../../storage/paths.js"),
+      ]);
       const report = await runDoctor(svcHome());
       if (opts.json) {
         const { printJson } = await import("../output.js");

@@ -2,7 +2,11 @@ import type { Command } from "commander";
 
 /** `svc llm-endpoint status | usage | start | stop` (docs/llm-endpoint.md). */
 export function registerLlmEndpoint(program: Command): void {
-  const cmd = program.command("llm-endpoint").description("The model proxy sidecar (features.llmEndpoint): its state, the usage it counted, start and stop (docs/llm-endpoint.md)");
+  const cmd = program
+    .command("llm-endpoint")
+    .description(
+      "The model proxy sidecar (features.llmEndpoint): its state, the usage it counted, start and stop (docs/llm-endpoint.md)",
+    );
   const verbs = () => import("../../llm-endpoint/cli/verbs.js");
   cmd
     .command("status")
@@ -19,7 +23,11 @@ export function registerLlmEndpoint(program: Command): void {
   for (const verb of ["start", "stop"] as const) {
     cmd
       .command(verb)
-      .description(verb === "start" ? "Start the sidecar (features.llmEndpoint must be on)" : "Stop the sidecar until started again or the daemon restarts")
+      .description(
+        verb === "start"
+          ? "Start the sidecar (features.llmEndpoint must be on)"
+          : "Stop the sidecar until started again or the daemon restarts",
+      )
       .option("--json", "machine-readable output")
       .action(async (opts: { json?: boolean }) => (await verbs()).llmControl(verb, opts));
   }

@@ -1,16 +1,21 @@
 import type { Command } from "commander";
 
 export function registerPair(program: Command): void {
-  const pair = program.command("pair").description("Pair with other devices through a rendezvous broker (end-to-end encrypted)");
+  const pair = program
+    .command("pair")
+    .description("Pair with other devices through a rendezvous broker (end-to-end encrypted)");
   pair
     .command("offer")
     .description("Make a one-time pairing offer: a svc://pair?… URL and a QR code (with --qr, the web pair page URL)")
     .option("--qr", "print the web pair page URL with the offer in its fragment (the QR code then encodes it)")
-    .option("--rendezvous <url>", "broker WebSocket URL (overrides pairing.rendezvous; required when it is \"\")")
+    .option("--rendezvous <url>", 'broker WebSocket URL (overrides pairing.rendezvous; required when it is "")')
     .option("--pair-page <url>", "web pair page (overrides pairing.pairPage; needs --qr)")
     .option("--ttl <duration>", "how long the offer stays valid: 90s, 10m, 2h (default 10m)")
     .option("--label <name>", "this daemon's name as the other end will see it (default: the host name)")
-    .option("--scope <scope>", "what the device that accepts may do here: read (default: listings, status, transcripts) or operate (also start, prompt and stop sessions, watch, run swarms, under pairing.allowedRoots)")
+    .option(
+      "--scope <scope>",
+      "what the device that accepts may do here: read (default: listings, status, transcripts) or operate (also start, prompt and stop sessions, watch, run swarms, under pairing.allowedRoots)",
+    )
     .option("--yes", "confirm the operate scope without being asked (needed when not on a terminal)")
     .option("--json", "print the offer as JSON")
     .action(async (opts) => (await import("../../remote/cli/pair-verbs.js")).pairOffer(opts));
@@ -27,10 +32,14 @@ export function registerPair(program: Command): void {
     .action(async (opts) => (await import("../../remote/cli/pair-verbs.js")).pairList(opts));
   pair
     .command("scope <id> <scope>")
-    .description("Set what a paired device may do here: read, or operate (start, prompt and stop sessions, watch, run swarms, under pairing.allowedRoots)")
+    .description(
+      "Set what a paired device may do here: read, or operate (start, prompt and stop sessions, watch, run swarms, under pairing.allowedRoots)",
+    )
     .option("--yes", "confirm the operate scope without being asked (needed when not on a terminal)")
     .option("--json", "print the pairing as JSON")
-    .action(async (id: string, scope: string, opts) => (await import("../../remote/cli/pair-verbs.js")).pairScope(id, scope, opts));
+    .action(async (id: string, scope: string, opts) =>
+      (await import("../../remote/cli/pair-verbs.js")).pairScope(id, scope, opts),
+    );
   pair
     .command("rm <id>")
     .description("Remove a pairing (do it on both ends)")

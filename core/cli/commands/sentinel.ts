@@ -5,21 +5,40 @@ import type { Command } from "commander";
  * daemon's REST API. Each subcommand is one block below; implementations load lazily.
  */
 export function registerSentinel(program: Command): void {
-  const sentinel = program.command("sentinel").description("Sentinels: watch events and deliver matches to a target (through the running daemon)");
+  const sentinel = program
+    .command("sentinel")
+    .description("Sentinels: watch events and deliver matches to a target (through the running daemon)");
 
   sentinel
     .command("watch")
-    .description("Create a sentinel delivering matching events to a session (session targets only; webhook targets go through POST /sentinels)")
+    .description(
+      "Create a sentinel delivering matching events to a session (session targets only; webhook targets go through POST /sentinels)",
+    )
     .argument("[subject]", "subject to watch; a trailing * makes it a prefix (e.g. github:acme/api#42, ci:*)")
-    .option("--pr <url>", "watch a pull request by URL instead of a subject (https://github.com/<owner>/<repo>/pull/<n>)")
+    .option(
+      "--pr <url>",
+      "watch a pull request by URL instead of a subject (https://github.com/<owner>/<repo>/pull/<n>)",
+    )
     .option("--types <globs>", "comma-separated type globs (default: the provider's default types for the subject)")
-    .option("--until <until>", "never | count:<n> | at:<ISO time or epoch ms> | subject_terminal (default: subject_terminal with --pr, else never)")
-    .option("--provider <slug>", "provider slug, e.g. local-gh, webhook, agentpush (default: local-gh for github: subjects, else agentpush)")
+    .option(
+      "--until <until>",
+      "never | count:<n> | at:<ISO time or epoch ms> | subject_terminal (default: subject_terminal with --pr, else never)",
+    )
+    .option(
+      "--provider <slug>",
+      "provider slug, e.g. local-gh, webhook, agentpush (default: local-gh for github: subjects, else agentpush)",
+    )
     .requiredOption("--session <id>", "session that receives the matched events")
-    .option("--urgency <urgency>", "how the session receives events: queue, steer or interrupt (default: the session target's, from defaults.agentPromptInterrupt)")
+    .option(
+      "--urgency <urgency>",
+      "how the session receives events: queue, steer or interrupt (default: the session target's, from defaults.agentPromptInterrupt)",
+    )
     .option("--label <label>", "human-readable label")
     .option("--group <group>", "fan-out group (descriptive)")
-    .option("--idempotency-key <key>", "safe retries: the same key with the same arguments within 24 hours returns the sentinel it created instead of a second one")
+    .option(
+      "--idempotency-key <key>",
+      "safe retries: the same key with the same arguments within 24 hours returns the sentinel it created instead of a second one",
+    )
     .option("--json", "print the created sentinel as JSON")
     .action(async (subject: string | undefined, opts) => {
       const { watch } = await import("../sentinel/watch.js");
@@ -81,9 +100,14 @@ export function registerSentinel(program: Command): void {
 
   sentinel
     .command("rotate-secret")
-    .description("Rotate a webhook sentinel's secret: the new one is challenge-verified first; the previous one also signs for 10 minutes")
+    .description(
+      "Rotate a webhook sentinel's secret: the new one is challenge-verified first; the previous one also signs for 10 minutes",
+    )
     .argument("<id>", "sentinel id (snt_…) with a webhook target")
-    .option("--secret <secret>", "the new whsec_ secret, or - to read it from stdin (default: the daemon generates one and prints it once)")
+    .option(
+      "--secret <secret>",
+      "the new whsec_ secret, or - to read it from stdin (default: the daemon generates one and prints it once)",
+    )
     .option("--json", "machine-readable output")
     .action(async (id: string, opts: { secret?: string; json?: boolean }) => {
       const { rotateSecret } = await import("../sentinel/rotate-secret.js");
@@ -92,7 +116,9 @@ export function registerSentinel(program: Command): void {
 
   sentinel
     .command("replay")
-    .description("Send a webhook sentinel's dead rows again (exact stored bytes, same webhook-id, attempts reset); --event or --since also take delivered rows")
+    .description(
+      "Send a webhook sentinel's dead rows again (exact stored bytes, same webhook-id, attempts reset); --event or --since also take delivered rows",
+    )
     .argument("<id>", "sentinel id (snt_…) with a webhook target")
     .option("--event <eventId>", "only this event's row")
     .option("--since <time>", "only rows created since: ISO-8601, epoch ms, or a duration back from now (30m, 2h, 1d)")
@@ -105,7 +131,9 @@ export function registerSentinel(program: Command): void {
 
   sentinel
     .command("resume")
-    .description("Resume a webhook sentinel whose delivery was suspended because its callback kept failing: every pending event is sent again")
+    .description(
+      "Resume a webhook sentinel whose delivery was suspended because its callback kept failing: every pending event is sent again",
+    )
     .argument("<id>", "sentinel id (snt_…) with a webhook target")
     .option("--json", "machine-readable output")
     .action(async (id: string, opts: { json?: boolean }) => {

@@ -4,13 +4,19 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 
 function startOptions(cmd: Command): Command {
   return cmd
-    .requiredOption("--adapter <slug>", "adapter slug: an @svc/adapter-<slug> package, an acpAgents key, or a catalog agent (see `svc acp ls`)")
+    .requiredOption(
+      "--adapter <slug>",
+      "adapter slug: an @svc/adapter-<slug> package, an acpAgents key, or a catalog agent (see `svc acp ls`)",
+    )
     .option("--cwd <dir>", "working directory (relative to this cwd); default this cwd")
     .option("--prompt <text>", "first prompt")
     .option("--label <label>", "label shown in listings")
     .option("--option <k=v>", "spawn option over the config defaults (repeatable)", collect)
     .option("--skill <skill>", "skill (repeatable; replaces the defaults' skills)", collect)
-    .option("--worktree [slug]", "run in a git worktree <root>/<repo>/<slug> on branch svc/<slug> (no slug: an automatic one)")
+    .option(
+      "--worktree [slug]",
+      "run in a git worktree <root>/<repo>/<slug> on branch svc/<slug> (no slug: an automatic one)",
+    )
     .option("--root <dir>", "create the worktree under this directory (over SVC_WORKTREES_ROOT and worktrees.root)")
     .option("--attach", "nest under the calling session even when spawn.attach is on-request")
     .option("--no-attach", "do not nest under the calling session")
@@ -24,11 +30,17 @@ function startOptions(cmd: Command): Command {
 /** `svc sessions start|run|list|show|judge|prompt|stop|resume|export|terminal`. */
 export function registerSessions(program: Command): void {
   const sessions = program.command("sessions").description("Agent and terminal sessions run by the daemon");
-  startOptions(sessions.command("start").description("Start an agent session (config defaults merged)")).action(async (opts) => {
-    const { sessionsStart } = await import("../sessions/verbs.js");
-    await sessionsStart(opts);
-  });
-  startOptions(sessions.command("run").description("Start a session, prompt it, wait for the turn to end, print the result, stop it"))
+  startOptions(sessions.command("start").description("Start an agent session (config defaults merged)")).action(
+    async (opts) => {
+      const { sessionsStart } = await import("../sessions/verbs.js");
+      await sessionsStart(opts);
+    },
+  );
+  startOptions(
+    sessions
+      .command("run")
+      .description("Start a session, prompt it, wait for the turn to end, print the result, stop it"),
+  )
     .option("--keep", "leave the session running afterwards")
     .option("--timeout <seconds>", "how long to wait for the turn", "600")
     .action(async (opts) => {
@@ -68,7 +80,9 @@ export function registerSessions(program: Command): void {
     });
   sessions
     .command("judge")
-    .description("Ask the session steward's judge now how a session is doing (needs extJudge.apiKey or EXT_JUDGE_API_KEY); prints the verdict")
+    .description(
+      "Ask the session steward's judge now how a session is doing (needs extJudge.apiKey or EXT_JUDGE_API_KEY); prints the verdict",
+    )
     .argument("<id>")
     .option("--json", "machine-readable output")
     .action(async (id: string, opts: { json?: boolean }) => {
@@ -85,7 +99,9 @@ export function registerSessions(program: Command): void {
     });
   sessions
     .command("resume")
-    .description("Resume an ended session (also after a daemon restart) under its id: its agent loads its conversation again")
+    .description(
+      "Resume an ended session (also after a daemon restart) under its id: its agent loads its conversation again",
+    )
     .argument("<id>")
     .option("--json", "machine-readable output")
     .action(async (id: string, opts: { json?: boolean }) => {
@@ -102,16 +118,26 @@ export function registerSessions(program: Command): void {
     });
   sessions
     .command("terminal")
-    .description("Start a terminal session from a local terminalPresets entry, or run `-- <argv...>`; output goes to terminal.jsonl")
+    .description(
+      "Start a terminal session from a local terminalPresets entry, or run `-- <argv...>`; output goes to terminal.jsonl",
+    )
     .argument("[argv...]", "the command, after `--`")
     .option("--preset <name>", "a terminalPresets entry")
-    .option("--root <dir>", "where a worktree for it is created, under worktrees.isolation always (over SVC_WORKTREES_ROOT and worktrees.root)")
+    .option(
+      "--root <dir>",
+      "where a worktree for it is created, under worktrees.isolation always (over SVC_WORKTREES_ROOT and worktrees.root)",
+    )
     .option("--cwd <dir>", "working directory (relative to this cwd)")
     .option("--label <label>", "label shown in listings")
     .option("--name <name>", "stable session name")
     .option("--json", "machine-readable output")
-    .action(async (argv: string[], opts: { preset?: string; cwd?: string; label?: string; name?: string; json?: boolean }) => {
-      const { sessionsTerminal } = await import("../sessions/verbs.js");
-      await sessionsTerminal(argv, opts);
-    });
+    .action(
+      async (
+        argv: string[],
+        opts: { preset?: string; cwd?: string; label?: string; name?: string; json?: boolean },
+      ) => {
+        const { sessionsTerminal } = await import("../sessions/verbs.js");
+        await sessionsTerminal(argv, opts);
+      },
+    );
 }

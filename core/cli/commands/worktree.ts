@@ -5,7 +5,9 @@ export function registerWorktree(program: Command): void {
   const wt = program.command("worktree").description("Git worktrees made for agent sessions: list and reclaim them");
   wt.command("ls")
     .alias("list")
-    .description("List worktrees: repo, slug, branch, session, state (live, idle, orphaned, missing, foreign), dirty or clean, age, size")
+    .description(
+      "List worktrees: repo, slug, branch, session, state (live, idle, orphaned, missing, foreign), dirty or clean, age, size",
+    )
     .option("--root <dir>", "also scan this root (over SVC_WORKTREES_ROOT and worktrees.root)")
     .option("--json", "machine-readable output")
     .action(async (opts: { root?: string; json?: boolean }) => {
@@ -13,7 +15,9 @@ export function registerWorktree(program: Command): void {
       await worktreeLs(opts);
     });
   wt.command("rm")
-    .description("Remove a worktree svc made (refuses a dirty one, one a live session uses or one git no longer lists, unless --force; never one svc did not make)")
+    .description(
+      "Remove a worktree svc made (refuses a dirty one, one a live session uses or one git no longer lists, unless --force; never one svc did not make)",
+    )
     .argument("<slug|path>")
     .option("--force", "remove even when dirty, in use, or no longer listed by git")
     .option("--json", "machine-readable output")
@@ -31,7 +35,9 @@ export function registerWorktree(program: Command): void {
       await worktreeArchive(target, opts);
     });
   wt.command("gc")
-    .description("Remove svc's own trees in which nothing changed for --older-than (clean, or orphaned with svc's marker); drop records of vanished trees; leave everything else, and say why")
+    .description(
+      "Remove svc's own trees in which nothing changed for --older-than (clean, or orphaned with svc's marker); drop records of vanished trees; leave everything else, and say why",
+    )
     .option("--older-than <age>", "age threshold: 30m, 12h, 7d, 2w (a bare number is days)", "7d")
     .option("--dry-run", "only say what would be removed, dropped and left, and why")
     .option("--root <dir>", "also scan this root")

@@ -32,7 +32,8 @@ export function buildPushEvent(subjects: string[], opts: PushOptions): Record<st
       throw usageError(`--data must be JSON: ${(err as Error).message}`);
     }
   }
-  if (opts.id !== undefined && (opts.id === "" || opts.id.includes("."))) throw usageError("--id must be non-empty and must not contain \".\"");
+  if (opts.id !== undefined && (opts.id === "" || opts.id.includes(".")))
+    throw usageError('--id must be non-empty and must not contain "."');
   return {
     id: opts.id ?? ulid(),
     type: opts.type,
@@ -52,7 +53,9 @@ export async function push(subjects: string[], opts: PushOptions): Promise<void>
   const accepted = r.matched.filter((m) => m.outcome === "delivered").length;
   const dup = r.matched.filter((m) => m.outcome === "duplicate").length;
   const expired = r.matched.filter((m) => m.outcome === "expired").length;
-  println(`pushed ${String(event.id)}: ${r.matched.length} match(es), ${accepted} accepted, ${dup} duplicate, ${expired} expired`);
+  println(
+    `pushed ${String(event.id)}: ${r.matched.length} match(es), ${accepted} accepted, ${dup} duplicate, ${expired} expired`,
+  );
 }
 
 export interface ReplayOptions {
@@ -65,10 +68,14 @@ export interface ReplayOptions {
 /** `--since`: an ISO-8601 time, epoch ms, or a duration back from now (`30m`, `2h`, `1d`). */
 export function parseSince(text: string, now = Date.now()): number {
   const rel = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (rel) return now - Number(rel[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as "s" | "m" | "h" | "d"];
+  if (rel)
+    return now - Number(rel[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as "s" | "m" | "h" | "d"];
   if (/^\d+$/.test(text)) return Number(text);
   const t = Date.parse(text);
-  if (Number.isNaN(t)) throw usageError(`--since must be an ISO-8601 time, epoch ms, or a duration like 30m, 2h, 1d (got ${JSON.stringify(text)})`);
+  if (Number.isNaN(t))
+    throw usageError(
+      `--since must be an ISO-8601 time, epoch ms, or a duration like 30m, 2h, 1d (got ${JSON.stringify(text)})`,
+    );
   return t;
 }
 
@@ -78,20 +85,30 @@ export async function replay(id: string, opts: ReplayOptions): Promise<void> {
     ...(opts.since !== undefined ? { since: parseSince(opts.since) } : {}),
     ...(opts.dead ? { dead: true } : {}),
   };
-  const r = await (await DaemonClient.connect()).request<{ replayed: Array<{ eventId: string; was: string; replays: number }>; skipped: number }>(
-    "POST",
-    `/sentinels/${encodeURIComponent(id)}/replay`,
-    body,
-  );
+  const r = await (await DaemonClient.connect()).request<{
+    replayed: Array<{ eventId: string; was: string; replays: number }>;
+    skipped: number;
+  }>("POST", `/sentinels/${encodeURIComponent(id)}/replay`, body);
   if (opts.json) return printJson(r);
-  if (r.replayed.length === 0) return println(`nothing to replay for ${id}${r.skipped ? ` (${r.skipped} row(s) still pending)` : " (no dead rows; use --event or --since for delivered ones)"}`);
+  if (r.replayed.length === 0)
+    return println(
+      `nothing to replay for ${id}${r.skipped ? ` (${r.skipped} row(s) still pending)` : " (no dead rows; use --event or --since for delivered ones)"}`,
+    );
   for (const row of r.replayed) println(`replaying ${row.eventId} (was ${row.was}; replay #${row.replays})`);
-  println(`${r.replayed.length} row(s) queued again with their stored bytes and webhook-id; follow with svc sentinel status ${id}`);
+  println(
+    `${r.replayed.length} row(s) queued again with their stored bytes and webhook-id; follow with svc sentinel status ${id}`,
+  );
 }
 
 export async function resume(id: string, json: boolean): Promise<void> {
-  const r = await (await DaemonClient.connect()).request<{ sentinelId: string; resumed: boolean; pending: number }>("POST", `/sentinels/${encodeURIComponent(id)}/resume`);
+  const r = await (await DaemonClient.connect()).request<{ sentinelId: string; resumed: boolean; pending: number }>(
+    "POST",
+    `/sentinels/${encodeURIComponent(id)}/resume`,
+  );
   if (json) return printJson(r);
-  if (!r.resumed) return println(`${id} was not suspended; nothing changed${r.pending ? ` (${r.pending} event(s) pending delivery)` : ""}`);
+  if (!r.resumed)
+    return println(
+      `${id} was not suspended; nothing changed${r.pending ? ` (${r.pending} event(s) pending delivery)` : ""}`,
+    );
   println(`resumed ${id}: ${r.pending} pending event(s) being sent; follow with svc sentinel status ${id}`);
 }

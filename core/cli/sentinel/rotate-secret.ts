@@ -20,7 +20,11 @@ interface RotationResult {
 export async function rotateSecret(id: string, opts: RotateOptions): Promise<void> {
   const secret = await secretFrom(opts);
   const client = await DaemonClient.connect();
-  const r = await client.request<RotationResult>("POST", `/sentinels/${encodeURIComponent(id)}/rotate-secret`, secret === undefined ? {} : { secret });
+  const r = await client.request<RotationResult>(
+    "POST",
+    `/sentinels/${encodeURIComponent(id)}/rotate-secret`,
+    secret === undefined ? {} : { secret },
+  );
   if (opts.json) return printJson(r);
   if (!r.rotated) {
     println(`${id}: that secret is already current; nothing changed`);
@@ -34,4 +38,3 @@ export async function rotateSecret(id: string, opts: RotateOptions): Promise<voi
   }
   println(`the previous secret also signs until ${new Date(r.dualSignUntil!).toISOString()}`);
 }
-

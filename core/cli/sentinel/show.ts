@@ -14,7 +14,8 @@ export function formatUntil(until: SentinelProjection["spec"]["until"]): string 
   }
 }
 
-const subjects = (s: SentinelProjection) => s.spec.match.map((m) => m.subject + (m.types ? ` [${m.types.join(",")}]` : "")).join(" | ");
+const subjects = (s: SentinelProjection) =>
+  s.spec.match.map((m) => m.subject + (m.types ? ` [${m.types.join(",")}]` : "")).join(" | ");
 const target = (s: SentinelProjection) => {
   const { kind, ...rest } = s.spec.target;
   const main = rest.sessionId ?? rest.url ?? rest.routineId ?? rest.name;
@@ -31,7 +32,8 @@ interface DeliveryStatus {
   lastError?: string | null;
 }
 const deliveryOf = (s: SentinelProjection) => (s.spec.target as { deliveryStatus?: DeliveryStatus }).deliveryStatus;
-const statusCell = (s: SentinelProjection) => (deliveryOf(s)?.active === false ? `${s.status} (delivery suspended)` : s.status);
+const statusCell = (s: SentinelProjection) =>
+  deliveryOf(s)?.active === false ? `${s.status} (delivery suspended)` : s.status;
 
 function deliveryLine(s: SentinelProjection): string | undefined {
   const d = deliveryOf(s);
@@ -47,7 +49,8 @@ interface OutboxCounts {
   dead: number;
 }
 
-const outboxOf = (s: SentinelStatus): OutboxCounts | undefined => (s.target as { outbox?: OutboxCounts } | undefined)?.outbox;
+const outboxOf = (s: SentinelStatus): OutboxCounts | undefined =>
+  (s.target as { outbox?: OutboxCounts } | undefined)?.outbox;
 
 /**
  * The DELIVERED column: events the target actually delivered. `deliveredCount` counts events the
@@ -66,11 +69,24 @@ export async function list(json: boolean): Promise<void> {
   if (json) return printJson({ sentinels });
   if (!sentinels.length) return println(dim("no sentinels; create one with `svc sentinel watch`"));
   const counts = await Promise.all(
-    sentinels.map(async (s) => (s.spec.target.kind === "webhook" ? outboxOf(await client.request<SentinelStatus>("GET", `/sentinels/${encodeURIComponent(s.id)}`)) : undefined)),
+    sentinels.map(async (s) =>
+      s.spec.target.kind === "webhook"
+        ? outboxOf(await client.request<SentinelStatus>("GET", `/sentinels/${encodeURIComponent(s.id)}`))
+        : undefined,
+    ),
   );
   printTable(
     ["ID", "STATUS", "PROVIDER", "MATCH", "UNTIL", "TARGET", "DELIVERED", "LABEL"],
-    sentinels.map((s, i) => [s.id, statusCell(s), s.spec.provider, subjects(s), formatUntil(s.spec.until), target(s), deliveredCell(s, counts[i]), s.spec.label]),
+    sentinels.map((s, i) => [
+      s.id,
+      statusCell(s),
+      s.spec.provider,
+      subjects(s),
+      formatUntil(s.spec.until),
+      target(s),
+      deliveredCell(s, counts[i]),
+      s.spec.label,
+    ]),
   );
 }
 
@@ -130,7 +146,13 @@ export async function status(id: string, json: boolean): Promise<void> {
 }
 
 export async function providers(json: boolean): Promise<void> {
-  const { providers: list } = await (await DaemonClient.connect()).request<{ providers: ProviderReport[] }>("GET", "/sentinel-providers");
+  const { providers: list } = await (await DaemonClient.connect()).request<{ providers: ProviderReport[] }>(
+    "GET",
+    "/sentinel-providers",
+  );
   if (json) return printJson({ providers: list });
-  printTable(["PROVIDER", "READY", "DETAIL"], list.map((p) => [p.kind, p.readiness.ready ? "yes" : "no", p.readiness.detail]));
+  printTable(
+    ["PROVIDER", "READY", "DETAIL"],
+    list.map((p) => [p.kind, p.readiness.ready ? "yes" : "no", p.readiness.detail]),
+  );
 }

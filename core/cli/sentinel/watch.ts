@@ -23,10 +23,15 @@ export function prSubject(url: string): string {
   try {
     u = new URL(url);
   } catch {
-    throw usageError(`--pr expects a pull request URL like https://github.com/<owner>/<repo>/pull/<n>, got ${JSON.stringify(url)}`);
+    throw usageError(
+      `--pr expects a pull request URL like https://github.com/<owner>/<repo>/pull/<n>, got ${JSON.stringify(url)}`,
+    );
   }
   const m = /^\/([^/]+)\/([^/]+)\/pull\/(\d+)\/?$/.exec(u.pathname);
-  if (u.protocol !== "https:" || !m) throw usageError(`--pr expects a pull request URL like https://github.com/<owner>/<repo>/pull/<n>, got ${JSON.stringify(url)}`);
+  if (u.protocol !== "https:" || !m)
+    throw usageError(
+      `--pr expects a pull request URL like https://github.com/<owner>/<repo>/pull/<n>, got ${JSON.stringify(url)}`,
+    );
   return `github:${m[1]}/${m[2]}#${m[3]}`;
 }
 
@@ -42,21 +47,31 @@ export function parseUntil(text: string): Record<string, unknown> {
   if (text.startsWith("at:")) {
     const v = text.slice(3);
     const ms = /^\d+$/.test(v) ? Number(v) : Date.parse(v);
-    if (!Number.isFinite(ms)) throw usageError(`--until at:<time> needs an ISO-8601 time or epoch milliseconds, got ${JSON.stringify(v)}`);
+    if (!Number.isFinite(ms))
+      throw usageError(`--until at:<time> needs an ISO-8601 time or epoch milliseconds, got ${JSON.stringify(v)}`);
     return { kind: "at", ms };
   }
-  throw usageError(`--until must be never, count:<n>, at:<ISO time or epoch ms> or subject_terminal, got ${JSON.stringify(text)}`);
+  throw usageError(
+    `--until must be never, count:<n>, at:<ISO time or epoch ms> or subject_terminal, got ${JSON.stringify(text)}`,
+  );
 }
 
 /** Match clauses for `subjects`, each with the `--types` globs (comma-separated) when given. */
-export function matchClauses(subjects: readonly string[], typesFlag: string | undefined): Array<Record<string, unknown>> {
-  const types = typesFlag?.split(",").map((t) => t.trim()).filter(Boolean);
+export function matchClauses(
+  subjects: readonly string[],
+  typesFlag: string | undefined,
+): Array<Record<string, unknown>> {
+  const types = typesFlag
+    ?.split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (typesFlag !== undefined && !types?.length) throw usageError("--types needs at least one type glob");
   return subjects.map((subject) => ({ subject, ...(types ? { types } : {}) }));
 }
 
 export function buildWatchSpec(subject: string | undefined, opts: WatchOptions): Record<string, unknown> {
-  if ((subject === undefined) === (opts.pr === undefined)) throw usageError("give either a <subject> or --pr <url>, not both");
+  if ((subject === undefined) === (opts.pr === undefined))
+    throw usageError("give either a <subject> or --pr <url>, not both");
   const s = subject ?? prSubject(opts.pr!);
   return {
     match: matchClauses([s], opts.types),
@@ -72,7 +87,10 @@ export function buildWatchSpec(subject: string | undefined, opts: WatchOptions):
  * `POST /sentinels`, with `--idempotency-key` as the `Idempotency-Key` header (checked here by the
  * daemon's own rule, so a bad key is a usage error before anything is sent).
  */
-export async function postSentinel(spec: Record<string, unknown>, idempotencyKey: string | undefined): Promise<SentinelProjection> {
+export async function postSentinel(
+  spec: Record<string, unknown>,
+  idempotencyKey: string | undefined,
+): Promise<SentinelProjection> {
   if (idempotencyKey !== undefined) {
     try {
       checkIdempotencyKey(idempotencyKey);
@@ -88,5 +106,7 @@ export async function watch(subject: string | undefined, opts: WatchOptions): Pr
   const spec = buildWatchSpec(subject, opts);
   const created = await postSentinel(spec, opts.idempotencyKey);
   if (opts.json) return printJson(created);
-  println(`${created.id} watching ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → session ${opts.session}`);
+  println(
+    `${created.id} watching ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → session ${opts.session}`,
+  );
 }

@@ -34,7 +34,8 @@ export function parseOptions(pairs: string[] = []): Record<string, boolean | num
     const i = pair.indexOf("=");
     if (i <= 0) throw new SvcError("usage", `--option expects key=value, got ${JSON.stringify(pair)}`);
     const raw = pair.slice(i + 1);
-    out[pair.slice(0, i)] = raw === "true" ? true : raw === "false" ? false : raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
+    out[pair.slice(0, i)] =
+      raw === "true" ? true : raw === "false" ? false : raw !== "" && Number.isFinite(Number(raw)) ? Number(raw) : raw;
   }
   return out;
 }
@@ -59,13 +60,23 @@ function startBody(f: StartFlags, wait: boolean) {
 
 export async function sessionsStart(f: StartFlags): Promise<void> {
   const client = await DaemonClient.connect();
-  const res = await client.request<{ descriptor: SessionDescriptor; receipt?: PromptReceipt; deduped?: boolean }>("POST", "/sessions", startBody(f, false));
+  const res = await client.request<{ descriptor: SessionDescriptor; receipt?: PromptReceipt; deduped?: boolean }>(
+    "POST",
+    "/sessions",
+    startBody(f, false),
+  );
   if (f.json) return printJson(res);
   const d = res.descriptor;
-  println(res.deduped ? `already running: ${d.id} (same idempotency key; no new session started)` : `started ${d.id} (${d.adapter}, ${d.source})`);
-  if (d.worktree) println(`worktree: ${d.worktree.path} (branch ${d.worktree.branch}, from ${d.worktree.baseCommit.slice(0, 12)})`);
+  println(
+    res.deduped
+      ? `already running: ${d.id} (same idempotency key; no new session started)`
+      : `started ${d.id} (${d.adapter}, ${d.source})`,
+  );
+  if (d.worktree)
+    println(`worktree: ${d.worktree.path} (branch ${d.worktree.branch}, from ${d.worktree.baseCommit.slice(0, 12)})`);
   if (d.provisioning?.state === "queued") println(`provisioning: queued, position ${d.provisioning.position}`);
-  else if (d.provisioning) println(`provisioning: ${d.provisioning.state}${d.provisioning.phase ? ` (${d.provisioning.phase})` : ""}`);
+  else if (d.provisioning)
+    println(`provisioning: ${d.provisioning.state}${d.provisioning.phase ? ` (${d.provisioning.phase})` : ""}`);
   println(dim(`transcript: ${d.eventsPath}`));
 }
 
@@ -74,7 +85,12 @@ export async function sessionsRun(f: StartFlags & { keep?: boolean; timeout?: st
   if (!f.prompt) throw new SvcError("usage", "svc sessions run needs --prompt <text>");
   const client = await DaemonClient.connect();
   const timeoutMs = Number(f.timeout ?? 600) * 1000;
-  const res = await client.request<{ descriptor: SessionDescriptor; result?: TurnResult }>("POST", "/sessions", startBody(f, true), { timeoutMs });
+  const res = await client.request<{ descriptor: SessionDescriptor; result?: TurnResult }>(
+    "POST",
+    "/sessions",
+    startBody(f, true),
+    { timeoutMs },
+  );
   if (!f.keep) await client.request("POST", `/sessions/${encodeURIComponent(res.descriptor.id)}/stop`);
   if (f.json) return printJson(res);
   if (res.result?.text) process.stdout.write(res.result.text.endsWith("\n") ? res.result.text : res.result.text + "\n");
@@ -88,7 +104,18 @@ export async function sessionsList(json: boolean): Promise<void> {
   if (sessions.length === 0) return println("no sessions");
   printTable(
     ["ID", "PARENT", "ADAPTER", "STATE", "ACTIVITY", "TURNS", "PENDING", "VERDICT", "WORKTREE", "LABEL"],
-    sessions.map((s) => [s.id, s.parentId ?? "-", s.adapter, stateOf(s), s.activity, s.turns, pending(s), s.verdict?.verdict ?? "-", s.worktree?.slug ?? "-", s.label ?? ""]),
+    sessions.map((s) => [
+      s.id,
+      s.parentId ?? "-",
+      s.adapter,
+      stateOf(s),
+      s.activity,
+      s.turns,
+      pending(s),
+      s.verdict?.verdict ?? "-",
+      s.worktree?.slug ?? "-",
+      s.label ?? "",
+    ]),
   );
 }
 
@@ -120,23 +147,33 @@ export async function sessionsShow(id: string, json: boolean): Promise<void> {
     return undefined;
   });
   const found = client
-    ? await client.request<{ descriptor: SessionDescriptor }>("GET", `/sessions/${encodeURIComponent(id)}`).catch((err: SvcError) => {
-        if (err.code !== "not_found") throw err;
-        return undefined;
-      })
+    ? await client
+        .request<{ descriptor: SessionDescriptor }>("GET", `/sessions/${encodeURIComponent(id)}`)
+        .catch((err: SvcError) => {
+          if (err.code !== "not_found") throw err;
+          return undefined;
+        })
     : undefined;
   if (found) {
     if (json) return printJson(found);
     const s = found.descriptor;
-    println(`${s.id}  ${s.adapter}  ${stateOf(s)}  ${s.activity}  turns ${s.turns}${s.parentId ? `  parent ${s.parentId}` : ""}${s.label ? `  ${s.label}` : ""}`);
+    println(
+      `${s.id}  ${s.adapter}  ${stateOf(s)}  ${s.activity}  turns ${s.turns}${s.parentId ? `  parent ${s.parentId}` : ""}${s.label ? `  ${s.label}` : ""}`,
+    );
     println(dim(`transcript: ${s.eventsPath}`));
     return printVerdict(s.verdict);
   }
   if (!isSessionId(id)) throw new SvcError("usage", `invalid session id ${JSON.stringify(id)}`);
   const { effective } = await readEffectiveConfig();
   const files = sessionFiles(effective.sessions.eventsDir, id);
-  if (!(await stat(files.events).catch(() => undefined))) throw new SvcError("not_found", `no session ${id}: the daemon does not know it and there is no transcript at ${files.events}`);
-  const verdict = await readVerdict(effective.sessions.eventsDir, id, (path, reason) => warn(`${path} is damaged (${reason}); it was left as it is`));
+  if (!(await stat(files.events).catch(() => undefined)))
+    throw new SvcError(
+      "not_found",
+      `no session ${id}: the daemon does not know it and there is no transcript at ${files.events}`,
+    );
+  const verdict = await readVerdict(effective.sessions.eventsDir, id, (path, reason) =>
+    warn(`${path} is damaged (${reason}); it was left as it is`),
+  );
   if (json) return printJson({ id, eventsPath: files.events, ...(verdict ? { verdict } : {}) });
   println(`${id}  (not in the daemon: an ended session, from the files on disk)`);
   println(dim(`transcript: ${files.events}`));
@@ -146,18 +183,31 @@ export async function sessionsShow(id: string, json: boolean): Promise<void> {
 /** `svc sessions judge`: waits for the judge (at most extJudge.timeoutSec, and a margin). */
 export async function sessionsJudge(id: string, json: boolean): Promise<void> {
   const client = await DaemonClient.connect();
-  const res = await client.request<{ verdict: SessionVerdict; descriptor: SessionDescriptor }>("POST", `/sessions/${encodeURIComponent(id)}/judge`, {}, { timeoutMs: 660_000 });
+  const res = await client.request<{ verdict: SessionVerdict; descriptor: SessionDescriptor }>(
+    "POST",
+    `/sessions/${encodeURIComponent(id)}/judge`,
+    {},
+    { timeoutMs: 660_000 },
+  );
   if (json) return printJson(res);
   printVerdict(res.verdict);
   if (res.verdict.verdict === "judge_error") process.exitCode = 1;
 }
 
-export async function sessionsPrompt(id: string, text: string, opts: { interrupt?: boolean; wait?: boolean; json?: boolean }): Promise<void> {
+export async function sessionsPrompt(
+  id: string,
+  text: string,
+  opts: { interrupt?: boolean; wait?: boolean; json?: boolean },
+): Promise<void> {
   const client = await DaemonClient.connect();
   const res = await client.request<{ receipt: PromptReceipt; result?: TurnResult }>(
     "POST",
     `/sessions/${encodeURIComponent(id)}/prompt`,
-    { text, ...(opts.interrupt !== undefined ? { interrupt: opts.interrupt } : {}), ...(opts.wait ? { wait: true } : {}) },
+    {
+      text,
+      ...(opts.interrupt !== undefined ? { interrupt: opts.interrupt } : {}),
+      ...(opts.wait ? { wait: true } : {}),
+    },
     { timeoutMs: opts.wait ? 3_600_000 : 60_000 },
   );
   if (opts.json) return printJson(res);
@@ -167,17 +217,27 @@ export async function sessionsPrompt(id: string, text: string, opts: { interrupt
 
 export async function sessionsStop(id: string): Promise<void> {
   const client = await DaemonClient.connect();
-  const { descriptor } = await client.request<{ descriptor: SessionDescriptor }>("POST", `/sessions/${encodeURIComponent(id)}/stop`);
+  const { descriptor } = await client.request<{ descriptor: SessionDescriptor }>(
+    "POST",
+    `/sessions/${encodeURIComponent(id)}/stop`,
+  );
   println(`stopped ${descriptor.id}`);
 }
 
 /** `svc sessions resume <id>`: the ended session runs again under its id (docs/sessions.md "Resume"). */
 export async function sessionsResume(id: string, opts: { json?: boolean }): Promise<void> {
   const client = await DaemonClient.connect();
-  const res = await client.request<{ descriptor: SessionDescriptor }>("POST", `/sessions/${encodeURIComponent(id)}/resume`, {}, { timeoutMs: 120_000 });
+  const res = await client.request<{ descriptor: SessionDescriptor }>(
+    "POST",
+    `/sessions/${encodeURIComponent(id)}/resume`,
+    {},
+    { timeoutMs: 120_000 },
+  );
   if (opts.json) return printJson(res);
   const d = res.descriptor;
-  println(`resumed ${d.id} (${d.adapter}, ${d.state}, ${d.turns} turn${d.turns === 1 ? "" : "s"} before)${d.parentId ? `, child of ${d.parentId}` : ""}`);
+  println(
+    `resumed ${d.id} (${d.adapter}, ${d.state}, ${d.turns} turn${d.turns === 1 ? "" : "s"} before)${d.parentId ? `, child of ${d.parentId}` : ""}`,
+  );
   println(dim(`transcript: ${d.eventsPath}`));
 }
 
@@ -201,12 +261,19 @@ export async function sessionsExport(id: string): Promise<void> {
  * `svc sessions terminal`: the preset comes from the local config; a relative cwd (flag or
  * preset) resolves against this CLI's cwd before it is sent.
  */
-export async function sessionsTerminal(argv: string[], opts: { preset?: string; cwd?: string; label?: string; name?: string; root?: string; json?: boolean }): Promise<void> {
+export async function sessionsTerminal(
+  argv: string[],
+  opts: { preset?: string; cwd?: string; label?: string; name?: string; root?: string; json?: boolean },
+): Promise<void> {
   let cwd = opts.cwd;
   if (cwd === undefined && opts.preset) {
     const { effective } = await readEffectiveConfig();
     const preset = effective.terminalPresets[opts.preset];
-    if (!preset) throw new SvcError("not_found", `no terminal preset "${opts.preset}" in terminalPresets; presets: ${Object.keys(effective.terminalPresets).join(", ") || "(none)"}`);
+    if (!preset)
+      throw new SvcError(
+        "not_found",
+        `no terminal preset "${opts.preset}" in terminalPresets; presets: ${Object.keys(effective.terminalPresets).join(", ") || "(none)"}`,
+      );
     cwd = resolvePresetCwd(preset, process.cwd()) ?? (preset.workspace ? undefined : ".");
   }
   cwd ??= opts.preset ? undefined : ".";
@@ -218,7 +285,8 @@ export async function sessionsTerminal(argv: string[], opts: { preset?: string; 
     ...(opts.name ? { name: opts.name } : {}),
     ...(opts.root ? { worktreeRoot: resolve(process.cwd(), opts.root) } : {}),
   };
-  if (!body.preset && !body.argv) throw new SvcError("usage", "svc sessions terminal needs --preset <name> or a command after `--`");
+  if (!body.preset && !body.argv)
+    throw new SvcError("usage", "svc sessions terminal needs --preset <name> or a command after `--`");
   const client = await DaemonClient.connect();
   const res = await client.request<{ descriptor: SessionDescriptor }>("POST", "/sessions/terminal", body);
   if (opts.json) return printJson(res);

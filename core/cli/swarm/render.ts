@@ -21,7 +21,9 @@ function adapterCells(s: PlannedStep): [string, string] {
 }
 
 export function printPlan(plan: RunPlan): void {
-  println(`swarm ${plan.name}: ${plan.steps.length} steps, concurrency ${plan.concurrency}${plan.file ? `, file ${plan.file}` : ""}`);
+  println(
+    `swarm ${plan.name}: ${plan.steps.length} steps, concurrency ${plan.concurrency}${plan.file ? `, file ${plan.file}` : ""}`,
+  );
   if (plan.models.repository) println(`repository models: ${plan.models.repository.path}`);
   const runRoles = Object.keys(plan.models.run);
   if (runRoles.length) println(`run models: ${runRoles.map((r) => `${r}=${plan.models.run[r]}`).join(", ")}`);
@@ -30,14 +32,22 @@ export function printPlan(plan: RunPlan): void {
     ["#", "STEP", "NEEDS", "MODEL (SOURCE)", "ADAPTER (FROM)", "CHOSEN BY", "WHERE"],
     plan.order.map((id, i) => {
       const s = byId.get(id)!;
-      return [i + 1, s.id, s.needs.join(",") || "-", modelCell(s), ...adapterCells(s), s.worktree !== undefined ? `worktree ${s.worktree === true ? "(new)" : s.worktree}` : s.cwd];
+      return [
+        i + 1,
+        s.id,
+        s.needs.join(",") || "-",
+        modelCell(s),
+        ...adapterCells(s),
+        s.worktree !== undefined ? `worktree ${s.worktree === true ? "(new)" : s.worktree}` : s.cwd,
+      ];
     }),
   );
   for (const s of plan.steps) if (s.problem) println(red(`${s.id}: cannot start: ${s.problem}`));
   for (const f of plan.loadReport) println(dim(`load report: ${f.package} (${f.phase}): ${f.error}`));
 }
 
-const duration = (r: StepRecord) => (r.startedAt !== undefined && r.endedAt !== undefined ? `${((r.endedAt - r.startedAt) / 1000).toFixed(1)}s` : "");
+const duration = (r: StepRecord) =>
+  r.startedAt !== undefined && r.endedAt !== undefined ? `${((r.endedAt - r.startedAt) / 1000).toFixed(1)}s` : "";
 const firstLine = (t: string | undefined, max = 60) => {
   const line = (t ?? "").trim().split("\n")[0] ?? "";
   return line.length > max ? line.slice(0, max - 1) + "…" : line;
@@ -48,7 +58,13 @@ export function printResults(run: RunRecord): void {
     ["STEP", "STATE", "SESSION", "TIME", "OUTPUT / REASON"],
     run.plan.order.map((id) => {
       const r = run.steps[id]!;
-      return [id, r.state, r.sessionId ?? "", duration(r), r.state === "succeeded" ? firstLine(r.output) : firstLine(r.error ?? r.reason, 120)];
+      return [
+        id,
+        r.state,
+        r.sessionId ?? "",
+        duration(r),
+        r.state === "succeeded" ? firstLine(r.output) : firstLine(r.error ?? r.reason, 120),
+      ];
     }),
   );
   println(`run ${run.runId} ${run.state}`);
@@ -68,6 +84,14 @@ export function printRuns(runs: RunSummary[]): void {
   if (runs.length === 0) return println("no runs");
   printTable(
     ["RUN", "NAME", "STATE", "SUCCEEDED", "FAILED", "SKIPPED", "CREATED"],
-    runs.map((r) => [r.runId, r.name, r.state, r.counts.succeeded, r.counts.failed, r.counts.skipped + r.counts.cancelled, new Date(r.createdAt).toISOString()]),
+    runs.map((r) => [
+      r.runId,
+      r.name,
+      r.state,
+      r.counts.succeeded,
+      r.counts.failed,
+      r.counts.skipped + r.counts.cancelled,
+      new Date(r.createdAt).toISOString(),
+    ]),
   );
 }

@@ -19,17 +19,33 @@ import { printJson, println } from "../output.js";
 import { printPlan, printResults, printRuns, progressLine } from "./render.js";
 import { RunWatch } from "./run-watch.js";
 
-export async function runSwarm(file: string, f: { model?: string[]; concurrency?: string; root?: string; dryRun?: boolean; attach?: boolean; json?: boolean }): Promise<void> {
+export async function runSwarm(
+  file: string,
+  f: { model?: string[]; concurrency?: string; root?: string; dryRun?: boolean; attach?: boolean; json?: boolean },
+): Promise<void> {
   const path = resolve(file);
   const text = await readFile(path, "utf8").catch((err: NodeJS.ErrnoException) => {
-    throw new SvcError("invalid_input", `cannot read swarm file ${path}: ${err.code === "ENOENT" ? "no such file" : err.message}`);
+    throw new SvcError(
+      "invalid_input",
+      `cannot read swarm file ${path}: ${err.code === "ENOENT" ? "no such file" : err.message}`,
+    );
   });
   const swarm = parseSwarmText(text, path);
   const concurrency = f.concurrency === undefined ? undefined : Number(f.concurrency);
   if (concurrency !== undefined && (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 64)) {
     throw new SvcError("usage", `--concurrency must be an integer from 1 to 64, got ${JSON.stringify(f.concurrency)}`);
   }
-  const input: RunInput = { swarm, text, file: path, baseDir: dirname(path), models: parseRunModels(f.model ?? []), ...(concurrency ? { concurrency } : {}), ...(f.root ? { worktreeRoot: resolve(f.root) } : {}), ...(f.dryRun ? { dryRun: true } : {}), ...(f.attach !== undefined ? { attach: f.attach } : {}) };
+  const input: RunInput = {
+    swarm,
+    text,
+    file: path,
+    baseDir: dirname(path),
+    models: parseRunModels(f.model ?? []),
+    ...(concurrency ? { concurrency } : {}),
+    ...(f.root ? { worktreeRoot: resolve(f.root) } : {}),
+    ...(f.dryRun ? { dryRun: true } : {}),
+    ...(f.attach !== undefined ? { attach: f.attach } : {}),
+  };
   if (f.dryRun) {
     const { plan, parentSessionId } = await dryRun(input);
     if (f.json) printJson({ plan, ...(parentSessionId ? { parentSessionId } : {}) });
@@ -45,14 +61,18 @@ export async function runSwarm(file: string, f: { model?: string[]; concurrency?
   const runId = started.run.runId;
   if (!f.json) {
     printPlan(started.plan);
-    println(`run ${runId} started${started.run.parentSessionId ? `, its steps nested under session ${started.run.parentSessionId}` : ""}`);
+    println(
+      `run ${runId} started${started.run.parentSessionId ? `, its steps nested under session ${started.run.parentSessionId}` : ""}`,
+    );
   }
   let cancelling = false;
   const onSigint = () => {
     if (cancelling) return;
     cancelling = true;
     if (!f.json) println(`cancelling run ${runId}…`);
-    void client.request("POST", `/swarm/runs/${runId}/cancel`, undefined, { timeoutMs: 120_000 }).catch(() => undefined);
+    void client
+      .request("POST", `/swarm/runs/${runId}/cancel`, undefined, { timeoutMs: 120_000 })
+      .catch(() => undefined);
   };
   process.on("SIGINT", onSigint);
   let run = started.run;
@@ -85,8 +105,16 @@ function reportChanges(run: RunRecord, seen: Map<string, string>): void {
     seen.set(id, key);
     if (s.state === "waiting") continue;
     // A step that started and ended between two polls still shows that it ran, and in which session.
-    if (s.state !== "running" && s.sessionId && !before?.startsWith("running:ses_")) println(`${id}: running (${s.sessionId})  [${progressLine(run)}]`);
-    const detail = s.state === "running" ? (s.sessionId ? ` (${s.sessionId})` : "") : s.state === "succeeded" ? "" : `: ${s.error ?? s.reason ?? ""}`;
+    if (s.state !== "running" && s.sessionId && !before?.startsWith("running:ses_"))
+      println(`${id}: running (${s.sessionId})  [${progressLine(run)}]`);
+    const detail =
+      s.state === "running"
+        ? s.sessionId
+          ? ` (${s.sessionId})`
+          : ""
+        : s.state === "succeeded"
+          ? ""
+          : `: ${s.error ?? s.reason ?? ""}`;
     println(`${id}: ${s.state}${detail}  [${progressLine(run)}]`);
   }
 }
@@ -96,7 +124,9 @@ async function dryRun(input: RunInput): Promise<{ plan: RunPlan; parentSessionId
   const client = await DaemonClient.connect().catch(() => undefined);
   if (client) return client.request<{ plan: RunPlan; parentSessionId?: string }>("POST", "/swarm/runs", input);
   const snapshot = await readEffectiveConfig();
-  return { plan: (await preparePlan(input, { config: snapshot.effective, env: process.env, cwd: process.cwd() })).plan };
+  return {
+    plan: (await preparePlan(input, { config: snapshot.effective, env: process.env, cwd: process.cwd() })).plan,
+  };
 }
 
 export async function runSwarmLs(json: boolean): Promise<void> {
@@ -127,7 +157,10 @@ function offline(r: RunRecord): RunRecord {
   return r.state === "running" ? { ...r, state: "interrupted" } : r;
 }
 
-async function fromDaemonOrDisk<T>(viaDaemon: (c: DaemonClient) => Promise<T>, viaDisk: (s: RunStore) => Promise<T>): Promise<T> {
+async function fromDaemonOrDisk<T>(
+  viaDaemon: (c: DaemonClient) => Promise<T>,
+  viaDisk: (s: RunStore) => Promise<T>,
+): Promise<T> {
   const client = await DaemonClient.connect().catch(() => undefined);
   return client ? viaDaemon(client) : viaDisk(new RunStore(svcHome()));
 }

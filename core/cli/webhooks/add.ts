@@ -21,7 +21,8 @@ export interface AddWebhookOptions {
   json?: boolean;
 }
 
-export const ADD_EXAMPLE = "svc webhooks add https://hooks.example.com/svc --subject 'ci:api*' --secret-env WEBHOOK_SECRET";
+export const ADD_EXAMPLE =
+  "svc webhooks add https://hooks.example.com/svc --subject 'ci:api*' --secret-env WEBHOOK_SECRET";
 
 export function buildWebhookSpec(url: string, opts: AddWebhookOptions, secret: string): Record<string, unknown> {
   if (!opts.subject?.length) throw usageError(`give at least one --subject to match, e.g. ${ADD_EXAMPLE}`);
@@ -44,13 +45,17 @@ export async function addWebhook(url: string, opts: AddWebhookOptions): Promise<
   const given = await secretFrom(opts);
   if (opts.idempotencyKey !== undefined && given === undefined) {
     // A generated secret differs on every run, so a retry would be a different request (refused).
-    throw usageError("--idempotency-key needs --secret or --secret-env: a generated secret differs on every run, so a retry would not be the same request");
+    throw usageError(
+      "--idempotency-key needs --secret or --secret-env: a generated secret differs on every run, so a retry would not be the same request",
+    );
   }
   const secret = given ?? generateWebhookSecret();
   const spec = buildWebhookSpec(url, opts, secret);
   const created = await postSentinel(spec, opts.idempotencyKey);
   if (opts.json) return printJson(given === undefined ? { ...created, secret } : created);
-  println(`${created.id} delivering ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → ${url} (challenge verified)`);
+  println(
+    `${created.id} delivering ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → ${url} (challenge verified)`,
+  );
   if (given === undefined) {
     println("secret (shown once, store it with your receiver now):");
     println(secret);

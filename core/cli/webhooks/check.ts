@@ -24,7 +24,10 @@ export interface WebhookCheckReport {
 }
 
 /** Checks a URL without sending anything; throws `usage` when it does not parse. */
-export async function checkWebhookUrl(url: string, deps: { resolver: Resolver; allowSubnets: string[] }): Promise<WebhookCheckReport> {
+export async function checkWebhookUrl(
+  url: string,
+  deps: { resolver: Resolver; allowSubnets: string[] },
+): Promise<WebhookCheckReport> {
   let parsed: URL;
   try {
     parsed = new URL(url);
@@ -36,11 +39,23 @@ export async function checkWebhookUrl(url: string, deps: { resolver: Resolver; a
     parseHttpsUrl(url);
   } catch (err) {
     if (!SvcError.is(err)) throw err;
-    return { ...base, allowed: false, failure: err.code === "invalid_input" ? "invalid_input" : "non_https", reason: err.message, addresses: [] };
+    return {
+      ...base,
+      allowed: false,
+      failure: err.code === "invalid_input" ? "invalid_input" : "non_https",
+      reason: err.message,
+      addresses: [],
+    };
   }
   const allow = parseAllowSubnets(deps.allowSubnets);
   const inspection = await inspectTarget(parsed, { resolver: deps.resolver, allow });
-  return { ...base, allowed: inspection.allowed, failure: inspection.failure ?? null, reason: inspection.reason, addresses: inspection.addresses };
+  return {
+    ...base,
+    allowed: inspection.allowed,
+    failure: inspection.failure ?? null,
+    reason: inspection.reason,
+    addresses: inspection.addresses,
+  };
 }
 
 /** What the daemon did for the URL's suspended sentinels (`POST /webhooks/check`). */
@@ -53,7 +68,8 @@ export async function runWebhooksCheck(url: string, opts: { json: boolean; resol
   const config = await readEffectiveConfig();
   for (const w of config.warnings) warn(w);
   const allowSubnets = [...(config.effective.webhooks?.allowSubnets ?? [])];
-  for (const w of parseAllowSubnets(allowSubnets).invalid) warn(`webhooks.allowSubnets entry ${JSON.stringify(w)} is not a CIDR range and is ignored`);
+  for (const w of parseAllowSubnets(allowSubnets).invalid)
+    warn(`webhooks.allowSubnets entry ${JSON.stringify(w)} is not a CIDR range and is ignored`);
   const report = await checkWebhookUrl(url, { resolver: opts.resolver ?? systemResolver, allowSubnets });
   const suspended = report.allowed ? await checkSuspended(url) : undefined;
   if (opts.json) printJson({ ...report, daemon: suspended ?? null });
@@ -85,14 +101,19 @@ function printSuspended(r: SuspendedCheck): void {
   if (r.checked.length === 0) return println(dim("no webhook sentinel delivering to this URL is suspended"));
   for (const c of r.checked) {
     const who = c.sentinelId + (c.subscriptionId ? ` (${c.subscriptionId})` : "");
-    if (c.resumed) println(`${green("resumed")} ${who}: the callback answered the challenge; ${c.pending ?? 0} pending event(s) being sent`);
+    if (c.resumed)
+      println(
+        `${green("resumed")} ${who}: the callback answered the challenge; ${c.pending ?? 0} pending event(s) being sent`,
+      );
     else if (c.reason) println(`${red("still suspended")} ${who}: the challenge failed (${c.reason})`);
     else println(`${who}: no longer suspended`);
   }
 }
 
 function printReport(r: WebhookCheckReport): void {
-  println(`${bold(r.host || "(no host)")}${r.allowSubnets.length ? `  (webhooks.allowSubnets: ${r.allowSubnets.join(", ")})` : ""}`);
+  println(
+    `${bold(r.host || "(no host)")}${r.allowSubnets.length ? `  (webhooks.allowSubnets: ${r.allowSubnets.join(", ")})` : ""}`,
+  );
   if (r.addresses.length > 0) {
     printTable(
       ["ADDRESS", "RANGE", "VERDICT"],

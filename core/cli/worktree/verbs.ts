@@ -1,5 +1,5 @@
 import { readEffectiveConfig } from "../../config/read-effective.js";
-import { SvcError } from "../../errors.js";
+import type { SvcError } from "../../errors.js";
 import type { SessionDescriptor } from "../../sessions/types.js";
 import { svcHome } from "../../storage/paths.js";
 import { inventory, type Inventory } from "../../workspaces/inventory.js";
@@ -17,7 +17,8 @@ async function liveTrees(): Promise<Map<string, string>> {
   const live = new Map<string, string>();
   if (!client) return live;
   const { sessions } = await client.request<{ sessions: SessionDescriptor[] }>("GET", "/sessions");
-  for (const s of sessions) if (s.state !== "ended" && s.worktree && !live.has(s.worktree.path)) live.set(s.worktree.path, s.id);
+  for (const s of sessions)
+    if (s.state !== "ended" && s.worktree && !live.has(s.worktree.path)) live.set(s.worktree.path, s.id);
   return live;
 }
 
@@ -45,7 +46,17 @@ export async function worktreeLs(opts: { root?: string; json?: boolean }): Promi
   if (list.length === 0) return println("no worktrees");
   printTable(
     ["REPO", "SLUG", "BRANCH", "SESSION", "STATE", "CHANGES", "AGE", "SIZE", "PATH"],
-    list.map((r) => [r.repoName, r.slug, r.branch ?? "-", r.session ?? "-", r.state, r.dirty === undefined ? "-" : r.dirty ? "dirty" : "clean", formatAge(r.ageMs), formatSize(r.sizeBytes), r.path]),
+    list.map((r) => [
+      r.repoName,
+      r.slug,
+      r.branch ?? "-",
+      r.session ?? "-",
+      r.state,
+      r.dirty === undefined ? "-" : r.dirty ? "dirty" : "clean",
+      formatAge(r.ageMs),
+      formatSize(r.sizeBytes),
+      r.path,
+    ]),
   );
 }
 
@@ -55,14 +66,23 @@ export async function worktreeRm(target: string, opts: { force?: boolean; json?:
   if (opts.json) return printJson({ removed: done });
   if (row.state === "missing") return println(`dropped the record of ${done.path} (its directory was already gone)`);
   println(`removed ${done.path}`);
-  if (done.branch) println(done.branchDeleted ? `deleted branch ${done.branch} (it held no commits beyond its base)` : `kept branch ${done.branch} (it holds commits beyond its base, or svc did not make it for this tree)`);
+  if (done.branch)
+    println(
+      done.branchDeleted
+        ? `deleted branch ${done.branch} (it held no commits beyond its base)`
+        : `kept branch ${done.branch} (it holds commits beyond its base, or svc did not make it for this tree)`,
+    );
 }
 
 export async function worktreeArchive(target: string, opts: { force?: boolean; json?: boolean }): Promise<void> {
   const row = pick((await rows(undefined, false)).rows, target);
   const done = await archiveTree(svcHome(), row, { force: opts.force === true });
   if (opts.json) return printJson({ archived: done });
-  println(done.commit ? `committed the uncommitted work as ${done.commit.slice(0, 12)} on ${done.branch}` : `nothing uncommitted; ${done.branch} already holds the work`);
+  println(
+    done.commit
+      ? `committed the uncommitted work as ${done.commit.slice(0, 12)} on ${done.branch}`
+      : `nothing uncommitted; ${done.branch} already holds the work`,
+  );
   println(`removed ${done.path}`);
   println(`to get it back: ${done.restore}`);
 }
@@ -73,7 +93,12 @@ const VERB: Record<GcAction["action"], [done: string, planned: string]> = {
   left: ["left", "would leave"],
 };
 
-export async function worktreeGc(opts: { olderThan: string; dryRun?: boolean; root?: string; json?: boolean }): Promise<void> {
+export async function worktreeGc(opts: {
+  olderThan: string;
+  dryRun?: boolean;
+  root?: string;
+  json?: boolean;
+}): Promise<void> {
   const olderThanMs = parseAge(opts.olderThan);
   const dryRun = opts.dryRun === true;
   const { rows: list, warnings } = await rows(opts.root, false);
@@ -84,5 +109,7 @@ export async function worktreeGc(opts: { olderThan: string; dryRun?: boolean; ro
   for (const a of out.actions) println(`${VERB[a.action][dryRun ? 1 : 0]}: ${a.path} (${a.state}; ${a.reason})`);
   if (out.pruned.length) println(`dropped git's entries for ${out.pruned.join(", ")}`);
   const count = (k: GcAction["action"]) => out.actions.filter((a) => a.action === k).length;
-  println(`${dryRun ? "dry run: would remove" : "removed"} ${count("removed")}, ${dryRun ? "drop" : "dropped"} ${count("record-dropped")} record(s), ${dryRun ? "leave" : "left"} ${count("left")}`);
+  println(
+    `${dryRun ? "dry run: would remove" : "removed"} ${count("removed")}, ${dryRun ? "drop" : "dropped"} ${count("record-dropped")} record(s), ${dryRun ? "leave" : "left"} ${count("left")}`,
+  );
 }

@@ -14,12 +14,21 @@ import { invalidParams, toRpcError } from "./rpc-error.js";
 /** The SDK's own check of a custom method's params: any object (the method's schema is applied here, for its error's data). */
 const ANY_PARAMS = z.looseObject({});
 
-export function attachExtensions(server: Server, extensions: readonly McpExtension[], caller: McpCallerContext, onInternal?: (method: string, err: unknown) => void): void {
+export function attachExtensions(
+  server: Server,
+  extensions: readonly McpExtension[],
+  caller: McpCallerContext,
+  onInternal?: (method: string, err: unknown) => void,
+): void {
   if (extensions.length === 0) return;
   // Public 2026-07-28 clients still read the top-level key (the AI SDK's experimental_events checks
   // `capabilities.events` whatever the revision), so modern callers get both shapes.
   const legacy = Object.fromEntries(extensions.map((e) => [e.legacyCapability, e.settings]));
-  server.registerCapabilities(caller.era === "modern" ? { ...legacy, extensions: Object.fromEntries(extensions.map((e) => [e.extensionId, e.settings])) } : legacy);
+  server.registerCapabilities(
+    caller.era === "modern"
+      ? { ...legacy, extensions: Object.fromEntries(extensions.map((e) => [e.extensionId, e.settings])) }
+      : legacy,
+  );
   for (const extension of extensions) {
     for (const [method, def] of Object.entries(extension.methods)) {
       server.setRequestHandler(method, { params: ANY_PARAMS }, async (raw) => {

@@ -26,7 +26,10 @@ export interface McpServerParts {
 export function buildMcpServer({ tools, extensions = [], caller, onInternal, trace }: McpServerParts): McpServer {
   // `listChanged: false`: tools registered later are seen by the next request (each builds its
   // server anew), but no `notifications/tools/list_changed` is ever sent.
-  const server = new McpServer({ name: "svc", version: SVC_VERSION }, { capabilities: { tools: { listChanged: false } }, instructions: SVC_MCP_INSTRUCTIONS });
+  const server = new McpServer(
+    { name: "svc", version: SVC_VERSION },
+    { capabilities: { tools: { listChanged: false } }, instructions: SVC_MCP_INSTRUCTIONS },
+  );
   const ctx = { principal: caller.principal, ...(caller.sessionToken ? { sessionToken: caller.sessionToken } : {}) };
   for (const tool of tools) {
     server.registerTool(
@@ -41,7 +44,10 @@ export function buildMcpServer({ tools, extensions = [], caller, onInternal, tra
         ...(tool.outputSchema ? { outputSchema: z.looseObject(tool.outputSchema) } : {}),
         annotations: { readOnlyHint: tool.readOnly === true, ...(tool.title ? { title: tool.title } : {}) },
       },
-      async (input: Record<string, unknown>, extra: { mcpReq: { id: string | number; _meta?: Record<string, unknown> } }) => {
+      async (
+        input: Record<string, unknown>,
+        extra: { mcpReq: { id: string | number; _meta?: Record<string, unknown> } },
+      ) => {
         const call = async () => {
           try {
             if (tool.requires === "token") requireToken(tool.name, ctx.principal);
@@ -53,7 +59,16 @@ export function buildMcpServer({ tools, extensions = [], caller, onInternal, tra
         };
         const meta = extra.mcpReq._meta;
         if (!trace || meta?.traceparent === undefined) return call();
-        return trace.around({ tool: tool.name, meta, args: input, requestId: extra.mcpReq.id, ...(ctx.sessionToken ? { sessionToken: ctx.sessionToken } : {}) }, call);
+        return trace.around(
+          {
+            tool: tool.name,
+            meta,
+            args: input,
+            requestId: extra.mcpReq.id,
+            ...(ctx.sessionToken ? { sessionToken: ctx.sessionToken } : {}),
+          },
+          call,
+        );
       },
     );
   }

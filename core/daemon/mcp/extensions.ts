@@ -62,7 +62,8 @@ export function createMcpExtensionRegistry(): McpExtensionRegistry {
   const all: McpExtension[] = [];
   return {
     add(extension) {
-      if (all.some((e) => e.extensionId === extension.extensionId)) throw new Error(`MCP extension ${extension.extensionId} is registered twice`);
+      if (all.some((e) => e.extensionId === extension.extensionId))
+        throw new Error(`MCP extension ${extension.extensionId} is registered twice`);
       all.push(extension);
     },
     list: () => all,

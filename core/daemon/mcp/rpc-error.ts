@@ -34,7 +34,10 @@ export function toRpcError(err: unknown, onInternal?: (err: unknown) => void): P
 }
 
 /** -32602 for params that fail a method's schema: `data: {reason: "invalid_params", details: [{path, message}]}`. */
-export function invalidParams(method: string, issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>): ProtocolError {
+export function invalidParams(
+  method: string,
+  issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
+): ProtocolError {
   const details: SvcErrorDetail[] = issuesToDetails(issues);
   const summary = details.map((d) => `${d.path}: ${d.message}`).join("; ");
   return rpcError(INVALID_PARAMS, `invalid params for ${method}: ${summary}`, { reason: "invalid_params", details });

@@ -11,7 +11,12 @@
  * Nothing is kept between requests: a client survives a daemon restart without re-initializing.
  */
 import type { IncomingHttpHeaders, ServerResponse } from "node:http";
-import { WebStandardStreamableHTTPServerTransport, createMcpHandler, isLegacyRequest, type McpServer } from "@modelcontextprotocol/server";
+import {
+  WebStandardStreamableHTTPServerTransport,
+  createMcpHandler,
+  isLegacyRequest,
+  type McpServer,
+} from "@modelcontextprotocol/server";
 import { toWebRequest, writeWebResponse } from "./web-bridge.js";
 
 export type McpEra = "legacy" | "modern";
@@ -25,12 +30,18 @@ export interface McpHttpExchange {
   res: ServerResponse;
 }
 
-export async function serveMcpRequest(exchange: McpHttpExchange, factory: (era: McpEra) => McpServer, onerror: (err: Error) => void): Promise<void> {
+export async function serveMcpRequest(
+  exchange: McpHttpExchange,
+  factory: (era: McpEra) => McpServer,
+  onerror: (err: Error) => void,
+): Promise<void> {
   const abort = new AbortController();
   exchange.res.on("close", () => abort.abort());
   const request = toWebRequest(exchange.path, exchange.headers, exchange.body, abort.signal);
   const legacy = await isLegacyRequest(request, exchange.message);
-  const { response, close } = legacy ? await serveLegacy(request, exchange.message, factory, onerror) : await serveModern(request, exchange.message, factory, onerror);
+  const { response, close } = legacy
+    ? await serveLegacy(request, exchange.message, factory, onerror)
+    : await serveModern(request, exchange.message, factory, onerror);
   try {
     await writeWebResponse(response, exchange.res);
   } finally {
@@ -44,15 +55,28 @@ interface Served {
   close(): Promise<void>;
 }
 
-async function serveModern(request: Request, message: unknown, factory: (era: McpEra) => McpServer, onerror: (err: Error) => void): Promise<Served> {
+async function serveModern(
+  request: Request,
+  message: unknown,
+  factory: (era: McpEra) => McpServer,
+  onerror: (err: Error) => void,
+): Promise<Served> {
   const handler = createMcpHandler(({ era }) => factory(era), { legacy: "reject", onerror });
   const response = await handler.fetch(request, { parsedBody: message });
   return { response, close: () => handler.close() };
 }
 
-async function serveLegacy(request: Request, message: unknown, factory: (era: McpEra) => McpServer, onerror: (err: Error) => void): Promise<Served> {
+async function serveLegacy(
+  request: Request,
+  message: unknown,
+  factory: (era: McpEra) => McpServer,
+  onerror: (err: Error) => void,
+): Promise<Served> {
   const server = factory("legacy");
-  const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
   transport.onerror = onerror;
   await server.connect(transport);
   const close = async () => {

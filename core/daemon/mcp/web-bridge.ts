@@ -9,7 +9,15 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 
 /** Headers that describe the Node connection or the body's framing, not the message: not copied. */
-const HOP_BY_HOP = new Set(["host", "connection", "keep-alive", "transfer-encoding", "content-length", "upgrade", "expect"]);
+const HOP_BY_HOP = new Set([
+  "host",
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "content-length",
+  "upgrade",
+  "expect",
+]);
 
 /**
  * A web `Request` for a POST whose body was already read. `signal` aborts when the caller goes
@@ -21,7 +29,12 @@ export function toWebRequest(path: string, headers: IncomingHttpHeaders, body: B
     if (value === undefined || HOP_BY_HOP.has(name)) continue;
     for (const v of Array.isArray(value) ? value : [value]) h.append(name, v);
   }
-  return new Request(new URL(path, "http://daemon.invalid"), { method: "POST", headers: h, body: new Uint8Array(body), signal });
+  return new Request(new URL(path, "http://daemon.invalid"), {
+    method: "POST",
+    headers: h,
+    body: new Uint8Array(body),
+    signal,
+  });
 }
 
 /** Writes a web `Response` to `res`, streaming its body (an SSE answer) until it ends or the caller leaves. */

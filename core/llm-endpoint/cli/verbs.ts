@@ -26,7 +26,10 @@ async function call<T>(method: string, path: string): Promise<T> {
     return await (await client()).request<T>(method, path, method === "POST" ? {} : undefined);
   } catch (err) {
     if (SvcError.is(err) && err.code === "not_found" && /no route|not found/i.test(err.message)) {
-      throw new SvcError("not_found", "this daemon has no llm-endpoint: features.llmEndpoint has been off since it started (`svc config set features.llmEndpoint true` starts it)");
+      throw new SvcError(
+        "not_found",
+        "this daemon has no llm-endpoint: features.llmEndpoint has been off since it started (`svc config set features.llmEndpoint true` starts it)",
+      );
     }
     throw err;
   }
@@ -34,11 +37,19 @@ async function call<T>(method: string, path: string): Promise<T> {
 
 function printStatus(s: Status): void {
   const sc = s.sidecar;
-  println(`llm-endpoint: ${s.enabled ? sc.state : "stopped"}${s.url ? ` at ${s.url}` : ""}${sc.pid ? ` (pid ${sc.pid})` : ""}`);
-  if (sc.restarts) println(`restarts: ${sc.restarts}${sc.lastExit ? ` (last exit ${sc.lastExit.signal ?? `code ${sc.lastExit.code}`} at ${sc.lastExit.at})` : ""}`);
+  println(
+    `llm-endpoint: ${s.enabled ? sc.state : "stopped"}${s.url ? ` at ${s.url}` : ""}${sc.pid ? ` (pid ${sc.pid})` : ""}`,
+  );
+  if (sc.restarts)
+    println(
+      `restarts: ${sc.restarts}${sc.lastExit ? ` (last exit ${sc.lastExit.signal ?? `code ${sc.lastExit.code}`} at ${sc.lastExit.at})` : ""}`,
+    );
   if (sc.lastError) println(`last error: ${sc.lastError}`);
   println(`sessions holding a token: ${s.sessions}`);
-  for (const r of s.routes) println(`route ${r.name}: ${r.provider} ${r.baseUrl} models ${r.models.join(" ") || "(by role only)"}; key: ${r.key ?? "none (calls to it are refused)"}`);
+  for (const r of s.routes)
+    println(
+      `route ${r.name}: ${r.provider} ${r.baseUrl} models ${r.models.join(" ") || "(by role only)"}; key: ${r.key ?? "none (calls to it are refused)"}`,
+    );
 }
 
 export async function llmStatus(opts: { json?: boolean }): Promise<void> {
@@ -51,10 +62,17 @@ export async function llmUsage(opts: { json?: boolean; session?: string; run?: s
   const q = new URLSearchParams();
   if (opts.session) q.set("sessionId", opts.session);
   if (opts.run) q.set("runId", opts.run);
-  const u = await call<{ day: Totals & { date: string; damagedLines: number }; sessions: Record<string, Totals>; runs: Record<string, Totals> }>("GET", `/llm-endpoint/usage${q.size ? `?${q}` : ""}`);
+  const u = await call<{
+    day: Totals & { date: string; damagedLines: number };
+    sessions: Record<string, Totals>;
+    runs: Record<string, Totals>;
+  }>("GET", `/llm-endpoint/usage${q.size ? `?${q}` : ""}`);
   if (opts.json) return printJson(u);
-  const line = (t: Totals) => `${t.calls} calls, ${t.inputTokens} in, ${t.outputTokens} out${t.refused ? `, ${t.refused} refused` : ""}`;
-  println(`today (${u.day.date} UTC): ${line(u.day)}${u.day.damagedLines ? ` (${u.day.damagedLines} damaged log lines not counted)` : ""}`);
+  const line = (t: Totals) =>
+    `${t.calls} calls, ${t.inputTokens} in, ${t.outputTokens} out${t.refused ? `, ${t.refused} refused` : ""}`;
+  println(
+    `today (${u.day.date} UTC): ${line(u.day)}${u.day.damagedLines ? ` (${u.day.damagedLines} damaged log lines not counted)` : ""}`,
+  );
   for (const [id, t] of Object.entries(u.sessions)) println(`session ${id}: ${line(t)}`);
   for (const [id, t] of Object.entries(u.runs)) println(`run ${id}: ${line(t)}`);
 }

@@ -46,7 +46,12 @@ const OPENAI_CODE: Partial<Record<ErrorKind, string>> = {
 export function errorBody(api: LlmProvider, e: SidecarError): string {
   if (api === "anthropic") return JSON.stringify({ type: "error", error: { type: e.kind, message: e.message } });
   return JSON.stringify({
-    error: { message: e.message, type: e.openaiType ?? OPENAI_TYPE[e.kind], param: e.param ?? null, code: e.code ?? OPENAI_CODE[e.kind] ?? null },
+    error: {
+      message: e.message,
+      type: e.openaiType ?? OPENAI_TYPE[e.kind],
+      param: e.param ?? null,
+      code: e.code ?? OPENAI_CODE[e.kind] ?? null,
+    },
   });
 }
 
@@ -60,6 +65,10 @@ export function errorEvent(api: LlmProvider, e: SidecarError): string {
 
 export function sendError(res: ServerResponse, api: LlmProvider, e: SidecarError): void {
   const body = errorBody(api, e);
-  res.writeHead(e.status, { ...e.headers, "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+  res.writeHead(e.status, {
+    ...e.headers,
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  });
   res.end(body);
 }

@@ -5,7 +5,14 @@
  * 504; refused or reset: 502; each in the API's shape (a stream already under way ends with an
  * error event). A client gone mid-call destroys the upstream request.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from "node:http";
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { LlmProvider, RouteSpec } from "../protocol.js";
 import { errorEvent, sendError, type SidecarError } from "./errors.js";
@@ -24,17 +31,40 @@ export interface Target {
 export function targetOf(route: RouteSpec): Target {
   const u = new URL(route.baseUrl);
   const https = u.protocol === "https:";
-  return { https, host: u.hostname.replace(/^\[|\]$/g, ""), port: u.port ? Number(u.port) : https ? 443 : 80, basePath: u.pathname.replace(/\/+$/, "") };
+  return {
+    https,
+    host: u.hostname.replace(/^\[|\]$/g, ""),
+    port: u.port ? Number(u.port) : https ? 443 : 80,
+    basePath: u.pathname.replace(/\/+$/, ""),
+  };
 }
 
 const httpAgent = new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: "lifo" });
 const httpsAgent = new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: "lifo" });
 
 /** Request headers the upstream gets from the client; everything else (its token above all) stays here. */
-const PASSED = new Set(["content-type", "accept", "anthropic-version", "anthropic-beta", "openai-beta", "user-agent", "idempotency-key", "x-app"]);
+const PASSED = new Set([
+  "content-type",
+  "accept",
+  "anthropic-version",
+  "anthropic-beta",
+  "openai-beta",
+  "user-agent",
+  "idempotency-key",
+  "x-app",
+]);
 
 /** Response headers that belong to one hop. */
-const HOP = new Set(["connection", "keep-alive", "transfer-encoding", "proxy-authenticate", "proxy-authorization", "te", "trailer", "upgrade"]);
+const HOP = new Set([
+  "connection",
+  "keep-alive",
+  "transfer-encoding",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "upgrade",
+]);
 
 export interface ForwardRequest {
   api: LlmProvider;
@@ -106,14 +136,20 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
   };
 
   const timer = setTimeout(() => {
-    const what = upRes ? `upstream stream idle for ${f.timeoutMs} ms` : `upstream sent no response headers within ${f.timeoutMs} ms`;
+    const what = upRes
+      ? `upstream stream idle for ${f.timeoutMs} ms`
+      : `upstream sent no response headers within ${f.timeoutMs} ms`;
     fail({ status: 504, kind: "api_error", message: `llm-endpoint: ${what}` }, what);
   }, f.timeoutMs);
 
   res.on("close", () => {
     if (finished || res.writableFinished) return;
     upReq?.destroy();
-    finish({ status: res.headersSent ? res.statusCode : 499, usage: tap?.usage() ?? NO_USAGE, error: "client disconnected" });
+    finish({
+      status: res.headersSent ? res.statusCode : 499,
+      usage: tap?.usage() ?? NO_USAGE,
+      error: "client disconnected",
+    });
   });
 
   const onResponse = (r: IncomingMessage): void => {
@@ -147,15 +183,36 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
     r.on("end", () => {
       if (finished) return;
       res.end(filter?.flush());
-      const usage = tap ? tap.usage() : jsonChunks && jsonBytes <= JSON_USAGE_CAP ? usageOfJson(f.api, Buffer.concat(jsonChunks).toString("utf8")) : NO_USAGE;
+      const usage = tap
+        ? tap.usage()
+        : jsonChunks && jsonBytes <= JSON_USAGE_CAP
+          ? usageOfJson(f.api, Buffer.concat(jsonChunks).toString("utf8"))
+          : NO_USAGE;
       finish({ status: r.statusCode ?? 502, usage });
     });
-    r.on("aborted", () => fail({ status: 502, kind: "api_error", message: "llm-endpoint: the upstream connection was reset mid-answer" }, "upstream reset mid-answer"));
-    r.on("error", () => fail({ status: 502, kind: "api_error", message: "llm-endpoint: the upstream connection was reset mid-answer" }, "upstream reset mid-answer"));
+    r.on("aborted", () =>
+      fail(
+        { status: 502, kind: "api_error", message: "llm-endpoint: the upstream connection was reset mid-answer" },
+        "upstream reset mid-answer",
+      ),
+    );
+    r.on("error", () =>
+      fail(
+        { status: 502, kind: "api_error", message: "llm-endpoint: the upstream connection was reset mid-answer" },
+        "upstream reset mid-answer",
+      ),
+    );
   };
 
   const send = (): void => {
-    const opts = { host: f.target.host, port: f.target.port, method: "POST", path: upPath, headers, agent: f.target.https ? httpsAgent : httpAgent };
+    const opts = {
+      host: f.target.host,
+      port: f.target.port,
+      method: "POST",
+      path: upPath,
+      headers,
+      agent: f.target.https ? httpsAgent : httpAgent,
+    };
     const req = f.target.https ? httpsRequest(opts, onResponse) : httpRequest(opts, onResponse);
     upReq = req;
     req.on("error", (err: NodeJS.ErrnoException) => {
@@ -167,8 +224,20 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
         return;
       }
       const code = err.code ?? "error";
-      const what = code === "ECONNREFUSED" ? "refused the connection" : code === "ECONNRESET" ? "reset the connection" : `failed (${code})`;
-      fail({ status: 502, kind: "api_error", message: `llm-endpoint: the upstream ${f.target.host}:${f.target.port} ${what}` }, `upstream ${what}`);
+      const what =
+        code === "ECONNREFUSED"
+          ? "refused the connection"
+          : code === "ECONNRESET"
+            ? "reset the connection"
+            : `failed (${code})`;
+      fail(
+        {
+          status: 502,
+          kind: "api_error",
+          message: `llm-endpoint: the upstream ${f.target.host}:${f.target.port} ${what}`,
+        },
+        `upstream ${what}`,
+      );
     });
     req.end(f.body);
   };

@@ -43,7 +43,8 @@ export class Grants {
       if (g) return g;
     }
     const auth = headers.authorization;
-    if (typeof auth === "string" && auth.length > 7 && auth.slice(0, 7).toLowerCase() === "bearer ") return this.byToken.get(auth.slice(7).trim());
+    if (typeof auth === "string" && auth.length > 7 && auth.slice(0, 7).toLowerCase() === "bearer ")
+      return this.byToken.get(auth.slice(7).trim());
     return undefined;
   }
 }

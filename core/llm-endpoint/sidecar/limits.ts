@@ -51,14 +51,16 @@ export class Limits {
   admit(sessionId: string, runId: string | undefined, now: number, wallMs: number): Refusal | null {
     const b = this.budgets;
     const s = this.session(sessionId);
-    if (b.sessionTokens !== undefined && s.tokens >= b.sessionTokens) return budget("sessionTokens", "session-budget", "this session", s.tokens, b.sessionTokens);
+    if (b.sessionTokens !== undefined && s.tokens >= b.sessionTokens)
+      return budget("sessionTokens", "session-budget", "this session", s.tokens, b.sessionTokens);
     if (b.runTokens !== undefined && runId !== undefined) {
       const used = this.runs.get(runId) ?? 0;
       if (used >= b.runTokens) return budget("runTokens", "run-budget", `swarm run ${runId}`, used, b.runTokens);
     }
     if (b.dayTokens !== undefined) {
       const used = this.dayTokens(wallMs);
-      if (used >= b.dayTokens) return budget("dayTokens", "day-budget", `today (UTC ${this.day.date})`, used, b.dayTokens);
+      if (used >= b.dayTokens)
+        return budget("dayTokens", "day-budget", `today (UTC ${this.day.date})`, used, b.dayTokens);
     }
     if (b.requestsPerMinute !== undefined) {
       while (s.starts.length > 0 && s.starts[0]! <= now - WINDOW_MS) s.starts.shift();
@@ -113,7 +115,13 @@ export class Limits {
   }
 }
 
-function budget(key: NonNullable<Refusal["budget"]>, reason: RefusalReason, whose: string, used: number, limit: number): Refusal {
+function budget(
+  key: NonNullable<Refusal["budget"]>,
+  reason: RefusalReason,
+  whose: string,
+  used: number,
+  limit: number,
+): Refusal {
   return {
     reason,
     status: 403,

@@ -9,7 +9,9 @@ import { createSidecarServer } from "./server.js";
 import { SidecarState } from "./state.js";
 
 if (!process.send) {
-  process.stderr.write("svc llm-endpoint sidecar: the daemon starts this process (features.llmEndpoint); it does not run by hand\n");
+  process.stderr.write(
+    "svc llm-endpoint sidecar: the daemon starts this process (features.llmEndpoint); it does not run by hand\n",
+  );
   process.exit(2);
 }
 
@@ -30,14 +32,19 @@ process.on("message", (m: ParentMessage) => {
     case "listen":
       if (listenAsked) return;
       listenAsked = true;
-      server.once("error", (err: NodeJS.ErrnoException) => send({ type: "listen-failed", port: m.port, code: err.code ?? "ERROR", message: err.message }));
+      server.once("error", (err: NodeJS.ErrnoException) =>
+        send({ type: "listen-failed", port: m.port, code: err.code ?? "ERROR", message: err.message }),
+      );
       server.listen(m.port, "127.0.0.1", () => {
         const addr = server.address();
         send({ type: "listening", port: typeof addr === "object" && addr ? addr.port : m.port, pid: process.pid });
       });
       return;
     case "grant":
-      state.grants.grant(m.token, m.runId !== undefined ? { sessionId: m.sessionId, runId: m.runId } : { sessionId: m.sessionId });
+      state.grants.grant(
+        m.token,
+        m.runId !== undefined ? { sessionId: m.sessionId, runId: m.runId } : { sessionId: m.sessionId },
+      );
       state.limits.seed(m.sessionId, m.runId, m.used);
       return;
     case "revoke": {
@@ -49,7 +56,13 @@ process.on("message", (m: ParentMessage) => {
       state.grants.block(m.sessionId, m.reason);
       return;
     case "stats":
-      send({ type: "stats", id: m.id, inFlight: state.limits.inFlight, calls: state.calls, rssBytes: process.memoryUsage().rss });
+      send({
+        type: "stats",
+        id: m.id,
+        inFlight: state.limits.inFlight,
+        calls: state.calls,
+        rssBytes: process.memoryUsage().rss,
+      });
       return;
   }
 });

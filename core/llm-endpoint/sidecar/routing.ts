@@ -19,7 +19,10 @@ export interface RouteTable {
   roles: RoleSpec[];
 }
 
-export const API_PATH: Record<LlmProvider, string> = { anthropic: "POST /v1/messages", openai: "POST /v1/chat/completions" };
+export const API_PATH: Record<LlmProvider, string> = {
+  anthropic: "POST /v1/messages",
+  openai: "POST /v1/chat/completions",
+};
 
 export function matchesModel(patterns: string[], model: string): boolean {
   for (const p of patterns) {
@@ -28,11 +31,18 @@ export function matchesModel(patterns: string[], model: string): boolean {
   return false;
 }
 
-export function resolveRoute(table: RouteTable, api: LlmProvider, requested: string): Resolved | { error: SidecarError } {
+export function resolveRoute(
+  table: RouteTable,
+  api: LlmProvider,
+  requested: string,
+): Resolved | { error: SidecarError } {
   const roleName = requested.startsWith("role:") ? requested.slice(5) : requested;
   const role = table.roles.find((r) => r.role === roleName);
   const model = role ? role.model : requested;
-  const route = role?.route !== undefined ? table.routes.find((r) => r.name === role.route) : table.routes.find((r) => matchesModel(r.models, model));
+  const route =
+    role?.route !== undefined
+      ? table.routes.find((r) => r.name === role.route)
+      : table.routes.find((r) => matchesModel(r.models, model));
   if (!route) return { error: notFound(table, api, requested, role) };
   if (route.provider !== api) {
     return {
@@ -48,8 +58,16 @@ export function resolveRoute(table: RouteTable, api: LlmProvider, requested: str
 }
 
 function notFound(table: RouteTable, api: LlmProvider, requested: string, role: RoleSpec | undefined): SidecarError {
-  const routes = table.routes.length === 0 ? "none" : table.routes.map((r) => `${r.name} (${r.provider}: ${r.models.length ? r.models.join(", ") : "no models"})`).join("; ");
-  const why = role?.route !== undefined ? `role "${role.role}" names route "${role.route}", which is not configured` : `no llm-endpoint route serves model "${requested}"`;
+  const routes =
+    table.routes.length === 0
+      ? "none"
+      : table.routes
+          .map((r) => `${r.name} (${r.provider}: ${r.models.length ? r.models.join(", ") : "no models"})`)
+          .join("; ");
+  const why =
+    role?.route !== undefined
+      ? `role "${role.role}" names route "${role.route}", which is not configured`
+      : `no llm-endpoint route serves model "${requested}"`;
   return {
     status: 404,
     kind: "not_found_error",

@@ -25,15 +25,19 @@ const OPS: Record<string, { api: LlmProvider; counts: boolean }> = {
 /** Anthropic allows 32 MB requests; more is refused before it is read. */
 const MAX_BODY = 32 * 1024 * 1024;
 
-
-const BUDGET_CODE = { sessionTokens: "session_token_budget_exhausted", runTokens: "run_token_budget_exhausted", dayTokens: "day_token_budget_exhausted" };
+const BUDGET_CODE = {
+  sessionTokens: "session_token_budget_exhausted",
+  runTokens: "run_token_budget_exhausted",
+  dayTokens: "day_token_budget_exhausted",
+};
 
 export function createSidecarServer(state: SidecarState, send: (m: ChildMessage) => void): Server {
   const server = createServer({ noDelay: true }, (req, res) => {
     try {
       handle(state, send, req, res);
     } catch {
-      if (!res.headersSent) sendError(res, "anthropic", { status: 500, kind: "api_error", message: "llm-endpoint: internal error" });
+      if (!res.headersSent)
+        sendError(res, "anthropic", { status: 500, kind: "api_error", message: "llm-endpoint: internal error" });
       else res.destroy();
     }
   });
@@ -53,16 +57,26 @@ function handle(state: SidecarState, send: (m: ChildMessage) => void, req: Incom
 
   if (!op || req.method !== "POST") {
     const known = "POST /v1/messages, POST /v1/messages/count_tokens, POST /v1/chat/completions";
-    const message = op ? `llm-endpoint: ${path} takes POST, not ${req.method}` : `llm-endpoint: no ${req.method} ${path}; it serves ${known}`;
-    sendError(res, api, { status: op ? 405 : 404, kind: "not_found_error", code: "unknown_url", message, headers: op ? { allow: "POST" } : undefined });
-    if (grant) new Call(state, send, grant, api, path, wallMs, startedAt).end({ status: op ? 405 : 404, error: "unknown path" });
+    const message = op
+      ? `llm-endpoint: ${path} takes POST, not ${req.method}`
+      : `llm-endpoint: no ${req.method} ${path}; it serves ${known}`;
+    sendError(res, api, {
+      status: op ? 405 : 404,
+      kind: "not_found_error",
+      code: "unknown_url",
+      message,
+      headers: op ? { allow: "POST" } : undefined,
+    });
+    if (grant)
+      new Call(state, send, grant, api, path, wallMs, startedAt).end({ status: op ? 405 : 404, error: "unknown path" });
     return;
   }
   if (!grant) {
     sendError(res, api, {
       status: 401,
       kind: "authentication_error",
-      message: "llm-endpoint: the API key is not a valid session token (each svc session gets its own; it stops working when the session ends)",
+      message:
+        "llm-endpoint: the API key is not a valid session token (each svc session gets its own; it stops working when the session ends)",
     });
     return;
   }
@@ -74,7 +88,15 @@ function handle(state: SidecarState, send: (m: ChildMessage) => void, req: Incom
     if ((size += chunk.length) > MAX_BODY) {
       if (c.ended) return;
       res.setHeader("connection", "close");
-      c.refuse(res, { status: 413, kind: "invalid_request_error", message: `llm-endpoint: the request body is over ${MAX_BODY} bytes` }, {});
+      c.refuse(
+        res,
+        {
+          status: 413,
+          kind: "invalid_request_error",
+          message: `llm-endpoint: the request body is over ${MAX_BODY} bytes`,
+        },
+        {},
+      );
       req.destroy();
       return;
     }
@@ -132,14 +154,23 @@ class Call {
   refuse(res: ServerResponse, e: SidecarError, fields: Partial<CallRecord>, reason?: RefusalReason): void {
     sendError(res, this.api, e);
     const g = this.grant;
-    if (reason) this.send({ type: "refused", sessionId: g.sessionId, ...(g.runId !== undefined && { runId: g.runId }), reason, status: e.status, message: e.message });
+    if (reason)
+      this.send({
+        type: "refused",
+        sessionId: g.sessionId,
+        ...(g.runId !== undefined && { runId: g.runId }),
+        reason,
+        status: e.status,
+        message: e.message,
+      });
     this.end({ ...fields, status: e.status, error: e.message });
   }
 
   /** The body is in: check it, route it, admit it, forward it. */
   start(req: IncomingMessage, res: ServerResponse, raw: Buffer, url: string, counts: boolean): void {
     const { state, api, grant } = this;
-    const bad = (param: string, message: string) => this.refuse(res, { status: 400, kind: "invalid_request_error", param, message: `llm-endpoint: ${message}` }, {});
+    const bad = (param: string, message: string) =>
+      this.refuse(res, { status: 400, kind: "invalid_request_error", param, message: `llm-endpoint: ${message}` }, {});
     let body: any;
     try {
       body = JSON.parse(raw.toString("utf8"));
@@ -147,7 +178,8 @@ class Call {
       return bad("body", `the request body is not valid JSON (${(err as Error).message.slice(0, 200)})`);
     }
     if (!isPlainObject(body)) return bad("body", "the request body must be a JSON object");
-    if (typeof body.model !== "string" || body.model === "") return bad("model", "model: required, a non-empty string naming the model");
+    if (typeof body.model !== "string" || body.model === "")
+      return bad("model", "model: required, a non-empty string naming the model");
     if (!Array.isArray(body.messages)) return bad("messages", "messages: required, an array of messages");
     const requested = body.model;
     const stream = body.stream === true;
@@ -159,11 +191,26 @@ class Call {
     if (!key) {
       const slug = route.keyFrom ?? PROVIDER_ADAPTERS[route.provider];
       const message = `llm-endpoint: route "${route.name}" has no key: set defaults.adapters.${slug}.auth (apiKey or token) or credentials.json llm-endpoint/${route.name}`;
-      return this.refuse(res, { status: 401, kind: "authentication_error", code: "route_has_no_key", message }, fields, "no-key");
+      return this.refuse(
+        res,
+        { status: 401, kind: "authentication_error", code: "route_has_no_key", message },
+        fields,
+        "no-key",
+      );
     }
     const blocked = state.grants.blockedReason(grant.sessionId);
     if (blocked !== undefined) {
-      return this.refuse(res, { status: 403, kind: "permission_error", code: "session_blocked", message: `llm-endpoint: this session may make no more calls: ${blocked}` }, fields, "blocked");
+      return this.refuse(
+        res,
+        {
+          status: 403,
+          kind: "permission_error",
+          code: "session_blocked",
+          message: `llm-endpoint: this session may make no more calls: ${blocked}`,
+        },
+        fields,
+        "blocked",
+      );
     }
     const refusal = state.limits.admit(grant.sessionId, grant.runId, this.startedAt, this.wallMs);
     if (refusal) return this.refuse(res, limitError(refusal), fields, refusal.reason);
@@ -205,9 +252,21 @@ class Call {
 
 function limitError(r: Refusal): SidecarError {
   if (r.status === 429) {
-    return { status: 429, kind: "rate_limit_error", message: r.message, headers: { "retry-after": String(r.retryAfter ?? 1) } };
+    return {
+      status: 429,
+      kind: "rate_limit_error",
+      message: r.message,
+      headers: { "retry-after": String(r.retryAfter ?? 1) },
+    };
   }
-  return { status: 403, kind: "permission_error", openaiType: "insufficient_quota", code: r.budget ? BUDGET_CODE[r.budget] : undefined, message: r.message };
+  return {
+    status: 403,
+    kind: "permission_error",
+    openaiType: "insufficient_quota",
+    code: r.budget ? BUDGET_CODE[r.budget] : undefined,
+    message: r.message,
+  };
 }
 
-const isPlainObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object" && !Array.isArray(v);
+const isPlainObject = (v: unknown): v is Record<string, any> =>
+  v !== null && typeof v === "object" && !Array.isArray(v);

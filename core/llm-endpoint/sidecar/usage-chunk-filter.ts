@@ -40,7 +40,9 @@ function isUsageOnly(event: string): boolean {
   if (!event.startsWith("data:") || !event.includes('"usage"') || !event.includes('"choices"')) return false;
   try {
     const data = JSON.parse(event.slice(5));
-    return Array.isArray(data?.choices) && data.choices.length === 0 && data.usage !== null && typeof data.usage === "object";
+    return (
+      Array.isArray(data?.choices) && data.choices.length === 0 && data.usage !== null && typeof data.usage === "object"
+    );
   } catch {
     return false;
   }

@@ -30,7 +30,10 @@ function mergeAnthropic(acc: AnthropicCounts, u: any): void {
   acc.output = num(u.output_tokens) ?? acc.output;
 }
 
-const anthropicUsage = (a: AnthropicCounts): Usage => ({ inputTokens: (a.input ?? 0) + (a.cacheRead ?? 0) + (a.cacheWrite ?? 0), outputTokens: a.output ?? 0 });
+const anthropicUsage = (a: AnthropicCounts): Usage => ({
+  inputTokens: (a.input ?? 0) + (a.cacheRead ?? 0) + (a.cacheWrite ?? 0),
+  outputTokens: a.output ?? 0,
+});
 
 function openaiUsage(u: any): Usage | undefined {
   if (u === null || typeof u !== "object") return undefined;
@@ -92,6 +95,8 @@ export class SseUsageTap {
   }
 
   usage(): Usage {
-    return this.api === "anthropic" ? anthropicUsage(this.anthropic) : (this.openai ?? { inputTokens: 0, outputTokens: 0 });
+    return this.api === "anthropic"
+      ? anthropicUsage(this.anthropic)
+      : (this.openai ?? { inputTokens: 0, outputTokens: 0 });
   }
 }

@@ -16,6 +16,10 @@ export async function printCallerToken(o: { profile?: string }): Promise<void> {
   const snap = await readEffectiveConfig(o.profile !== undefined ? { profile: o.profile } : {});
   for (const w of snap.warnings) warn(w);
   const host = await tunnelHostToken(snap, new FileCredentialStore(svcHome()));
-  if (!host) throw new SvcError("config_invalid", "this daemon has no tunnel host token, so its tunnel has no caller token yet: set tunnel.token, or store one in credentials.json as tunnel/token (see docs/remote.md)");
+  if (!host)
+    throw new SvcError(
+      "config_invalid",
+      "this daemon has no tunnel host token, so its tunnel has no caller token yet: set tunnel.token, or store one in credentials.json as tunnel/token (see docs/remote.md)",
+    );
   println(callerTokenFor(host));
 }

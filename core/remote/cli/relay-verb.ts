@@ -24,10 +24,12 @@ export function parseLimits(items: readonly string[]): Partial<RelayLimits> {
   for (const item of items) {
     const m = /^([A-Za-z]+)=(\d+)$/.exec(item);
     const name = m?.[1] as keyof RelayLimits | undefined;
-    if (!m || !name || !names.includes(name)) throw usageError(`--limit ${JSON.stringify(item)}: expected name=value with a name among ${names.join(", ")}`);
+    if (!m || !name || !names.includes(name))
+      throw usageError(`--limit ${JSON.stringify(item)}: expected name=value with a name among ${names.join(", ")}`);
     const value = Number(m[2]);
     const least = ZERO_ALLOWED.has(name) ? 0 : 1;
-    if (!Number.isSafeInteger(value) || value < least) throw usageError(`--limit ${name} must be a whole number of at least ${least} (got ${m[2]})`);
+    if (!Number.isSafeInteger(value) || value < least)
+      throw usageError(`--limit ${name} must be a whole number of at least ${least} (got ${m[2]})`);
     out[name] = value;
   }
   try {
@@ -44,26 +46,43 @@ export function parseLimits(items: readonly string[]): Partial<RelayLimits> {
  */
 export async function tunnelTokens(o: RelayServeOptions, env: NodeJS.ProcessEnv = process.env): Promise<string[]> {
   if (o.tunnelToken !== undefined) {
-    throw usageError("--tunnel-token would put the secret on the command line, where `ps` shows it to every user: put the tokens in a file (one a line) and pass --tunnel-token-file <file>, or set SVC_RELAY_TUNNEL_TOKENS (comma-separated)");
+    throw usageError(
+      "--tunnel-token would put the secret on the command line, where `ps` shows it to every user: put the tokens in a file (one a line) and pass --tunnel-token-file <file>, or set SVC_RELAY_TUNNEL_TOKENS (comma-separated)",
+    );
   }
-  const fromEnv = (env.SVC_RELAY_TUNNEL_TOKENS ?? "").split(",").map((t) => t.trim()).filter(Boolean);
+  const fromEnv = (env.SVC_RELAY_TUNNEL_TOKENS ?? "")
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   if (o.tunnelTokenFile === undefined) return fromEnv;
   let text: string;
   try {
     text = await readFile(o.tunnelTokenFile, "utf8");
   } catch (err) {
-    throw usageError(`--tunnel-token-file ${o.tunnelTokenFile}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`);
+    throw usageError(
+      `--tunnel-token-file ${o.tunnelTokenFile}: ${(err as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (err as Error).message}`,
+    );
   }
-  const fromFile = text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l !== "" && !l.startsWith("#"));
-  if (fromFile.length === 0) throw usageError(`--tunnel-token-file ${o.tunnelTokenFile} holds no token (one a line; lines starting with # are comments)`);
-  if (fromFile.some((t) => /\s/.test(t))) throw usageError(`--tunnel-token-file ${o.tunnelTokenFile}: a token cannot contain spaces (one token a line)`);
+  const fromFile = text
+    .split(/\r?\n/)
+    .map((l) => l.trim())
+    .filter((l) => l !== "" && !l.startsWith("#"));
+  if (fromFile.length === 0)
+    throw usageError(
+      `--tunnel-token-file ${o.tunnelTokenFile} holds no token (one a line; lines starting with # are comments)`,
+    );
+  if (fromFile.some((t) => /\s/.test(t)))
+    throw usageError(`--tunnel-token-file ${o.tunnelTokenFile}: a token cannot contain spaces (one token a line)`);
   return [...fromFile, ...fromEnv];
 }
 
 export async function relayServe(o: RelayServeOptions): Promise<void> {
-  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined)) throw usageError("--tls-cert and --tls-key go together: pass both, or neither for plain ws://");
-  if (o.port !== undefined && (!/^\d+$/.test(o.port) || Number(o.port) > 65535)) throw usageError(`--port must be a port number from 0 to 65535 (got ${JSON.stringify(o.port)})`);
-  if (o.publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+/.test(o.publicUrl)) throw usageError(`--public-url must be an http(s) URL (got ${JSON.stringify(o.publicUrl)})`);
+  if ((o.tlsCert === undefined) !== (o.tlsKey === undefined))
+    throw usageError("--tls-cert and --tls-key go together: pass both, or neither for plain ws://");
+  if (o.port !== undefined && (!/^\d+$/.test(o.port) || Number(o.port) > 65535))
+    throw usageError(`--port must be a port number from 0 to 65535 (got ${JSON.stringify(o.port)})`);
+  if (o.publicUrl !== undefined && !/^https?:\/\/[^\s/?#]+/.test(o.publicUrl))
+    throw usageError(`--public-url must be an http(s) URL (got ${JSON.stringify(o.publicUrl)})`);
   const limits = parseLimits(o.limit ?? []);
   const tokens = await tunnelTokens(o);
   const tls = o.tlsCert && o.tlsKey ? { cert: await readFile(o.tlsCert), key: await readFile(o.tlsKey) } : undefined;
@@ -74,7 +93,8 @@ export async function relayServe(o: RelayServeOptions): Promise<void> {
     tunnelTokens: tokens,
     ...(o.publicUrl ? { publicUrl: o.publicUrl } : {}),
     limits,
-    log: (message, fields) => process.stderr.write(JSON.stringify({ at: new Date().toISOString(), message, ...fields }) + "\n"),
+    log: (message, fields) =>
+      process.stderr.write(JSON.stringify({ at: new Date().toISOString(), message, ...fields }) + "\n"),
   });
   process.stdout.write(`svc relay listening: rendezvous ${relay.url}, tunnels ${relay.url}/tunnel\n`);
   await untilSignal(() => relay.close());

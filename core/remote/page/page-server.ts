@@ -12,24 +12,33 @@ import { PAGE_HTML } from "./page-html.js";
 const WEB_DIR = fileURLToPath(new URL("../web/", import.meta.url));
 
 const SECURITY_HEADERS = {
-  "content-security-policy": "default-src 'self'; connect-src ws: wss:; style-src 'self' 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
+  "content-security-policy":
+    "default-src 'self'; connect-src ws: wss:; style-src 'self' 'unsafe-inline'; base-uri 'none'; frame-ancestors 'none'",
   "referrer-policy": "no-referrer",
   "x-content-type-options": "nosniff",
 };
 
-export async function startPageServer(o: { port: number; bind: string }): Promise<{ url: string; close(): Promise<void> }> {
+export async function startPageServer(o: {
+  port: number;
+  bind: string;
+}): Promise<{ url: string; close(): Promise<void> }> {
   // Exactly the browser modules of core/remote/web, as compiled next to this file.
   const modules = new Set((await readdir(WEB_DIR)).filter((f) => f.endsWith(".js")).map((f) => f.slice(0, -3)));
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://page.invalid").pathname;
     if (req.method !== "GET") return void res.writeHead(405).end();
     if (path === "/" || path === "/index.html") {
-      return void res.writeHead(200, { "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS }).end(PAGE_HTML);
+      return void res
+        .writeHead(200, { "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS })
+        .end(PAGE_HTML);
     }
     const m = /^\/web\/([a-z-]+)\.js$/.exec(path);
     if (!m || !modules.has(m[1]!)) return void res.writeHead(404, { "content-type": "text/plain" }).end("not found");
     readFile(WEB_DIR + m[1] + ".js", "utf8").then(
-      (js) => res.writeHead(200, { "content-type": "text/javascript; charset=utf-8", ...SECURITY_HEADERS }).end(js.replace(/\n\/\/# sourceMappingURL=.*$/m, "")),
+      (js) =>
+        res
+          .writeHead(200, { "content-type": "text/javascript; charset=utf-8", ...SECURITY_HEADERS })
+          .end(js.replace(/\n\/\/# sourceMappingURL=.*$/m, "")),
       () => res.writeHead(404).end(),
     );
   });

@@ -17,16 +17,31 @@ export interface OfferRequest {
 }
 
 export function parseOfferRequest(body: unknown): OfferRequest {
-  if (body !== undefined && body !== null && (typeof body !== "object" || Array.isArray(body))) throw new SvcError("invalid_input", "the offer request must be a JSON object");
+  if (body !== undefined && body !== null && (typeof body !== "object" || Array.isArray(body)))
+    throw new SvcError("invalid_input", "the offer request must be a JSON object");
   const b = (body ?? {}) as { rendezvous?: unknown; ttlMs?: unknown; label?: unknown; scope?: unknown };
-  if (b.rendezvous !== undefined && (typeof b.rendezvous !== "string" || !/^wss?:\/\/[^\s/?#]+\S*$/.test(b.rendezvous))) {
-    throw new SvcError("invalid_input", `rendezvous must be a ws:// or wss:// URL (got ${JSON.stringify(b.rendezvous)})`);
+  if (
+    b.rendezvous !== undefined &&
+    (typeof b.rendezvous !== "string" || !/^wss?:\/\/[^\s/?#]+\S*$/.test(b.rendezvous))
+  ) {
+    throw new SvcError(
+      "invalid_input",
+      `rendezvous must be a ws:// or wss:// URL (got ${JSON.stringify(b.rendezvous)})`,
+    );
   }
-  if (b.ttlMs !== undefined && (typeof b.ttlMs !== "number" || !Number.isSafeInteger(b.ttlMs) || b.ttlMs < 1000 || b.ttlMs > MAX_TTL_MS)) {
-    throw new SvcError("invalid_input", `ttlMs must be a whole number of milliseconds from 1000 (1 s) to ${MAX_TTL_MS} (24 h) (got ${JSON.stringify(b.ttlMs)})`);
+  if (
+    b.ttlMs !== undefined &&
+    (typeof b.ttlMs !== "number" || !Number.isSafeInteger(b.ttlMs) || b.ttlMs < 1000 || b.ttlMs > MAX_TTL_MS)
+  ) {
+    throw new SvcError(
+      "invalid_input",
+      `ttlMs must be a whole number of milliseconds from 1000 (1 s) to ${MAX_TTL_MS} (24 h) (got ${JSON.stringify(b.ttlMs)})`,
+    );
   }
-  if (b.label !== undefined && (typeof b.label !== "string" || b.label.length > 80)) throw new SvcError("invalid_input", "label must be a string of at most 80 characters");
-  if (b.scope !== undefined && b.scope !== "read" && b.scope !== "operate") throw new SvcError("invalid_input", `scope must be "read" or "operate" (got ${JSON.stringify(b.scope)})`);
+  if (b.label !== undefined && (typeof b.label !== "string" || b.label.length > 80))
+    throw new SvcError("invalid_input", "label must be a string of at most 80 characters");
+  if (b.scope !== undefined && b.scope !== "read" && b.scope !== "operate")
+    throw new SvcError("invalid_input", `scope must be "read" or "operate" (got ${JSON.stringify(b.scope)})`);
   return {
     scope: (b.scope as RemoteScope | undefined) ?? "read",
     ...(b.rendezvous !== undefined ? { rendezvous: b.rendezvous as string } : {}),

@@ -43,7 +43,13 @@ export interface PendingOffer {
   close(): void;
 }
 
-export async function openOffer(deps: OfferDeps, rendezvous: string, ttlMs: number, label: string, scope: RemoteScope): Promise<PendingOffer> {
+export async function openOffer(
+  deps: OfferDeps,
+  rendezvous: string,
+  ttlMs: number,
+  label: string,
+  scope: RemoteScope,
+): Promise<PendingOffer> {
   const offer: Offer = {
     fingerprint: deps.fingerprint,
     publicKey: deps.key.publicKey,
@@ -84,7 +90,7 @@ export async function openOffer(deps: OfferDeps, rendezvous: string, ttlMs: numb
     }
   };
   socket.onControl = (event) => {
-    if (event === "peer-left") (peer++, clearTimeout(silence));
+    if (event === "peer-left") peer++, clearTimeout(silence);
     if (event === "paired") {
       const which = peer;
       silence = setTimeout(() => refuse(which, "the peer sent no handshake"), deps.peerSilenceMs ?? PEER_SILENCE_MS);
@@ -113,7 +119,17 @@ export async function openOffer(deps: OfferDeps, rendezvous: string, ttlMs: numb
       return refuse(from, (err as Error).message);
     }
     const meta = (r.meta ?? {}) as { label?: unknown };
-    const record = { ...(await pairingFromHandshake(r.keys, r.peerStatic, "host", typeof meta.label === "string" ? meta.label.slice(0, 80) : "peer", rendezvous, deps.now())), scope };
+    const record = {
+      ...(await pairingFromHandshake(
+        r.keys,
+        r.peerStatic,
+        "host",
+        typeof meta.label === "string" ? meta.label.slice(0, 80) : "peer",
+        rendezvous,
+        deps.now(),
+      )),
+      scope,
+    };
     await deps.store.add(record, { channel: offer.channel, expiresAt: offer.expiresAt });
     paired = true;
     socket.send(r.msg2);
@@ -130,7 +146,9 @@ export async function openOffer(deps: OfferDeps, rendezvous: string, ttlMs: numb
     const from = peer;
     if (from === taken) return;
     taken = from;
-    queue = queue.then(() => answer(msg1, from)).catch((err: Error) => (deps.log("pairing offer failed", { error: err.message }), end("pairing failed")));
+    queue = queue
+      .then(() => answer(msg1, from))
+      .catch((err: Error) => (deps.log("pairing offer failed", { error: err.message }), end("pairing failed")));
   });
   return {
     offer,

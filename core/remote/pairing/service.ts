@@ -56,19 +56,42 @@ export class PairingService {
     this.offers.clear();
   }
 
-  async offer(rendezvous: string, ttlMs: number, label: string, scope: RemoteScope = "read"): Promise<{ url: string; fingerprint: string; expiresAt: number; rendezvous: string; scope: RemoteScope }> {
+  async offer(
+    rendezvous: string,
+    ttlMs: number,
+    label: string,
+    scope: RemoteScope = "read",
+  ): Promise<{ url: string; fingerprint: string; expiresAt: number; rendezvous: string; scope: RemoteScope }> {
     // Only offers still waiting on their channel count toward the cap.
-    for (const [k, o] of this.offers) if (o.closed || o.offer.expiresAt < this.deps.now()) (o.close(), this.offers.delete(k));
-    if (this.offers.size >= MAX_PENDING_OFFERS) throw new SvcError("conflict", `${MAX_PENDING_OFFERS} offers are already waiting; let one expire or restart the daemon`);
+    for (const [k, o] of this.offers)
+      if (o.closed || o.offer.expiresAt < this.deps.now()) o.close(), this.offers.delete(k);
+    if (this.offers.size >= MAX_PENDING_OFFERS)
+      throw new SvcError(
+        "conflict",
+        `${MAX_PENDING_OFFERS} offers are already waiting; let one expire or restart the daemon`,
+      );
     const pending = await openOffer(
-      { key: this.deps.identity.key, fingerprint: this.deps.identity.fingerprint, store: this.deps.store, now: this.deps.now, log: this.deps.log, onPaired: (p) => (this.offers.delete(pending.offer.channel), this.addLink(p, true)) },
+      {
+        key: this.deps.identity.key,
+        fingerprint: this.deps.identity.fingerprint,
+        store: this.deps.store,
+        now: this.deps.now,
+        log: this.deps.log,
+        onPaired: (p) => (this.offers.delete(pending.offer.channel), this.addLink(p, true)),
+      },
       rendezvous,
       ttlMs,
       label,
       scope,
     );
     this.offers.set(pending.offer.channel, pending);
-    return { url: pending.url, fingerprint: pending.offer.fingerprint, expiresAt: pending.offer.expiresAt, rendezvous, scope };
+    return {
+      url: pending.url,
+      fingerprint: pending.offer.fingerprint,
+      expiresAt: pending.offer.expiresAt,
+      rendezvous,
+      scope,
+    };
   }
 
   async accept(text: string, label = hostname()): Promise<PairingView> {
@@ -80,9 +103,13 @@ export class PairingService {
       throw err;
     }
     if (this.deps.now() > offer.expiresAt) {
-      throw new SvcError("invalid_input", `the pairing offer expired at ${new Date(offer.expiresAt).toISOString()}; make a new one with \`svc pair offer\``);
+      throw new SvcError(
+        "invalid_input",
+        `the pairing offer expired at ${new Date(offer.expiresAt).toISOString()}; make a new one with \`svc pair offer\``,
+      );
     }
-    if (offer.fingerprint === this.deps.identity.fingerprint) throw new SvcError("invalid_input", "this offer is this daemon's own: accept it from another svc home");
+    if (offer.fingerprint === this.deps.identity.fingerprint)
+      throw new SvcError("invalid_input", "this offer is this daemon's own: accept it from another svc home");
     let link;
     try {
       link = await connectAsPeer({
@@ -107,7 +134,14 @@ export class PairingService {
     link.socket.close("paired");
     const meta = (link.meta ?? {}) as { label?: unknown; scope?: unknown };
     const record: PairingRecord = {
-      ...(await pairingFromHandshake(link.keys, offer.publicKey, "peer", typeof meta.label === "string" ? meta.label : offer.fingerprint, offer.rendezvous, this.deps.now())),
+      ...(await pairingFromHandshake(
+        link.keys,
+        offer.publicKey,
+        "peer",
+        typeof meta.label === "string" ? meta.label : offer.fingerprint,
+        offer.rendezvous,
+        this.deps.now(),
+      )),
       // What the other daemon's owner lets this end do there (as it said in the handshake).
       ...(meta.scope === "operate" || meta.scope === "read" ? { scope: meta.scope } : {}),
     };
@@ -126,7 +160,11 @@ export class PairingService {
     const fullId = link?.record.id ?? id;
     const current = (await this.deps.store.list()).find((p) => p.id === fullId);
     if (!current) throw new SvcError("not_found", `no pairing ${id} (see \`svc pair ls\`)`);
-    if (current.role !== "host") throw new SvcError("invalid_input", `pairing ${fullId} is one this home accepted: its scope is set by the daemon that offered it`);
+    if (current.role !== "host")
+      throw new SvcError(
+        "invalid_input",
+        `pairing ${fullId} is one this home accepted: its scope is set by the daemon that offered it`,
+      );
     const changed = (await this.deps.store.setScope(fullId, scope))!;
     if (link) link.record = changed;
     this.deps.log("pairing scope set", { pairing: fullId, scope });
@@ -148,7 +186,11 @@ export class PairingService {
   async call(id: string, r: RemoteRequest, timeoutMs = 60_000): Promise<RemoteResponse> {
     const link = this.links.get(id) ?? this.findByPrefix(id);
     if (!link) throw new SvcError("not_found", `no pairing ${id} (see \`svc pair ls\`)`);
-    if (link.record.role !== "peer") throw new SvcError("invalid_input", `pairing ${link.record.id} is one this daemon offered: run verbs from the other end`);
+    if (link.record.role !== "peer")
+      throw new SvcError(
+        "invalid_input",
+        `pairing ${link.record.id} is one this daemon offered: run verbs from the other end`,
+      );
     try {
       return await link.request(r, 15_000, timeoutMs);
     } catch (err) {
@@ -163,13 +205,28 @@ export class PairingService {
 
   private addLink(p: PairingRecord, start: boolean): void {
     this.links.get(p.id)?.stop();
-    const link = new StandingLink(p, { key: this.deps.identity.key, fingerprint: this.deps.identity.fingerprint, now: this.deps.now, serve: this.deps.serve(p.id), log: this.deps.log });
+    const link = new StandingLink(p, {
+      key: this.deps.identity.key,
+      fingerprint: this.deps.identity.fingerprint,
+      now: this.deps.now,
+      serve: this.deps.serve(p.id),
+      log: this.deps.log,
+    });
     this.links.set(p.id, link);
     if (start) link.start();
   }
 
   private view(p: PairingRecord): PairingView {
     const link = this.links.get(p.id);
-    return { id: p.id, role: p.role, label: p.label, peerFingerprint: p.peerFingerprint, rendezvous: p.rendezvous, createdAt: p.createdAt, scope: p.scope ?? "read", link: link?.status ?? { state: "off", since: p.createdAt, attempts: 0 } };
+    return {
+      id: p.id,
+      role: p.role,
+      label: p.label,
+      peerFingerprint: p.peerFingerprint,
+      rendezvous: p.rendezvous,
+      createdAt: p.createdAt,
+      scope: p.scope ?? "read",
+      link: link?.status ?? { state: "off", since: p.createdAt, attempts: 0 },
+    };
   }
 }

@@ -37,7 +37,6 @@ export interface LinkDeps {
 
 export const wsFactory: WsFactory = (url) => new WebSocket(url, { maxPayload: 8 * 1024 * 1024 }) as never;
 
-
 export class StandingLink {
   status: LinkStatus;
   private channel?: SecureChannel;
@@ -47,7 +46,10 @@ export class StandingLink {
   private readonly seenOpenings = new Set<string>();
   private readonly waiters = new Set<() => void>();
 
-  constructor(public record: PairingRecord, private readonly deps: LinkDeps) {
+  constructor(
+    public record: PairingRecord,
+    private readonly deps: LinkDeps,
+  ) {
     this.status = { state: "off", since: deps.now(), attempts: 0 };
   }
 
@@ -78,7 +80,9 @@ export class StandingLink {
     }
     const ch = this.channel;
     if (!ch || this.status.state !== "connected") {
-      throw new RendezvousError(`pairing ${this.record.id} is not connected (${this.status.state}${this.status.lastError ? `: ${this.status.lastError}` : ""})`);
+      throw new RendezvousError(
+        `pairing ${this.record.id} is not connected (${this.status.state}${this.status.lastError ? `: ${this.status.lastError}` : ""})`,
+      );
     }
     return ch.request(r, timeoutMs);
   }
@@ -86,7 +90,13 @@ export class StandingLink {
   private set(state: LinkState, extra: Partial<LinkStatus> = {}): void {
     // The last error stays visible until the link connects again.
     const lastError = state === "connected" || state === "off" ? undefined : this.status.lastError;
-    this.status = { state, since: this.deps.now(), attempts: this.status.attempts, ...(lastError !== undefined ? { lastError } : {}), ...extra };
+    this.status = {
+      state,
+      since: this.deps.now(),
+      attempts: this.status.attempts,
+      ...(lastError !== undefined ? { lastError } : {}),
+      ...extra,
+    };
     if (state === "connected") for (const w of [...this.waiters]) w();
   }
 
@@ -119,7 +129,10 @@ export class StandingLink {
 
   /** Resolves when the session ends cleanly (the other end left), throws when it failed. */
   private async hostSession(): Promise<void> {
-    const socket = await RendezvousSocket.open(wsFactory, channelUrl(this.record.rendezvous, this.record.channel, "host"));
+    const socket = await RendezvousSocket.open(
+      wsFactory,
+      channelUrl(this.record.rendezvous, this.record.channel, "host"),
+    );
     this.socket = socket;
     // Stopped while the connection was opening: nothing else would ever close it.
     if (this.stopped) return void socket.close("stopped");
@@ -127,7 +140,10 @@ export class StandingLink {
     const psk = fromB64u(this.record.secret)!;
     await new Promise<void>((resolve, reject) => {
       let channel: SecureChannel | undefined;
-      socket.onClose = (r) => (channel?.fail(`the broker connection closed: ${r}`), reject(new RendezvousError(`the broker connection closed: ${r}`)));
+      socket.onClose = (r) => (
+        channel?.fail(`the broker connection closed: ${r}`),
+        reject(new RendezvousError(`the broker connection closed: ${r}`))
+      );
       socket.onControl = (e) => {
         if (e === "waiting") this.set("waiting");
         if (e === "peer-left" && channel) {
@@ -138,7 +154,10 @@ export class StandingLink {
       };
       if (socket.hasSeen("waiting")) this.set("waiting");
       socket.takeFrames((frame: Bytes) => {
-        if (channel) return void channel.receive(frame).catch((err: Error) => (socket.close("frame failed authentication"), reject(err)));
+        if (channel)
+          return void channel
+            .receive(frame)
+            .catch((err: Error) => (socket.close("frame failed authentication"), reject(err)));
         const opening = toHex(frame.slice(1, 33));
         void respond({
           prologue: linkPrologue(this.record.id),
@@ -147,7 +166,8 @@ export class StandingLink {
           msg1: frame,
           meta: { fingerprint: this.deps.fingerprint },
           accept: (peerStatic) => {
-            if (!equalBytes(peerStatic, peerKey)) throw new HandshakeError("wrong peer key: the other end is not the one this pairing was made with");
+            if (!equalBytes(peerStatic, peerKey))
+              throw new HandshakeError("wrong peer key: the other end is not the one this pairing was made with");
             if (this.seenOpenings.has(opening)) throw new HandshakeError("replayed handshake refused");
           },
         }).then(

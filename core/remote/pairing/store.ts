@@ -40,7 +40,10 @@ interface PairingsFile {
 export class PairingStore {
   readonly path: string;
 
-  constructor(home: string, private readonly now: () => number) {
+  constructor(
+    home: string,
+    private readonly now: () => number,
+  ) {
     this.path = join(home, PAIRINGS_FILE);
   }
 
@@ -56,7 +59,8 @@ export class PairingStore {
   async add(p: PairingRecord, offer?: { channel: string; expiresAt: number }): Promise<void> {
     await this.update((f) => {
       if (offer) {
-        if (f.usedOffers.some((u) => u.channel === offer.channel)) throw new SvcError("conflict", "this pairing offer was already used");
+        if (f.usedOffers.some((u) => u.channel === offer.channel))
+          throw new SvcError("conflict", "this pairing offer was already used");
         f.usedOffers = [...f.usedOffers.filter((u) => u.expiresAt > this.now()), offer];
       }
       f.pairings = [...f.pairings.filter((x) => x.id !== p.id), p];

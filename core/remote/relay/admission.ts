@@ -16,7 +16,10 @@ export class Admission {
   private readonly perAddress = new Map<string, number>();
   private readonly joins: Record<ChannelRole, RateLimiter>;
 
-  constructor(private readonly limits: RelayLimits, now: () => number) {
+  constructor(
+    private readonly limits: RelayLimits,
+    now: () => number,
+  ) {
     this.joins = {
       offer: new RateLimiter(limits.offersPerMinute, now),
       host: new RateLimiter(limits.hostJoinsPerMinute, now),
@@ -33,15 +36,34 @@ export class Admission {
   channel(key: string, role: ChannelRole, socket: Socket): Refusal | undefined {
     const unreserved = this.limits.maxConnections - this.limits.reservedHostConnections;
     if (this.total >= unreserved) {
-      return { status: 503, reason: "connection limit", message: `relay at its connection limit: ${unreserved} channel connections are open (${this.limits.reservedHostConnections} more are kept for tunnels)` };
+      return {
+        status: 503,
+        reason: "connection limit",
+        message: `relay at its connection limit: ${unreserved} channel connections are open (${this.limits.reservedHostConnections} more are kept for tunnels)`,
+      };
     }
     const held = this.perAddress.get(key) ?? 0;
     if (held >= this.limits.maxConnectionsPerAddress) {
-      return { status: 429, reason: "connections per address", message: `at most ${this.limits.maxConnectionsPerAddress} connections from one address (${key})` };
+      return {
+        status: 429,
+        reason: "connections per address",
+        message: `at most ${this.limits.maxConnectionsPerAddress} connections from one address (${key})`,
+      };
     }
     if (!this.joins[role].take(key)) {
-      const per = { offer: this.limits.offersPerMinute, host: this.limits.hostJoinsPerMinute, peer: this.limits.peerJoinsPerMinute }[role];
-      return { status: 429, reason: `${role} rate`, message: role === "offer" ? `at most ${per} offers per minute` : `at most ${per} role=${role} joins per minute from one address` };
+      const per = {
+        offer: this.limits.offersPerMinute,
+        host: this.limits.hostJoinsPerMinute,
+        peer: this.limits.peerJoinsPerMinute,
+      }[role];
+      return {
+        status: 429,
+        reason: `${role} rate`,
+        message:
+          role === "offer"
+            ? `at most ${per} offers per minute`
+            : `at most ${per} role=${role} joins per minute from one address`,
+      };
     }
     this.hold(socket, key);
     return undefined;
@@ -50,7 +72,11 @@ export class Admission {
   /** A tunnel whose daemon presented a valid token: any slot, the reserved ones included; no per-address share. */
   tunnel(socket: Socket): Refusal | undefined {
     if (this.total >= this.limits.maxConnections) {
-      return { status: 503, reason: "connection limit", message: `relay at its connection limit (${this.limits.maxConnections} connections)` };
+      return {
+        status: 503,
+        reason: "connection limit",
+        message: `relay at its connection limit (${this.limits.maxConnections} connections)`,
+      };
     }
     this.hold(socket);
     return undefined;

@@ -30,7 +30,10 @@ export const DROP_PEER = JSON.stringify({ relay: "drop-peer" });
 export class ChannelTable {
   private readonly channels = new Map<string, Channel>();
 
-  constructor(private readonly limits: RelayLimits, private readonly tap?: (frame: Buffer) => void) {}
+  constructor(
+    private readonly limits: RelayLimits,
+    private readonly tap?: (frame: Buffer) => void,
+  ) {}
 
   get size(): number {
     return this.channels.size;
@@ -92,7 +95,10 @@ export class ChannelTable {
       receiver.ws.send(data, { binary: true });
       return;
     }
-    if (ch.queued[from].length >= this.limits.maxQueueFrames || ch.queuedBytes[from] + data.length > this.limits.maxQueueBytes) {
+    if (
+      ch.queued[from].length >= this.limits.maxQueueFrames ||
+      ch.queuedBytes[from] + data.length > this.limits.maxQueueBytes
+    ) {
       sender.ws.close(1008, "queue full: the other end has not joined");
       return;
     }

@@ -67,10 +67,14 @@ export function resolveLimits(given: Partial<RelayLimits> = {}): RelayLimits {
     ...given,
   };
   if (limits.reservedHostConnections >= limits.maxConnections) {
-    throw new Error(`reservedHostConnections (${limits.reservedHostConnections}) must be less than maxConnections (${limits.maxConnections}): channels need at least one connection`);
+    throw new Error(
+      `reservedHostConnections (${limits.reservedHostConnections}) must be less than maxConnections (${limits.maxConnections}): channels need at least one connection`,
+    );
   }
   if (limits.maxConnectionsPerAddress > limits.maxConnections) {
-    throw new Error(`maxConnectionsPerAddress (${limits.maxConnectionsPerAddress}) cannot exceed maxConnections (${limits.maxConnections})`);
+    throw new Error(
+      `maxConnectionsPerAddress (${limits.maxConnectionsPerAddress}) cannot exceed maxConnections (${limits.maxConnections})`,
+    );
   }
   return limits;
 }
@@ -79,7 +83,11 @@ export function resolveLimits(given: Partial<RelayLimits> = {}): RelayLimits {
 export class RateLimiter {
   private readonly hits = new Map<string, number[]>();
 
-  constructor(private readonly perMinute: number, private readonly now: () => number, private readonly maxKeys = 10_000) {}
+  constructor(
+    private readonly perMinute: number,
+    private readonly now: () => number,
+    private readonly maxKeys = 10_000,
+  ) {}
 
   /** Records a hit for `key`; false when the key is over its limit (the hit is not recorded). */
   take(key: string): boolean {

@@ -60,16 +60,24 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   // A flood is refused cheaply; its log lines are bounded too (per address, per minute).
   const refusalLogs = new RateLimiter(10, now);
   const channelWss = new WebSocketServer({ noServer: true, maxPayload: limits.maxFrameBytes });
-  const tunnelWss = new WebSocketServer({ noServer: true, maxPayload: Math.ceil(limits.maxTunnelBodyBytes * 1.4) + 64 * 1024 });
+  const tunnelWss = new WebSocketServer({
+    noServer: true,
+    maxPayload: Math.ceil(limits.maxTunnelBodyBytes * 1.4) + 64 * 1024,
+  });
   const live = new Set<Live>();
   const scheme = o.tls ? "https" : "http";
 
   const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? "/", "http://relay.invalid");
-    if (url.pathname === "/health") return void res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ ok: true, channels: channels.size, connections: live.size }));
+    if (url.pathname === "/health")
+      return void res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ ok: true, channels: channels.size, connections: live.size }));
     const m = /^\/t\/([a-f0-9]{16})\/(.*)$/.exec(url.pathname);
     if (m) return void tunnels.serve(req, res, m[1]!, m[2]! + url.search).catch(() => res.destroy());
-    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "not_found", message: "no such relay route" } }));
+    res
+      .writeHead(404, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: { code: "not_found", message: "no such relay route" } }));
   };
   const server: Server = o.tls ? createHttps({ cert: o.tls.cert, key: o.tls.key }, onRequest) : createHttp(onRequest);
 
@@ -85,7 +93,9 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   };
 
   const refuse = (socket: Socket, status: number, message: string) => {
-    socket.end(`HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`);
+    socket.end(
+      `HTTP/1.1 ${status} ${message}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(message)}\r\n\r\n${message}`,
+    );
   };
 
   /** Logs a refusal with the client's address and the key it is counted by (never a token). */
@@ -126,20 +136,27 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
       tunnelWss.handleUpgrade(req, socket, head, (ws) => {
         track(ws);
         log("tunnel opened");
-        tunnels.attach(admitted.host, ws, o.publicUrl?.replace(/\/+$/, "") ?? `${scheme}://${req.headers.host ?? "relay.invalid"}`);
+        tunnels.attach(
+          admitted.host,
+          ws,
+          o.publicUrl?.replace(/\/+$/, "") ?? `${scheme}://${req.headers.host ?? "relay.invalid"}`,
+        );
       });
       return;
     }
     refuse(socket, 404, "no such relay route");
   });
 
-  const sweep = setInterval(() => {
-    const t = now();
-    for (const e of live) {
-      if (t - e.lastSeen > limits.idleMs) e.ws.terminate();
-      else e.ws.ping();
-    }
-  }, Math.max(1000, Math.floor(limits.idleMs / 3)));
+  const sweep = setInterval(
+    () => {
+      const t = now();
+      for (const e of live) {
+        if (t - e.lastSeen > limits.idleMs) e.ws.terminate();
+        else e.ws.ping();
+      }
+    },
+    Math.max(1000, Math.floor(limits.idleMs / 3)),
+  );
   sweep.unref();
 
   await new Promise<void>((resolve, reject) => {

@@ -49,10 +49,25 @@ interface Tunnel {
 }
 
 /** Headers that never cross the tunnel: hop-by-hop, the caller token, cookies. */
-const DROPPED = new Set(["authorization", "host", "connection", "keep-alive", "upgrade", "transfer-encoding", "te", "trailer", "proxy-authorization", "cookie", "content-length"]);
+const DROPPED = new Set([
+  "authorization",
+  "host",
+  "connection",
+  "keep-alive",
+  "upgrade",
+  "transfer-encoding",
+  "te",
+  "trailer",
+  "proxy-authorization",
+  "cookie",
+  "content-length",
+]);
 
 export function tunnelIdFor(token: string): string {
-  return createHash("sha256").update("svc-tunnel/1 " + token).digest("hex").slice(0, 16);
+  return createHash("sha256")
+    .update("svc-tunnel/1 " + token)
+    .digest("hex")
+    .slice(0, 16);
 }
 
 export class TunnelHost {
@@ -74,7 +89,11 @@ export class TunnelHost {
   admit(bearer: string | undefined): HostAdmission {
     if (!bearer) return { refused: "a tunnel needs Authorization: Bearer <host token>", caller: false };
     if (this.hosts.some((h) => secretEquals(h.caller, bearer))) {
-      return { refused: "this is a tunnel's caller token: it calls the tunnel's public URL and can never open or replace the tunnel; the daemon opens it with its host token (tunnel.token)", caller: true };
+      return {
+        refused:
+          "this is a tunnel's caller token: it calls the tunnel's public URL and can never open or replace the tunnel; the daemon opens it with its host token (tunnel.token)",
+        caller: true,
+      };
     }
     const host = this.hosts.find((h) => secretEquals(h.host, bearer));
     return host ? { host } : { refused: "tunnel host token not accepted by this relay", caller: false };
@@ -106,7 +125,9 @@ export class TunnelHost {
       if (this.tunnels.get(id) === tunnel) this.tunnels.delete(id);
     });
     // The body cap goes with it, so the daemon answers a larger body with a 502 of its own.
-    ws.send(JSON.stringify({ t: "ready", url: `${publicBase}/t/${id}/`, maxBodyBytes: this.limits.maxTunnelBodyBytes }));
+    ws.send(
+      JSON.stringify({ t: "ready", url: `${publicBase}/t/${id}/`, maxBodyBytes: this.limits.maxTunnelBodyBytes }),
+    );
   }
 
   /** Serves `/t/<id>/<rest>` on the public side. */
@@ -115,24 +136,47 @@ export class TunnelHost {
     if (!tunnel) return reply(res, 502, "tunnel_offline", "no daemon is connected to this tunnel");
     const bearer = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? "")?.[1];
     if (bearer && secretEquals(bearer, tunnel.token.host)) {
-      return reply(res, 401, "unauthorized", "this is the tunnel's host token, the daemon's own credential: never give it to callers. Callers present the caller token (`svc tunnel caller-token` on the daemon's machine prints it)");
+      return reply(
+        res,
+        401,
+        "unauthorized",
+        "this is the tunnel's host token, the daemon's own credential: never give it to callers. Callers present the caller token (`svc tunnel caller-token` on the daemon's machine prints it)",
+      );
     }
     if (!bearer || !secretEquals(bearer, tunnel.token.caller)) {
-      return reply(res, 401, "unauthorized", "this tunnel needs its caller token (Authorization: Bearer <caller token>; `svc tunnel caller-token` on the daemon's machine prints it)");
+      return reply(
+        res,
+        401,
+        "unauthorized",
+        "this tunnel needs its caller token (Authorization: Bearer <caller token>; `svc tunnel caller-token` on the daemon's machine prints it)",
+      );
     }
-    if (tunnel.pending.size + tunnel.reading >= this.limits.maxTunnelInFlight) return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");
+    if (tunnel.pending.size + tunnel.reading >= this.limits.maxTunnelInFlight)
+      return reply(res, 503, "unavailable", "too many requests waiting on this tunnel");
     tunnel.reading++;
     const body = await readCapped(req, this.limits.maxTunnelBodyBytes).finally(() => tunnel.reading--);
     if (body === undefined) {
       // The rest of the body is not read: close the connection once the answer is out.
       res.setHeader("connection", "close");
       res.once("finish", () => req.destroy());
-      return reply(res, 413, "payload_too_large", `request bodies through the tunnel are capped at ${this.limits.maxTunnelBodyBytes} bytes`);
+      return reply(
+        res,
+        413,
+        "payload_too_large",
+        `request bodies through the tunnel are capped at ${this.limits.maxTunnelBodyBytes} bytes`,
+      );
     }
     const headers: Record<string, string> = {};
     for (const [k, v] of Object.entries(req.headers)) if (!DROPPED.has(k) && typeof v === "string") headers[k] = v;
     const id2 = tunnel.nextId++;
-    const frame: TunnelRequestFrame = { t: "req", id: id2, method: req.method ?? "GET", path: "/" + rest, headers, body: body.toString("base64") };
+    const frame: TunnelRequestFrame = {
+      t: "req",
+      id: id2,
+      method: req.method ?? "GET",
+      path: "/" + rest,
+      headers,
+      body: body.toString("base64"),
+    };
     const answer = new Promise<TunnelResponseFrame | undefined>((resolve) => {
       const timer = setTimeout(() => (tunnel.pending.delete(id2), resolve(undefined)), this.limits.tunnelTimeoutMs);
       tunnel.pending.set(id2, (r) => (clearTimeout(timer), resolve(r)));
@@ -147,13 +191,21 @@ export class TunnelHost {
     const ct = r.headers?.["content-type"];
     if (ct) h["content-type"] = ct;
     // Never a cut body passed off as the whole answer.
-    if (out.length > this.limits.maxTunnelBodyBytes) return reply(res, 502, "payload_too_large", `the daemon's answer is larger than the relay's tunnel limit (${this.limits.maxTunnelBodyBytes} bytes)`);
+    if (out.length > this.limits.maxTunnelBodyBytes)
+      return reply(
+        res,
+        502,
+        "payload_too_large",
+        `the daemon's answer is larger than the relay's tunnel limit (${this.limits.maxTunnelBodyBytes} bytes)`,
+      );
     res.writeHead(r.status, h).end(out);
   }
 }
 
 function reply(res: ServerResponse, status: number, code: string, message: string): void {
-  res.writeHead(status, { "content-type": "application/json; charset=utf-8" }).end(JSON.stringify({ error: { code, message } }));
+  res
+    .writeHead(status, { "content-type": "application/json; charset=utf-8" })
+    .end(JSON.stringify({ error: { code, message } }));
 }
 
 /** The request body, or `undefined` as soon as it is (or is announced as) larger than `max`. */

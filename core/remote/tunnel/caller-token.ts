@@ -11,5 +11,7 @@ const INFO = "svc-tunnel-caller/1";
 
 /** The caller token of a tunnel: base64url of 32 bytes of HKDF-SHA-256(host token, no salt, "svc-tunnel-caller/1"). */
 export function callerTokenFor(hostToken: string): string {
-  return Buffer.from(hkdfSync("sha256", Buffer.from(hostToken, "utf8"), Buffer.alloc(0), INFO, 32)).toString("base64url");
+  return Buffer.from(hkdfSync("sha256", Buffer.from(hostToken, "utf8"), Buffer.alloc(0), INFO, 32)).toString(
+    "base64url",
+  );
 }

@@ -11,7 +11,10 @@ export class ReplayCache {
   private readonly until = new Map<string, number>();
   private prunedAt = -Infinity;
 
-  constructor(private readonly windowMs: number, private readonly max: number) {}
+  constructor(
+    private readonly windowMs: number,
+    private readonly max: number,
+  ) {}
 
   get size(): number {
     return this.until.size;

@@ -21,15 +21,22 @@ export async function tunnelHostToken(snap: ConfigSnapshot, credentials: Credent
 }
 
 /** The tunnel to open at start, if any: `--connect`, or `tunnel.host` with `tunnel.autoconnect`. */
-export async function tunnelSettings(snap: ConfigSnapshot, credentials: CredentialStore): Promise<TunnelSettings | undefined> {
+export async function tunnelSettings(
+  snap: ConfigSnapshot,
+  credentials: CredentialStore,
+): Promise<TunnelSettings | undefined> {
   const t = snap.effective.tunnel;
   const byFlag = snap.sources["tunnel.host"]?.kind === "flag";
   if (!t.host || !(byFlag || t.autoconnect)) return undefined;
   if (t.e2e && !t.token) throw new SvcError("config_invalid", E2E_NEEDS_TOKEN);
   const token = await tunnelHostToken(snap, credentials);
-  if (!token) throw new SvcError("config_invalid", `the tunnel to ${new URL(t.host).host} needs its host token: set tunnel.token, or store one in credentials.json as tunnel/token`);
+  if (!token)
+    throw new SvcError(
+      "config_invalid",
+      `the tunnel to ${new URL(t.host).host} needs its host token: set tunnel.token, or store one in credentials.json as tunnel/token`,
+    );
   const u = new URL(t.host);
-  if (!u.pathname.endsWith("/tunnel")) u.pathname = u.pathname.replace(/\/+$/, "") + (u.pathname.includes("/v1") ? "/tunnel" : "/v1/tunnel");
+  if (!u.pathname.endsWith("/tunnel"))
+    u.pathname = u.pathname.replace(/\/+$/, "") + (u.pathname.includes("/v1") ? "/tunnel" : "/v1/tunnel");
   return { url: u.toString(), token, e2e: t.e2e === true };
 }
-

@@ -80,11 +80,18 @@ export class TunnelClient {
   /** One connection; resolves true when it was open and closed, throws when it never opened. */
   private session(): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      const ws = new WebSocket(this.d.url, { headers: { authorization: `Bearer ${this.d.token}` }, maxPayload: 4 * 1024 * 1024 });
+      const ws = new WebSocket(this.d.url, {
+        headers: { authorization: `Bearer ${this.d.token}` },
+        maxPayload: 4 * 1024 * 1024,
+      });
       this.ws = ws;
       let open = false;
       ws.on("unexpected-response", (_req, res) => {
-        reject(new Error(`the tunnel host answered ${res.statusCode}${res.statusCode === 401 ? " (host token not accepted)" : ""}`));
+        reject(
+          new Error(
+            `the tunnel host answered ${res.statusCode}${res.statusCode === 401 ? " (host token not accepted)" : ""}`,
+          ),
+        );
         res.resume();
         ws.terminate();
       });
@@ -104,7 +111,9 @@ export class TunnelClient {
           this.d.log("tunnel open", { e2e: this.d.e2e });
           this.d.events.emit("tunnel:open", { url: m.url, e2e: this.d.e2e });
         } else if (m.t === "req") {
-          void this.handle(m as unknown as TunnelRequestFrame).then((r) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(this.fits(r))));
+          void this.handle(m as unknown as TunnelRequestFrame).then(
+            (r) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(this.fits(r))),
+          );
         }
       });
     });
@@ -114,21 +123,48 @@ export class TunnelClient {
   private fits(r: TunnelResponseFrame): TunnelResponseFrame {
     if (Math.ceil((r.body.length * 3) / 4) <= this.maxBody) return r;
     const message = `the daemon's answer is larger than the relay's tunnel limit (${this.maxBody} bytes)`;
-    return { t: "res", id: r.id, status: 502, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify({ error: { code: "payload_too_large", message } })).toString("base64") };
+    return {
+      t: "res",
+      id: r.id,
+      status: 502,
+      headers: { "content-type": "application/json" },
+      body: Buffer.from(JSON.stringify({ error: { code: "payload_too_large", message } })).toString("base64"),
+    };
   }
 
   private async handle(f: TunnelRequestFrame): Promise<TunnelResponseFrame> {
     const json = (status: number, code: string, message: string): TunnelResponseFrame => ({
-      t: "res", id: f.id, status, headers: { "content-type": "application/json" }, body: Buffer.from(JSON.stringify({ error: { code, message } })).toString("base64"),
+      t: "res",
+      id: f.id,
+      status,
+      headers: { "content-type": "application/json" },
+      body: Buffer.from(JSON.stringify({ error: { code, message } })).toString("base64"),
     });
     const body = Buffer.from(f.body ?? "", "base64");
     if (!this.d.e2e) {
-      const r = await this.d.forward.plain({ method: f.method, path: f.path, headers: f.headers, body: body.length ? body.toString("utf8") : undefined }).catch(() => undefined);
+      const r = await this.d.forward
+        .plain({
+          method: f.method,
+          path: f.path,
+          headers: f.headers,
+          body: body.length ? body.toString("utf8") : undefined,
+        })
+        .catch(() => undefined);
       if (!r) return json(502, "connect", "the daemon did not answer the tunnelled request");
-      return { t: "res", id: f.id, status: r.status, headers: r.contentType ? { "content-type": r.contentType } : {}, body: Buffer.from(r.body).toString("base64") };
+      return {
+        t: "res",
+        id: f.id,
+        status: r.status,
+        headers: r.contentType ? { "content-type": r.contentType } : {},
+        body: Buffer.from(r.body).toString("base64"),
+      };
     }
     if (f.method !== "POST" || !(f.headers["content-type"] ?? "").startsWith(E2E_CONTENT_TYPE)) {
-      return json(403, "forbidden", `this tunnel is end-to-end encrypted: POST a request sealed to the daemon's key with content-type ${E2E_CONTENT_TYPE}`);
+      return json(
+        403,
+        "forbidden",
+        `this tunnel is end-to-end encrypted: POST a request sealed to the daemon's key with content-type ${E2E_CONTENT_TYPE}`,
+      );
     }
     let opened;
     try {
@@ -137,9 +173,17 @@ export class TunnelClient {
       if (err instanceof E2eBusyError) return json(503, "unavailable", err.message);
       return json(400, "invalid_input", (err as Error).message);
     }
-    const r = await this.d.forward.sealed(opened.request).catch((err: Error) => ({ status: 502, body: JSON.stringify({ error: { code: "connect", message: err.message } }) }));
+    const r = await this.d.forward.sealed(opened.request).catch((err: Error) => ({
+      status: 502,
+      body: JSON.stringify({ error: { code: "connect", message: err.message } }),
+    }));
     const sealed = await opened.sealResponse({ status: r.status, body: r.body });
-    return { t: "res", id: f.id, status: 200, headers: { "content-type": E2E_CONTENT_TYPE }, body: Buffer.from(sealed).toString("base64") };
+    return {
+      t: "res",
+      id: f.id,
+      status: 200,
+      headers: { "content-type": E2E_CONTENT_TYPE },
+      body: Buffer.from(sealed).toString("base64"),
+    };
   }
 }
-

@@ -93,9 +93,12 @@ export class SecureChannel {
 
   private async open(frame: Bytes): Promise<void> {
     if (this.failed) return;
-    const plain = frame[0] === FRAME ? await open(this.keys.receive, this.receiveCounter, AAD, frame.slice(1)) : undefined;
+    const plain =
+      frame[0] === FRAME ? await open(this.keys.receive, this.receiveCounter, AAD, frame.slice(1)) : undefined;
     if (!plain) {
-      this.fail("a frame failed authentication (injected, reordered, replayed or altered in transit): the encrypted channel is closed");
+      this.fail(
+        "a frame failed authentication (injected, reordered, replayed or altered in transit): the encrypted channel is closed",
+      );
       throw this.failed;
     }
     this.receiveCounter++;
@@ -114,8 +117,14 @@ export class SecureChannel {
       // Served concurrently: the next frame is opened while this request runs.
       const id = m.id;
       const work = this.serve
-        ? this.serve(m).catch((e: Error) => ({ status: 500, body: JSON.stringify({ error: { code: "internal", message: e.message } }) }))
-        : Promise.resolve({ status: 403, body: JSON.stringify({ error: { code: "forbidden", message: "this end serves no requests" } }) });
+        ? this.serve(m).catch((e: Error) => ({
+            status: 500,
+            body: JSON.stringify({ error: { code: "internal", message: e.message } }),
+          }))
+        : Promise.resolve({
+            status: 403,
+            body: JSON.stringify({ error: { code: "forbidden", message: "this end serves no requests" } }),
+          });
       void work.then((answer) => this.send({ t: "res", id, status: answer.status, body: answer.body }));
     }
   }

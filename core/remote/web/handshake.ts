@@ -38,9 +38,17 @@ interface Common {
 const MSG1 = 1;
 const MSG2 = 2;
 
-async function derive(ikm: Bytes, salt: Bytes): Promise<{ i2r: CryptoKey; r2i: CryptoKey; confirm: CryptoKey; secret: Bytes }> {
+async function derive(
+  ikm: Bytes,
+  salt: Bytes,
+): Promise<{ i2r: CryptoKey; r2i: CryptoKey; confirm: CryptoKey; secret: Bytes }> {
   const okm = await hkdf(ikm, salt, "svc/1 session", 128);
-  return { i2r: await aeadKey(okm.slice(0, 32)), r2i: await aeadKey(okm.slice(32, 64)), confirm: await aeadKey(okm.slice(64, 96)), secret: okm.slice(96, 128) };
+  return {
+    i2r: await aeadKey(okm.slice(0, 32)),
+    r2i: await aeadKey(okm.slice(32, 64)),
+    confirm: await aeadKey(okm.slice(64, 96)),
+    secret: okm.slice(96, 128),
+  };
 }
 
 export interface Initiator {
@@ -55,7 +63,12 @@ export async function initiate(o: Common & { remoteStatic: Bytes; meta: unknown 
   const ph = await sha256(utf8(o.prologue));
   const es = await dh(e.privateKey, o.remoteStatic);
   const k1 = await aeadKey(await hkdf(concat(es, o.psk), ph, "svc/1 msg1", 32));
-  const body = await seal(k1, 0, concat(ph, e.publicKey), concat(o.staticKey.publicKey, utf8(JSON.stringify(o.meta ?? null))));
+  const body = await seal(
+    k1,
+    0,
+    concat(ph, e.publicKey),
+    concat(o.staticKey.publicKey, utf8(JSON.stringify(o.meta ?? null))),
+  );
   const msg1 = concat(Uint8Array.of(MSG1), e.publicKey, body);
   return {
     msg1,
@@ -63,10 +76,19 @@ export async function initiate(o: Common & { remoteStatic: Bytes; meta: unknown 
       if (msg2.length < 33 + 16 || msg2[0] !== MSG2) throw new HandshakeError("the handshake answer is malformed");
       const er = msg2.slice(1, 33);
       const transcript = await sha256(ph, msg1, er);
-      const ikm = concat(es, await dh(e.privateKey, er), await dh(o.staticKey.privateKey, er), await dh(o.staticKey.privateKey, o.remoteStatic), o.psk);
+      const ikm = concat(
+        es,
+        await dh(e.privateKey, er),
+        await dh(o.staticKey.privateKey, er),
+        await dh(o.staticKey.privateKey, o.remoteStatic),
+        o.psk,
+      );
       const k = await derive(ikm, transcript);
       const plain = await open(k.confirm, 0, transcript, msg2.slice(33));
-      if (!plain) throw new HandshakeError("the other end did not prove the expected key: wrong peer key, or a tampered or replayed handshake");
+      if (!plain)
+        throw new HandshakeError(
+          "the other end did not prove the expected key: wrong peer key, or a tampered or replayed handshake",
+        );
       return { keys: { send: k.i2r, receive: k.r2i, secret: k.secret, transcript }, meta: parseMeta(plain) };
     },
   };
@@ -95,15 +117,26 @@ export async function respond(
   const es = await dh(o.staticKey.privateKey, ei);
   const k1 = await aeadKey(await hkdf(concat(es, o.psk), ph, "svc/1 msg1", 32));
   const plain = await open(k1, 0, concat(ph, ei), msg1.slice(33));
-  if (!plain) throw new HandshakeError("the handshake did not authenticate: the offer or secret is wrong or was altered");
+  if (!plain)
+    throw new HandshakeError("the handshake did not authenticate: the offer or secret is wrong or was altered");
   const peerStatic = plain.slice(0, 32);
   const meta = parseMeta(plain.slice(32));
   await o.accept(peerStatic, meta);
   const e = await generateKeyPair();
   const transcript = await sha256(ph, msg1, e.publicKey);
-  const ikm = concat(es, await dh(e.privateKey, ei), await dh(e.privateKey, peerStatic), await dh(o.staticKey.privateKey, peerStatic), o.psk);
+  const ikm = concat(
+    es,
+    await dh(e.privateKey, ei),
+    await dh(e.privateKey, peerStatic),
+    await dh(o.staticKey.privateKey, peerStatic),
+    o.psk,
+  );
   const k = await derive(ikm, transcript);
-  const msg2 = concat(Uint8Array.of(MSG2), e.publicKey, await seal(k.confirm, 0, transcript, utf8(JSON.stringify(o.meta ?? null))));
+  const msg2 = concat(
+    Uint8Array.of(MSG2),
+    e.publicKey,
+    await seal(k.confirm, 0, transcript, utf8(JSON.stringify(o.meta ?? null))),
+  );
   return { msg2, keys: { send: k.r2i, receive: k.i2r, secret: k.secret, transcript }, peerStatic, meta };
 }
 

@@ -58,15 +58,17 @@ export async function parseOffer(text: string): Promise<Offer> {
     if (v === null || v === "") throw new OfferError(`the pairing offer has no ${k}= field: copy the whole offer`);
     return v;
   };
-  if (need("v") !== "1") throw new OfferError(`pairing offer version ${q.get("v")} is not supported (this svc understands v=1)`);
+  if (need("v") !== "1")
+    throw new OfferError(`pairing offer version ${q.get("v")} is not supported (this svc understands v=1)`);
   const publicKey = fromB64u(need("k"));
   const secret = fromB64u(need("s"));
-  if (!publicKey || publicKey.length !== 32) throw new OfferError("the pairing offer's key (k=) is not a 32-byte base64url key");
-  if (!secret || secret.length !== 32) throw new OfferError("the pairing offer's secret (s=) is not 32 base64url bytes");
+  if (publicKey?.length !== 32) throw new OfferError("the pairing offer's key (k=) is not a 32-byte base64url key");
+  if (secret?.length !== 32) throw new OfferError("the pairing offer's secret (s=) is not 32 base64url bytes");
   const expiresAt = Number(need("e"));
   if (!Number.isSafeInteger(expiresAt)) throw new OfferError("the pairing offer's expiry (e=) is not a time");
   const rendezvous = need("r");
-  if (!/^wss?:\/\/[^\s/?#]+/.test(rendezvous)) throw new OfferError("the pairing offer's broker (r=) is not a ws:// or wss:// URL");
+  if (!/^wss?:\/\/[^\s/?#]+/.test(rendezvous))
+    throw new OfferError("the pairing offer's broker (r=) is not a ws:// or wss:// URL");
   const channel = need("c");
   if (!/^[a-f0-9]{32}$/.test(channel)) throw new OfferError("the pairing offer's channel (c=) is malformed");
   const fingerprint = need("fp");

@@ -18,7 +18,12 @@ interface El {
   appendChild(c: El): El;
   replaceChildren(...c: El[]): void;
 }
-const doc = (globalThis as unknown as { document: { getElementById(id: string): El; createElement(t: string): El }; location: { hash: string } }).document;
+const doc = (
+  globalThis as unknown as {
+    document: { getElementById(id: string): El; createElement(t: string): El };
+    location: { hash: string };
+  }
+).document;
 const loc = (globalThis as unknown as { location: { hash: string } }).location;
 const WS = (globalThis as unknown as { WebSocket: new (url: string) => unknown }).WebSocket;
 const factory: WsFactory = (url) => new WS(url) as ReturnType<WsFactory>;
@@ -49,23 +54,74 @@ function json(r: RemoteResponse): Record<string, unknown> {
 }
 
 async function main(): Promise<void> {
-  if (!loc.hash || loc.hash.length < 2) return status("error", "No offer in this page's URL. Open the link that `svc pair offer --qr` prints.");
+  if (!loc.hash || loc.hash.length < 2)
+    return status("error", "No offer in this page's URL. Open the link that `svc pair offer --qr` prints.");
   const offer = await parseOffer(loc.hash);
-  if (Date.now() > offer.expiresAt) return status("error", `This offer expired at ${new Date(offer.expiresAt).toISOString()}. Make a new one with \`svc pair offer --qr\`.`);
+  if (Date.now() > offer.expiresAt)
+    return status(
+      "error",
+      `This offer expired at ${new Date(offer.expiresAt).toISOString()}. Make a new one with \`svc pair offer --qr\`.`,
+    );
   status("pairing", `Pairing with daemon ${offer.fingerprint}…`);
   const key = await generateKeyPair();
-  const first = await connectAsPeer({ factory, rendezvous: offer.rendezvous, channel: offer.channel, prologue: offerPrologue(offer), psk: offer.secret, staticKey: key, remoteStatic: offer.publicKey, meta: { label: "pair page" }, mustFind: true });
+  const first = await connectAsPeer({
+    factory,
+    rendezvous: offer.rendezvous,
+    channel: offer.channel,
+    prologue: offerPrologue(offer),
+    psk: offer.secret,
+    staticKey: key,
+    remoteStatic: offer.publicKey,
+    meta: { label: "pair page" },
+    mustFind: true,
+  });
   first.socket.close("paired");
-  const record = await pairingFromHandshake(first.keys, offer.publicKey, "peer", "daemon", offer.rendezvous, Date.now());
-  const link = await connectAsPeer({ factory, rendezvous: offer.rendezvous, channel: record.channel, prologue: linkPrologue(record.id), psk: fromB64u(record.secret)!, staticKey: key, remoteStatic: offer.publicKey, meta: { label: "pair page" } });
+  const record = await pairingFromHandshake(
+    first.keys,
+    offer.publicKey,
+    "peer",
+    "daemon",
+    offer.rendezvous,
+    Date.now(),
+  );
+  const link = await connectAsPeer({
+    factory,
+    rendezvous: offer.rendezvous,
+    channel: record.channel,
+    prologue: linkPrologue(record.id),
+    psk: fromB64u(record.secret)!,
+    staticKey: key,
+    remoteStatic: offer.publicKey,
+    meta: { label: "pair page" },
+  });
   // The scope the daemon's owner gave this pairing, as the daemon said in the handshake.
   const scope = (first.meta as { scope?: unknown } | undefined)?.scope === "operate" ? "operate" : "read";
-  status("connected", `Paired with daemon ${offer.fingerprint} (pairing ${record.id}), end-to-end encrypted; scope ${scope} (the daemon's owner chose it).`);
-  doc.getElementById("daemon").textContent = `Daemon ${offer.fingerprint} through ${new URL(offer.rendezvous.replace(/^ws/, "http")).host}`;
-  const sessions = (json(await link.channel.request({ method: "GET", path: "/sessions" })).sessions ?? []) as Array<Record<string, unknown>>;
-  fill("sessions", ["ID", "ADAPTER", "STATE"], sessions.map((s) => [String(s.id ?? ""), String(s.adapter ?? ""), String(s.state ?? s.status ?? "")]));
-  const sentinels = (json(await link.channel.request({ method: "GET", path: "/sentinels" })).sentinels ?? []) as Array<Record<string, unknown>>;
-  fill("sentinels", ["ID", "LABEL", "STATUS"], sentinels.map((s) => [String(s.id ?? ""), String((s.spec as { label?: string })?.label ?? ""), String(s.status ?? "")]));
+  status(
+    "connected",
+    `Paired with daemon ${offer.fingerprint} (pairing ${record.id}), end-to-end encrypted; scope ${scope} (the daemon's owner chose it).`,
+  );
+  doc.getElementById("daemon").textContent =
+    `Daemon ${offer.fingerprint} through ${new URL(offer.rendezvous.replace(/^ws/, "http")).host}`;
+  const sessions = (json(await link.channel.request({ method: "GET", path: "/sessions" })).sessions ?? []) as Array<
+    Record<string, unknown>
+  >;
+  fill(
+    "sessions",
+    ["ID", "ADAPTER", "STATE"],
+    sessions.map((s) => [String(s.id ?? ""), String(s.adapter ?? ""), String(s.state ?? s.status ?? "")]),
+  );
+  const sentinels = (json(await link.channel.request({ method: "GET", path: "/sentinels" })).sentinels ?? []) as Array<
+    Record<string, unknown>
+  >;
+  fill(
+    "sentinels",
+    ["ID", "LABEL", "STATUS"],
+    sentinels.map((s) => [
+      String(s.id ?? ""),
+      String((s.spec as { label?: string })?.label ?? ""),
+      String(s.status ?? ""),
+    ]),
+  );
   doc.getElementById("daemon").dataset.loaded = "true";
 }
 

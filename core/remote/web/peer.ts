@@ -36,15 +36,30 @@ export interface PeerLink {
 
 export async function connectAsPeer(o: PeerOptions): Promise<PeerLink> {
   const timeoutMs = o.timeoutMs ?? 15_000;
-  const socket = await RendezvousSocket.open(o.factory, channelUrl(o.rendezvous, o.channel, "peer", o.mustFind), timeoutMs);
+  const socket = await RendezvousSocket.open(
+    o.factory,
+    channelUrl(o.rendezvous, o.channel, "peer", o.mustFind),
+    timeoutMs,
+  );
   try {
     o.onJoined?.(socket);
     await socket.waitFor("paired", o.joinTimeoutMs ?? timeoutMs);
-    const hs = await initiate({ prologue: o.prologue, psk: o.psk, staticKey: o.staticKey, remoteStatic: o.remoteStatic, meta: o.meta });
+    const hs = await initiate({
+      prologue: o.prologue,
+      psk: o.psk,
+      staticKey: o.staticKey,
+      remoteStatic: o.remoteStatic,
+      meta: o.meta,
+    });
     const answer = new Promise<Bytes>((resolve, reject) => {
       socket.onControl = (e) => {
         // `refused`: the relay closed this end at the daemon's request; `peer-left`: the daemon left.
-        if (e === "peer-left" || e === "refused") reject(new HandshakeError("the daemon dropped the handshake: it did not accept this end's key or secret (a wrong peer key, an altered, used or expired offer, or a pairing removed on its side)"));
+        if (e === "peer-left" || e === "refused")
+          reject(
+            new HandshakeError(
+              "the daemon dropped the handshake: it did not accept this end's key or secret (a wrong peer key, an altered, used or expired offer, or a pairing removed on its side)",
+            ),
+          );
       };
       socket.nextFrame(timeoutMs).then(resolve, reject);
     });

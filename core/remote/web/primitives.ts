@@ -41,7 +41,11 @@ export async function dh(own: CryptoKey, theirPublic: Bytes): Promise<Bytes> {
 
 export async function hkdf(ikm: Bytes, salt: Bytes, info: string, bytes: number): Promise<Bytes> {
   const key = await subtle.importKey("raw", ikm, "HKDF", false, ["deriveBits"]);
-  const out = await subtle.deriveBits({ name: "HKDF", hash: "SHA-256", salt, info: new TextEncoder().encode(info) }, key, bytes * 8);
+  const out = await subtle.deriveBits(
+    { name: "HKDF", hash: "SHA-256", salt, info: new TextEncoder().encode(info) },
+    key,
+    bytes * 8,
+  );
   return new Uint8Array(out);
 }
 
@@ -65,13 +69,17 @@ export async function aeadKey(raw: Bytes): Promise<CryptoKey> {
 }
 
 export async function seal(key: CryptoKey, counter: number, aad: Bytes, plaintext: Bytes): Promise<Bytes> {
-  return new Uint8Array(await subtle.encrypt({ name: "AES-GCM", iv: counterNonce(counter), additionalData: aad }, key, plaintext));
+  return new Uint8Array(
+    await subtle.encrypt({ name: "AES-GCM", iv: counterNonce(counter), additionalData: aad }, key, plaintext),
+  );
 }
 
 /** Decrypts, or returns `undefined` when the ciphertext, key, counter or aad do not match. */
 export async function open(key: CryptoKey, counter: number, aad: Bytes, ciphertext: Bytes): Promise<Bytes | undefined> {
   try {
-    return new Uint8Array(await subtle.decrypt({ name: "AES-GCM", iv: counterNonce(counter), additionalData: aad }, key, ciphertext));
+    return new Uint8Array(
+      await subtle.decrypt({ name: "AES-GCM", iv: counterNonce(counter), additionalData: aad }, key, ciphertext),
+    );
   } catch {
     return undefined;
   }

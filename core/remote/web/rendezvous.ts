@@ -92,7 +92,12 @@ export class RendezvousSocket {
           return;
         }
         const data = ev.data as ArrayBuffer | Uint8Array | Uint8Array[];
-        const bytes = data instanceof ArrayBuffer ? new Uint8Array(data) : Array.isArray(data) ? concatAll(data) : new Uint8Array(data);
+        const bytes =
+          data instanceof ArrayBuffer
+            ? new Uint8Array(data)
+            : Array.isArray(data)
+              ? concatAll(data)
+              : new Uint8Array(data);
         sock.onFrame(bytes as Bytes);
       };
     });
@@ -127,16 +132,27 @@ export class RendezvousSocket {
   waitFor(event: string, timeoutMs: number): Promise<void> {
     if (this.seen.has(event)) return Promise.resolve();
     if (this.refusal !== undefined) return Promise.reject(new RendezvousError(`the broker refused: ${this.refusal}`));
-    if (this.closed) return Promise.reject(new RendezvousError(`the broker closed the connection: ${this.closeReason ?? "closed"}`));
+    if (this.closed)
+      return Promise.reject(new RendezvousError(`the broker closed the connection: ${this.closeReason ?? "closed"}`));
     return new Promise((resolve, reject) => {
       const prevC = this.onControl;
       const prevX = this.onClose;
       const done = () => ((this.onControl = prevC), (this.onClose = prevX), clearTimeout(timer));
-      const timer = setTimeout(() => (done(), reject(new RendezvousError(`the other end did not join the broker channel within ${timeoutMs} ms (is the daemon running and connected?)`))), timeoutMs);
+      const timer = setTimeout(
+        () => (
+          done(),
+          reject(
+            new RendezvousError(
+              `the other end did not join the broker channel within ${timeoutMs} ms (is the daemon running and connected?)`,
+            ),
+          )
+        ),
+        timeoutMs,
+      );
       this.onControl = (e, m) => {
         prevC(e, m);
-        if (e === event) (done(), resolve());
-        else if (e === "error") (done(), reject(new RendezvousError(`the broker refused: ${m ?? "error"}`)));
+        if (e === event) done(), resolve();
+        else if (e === "error") done(), reject(new RendezvousError(`the broker refused: ${m ?? "error"}`));
       };
       this.onClose = (r) => (done(), prevX(r), reject(new RendezvousError(`the broker closed the connection: ${r}`)));
     });
@@ -150,7 +166,10 @@ export class RendezvousSocket {
       const prevF = this.onFrame;
       const prevX = this.onClose;
       const done = () => ((this.onFrame = prevF), (this.onClose = prevX), clearTimeout(timer));
-      const timer = setTimeout(() => (done(), reject(new RendezvousError(`no answer through the broker within ${timeoutMs} ms`))), timeoutMs);
+      const timer = setTimeout(
+        () => (done(), reject(new RendezvousError(`no answer through the broker within ${timeoutMs} ms`))),
+        timeoutMs,
+      );
       this.onFrame = (f) => (done(), resolve(f));
       this.onClose = (r) => (done(), prevX(r), reject(new RendezvousError(`the broker closed the connection: ${r}`)));
     });
@@ -160,6 +179,6 @@ export class RendezvousSocket {
 function concatAll(parts: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
-  for (const p of parts) (out.set(p, at), (at += p.length));
+  for (const p of parts) out.set(p, at), (at += p.length);
   return out;
 }

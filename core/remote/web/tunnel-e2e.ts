@@ -25,7 +25,11 @@ export class E2eError extends Error {}
 export class E2eBusyError extends E2eError {}
 
 /** Client side: the sealed body to POST, and how to open the answer. */
-export async function sealRequest(daemonKey: Bytes, r: RemoteRequest, now: number): Promise<{ body: Bytes; openResponse(b: Bytes): Promise<RemoteResponse> }> {
+export async function sealRequest(
+  daemonKey: Bytes,
+  r: RemoteRequest,
+  now: number,
+): Promise<{ body: Bytes; openResponse(b: Bytes): Promise<RemoteResponse> }> {
   const e = await generateKeyPair();
   const k = await keys(await dh(e.privateKey, daemonKey), e.publicKey, daemonKey);
   const ct = await seal(k.req, 0, REQ_AAD, utf8(JSON.stringify({ ...r, ts: now })));
@@ -33,7 +37,10 @@ export async function sealRequest(daemonKey: Bytes, r: RemoteRequest, now: numbe
     body: concat(Uint8Array.of(1), e.publicKey, ct),
     async openResponse(b) {
       const plain = await open(k.res, 0, RES_AAD, b);
-      if (!plain) throw new E2eError("the tunnel's answer did not authenticate (not from the daemon holding this key, or altered)");
+      if (!plain)
+        throw new E2eError(
+          "the tunnel's answer did not authenticate (not from the daemon holding this key, or altered)",
+        );
       return JSON.parse(fromUtf8(plain)) as RemoteResponse;
     },
   };
@@ -55,13 +62,20 @@ export async function openRequest(
   const plain = await open(k.req, 0, REQ_AAD, body.slice(33));
   if (!plain) throw new E2eError("the sealed request did not open (sealed to another key, or altered)");
   const r = JSON.parse(fromUtf8(plain)) as RemoteRequest & { ts?: number };
-  if (typeof r.ts !== "number" || Math.abs(now - r.ts) > E2E_WINDOW_MS) throw new E2eError("the sealed request is stale (more than 5 minutes from this daemon's clock)");
+  if (typeof r.ts !== "number" || Math.abs(now - r.ts) > E2E_WINDOW_MS)
+    throw new E2eError("the sealed request is stale (more than 5 minutes from this daemon's clock)");
   const id = Array.from(ephemeral, (x) => x.toString(16).padStart(2, "0")).join("");
   const claim = seen.claim(id, r.ts, now);
   if (claim === "replay") throw new E2eError("replayed request refused");
-  if (claim === "full") throw new E2eBusyError("too many sealed requests in the last 5 minutes to remember another: try again later");
+  if (claim === "full")
+    throw new E2eBusyError("too many sealed requests in the last 5 minutes to remember another: try again later");
   return {
-    request: { method: r.method, path: r.path, ...(r.headers ? { headers: r.headers } : {}), ...(r.body !== undefined ? { body: r.body } : {}) },
+    request: {
+      method: r.method,
+      path: r.path,
+      ...(r.headers ? { headers: r.headers } : {}),
+      ...(r.body !== undefined ? { body: r.body } : {}),
+    },
     sealResponse: (res) => seal(k.res, 0, RES_AAD, utf8(JSON.stringify(res))),
   };
 }

@@ -59,7 +59,13 @@ export class BodyStore {
       const header = Buffer.from(JSON.stringify({ requestId, length: body.length, ...names }) + "\n", "utf8");
       chunks.push(header, body, NEWLINE);
       offset += header.length;
-      entries.push({ requestId, sentinelId, eventId, body, ref: { file, offset, length: body.length, sha256: sha256(body) } });
+      entries.push({
+        requestId,
+        sentinelId,
+        eventId,
+        body,
+        ref: { file, offset, length: body.length, sha256: sha256(body) },
+      });
       offset += body.length + 1;
     }
     this.writing.add(file);
@@ -191,8 +197,16 @@ export function readSegmentEntries(file: string, data: Buffer): SegmentEntry[] {
     const offset = nl + 1;
     if (offset + header.length > data.length) break;
     const body = data.subarray(offset, offset + header.length);
-    const named = typeof header.sentinelId === "string" && typeof header.eventId === "string" ? { sentinelId: header.sentinelId, eventId: header.eventId } : {};
-    entries.push({ requestId: header.requestId, ...named, body, ref: { file, offset, length: body.length, sha256: sha256(body) } });
+    const named =
+      typeof header.sentinelId === "string" && typeof header.eventId === "string"
+        ? { sentinelId: header.sentinelId, eventId: header.eventId }
+        : {};
+    entries.push({
+      requestId: header.requestId,
+      ...named,
+      body,
+      ref: { file, offset, length: body.length, sha256: sha256(body) },
+    });
     pos = offset + header.length + 1;
   }
   return entries;

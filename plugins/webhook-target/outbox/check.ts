@@ -10,7 +10,8 @@ import { readOutboxFiles } from "./load-state.js";
 import { OUTBOX_FILES } from "./persistence.js";
 import { RowTable } from "./row-table.js";
 
-const START_FIX = "start the daemon: it keeps a copy of what is damaged (.damaged-<ms>), recovers what it can and logs what was lost ('webhook outbox loaded'); then look through the copy and delete it";
+const START_FIX =
+  "start the daemon: it keeps a copy of what is damaged (.damaged-<ms>), recovers what it can and logs what was lost ('webhook outbox loaded'); then look through the copy and delete it";
 
 /** Checks `sentinel-webhook-outbox.*` under `home` against the stored sentinels. */
 export async function checkOutboxFiles(home: string, sentinels: readonly SentinelView[]): Promise<DoctorFinding[]> {
@@ -41,7 +42,12 @@ export async function checkOutboxFiles(home: string, sentinels: readonly Sentine
     });
   }
   if (snap.state === "ok" && snap.malformedRows > 0) {
-    out.push({ severity: "error", file: OUTBOX_FILES.snapshot, message: `${snap.malformedRows} rows are malformed (a required field is missing): they are skipped, their deliveries lost`, fix: START_FIX });
+    out.push({
+      severity: "error",
+      file: OUTBOX_FILES.snapshot,
+      message: `${snap.malformedRows} rows are malformed (a required field is missing): they are skipped, their deliveries lost`,
+      fix: START_FIX,
+    });
   }
 
   // The state the daemon would start with: the snapshot, then the journals replayed on top.
@@ -62,7 +68,8 @@ export async function checkOutboxFiles(home: string, sentinels: readonly Sentine
     if (table.staged.has(row.requestId)) continue;
     referenced.add(row.bodyBytes.file);
     if (row.status !== "pending") continue;
-    if (!known.has(row.sentinelId)) pendingOfUnknown.set(row.sentinelId, (pendingOfUnknown.get(row.sentinelId) ?? 0) + 1);
+    if (!known.has(row.sentinelId))
+      pendingOfUnknown.set(row.sentinelId, (pendingOfUnknown.get(row.sentinelId) ?? 0) + 1);
     const problem = !bodyFiles.has(row.bodyBytes.file)
       ? "missing"
       : await bodies.read(row.bodyBytes).then(
@@ -96,12 +103,18 @@ export async function checkOutboxFiles(home: string, sentinels: readonly Sentine
   }
   for (const file of [...bodyFiles].sort()) {
     if (!referenced.has(file)) {
-      out.push({ severity: "info", file: join(OUTBOX_FILES.bodies, file), message: "a body file no row references (left by a compaction a crash interrupted, or by reaping)", fix: "nothing to do: the next daemon start deletes it" });
+      out.push({
+        severity: "info",
+        file: join(OUTBOX_FILES.bodies, file),
+        message: "a body file no row references (left by a compaction a crash interrupted, or by reaping)",
+        fix: "nothing to do: the next daemon start deletes it",
+      });
     }
   }
 
   // Rows hold event bodies: every outbox file is created 0600.
-  for (const n of [OUTBOX_FILES.snapshot, ...files.journals.map((j) => j.file)]) out.push(...(await secretModeFinding(home, join(home, n))));
+  for (const n of [OUTBOX_FILES.snapshot, ...files.journals.map((j) => j.file)])
+    out.push(...(await secretModeFinding(home, join(home, n))));
   for (const f of [...bodyFiles].sort()) out.push(...(await secretModeFinding(home, join(bodies.dir, f))));
   out.push(...(await damagedCopyFindings(home, home, "sentinel-webhook-outbox.")));
   return out;

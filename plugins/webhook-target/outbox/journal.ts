@@ -35,7 +35,11 @@ export class Journal {
       between: () => Promise<void>;
     },
   ): Promise<Journal> {
-    const file = await AppendJournal.open(path, { cutTornTail: true, maxBatchChars: MAX_BATCH_CHARS, afterBatch: hooks.between });
+    const file = await AppendJournal.open(path, {
+      cutTornTail: true,
+      maxBatchChars: MAX_BATCH_CHARS,
+      afterBatch: hooks.between,
+    });
     return new Journal(file, seq, hooks.apply);
   }
 
@@ -111,13 +115,21 @@ function parseRecord(line: string): JournalRecord | undefined {
     case "add":
       return isRow(rec.row) ? rec : undefined;
     case "update":
-      return typeof rec.requestId === "string" && ["pending", "delivered", "dead"].includes(rec.status) && typeof rec.deliveryState === "object" && rec.deliveryState !== null && typeof rec.at === "number" ? rec : undefined;
+      return typeof rec.requestId === "string" &&
+        ["pending", "delivered", "dead"].includes(rec.status) &&
+        typeof rec.deliveryState === "object" &&
+        rec.deliveryState !== null &&
+        typeof rec.at === "number"
+        ? rec
+        : undefined;
     case "seen":
     case "remove":
     case "replay":
       return typeof rec.requestId === "string" ? rec : undefined;
     case "adopt":
-      return typeof rec.sentinelId === "string" && Array.isArray(rec.eventIds) && typeof rec.accepted === "number" ? rec : undefined;
+      return typeof rec.sentinelId === "string" && Array.isArray(rec.eventIds) && typeof rec.accepted === "number"
+        ? rec
+        : undefined;
     case "forget":
       return typeof rec.sentinelId === "string" ? rec : undefined;
     default:

@@ -33,7 +33,12 @@ export interface LoadReport {
  * rows are rebuilt as pending from the body files (each segment frame, or else the envelope, names its
  * sentinel and event: those events are sent again) and the journals replay on top.
  */
-export async function loadState(home: string, bodies: BodyStore, logger: Logger, now: () => number): Promise<LoadedState & { report: LoadReport }> {
+export async function loadState(
+  home: string,
+  bodies: BodyStore,
+  logger: Logger,
+  now: () => number,
+): Promise<LoadedState & { report: LoadReport }> {
   const report: LoadReport = { snapshotRows: 0, records: 0, damaged: [], torn: [] };
   const files = await readOutboxFiles(home, bodies);
   const journal: JournalRecord[] = [];
@@ -41,11 +46,17 @@ export async function loadState(home: string, bodies: BodyStore, logger: Logger,
     if (parsed.damaged.length > 0) {
       const copy = await keepDamagedCopy(join(home, file), now());
       report.damaged.push({ file, lines: parsed.damaged, copy });
-      logger.error("outbox journal is damaged: the records on these lines could not be read and are lost; a copy of the file is kept", { file, lines: parsed.damaged.join(", "), copy });
+      logger.error(
+        "outbox journal is damaged: the records on these lines could not be read and are lost; a copy of the file is kept",
+        { file, lines: parsed.damaged.join(", "), copy },
+      );
     }
     if (parsed.tornBytes > 0) {
       report.torn.push({ file, bytes: parsed.tornBytes });
-      logger.warn("outbox journal ended in a torn line (a write cut short, never acknowledged); dropped", { file, bytes: parsed.tornBytes });
+      logger.warn("outbox journal ended in a torn line (a write cut short, never acknowledged); dropped", {
+        file,
+        bytes: parsed.tornBytes,
+      });
     }
     journal.push(...parsed.records);
   }
@@ -59,17 +70,24 @@ export async function loadState(home: string, bodies: BodyStore, logger: Logger,
     seq = snap.seq;
     traces = snap.traces;
     rows = snap.rows;
-    if (snap.malformedRows > 0) logger.warn("outbox snapshot had malformed rows; they were skipped", { skipped: snap.malformedRows });
+    if (snap.malformedRows > 0)
+      logger.warn("outbox snapshot had malformed rows; they were skipped", { skipped: snap.malformedRows });
   } else if (snap.state === "damaged") {
     const copy = `${path}.damaged-${now()}`;
     await rename(path, copy);
     rows = await rowsFromBodies(bodies, now);
     report.rebuilt = { reason: "damaged", rows: rows.length, copy };
-    logger.error("outbox snapshot is damaged; moved aside, and its rows rebuilt from the stored bodies as pending (they are sent again)", { file: copy, rows: rows.length });
+    logger.error(
+      "outbox snapshot is damaged; moved aside, and its rows rebuilt from the stored bodies as pending (they are sent again)",
+      { file: copy, rows: rows.length },
+    );
   } else if (snap.state === "missing") {
     rows = await rowsFromBodies(bodies, now);
     report.rebuilt = { reason: "missing", rows: rows.length };
-    logger.error("outbox snapshot is missing though the outbox had one; its rows rebuilt from the stored bodies as pending (they are sent again)", { file: path, rows: rows.length });
+    logger.error(
+      "outbox snapshot is missing though the outbox had one; its rows rebuilt from the stored bodies as pending (they are sent again)",
+      { file: path, rows: rows.length },
+    );
   }
   report.snapshotRows = rows.length;
   return { seq, rows, traces, journal, report };
@@ -104,9 +122,20 @@ export async function readOutboxFiles(home: string, bodies: BodyStore): Promise<
   let snapshot: SnapshotRead;
   if (snap) {
     const rows = snap.rows.filter(isRow);
-    snapshot = { state: "ok", seq: snap.seq, rows, traces: validTraces(snap.traces), malformedRows: snap.rows.length - rows.length };
+    snapshot = {
+      state: "ok",
+      seq: snap.seq,
+      rows,
+      traces: validTraces(snap.traces),
+      malformedRows: snap.rows.length - rows.length,
+    };
   } else if (text !== undefined) snapshot = { state: "damaged" };
-  else if (journals.length > 1 || journals.some((j) => j.parsed.records.some((r) => r.seq > 1)) || (await bodies.list().catch(() => [])).length > 0) snapshot = { state: "missing" };
+  else if (
+    journals.length > 1 ||
+    journals.some((j) => j.parsed.records.some((r) => r.seq > 1)) ||
+    (await bodies.list().catch(() => [])).length > 0
+  )
+    snapshot = { state: "missing" };
   else snapshot = { state: "none" };
   return { journals, snapshot };
 }
@@ -120,7 +149,12 @@ function parseSnapshot(text: string): SnapshotFile | undefined {
   if (head ? textChecksum(text.slice(head[0].length)) !== head[2] : text.startsWith('{"version":3')) return undefined;
   try {
     const v = JSON.parse(text) as SnapshotFile;
-    return v && (v.version === 1 || v.version === 2 || v.version === 3) && typeof v.seq === "number" && Array.isArray(v.rows) ? v : undefined;
+    return v &&
+      (v.version === 1 || v.version === 2 || v.version === 3) &&
+      typeof v.seq === "number" &&
+      Array.isArray(v.rows)
+      ? v
+      : undefined;
   } catch {
     return undefined;
   }
@@ -130,21 +164,28 @@ function validTraces(traces: unknown): Record<string, SentinelTrace> {
   const out: Record<string, SentinelTrace> = {};
   if (!traces || typeof traces !== "object") return out;
   for (const [id, t] of Object.entries(traces as Record<string, Partial<SentinelTrace>>)) {
-    if (t && typeof t.removed === "number" && Array.isArray(t.eventIds)) out[id] = { removed: t.removed, eventIds: t.eventIds.filter((e) => typeof e === "string") };
+    if (t && typeof t.removed === "number" && Array.isArray(t.eventIds))
+      out[id] = { removed: t.removed, eventIds: t.eventIds.filter((e) => typeof e === "string") };
   }
   return out;
 }
 
 async function rowsFromBodies(bodies: BodyStore, now: () => number): Promise<OutboxRow[]> {
   const rows = new Map<string, OutboxRow>();
-  const add = (requestId: string, body: Buffer, ref: OutboxRow["bodyBytes"], named: { sentinelId?: string; eventId?: string } = {}): void => {
+  const add = (
+    requestId: string,
+    body: Buffer,
+    ref: OutboxRow["bodyBytes"],
+    named: { sentinelId?: string; eventId?: string } = {},
+  ): void => {
     const row = rowFromBody(requestId, body, ref, now(), named);
     if (row) rows.set(requestId, row);
   };
   for (const file of await bodies.list()) {
     const data = await bodies.readRaw(file).catch(() => undefined);
     if (!data) continue;
-    if (file.endsWith(".json")) add(file.slice(0, -".json".length), data, { file, length: data.length, sha256: sha256(data) });
+    if (file.endsWith(".json"))
+      add(file.slice(0, -".json".length), data, { file, length: data.length, sha256: sha256(data) });
     else if (file.endsWith(".bin")) for (const e of readSegmentEntries(file, data)) add(e.requestId, e.body, e.ref, e);
   }
   return [...rows.values()];
@@ -155,7 +196,13 @@ async function rowsFromBodies(bodies: BodyStore, now: () => number): Promise<Out
  * sentinel and event come from the segment frame, or (older segments, whole-file bodies) from the
  * envelope, which names them.
  */
-function rowFromBody(requestId: string, body: Buffer, ref: OutboxRow["bodyBytes"], at: number, named: { sentinelId?: string; eventId?: string }): OutboxRow | undefined {
+function rowFromBody(
+  requestId: string,
+  body: Buffer,
+  ref: OutboxRow["bodyBytes"],
+  at: number,
+  named: { sentinelId?: string; eventId?: string },
+): OutboxRow | undefined {
   let env: { id?: unknown; sentinelId?: unknown };
   try {
     env = JSON.parse(body.toString("utf8")) as typeof env;

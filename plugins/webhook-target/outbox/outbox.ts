@@ -7,7 +7,14 @@ import { BodyStore, stagedRef } from "./body-store.js";
 import { HotBodies } from "./hot-bodies.js";
 import { Journal } from "./journal.js";
 import { loadState, type LoadReport } from "./load-state.js";
-import { listRetiredJournals, removeRetiredJournals, retiredJournalName, snapshotText, writeSnapshot, OUTBOX_FILES } from "./persistence.js";
+import {
+  listRetiredJournals,
+  removeRetiredJournals,
+  retiredJournalName,
+  snapshotText,
+  writeSnapshot,
+  OUTBOX_FILES,
+} from "./persistence.js";
 import { isTerminal, rowKey, type DeadReason, type DeliveryState, type OutboxRow, type RowStatus } from "./row.js";
 import { RowTable } from "./row-table.js";
 
@@ -96,11 +103,17 @@ export class Outbox {
   }
 
   rowsOf(sentinelId: string): OutboxRow[] {
-    return this.table.all().filter((r) => r.sentinelId === sentinelId).sort((a, b) => a.createdAt - b.createdAt);
+    return this.table
+      .all()
+      .filter((r) => r.sentinelId === sentinelId)
+      .sort((a, b) => a.createdAt - b.createdAt);
   }
 
   pending(): OutboxRow[] {
-    return this.table.all().filter((r) => r.status === "pending").sort((a, b) => a.createdAt - b.createdAt);
+    return this.table
+      .all()
+      .filter((r) => r.status === "pending")
+      .sort((a, b) => a.createdAt - b.createdAt);
   }
 
   /** Delivered rows (kept 24 hours after delivery). */
@@ -150,7 +163,10 @@ export class Outbox {
    * Records an attempt or a status change of a pending row. Returns false (and changes nothing)
    * when the row is gone or already terminal.
    */
-  async update(requestId: string, next: { status: RowStatus; deliveryState: DeliveryState; deadReason?: DeadReason }): Promise<boolean> {
+  async update(
+    requestId: string,
+    next: { status: RowStatus; deliveryState: DeliveryState; deadReason?: DeadReason },
+  ): Promise<boolean> {
     const row = this.table.get(requestId);
     if (!row || isTerminal(row)) return false;
     const [ok] = await this.journal.append([{ op: "update", requestId, ...next, at: this.opts.now() }]);
@@ -164,7 +180,9 @@ export class Outbox {
    * is pending, or gone, is left alone).
    */
   async replay(requestIds: readonly string[]): Promise<OutboxRow[]> {
-    const rows = requestIds.map((id) => this.table.get(id)).filter((r): r is OutboxRow => r !== undefined && isTerminal(r));
+    const rows = requestIds
+      .map((id) => this.table.get(id))
+      .filter((r): r is OutboxRow => r !== undefined && isTerminal(r));
     if (rows.length === 0) return [];
     const at = this.opts.now();
     const results = await this.journal.append(rows.map((r) => ({ op: "replay" as const, requestId: r.requestId, at })));
@@ -176,10 +194,20 @@ export class Outbox {
    * suspension): `attempts` back to 0, the last error kept; one durable append.
    */
   async restartAttempts(requestIds: readonly string[]): Promise<void> {
-    const rows = requestIds.map((id) => this.table.get(id)).filter((r): r is OutboxRow => r !== undefined && r.status === "pending" && r.deliveryState.attempts > 0);
+    const rows = requestIds
+      .map((id) => this.table.get(id))
+      .filter((r): r is OutboxRow => r !== undefined && r.status === "pending" && r.deliveryState.attempts > 0);
     if (rows.length === 0) return;
     const at = this.opts.now();
-    await this.journal.append(rows.map((r) => ({ op: "update" as const, requestId: r.requestId, status: "pending" as const, deliveryState: { ...r.deliveryState, attempts: 0 }, at })));
+    await this.journal.append(
+      rows.map((r) => ({
+        op: "update" as const,
+        requestId: r.requestId,
+        status: "pending" as const,
+        deliveryState: { ...r.deliveryState, attempts: 0 },
+        at,
+      })),
+    );
   }
 
   /** Moves a pending row to dead with `reason`, keeping its delivery state. */
@@ -205,7 +233,9 @@ export class Outbox {
    */
   async reap(): Promise<OutboxRow[]> {
     const now = this.opts.now();
-    const expiredDelivered = this.table.all().filter((r) => r.status === "delivered" && r.updatedAt + LIMITS.deliveredRetentionMs <= now);
+    const expiredDelivered = this.table
+      .all()
+      .filter((r) => r.status === "delivered" && r.updatedAt + LIMITS.deliveredRetentionMs <= now);
     await this.remove(expiredDelivered);
     const old = this.pending().filter((r) => r.createdAt + LIMITS.pendingMaxAgeMs <= now);
     return this.killAll(old, "age_out", `not delivered within ${LIMITS.pendingMaxAgeMs / 86_400_000} days`);
@@ -253,7 +283,10 @@ export class Outbox {
     let results: boolean[];
     try {
       results = await this.journal.append(
-        [...evict.map((r) => ({ op: "remove" as const, requestId: r.requestId })), { op: "add" as const, row, body: input.body.toString("base64") }],
+        [
+          ...evict.map((r) => ({ op: "remove" as const, requestId: r.requestId })),
+          { op: "add" as const, row, body: input.body.toString("base64") },
+        ],
         (rec) => (rec.op === "add" ? this.table.liveBodies.set(rec, input.body) : undefined),
       );
     } finally {
@@ -342,7 +375,9 @@ export class Outbox {
       between: async () => {
         const every = this.compactEvery ?? Math.max(2_048, 8 * table.size);
         if (this.compacting || (table.sinceSnapshot < every && table.stagedBytes < this.maxStagedBytes)) return;
-        await this.startCompaction().catch((err: Error) => logger.error("outbox compaction failed", { error: err.message }));
+        await this.startCompaction().catch((err: Error) =>
+          logger.error("outbox compaction failed", { error: err.message }),
+        );
       },
     });
     try {
@@ -355,7 +390,9 @@ export class Outbox {
         await this.journal.close().catch(() => undefined);
         throw err;
       }
-      logger.error("outbox compaction at start failed; the outbox runs on its journal until a compaction succeeds", { error: full.message });
+      logger.error("outbox compaction at start failed; the outbox runs on its journal until a compaction succeeds", {
+        error: full.message,
+      });
     }
   }
 
@@ -419,7 +456,12 @@ export class Outbox {
     const table = this.table;
     const seq = table.appliedSeq;
     const segment = this.bodies.segmentName(seq);
-    const staged = [...table.staged].map(([requestId, body]) => ({ requestId, sentinelId: table.get(requestId)?.sentinelId, eventId: table.get(requestId)?.eventId, body }));
+    const staged = [...table.staged].map(([requestId, body]) => ({
+      requestId,
+      sentinelId: table.get(requestId)?.sentinelId,
+      eventId: table.get(requestId)?.eventId,
+      body,
+    }));
     const { entries, chunks } = this.bodies.plan(segment, staged);
     const superseded = [];
     for (const e of entries) {

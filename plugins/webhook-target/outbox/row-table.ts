@@ -101,7 +101,8 @@ export class RowTable {
         const key = rowKey(rec.row.sentinelId, rec.row.eventId);
         const owner = this.byKey.get(key);
         if (owner !== undefined && owner !== rec.row.requestId) return false;
-        if (!this.rows.has(rec.row.requestId)) this.perSentinel.set(rec.row.sentinelId, (this.perSentinel.get(rec.row.sentinelId) ?? 0) + 1);
+        if (!this.rows.has(rec.row.requestId))
+          this.perSentinel.set(rec.row.sentinelId, (this.perSentinel.get(rec.row.sentinelId) ?? 0) + 1);
         this.rows.set(rec.row.requestId, { ...rec.row });
         this.byKey.set(key, rec.row.requestId);
         this.track(rec.row);
@@ -160,7 +161,10 @@ export class RowTable {
         // Idempotent: adopting the same old record twice (a crash before its files were removed) changes nothing more.
         const trace = this.trace(rec.sentinelId);
         trace.removed = Math.max(trace.removed, rec.accepted - (this.perSentinel.get(rec.sentinelId) ?? 0));
-        this.remember(trace, rec.eventIds.filter((e) => !this.byKey.has(rowKey(rec.sentinelId, e))));
+        this.remember(
+          trace,
+          rec.eventIds.filter((e) => !this.byKey.has(rowKey(rec.sentinelId, e))),
+        );
         return true;
       }
       case "forget":

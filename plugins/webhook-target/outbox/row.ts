@@ -5,7 +5,12 @@ export type RowStatus = "pending" | "delivered" | "dead";
  * SPEC.md "Outbox dead reasons", plus `age_out` for the 7-day rule and `suspended_backlog` for an
  * event past what a suspended sentinel may keep waiting (endpoint health; replayable).
  */
-export type DeadReason = "delivered_rejected" | "sentinel_expired" | "sentinel_removed" | "age_out" | "suspended_backlog";
+export type DeadReason =
+  | "delivered_rejected"
+  | "sentinel_expired"
+  | "sentinel_removed"
+  | "age_out"
+  | "suspended_backlog";
 
 export interface DeliveryState {
   attempts: number;
@@ -51,8 +56,21 @@ export interface OutboxRow {
 
 /** One line of the state journal. */
 export type JournalRecord =
-  | { seq: number; op: "add"; row: OutboxRow; /** The exact body, base64, until compaction moves it to its file. */ body?: string }
-  | { seq: number; op: "update"; requestId: string; status: RowStatus; deliveryState: DeliveryState; deadReason?: DeadReason; at: number }
+  | {
+      seq: number;
+      op: "add";
+      row: OutboxRow /** The exact body, base64, until compaction moves it to its file. */;
+      body?: string;
+    }
+  | {
+      seq: number;
+      op: "update";
+      requestId: string;
+      status: RowStatus;
+      deliveryState: DeliveryState;
+      deadReason?: DeadReason;
+      at: number;
+    }
   | { seq: number; op: "seen"; requestId: string }
   | { seq: number; op: "remove"; requestId: string }
   /** A terminal row back to pending for a replay: attempts reset, same stored body and webhook-id. */

@@ -47,8 +47,21 @@ export const coldStart: BenchSuite = {
       const ls = timeNode([CLI, "adapters", "ls"], { n: N, env, cwd: dir });
       const baseline = (v: number) => ({ name: "node -e 0", value: v });
       return [
-        { name: "svc --version", value: version.medianMs, unit: "ms", baseline: baseline(base1.medianMs), targetRatio: 2.5, note },
-        { name: `svc adapters ls (${ADAPTERS} installed adapters)`, value: ls.medianMs, unit: "ms", baseline: baseline(base2.medianMs), note },
+        {
+          name: "svc --version",
+          value: version.medianMs,
+          unit: "ms",
+          baseline: baseline(base1.medianMs),
+          targetRatio: 2.5,
+          note,
+        },
+        {
+          name: `svc adapters ls (${ADAPTERS} installed adapters)`,
+          value: ls.medianMs,
+          unit: "ms",
+          baseline: baseline(base2.medianMs),
+          note,
+        },
       ];
     } finally {
       await rm(dir, { recursive: true, force: true });

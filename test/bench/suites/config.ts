@@ -41,11 +41,32 @@ export const config: BenchSuite = {
       const set = timeNode([CLI, "config", "set", "sessions.attentionDelaySec", "61"], { n: N, env });
       const get2 = timeNode([CLI, "config", "get", "daemon.port"], { n: N, env });
       const parse = perOpMicros(() => JSON.parse(text), 2000);
-      const resolve = perOpMicros(() => resolveConfig(validateConfigTree("bench", JSON.parse(text)).config, {}, {}, dir), 2000);
+      const resolve = perOpMicros(
+        () => resolveConfig(validateConfigTree("bench", JSON.parse(text)).config, {}, {}, dir),
+        2000,
+      );
       return [
-        { name: "svc config get daemon.port", value: get.medianMs, unit: "ms", baseline: { name: "svc --version", value: version.medianMs }, note },
-        { name: "svc config set (lock, validate, durable write)", value: set.medianMs, unit: "ms", baseline: { name: "svc config get", value: get2.medianMs }, note },
-        { name: "load + resolve of the README example (in process)", value: resolve, unit: "µs", baseline: { name: "JSON.parse of it", value: parse }, note: "mean of 2000 calls" },
+        {
+          name: "svc config get daemon.port",
+          value: get.medianMs,
+          unit: "ms",
+          baseline: { name: "svc --version", value: version.medianMs },
+          note,
+        },
+        {
+          name: "svc config set (lock, validate, durable write)",
+          value: set.medianMs,
+          unit: "ms",
+          baseline: { name: "svc config get", value: get2.medianMs },
+          note,
+        },
+        {
+          name: "load + resolve of the README example (in process)",
+          value: resolve,
+          unit: "µs",
+          baseline: { name: "JSON.parse of it", value: parse },
+          note: "mean of 2000 calls",
+        },
       ];
     } finally {
       await rm(dir, { recursive: true, force: true });

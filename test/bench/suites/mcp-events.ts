@@ -29,16 +29,32 @@ export const mcpEvents: BenchSuite = {
     const d = await startDaemon(await makeHome());
     const client = new Client({ name: "svc-bench", version: "0.0.0" });
     try {
-      await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", d.base), { requestInit: { headers: { authorization: `Bearer ${d.token}` } } }));
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL("/mcp", d.base), {
+          requestInit: { headers: { authorization: `Bearer ${d.token}` } },
+        }),
+      );
       const subscribe = (subject: string) =>
         client.request(
-          { method: "events/subscribe", params: { name: "agentpush.event", arguments: { subject: `${subject}*` }, delivery: { mode: "webhook", url: rx.url, secret: SECRET } } } as never,
+          {
+            method: "events/subscribe",
+            params: {
+              name: "agentpush.event",
+              arguments: { subject: `${subject}*` },
+              delivery: { mode: "webhook", url: rx.url, secret: SECRET },
+            },
+          } as never,
           z.looseObject({ id: z.string() }),
         );
       // Warm both paths (JIT, TLS sessions) before timing.
       for (let i = 0; i < 5; i++) {
         await subscribe(`warm-mcp-${i}`);
-        await d.call("POST", "/sentinels", { match: [{ subject: `warm-rest-${i}*` }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } });
+        await d.call("POST", "/sentinels", {
+          match: [{ subject: `warm-rest-${i}*` }],
+          until: { kind: "never" },
+          provider: "agentpush",
+          target: { kind: "webhook", url: rx.url, secret: SECRET },
+        });
       }
       const mcp: number[] = [];
       const rest: number[] = [];
@@ -48,14 +64,24 @@ export const mcpEvents: BenchSuite = {
         await firstDelivery(d, rx, `lat-mcp-${i}`, `evt_lat_mcp_${i}`);
         mcp.push(performance.now() - t0);
         t0 = performance.now();
-        await d.call("POST", "/sentinels", { match: [{ subject: `lat-rest-${i}*` }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } });
+        await d.call("POST", "/sentinels", {
+          match: [{ subject: `lat-rest-${i}*` }],
+          until: { kind: "never" },
+          provider: "agentpush",
+          target: { kind: "webhook", url: rx.url, secret: SECRET },
+        });
         await firstDelivery(d, rx, `lat-rest-${i}`, `evt_lat_rest_${i}`);
         rest.push(performance.now() - t0);
       }
 
       // Throughput: subjects `bench:0` go to one subscription, then `bench:1` to one plain sentinel.
       await subscribe("tp:0");
-      await d.call("POST", "/sentinels", { match: [{ subject: "tp:1*" }], until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, secret: SECRET } });
+      await d.call("POST", "/sentinels", {
+        match: [{ subject: "tp:1*" }],
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, secret: SECRET },
+      });
       const rate = async (subject: string, prefix: string) => {
         const t0 = performance.now();
         await pushAndDeliver(d, rx, prefix, EVENTS, 1, subject);
@@ -64,7 +90,11 @@ export const mcpEvents: BenchSuite = {
       await rate("tp:0", "warm_sub");
       await rate("tp:1", "warm_snt");
       const viaSub = median([await rate("tp:0", "sub_a"), await rate("tp:0", "sub_b"), await rate("tp:0", "sub_c")]);
-      const viaSentinel = median([await rate("tp:1", "snt_a"), await rate("tp:1", "snt_b"), await rate("tp:1", "snt_c")]);
+      const viaSentinel = median([
+        await rate("tp:1", "snt_a"),
+        await rate("tp:1", "snt_b"),
+        await rate("tp:1", "snt_c"),
+      ]);
       return [
         {
           name: "events/subscribe to first delivery (median)",

@@ -32,14 +32,24 @@ interface Daemon {
 async function startDaemon(home: string, config: unknown, args: string[] = []): Promise<Daemon> {
   await mkdir(home, { recursive: true });
   await writeFile(join(home, "config.json"), JSON.stringify(config));
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], { env: { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "warn" }, stdio: ["ignore", "pipe", "ignore"] });
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0", ...args], {
+    env: { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "warn" },
+    stdio: ["ignore", "pipe", "ignore"],
+  });
   let out = "";
   child.stdout!.on("data", (d) => (out += d));
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const deadline = Date.now() + 30_000;
   for (;;) {
     const info = await readFile(join(home, "runtime.json"), "utf8").then(JSON.parse, () => undefined);
-    if (info?.pid === child.pid) return { base: `http://127.0.0.1:${info.port}`, token: info.token, home, out: () => out, stop: async () => (child.kill("SIGTERM"), exited) };
+    if (info?.pid === child.pid)
+      return {
+        base: `http://127.0.0.1:${info.port}`,
+        token: info.token,
+        home,
+        out: () => out,
+        stop: async () => (child.kill("SIGTERM"), exited),
+      };
     if (Date.now() > deadline || child.exitCode !== null) throw new Error("the daemon did not start");
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -80,14 +90,19 @@ async function throughput(send: (f: Buffer) => void, received: () => number): Pr
   return FRAMES / (Number(process.hrtime.bigint() - t0) / 1e9);
 }
 
-const open = (url: string) => new Promise<WebSocket>((resolve, reject) => {
-  const ws = new WebSocket(url);
-  ws.once("open", () => resolve(ws));
-  ws.once("error", reject);
-});
+const open = (url: string) =>
+  new Promise<WebSocket>((resolve, reject) => {
+    const ws = new WebSocket(url);
+    ws.once("open", () => resolve(ws));
+    ws.once("error", reject);
+  });
 
 async function relayThroughput(): Promise<BenchLine> {
-  const relay = await startRelay({ port: 0, bind: "127.0.0.1", limits: { maxQueueFrames: FRAMES, maxQueueBytes: FRAMES * 2048, maxBufferedBytes: 256 * 1024 * 1024 } });
+  const relay = await startRelay({
+    port: 0,
+    bind: "127.0.0.1",
+    limits: { maxQueueFrames: FRAMES, maxQueueBytes: FRAMES * 2048, maxBufferedBytes: 256 * 1024 * 1024 },
+  });
   const echo = new WebSocketServer({ port: 0, host: "127.0.0.1" });
   echo.on("connection", (ws) => ws.on("message", (d, bin) => ws.send(d, { binary: bin })));
   try {
@@ -96,13 +111,25 @@ async function relayThroughput(): Promise<BenchLine> {
     const peer = await open(`${relay.url}/channel/${ch}?role=peer`);
     let got = 0;
     peer.on("message", (_d, bin) => bin && got++);
-    const viaRelay = await throughput((f) => host.send(f), () => got);
+    const viaRelay = await throughput(
+      (f) => host.send(f),
+      () => got,
+    );
     const raw = await open(`ws://127.0.0.1:${(echo.address() as { port: number }).port}`);
     let echoed = 0;
     raw.on("message", () => echoed++);
-    const viaEcho = await throughput((f) => raw.send(f), () => echoed);
+    const viaEcho = await throughput(
+      (f) => raw.send(f),
+      () => echoed,
+    );
     for (const w of [host, peer, raw]) w.close();
-    return { name: "relay: 1 KiB frames host → peer", value: viaRelay, unit: "frames/s", baseline: { name: "raw ws echo (client → server → client)", value: viaEcho }, note: `${FRAMES} frames each; both paths cross two WebSocket hops on loopback` };
+    return {
+      name: "relay: 1 KiB frames host → peer",
+      value: viaRelay,
+      unit: "frames/s",
+      baseline: { name: "raw ws echo (client → server → client)", value: viaEcho },
+      note: `${FRAMES} frames each; both paths cross two WebSocket hops on loopback`,
+    };
   } finally {
     echo.close();
     await relay.close();
@@ -116,11 +143,17 @@ export const remote: BenchSuite = {
     const relay = await startRelay({ port: 0, bind: "127.0.0.1", tunnelTokens: [TOKEN, E2E_TOKEN] });
     const daemons: Daemon[] = [];
     try {
-      const a = await startDaemon(join(dir, "a"), { pairing: { rendezvous: relay.url }, tunnel: { token: TOKEN } }, ["--connect", relay.url]);
+      const a = await startDaemon(join(dir, "a"), { pairing: { rendezvous: relay.url }, tunnel: { token: TOKEN } }, [
+        "--connect",
+        relay.url,
+      ]);
       daemons.push(a);
       const b = await startDaemon(join(dir, "b"), { pairing: { rendezvous: relay.url } });
       daemons.push(b);
-      const e = await startDaemon(join(dir, "e"), { tunnel: { token: E2E_TOKEN, e2e: true } }, ["--connect", relay.url]);
+      const e = await startDaemon(join(dir, "e"), { tunnel: { token: E2E_TOKEN, e2e: true } }, [
+        "--connect",
+        relay.url,
+      ]);
       daemons.push(e);
       const publicUrl = await until(() => /tunnel open: (\S+)/.exec(a.out())?.[1]);
       const auth = { authorization: `Bearer ${callerTokenFor(TOKEN)}` };
@@ -128,7 +161,11 @@ export const remote: BenchSuite = {
       const tunnel = await roundTrip(async () => ok(await fetch(`${publicUrl}health`, { headers: auth })));
 
       const post = (d: Daemon, path: string, body: unknown) =>
-        fetch(d.base + path, { method: "POST", headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+        fetch(d.base + path, {
+          method: "POST",
+          headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" },
+          body: JSON.stringify(body),
+        });
       const offer = (await (await post(a, "/pairing/offers", {})).json()) as { url: string };
       const paired = (await (await post(b, "/pairing/accept", { offer: offer.url })).json()) as { id: string };
       const viaPairing = await roundTrip(async () => {
@@ -137,19 +174,41 @@ export const remote: BenchSuite = {
         if (!r.ok || out.status !== 200) throw new Error(`pairing call: ${r.status}`);
       });
       const lines: BenchLine[] = [
-        { name: "GET /health through the tunnel", value: tunnel, unit: "ms", baseline: { name: "direct loopback", value: direct }, note: `median of ${N}; client → relay → WebSocket → daemon's tunnel client → loopback HTTP` },
-        { name: "GET /health through a pairing", value: viaPairing, unit: "ms", baseline: { name: "direct loopback", value: direct }, note: `median of ${N}; CLI's daemon → encrypted link through the relay → paired daemon → loopback HTTP` },
+        {
+          name: "GET /health through the tunnel",
+          value: tunnel,
+          unit: "ms",
+          baseline: { name: "direct loopback", value: direct },
+          note: `median of ${N}; client → relay → WebSocket → daemon's tunnel client → loopback HTTP`,
+        },
+        {
+          name: "GET /health through a pairing",
+          value: viaPairing,
+          unit: "ms",
+          baseline: { name: "direct loopback", value: direct },
+          note: `median of ${N}; CLI's daemon → encrypted link through the relay → paired daemon → loopback HTTP`,
+        },
       ];
       const url = await until(() => /tunnel open: (\S+)/.exec(e.out())?.[1]);
       const key = fromB64u(/tunnel end-to-end key: (\S+)/.exec(e.out())![1]!)!;
       const directE = await roundTrip(async () => ok(await fetch(`${e.base}/health`)));
       const sealed = await roundTrip(async () => {
         const s = await sealRequest(key, { method: "GET", path: "/health" }, Date.now());
-        const r = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${callerTokenFor(E2E_TOKEN)}`, "content-type": E2E_CONTENT_TYPE }, body: s.body });
+        const r = await fetch(url, {
+          method: "POST",
+          headers: { authorization: `Bearer ${callerTokenFor(E2E_TOKEN)}`, "content-type": E2E_CONTENT_TYPE },
+          body: s.body,
+        });
         const res = await s.openResponse(new Uint8Array(await r.arrayBuffer()) as never);
         if (res.status !== 200) throw new Error(`e2e: ${res.status}`);
       });
-      lines.push({ name: "GET /health through the tunnel, end-to-end sealed", value: sealed, unit: "ms", baseline: { name: "direct loopback", value: directE }, note: `median of ${N}; includes X25519 + HKDF + AES-GCM on both ends per request` });
+      lines.push({
+        name: "GET /health through the tunnel, end-to-end sealed",
+        value: sealed,
+        unit: "ms",
+        baseline: { name: "direct loopback", value: directE },
+        note: `median of ${N}; includes X25519 + HKDF + AES-GCM on both ends per request`,
+      });
       lines.push(await relayThroughput());
       return lines;
     } finally {

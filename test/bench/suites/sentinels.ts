@@ -19,7 +19,11 @@ const FIXTURE = join(REPO_ROOT, "test/fixtures/packages/recording-target");
 
 /** Sentinel i watches `s:i` exactly (9 in 10) or the prefix `p:i/*` (1 in 10), types `ci.*`. */
 function clauses(n: number): IndexedClause[] {
-  return Array.from({ length: n }, (_, i) => ({ sentinelId: `snt_${i}`, subject: i % 10 ? `s:${i}` : `p:${i}/*`, types: ["ci.*"] }));
+  return Array.from({ length: n }, (_, i) => ({
+    sentinelId: `snt_${i}`,
+    subject: i % 10 ? `s:${i}` : `p:${i}/*`,
+    types: ["ci.*"],
+  }));
 }
 
 function events(n: number, count: number) {
@@ -31,7 +35,11 @@ function events(n: number, count: number) {
   });
 }
 
-function nsPerEvent(match: (e: { type: string; subjects: string[] }) => unknown, evs: Array<{ type: string; subjects: string[] }>, rounds = 7): number {
+function nsPerEvent(
+  match: (e: { type: string; subjects: string[] }) => unknown,
+  evs: Array<{ type: string; subjects: string[] }>,
+  rounds = 7,
+): number {
   for (const e of evs) match(e);
   const runs: number[] = [];
   for (let r = 0; r < rounds; r++) {
@@ -59,8 +67,20 @@ function matcherLines(): BenchLine[] {
   );
   const baseline = { name: "10 sentinels", value: figures[0]! };
   return [
-    ...sizes.slice(1).map((n, i) => ({ name: `matcher at ${n.toLocaleString("en")} sentinels`, value: figures[i + 1]!, unit: "ns/event", baseline, note: `a linear cost would be ${n / 10}x` })),
-    { name: "linear scan at 10,000 sentinels (reference, not used)", value: linear, unit: "ns/event", baseline, note: "median of 7 rounds of 20,000 events (3 x 500 for the linear scan); each event has 3 subjects" },
+    ...sizes.slice(1).map((n, i) => ({
+      name: `matcher at ${n.toLocaleString("en")} sentinels`,
+      value: figures[i + 1]!,
+      unit: "ns/event",
+      baseline,
+      note: `a linear cost would be ${n / 10}x`,
+    })),
+    {
+      name: "linear scan at 10,000 sentinels (reference, not used)",
+      value: linear,
+      unit: "ns/event",
+      baseline,
+      note: "median of 7 rounds of 20,000 events (3 x 500 for the linear scan); each event has 3 subjects",
+    },
   ];
 }
 
@@ -80,7 +100,12 @@ async function startDaemon(dir: string, sentinels: number): Promise<Daemon> {
     createdAt: now,
     updatedAt: now,
     deliveredCount: 0,
-    spec: { match: [{ subject: `job:${i}` }], until: { kind: "never" }, target: { kind: "recording", name: `b${i}`, ack: "now" }, provider: "agentpush" },
+    spec: {
+      match: [{ subject: `job:${i}` }],
+      until: { kind: "never" },
+      target: { kind: "recording", name: `b${i}`, ack: "now" },
+      provider: "agentpush",
+    },
   }));
   await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels: records }));
   await writeFile(join(home, "config.json"), JSON.stringify({ adapters: ["svc-recording-target"] }));
@@ -91,7 +116,11 @@ async function startDaemon(dir: string, sentinels: number): Promise<Daemon> {
     const info = await readFile(join(home, "runtime.json"), "utf8").then(JSON.parse, () => undefined);
     if (info?.pid === child.pid) {
       const exited = new Promise<void>((r) => child.once("exit", () => r()));
-      return { base: `http://127.0.0.1:${info.port}`, token: info.token, stop: async () => (child.kill("SIGTERM"), exited) };
+      return {
+        base: `http://127.0.0.1:${info.port}`,
+        token: info.token,
+        stop: async () => (child.kill("SIGTERM"), exited),
+      };
     }
     if (Date.now() > deadline || child.exitCode !== null) throw new Error("the daemon did not start");
     await new Promise((r) => setTimeout(r, 25));
@@ -101,7 +130,11 @@ async function startDaemon(dir: string, sentinels: number): Promise<Daemon> {
 async function pushRate(d: Daemon, sentinels: number, total: number, batch: number, tag: string): Promise<number> {
   const t0 = process.hrtime.bigint();
   for (let sent = 0; sent < total; sent += batch) {
-    const evs = Array.from({ length: batch }, (_, j) => ({ id: `${tag}${sent + j}`, type: "ci.build.done", subjects: [`job:${(sent + j) % sentinels}`] }));
+    const evs = Array.from({ length: batch }, (_, j) => ({
+      id: `${tag}${sent + j}`,
+      type: "ci.build.done",
+      subjects: [`job:${(sent + j) % sentinels}`],
+    }));
     const res = await fetch(`${d.base}/providers/agentpush/events`, {
       method: "POST",
       headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" },
@@ -146,14 +179,24 @@ async function createLines(dir: string): Promise<BenchLine[]> {
     let n = 0;
     const create = () => {
       const i = n++;
-      const spec = { match: [{ subject: `load:${i}` }], until: { kind: "never" }, target: { kind: "session", sessionId: `ses_bench${i}` } };
-      return fetch(`${d.base}/sentinels`, { method: "POST", headers, body: JSON.stringify(spec), signal: AbortSignal.timeout(15_000) });
+      const spec = {
+        match: [{ subject: `load:${i}` }],
+        until: { kind: "never" },
+        target: { kind: "session", sessionId: `ses_bench${i}` },
+      };
+      return fetch(`${d.base}/sentinels`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(spec),
+        signal: AbortSignal.timeout(15_000),
+      });
     };
     const health = () => fetch(`${d.base}/health`, { headers, signal: AbortSignal.timeout(15_000) });
     await concurrently(20, create);
     await concurrently(20, health);
     const rounds: Array<{ creates: number[]; gets: number[] }> = [];
-    for (let r = 0; r < CREATE_ROUNDS; r++) rounds.push({ gets: await concurrently(CREATES, health), creates: await concurrently(CREATES, create) });
+    for (let r = 0; r < CREATE_ROUNDS; r++)
+      rounds.push({ gets: await concurrently(CREATES, health), creates: await concurrently(CREATES, create) });
     const alone: number[] = [];
     for (let i = 0; i < CREATES; i++) alone.push(...(await concurrently(1, create)));
     const answered = rounds.map((r) => r.creates.filter((ms) => !Number.isNaN(ms)).length);
@@ -162,8 +205,20 @@ async function createLines(dir: string): Promise<BenchLine[]> {
     const target = `target: p99 under 1 s (${createP99 < 1_000 ? "met" : "NOT met"}); answered ${answered.map((a) => `${a}/${CREATES}`).join(", ")} in ${CREATE_ROUNDS} rounds`;
     const name = `${CREATES} concurrent POST /sentinels (session targets), p99`;
     return [
-      { name, value: createP99, unit: "ms", baseline: { name: `${CREATES} concurrent GET /health, p99`, value: getP99 }, note: `real daemon, median over ${CREATE_ROUNDS} rounds; ${target}` },
-      { name, value: createP99, unit: "ms", baseline: { name: `one create at a time, p99 of ${CREATES}`, value: p99(alone) }, note: "one at a time, each create is one fsynced rewrite of sentinels.json; at once, creates share writes (group commit)" },
+      {
+        name,
+        value: createP99,
+        unit: "ms",
+        baseline: { name: `${CREATES} concurrent GET /health, p99`, value: getP99 },
+        note: `real daemon, median over ${CREATE_ROUNDS} rounds; ${target}`,
+      },
+      {
+        name,
+        value: createP99,
+        unit: "ms",
+        baseline: { name: `one create at a time, p99 of ${CREATES}`, value: p99(alone) },
+        note: "one at a time, each create is one fsynced rewrite of sentinels.json; at once, creates share writes (group commit)",
+      },
     ];
   } finally {
     await d.stop();
@@ -187,10 +242,22 @@ async function daemonLines(): Promise<BenchLine[]> {
         await d.stop();
       }
     }
-    const note = "real daemon; recording-target fixture (fsynced append per delivery) plus the fsynced dedup write per delivery; each event matches one sentinel";
+    const note =
+      "real daemon; recording-target fixture (fsynced append per delivery) plus the fsynced dedup write per delivery; each event matches one sentinel";
     return [
-      { name: "agentpush, 1 event per push, 1,000 sentinels", value: out[1000]!.single, unit: "events/s", baseline: { name: "10 sentinels", value: out[10]!.single }, note },
-      { name: "agentpush, 100 events per push, 1,000 sentinels", value: out[1000]!.batched, unit: "events/s", baseline: { name: "10 sentinels", value: out[10]!.batched } },
+      {
+        name: "agentpush, 1 event per push, 1,000 sentinels",
+        value: out[1000]!.single,
+        unit: "events/s",
+        baseline: { name: "10 sentinels", value: out[10]!.single },
+        note,
+      },
+      {
+        name: "agentpush, 100 events per push, 1,000 sentinels",
+        value: out[1000]!.batched,
+        unit: "events/s",
+        baseline: { name: "10 sentinels", value: out[10]!.batched },
+      },
       ...creates,
     ];
   } finally {

@@ -22,13 +22,21 @@ export interface Daemon {
 }
 
 export async function startDaemon(home: string): Promise<Daemon> {
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], { env: { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "warn" }, stdio: "ignore" });
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], {
+    env: { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "warn" },
+    stdio: "ignore",
+  });
   const deadline = Date.now() + 20_000;
   for (;;) {
     const info = await readFile(join(home, "runtime.json"), "utf8").then(JSON.parse, () => undefined);
     if (info?.pid === child.pid) {
       const exited = new Promise<void>((r) => child.once("exit", () => r()));
-      return { pid: child.pid!, base: `http://127.0.0.1:${info.port}`, token: info.token, stop: async () => (child.kill("SIGTERM"), exited) };
+      return {
+        pid: child.pid!,
+        base: `http://127.0.0.1:${info.port}`,
+        token: info.token,
+        stop: async () => (child.kill("SIGTERM"), exited),
+      };
     }
     if (Date.now() > deadline || child.exitCode !== null) throw new Error("the daemon did not start");
     await new Promise((r) => setTimeout(r, 25));
@@ -36,7 +44,11 @@ export async function startDaemon(home: string): Promise<Daemon> {
 }
 
 export async function call<T>(d: Daemon, method: string, path: string, body?: unknown): Promise<T> {
-  const res = await fetch(d.base + path, { method, headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(d.base + path, {
+    method,
+    headers: { authorization: `Bearer ${d.token}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`);
   return (await res.json()) as T;
 }
@@ -48,8 +60,17 @@ async function rssKiB(pid: number): Promise<number> {
 
 /** Daemon-side start-to-first-update: from the transcript's `session.starting` line to its first `update`. */
 export async function firstUpdateMs(d: Daemon, cwd: string): Promise<number> {
-  const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", { adapter: "echo", cwd, prompt: "bench", wait: true });
-  const exp = await call<{ events: Array<{ type: string; at: number }> }>(d, "GET", `/sessions/${descriptor.id}/export`);
+  const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", {
+    adapter: "echo",
+    cwd,
+    prompt: "bench",
+    wait: true,
+  });
+  const exp = await call<{ events: Array<{ type: string; at: number }> }>(
+    d,
+    "GET",
+    `/sessions/${descriptor.id}/export`,
+  );
   await call(d, "POST", `/sessions/${descriptor.id}/stop`);
   const start = exp.events.find((e) => e.type === "session.starting")!.at;
   return exp.events.find((e) => e.type === "update")!.at - start;
@@ -59,7 +80,10 @@ export const sessions: BenchSuite = {
   name: "sessions",
   async run(): Promise<BenchLine[]> {
     const dir = await mkdtemp(join(tmpdir(), "svc-bench-sessions-"));
-    await writeFile(join(dir, "config.json"), JSON.stringify({ acpAgents: { echo: { bin: process.execPath, bin_args: [AGENT] } } }));
+    await writeFile(
+      join(dir, "config.json"),
+      JSON.stringify({ acpAgents: { echo: { bin: process.execPath, bin_args: [AGENT] } } }),
+    );
     const d = await startDaemon(dir);
     try {
       await new Promise((r) => setTimeout(r, 500));
@@ -70,7 +94,12 @@ export const sessions: BenchSuite = {
       const spawnBase = timeNode(["-e", "0"], { n: N });
       const ids: string[] = [];
       for (let i = 0; i < LIVE; i++) {
-        const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", { adapter: "echo", cwd: dir, prompt: `hello ${i}`, wait: true });
+        const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", {
+          adapter: "echo",
+          cwd: dir,
+          prompt: `hello ${i}`,
+          wait: true,
+        });
         ids.push(descriptor.id);
       }
       const loaded = await rssKiB(d.pid);

@@ -24,7 +24,12 @@ async function cpuMs(pid: number): Promise<number> {
 async function withSessions(d: Daemon, cwd: string): Promise<string[]> {
   const ids: string[] = [];
   for (let i = 0; i < LIVE; i++) {
-    const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", { adapter: "echo", cwd, prompt: `hello ${i}`, wait: true });
+    const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", {
+      adapter: "echo",
+      cwd,
+      prompt: `hello ${i}`,
+      wait: true,
+    });
     ids.push(descriptor.id);
   }
   return ids;
@@ -34,9 +39,15 @@ export const steward: BenchSuite = {
   name: "steward",
   async run(): Promise<BenchLine[]> {
     const judge = await startFakeJudge();
-    const homes = await Promise.all([mkdtemp(join(tmpdir(), "svc-bench-steward-on-")), mkdtemp(join(tmpdir(), "svc-bench-steward-off-"))]);
+    const homes = await Promise.all([
+      mkdtemp(join(tmpdir(), "svc-bench-steward-on-")),
+      mkdtemp(join(tmpdir(), "svc-bench-steward-off-")),
+    ]);
     const agents = { echo: { bin: process.execPath, bin_args: [AGENT] } };
-    await writeFile(join(homes[0], "config.json"), JSON.stringify({ acpAgents: agents, extJudge: { baseUrl: judge.baseUrl, apiKey: "bench-judge-key" } }));
+    await writeFile(
+      join(homes[0], "config.json"),
+      JSON.stringify({ acpAgents: agents, extJudge: { baseUrl: judge.baseUrl, apiKey: "bench-judge-key" } }),
+    );
     await writeFile(join(homes[1], "config.json"), JSON.stringify({ acpAgents: agents }));
     const daemons: Daemon[] = [];
     try {

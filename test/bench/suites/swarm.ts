@@ -20,9 +20,18 @@ interface Run {
   steps: Record<string, { sessionId?: string }>;
 }
 
-async function runSwarm(d: Daemon, dir: string, steps: unknown[], concurrency?: number): Promise<{ ms: number; run: Run }> {
+async function runSwarm(
+  d: Daemon,
+  dir: string,
+  steps: unknown[],
+  concurrency?: number,
+): Promise<{ ms: number; run: Run }> {
   const t0 = performance.now();
-  const { run } = await call<{ run: Run }>(d, "POST", "/swarm/runs", { swarm: { schema: "svc/swarm/v1", steps }, baseDir: dir, ...(concurrency ? { concurrency } : {}) });
+  const { run } = await call<{ run: Run }>(d, "POST", "/swarm/runs", {
+    swarm: { schema: "svc/swarm/v1", steps },
+    baseDir: dir,
+    ...(concurrency ? { concurrency } : {}),
+  });
   for (;;) {
     const got = (await call<{ run: Run }>(d, "GET", `/swarm/runs/${run.runId}`)).run;
     if (got.state !== "running") {
@@ -35,7 +44,12 @@ async function runSwarm(d: Daemon, dir: string, steps: unknown[], concurrency?: 
 
 async function sessionWallMs(d: Daemon, dir: string): Promise<number> {
   const t0 = performance.now();
-  const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", { adapter: "echo", cwd: dir, prompt: "bench", wait: true });
+  const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", {
+    adapter: "echo",
+    cwd: dir,
+    prompt: "bench",
+    wait: true,
+  });
   await call(d, "POST", `/sessions/${descriptor.id}/stop`);
   return performance.now() - t0;
 }
@@ -51,7 +65,10 @@ export const swarm: BenchSuite = {
   name: "swarm",
   async run(): Promise<BenchLine[]> {
     const dir = await mkdtemp(join(tmpdir(), "svc-bench-swarm-"));
-    await writeFile(join(dir, "config.json"), JSON.stringify({ acpAgents: { echo: { bin: process.execPath, bin_args: [AGENT] } } }));
+    await writeFile(
+      join(dir, "config.json"),
+      JSON.stringify({ acpAgents: { echo: { bin: process.execPath, bin_args: [AGENT] } } }),
+    );
     const d = await startDaemon(dir);
     try {
       await runSwarm(d, dir, [step("warm")]);

@@ -19,10 +19,17 @@ const AGENT = join(REPO_ROOT, "test/fixtures/acp-agents/trace-agent.mjs");
 
 /** Microseconds per transcript line over TURNS turns of one new session. */
 async function perEventUs(d: Daemon, cwd: string, traced: boolean): Promise<number> {
-  const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", { adapter: "tracer", cwd, extTracing: traced, prompt: "warm up", wait: true });
+  const { descriptor } = await call<{ descriptor: { id: string } }>(d, "POST", "/sessions", {
+    adapter: "tracer",
+    cwd,
+    extTracing: traced,
+    prompt: "warm up",
+    wait: true,
+  });
   const before = (await call<{ events: unknown[] }>(d, "GET", `/sessions/${descriptor.id}/export`)).events.length;
   const t0 = process.hrtime.bigint();
-  for (let i = 0; i < TURNS; i++) await call(d, "POST", `/sessions/${descriptor.id}/prompt`, { text: `event ${i}`, wait: true });
+  for (let i = 0; i < TURNS; i++)
+    await call(d, "POST", `/sessions/${descriptor.id}/prompt`, { text: `event ${i}`, wait: true });
   const us = Number(process.hrtime.bigint() - t0) / 1e3;
   const after = (await call<{ events: unknown[] }>(d, "GET", `/sessions/${descriptor.id}/export`)).events.length;
   await call(d, "POST", `/sessions/${descriptor.id}/stop`);
@@ -34,15 +41,26 @@ export const tracing: BenchSuite = {
   async run(): Promise<BenchLine[]> {
     const receiver = await startOtlpReceiver();
     const dir = await mkdtemp(join(tmpdir(), "svc-bench-tracing-"));
-    await writeFile(join(dir, "config.json"), JSON.stringify({ defaults: { traceEndpoint: receiver.tracesUrl, traceRedactor: "secrets" }, acpAgents: { tracer: { bin: process.execPath, bin_args: [AGENT] } } }));
+    await writeFile(
+      join(dir, "config.json"),
+      JSON.stringify({
+        defaults: { traceEndpoint: receiver.tracesUrl, traceRedactor: "secrets" },
+        acpAgents: { tracer: { bin: process.execPath, bin_args: [AGENT] } },
+      }),
+    );
     const d = await startDaemon(dir);
     try {
       const on: number[] = [];
       const off: number[] = [];
       for (let r = 0; r < ROUNDS; r++) {
-        for (const traced of r % 2 ? [true, false] : [false, true]) (traced ? on : off).push(await perEventUs(d, dir, traced));
+        for (const traced of r % 2 ? [true, false] : [false, true])
+          (traced ? on : off).push(await perEventUs(d, dir, traced));
       }
-      const spans = await receiver.waitFor((all) => (all.filter((s) => s.name.startsWith("invoke_agent")).length >= ROUNDS ? all.length : undefined), "the traced sessions' spans", 30_000);
+      const spans = await receiver.waitFor(
+        (all) => (all.filter((s) => s.name.startsWith("invoke_agent")).length >= ROUNDS ? all.length : undefined),
+        "the traced sessions' spans",
+        30_000,
+      );
       return [
         {
           name: "time per delivered session event, traced (OTLP/protobuf to a loopback receiver)",

@@ -17,8 +17,15 @@ import type { BenchLine, BenchSuite } from "../types.js";
 import { median } from "../measure.js";
 
 const N = Number(process.env.BENCH_RUNS ?? 15);
-const GIT_ENV = { ...process.env, GIT_AUTHOR_NAME: "b", GIT_AUTHOR_EMAIL: "b@example.com", GIT_COMMITTER_NAME: "b", GIT_COMMITTER_EMAIL: "b@example.com" };
-const git = (cwd: string, ...args: string[]) => execFileSync("git", args, { cwd, env: GIT_ENV, stdio: ["ignore", "pipe", "pipe"] });
+const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: "b",
+  GIT_AUTHOR_EMAIL: "b@example.com",
+  GIT_COMMITTER_NAME: "b",
+  GIT_COMMITTER_EMAIL: "b@example.com",
+};
+const git = (cwd: string, ...args: string[]) =>
+  execFileSync("git", args, { cwd, env: GIT_ENV, stdio: ["ignore", "pipe", "pipe"] });
 
 async function makeRepo(dir: string, files: Record<string, string>): Promise<string> {
   const repo = join(dir, "app");
@@ -36,7 +43,11 @@ async function makeRepo(dir: string, files: Record<string, string>): Promise<str
 
 async function workspaces(home: string, config: Record<string, unknown>) {
   await writeFile(join(home, "config.json"), JSON.stringify(config));
-  const c = await createContainer({ home, env: { PATH: process.env.PATH, SVC_HOME: home }, logger: createMemoryLogger() });
+  const c = await createContainer({
+    home,
+    env: { PATH: process.env.PATH, SVC_HOME: home },
+    logger: createMemoryLogger(),
+  });
   return { ws: resolve(c, WORKSPACES), config: resolve(c, CONFIG) };
 }
 
@@ -49,7 +60,13 @@ async function spawnToReady(dir: string): Promise<BenchLine> {
   const plain: number[] = [];
   const timeOurs = async (i: number) => {
     const t0 = process.hrtime.bigint();
-    await ws.place({ sessionId: `ses_bench${i}`, cwd: repo, worktree: `s${i}`, adapter: "echo", usedBy: () => undefined });
+    await ws.place({
+      sessionId: `ses_bench${i}`,
+      cwd: repo,
+      worktree: `s${i}`,
+      adapter: "echo",
+      usedBy: () => undefined,
+    });
     return Number(process.hrtime.bigint() - t0) / 1e6;
   };
   const timePlain = (i: number) => {
@@ -86,7 +103,17 @@ async function queueRun(dir: string, cap: number): Promise<{ ms: number; fair: b
   await mkdir(home);
   const { ws } = await workspaces(home, { worktrees: { provisionConcurrency: cap } });
   const placed = [];
-  for (let i = 0; i < 10; i++) placed.push({ id: `ses_q${i}`, p: await ws.place({ sessionId: `ses_q${i}`, cwd: repo, worktree: `q${i}`, adapter: "echo", usedBy: () => undefined }) });
+  for (let i = 0; i < 10; i++)
+    placed.push({
+      id: `ses_q${i}`,
+      p: await ws.place({
+        sessionId: `ses_q${i}`,
+        cwd: repo,
+        worktree: `q${i}`,
+        adapter: "echo",
+        usedBy: () => undefined,
+      }),
+    });
   const t0 = process.hrtime.bigint();
   await Promise.all(placed.map(({ id, p }) => ws.provision(id, p.worktree!, p.provision!)));
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;

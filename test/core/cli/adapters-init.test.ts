@@ -26,7 +26,8 @@ beforeAll(async () => {
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-const init = (args: string[]) => runCli(["adapters", "init", ...args], { home: join(dir, "unused-home"), cwd: dir, env });
+const init = (args: string[]) =>
+  runCli(["adapters", "init", ...args], { home: join(dir, "unused-home"), cwd: dir, env });
 
 /** Runs a command in a scaffolded package the way its author would. */
 function run(cmd: string, args: string[], cwd: string): Promise<{ code: number; out: string }> {
@@ -43,10 +44,20 @@ describe("svc adapters init", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("provider hello, target hello-log");
     const pkg = join(dir, "svc-adapter-hello");
-    expect((await readdir(pkg)).sort()).toEqual([".gitignore", "README.md", "package.json", "provider.js", "target.js", "test"]);
+    expect((await readdir(pkg)).sort()).toEqual([
+      ".gitignore",
+      "README.md",
+      "package.json",
+      "provider.js",
+      "target.js",
+      "test",
+    ]);
     const pj = JSON.parse(await readFile(join(pkg, "package.json"), "utf8"));
     expect(pj.peerDependencies).toBeUndefined();
-    expect(pj["svc-adapter"].plugins.map((p: { type: string; kind: string }) => `${p.type} ${p.kind}`)).toEqual(["provider hello", "target hello-log"]);
+    expect(pj["svc-adapter"].plugins.map((p: { type: string; kind: string }) => `${p.type} ${p.kind}`)).toEqual([
+      "provider hello",
+      "target hello-log",
+    ]);
     expect(await readFile(join(pkg, "provider.js"), "utf8")).toContain('from "@svc/plugin-api"');
     const t = await run("npm", ["test"], pkg);
     expect(t.out).toMatch(/^# pass 1$/m);
@@ -57,7 +68,10 @@ describe("svc adapters init", () => {
     const r = await init(["broken", "--provider", "tick", "--target", "sink"]);
     expect(r.code, r.stderr).toBe(0);
     const file = join(dir, "broken", "provider.js");
-    await writeFile(file, (await readFile(file, "utf8")).replace('subjects: ["tick:demo"]', 'subjects: ["tick:elsewhere"]'));
+    await writeFile(
+      file,
+      (await readFile(file, "utf8")).replace('subjects: ["tick:demo"]', 'subjects: ["tick:elsewhere"]'),
+    );
     const t = await run("npm", ["test"], join(dir, "broken"));
     expect(t.code).not.toBe(0);
     expect(t.out).toMatch(/^# fail 1$/m);
@@ -67,15 +81,19 @@ describe("svc adapters init", () => {
     ["a provider only (events parked for a session target)", "p-only", ["--provider", "jira"], "provider.js"],
     ["a target only (events pushed through agentpush)", "t-only", ["--target", "memo"], "target.js"],
     ["a redactor only (svc installs and loads it)", "r-only", ["--redactor", "emails"], "redactor.js"],
-  ])("scaffolds %s", async (_what, name, flags, only) => {
-    const r = await init([name, ...flags]);
-    expect(r.code, r.stderr).toBe(0);
-    const files = await readdir(join(dir, name));
-    expect(files).toContain(only);
-    expect(files.filter((f) => f.endsWith(".js"))).toEqual([only]);
-    const t = await run("npm", ["test"], join(dir, name));
-    expect(t.code, t.out).toBe(0);
-  }, 180_000);
+  ])(
+    "scaffolds %s",
+    async (_what, name, flags, only) => {
+      const r = await init([name, ...flags]);
+      expect(r.code, r.stderr).toBe(0);
+      const files = await readdir(join(dir, name));
+      expect(files).toContain(only);
+      expect(files.filter((f) => f.endsWith(".js"))).toEqual([only]);
+      const t = await run("npm", ["test"], join(dir, name));
+      expect(t.code, t.out).toBe(0);
+    },
+    180_000,
+  );
 
   it("--typescript: typed sources build against the types-only @svc/plugin-api and pass the same test", async () => {
     const r = await init(["ts-adapter", "--typescript", "--provider", "tick", "--target", "sink"]);

@@ -23,13 +23,21 @@ describe("a package that replaces the built-in agentpush provider", () => {
   it("svc sentinel push names the package that replaced the built-in and the fix", async () => {
     const r = await cli(["sentinel", "push", "ci:x", "--type", "t"]);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/package svc-fixture-agentpush-shadow replaces it .*svc adapters rm svc-fixture-agentpush-shadow/);
+    expect(r.stderr).toMatch(
+      /package svc-fixture-agentpush-shadow replaces it .*svc adapters rm svc-fixture-agentpush-shadow/,
+    );
   });
 
   it("REST: the route the built-in served names the package that replaced it, not a bare no route", async () => {
-    const res = await fx.daemon.fetch("/providers/agentpush/events", { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+    const res = await fx.daemon.fetch("/providers/agentpush/events", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{}",
+    });
     const body = (await res.json()) as { error: { code: string; message: string } };
     expect([res.status, body.error.code]).toEqual([404, "not_found"]);
-    expect(body.error.message).toMatch(/^no route POST \/providers\/agentpush\/events: the built-in provider agentpush serves it, but package svc-fixture-agentpush-shadow replaces it .*svc adapters rm svc-fixture-agentpush-shadow/);
+    expect(body.error.message).toMatch(
+      /^no route POST \/providers\/agentpush\/events: the built-in provider agentpush serves it, but package svc-fixture-agentpush-shadow replaces it .*svc adapters rm svc-fixture-agentpush-shadow/,
+    );
   });
 });

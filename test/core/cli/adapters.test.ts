@@ -18,7 +18,15 @@ describe("svc adapters: the done-when scenario", () => {
     await sb.place("cwd", "svc-fixture-provider-alt");
     await sb.place("cwd", "svc-fixture-throws");
     await sb.place("install", "svc-fixture-bad-manifest");
-    await sb.writeConfig({ adapters: ["svc-fixture-provider", "svc-fixture-throws", "svc-fixture-provider-alt", "svc-fixture-bad-manifest", "svc-fixture-missing"] });
+    await sb.writeConfig({
+      adapters: [
+        "svc-fixture-provider",
+        "svc-fixture-throws",
+        "svc-fixture-provider-alt",
+        "svc-fixture-bad-manifest",
+        "svc-fixture-missing",
+      ],
+    });
   });
   afterAll(() => sb.cleanup());
 
@@ -26,11 +34,28 @@ describe("svc adapters: the done-when scenario", () => {
     const r = await runCli(["adapters", "ls", "--json", "--load"], { home: sb.home, cwd: sb.cwd, env: sb.env });
     expect(r.code, r.stderr).toBe(0);
     const l = JSON.parse(r.stdout) as AdapterListing;
-    expect(l.packages.map((p) => [p.id, p.resolvedFrom, p.version, p.plugins.map((x) => `${x.type}:${x.kind}:${x.status}:${x.lostTo ?? x.replaces?.join() ?? ""}`)])).toEqual([
+    expect(
+      l.packages.map((p) => [
+        p.id,
+        p.resolvedFrom,
+        p.version,
+        p.plugins.map((x) => `${x.type}:${x.kind}:${x.status}:${x.lostTo ?? x.replaces?.join() ?? ""}`),
+      ]),
+    ).toEqual([
       ["svc-fixture-provider", "cwd", "1.0.0", ["provider:fixture-ticks:lost:svc-fixture-provider-alt"]],
-      ["svc-fixture-provider-alt", "cwd", "2.0.0", ["provider:fixture-ticks:wins:provider fixture-ticks of package svc-fixture-provider"]],
+      [
+        "svc-fixture-provider-alt",
+        "cwd",
+        "2.0.0",
+        ["provider:fixture-ticks:wins:provider fixture-ticks of package svc-fixture-provider"],
+      ],
     ]);
-    expect(l.shadowed).toContainEqual({ type: "provider", kind: "fixture-ticks", winner: "svc-fixture-provider-alt", loser: "svc-fixture-provider" });
+    expect(l.shadowed).toContainEqual({
+      type: "provider",
+      kind: "fixture-ticks",
+      winner: "svc-fixture-provider-alt",
+      loser: "svc-fixture-provider",
+    });
     expect(l.failures.filter((f) => f.package.startsWith("svc-")).map((f) => [f.package, f.phase])).toEqual([
       ["svc-fixture-throws", "import"],
       ["svc-fixture-bad-manifest", "validate"],
@@ -44,7 +69,9 @@ describe("svc adapters: the done-when scenario", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/svc-fixture-provider@1\.0\.0 +resolved from cwd/);
     expect(r.stdout).toMatch(/provider fixture-ticks +lost to svc-fixture-provider-alt/);
-    expect(r.stdout).toMatch(/provider fixture-ticks +wins \(replaces provider fixture-ticks of package svc-fixture-provider\)/);
+    expect(r.stdout).toMatch(
+      /provider fixture-ticks +wins \(replaces provider fixture-ticks of package svc-fixture-provider\)/,
+    );
     expect(r.stdout).toMatch(/svc-fixture-bad-manifest \(validate\): invalid svc\/adapter\/v1 manifest/);
     expect(r.stdout).toMatch(/svc-fixture-missing \(resolve\): package "svc-fixture-missing" is not installed/);
     expect(r.stdout).not.toContain("exploded");
@@ -82,23 +109,42 @@ describe("svc adapters install / rm (offline: folder and tarball specs)", () => 
     expect(r.stdout).toContain("installed svc-fixture-target@1.0.0");
     expect(r.stdout).toContain("target fixture-memo");
     expect(await readJson(join(sb.home, "config.json"))).toEqual({ adapters: ["svc-fixture-target"] });
-    expect((await readJson(join(sb.install, "package.json"))).dependencies["svc-fixture-target"]).toMatch(/src\/svc-fixture-target$/);
-    const ls = JSON.parse((await runCli(["adapters", "ls", "--json", "--load"], { home: sb.home, cwd: sb.root, env: sb.env })).stdout) as AdapterListing;
+    expect((await readJson(join(sb.install, "package.json"))).dependencies["svc-fixture-target"]).toMatch(
+      /src\/svc-fixture-target$/,
+    );
+    const ls = JSON.parse(
+      (await runCli(["adapters", "ls", "--json", "--load"], { home: sb.home, cwd: sb.root, env: sb.env })).stdout,
+    ) as AdapterListing;
     expect(ls.packages.map((p) => [p.id, p.resolvedFrom, p.dir])).toEqual([["svc-fixture-target", "install", src]]);
     expect(ls.failures.filter((f) => !f.package.startsWith("svc ("))).toEqual([]);
   });
 
   it("installs a tarball, appending to adapters and keeping unknown keys of config.json", async () => {
     const raw = JSON.parse(await readFile(join(sb.home, "config.json"), "utf8"));
-    await writeFile(join(sb.home, "config.json"), JSON.stringify({ ...raw, someFutureKey: { x: 1 }, daemon: { port: 19999 } }));
+    await writeFile(
+      join(sb.home, "config.json"),
+      JSON.stringify({ ...raw, someFutureKey: { x: 1 }, daemon: { port: 19999 } }),
+    );
     const src = await sb.source("svc-fixture-adapter");
     const { execFileSync } = await import("node:child_process");
-    const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", sb.src], { cwd: src, encoding: "utf8" }).trim().split("\n").at(-1)!;
+    const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", sb.src], { cwd: src, encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .at(-1)!;
     const r = await cli(["adapters", "install", join(sb.src, tgz)]);
     expect(r.code, r.stderr).toBe(0);
-    expect(await readJson(join(sb.home, "config.json"))).toEqual({ adapters: ["svc-fixture-target", "svc-fixture-adapter"], someFutureKey: { x: 1 }, daemon: { port: 19999 } });
-    const ls = JSON.parse((await runCli(["adapters", "ls", "--json", "--load"], { home: sb.home, cwd: sb.root, env: sb.env })).stdout) as AdapterListing;
-    expect(ls.packages.find((p) => p.id === "svc-fixture-adapter")).toMatchObject({ resolvedFrom: "install", dir: join(sb.install, "node_modules", "svc-fixture-adapter") });
+    expect(await readJson(join(sb.home, "config.json"))).toEqual({
+      adapters: ["svc-fixture-target", "svc-fixture-adapter"],
+      someFutureKey: { x: 1 },
+      daemon: { port: 19999 },
+    });
+    const ls = JSON.parse(
+      (await runCli(["adapters", "ls", "--json", "--load"], { home: sb.home, cwd: sb.root, env: sb.env })).stdout,
+    ) as AdapterListing;
+    expect(ls.packages.find((p) => p.id === "svc-fixture-adapter")).toMatchObject({
+      resolvedFrom: "install",
+      dir: join(sb.install, "node_modules", "svc-fixture-adapter"),
+    });
     expect(ls.failures.filter((f) => !f.package.startsWith("svc ("))).toEqual([]);
   });
 
@@ -122,13 +168,23 @@ describe("svc adapters install / rm (offline: folder and tarball specs)", () => 
     await cp(join(sb.src, "svc-fixture-adapter"), v2, { recursive: true });
     const pj = await readJson(join(v2, "package.json"));
     await writeFile(join(v2, "package.json"), JSON.stringify({ ...pj, version: "2.0.0" }));
-    await writeFile(join(v2, "svc-adapter.json"), JSON.stringify({ schema: "svc/adapter/v1", svc: ">=0.20.0", plugins: [] }));
-    const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", sb.src], { cwd: v2, encoding: "utf8" }).trim().split("\n").at(-1)!;
+    await writeFile(
+      join(v2, "svc-adapter.json"),
+      JSON.stringify({ schema: "svc/adapter/v1", svc: ">=0.20.0", plugins: [] }),
+    );
+    const tgz = execFileSync("npm", ["pack", "--silent", "--pack-destination", sb.src], { cwd: v2, encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .at(-1)!;
     const r = await cli(["adapters", "install", join(sb.src, tgz)]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain("plugins: Too small");
-    expect((await readJson(join(sb.install, "node_modules", "svc-fixture-adapter", "package.json"))).version).toBe("1.0.0");
-    expect((await readJson(join(sb.install, "package.json"))).dependencies["svc-fixture-adapter"]).toContain("svc-fixture-adapter-1.0.0.tgz");
+    expect((await readJson(join(sb.install, "node_modules", "svc-fixture-adapter", "package.json"))).version).toBe(
+      "1.0.0",
+    );
+    expect((await readJson(join(sb.install, "package.json"))).dependencies["svc-fixture-adapter"]).toContain(
+      "svc-fixture-adapter-1.0.0.tgz",
+    );
   });
 
   it("refuses a package whose host range this svc does not satisfy", async () => {
@@ -151,7 +207,11 @@ describe("svc adapters install / rm (offline: folder and tarball specs)", () => 
     await writeFile(join(sb.home, "config.json"), JSON.stringify({ ...cfg, profileAliases: { fixture: src } }));
     const r = await cli(["install", "runtime-profile/fixture"]);
     expect(r.code, r.stderr).toBe(0);
-    expect((await readJson(join(sb.home, "config.json"))).adapters).toEqual(["svc-fixture-target", "svc-fixture-adapter", "svc-fixture-runtime-profile"]);
+    expect((await readJson(join(sb.home, "config.json"))).adapters).toEqual([
+      "svc-fixture-target",
+      "svc-fixture-adapter",
+      "svc-fixture-runtime-profile",
+    ]);
     expect((await cli(["install", "not-a-profile"])).code).toBe(2);
   });
 

@@ -2,13 +2,20 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { reportError, warn } from "../../../core/cli/output.js";
 
 describe("colour follows the stream written to", () => {
-  const saved = { stdout: process.stdout.isTTY, stderr: process.stderr.isTTY, NO_COLOR: process.env.NO_COLOR, FORCE_COLOR: process.env.FORCE_COLOR };
+  const saved = {
+    stdout: process.stdout.isTTY,
+    stderr: process.stderr.isTTY,
+    NO_COLOR: process.env.NO_COLOR,
+    FORCE_COLOR: process.env.FORCE_COLOR,
+  };
   let written: string[];
   beforeEach(() => {
     delete process.env.NO_COLOR;
     delete process.env.FORCE_COLOR;
     written = [];
-    vi.spyOn(process.stderr, "write").mockImplementation((chunk: string | Uint8Array) => (written.push(String(chunk)), true));
+    vi.spyOn(process.stderr, "write").mockImplementation(
+      (chunk: string | Uint8Array) => (written.push(String(chunk)), true),
+    );
   });
   afterEach(() => {
     vi.restoreAllMocks();

@@ -21,7 +21,10 @@ describe("the svc program", () => {
   it("gives listing verbs --json", () => {
     for (const { path, cmd } of allCommands(buildProgram())) {
       if (cmd.name() === "ls" || cmd.name() === "list") {
-        expect(cmd.options.map((o) => o.long), `svc ${path.join(" ")}`).toContain("--json");
+        expect(
+          cmd.options.map((o) => o.long),
+          `svc ${path.join(" ")}`,
+        ).toContain("--json");
       }
     }
   });

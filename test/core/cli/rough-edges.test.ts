@@ -15,7 +15,11 @@ describe("CLI rough edges", () => {
     // `true` never reads, so every write after it exits meets a closed pipe.
     const piped = (reader: string) =>
       new Promise<{ code: number | null; stderr: string; stdout: string }>((resolve) => {
-        const child = spawn("bash", ["-c", `set -o pipefail; "${process.execPath}" "${CLI_PATH}" config show --effective | ${reader}`], { env: childEnv(t.home) });
+        const child = spawn(
+          "bash",
+          ["-c", `set -o pipefail; "${process.execPath}" "${CLI_PATH}" config show --effective | ${reader}`],
+          { env: childEnv(t.home) },
+        );
         let stderr = "";
         let stdout = "";
         child.stderr.on("data", (c) => (stderr += c));
@@ -64,10 +68,15 @@ describe("CLI rough edges", () => {
     try {
       const noDaemon = await runCli(["sentinel", "list", "--json"], { home: t.home });
       expect(noDaemon.code).toBe(1);
-      expect(JSON.parse(noDaemon.stdout)).toEqual({ error: { code: "daemon_not_running", message: expect.stringMatching(/no svc daemon is running/) } });
+      expect(JSON.parse(noDaemon.stdout)).toEqual({
+        error: { code: "daemon_not_running", message: expect.stringMatching(/no svc daemon is running/) },
+      });
       const usage = await runCli(["sentinel", "list", "--json", "--bogus"], { home: t.home });
       expect(usage.code).toBe(2);
-      expect(JSON.parse(usage.stdout).error).toMatchObject({ code: "usage", message: expect.stringMatching(/unknown option '--bogus'/) });
+      expect(JSON.parse(usage.stdout).error).toMatchObject({
+        code: "usage",
+        message: expect.stringMatching(/unknown option '--bogus'/),
+      });
       expect(usage.stderr).toBe("");
     } finally {
       await t.cleanup();
@@ -81,7 +90,9 @@ describe("CLI rough edges", () => {
       await chmod(join(t.home, "config.json"), 0o644);
       const r = await runCli(["config", "set", "daemon.authToken"], { home: t.home, input: "tok-abcdef-123\n" });
       expect(r.code).toBe(0);
-      expect(r.stderr).toMatch(/holds daemon\.authToken and is readable by group or others \(mode 0644\); run chmod 600/);
+      expect(r.stderr).toMatch(
+        /holds daemon\.authToken and is readable by group or others \(mode 0644\); run chmod 600/,
+      );
       expect(r.stderr + r.stdout).not.toContain("tok-abcdef-123");
       await chmod(join(t.home, "config.json"), 0o600);
       expect((await runCli(["config", "set", "daemon.authToken"], { home: t.home, input: "tok-2\n" })).stderr).toBe("");
@@ -91,8 +102,15 @@ describe("CLI rough edges", () => {
   });
 
   it("webhooks check applies the creation's URL rule: credentials in the URL are refused", async () => {
-    const r = await checkWebhookUrl("https://user:pw@hooks.example/x", { resolver: { lookupAll: async () => [{ address: "93.184.216.34", family: 4 as const }] }, allowSubnets: [] });
-    expect(r).toMatchObject({ allowed: false, failure: "invalid_input", reason: expect.stringMatching(/must not carry credentials/) });
+    const r = await checkWebhookUrl("https://user:pw@hooks.example/x", {
+      resolver: { lookupAll: async () => [{ address: "93.184.216.34", family: 4 as const }] },
+      allowSubnets: [],
+    });
+    expect(r).toMatchObject({
+      allowed: false,
+      failure: "invalid_input",
+      reason: expect.stringMatching(/must not carry credentials/),
+    });
   });
 
   it("a svc serve that cannot bind its port writes nothing under $SVC_HOME", async () => {

@@ -101,7 +101,10 @@ describe("svc webhooks check (real binary)", () => {
   it("respects webhooks.allowSubnets from config.json and never connects", async () => {
     const { home: h2, cleanup: c2 } = await makeTempHome();
     try {
-      await writeFile(join(h2, "config.json"), JSON.stringify({ webhooks: { allowSubnets: ["127.0.0.0/8", "::1/128"] } }));
+      await writeFile(
+        join(h2, "config.json"),
+        JSON.stringify({ webhooks: { allowSubnets: ["127.0.0.0/8", "::1/128"] } }),
+      );
       const res = await runCli(["webhooks", "check", `https://localhost:${port}/hook`], { home: h2 });
       expect(res.code).toBe(0);
       expect(res.stdout).toContain("allowed (webhooks.allowSubnets 127.0.0.0/8)");

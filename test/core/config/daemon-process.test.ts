@@ -56,7 +56,9 @@ describe("svc serve checks its flags against the schema", () => {
   ])("serve %j is a usage error naming the flag", async (args, why) => {
     const home = await makeTempHome();
     try {
-      const r = await runCli(["serve", ...(args.includes("--port") ? [] : ["--port", "0"]), ...args], { home: home.home });
+      const r = await runCli(["serve", ...(args.includes("--port") ? [] : ["--port", "0"]), ...args], {
+        home: home.home,
+      });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(why);
     } finally {

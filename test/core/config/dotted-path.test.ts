@@ -1,7 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { getAt, leaves, parseKey, schemaAt, setAt, splitKey, unsetAt, valueAt } from "../../../core/config/dotted-path.js";
+import {
+  getAt,
+  leaves,
+  parseKey,
+  schemaAt,
+  setAt,
+  splitKey,
+  unsetAt,
+  valueAt,
+} from "../../../core/config/dotted-path.js";
 import { configSchema, daemonSchema, extJudgeSchema, worktreesSchema } from "../../../core/config/schema.js";
 
 describe("dotted keys", () => {
@@ -9,7 +18,10 @@ describe("dotted keys", () => {
     ["daemon.port", ["daemon", "port"]],
     ["models.review.small", ["models", "review.small"]],
     ["profileAliases.a.b", ["profileAliases", "a.b"]],
-    ["worktrees.provisionConcurrencyByRepo.~/src/my.repo", ["worktrees", "provisionConcurrencyByRepo", "~/src/my.repo"]],
+    [
+      "worktrees.provisionConcurrencyByRepo.~/src/my.repo",
+      ["worktrees", "provisionConcurrencyByRepo", "~/src/my.repo"],
+    ],
     ["defaults.adapters.claude.auth.mode", ["defaults", "adapters", "claude", "auth", "mode"]],
   ])("%s", (key, path) => expect(parseKey(key)).toEqual(path));
 
@@ -51,7 +63,8 @@ describe("raw-tree edits", () => {
         expect(getAt(next, p)).toEqual(v);
         const { tree: back } = unsetAt(next, p);
         expect(getAt(back, p)).toBeUndefined();
-        for (const k of Object.keys(tree)) if (k !== p[0]) expect(back[k]).toEqual((tree as Record<string, unknown>)[k]);
+        for (const k of Object.keys(tree))
+          if (k !== p[0]) expect(back[k]).toEqual((tree as Record<string, unknown>)[k]);
       }),
     );
   });
@@ -93,7 +106,12 @@ describe("edge cases every caller shares", () => {
 
 describe("leaves", () => {
   it("lists every value that is not a non-empty object, in document order; an empty object or array is a leaf, the root never", () => {
-    const tree = { daemon: { port: 1, allowedOrigins: [] }, models: { "review.small": { model: "m" } }, profiles: {}, x: null };
+    const tree = {
+      daemon: { port: 1, allowedOrigins: [] },
+      models: { "review.small": { model: "m" } },
+      profiles: {},
+      x: null,
+    };
     expect(leaves(tree)).toEqual([
       [["daemon", "port"], 1],
       [["daemon", "allowedOrigins"], []],

@@ -2,11 +2,27 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { provisionCapFor, resolvePresetCwd } from "../../../core/config/local-paths.js";
-import { MODEL_ROLE_DEFAULTS, resolveModelRef, resolveModelRoles, unknownModelWarnings } from "../../../core/config/models.js";
-import { DEFAULT_RENDEZVOUS_URL, pairPageUrl, pairingSettings, rendezvousForOffer } from "../../../core/config/pairing.js";
+import {
+  MODEL_ROLE_DEFAULTS,
+  resolveModelRef,
+  resolveModelRoles,
+  unknownModelWarnings,
+} from "../../../core/config/models.js";
+import {
+  DEFAULT_RENDEZVOUS_URL,
+  pairPageUrl,
+  pairingSettings,
+  rendezvousForOffer,
+} from "../../../core/config/pairing.js";
 import { resolveConfig } from "../../../core/config/resolve.js";
 import type { SvcConfigFile } from "../../../core/config/schema.js";
-import { grantableDelegation, messagingPolicy, resolvePromptInterrupt, resolveSpawnDefaults, roleForDepth } from "../../../core/config/spawn-defaults.js";
+import {
+  grantableDelegation,
+  messagingPolicy,
+  resolvePromptInterrupt,
+  resolveSpawnDefaults,
+  roleForDepth,
+} from "../../../core/config/spawn-defaults.js";
 
 const eff = (file: SvcConfigFile) => resolveConfig(file, {}, {}, "/h").effective;
 
@@ -15,12 +31,23 @@ describe("spawn defaults", () => {
     defaults: {
       skills: ["a", "b"],
       options: { verbose: false, depth: 1, tone: "plain" },
-      adapters: { claude: { skills: ["b", "c"], options: { depth: 2 }, auth: { mode: "api-key", apiKey: "k", provider: "anthropic" } }, bare: {} },
+      adapters: {
+        claude: {
+          skills: ["b", "c"],
+          options: { depth: 2 },
+          auth: { mode: "api-key", apiKey: "k", provider: "anthropic" },
+        },
+        bare: {},
+      },
     },
   });
 
   it("options: defaults.options < adapter options < explicit", () => {
-    expect(resolveSpawnDefaults(cfg, "claude", { options: { tone: "terse" } }).options).toEqual({ verbose: false, depth: 2, tone: "terse" });
+    expect(resolveSpawnDefaults(cfg, "claude", { options: { tone: "terse" } }).options).toEqual({
+      verbose: false,
+      depth: 2,
+      tone: "terse",
+    });
     expect(resolveSpawnDefaults(cfg, "other", {}).options).toEqual({ verbose: false, depth: 1, tone: "plain" });
   });
 
@@ -31,7 +58,11 @@ describe("spawn defaults", () => {
   });
 
   it("auth per adapter, absent when the adapter has none", () => {
-    expect(resolveSpawnDefaults(cfg, "claude", {}).auth).toEqual({ mode: "api-key", apiKey: "k", provider: "anthropic" });
+    expect(resolveSpawnDefaults(cfg, "claude", {}).auth).toEqual({
+      mode: "api-key",
+      apiKey: "k",
+      provider: "anthropic",
+    });
     expect(resolveSpawnDefaults(cfg, "bare", {})).not.toHaveProperty("auth");
     expect(resolveSpawnDefaults(eff({}), "x", {})).toEqual({ options: {}, skills: [] });
   });
@@ -44,8 +75,16 @@ describe("spawn defaults", () => {
   });
 
   it("messaging policy defaults and overrides", () => {
-    expect(messagingPolicy(eff({}))).toEqual({ allowSiblings: false, agentInterrupt: "deny", pendingPromptStaleMinutes: 5 });
-    expect(messagingPolicy(eff({ defaults: { messaging: { agentInterrupt: "allow" } } }))).toEqual({ allowSiblings: false, agentInterrupt: "allow", pendingPromptStaleMinutes: 5 });
+    expect(messagingPolicy(eff({}))).toEqual({
+      allowSiblings: false,
+      agentInterrupt: "deny",
+      pendingPromptStaleMinutes: 5,
+    });
+    expect(messagingPolicy(eff({ defaults: { messaging: { agentInterrupt: "allow" } } }))).toEqual({
+      allowSiblings: false,
+      agentInterrupt: "allow",
+      pendingPromptStaleMinutes: 5,
+    });
   });
 
   it("role for depth: executor at or above the cutoff (default 1)", () => {
@@ -65,12 +104,16 @@ describe("model roles", () => {
   it("built-in defaults for the four roles", () => {
     const t = resolveModelRoles({});
     expect(Object.keys(t).sort()).toEqual(["judge.session", "review.large", "review.pr", "review.small"]);
-    for (const [role, d] of Object.entries(MODEL_ROLE_DEFAULTS)) expect(t[role]).toEqual({ model: d.model, source: "default" });
+    for (const [role, d] of Object.entries(MODEL_ROLE_DEFAULTS))
+      expect(t[role]).toEqual({ model: d.model, source: "default" });
   });
 
   it("precedence: run input > repository > config > default", () => {
     const config = { models: { "review.small": "c", "review.pr": "c", "review.large": "c" } };
-    const t = resolveModelRoles(config, { repository: { "review.pr": "r", "review.large": "r" }, run: { "review.large": { model: "x", route: "claude" } } });
+    const t = resolveModelRoles(config, {
+      repository: { "review.pr": "r", "review.large": "r" },
+      run: { "review.large": { model: "x", route: "claude" } },
+    });
     expect(t["review.small"]).toEqual({ model: "c", source: "config" });
     expect(t["review.pr"]).toEqual({ model: "r", source: "repository" });
     expect(t["review.large"]).toEqual({ model: "x", route: "claude", source: "run" });
@@ -79,7 +122,11 @@ describe("model roles", () => {
 
   it("role: references resolve (chains too), cycles are an error", () => {
     const config = { models: { "review.pr": "role:review.large", custom: { model: "role:review.pr", profile: "p" } } };
-    expect(resolveModelRef("role:custom", config)).toEqual({ model: MODEL_ROLE_DEFAULTS["review.large"]!.model, profile: "p", role: "custom" });
+    expect(resolveModelRef("role:custom", config)).toEqual({
+      model: MODEL_ROLE_DEFAULTS["review.large"]!.model,
+      profile: "p",
+      role: "custom",
+    });
     expect(resolveModelRef("gpt-5", config)).toEqual({ model: "gpt-5" });
     expect(() => resolveModelRef("role:nope", config)).toThrow(/not defined/);
     expect(() => resolveModelRoles({ models: { a: "role:b", b: "role:a" } })).toThrow(/cycle/);
@@ -94,7 +141,7 @@ describe("model roles", () => {
 });
 
 describe("pairing", () => {
-  it("absent = hosted default, URL = that broker, \"\" = opt-out requiring --rendezvous", () => {
+  it('absent = hosted default, URL = that broker, "" = opt-out requiring --rendezvous', () => {
     expect(rendezvousForOffer(eff({}))).toBe(DEFAULT_RENDEZVOUS_URL);
     expect(rendezvousForOffer(eff({ pairing: { rendezvous: "wss://b.example" } }))).toBe("wss://b.example");
     const optOut = eff({ pairing: { rendezvous: "" } });
@@ -129,7 +176,10 @@ describe("local paths", () => {
 describe("staticConfigService", () => {
   it("resolves a tree like the file-backed service", async () => {
     const { staticConfigService } = await import("../../../core/config/static-config-service.js");
-    const svc = staticConfigService({ spawn: { attach: "on-request" } }, { env: { SVC_SPAWN_DEDUPE: "on-request" }, home: "/h" });
+    const svc = staticConfigService(
+      { spawn: { attach: "on-request" } },
+      { env: { SVC_SPAWN_DEDUPE: "on-request" }, home: "/h" },
+    );
     expect(svc.current().effective.spawn).toEqual({ attach: "on-request", dedupe: "on-request" });
     expect(svc.current().effective.worktrees.root).toBe("/h/worktrees");
     expect(svc.current().sources["spawn.dedupe"]).toEqual({ kind: "env", name: "SVC_SPAWN_DEDUPE" });

@@ -35,13 +35,19 @@ describe("loadConfigFile", () => {
   it("a file that is not JSON is config_invalid naming the file", async () => {
     const path = join(home.home, "config.json");
     await writeFile(path, "{ daemon: ");
-    await expect(loadConfigFile(path)).rejects.toMatchObject({ code: "config_invalid", message: expect.stringContaining(path) });
+    await expect(loadConfigFile(path)).rejects.toMatchObject({
+      code: "config_invalid",
+      message: expect.stringContaining(path),
+    });
   });
 
   it("a file that is not JSON is described by position, never quoted (a token near the fault stays out of the log)", async () => {
     const path = join(home.home, "config.json");
     await writeFile(path, '{\n  "daemon": {"authToken": sk-ant-SECRET123}\n}');
-    const err = await loadConfigFile(path).then(() => undefined, (e: Error) => e);
+    const err = await loadConfigFile(path).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toContain(`${path} is not valid JSON (an unexpected character at position 28 (line 2))`);
     expect(err?.message).not.toContain("SECRET");
   });
@@ -53,9 +59,19 @@ describe("validateConfigTree", () => {
     [{ daemon: { port: 70000 } }, "daemon.port", "got 70000", "must be 0..65535"],
     [{ daemon: { port: 1.5 } }, "daemon.port", "got 1.5", "must be a whole number"],
     [{ sessions: { attentionDelaySec: -1 } }, "sessions.attentionDelaySec", "got -1", "must be at least 0"],
-    [{ worktrees: { isolation: "sometimes" } }, "worktrees.isolation", 'the string "sometimes"', '"always", "on-request", "never"'],
+    [
+      { worktrees: { isolation: "sometimes" } },
+      "worktrees.isolation",
+      'the string "sometimes"',
+      '"always", "on-request", "never"',
+    ],
     [{ adapters: "pkg" }, "adapters", 'the string "pkg"', "an array"],
-    [{ defaults: { messaging: { agentInterrupt: "maybe" } } }, "defaults.messaging.agentInterrupt", 'the string "maybe"', '"allow", "deny"'],
+    [
+      { defaults: { messaging: { agentInterrupt: "maybe" } } },
+      "defaults.messaging.agentInterrupt",
+      'the string "maybe"',
+      '"allow", "deny"',
+    ],
     [{ models: { "review.small": 5 } }, "models.review.small", "the number 5", "model id string or {model"],
     [{ pairing: { rendezvous: "http://x" } }, "pairing.rendezvous", 'the string "http://x"', "ws:// or wss://"],
     [{ tunnel: { e2e: true } }, "tunnel.e2e", "the boolean true", "requires tunnel.token"],
@@ -71,7 +87,11 @@ describe("validateConfigTree", () => {
 
   it.each([
     [{ extJudge: "sk-ant-SECRET123" }, "extJudge", "sk-ant-SECRET123"],
-    [{ defaults: { adapters: { claude: { auth: "sk-ant-SECRET456" } } } }, "defaults.adapters.claude.auth", "sk-ant-SECRET456"],
+    [
+      { defaults: { adapters: { claude: { auth: "sk-ant-SECRET456" } } } },
+      "defaults.adapters.claude.auth",
+      "sk-ant-SECRET456",
+    ],
     [{ profiles: { p: { tunnel: "tun-SECRET789" } } }, "profiles.p.tunnel", "tun-SECRET789"],
     [{ daemon: { authToken: 424242424242 } }, "daemon.authToken", "424242424242"],
     [{ tunnel: { token: ["tok-SECRETabc"] } }, "tunnel.token", "tok-SECRETabc"],
@@ -83,17 +103,26 @@ describe("validateConfigTree", () => {
   });
 
   it("a profile's tunnel.e2e falls through to the top-level token", () => {
-    expect(() => validateConfigTree(FILE, { tunnel: { token: "t" }, profiles: { p: { tunnel: { e2e: true } } } })).not.toThrow();
-    expect(errorOf(() => validateConfigTree(FILE, { profiles: { p: { tunnel: { e2e: true } } } })).message).toContain("profiles.p.tunnel.e2e");
+    expect(() =>
+      validateConfigTree(FILE, { tunnel: { token: "t" }, profiles: { p: { tunnel: { e2e: true } } } }),
+    ).not.toThrow();
+    expect(errorOf(() => validateConfigTree(FILE, { profiles: { p: { tunnel: { e2e: true } } } })).message).toContain(
+      "profiles.p.tunnel.e2e",
+    );
   });
 
   it("drops a malformed acpAgents entry with a warning and loads the rest", () => {
-    const r = validateConfigTree(FILE, { acpAgents: { good: { bin: "agent" }, bad: { name: "no bin" }, worse: 7 }, daemon: { port: 1 } });
+    const r = validateConfigTree(FILE, {
+      acpAgents: { good: { bin: "agent" }, bad: { name: "no bin" }, worse: 7 },
+      daemon: { port: 1 },
+    });
     expect(Object.keys(r.config.acpAgents!)).toEqual(["good"]);
     expect(r.warnings).toHaveLength(2);
     expect(r.warnings[0]).toMatch(/acpAgents\.bad dropped: key acpAgents\.bad\.bin: found nothing, allowed: a string/);
     // An entry may hold secrets (its env map), so a wrong value in its place is shown by kind only.
-    expect(r.warnings[1]).toMatch(/acpAgents\.worse dropped: key acpAgents\.worse: found a number \(value hidden\), allowed: an object/);
+    expect(r.warnings[1]).toMatch(
+      /acpAgents\.worse dropped: key acpAgents\.worse: found a number \(value hidden\), allowed: an object/,
+    );
     expect(r.config.daemon!.port).toBe(1);
     expect((r.raw.acpAgents as Record<string, unknown>).bad).toEqual({ name: "no bin" });
   });
@@ -107,7 +136,9 @@ describe("validateConfigTree", () => {
       },
     });
     expect(r.config.acpAgents).toEqual({});
-    expect(r.warnings[0]).toMatch(/acpAgents\.a dropped: key acpAgents\.a\.resumable: found the string "yes", allowed: a boolean/);
+    expect(r.warnings[0]).toMatch(
+      /acpAgents\.a dropped: key acpAgents\.a\.resumable: found the string "yes", allowed: a boolean/,
+    );
     expect(r.warnings[1]).toMatch(/acpAgents\.b dropped: key acpAgents\.b\.env: found a string \(value hidden\)/);
     expect(r.warnings[2]).toMatch(/acpAgents\.c dropped: key acpAgents\.c\.env\.ANTHROPIC_API_KEY: found an array/);
     expect(r.warnings.join("\n")).not.toContain("SECRET");
@@ -115,11 +146,17 @@ describe("validateConfigTree", () => {
   });
 
   it("in an env map, a secret-named variable's value is hidden and another's shown, alike in acpAgents and terminalPresets (as config show does)", () => {
-    const r = validateConfigTree(FILE, { acpAgents: { a: { bin: "x", env: { GH_TOKEN: 424242 } }, b: { bin: "x", env: { MODE: 7 } } } });
+    const r = validateConfigTree(FILE, {
+      acpAgents: { a: { bin: "x", env: { GH_TOKEN: 424242 } }, b: { bin: "x", env: { MODE: 7 } } },
+    });
     expect(r.warnings[0]).toMatch(/key acpAgents\.a\.env\.GH_TOKEN: found a number \(value hidden\)/);
     expect(r.warnings[1]).toMatch(/key acpAgents\.b\.env\.MODE: found the number 7,/);
-    expect(errorOf(() => validateConfigTree(FILE, { terminalPresets: { t: { env: { GH_TOKEN: 424242 } } } })).message).toMatch(/found a number \(value hidden\)/);
-    expect(errorOf(() => validateConfigTree(FILE, { terminalPresets: { t: { env: { MODE: 7 } } } })).message).toMatch(/found the number 7,/);
+    expect(
+      errorOf(() => validateConfigTree(FILE, { terminalPresets: { t: { env: { GH_TOKEN: 424242 } } } })).message,
+    ).toMatch(/found a number \(value hidden\)/);
+    expect(errorOf(() => validateConfigTree(FILE, { terminalPresets: { t: { env: { MODE: 7 } } } })).message).toMatch(
+      /found the number 7,/,
+    );
     expect(r.warnings.join("\n")).not.toContain("424242");
   });
 
@@ -130,27 +167,64 @@ describe("validateConfigTree", () => {
   });
 
   it("keeps unknown keys at every depth", () => {
-    const tree = { future: 1, daemon: { later: [1] }, defaults: { messaging: { x: true }, adapters: { a: { auth: { y: 1 } } } } };
+    const tree = {
+      future: 1,
+      daemon: { later: [1] },
+      defaults: { messaging: { x: true }, adapters: { a: { auth: { y: 1 } } } },
+    };
     const r = validateConfigTree(FILE, tree);
     expect(r.config).toMatchObject(tree);
   });
 
-  it("absent stays distinct from \"\"", () => {
+  it('absent stays distinct from ""', () => {
     expect(validateConfigTree(FILE, { pairing: { rendezvous: "" } }).config.pairing).toEqual({ rendezvous: "" });
     expect(validateConfigTree(FILE, { pairing: {} }).config.pairing).toEqual({});
   });
 
   it("the top level must be an object", () => {
-    expect(errorOf(() => validateConfigTree(FILE, [1])).message).toMatch(/top level must be a JSON object, found an array/);
+    expect(errorOf(() => validateConfigTree(FILE, [1])).message).toMatch(
+      /top level must be a JSON object, found an array/,
+    );
   });
 });
 
 describe("the schema covers every SPEC.md key", () => {
   const SPEC_KEYS: Record<string, string[]> = {
-    "": ["adapters", "profileAliases", "corpusPresetPackages", "daemon", "pairing", "defaults", "acpAgents", "worktrees", "spawn", "provenance", "terminalPresets", "sessions", "features", "models", "extJudge", "tunnel", "profiles", "activeProfile", "webhooks"],
+    "": [
+      "adapters",
+      "profileAliases",
+      "corpusPresetPackages",
+      "daemon",
+      "pairing",
+      "defaults",
+      "acpAgents",
+      "worktrees",
+      "spawn",
+      "provenance",
+      "terminalPresets",
+      "sessions",
+      "features",
+      "models",
+      "extJudge",
+      "tunnel",
+      "profiles",
+      "activeProfile",
+      "webhooks",
+    ],
     daemon: ["port", "bind", "allowedOrigins", "authToken", "turnStallAfterMs"],
     pairing: ["rendezvous", "autoconnect", "pairPage"],
-    defaults: ["skills", "options", "adapters", "defaultRoleDepthCutoff", "maxGrantableDelegation", "extTracing", "traceRedactor", "agentPromptInterrupt", "contextContinuity", "messaging"],
+    defaults: [
+      "skills",
+      "options",
+      "adapters",
+      "defaultRoleDepthCutoff",
+      "maxGrantableDelegation",
+      "extTracing",
+      "traceRedactor",
+      "agentPromptInterrupt",
+      "contextContinuity",
+      "messaging",
+    ],
     worktrees: ["root", "isolation", "provisionConcurrency", "provisionConcurrencyByRepo", "provisionLoadFactor"],
     spawn: ["attach", "dedupe"],
     provenance: ["wrapGh"],
@@ -167,7 +241,10 @@ describe("the schema covers every SPEC.md key", () => {
     "": ["llmEndpoint"], // the sidecar's port, routes, budgets (docs/llm-endpoint.md); SPEC.md names only features.llmEndpoint
   };
   it.each(Object.entries(SPEC_KEYS))("section %s", (section, keys) => {
-    const shape = configSchema.shape as unknown as Record<string, { unwrap?: () => { shape: Record<string, unknown> } }>;
+    const shape = configSchema.shape as unknown as Record<
+      string,
+      { unwrap?: () => { shape: Record<string, unknown> } }
+    >;
     const fields = section === "" ? shape : shape[section]!.unwrap!().shape;
     expect(Object.keys(fields).sort()).toEqual([...keys, ...(SVC_KEYS[section] ?? [])].sort());
   });
@@ -201,7 +278,19 @@ describe("the schema covers every SPEC.md key", () => {
 });
 
 describe("property: any JSON tree", () => {
-  const sections = fc.constantFrom("daemon", "pairing", "defaults", "acpAgents", "worktrees", "spawn", "models", "tunnel", "profiles", "activeProfile", "future");
+  const sections = fc.constantFrom(
+    "daemon",
+    "pairing",
+    "defaults",
+    "acpAgents",
+    "worktrees",
+    "spawn",
+    "models",
+    "tunnel",
+    "profiles",
+    "activeProfile",
+    "future",
+  );
   it("either loads and resolves, or fails with config_invalid; the raw tree is never altered", () => {
     fc.assert(
       fc.property(fc.dictionary(sections, fc.jsonValue({ maxDepth: 3 })), (tree) => {

@@ -30,13 +30,27 @@ describe("the config daemon module", () => {
   let client: Client;
   const logger = createMemoryLogger();
   let file: string;
-  const call = (name: string, args: Record<string, unknown>) => client.callTool({ name, arguments: args }) as Promise<ToolOut>;
+  const call = (name: string, args: Record<string, unknown>) =>
+    client.callTool({ name, arguments: args }) as Promise<ToolOut>;
 
   beforeAll(async () => {
     home = await makeTempHome();
     file = join(home.home, "config.json");
-    await writeFile(file, JSON.stringify({ daemon: { authToken: "stable-secret-token-000" }, spawn: { attach: "on-request" }, keepMe: { x: 1 } }));
-    daemon = await startDaemon({ home: home.home, env: { SVC_SPAWN_DEDUPE: "on-request" }, flags: { port: 0 }, logger, modules: [configModule, mcpModule] });
+    await writeFile(
+      file,
+      JSON.stringify({
+        daemon: { authToken: "stable-secret-token-000" },
+        spawn: { attach: "on-request" },
+        keepMe: { x: 1 },
+      }),
+    );
+    daemon = await startDaemon({
+      home: home.home,
+      env: { SVC_SPAWN_DEDUPE: "on-request" },
+      flags: { port: 0 },
+      logger,
+      modules: [configModule, mcpModule],
+    });
     client = new Client({ name: "config-test", version: "0.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", `http://127.0.0.1:${daemon.info.port}`)));
   });
@@ -51,9 +65,19 @@ describe("the config daemon module", () => {
   });
 
   it("config_get returns the value and its source, secrets redacted", async () => {
-    expect((await call("config_get", { key: "spawn.attach" })).structuredContent).toEqual({ key: "spawn.attach", value: "on-request", source: "config" });
-    expect((await call("config_get", { key: "spawn.dedupe" })).structuredContent).toMatchObject({ value: "on-request", source: "env SVC_SPAWN_DEDUPE" });
-    expect((await call("config_get", { key: "daemon.port" })).structuredContent).toMatchObject({ value: 0, source: "flag --port" });
+    expect((await call("config_get", { key: "spawn.attach" })).structuredContent).toEqual({
+      key: "spawn.attach",
+      value: "on-request",
+      source: "config",
+    });
+    expect((await call("config_get", { key: "spawn.dedupe" })).structuredContent).toMatchObject({
+      value: "on-request",
+      source: "env SVC_SPAWN_DEDUPE",
+    });
+    expect((await call("config_get", { key: "daemon.port" })).structuredContent).toMatchObject({
+      value: 0,
+      source: "flag --port",
+    });
     const token = await call("config_get", { key: "daemon.authToken" });
     expect(token.structuredContent.value).toBe("[redacted]");
     const section = await call("config_get", { key: "daemon" });
@@ -66,16 +90,25 @@ describe("the config daemon module", () => {
     expect(tools.find((t) => t.name === "model_roles")!.annotations?.readOnlyHint).toBe(true);
     expect(tools.find((t) => t.name === "config_set")!.annotations?.readOnlyHint).toBe(false);
     const out = await call("model_roles", {});
-    expect(Object.keys(out.structuredContent.roles)).toEqual(expect.arrayContaining(["review.small", "review.large", "review.pr", "judge.session"]));
+    expect(Object.keys(out.structuredContent.roles)).toEqual(
+      expect.arrayContaining(["review.small", "review.large", "review.pr", "judge.session"]),
+    );
     expect(out.structuredContent.roles["review.pr"].source).toBe("default");
   });
 
   it("config_set writes through the CLI's rules, keeps unknown keys, and applies at once", async () => {
     const out = await call("config_set", { key: "models.review.pr", value: "house-model" });
     expect(out.isError).toBeFalsy();
-    expect(out.structuredContent).toMatchObject({ changed: true, applied: true, warnings: [expect.stringMatching(/not in the model catalog/)] });
+    expect(out.structuredContent).toMatchObject({
+      changed: true,
+      applied: true,
+      warnings: [expect.stringMatching(/not in the model catalog/)],
+    });
     expect(JSON.parse(await readFile(file, "utf8")).keepMe).toEqual({ x: 1 });
-    expect((await call("model_roles", {})).structuredContent.roles["review.pr"]).toEqual({ model: "house-model", source: "config" });
+    expect((await call("model_roles", {})).structuredContent.roles["review.pr"]).toEqual({
+      model: "house-model",
+      source: "config",
+    });
   });
 
   it("config_set refuses extJudge.apiKey and invalid values, leaving the file unchanged", async () => {
@@ -87,8 +120,15 @@ describe("the config daemon module", () => {
     expect(anon.content[0]!.text).not.toContain("sk-never-logged");
     // With the token, the key is still refused: it is never written through a tool.
     const owner = new Client({ name: "config-test-owner", version: "0.0.0" });
-    await owner.connect(new StreamableHTTPClientTransport(new URL("/mcp", `http://127.0.0.1:${daemon.info.port}`), { requestInit: { headers: { authorization: "Bearer stable-secret-token-000" } } }));
-    const key = (await owner.callTool({ name: "config_set", arguments: { key: "extJudge.apiKey", value: "sk-never-logged" } })) as ToolOut;
+    await owner.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", `http://127.0.0.1:${daemon.info.port}`), {
+        requestInit: { headers: { authorization: "Bearer stable-secret-token-000" } },
+      }),
+    );
+    const key = (await owner.callTool({
+      name: "config_set",
+      arguments: { key: "extJudge.apiKey", value: "sk-never-logged" },
+    })) as ToolOut;
     await owner.close();
     expect(key.isError).toBe(true);
     expect(key.content[0]!.text).toMatch(/hand-edit/i);
@@ -103,7 +143,10 @@ describe("the config daemon module", () => {
   it("reloads when the file changes; a bad file keeps the last good configuration and says so", async () => {
     const config = resolve(daemon.container, CONFIG);
     const current = JSON.parse(await readFile(file, "utf8"));
-    await writeFileDurable(file, JSON.stringify({ ...current, spawn: { attach: "always" }, sessions: { attentionDelaySec: 7 } }));
+    await writeFileDurable(
+      file,
+      JSON.stringify({ ...current, spawn: { attach: "always" }, sessions: { attentionDelaySec: 7 } }),
+    );
     await until(() => config.current().effective.sessions.attentionDelaySec === 7, "the reload");
     await writeFileDurable(file, "{ broken");
     await until(() => logger.lines.find((l) => l.includes("keeps its last good configuration")), "the warning");

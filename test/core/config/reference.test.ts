@@ -18,19 +18,48 @@ function exampleConfig(text: string): Record<string, unknown> {
 
 describe("generated configuration docs", () => {
   it("docs/configuration.md's reference is up to date (run `npm run docs`)", async () => {
-    expect(referenceIn(await readme()), "docs/configuration.md reference is stale: run `npm run docs`").toBe(renderReference());
+    expect(referenceIn(await readme()), "docs/configuration.md reference is stale: run `npm run docs`").toBe(
+      renderReference(),
+    );
   });
 
   it("manifests/config.schema.json is up to date (run `npm run docs`)", async () => {
-    expect(await readFile(join(REPO_ROOT, "manifests/config.schema.json"), "utf8"), "run `npm run docs`").toBe(configJsonSchemaText());
+    expect(await readFile(join(REPO_ROOT, "manifests/config.schema.json"), "utf8"), "run `npm run docs`").toBe(
+      configJsonSchemaText(),
+    );
   });
 
   it("the reference has one table per section and every env override", () => {
     const ref = renderReference();
-    for (const section of ["daemon", "pairing", "defaults", "acpAgents", "worktrees", "spawn", "provenance", "terminalPresets", "sessions", "features", "models", "extJudge", "tunnel", "webhooks"]) {
+    for (const section of [
+      "daemon",
+      "pairing",
+      "defaults",
+      "acpAgents",
+      "worktrees",
+      "spawn",
+      "provenance",
+      "terminalPresets",
+      "sessions",
+      "features",
+      "models",
+      "extJudge",
+      "tunnel",
+      "webhooks",
+    ]) {
       expect(ref).toContain(`### ${section}\n`);
     }
-    for (const v of ["SVC_TURN_STALL_AFTER_MS", "SVC_WORKTREES_ROOT", "SVC_WORKTREES_ISOLATION", "SVC_WORKTREES_PROVISION_CONCURRENCY", "SVC_SPAWN_ATTACH", "SVC_SPAWN_DEDUPE", "SVC_PROVENANCE_WRAP_GH", "SVC_SESSIONS_ATTENTION_DELAY_SEC", "EXT_JUDGE_API_KEY"]) {
+    for (const v of [
+      "SVC_TURN_STALL_AFTER_MS",
+      "SVC_WORKTREES_ROOT",
+      "SVC_WORKTREES_ISOLATION",
+      "SVC_WORKTREES_PROVISION_CONCURRENCY",
+      "SVC_SPAWN_ATTACH",
+      "SVC_SPAWN_DEDUPE",
+      "SVC_PROVENANCE_WRAP_GH",
+      "SVC_SESSIONS_ATTENTION_DELAY_SEC",
+      "EXT_JUDGE_API_KEY",
+    ]) {
       expect(ref).toContain(v);
     }
   });

@@ -23,14 +23,49 @@ function fileWith(key: string, value: unknown): SvcConfigFile {
 }
 
 /** Every key with an override order: a default, a file value, an env value (text and parsed), a flag. */
-const ORDERED: Array<{ key: string; dflt: unknown; file: unknown; env?: [string, string, unknown]; flag?: [keyof ConfigFlags, unknown, unknown]; profile?: unknown }> = [
+const ORDERED: Array<{
+  key: string;
+  dflt: unknown;
+  file: unknown;
+  env?: [string, string, unknown];
+  flag?: [keyof ConfigFlags, unknown, unknown];
+  profile?: unknown;
+}> = [
   { key: "daemon.port", dflt: 18790, file: 1111, profile: 2222, flag: ["port", 3333, 3333] },
-  { key: "daemon.bind", dflt: "127.0.0.1", file: "127.0.0.2", profile: "127.0.0.3", flag: ["bind", "127.0.0.4", "127.0.0.4"] },
-  { key: "daemon.authToken", dflt: undefined, file: "file-token", profile: "profile-token", flag: ["authToken", "flag-token", "flag-token"] },
+  {
+    key: "daemon.bind",
+    dflt: "127.0.0.1",
+    file: "127.0.0.2",
+    profile: "127.0.0.3",
+    flag: ["bind", "127.0.0.4", "127.0.0.4"],
+  },
+  {
+    key: "daemon.authToken",
+    dflt: undefined,
+    file: "file-token",
+    profile: "profile-token",
+    flag: ["authToken", "flag-token", "flag-token"],
+  },
   { key: "daemon.allowedOrigins", dflt: [], file: ["https://a.example"], profile: ["https://b.example"] },
-  { key: "daemon.turnStallAfterMs", dflt: 300000, file: 1000, profile: 2000, env: ["SVC_TURN_STALL_AFTER_MS", "-1", -1] },
-  { key: "worktrees.root", dflt: join(HOME, "worktrees"), file: "/data/wt", env: ["SVC_WORKTREES_ROOT", "/env/wt", "/env/wt"] },
-  { key: "worktrees.isolation", dflt: "on-request", file: "always", env: ["SVC_WORKTREES_ISOLATION", "never", "never"] },
+  {
+    key: "daemon.turnStallAfterMs",
+    dflt: 300000,
+    file: 1000,
+    profile: 2000,
+    env: ["SVC_TURN_STALL_AFTER_MS", "-1", -1],
+  },
+  {
+    key: "worktrees.root",
+    dflt: join(HOME, "worktrees"),
+    file: "/data/wt",
+    env: ["SVC_WORKTREES_ROOT", "/env/wt", "/env/wt"],
+  },
+  {
+    key: "worktrees.isolation",
+    dflt: "on-request",
+    file: "always",
+    env: ["SVC_WORKTREES_ISOLATION", "never", "never"],
+  },
   { key: "worktrees.provisionConcurrency", dflt: 2, file: 4, env: ["SVC_WORKTREES_PROVISION_CONCURRENCY", "0", 0] },
   { key: "spawn.attach", dflt: "always", file: "on-request", env: ["SVC_SPAWN_ATTACH", "always", "always"] },
   { key: "spawn.dedupe", dflt: "always", file: "on-request", env: ["SVC_SPAWN_DEDUPE", "always", "always"] },
@@ -80,20 +115,33 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
         if (row.dflt !== undefined) expect(formatSource(r.sources[row.key]!)).toBe("default");
       });
       it("file beats default", () => {
-        expect(valueAndSource(resolve(fileWith(row.key, row.file)), row.key)).toEqual({ value: row.file, source: "config" });
+        expect(valueAndSource(resolve(fileWith(row.key, row.file)), row.key)).toEqual({
+          value: row.file,
+          source: "config",
+        });
       });
       if (row.profile !== undefined) {
         it("the active profile beats the file, and a missing field falls through", () => {
           const [section, field] = row.key.split(".");
-          const file = { ...fileWith(row.key, row.file), profiles: { p: { [section!]: { [field!]: row.profile } }, empty: {} }, activeProfile: "p" } as SvcConfigFile;
+          const file = {
+            ...fileWith(row.key, row.file),
+            profiles: { p: { [section!]: { [field!]: row.profile } }, empty: {} },
+            activeProfile: "p",
+          } as SvcConfigFile;
           expect(valueAndSource(resolve(file), row.key)).toEqual({ value: row.profile, source: "profile p" });
-          expect(valueAndSource(resolve({ ...file, activeProfile: "empty" }), row.key)).toEqual({ value: row.file, source: "config" });
+          expect(valueAndSource(resolve({ ...file, activeProfile: "empty" }), row.key)).toEqual({
+            value: row.file,
+            source: "config",
+          });
         });
       }
       if (row.env) {
         const [name, text, parsed] = row.env;
         it(`env ${name} beats the file`, () => {
-          expect(valueAndSource(resolve(fileWith(row.key, row.file), { [name]: text }), row.key)).toEqual({ value: parsed, source: `env ${name}` });
+          expect(valueAndSource(resolve(fileWith(row.key, row.file), { [name]: text }), row.key)).toEqual({
+            value: parsed,
+            source: `env ${name}`,
+          });
         });
       }
       if (row.flag) {
@@ -101,7 +149,12 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
         it(`the flag beats env, profile and file`, () => {
           const env = row.env ? { [row.env[0]]: row.env[1] } : {};
           const [section, field] = row.key.split(".");
-          const file = { ...fileWith(row.key, row.file), ...(row.profile !== undefined ? { profiles: { p: { [section!]: { [field!]: row.profile } } }, activeProfile: "p" } : {}) } as SvcConfigFile;
+          const file = {
+            ...fileWith(row.key, row.file),
+            ...(row.profile !== undefined
+              ? { profiles: { p: { [section!]: { [field!]: row.profile } } }, activeProfile: "p" }
+              : {}),
+          } as SvcConfigFile;
           const r = resolve(file, env, { [flag]: given });
           expect(getAt(r.effective, row.key.split("."))).toEqual(result);
           expect(formatSource(r.sources[row.key]!)).toMatch(/^flag --/);
@@ -117,8 +170,14 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
 
   it("EXT_JUDGE_API_KEY is read after the file: the file's key wins, the env fills a gap", () => {
     const env = { EXT_JUDGE_API_KEY: "from-env" };
-    expect(valueAndSource(resolve({ extJudge: { apiKey: "from-file" } }, env), "extJudge.apiKey")).toEqual({ value: "from-file", source: "config" });
-    expect(valueAndSource(resolve({}, env), "extJudge.apiKey")).toEqual({ value: "from-env", source: "env EXT_JUDGE_API_KEY" });
+    expect(valueAndSource(resolve({ extJudge: { apiKey: "from-file" } }, env), "extJudge.apiKey")).toEqual({
+      value: "from-file",
+      source: "config",
+    });
+    expect(valueAndSource(resolve({}, env), "extJudge.apiKey")).toEqual({
+      value: "from-env",
+      source: "env EXT_JUDGE_API_KEY",
+    });
     expect(resolve({}).effective.extJudge.apiKey).toBeUndefined();
   });
 
@@ -146,7 +205,11 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
   });
 
   it("--profile naming a missing profile is fatal; a missing activeProfile warns and falls back", () => {
-    const file: SvcConfigFile = { daemon: { port: 1 }, profiles: { work: { daemon: { port: 2 } } }, activeProfile: "gone" };
+    const file: SvcConfigFile = {
+      daemon: { port: 1 },
+      profiles: { work: { daemon: { port: 2 } } },
+      activeProfile: "gone",
+    };
     expect(() => resolve(file, {}, { profile: "nope" })).toThrow(/--profile nope: no such profile.*work/);
     const r = resolve(file);
     expect(r.effective.daemon.port).toBe(1);
@@ -155,7 +218,11 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
   });
 
   it("profiles override only daemon, tunnel and features", () => {
-    const file = { spawn: { attach: "on-request" }, profiles: { p: { spawn: { attach: "always" }, daemon: { bind: "0.0.0.0" } } }, activeProfile: "p" } as SvcConfigFile;
+    const file = {
+      spawn: { attach: "on-request" },
+      profiles: { p: { spawn: { attach: "always" }, daemon: { bind: "0.0.0.0" } } },
+      activeProfile: "p",
+    } as SvcConfigFile;
     const r = resolve(file);
     expect(r.effective.spawn.attach).toBe("on-request");
     expect(r.effective.daemon.bind).toBe("0.0.0.0");
@@ -164,7 +231,9 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
 
   it("home-relative paths: worktrees.root and sessions.eventsDir", () => {
     expect(resolve({}).effective.sessions.eventsDir).toBe(join(HOME, "sessions"));
-    expect(resolve({ sessions: { eventsDir: "transcripts" } }).effective.sessions.eventsDir).toBe(join(HOME, "transcripts"));
+    expect(resolve({ sessions: { eventsDir: "transcripts" } }).effective.sessions.eventsDir).toBe(
+      join(HOME, "transcripts"),
+    );
     expect(resolve({ sessions: { eventsDir: "/abs/ev" } }).effective.sessions.eventsDir).toBe("/abs/ev");
     expect(resolve({ sessions: { eventsDir: "~/ev" } }).effective.sessions.eventsDir).toBe(join(homedir(), "ev"));
     expect(resolve({ worktrees: { root: "~/wt" } }).effective.worktrees.root).toBe(join(homedir(), "wt"));
@@ -176,13 +245,19 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
     expect(r.effective.worktrees.provisionConcurrencyByRepo).toEqual({ [join(homedir(), "src/mono")]: 1, api: 3 });
   });
 
-  it("pairing: absent = hosted default with autoconnect; \"\" = opt-out without autoconnect", () => {
+  it('pairing: absent = hosted default with autoconnect; "" = opt-out without autoconnect', () => {
     const d = resolve({}).effective.pairing;
     expect(d.rendezvous).toMatch(/^wss:\/\//);
     expect(d.autoconnect).toBe(true);
-    expect(resolve({ pairing: { rendezvous: "" } }).effective.pairing).toMatchObject({ rendezvous: "", autoconnect: false });
+    expect(resolve({ pairing: { rendezvous: "" } }).effective.pairing).toMatchObject({
+      rendezvous: "",
+      autoconnect: false,
+    });
     expect(resolve({ pairing: { rendezvous: "", autoconnect: true } }).effective.pairing.autoconnect).toBe(true);
-    expect(resolve({ pairing: { rendezvous: "wss://b.example" } }).effective.pairing).toMatchObject({ rendezvous: "wss://b.example", autoconnect: true });
+    expect(resolve({ pairing: { rendezvous: "wss://b.example" } }).effective.pairing).toMatchObject({
+      rendezvous: "wss://b.example",
+      autoconnect: true,
+    });
   });
 
   it("every key of the configuration guide's full example resolves from the file (or the profile it selects)", async () => {
@@ -199,7 +274,8 @@ describe("resolveConfig: flags > env > profile > file > default, key by key", ()
         : [at.join(".")];
     const keys = leaves(example, []).filter((k) => !k.startsWith("profiles.") && k !== "activeProfile");
     expect(keys.length).toBeGreaterThan(60);
-    for (const key of keys) expect.soft(formatSource(r.sources[key]!), key).toBe(fromProfile.has(key) ? "profile work" : "config");
+    for (const key of keys)
+      expect.soft(formatSource(r.sources[key]!), key).toBe(fromProfile.has(key) ? "profile work" : "config");
   });
 
   it("keeps unknown keys and marks file values as config", () => {

@@ -26,14 +26,20 @@ describe("setConfigKey / unsetConfigKey", () => {
   });
 
   it("model warnings cover a whole models object", async () => {
-    const r = await setConfigKey(file, "models", { "review.small": "x-1", "review.pr": "claude-sonnet-4-5", custom: { model: "y-2" } });
+    const r = await setConfigKey(file, "models", {
+      "review.small": "x-1",
+      "review.pr": "claude-sonnet-4-5",
+      custom: { model: "y-2" },
+    });
     expect(r.warnings).toHaveLength(2);
   });
 
   it("sets per-repo caps under keys with dots and refuses invalid caps", async () => {
     await setConfigKey(file, "worktrees.provisionConcurrencyByRepo.~/src/my.repo", 1);
     expect(await read()).toEqual({ worktrees: { provisionConcurrencyByRepo: { "~/src/my.repo": 1 } } });
-    await expect(setConfigKey(file, "worktrees.provisionConcurrencyByRepo.api", "two")).rejects.toThrow(/provisionConcurrencyByRepo\.api/);
+    await expect(setConfigKey(file, "worktrees.provisionConcurrencyByRepo.api", "two")).rejects.toThrow(
+      /provisionConcurrencyByRepo\.api/,
+    );
   });
 
   it("an existing malformed acpAgents entry does not block other writes, and reports no new warning", async () => {
@@ -44,7 +50,10 @@ describe("setConfigKey / unsetConfigKey", () => {
   });
 
   it("a refused entry names what was found at an array element (as loading does), not nothing", async () => {
-    const err = await setConfigKey(file, "acpAgents.x", { bin: "agent", bin_args: ["--ok", 5] }).then(() => undefined, (e: Error) => e);
+    const err = await setConfigKey(file, "acpAgents.x", { bin: "agent", bin_args: ["--ok", 5] }).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/key acpAgents\.x\.bin_args\.1: found the number 5, allowed: a string/);
     await expect(stat(file)).rejects.toThrow(/ENOENT/);
   });
@@ -60,7 +69,10 @@ describe("setConfigKey / unsetConfigKey", () => {
     ["extJudge", "sk-ant-SECRET123"],
     ["defaults.adapters.claude.auth", "sk-ant-SECRET456"],
   ])("a refused `set %s <secret>` does not quote the value", async (key, secret) => {
-    const err = await setConfigKey(file, key, secret).then(() => undefined, (e: Error) => e);
+    const err = await setConfigKey(file, key, secret).then(
+      () => undefined,
+      (e: Error) => e,
+    );
     expect(err?.message).toMatch(/refused to change/);
     expect(err?.message).not.toContain(secret);
   });
@@ -77,14 +89,18 @@ describe("setConfigKey / unsetConfigKey", () => {
     expect((await setConfigKey(file, "daemon.authToken", "tok-quiet-1")).warnings).toEqual([]);
     await chmod(file, 0o644);
     const r = await setConfigKey(file, "tunnel.token", "tok-loud-2");
-    expect(r.warnings).toEqual([`${file} holds daemon.authToken, tunnel.token and is readable by group or others (mode 0644); run chmod 600 ${file}`]);
+    expect(r.warnings).toEqual([
+      `${file} holds daemon.authToken, tunnel.token and is readable by group or others (mode 0644); run chmod 600 ${file}`,
+    ]);
     expect((await setConfigKey(file, "daemon.port", 6)).warnings).toEqual([]);
     await unsetConfigKey(file, "daemon.port");
     expect((await stat(file)).mode & 0o777).toBe(0o644);
   });
 
   it("extJudge.apiKey is written only from private input (the CLI's stdin or --from-file), never from a tool call", async () => {
-    await expect(setConfigKey(file, "extJudge.apiKey", "sk-judge-1")).rejects.toThrow(/not writable through the config_set tool.*svc config set extJudge\.apiKey/);
+    await expect(setConfigKey(file, "extJudge.apiKey", "sk-judge-1")).rejects.toThrow(
+      /not writable through the config_set tool.*svc config set extJudge\.apiKey/,
+    );
     await setConfigKey(file, "extJudge.apiKey", "sk-judge-1", { privateInput: true });
     expect(await read()).toEqual({ extJudge: { apiKey: "sk-judge-1" } });
   });

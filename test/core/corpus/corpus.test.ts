@@ -9,7 +9,11 @@ import { makeSandbox, type Sandbox } from "../plugin-host/sandbox.js";
 
 function corpus(args: string[], sb: Sandbox, cwd = sb.cwd): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CORPUS_CLI_PATH, ...args], { cwd, env: childEnv(sb.home, sb.env), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [CORPUS_CLI_PATH, ...args], {
+      cwd,
+      env: childEnv(sb.home, sb.env),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (d) => (stdout += d));
@@ -31,16 +35,27 @@ describe("the corpus binary", () => {
   it("with no config, looks for the default @svc/corpus-presets and warns that it is missing", async () => {
     const r = await corpus(["init", "--list"], sb);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain("corpus preset package @svc/corpus-presets skipped: package \"@svc/corpus-presets\" is not installed");
+    expect(r.stderr).toContain(
+      'corpus preset package @svc/corpus-presets skipped: package "@svc/corpus-presets" is not installed',
+    );
   });
 
   it("--list enumerates the merged set of corpusPresetPackages; a missing package warns and the rest are listed", async () => {
-    await sb.writeConfig({ corpusPresetPackages: ["svc-fixture-corpus-presets", "svc-fixture-gone", "svc-fixture-corpus-presets-extra"] });
+    await sb.writeConfig({
+      corpusPresetPackages: ["svc-fixture-corpus-presets", "svc-fixture-gone", "svc-fixture-corpus-presets-extra"],
+    });
     const r = await corpus(["init", "--list", "--json"], sb);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("svc-fixture-gone skipped");
     const out = JSON.parse(r.stdout);
-    expect(out.presets.map((p: { slug: string; package: string; resolvedFrom: string; replaces: string[] }) => [p.slug, p.package, p.resolvedFrom, p.replaces])).toEqual([
+    expect(
+      out.presets.map((p: { slug: string; package: string; resolvedFrom: string; replaces: string[] }) => [
+        p.slug,
+        p.package,
+        p.resolvedFrom,
+        p.replaces,
+      ]),
+    ).toEqual([
       ["minimal", "svc-fixture-corpus-presets-extra", "cwd", ["svc-fixture-corpus-presets"]],
       ["notes", "svc-fixture-corpus-presets", "install", []],
     ]);

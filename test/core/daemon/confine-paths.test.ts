@@ -21,7 +21,8 @@ describe("confineToRoots", () => {
   afterAll(() => rm(base, { recursive: true, force: true }));
 
   it("lets the owner work anywhere", async () => {
-    for (const p of ["loopback", "token:stable", "token:boot"]) await expect(confineToRoots(p, [], { cwd: "/" })).resolves.toBeUndefined();
+    for (const p of ["loopback", "token:stable", "token:boot"])
+      await expect(confineToRoots(p, [], { cwd: "/" })).resolves.toBeUndefined();
   });
 
   it("keeps others under the roots: inside, a root itself and a path not made yet pass", async () => {
@@ -31,14 +32,29 @@ describe("confineToRoots", () => {
   });
 
   it("refuses what lies outside, through '..', through a symlink, or beside the root with a shared prefix", async () => {
-    for (const cwd of [base, join(root, "..", "root-sibling"), join(root, "link-out"), join(root, "link-out", "x"), join(base, "root-sibling"), "/etc"]) {
-      await expect(confineToRoots(OPERATE, [root], { cwd }), cwd).rejects.toMatchObject({ code: "forbidden", message: expect.stringContaining(`cwd ${cwd} is not under pairing.allowedRoots (${root})`) });
+    for (const cwd of [
+      base,
+      join(root, "..", "root-sibling"),
+      join(root, "link-out"),
+      join(root, "link-out", "x"),
+      join(base, "root-sibling"),
+      "/etc",
+    ]) {
+      await expect(confineToRoots(OPERATE, [root], { cwd }), cwd).rejects.toMatchObject({
+        code: "forbidden",
+        message: expect.stringContaining(`cwd ${cwd} is not under pairing.allowedRoots (${root})`),
+      });
     }
   });
 
   it("says what to set when there are no roots, asks for a required path, refuses a relative one", async () => {
-    await expect(confineToRoots(OPERATE, [], { cwd: root })).rejects.toMatchObject({ code: "forbidden", message: expect.stringContaining("pairing.allowedRoots, which is empty") });
-    await expect(confineToRoots(OPERATE, [root], { cwd: undefined }, ["cwd"])).rejects.toMatchObject({ message: expect.stringContaining("must give cwd") });
+    await expect(confineToRoots(OPERATE, [], { cwd: root })).rejects.toMatchObject({
+      code: "forbidden",
+      message: expect.stringContaining("pairing.allowedRoots, which is empty"),
+    });
+    await expect(confineToRoots(OPERATE, [root], { cwd: undefined }, ["cwd"])).rejects.toMatchObject({
+      message: expect.stringContaining("must give cwd"),
+    });
     await expect(confineToRoots(OPERATE, [root], { worktreeRoot: undefined }, ["cwd"])).resolves.toBeUndefined();
     await expect(confineToRoots(OPERATE, [root], { cwd: "a" })).rejects.toMatchObject({ code: "invalid_input" });
   });

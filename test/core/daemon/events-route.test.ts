@@ -96,13 +96,20 @@ describe("events route", () => {
       seq: 1,
       at: 0,
       type: "x",
-      data: { secret: "s3cr3t", nested: { authToken: "t0k", apiKey: "k", list: ["whsec_abc"] }, inputTokens: 12, subject: "github:a/b" },
+      data: {
+        secret: "s3cr3t",
+        nested: { authToken: "t0k", apiKey: "k", list: ["whsec_abc"] },
+        inputTokens: 12,
+        subject: "github:a/b",
+      },
     });
     expect(out).not.toMatch(/s3cr3t|t0k|"k"|whsec_abc/);
     expect(out).toContain(`"inputTokens":12`);
     expect(out).toContain(`"subject":"github:a/b"`);
     expect(redactLikelySecrets({ password: "p", ok: 1 })).toEqual({ password: "[redacted]", ok: 1 });
-    expect(redactLikelySecrets({ github_token: "abc", "X-Api-Token": "def", inputTokens: 12, tokenizer: "bpe" })).toEqual({
+    expect(
+      redactLikelySecrets({ github_token: "abc", "X-Api-Token": "def", inputTokens: 12, tokenizer: "bpe" }),
+    ).toEqual({
       github_token: "[redacted]",
       "X-Api-Token": "[redacted]",
       inputTokens: 12,

@@ -135,7 +135,9 @@ describe("/events against a real daemon process", () => {
   it("auth: non-loopback callers need the token (wrong refused, right accepted)", async () => {
     const xff = { "x-forwarded-for": "198.51.100.9" };
     expect((await fetch(`${fx.daemon.baseUrl}/events`, { headers: xff })).status).toBe(401);
-    expect((await fetch(`${fx.daemon.baseUrl}/events`, { headers: { ...xff, authorization: "Bearer nope" } })).status).toBe(401);
+    expect(
+      (await fetch(`${fx.daemon.baseUrl}/events`, { headers: { ...xff, authorization: "Bearer nope" } })).status,
+    ).toBe(401);
     const ok = await openStream(`${fx.daemon.baseUrl}/events`, { ...xff, authorization: `Bearer ${STABLE}` });
     expect(ok.res.status).toBe(200);
     await ok.close();

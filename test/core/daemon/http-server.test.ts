@@ -28,14 +28,26 @@ describe("DaemonHttpServer error bodies", () => {
       },
     });
     logger = createMemoryLogger();
-    server = new DaemonHttpServer({ routes, logger, tokens: () => ({ boot: "boot-token" }), policy: () => ({ allowedOrigins: [] }), bind: "127.0.0.1" });
+    server = new DaemonHttpServer({
+      routes,
+      logger,
+      tokens: () => ({ boot: "boot-token" }),
+      policy: () => ({ allowedOrigins: [] }),
+      bind: "127.0.0.1",
+    });
     base = `http://127.0.0.1:${await server.listen(0, "127.0.0.1")}`;
     server.ready();
   });
   afterEach(() => server.close());
 
   it("answers 503 until the daemon's modules are up", async () => {
-    const early = new DaemonHttpServer({ routes: new RouteTable(), logger, tokens: () => ({ boot: "b" }), policy: () => ({ allowedOrigins: [] }), bind: "127.0.0.1" });
+    const early = new DaemonHttpServer({
+      routes: new RouteTable(),
+      logger,
+      tokens: () => ({ boot: "b" }),
+      policy: () => ({ allowedOrigins: [] }),
+      bind: "127.0.0.1",
+    });
     const port = await early.listen(0, "127.0.0.1");
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`);
@@ -52,7 +64,9 @@ describe("DaemonHttpServer error bodies", () => {
     const text = await res.text();
     expect(text).not.toContain("whsec_SECRET");
     expect(text).not.toContain("/home/alice");
-    expect(JSON.parse(text)).toEqual({ error: { code: "internal", message: "internal error; the daemon log has the cause" } });
+    expect(JSON.parse(text)).toEqual({
+      error: { code: "internal", message: "internal error; the daemon log has the cause" },
+    });
     expect(logger.lines.some((l) => l.includes("request failed") && l.includes("ENOENT"))).toBe(true);
   });
 
@@ -78,14 +92,21 @@ describe("DaemonHttpServer: the daemon's own origin, bound beyond loopback", () 
       },
     });
     // `bind` decides the Host check only: the server listens on loopback, as a 0.0.0.0 daemon does too.
-    server = new DaemonHttpServer({ routes, logger: createMemoryLogger(), tokens: () => ({ boot: "boot-token" }), policy: () => ({ allowedOrigins: [] }), bind: "0.0.0.0" });
+    server = new DaemonHttpServer({
+      routes,
+      logger: createMemoryLogger(),
+      tokens: () => ({ boot: "boot-token" }),
+      policy: () => ({ allowedOrigins: [] }),
+      bind: "0.0.0.0",
+    });
     port = await server.listen(0, "127.0.0.1");
     server.ready();
   });
   afterEach(() => server.close());
 
   it("an IP-literal Host whose Origin matches is the daemon's own; a DNS name (rebindable) is not", async () => {
-    const post = (host: string) => rawRequest(port, { method: "POST", path: "/write", headers: { host, origin: `http://${host}` } });
+    const post = (host: string) =>
+      rawRequest(port, { method: "POST", path: "/write", headers: { host, origin: `http://${host}` } });
     expect((await post(`192.0.2.10:${port}`)).status).toBe(200);
     expect((await post(`127.0.0.1:${port}`)).status).toBe(200);
     const rebound = await post(`rebind.example:${port}`);
@@ -94,14 +115,22 @@ describe("DaemonHttpServer: the daemon's own origin, bound beyond loopback", () 
   });
 
   it("a 401 a handler raises after a valid token carries the challenge without error=invalid_token", async () => {
-    const res = await rawRequest(port, { method: "POST", path: "/needs-more", headers: { host: `192.0.2.10:${port}`, authorization: "Bearer boot-token" } });
+    const res = await rawRequest(port, {
+      method: "POST",
+      path: "/needs-more",
+      headers: { host: `192.0.2.10:${port}`, authorization: "Bearer boot-token" },
+    });
     expect(res.status).toBe(401);
-    expect(res.headers["www-authenticate"]).toBe(`Bearer realm="svc", resource_metadata="http://192.0.2.10:${port}/.well-known/oauth-protected-resource"`);
+    expect(res.headers["www-authenticate"]).toBe(
+      `Bearer realm="svc", resource_metadata="http://192.0.2.10:${port}/.well-known/oauth-protected-resource"`,
+    );
   });
 
   it("without a usable Host the challenge names the address the request arrived on", async () => {
     const res = await rawRequest(port, { method: "POST", path: "/needs-more", headers: { host: "bad host" } });
     expect(res.status).toBe(401);
-    expect(res.headers["www-authenticate"]).toBe(`Bearer realm="svc", resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource"`);
+    expect(res.headers["www-authenticate"]).toBe(
+      `Bearer realm="svc", resource_metadata="http://127.0.0.1:${port}/.well-known/oauth-protected-resource"`,
+    );
   });
 });

@@ -38,6 +38,8 @@ describe("parseJsonBody", () => {
 
   it("a body cut short says so, and a fault on a later line names the line", () => {
     expect(errorOf('{"secret": "whsec_abc').message).toMatch(/ends at character 21 before the JSON value is complete/);
-    expect(errorOf('{\n  "a": 1,\n  "b": whsec_x\n}').message).toMatch(/an unexpected character at position 19 \(line 3\)/);
+    expect(errorOf('{\n  "a": 1,\n  "b": whsec_x\n}').message).toMatch(
+      /an unexpected character at position 19 \(line 3\)/,
+    );
   });
 });

@@ -18,7 +18,9 @@ describe("/mcp on a real daemon process (daemon.authToken set)", () => {
   it("loopback callers are exempt and see the whole TOOLS table", async () => {
     const client = await connect(fx.daemon.baseUrl);
     const tools = (await client.listTools()).tools;
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["sentinel_watch", "sentinel_list", "list_sentinel_adapters"]));
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["sentinel_watch", "sentinel_list", "list_sentinel_adapters"]),
+    );
     expect(tools.find((t) => t.name === "sentinel_list")!.annotations?.readOnlyHint).toBe(true);
     expect(tools.find((t) => t.name === "sentinel_watch")!.annotations?.readOnlyHint).toBe(false);
     const out = await client.callTool({ name: "sentinel_list", arguments: {} });
@@ -29,7 +31,9 @@ describe("/mcp on a real daemon process (daemon.authToken set)", () => {
   it("a non-loopback caller needs a token: none and a wrong one are refused, the stable and per-boot ones accepted", async () => {
     const xff = { "x-forwarded-for": "192.0.2.10" };
     await expect(connect(fx.daemon.baseUrl, xff)).rejects.toThrow(/401|unauthorized/i);
-    await expect(connect(fx.daemon.baseUrl, { ...xff, authorization: "Bearer not-the-token" })).rejects.toThrow(/401|unauthorized/i);
+    await expect(connect(fx.daemon.baseUrl, { ...xff, authorization: "Bearer not-the-token" })).rejects.toThrow(
+      /401|unauthorized/i,
+    );
     for (const token of [STABLE, fx.daemon.token]) {
       const client = await connect(fx.daemon.baseUrl, { ...xff, authorization: `Bearer ${token}` });
       expect((await client.listTools()).tools.length).toBeGreaterThan(0);
@@ -40,16 +44,29 @@ describe("/mcp on a real daemon process (daemon.authToken set)", () => {
   it("a 2026-07-28 client (server/discover, per-request envelope) lists and calls the same tools; beyond loopback it needs the token", async () => {
     const xff = { "x-forwarded-for": "192.0.2.10" };
     const client = new ModernClient({ name: "svc-test", version: "0.0.0" }, { versionNegotiation: { mode: "auto" } });
-    await client.connect(new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { ...xff, authorization: `Bearer ${STABLE}` } } }));
+    await client.connect(
+      new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { ...xff, authorization: `Bearer ${STABLE}` } },
+      }),
+    );
     expect(client.getNegotiatedProtocolVersion()).toBe("2026-07-28");
     const tools = (await client.listTools()).tools;
-    expect(tools.map((t) => t.name)).toEqual(expect.arrayContaining(["sentinel_watch", "sentinel_list", "list_sentinel_adapters"]));
-    expect((await client.callTool({ name: "sentinel_list", arguments: {} })).structuredContent).toEqual({ sentinels: [] });
+    expect(tools.map((t) => t.name)).toEqual(
+      expect.arrayContaining(["sentinel_watch", "sentinel_list", "list_sentinel_adapters"]),
+    );
+    expect((await client.callTool({ name: "sentinel_list", arguments: {} })).structuredContent).toEqual({
+      sentinels: [],
+    });
     const bad = await client.callTool({ name: "sentinel_unwatch", arguments: { id: 42 } });
     expect(bad.isError).toBe(true);
     await client.close();
-    const anonymous = new ModernClient({ name: "svc-test", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
-    await expect(anonymous.connect(new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: xff } }))).rejects.toThrow(/401|unauthorized/i);
+    const anonymous = new ModernClient(
+      { name: "svc-test", version: "0.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
+    await expect(
+      anonymous.connect(new ModernTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: xff } })),
+    ).rejects.toThrow(/401|unauthorized/i);
   });
 
   it("an invalid tool input is rejected by the schema", async () => {

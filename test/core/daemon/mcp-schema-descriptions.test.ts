@@ -41,7 +41,11 @@ function audit(schema: unknown, path: string, out: string[]): void {
   if (s.items !== undefined) audit(s.items, `${path}[]`, out);
   // `additionalProperties: {}` beside named properties is a loose object (a result may carry more
   // fields than it names), not an unsaid shape; on a map it is the shape of every value.
-  const open = typeof s.additionalProperties === "object" && s.additionalProperties !== null && Object.keys(s.additionalProperties).length === 0 && "properties" in s;
+  const open =
+    typeof s.additionalProperties === "object" &&
+    s.additionalProperties !== null &&
+    Object.keys(s.additionalProperties).length === 0 &&
+    "properties" in s;
   if (typeof s.additionalProperties === "object" && !open) audit(s.additionalProperties, `${path}.*`, out);
   for (const key of ["anyOf", "oneOf", "allOf"] as const) {
     for (const [i, branch] of ((s[key] ?? []) as unknown[]).entries()) audit(branch, `${path}|${key}${i}`, out);
@@ -49,11 +53,18 @@ function audit(schema: unknown, path: string, out: string[]): void {
 }
 
 describe("tool schemas, as tools/list shows them", () => {
-  const fx = useDaemonProcess({ prefix: "svc-mcp-schemas-", config: { features: { llmEndpoint: true }, llmEndpoint: { port: 0 } } });
+  const fx = useDaemonProcess({
+    prefix: "svc-mcp-schemas-",
+    config: { features: { llmEndpoint: true }, llmEndpoint: { port: 0 } },
+  });
 
   it("describe every input and output property at every depth, and leave no known shape as {}", async () => {
     const client = new Client({ name: "svc-schema-test", version: "0.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
     const { tools } = await client.listTools();
     await client.close();
     expect(tools.length).toBeGreaterThan(20);

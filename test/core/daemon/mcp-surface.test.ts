@@ -12,7 +12,11 @@ describe("the MCP surface of a real daemon", () => {
   const fx = useDaemonProcess({ prefix: "svc-mcp-surface-" });
   const connect = async () => {
     const client = new Client({ name: "svc-surface-test", version: "0.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), { requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl), {
+        requestInit: { headers: { authorization: `Bearer ${fx.daemon.token}` } },
+      }),
+    );
     return client;
   };
 

@@ -94,12 +94,16 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
 
   it("tells both eras what svc is for, and does not advertise tools.listChanged (it never sends that notification)", async () => {
     const legacy = await connect(base);
-    const modern = new ModernClient({ name: "svc-test", version: "0.0.0" }, { versionNegotiation: { mode: { pin: "2026-07-28" } } });
+    const modern = new ModernClient(
+      { name: "svc-test", version: "0.0.0" },
+      { versionNegotiation: { mode: { pin: "2026-07-28" } } },
+    );
     await modern.connect(new ModernTransport(new URL("/mcp", base)));
     expect(modern.getNegotiatedProtocolVersion()).toBe("2026-07-28");
     for (const client of [legacy, modern]) {
       const instructions = client.getInstructions() ?? "";
-      for (const topic of [/sentinel/i, /session/i, /webhook/i, /events extension/i]) expect(instructions).toMatch(topic);
+      for (const topic of [/sentinel/i, /session/i, /webhook/i, /events extension/i])
+        expect(instructions).toMatch(topic);
       expect(client.getServerCapabilities()?.tools).toEqual({ listChanged: false });
       expect((await client.listTools()).tools).toHaveLength(4);
       await client.close();
@@ -111,7 +115,10 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
     const out = await client.callTool({ name: "echo", arguments: { text: "ab", times: 2 } });
     expect(out.isError).toBeFalsy();
     expect(out.structuredContent).toEqual({ echoed: "abab", principal: "loopback" });
-    expect(JSON.parse((out.content as Array<{ text: string }>)[0]!.text)).toEqual({ echoed: "abab", principal: "loopback" });
+    expect(JSON.parse((out.content as Array<{ text: string }>)[0]!.text)).toEqual({
+      echoed: "abab",
+      principal: "loopback",
+    });
     const arr = await client.callTool({ name: "list_things", arguments: {} });
     expect(arr.structuredContent).toBeUndefined();
     expect(JSON.parse((arr.content as Array<{ text: string }>)[0]!.text)).toEqual([1, 2, 3]);
@@ -133,7 +140,9 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
     const client = await connect(base);
     const out = await client.callTool({ name: "fail", arguments: { what: "widget" } });
     expect(out.isError).toBe(true);
-    expect(JSON.parse((out.content as Array<{ text: string }>)[0]!.text)).toEqual({ error: { code: "not_found", message: "no thing named widget", details: { what: "widget" } } });
+    expect(JSON.parse((out.content as Array<{ text: string }>)[0]!.text)).toEqual({
+      error: { code: "not_found", message: "no thing named widget", details: { what: "widget" } },
+    });
     // No structuredContent on an error: clients check that against the output schema of a success.
     expect(out.structuredContent).toBeUndefined();
     await client.close();
@@ -144,15 +153,23 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
     const out = await client.callTool({ name: "crash", arguments: {} });
     expect(out.isError).toBe(true);
     const text = (out.content as Array<{ text: string }>)[0]!.text;
-    expect(JSON.parse(text).error).toMatchObject({ code: "internal", message: "internal error; the daemon log has the cause" });
+    expect(JSON.parse(text).error).toMatchObject({
+      code: "internal",
+      message: "internal error; the daemon log has the cause",
+    });
     expect(text).not.toContain("private-thing");
-    expect(logger.lines.some((l) => l.includes("tool failed") && l.includes("crash") && l.includes("private-thing"))).toBe(true);
+    expect(
+      logger.lines.some((l) => l.includes("tool failed") && l.includes("crash") && l.includes("private-thing")),
+    ).toBe(true);
     await client.close();
   });
 
   it("an unknown tool is a JSON-RPC invalid-params error naming it (the MCP specification's protocol error), not a crash", async () => {
     const client = await connect(base);
-    await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/nope not found/) });
+    await expect(client.callTool({ name: "nope", arguments: {} })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringMatching(/nope not found/),
+    });
     expect((await client.listTools()).tools).toHaveLength(4);
     await client.close();
   });
@@ -167,7 +184,9 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
   it("auth: a non-loopback caller (X-Forwarded-For) needs the token; a wrong one is refused, the right one accepted", async () => {
     const forwarded = { "x-forwarded-for": "203.0.113.7" };
     await expect(connect(base, forwarded)).rejects.toThrow(/401|unauthorized|bearer/i);
-    await expect(connect(base, { ...forwarded, authorization: "Bearer wrong-token" })).rejects.toThrow(/401|unauthorized|bearer/i);
+    await expect(connect(base, { ...forwarded, authorization: "Bearer wrong-token" })).rejects.toThrow(
+      /401|unauthorized|bearer/i,
+    );
     const client = await connect(base, { ...forwarded, authorization: `Bearer ${STABLE}` });
     expect((await client.listTools()).tools).toHaveLength(4);
     await client.close();
@@ -192,7 +211,11 @@ describe("/mcp (stateless Streamable HTTP over the TOOLS table)", () => {
   it("refuses a browser Origin that is not allowed", async () => {
     const res = await fetch(`${base}/mcp`, {
       method: "POST",
-      headers: { origin: "https://evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      headers: {
+        origin: "https://evil.example",
+        "content-type": "application/json",
+        accept: "application/json, text/event-stream",
+      },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
     });
     expect(res.status).toBe(403);

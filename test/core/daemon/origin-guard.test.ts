@@ -48,10 +48,18 @@ describe("isSameOrigin (the daemon's own origin)", () => {
     ["a Host that is not an authority", '127.0.0.1:18790"x', 'http://127.0.0.1:18790"x'],
   ])("%s is not", (_why, host, origin) => {
     expect(isSameOrigin(origin, host === undefined ? {} : { host })).toBe(false);
-    expect(() => checkOrigin("POST", { ...(host === undefined ? {} : { host }), origin }, { allowedOrigins: [] })).toThrow(/not this daemon's own origin/);
+    expect(() =>
+      checkOrigin("POST", { ...(host === undefined ? {} : { host }), origin }, { allowedOrigins: [] }),
+    ).toThrow(/not this daemon's own origin/);
   });
 
   it("a DNS name is let in by daemon.allowedOrigins", () => {
-    expect(() => checkOrigin("POST", { host: "svc.lan:18790", origin: "http://svc.lan:18790" }, { allowedOrigins: ["http://svc.lan:18790"] })).not.toThrow();
+    expect(() =>
+      checkOrigin(
+        "POST",
+        { host: "svc.lan:18790", origin: "http://svc.lan:18790" },
+        { allowedOrigins: ["http://svc.lan:18790"] },
+      ),
+    ).not.toThrow();
   });
 });

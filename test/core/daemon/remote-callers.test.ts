@@ -23,7 +23,14 @@ describe("the remote marker", () => {
     expect(readRemoteMarker(marked({ kind: "sealed" }), KEY)).toEqual({ kind: "sealed" });
     expect(readRemoteMarker(marked(pairing, "another-key"), KEY)).toBeUndefined();
     expect(readRemoteMarker(marked(pairing), undefined)).toBeUndefined();
-    for (const bad of [`${KEY} pairing a1 admin`, `${KEY} pairing a:1 read`, `${KEY} tunnel extra`, `${KEY} root`, `${KEY}`, ""]) {
+    for (const bad of [
+      `${KEY} pairing a1 admin`,
+      `${KEY} pairing a:1 read`,
+      `${KEY} tunnel extra`,
+      `${KEY} root`,
+      `${KEY}`,
+      "",
+    ]) {
       expect(readRemoteMarker({ [REMOTE_MARKER]: bad }, KEY), bad).toBeUndefined();
     }
   });
@@ -32,14 +39,22 @@ describe("the remote marker", () => {
     const via = fc.oneof(
       fc.constant<RemoteVia>({ kind: "tunnel" }),
       fc.constant<RemoteVia>({ kind: "sealed" }),
-      fc.record({ kind: fc.constant("pairing" as const), pairingId: fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/), scope: fc.constantFrom("read" as const, "operate" as const) }),
+      fc.record({
+        kind: fc.constant("pairing" as const),
+        pairingId: fc.stringMatching(/^[A-Za-z0-9_-]{1,12}$/),
+        scope: fc.constantFrom("read" as const, "operate" as const),
+      }),
     );
     fc.assert(
-      fc.property(fc.string({ minLength: 1 }).filter((k) => k !== KEY && !/\s/.test(k)), via, (key, v) => {
-        // Well formed but for the key: ignored. With this boot's key, the same marker is read.
-        expect(readRemoteMarker({ [REMOTE_MARKER]: remoteMarker(key, v) }, KEY)).toBeUndefined();
-        expect(readRemoteMarker({ [REMOTE_MARKER]: remoteMarker(KEY, v) }, KEY)).toEqual(v);
-      }),
+      fc.property(
+        fc.string({ minLength: 1 }).filter((k) => k !== KEY && !/\s/.test(k)),
+        via,
+        (key, v) => {
+          // Well formed but for the key: ignored. With this boot's key, the same marker is read.
+          expect(readRemoteMarker({ [REMOTE_MARKER]: remoteMarker(key, v) }, KEY)).toBeUndefined();
+          expect(readRemoteMarker({ [REMOTE_MARKER]: remoteMarker(KEY, v) }, KEY)).toEqual(v);
+        },
+      ),
     );
     fc.assert(
       fc.property(fc.string(), (h) => {
@@ -55,7 +70,9 @@ describe("authenticate beyond loopback", () => {
 
   it("a pairing is let in by its link, with its scope, whether or not daemon.authToken is set", () => {
     for (const tokens of [open, closed]) {
-      expect(authenticate("loopback-or-token", req(marked({ kind: "pairing", pairingId: "p1", scope: "read" })), tokens)).toBe("remote:pairing:p1:read");
+      expect(
+        authenticate("loopback-or-token", req(marked({ kind: "pairing", pairingId: "p1", scope: "read" })), tokens),
+      ).toBe("remote:pairing:p1:read");
     }
   });
 
@@ -63,13 +80,23 @@ describe("authenticate beyond loopback", () => {
     expect(authenticate("loopback-or-token", req(marked({ kind: "tunnel" })), open)).toBe("remote:tunnel");
     expect(authenticate("loopback-or-token", req(FWD), open)).toBe("anonymous");
     expect(authenticate("loopback-or-token", req({}, "203.0.113.9"), open)).toBe("anonymous");
-    expect(() => authenticate("loopback-or-token", req(marked({ kind: "sealed" })), closed)).toThrow(/bearer token is required/);
+    expect(() => authenticate("loopback-or-token", req(marked({ kind: "sealed" })), closed)).toThrow(
+      /bearer token is required/,
+    );
     expect(() => authenticate("loopback-or-token", req(FWD), closed)).toThrow(/bearer token is required/);
   });
 
   it("a presented token makes anyone the owner; a marker never makes a loopback caller remote", () => {
-    expect(authenticate("loopback-or-token", req({ ...marked({ kind: "tunnel" }), authorization: "Bearer stable-token" }), closed)).toBe("token:stable");
-    expect(authenticate("loopback-or-token", req({ [REMOTE_MARKER]: remoteMarker(KEY, { kind: "tunnel" }) }), open)).toBe("loopback");
+    expect(
+      authenticate(
+        "loopback-or-token",
+        req({ ...marked({ kind: "tunnel" }), authorization: "Bearer stable-token" }),
+        closed,
+      ),
+    ).toBe("token:stable");
+    expect(
+      authenticate("loopback-or-token", req({ [REMOTE_MARKER]: remoteMarker(KEY, { kind: "tunnel" }) }), open),
+    ).toBe("loopback");
   });
 });
 
@@ -98,7 +125,8 @@ describe("authorize for each kind of caller", () => {
       const op = OPERATIONS[id];
       expect(allowed(id, callers.token), id).toBe(true);
       expect(allowed(id, callers.loopback), id).toBe(op.requires === "local");
-      for (const who of ["network", "tunnel", "sealed", "read"] as const) expect(allowed(id, callers[who]), `${who} ${id}`).toBe(op.requires === "local" && op.remote === "read");
+      for (const who of ["network", "tunnel", "sealed", "read"] as const)
+        expect(allowed(id, callers[who]), `${who} ${id}`).toBe(op.requires === "local" && op.remote === "read");
       expect(allowed(id, callers.operate), id).toBe(op.requires === "local" && op.remote !== "owner");
     }
     expect(reachOf(callers.operate)).toBe("operate");
@@ -113,8 +141,12 @@ describe("authorize for each kind of caller", () => {
     expect(routeNeed("POST", "/pairing/offers").need).toBe("token");
     expect(routeNeed("GET", "/not-in-the-table").need).toBe("read");
     expect(routeNeed("POST", "/not-in-the-table").need).toBe("operate");
-    expect(() => authorize("session.start", callers.read)).toThrow(/session\.start \(start an agent session from a configured adapter\) needs the operate scope; pairing p \(scope read\) may only read: .*svc pair scope p operate/);
+    expect(() => authorize("session.start", callers.read)).toThrow(
+      /session\.start \(start an agent session from a configured adapter\) needs the operate scope; pairing p \(scope read\) may only read: .*svc pair scope p operate/,
+    );
     expect(() => authorize("session.start", callers.tunnel)).toThrow(/plain tunnel requests never operate/);
-    expect(() => authorize("config.write", callers.operate)).toThrow(/needs the daemon's owner .*may only read and operate/);
+    expect(() => authorize("config.write", callers.operate)).toThrow(
+      /needs the daemon's owner .*may only read and operate/,
+    );
   });
 });

@@ -42,7 +42,11 @@ describe("runDoctor", () => {
     await writeFile(join(home, "credentials.json"), JSON.stringify({ version: 1, values: {} }), { mode: 0o644 });
     await writeFile(join(home, "worktrees.json"), JSON.stringify({ trees: [{ path: "/x", checksum: "sha256:00" }] }));
     await writeFile(join(home, "config.json"), "[]");
-    await writeFile(join(home, "runtime.json"), JSON.stringify({ pid: process.pid, port: 1, bind: "127.0.0.1", token: "t", startedAt: 0, version: "0" }), { mode: 0o600 });
+    await writeFile(
+      join(home, "runtime.json"),
+      JSON.stringify({ pid: process.pid, port: 1, bind: "127.0.0.1", token: "t", startedAt: 0, version: "0" }),
+      { mode: 0o600 },
+    );
     const report = await run();
     expect(report.healthy).toBe(false);
     expect(report.findings.map((f) => [f.severity, f.file])).toEqual([

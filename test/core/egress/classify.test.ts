@@ -61,9 +61,12 @@ describe("classifyAddress: examples", () => {
     expect(c.reason).toContain(cidr);
   });
 
-  it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "2a00:1450:4001::200e"])("%s is global unicast", (address) => {
-    expect(classifyAddress(address)).toMatchObject({ blocked: false, range: null, reason: "is global unicast" });
-  });
+  it.each(["8.8.8.8", "1.1.1.1", "93.184.216.34", "2606:4700:4700::1111", "2a00:1450:4001::200e"])(
+    "%s is global unicast",
+    (address) => {
+      expect(classifyAddress(address)).toMatchObject({ blocked: false, range: null, reason: "is global unicast" });
+    },
+  );
 
   it.each([
     ["::ffff:127.0.0.1", "127.0.0.1", true],
@@ -93,12 +96,21 @@ describe("classifyAddress: examples", () => {
     expect(c.embedded).toBeUndefined();
   });
 
-  it.each(["", "localhost", "127.1", "0x7f.0.0.1", "0177.0.0.1", "2130706433", "fe80::1%eth0", "[::1]", "1.2.3.4.5", "::ffff:999.0.0.1", "1.2.3.4/32"])(
-    "%j does not parse and is blocked",
-    (input) => {
-      expect(classifyAddress(input)).toMatchObject({ blocked: true, family: null, range: null });
-    },
-  );
+  it.each([
+    "",
+    "localhost",
+    "127.1",
+    "0x7f.0.0.1",
+    "0177.0.0.1",
+    "2130706433",
+    "fe80::1%eth0",
+    "[::1]",
+    "1.2.3.4.5",
+    "::ffff:999.0.0.1",
+    "1.2.3.4/32",
+  ])("%j does not parse and is blocked", (input) => {
+    expect(classifyAddress(input)).toMatchObject({ blocked: true, family: null, range: null });
+  });
 });
 
 describe("classifyAddress: properties", () => {
@@ -116,7 +128,11 @@ describe("classifyAddress: properties", () => {
   it("every address inside a listed IPv6 range without an embedded IPv4 is blocked", () => {
     const plain = IPV6_SPECIAL.filter((r) => !r.embeds);
     fc.assert(
-      fc.property(fc.constantFrom(...plain), bytes(16), (range, random) => classifyAddress(inRange(range.cidr, random)).blocked),
+      fc.property(
+        fc.constantFrom(...plain),
+        bytes(16),
+        (range, random) => classifyAddress(inRange(range.cidr, random)).blocked,
+      ),
       { numRuns: 2000 },
     );
   });
@@ -145,7 +161,9 @@ describe("classifyAddress: properties", () => {
           `64:ff9b::${v4}`,
           `2002:${hex16(a, b)}:${hex16(c, d)}:${hex16(tail[0]!, tail[1]!)}::${hex16(tail[2]!, tail[3]!)}`,
         ];
-        const agree = forms.every((f) => classifyAddress(f).blocked === expected && classifyAddress(f).embedded?.address === v4);
+        const agree = forms.every(
+          (f) => classifyAddress(f).blocked === expected && classifyAddress(f).embedded?.address === v4,
+        );
         // The deprecated IPv4-compatible form is reserved (::/8): blocked whatever it carries.
         return agree && classifyAddress(`::${v4}`).blocked && classifyAddress(`::${v4}`).embedded === undefined;
       }),
@@ -159,8 +177,18 @@ describe("classifyAddress: properties", () => {
 
   it("lenient and scoped address forms (that resolvers may still connect to) are not addresses: blocked", () => {
     const lenient = fc.oneof(
-      fc.tuple(ipv4, fc.nat(3)).map(([v4, i]) => v4.split(".").map((o, j) => (j === i ? `0${o}` : o)).join(".")),
-      fc.tuple(ipv4, fc.nat(3)).map(([v4, i]) => v4.split(".").map((o, j) => (j === i ? `0x${Number(o).toString(16)}` : o)).join(".")),
+      fc.tuple(ipv4, fc.nat(3)).map(([v4, i]) =>
+        v4
+          .split(".")
+          .map((o, j) => (j === i ? `0${o}` : o))
+          .join("."),
+      ),
+      fc.tuple(ipv4, fc.nat(3)).map(([v4, i]) =>
+        v4
+          .split(".")
+          .map((o, j) => (j === i ? `0x${Number(o).toString(16)}` : o))
+          .join("."),
+      ),
       bytes(4).map(([a, b, c, d]) => `${a}.${b}.${(c! << 8) | d!}`),
       bytes(4).map(([a, b, c, d]) => `${a}.${(b! << 16) | (c! << 8) | d!}`),
       bytes(4).map(([a, b, c, d]) => String(((a! << 24) | (b! << 16) | (c! << 8) | d!) >>> 0)),

@@ -2,7 +2,14 @@ import { createServer, type AddressInfo, type Socket } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createEgress, MAX_BODY_BYTES, type Egress } from "../../../core/egress/egress.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
-import { failure, startGate, startReceiver, tableResolver, withEgress, type Receiver } from "../../support/https-receiver.js";
+import {
+  failure,
+  startGate,
+  startReceiver,
+  tableResolver,
+  withEgress,
+  type Receiver,
+} from "../../support/https-receiver.js";
 
 let rx: Receiver;
 let rx6: Receiver;
@@ -33,8 +40,12 @@ beforeEach(() => {
 });
 
 const url = (path = "/hook", host = "receiver.test") => `https://${host}:${rx.port}${path}`;
-const post = (u: string, body: string | Buffer = '{"a":1}', timeoutMs = 5_000, headers: Record<string, string> = json) =>
-  egress.post(u, { headers, body, timeoutMs });
+const post = (
+  u: string,
+  body: string | Buffer = '{"a":1}',
+  timeoutMs = 5_000,
+  headers: Record<string, string> = json,
+) => egress.post(u, { headers, body, timeoutMs });
 
 describe("egress: connecting to the validated address under the original name", () => {
   it("keeps the hostname for SNI, certificate verification and Host (non-default port kept)", async () => {
@@ -84,19 +95,26 @@ describe("egress: the gate refuses before sending", () => {
 
   it("refuses a loopback receiver when webhooks.allowSubnets does not exempt it", async () => {
     await withEgress({ resolver }, async (strict) => {
-      const err = await failure(strict.post(url("/secret-path?token=abc"), { headers: json, body: "{}", timeoutMs: 5_000 }));
+      const err = await failure(
+        strict.post(url("/secret-path?token=abc"), { headers: json, body: "{}", timeoutMs: 5_000 }),
+      );
       expect(err.code).toBe("private_target");
       expect(err.message).toContain(`receiver.test:${rx.port}`);
       expect(err.message).toContain("127.0.0.0/8");
       expect(err.message).not.toMatch(/secret-path|token=abc/);
-      expect((await failure(strict.post(`https://127.0.0.1:${rx.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 }))).code).toBe("private_target");
+      expect(
+        (await failure(strict.post(`https://127.0.0.1:${rx.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 })))
+          .code,
+      ).toBe("private_target");
     });
     expect(rx.seen).toHaveLength(0);
   });
 
   it("blocks a hostname with one public and one private answer", async () => {
     await withEgress({ resolver }, async (strict) => {
-      const err = await failure(strict.post(url("/", "mixed.receiver.test"), { headers: json, body: "{}", timeoutMs: 5_000 }));
+      const err = await failure(
+        strict.post(url("/", "mixed.receiver.test"), { headers: json, body: "{}", timeoutMs: 5_000 }),
+      );
       expect(err.code).toBe("private_target");
       expect(err.message).toContain("127.0.0.1");
     });
@@ -127,7 +145,9 @@ describe("egress: redirects are never followed", () => {
   });
 
   it("returns a 302 to https as is, and a relative Location too", async () => {
-    rx.handle((_req, res) => res.writeHead(302, { location: `https://receiver.test:${rx.port}/elsewhere` }).end("moved"));
+    rx.handle((_req, res) =>
+      res.writeHead(302, { location: `https://receiver.test:${rx.port}/elsewhere` }).end("moved"),
+    );
     const res = await post(url());
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe(`https://receiver.test:${rx.port}/elsewhere`);
@@ -247,11 +267,16 @@ describe("egress: webhooks.allowSubnets", () => {
   });
 
   it("exempts an IPv4-mapped answer through its embedded IPv4's subnet, and never relaxes https", async () => {
-    await withEgress({ allowSubnets: ["127.0.0.0/8"], resolver: tableResolver({ "mapped.receiver.test": ["::ffff:127.0.0.1"] }) }, async (e) => {
-      const u = `https://mapped.receiver.test:${rx.port}/`;
-      expect((await e.post(u, { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
-      expect((await failure(e.post(`http://127.0.0.1:${rx.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 }))).code).toBe("non_https");
-    });
+    await withEgress(
+      { allowSubnets: ["127.0.0.0/8"], resolver: tableResolver({ "mapped.receiver.test": ["::ffff:127.0.0.1"] }) },
+      async (e) => {
+        const u = `https://mapped.receiver.test:${rx.port}/`;
+        expect((await e.post(u, { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
+        expect(
+          (await failure(e.post(`http://127.0.0.1:${rx.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 }))).code,
+        ).toBe("non_https");
+      },
+    );
   });
 });
 
@@ -260,7 +285,9 @@ describe("egress: no second lookup, no rebinding window", () => {
     const rx2 = await startReceiver("127.0.0.2");
     const e = createEgress({ allowSubnets: ["127.0.0.2/32"], resolver: tableResolver({ localhost: ["127.0.0.2"] }) });
     try {
-      expect((await e.post(`https://localhost:${rx2.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
+      expect(
+        (await e.post(`https://localhost:${rx2.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 })).status,
+      ).toBe(200);
       expect(rx2.seen[0]).toMatchObject({ localAddress: "127.0.0.2", servername: "localhost" });
       expect(rx2.seen[0]!.headers.host).toBe(`localhost:${rx2.port}`);
     } finally {
@@ -274,13 +301,18 @@ describe("egress: no second lookup, no rebinding window", () => {
     const flipping = { lookupAll: async () => answers.shift()!.map((address) => ({ address, family: 4 as const })) };
     await withEgress({ allowSubnets: ["127.0.0.1/32"], resolver: flipping }, async (e) => {
       expect((await e.post(url(), { headers: json, body: "{}", timeoutMs: 5_000 })).status).toBe(200);
-      expect((await failure(e.post(url(), { headers: json, body: "{}", timeoutMs: 5_000 }))).code).toBe("private_target");
+      expect((await failure(e.post(url(), { headers: json, body: "{}", timeoutMs: 5_000 }))).code).toBe(
+        "private_target",
+      );
       expect(rx.seen).toHaveLength(1);
     });
   });
 
   it("refuses a URL carrying credentials (the one callback URL rule) and never sends the fragment", async () => {
-    await expect(post(`https://user:pass@receiver.test:${rx.port}/hook`)).rejects.toMatchObject({ code: "invalid_input", message: expect.stringMatching(/must not carry credentials/) });
+    await expect(post(`https://user:pass@receiver.test:${rx.port}/hook`)).rejects.toMatchObject({
+      code: "invalid_input",
+      message: expect.stringMatching(/must not carry credentials/),
+    });
     expect(rx.seen).toHaveLength(0);
     await post(`https://receiver.test:${rx.port}/hook#frag`);
     expect(rx.seen[0]!.path).toBe("/hook");
@@ -296,8 +328,29 @@ describe("egress: certificate verification uses Node's normal trust store", () =
     const { join } = await import("node:path");
     const dir = mkdtempSync(join(tmpdir(), "svc-untrusted-"));
     try {
-      execFileSync("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "1",
-        "-subj", "/CN=receiver.test", "-addext", "subjectAltName=DNS:receiver.test", "-keyout", join(dir, "k.pem"), "-out", join(dir, "c.pem")], { stdio: "ignore" });
+      execFileSync(
+        "openssl",
+        [
+          "req",
+          "-x509",
+          "-newkey",
+          "ec",
+          "-pkeyopt",
+          "ec_paramgen_curve:prime256v1",
+          "-nodes",
+          "-days",
+          "1",
+          "-subj",
+          "/CN=receiver.test",
+          "-addext",
+          "subjectAltName=DNS:receiver.test",
+          "-keyout",
+          join(dir, "k.pem"),
+          "-out",
+          join(dir, "c.pem"),
+        ],
+        { stdio: "ignore" },
+      );
       untrusted = { key: readFileSync(join(dir, "k.pem")), cert: readFileSync(join(dir, "c.pem")) };
     } catch {
       untrusted = undefined;

@@ -1,7 +1,13 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { createHostEgress, type HostEgress } from "../../../core/egress/host-egress.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
-import { failure, LOOPBACK_ALLOWED, startReceiver, tableResolver, type Receiver } from "../../support/https-receiver.js";
+import {
+  failure,
+  LOOPBACK_ALLOWED,
+  startReceiver,
+  tableResolver,
+  type Receiver,
+} from "../../support/https-receiver.js";
 
 const resolver = tableResolver({ "receiver.test": ["127.0.0.1"] });
 const json = { "content-type": "application/json" };
@@ -11,8 +17,10 @@ let list: readonly string[];
 let logger: ReturnType<typeof createMemoryLogger>;
 let egress: HostEgress;
 
-const post = () => egress.post(`https://receiver.test:${rx.port}/hook`, { headers: json, body: "{}", timeoutMs: 5_000 });
-const logged = () => logger.lines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level !== "debug");
+const post = () =>
+  egress.post(`https://receiver.test:${rx.port}/hook`, { headers: json, body: "{}", timeoutMs: 5_000 });
+const logged = () =>
+  logger.lines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level !== "debug");
 
 async function eventually(check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 10));
@@ -45,7 +53,8 @@ describe("host egress: follows the effective webhooks.allowSubnets", () => {
   it("closes the old client when the list changes (its kept-alive connections end)", async () => {
     const own = await startReceiver();
     try {
-      const postOwn = () => egress.post(`https://receiver.test:${own.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 });
+      const postOwn = () =>
+        egress.post(`https://receiver.test:${own.port}/`, { headers: json, body: "{}", timeoutMs: 5_000 });
       list = ["127.0.0.0/8"];
       await postOwn();
       await postOwn();

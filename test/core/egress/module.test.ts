@@ -15,10 +15,16 @@ let rx: Receiver;
 let logger: ReturnType<typeof createMemoryLogger>;
 let c: DependencyContainer;
 
-const writeConfig = (allowSubnets: string[]) => writeFile(join(home, "config.json"), JSON.stringify({ webhooks: { allowSubnets } }));
-const warnings = () => logger.lines.map((l) => JSON.parse(l) as { level: string; msg: string }).filter((l) => l.level === "warn" && l.msg.includes("allowSubnets"));
+const writeConfig = (allowSubnets: string[]) =>
+  writeFile(join(home, "config.json"), JSON.stringify({ webhooks: { allowSubnets } }));
+const warnings = () =>
+  logger.lines
+    .map((l) => JSON.parse(l) as { level: string; msg: string })
+    .filter((l) => l.level === "warn" && l.msg.includes("allowSubnets"));
 const postAs = (host: DependencyContainer) =>
-  resolve(host, SERVICES).get("egress").post(`https://127.0.0.1:${rx.port}/`, { headers: {}, body: "{}", timeoutMs: 5_000 });
+  resolve(host, SERVICES)
+    .get("egress")
+    .post(`https://127.0.0.1:${rx.port}/`, { headers: {}, body: "{}", timeoutMs: 5_000 });
 
 beforeEach(async () => {
   ({ home, cleanup } = await makeTempHome("svc-egress-module-"));
@@ -32,7 +38,7 @@ afterEach(async () => {
 });
 
 describe("the egress module: one host gate for every plugin", () => {
-  it("offers the host egress as the service \"egress\" and warns once at start while allowSubnets is non-empty", async () => {
+  it('offers the host egress as the service "egress" and warns once at start while allowSubnets is non-empty', async () => {
     await writeConfig(["127.0.0.0/8"]);
     c = await createContainer({ home, env: {}, logger });
     expect(resolve(c, SERVICES).get("egress")).toBe(resolve(c, EGRESS));

@@ -6,7 +6,14 @@ import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { SIDECAR_MAIN } from "../../support/llm-sidecar.js";
 import { processAlive } from "../../support/process-alive.js";
 
-const configure = { type: "configure" as const, routes: [], roles: [], budgets: {}, upstreamTimeoutMs: 5000, day: { date: "2026-11-26", tokens: 0 } };
+const configure = {
+  type: "configure" as const,
+  routes: [],
+  roles: [],
+  budgets: {},
+  upstreamTimeoutMs: 5000,
+  day: { date: "2026-11-26", tokens: 0 },
+};
 const running: SidecarSupervisor[] = [];
 const servers: Server[] = [];
 afterEach(async () => {
@@ -15,7 +22,14 @@ afterEach(async () => {
 });
 
 function supervisor(port: number, messages: ChildMessage[] = []) {
-  const s = new SidecarSupervisor({ entry: SIDECAR_MAIN, port, logger: createMemoryLogger(), env: process.env, replay: () => [configure], onMessage: (m) => messages.push(m) });
+  const s = new SidecarSupervisor({
+    entry: SIDECAR_MAIN,
+    port,
+    logger: createMemoryLogger(),
+    env: process.env,
+    replay: () => [configure],
+    onMessage: (m) => messages.push(m),
+  });
   running.push(s);
   return s;
 }
@@ -48,7 +62,10 @@ describe("SidecarSupervisor (the real sidecar)", () => {
     expect(port).toBeGreaterThan(0);
     const first = s.status().pid!;
     process.kill(first, "SIGKILL");
-    const back = await until(() => (s.status().state === "running" && s.status().pid !== first ? s.status() : undefined), "the restart");
+    const back = await until(
+      () => (s.status().state === "running" && s.status().pid !== first ? s.status() : undefined),
+      "the restart",
+    );
     expect(back).toMatchObject({ port, restarts: 1, lastExit: { signal: "SIGKILL" } });
     await s.stop();
     expect(s.status().state).toBe("stopped");

@@ -7,7 +7,19 @@ import { makeTempHome } from "../../support/cli.js";
 const homes: Array<{ cleanup(): Promise<void> }> = [];
 afterAll(() => Promise.all(homes.map((h) => h.cleanup())));
 
-const rec = (at: string, n: number): CallRecord => ({ at, sessionId: "ses_a", api: "anthropic", path: "/v1/messages", route: "anthropic", model: "claude-sonnet-4-5", stream: false, status: 200, inputTokens: n, outputTokens: 1, latencyMs: 3 });
+const rec = (at: string, n: number): CallRecord => ({
+  at,
+  sessionId: "ses_a",
+  api: "anthropic",
+  path: "/v1/messages",
+  route: "anthropic",
+  model: "claude-sonnet-4-5",
+  stream: false,
+  status: 200,
+  inputTokens: n,
+  outputTokens: 1,
+  latencyMs: 3,
+});
 
 describe("the usage log", () => {
   it("writes checksummed lines to the file of each record's UTC day, and reads them back", async () => {

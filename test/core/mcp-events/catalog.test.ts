@@ -47,7 +47,9 @@ const vocabularyProviders = (): AnyPlugin[] => [
       readiness: async () => ({ ready: true, detail: "" }),
       eventTypes: () => [
         oneType("Not.Lower"),
-        oneType("mixed.reserved", { inputSchema: { type: "object", properties: { provider: { type: "string", description: "x" } } } }),
+        oneType("mixed.reserved", {
+          inputSchema: { type: "object", properties: { provider: { type: "string", description: "x" } } },
+        }),
         oneType("mixed.fine"),
         oneType("aaa.first"),
       ],
@@ -64,7 +66,12 @@ beforeEach(async () => {
   ({ home, cleanup } = await makeTempHome("svc-event-catalog-"));
   eventTypesCalls = 0;
   h = await startHarness(home, {
-    plugins: (rec) => [...testPlugins(rec).filter((p) => !(p.type === "provider" && p.kind === "local-gh")), localGh, webhookProvider, ...vocabularyProviders()],
+    plugins: (rec) => [
+      ...testPlugins(rec).filter((p) => !(p.type === "provider" && p.kind === "local-gh")),
+      localGh,
+      webhookProvider,
+      ...vocabularyProviders(),
+    ],
   });
   await eventCatalogModule.start(h.c);
   catalog = resolve(h.c, EVENT_CATALOG);
@@ -94,7 +101,16 @@ describe("events catalog: events/list", () => {
     const names = list.map((e) => e.name);
     expect(names).toEqual([...names].sort());
     expect(new Set(names).size).toBe(names.length);
-    expect(names).toEqual(expect.arrayContaining(["aaa.first", "agentpush.event", "github.pull_request", "github.workflow_run", "github.issues", "mixed.fine"]));
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "aaa.first",
+        "agentpush.event",
+        "github.pull_request",
+        "github.workflow_run",
+        "github.issues",
+        "mixed.fine",
+      ]),
+    );
     for (const e of list) {
       expect(e.delivery).toEqual(["webhook", "poll"]);
       expect(e.inputSchema.type).toBe("object");
@@ -108,7 +124,9 @@ describe("events catalog: events/list", () => {
     const payload = (pr.payloadSchema.properties as any).payload;
     expect(payload.anyOf[0].properties.mergedAt.description).toMatch(/merged/);
     expect(payload.anyOf[1].properties.summary.description).toMatch(/left out/);
-    for (const e of (await catalog.list()).filter((x) => x.name.startsWith("github.") || x.name.startsWith("agentpush."))) {
+    for (const e of (await catalog.list()).filter(
+      (x) => x.name.startsWith("github.") || x.name.startsWith("agentpush."),
+    )) {
       expect(undescribedProperties(e.inputSchema), e.name).toEqual([]);
       expect(undescribedProperties(e.payloadSchema), e.name).toEqual([]);
     }
@@ -117,7 +135,10 @@ describe("events catalog: events/list", () => {
   it("merges a name several providers offer into one entry with a provider argument stating the default", async () => {
     const list = await catalog.list();
     const pr = list.find((e) => e.name === "github.pull_request")!;
-    expect((pr.inputSchema.properties as any).provider).toMatchObject({ type: "string", enum: ["local-gh", "webhook"] });
+    expect((pr.inputSchema.properties as any).provider).toMatchObject({
+      type: "string",
+      enum: ["local-gh", "webhook"],
+    });
     expect((pr.inputSchema.properties as any).provider.description).toBe(
       "Which provider delivers the events. Served by local-gh, webhook; default: webhook when a GitHub webhook secret is configured (setup_sentinel_provider webhook), else local-gh.",
     );
@@ -165,24 +186,47 @@ describe("events catalog: resolve", () => {
     const bad = await rpcError(catalog.resolve("github.push", { repository: "acme/api", pullRequest: 1 }));
     expect(bad.code).toBe(-32602);
     expect(bad.data).toMatchObject({ reason: "invalid_arguments" });
-    expect(bad.message).toBe("invalid arguments for github.push: pullRequest: is not an argument of github.push; its arguments are repository, branch");
+    expect(bad.message).toBe(
+      "invalid arguments for github.push: pullRequest: is not an argument of github.push; its arguments are repository, branch",
+    );
     const provider = await rpcError(catalog.resolve("github.push", { repository: "acme/api", provider: "gitlab" }));
-    expect(provider.message).toBe('invalid arguments for github.push: provider: must be one of local-gh, webhook, got "gitlab"');
+    expect(provider.message).toBe(
+      'invalid arguments for github.push: provider: must be one of local-gh, webhook, got "gitlab"',
+    );
     expect(provider.data).toMatchObject({ reason: "invalid_arguments", details: [{ path: "provider" }] });
     // A name only one provider offers takes no provider argument.
-    expect((await rpcError(catalog.resolve("github.workflow_run", { repository: "acme/api", provider: "webhook" }))).message).toMatch(/provider: is not an argument of github\.workflow_run/);
+    expect(
+      (await rpcError(catalog.resolve("github.workflow_run", { repository: "acme/api", provider: "webhook" }))).message,
+    ).toMatch(/provider: is not an argument of github\.workflow_run/);
     expect((await rpcError(catalog.resolve("agentpush.event", [] as never))).message).toMatch(/must be an object/);
     // local-gh refuses what its polling never sees.
-    expect((await rpcError(catalog.resolve("github.check_run", { repository: "acme/api", provider: "local-gh", actions: ["created"] }))).message).toMatch(/"created" is not delivered by this provider/);
+    expect(
+      (
+        await rpcError(
+          catalog.resolve("github.check_run", { repository: "acme/api", provider: "local-gh", actions: ["created"] }),
+        )
+      ).message,
+    ).toMatch(/"created" is not delivered by this provider/);
   });
 
   it("gives clauses the real engine takes: the sentinel receives the matching events and only those", async () => {
     await setWebhookSecret();
     const gh = await catalog.resolve("github.pull_request", { repository: "acme/api", actions: ["closed"] });
     const push = await catalog.resolve("agentpush.event", { subject: "ci:acme/*", types: ["ci.build.*"] });
-    const a = await h.engine.create({ match: gh.match, provider: gh.provider, until: { kind: "never" }, target: { kind: "test", name: "gh" } }, "loopback");
-    const b = await h.engine.create({ match: push.match, provider: push.provider, until: { kind: "never" }, target: { kind: "test", name: "push" } }, "loopback");
-    const pr = (action: string, id: string) => mapGithubEvent("pull_request", { action, number: 9, pull_request: { number: 9 }, repository: { full_name: "Acme/API" } }, { id, fallbackTime: "2026-01-01T00:00:00Z" })!;
+    const a = await h.engine.create(
+      { match: gh.match, provider: gh.provider, until: { kind: "never" }, target: { kind: "test", name: "gh" } },
+      "loopback",
+    );
+    const b = await h.engine.create(
+      { match: push.match, provider: push.provider, until: { kind: "never" }, target: { kind: "test", name: "push" } },
+      "loopback",
+    );
+    const pr = (action: string, id: string) =>
+      mapGithubEvent(
+        "pull_request",
+        { action, number: 9, pull_request: { number: 9 }, repository: { full_name: "Acme/API" } },
+        { id, fallbackTime: "2026-01-01T00:00:00Z" },
+      )!;
     await h.engine.ingest("webhook", [pr("opened", "d1"), pr("closed", "d2")]);
     await h.engine.ingest("agentpush", [
       { id: "p1", type: "ci.build.finished", subjects: ["ci:acme/api"] },

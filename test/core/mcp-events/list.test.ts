@@ -16,7 +16,11 @@ const offer = (name: string): ProviderEventType => ({
 });
 const many = defineProvider({
   kind: "many",
-  setup: () => ({ defaultTypes: () => ["*"], readiness: async () => ({ ready: true, detail: "" }), eventTypes: () => offered }),
+  setup: () => ({
+    defaultTypes: () => ["*"],
+    readiness: async () => ({ ready: true, detail: "" }),
+    eventTypes: () => offered,
+  }),
 });
 
 describe("events/list", () => {
@@ -26,7 +30,11 @@ describe("events/list", () => {
 
   beforeEach(async () => {
     ({ home, cleanup } = await makeTempHome("svc-mcp-list-"));
-    offered.splice(0, offered.length, ...Array.from({ length: 2 * L.listPageSize + 6 }, (_, i) => offer(`t.n${String(i).padStart(3, "0")}`)));
+    offered.splice(
+      0,
+      offered.length,
+      ...Array.from({ length: 2 * L.listPageSize + 6 }, (_, i) => offer(`t.n${String(i).padStart(3, "0")}`)),
+    );
     h = await startEventsHarness(home, { plugins: [many] });
   });
   afterEach(async () => {
@@ -35,8 +43,17 @@ describe("events/list", () => {
   });
 
   it("is advertised as the events extension, list not changing", () => {
-    expect(h.extension).toMatchObject({ legacyCapability: "events", extensionId: "io.modelcontextprotocol/events", settings: { listChanged: false } });
-    expect(Object.keys(h.extension.methods).sort()).toEqual(["events/list", "events/poll", "events/subscribe", "events/unsubscribe"]);
+    expect(h.extension).toMatchObject({
+      legacyCapability: "events",
+      extensionId: "io.modelcontextprotocol/events",
+      settings: { listChanged: false },
+    });
+    expect(Object.keys(h.extension.methods).sort()).toEqual([
+      "events/list",
+      "events/poll",
+      "events/subscribe",
+      "events/unsubscribe",
+    ]);
   });
 
   it(`pages the catalog ${L.listPageSize} at a time with an opaque cursor, in the catalog's order`, async () => {
@@ -52,17 +69,28 @@ describe("events/list", () => {
     expect(pages).toBe(3);
     expect(names).toEqual(["agentpush.event", ...offered.map((t) => t.name)]);
     // No params at all is the first page too.
-    expect((await h.call("events/list", undefined)).events[0]).toMatchObject({ name: "agentpush.event", delivery: ["webhook", "poll"] });
+    expect((await h.call("events/list", undefined)).events[0]).toMatchObject({
+      name: "agentpush.event",
+      delivery: ["webhook", "poll"],
+    });
   });
 
   it("refuses a cursor svc did not make, or one of a list that changed since (invalid_cursor)", async () => {
     const { nextCursor } = await h.call("events/list", {});
-    expect(await rpcFailure(h.call("events/list", { cursor: "garbage" }))).toMatchObject({ code: -32602, data: { reason: "invalid_cursor" } });
+    expect(await rpcFailure(h.call("events/list", { cursor: "garbage" }))).toMatchObject({
+      code: -32602,
+      data: { reason: "invalid_cursor" },
+    });
     offered.push(offer("t.new"));
-    expect(await rpcFailure(h.call("events/list", { cursor: nextCursor }))).toMatchObject({ code: -32602, data: { reason: "invalid_cursor" }, message: expect.stringMatching(/changed/) });
+    expect(await rpcFailure(h.call("events/list", { cursor: nextCursor }))).toMatchObject({
+      code: -32602,
+      data: { reason: "invalid_cursor" },
+      message: expect.stringMatching(/changed/),
+    });
   });
 
   it("any caller that may read lists", async () => {
-    for (const p of ["anonymous", "remote:tunnel", "remote:sealed", "loopback", "remote:pairing:p:read"]) expect((await h.call("events/list", {}, as(p))).events).toHaveLength(L.listPageSize);
+    for (const p of ["anonymous", "remote:tunnel", "remote:sealed", "loopback", "remote:pairing:p:read"])
+      expect((await h.call("events/list", {}, as(p))).events).toHaveLength(L.listPageSize);
   });
 });

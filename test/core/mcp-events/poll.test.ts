@@ -6,7 +6,12 @@ import { makeTempHome } from "../../support/cli.js";
 import { until } from "../../support/until.js";
 import { OWNER, as, rpcFailure, startEventsHarness, type EventsHarness } from "./support/harness.js";
 
-const ev = (n: number, subject = "ci:api", type = "ci.build.finished"): SvcEvent => ({ id: `evt_${n}`, type, subjects: [subject], data: { n } });
+const ev = (n: number, subject = "ci:api", type = "ci.build.finished"): SvcEvent => ({
+  id: `evt_${n}`,
+  type,
+  subjects: [subject],
+  data: { n },
+});
 const sub = { name: "agentpush.event", arguments: { subject: "ci:api*" } };
 
 describe("events/poll", () => {
@@ -14,7 +19,8 @@ describe("events/poll", () => {
   let cleanup: () => Promise<void>;
   let h: EventsHarness;
   let clock: FakeClock;
-  const poll = (extra: Record<string, unknown> = {}, caller = OWNER) => h.call("events/poll", { ...sub, ...extra }, caller);
+  const poll = (extra: Record<string, unknown> = {}, caller = OWNER) =>
+    h.call("events/poll", { ...sub, ...extra }, caller);
   const ids = (r: Record<string, any>) => (r.events as Array<{ eventId: string }>).map((e) => e.eventId);
 
   beforeEach(async () => {
@@ -30,7 +36,13 @@ describe("events/poll", () => {
   it("a null cursor starts from now: no events, a fresh cursor; the next poll answers exactly what matched since, in order", async () => {
     await h.push([ev(0)]); // before the lease: never seen
     const first = await poll({ cursor: null });
-    expect(first).toEqual({ events: [], cursor: expect.any(String), hasMore: false, nextPollMs: L.nextPollMs, truncated: false });
+    expect(first).toEqual({
+      events: [],
+      cursor: expect.any(String),
+      hasMore: false,
+      nextPollMs: L.nextPollMs,
+      truncated: false,
+    });
     await h.push([ev(1), ev(2, "ci:web"), ev(3, "ci:api#7"), ev(1)]);
     const next = await poll({ cursor: first.cursor });
     expect(ids(next)).toEqual(["evt_1", "evt_3"]);
@@ -89,7 +101,10 @@ describe("events/poll", () => {
     const aged = await poll({ cursor, maxAgeMs: 30_000 });
     expect(ids(aged)).toEqual(["evt_2"]);
     expect(aged.truncated).toBe(true);
-    expect(await poll({ cursor, maxAgeMs: 120_000 })).toMatchObject({ truncated: false, events: [expect.anything(), expect.anything()] });
+    expect(await poll({ cursor, maxAgeMs: 120_000 })).toMatchObject({
+      truncated: false,
+      events: [expect.anything(), expect.anything()],
+    });
     clock.advance(L.pollBufferMs - 30_000);
     const r = await poll({ cursor });
     expect(ids(r)).toEqual(["evt_2"]);
@@ -101,7 +116,13 @@ describe("events/poll", () => {
     await h.stop();
     h = await startEventsHarness(home, { clock });
     const r = await poll({ cursor });
-    expect(r).toEqual({ events: [], cursor: expect.any(String), hasMore: false, nextPollMs: L.nextPollMs, truncated: true });
+    expect(r).toEqual({
+      events: [],
+      cursor: expect.any(String),
+      hasMore: false,
+      nextPollMs: L.nextPollMs,
+      truncated: true,
+    });
     expect(r.cursor).not.toBe(cursor);
     await h.push([ev(9)]);
     expect(ids(await poll({ cursor: r.cursor }))).toEqual(["evt_9"]);
@@ -194,6 +215,9 @@ describe("events/poll", () => {
   it("refuses a cursor ahead of the lease's events (invalid_cursor)", async () => {
     const { cursor } = await poll();
     const [boot, lease] = Buffer.from(cursor, "base64url").toString().split(".");
-    expect(await rpcFailure(poll({ cursor: Buffer.from(`${boot}.${lease}.5`).toString("base64url") }))).toMatchObject({ code: -32602, data: { reason: "invalid_cursor" } });
+    expect(await rpcFailure(poll({ cursor: Buffer.from(`${boot}.${lease}.5`).toString("base64url") }))).toMatchObject({
+      code: -32602,
+      data: { reason: "invalid_cursor" },
+    });
   });
 });

@@ -60,7 +60,11 @@ describe("callback failures as the sketch's categories", () => {
   it.each<[SvcError, string]>([
     // The verifier states the category once it tried the POST (its tests reach real endpoints).
     ...["connection_refused", "timeout", "tls_error", "challenge_failed"].map(
-      (reason) => [new SvcError("timeout", "challenge verification of h failed", { details: { reason } }), reason] as [SvcError, string],
+      (reason) =>
+        [new SvcError("timeout", "challenge verification of h failed", { details: { reason } }), reason] as [
+          SvcError,
+          string,
+        ],
     ),
     [new SvcError("non_2xx", "it answered 503", { details: { reason: "challenge_failed" } }), "challenge_failed"],
     // Refused before anything was sent (a malformed secret): no category stated.
@@ -71,16 +75,29 @@ describe("callback failures as the sketch's categories", () => {
     expect(asEventsError(err)).toMatchObject({ code: -32015, data: { reason, svcReason: err.code } });
   });
   it("maps svc's errors whose meaning is the extension's own; the rest go to the one mapping of every extension method", () => {
-    expect(asEventsError(new SvcError("non_https", "only https"))).toMatchObject({ code: -32602, data: { reason: "invalid_url" } });
-    expect(asEventsError(new SvcError("invalid_input", "bad subject"))).toMatchObject({ code: -32602, data: { reason: "invalid_arguments" } });
+    expect(asEventsError(new SvcError("non_https", "only https"))).toMatchObject({
+      code: -32602,
+      data: { reason: "invalid_url" },
+    });
+    expect(asEventsError(new SvcError("invalid_input", "bad subject"))).toMatchObject({
+      code: -32602,
+      data: { reason: "invalid_arguments" },
+    });
     const answered = (err: unknown) => toRpcError(asEventsError(err));
     expect(answered(new SvcError("forbidden", "no"))).toMatchObject({ code: -32012 });
     expect(answered(new SvcError("unauthorized", "no"))).toMatchObject({ code: -32012 });
     expect(answered(new SvcError("not_found", "no"))).toMatchObject({ code: -32011 });
-    expect(answered(new SvcError("unavailable", "later"))).toMatchObject({ code: -32603, message: "later", data: { reason: "unavailable" } });
+    expect(answered(new SvcError("unavailable", "later"))).toMatchObject({
+      code: -32603,
+      message: "later",
+      data: { reason: "unavailable" },
+    });
     // Anything unexpected: a generic message (its own may quote paths or inputs); the log has it.
     const logged: unknown[] = [];
-    expect(toRpcError(asEventsError(new Error("boom at /home/me/secret-path")), (e) => logged.push(e))).toMatchObject({ code: -32603, message: expect.not.stringContaining("boom") });
+    expect(toRpcError(asEventsError(new Error("boom at /home/me/secret-path")), (e) => logged.push(e))).toMatchObject({
+      code: -32603,
+      message: expect.not.stringContaining("boom"),
+    });
     expect(logged).toHaveLength(1);
   });
 });
@@ -88,18 +105,33 @@ describe("callback failures as the sketch's categories", () => {
 describe("deliveryStatus", () => {
   it("is the target's status, `since` named `failedSince`, with lastError only ever a category", () => {
     expect(deliveryStatusOf({ kind: "webhook" })).toEqual({ active: true, lastError: null });
-    expect(deliveryStatusOf({ deliveryStatus: { active: true, lastDeliveryAt: "1970-01-01T00:00:00.000Z", lastError: "http_5xx" } })).toEqual({
+    expect(
+      deliveryStatusOf({
+        deliveryStatus: { active: true, lastDeliveryAt: "1970-01-01T00:00:00.000Z", lastError: "http_5xx" },
+      }),
+    ).toEqual({
       active: true,
       lastError: "http_5xx",
       lastDeliveryAt: "1970-01-01T00:00:00.000Z",
     });
-    expect(deliveryStatusOf({ deliveryStatus: { active: false, reason: "consecutive_failures", since: "1970-01-01T00:00:01.000Z", lastError: "timeout" } })).toEqual({
+    expect(
+      deliveryStatusOf({
+        deliveryStatus: {
+          active: false,
+          reason: "consecutive_failures",
+          since: "1970-01-01T00:00:01.000Z",
+          lastError: "timeout",
+        },
+      }),
+    ).toEqual({
       active: false,
       lastError: "timeout",
       failedSince: "1970-01-01T00:00:01.000Z",
       reason: "consecutive_failures",
     });
-    expect(deliveryStatusOf({ deliveryStatus: { active: true, lastError: "<html>the receiver's own words</html>" } })).toEqual({ active: true, lastError: null });
+    expect(
+      deliveryStatusOf({ deliveryStatus: { active: true, lastError: "<html>the receiver's own words</html>" } }),
+    ).toEqual({ active: true, lastError: null });
   });
 });
 
@@ -118,15 +150,22 @@ describe("whose subscription a call addresses", () => {
   });
   it("a bare loopback caller polls as the owner but may not subscribe; read-only callers poll under their own key", () => {
     expect(pollerKey({ principal: "loopback" }, sessionOf, "m")).toBe("owner");
-    expect(thrown(() => subscriberKey({ principal: "loopback" }, sessionOf, "events/subscribe"))).toMatchObject({ code: "forbidden", message: expect.stringMatching(/bearer token .*session token/) });
+    expect(thrown(() => subscriberKey({ principal: "loopback" }, sessionOf, "events/subscribe"))).toMatchObject({
+      code: "forbidden",
+      message: expect.stringMatching(/bearer token .*session token/),
+    });
     for (const p of ["anonymous", "remote:tunnel", "remote:sealed"]) {
       expect(pollerKey({ principal: p }, sessionOf, "m")).toBe(p);
       expect(thrown(() => subscriberKey({ principal: p }, sessionOf, "m")).code).toBe("forbidden");
     }
   });
   it("a session token that names no live session is refused", () => {
-    expect(thrown(() => pollerKey({ principal: "loopback", sessionToken: "svcst_nobody" }, sessionOf, "events/poll"))).toMatchObject({ code: "forbidden", message: expect.stringMatching(/names no live session/) });
+    expect(
+      thrown(() => pollerKey({ principal: "loopback", sessionToken: "svcst_nobody" }, sessionOf, "events/poll")),
+    ).toMatchObject({ code: "forbidden", message: expect.stringMatching(/names no live session/) });
     tokens.revoke("ses_1");
-    expect(thrown(() => subscriberKey({ principal: "token:boot", sessionToken: token }, sessionOf, "m")).code).toBe("forbidden");
+    expect(thrown(() => subscriberKey({ principal: "token:boot", sessionToken: token }, sessionOf, "m")).code).toBe(
+      "forbidden",
+    );
   });
 });

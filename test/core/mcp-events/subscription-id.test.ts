@@ -2,16 +2,31 @@ import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { McpRpcError } from "../../../core/daemon/mcp/extensions.js";
-import { SUBSCRIPTION_ID, canonicalJson, normalizeCallbackUrl, subscriptionId, type SubscriptionKey } from "../../../core/mcp-events/subscription-id.js";
+import {
+  SUBSCRIPTION_ID,
+  canonicalJson,
+  normalizeCallbackUrl,
+  subscriptionId,
+  type SubscriptionKey,
+} from "../../../core/mcp-events/subscription-id.js";
 
 const reversed = (v: unknown): unknown => {
   if (Array.isArray(v)) return v.map(reversed);
-  if (v !== null && typeof v === "object") return Object.fromEntries(Object.entries(v).reverse().map(([k, x]) => [k, reversed(x)]));
+  if (v !== null && typeof v === "object")
+    return Object.fromEntries(
+      Object.entries(v)
+        .reverse()
+        .map(([k, x]) => [k, reversed(x)]),
+    );
   return v;
 };
 
 const keyArb: fc.Arbitrary<SubscriptionKey> = fc.record({
-  principalKey: fc.oneof(fc.constant("owner"), fc.string().map((s) => `session:${s}`), fc.string().map((s) => `pairing:${s}`)),
+  principalKey: fc.oneof(
+    fc.constant("owner"),
+    fc.string().map((s) => `session:${s}`),
+    fc.string().map((s) => `pairing:${s}`),
+  ),
   url: fc.webUrl({ validSchemes: ["https"] }),
   name: fc.string({ minLength: 1 }),
   arguments: fc.dictionary(fc.string(), fc.jsonValue()),
@@ -31,25 +46,39 @@ describe("subscription ids", () => {
   it("differ whenever any part of the key differs (principal, url, name or canonical arguments)", () => {
     fc.assert(
       fc.property(keyArb, keyArb, (a, b) => {
-        const same = canonicalJson([a.principalKey, a.url, a.name, a.arguments]) === canonicalJson([b.principalKey, b.url, b.name, b.arguments]);
+        const same =
+          canonicalJson([a.principalKey, a.url, a.name, a.arguments]) ===
+          canonicalJson([b.principalKey, b.url, b.name, b.arguments]);
         expect(subscriptionId(a) === subscriptionId(b)).toBe(same);
       }),
     );
-    const base: SubscriptionKey = { principalKey: "owner", url: "https://rx.example/hook", name: "agentpush.event", arguments: { subject: "ci:*" } };
-    const ids = new Set([
-      base,
-      { ...base, principalKey: "session:s1" },
-      { ...base, url: "https://rx.example/hook2" },
-      { ...base, name: "github.pull_request" },
-      { ...base, arguments: { subject: "ci:api" } },
-      { ...base, arguments: {} },
-    ].map(subscriptionId));
+    const base: SubscriptionKey = {
+      principalKey: "owner",
+      url: "https://rx.example/hook",
+      name: "agentpush.event",
+      arguments: { subject: "ci:*" },
+    };
+    const ids = new Set(
+      [
+        base,
+        { ...base, principalKey: "session:s1" },
+        { ...base, url: "https://rx.example/hook2" },
+        { ...base, name: "github.pull_request" },
+        { ...base, arguments: { subject: "ci:api" } },
+        { ...base, arguments: {} },
+      ].map(subscriptionId),
+    );
     expect(ids.size).toBe(6);
   });
 
   it("are the RFC 8785 SHA-256 of [principal, url, name, arguments], truncated", () => {
     // canonical JSON of the key: ["owner","https://rx.example/hook","n",{"a":1,"b":[true,null]}]
-    const id = subscriptionId({ principalKey: "owner", url: "https://rx.example/hook", name: "n", arguments: { b: [true, null], a: 1 } });
+    const id = subscriptionId({
+      principalKey: "owner",
+      url: "https://rx.example/hook",
+      name: "n",
+      arguments: { b: [true, null], a: 1 },
+    });
     const expected = `sub_${createHash("sha256").update('["owner","https://rx.example/hook","n",{"a":1,"b":[true,null]}]').digest("hex").slice(0, 32)}`;
     expect(id).toBe(expected);
   });

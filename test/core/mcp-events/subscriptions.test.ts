@@ -20,7 +20,12 @@ import { OWNER, as, rpcFailure, startEventsHarness, type EventsHarness } from ".
 const secretOf = (fill: number) => `whsec_${Buffer.alloc(32, fill).toString("base64")}`;
 const S1 = secretOf(1);
 const S2 = secretOf(2);
-const ev = (n: number, subject = "ci:api"): SvcEvent => ({ id: `evt_${n}`, type: "ci.build.finished", subjects: [subject], data: { n } });
+const ev = (n: number, subject = "ci:api"): SvcEvent => ({
+  id: `evt_${n}`,
+  type: "ci.build.finished",
+  subjects: [subject],
+  data: { n },
+});
 
 describe("events/subscribe and events/unsubscribe (webhook)", () => {
   let rx: WebhookReceiver;
@@ -28,14 +33,16 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
   let cleanup: () => Promise<void>;
   let h: EventsHarness;
   let clock: FakeClock;
-  const delivered = (n: number) => until(() => (rx.deliveries.length === n ? rx.deliveries : undefined), `${n} deliveries`);
+  const delivered = (n: number) =>
+    until(() => (rx.deliveries.length === n ? rx.deliveries : undefined), `${n} deliveries`);
   const params = (extra: Record<string, unknown> = {}, delivery: Record<string, unknown> = {}) => ({
     name: "agentpush.event",
     arguments: { subject: "ci:api*" },
     delivery: { mode: "webhook", url: rx.url, secret: S1, ...delivery },
     ...extra,
   });
-  const subscribe = (extra: Record<string, unknown> = {}, delivery: Record<string, unknown> = {}, caller = OWNER) => h.call("events/subscribe", params(extra, delivery), caller);
+  const subscribe = (extra: Record<string, unknown> = {}, delivery: Record<string, unknown> = {}, caller = OWNER) =>
+    h.call("events/subscribe", params(extra, delivery), caller);
   const records = async (): Promise<Array<Record<string, any>>> => {
     try {
       return JSON.parse(await readFile(join(home, SUBSCRIPTIONS_FILE), "utf8")).subscriptions;
@@ -81,12 +88,30 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
     expect(rx.challengeIds).toEqual([r.id]);
     const [sentinel, ...others] = await h.engine.list();
     expect(others).toEqual([]);
-    expect(sentinel).toMatchObject({ id: r.sentinelId, spec: { label: r.id, until: { kind: "never" }, provider: "agentpush", target: { kind: "webhook", url: rx.url, subscriptionId: r.id, eventName: "agentpush.event" } } });
+    expect(sentinel).toMatchObject({
+      id: r.sentinelId,
+      spec: {
+        label: r.id,
+        until: { kind: "never" },
+        provider: "agentpush",
+        target: { kind: "webhook", url: rx.url, subscriptionId: r.id, eventName: "agentpush.event" },
+      },
+    });
     const stored = await readFile(join(home, SUBSCRIPTIONS_FILE), "utf8");
     expect(stored).toContain(r.id);
     expect(stored).not.toContain(S1.slice(6));
     expect(await records()).toEqual([
-      { id: r.id, sentinelId: r.sentinelId, principalKey: "owner", name: "agentpush.event", arguments: { subject: "ci:api*" }, url: rx.url, expiresAt: clock.now() + L.ttlDefaultMs, createdAt: clock.now(), refreshedAt: clock.now() },
+      {
+        id: r.id,
+        sentinelId: r.sentinelId,
+        principalKey: "owner",
+        name: "agentpush.event",
+        arguments: { subject: "ci:api*" },
+        url: rx.url,
+        expiresAt: clock.now() + L.ttlDefaultMs,
+        createdAt: clock.now(),
+        refreshedAt: clock.now(),
+      },
     ]);
   });
 
@@ -110,10 +135,20 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
     clock.advance(120_000);
     rx.secrets = [S1, S2];
     const again = await subscribe({ ttlMs: 600_000 }, { secret: S2 });
-    expect(again).toMatchObject({ id: first.id, sentinelId: first.sentinelId, refreshBefore: new Date(clock.now() + 600_000).toISOString(), deliveryStatus: { active: true } });
+    expect(again).toMatchObject({
+      id: first.id,
+      sentinelId: first.sentinelId,
+      refreshBefore: new Date(clock.now() + 600_000).toISOString(),
+      deliveryStatus: { active: true },
+    });
     expect(await h.engine.list()).toHaveLength(1);
     expect(rx.challengeIds).toEqual([first.id, first.id]);
-    expect((await records())[0]).toMatchObject({ id: first.id, expiresAt: clock.now() + 600_000, createdAt: clock.now() - 120_000, refreshedAt: clock.now() });
+    expect((await records())[0]).toMatchObject({
+      id: first.id,
+      expiresAt: clock.now() + 600_000,
+      createdAt: clock.now() - 120_000,
+      refreshedAt: clock.now(),
+    });
     await h.push([ev(3)]);
     const [d] = await delivered(1);
     expect(d).toMatchObject({ subscriptionId: first.id, verifiedBy: [0, 1], signatures: 2 });
@@ -128,11 +163,17 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
 
   it("TTLs: a short one clamped up to the minimum, a long one down to the maximum, null none", async () => {
     const now = clock.now();
-    expect((await subscribe({ ttlMs: 1_000, arguments: { subject: "ci:a" } })).refreshBefore).toBe(new Date(now + L.ttlMinMs).toISOString());
-    expect((await subscribe({ ttlMs: 30 * 86_400_000, arguments: { subject: "ci:b" } })).refreshBefore).toBe(new Date(now + L.ttlMaxMs).toISOString());
+    expect((await subscribe({ ttlMs: 1_000, arguments: { subject: "ci:a" } })).refreshBefore).toBe(
+      new Date(now + L.ttlMinMs).toISOString(),
+    );
+    expect((await subscribe({ ttlMs: 30 * 86_400_000, arguments: { subject: "ci:b" } })).refreshBefore).toBe(
+      new Date(now + L.ttlMaxMs).toISOString(),
+    );
     expect((await subscribe({ ttlMs: null, arguments: { subject: "ci:c" } })).refreshBefore).toBeNull();
     // A refresh with a finite TTL ends "no expiry".
-    expect((await subscribe({ ttlMs: 120_000, arguments: { subject: "ci:c" } })).refreshBefore).toBe(new Date(now + 120_000).toISOString());
+    expect((await subscribe({ ttlMs: 120_000, arguments: { subject: "ci:c" } })).refreshBefore).toBe(
+      new Date(now + 120_000).toISOString(),
+    );
   });
 
   it("a null-TTL subscription is kept across a restart, still delivering, and outlives every sweep", async () => {
@@ -167,7 +208,11 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
 
   it("unsubscribe removes the subscription and its sentinel, nothing more is delivered; an unknown key answers {} too", async () => {
     const { id } = await subscribe({ arguments: { subject: "ci:api", types: ["ci.*"] } });
-    const key = { name: "agentpush.event", arguments: { types: ["ci.*"], subject: "ci:api" }, delivery: { url: rx.url } };
+    const key = {
+      name: "agentpush.event",
+      arguments: { types: ["ci.*"], subject: "ci:api" },
+      delivery: { url: rx.url },
+    };
     expect(await h.call("events/unsubscribe", key)).toEqual({});
     expect(await h.engine.list()).toEqual([]);
     expect(await records()).toEqual([]);
@@ -197,17 +242,37 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
 
   it.each<[string, () => Record<string, unknown>, number, Record<string, unknown>]>([
     ["an http callback", () => params({}, { url: "http://127.0.0.1/hook" }), -32602, { reason: "invalid_url" }],
-    ["a callback with credentials", () => params({}, { url: "https://u:p@127.0.0.1/hook" }), -32602, { reason: "invalid_url" }],
+    [
+      "a callback with credentials",
+      () => params({}, { url: "https://u:p@127.0.0.1/hook" }),
+      -32602,
+      { reason: "invalid_url" },
+    ],
     ["no callback", () => params({}, { url: undefined }), -32602, { reason: "invalid_url" }],
     ["a secret that is no whsec_", () => params({}, { secret: "hunter2" }), -32602, { reason: "invalid_secret" }],
-    ["a secret of 16 bytes", () => params({}, { secret: `whsec_${Buffer.alloc(16, 1).toString("base64")}` }), -32602, { reason: "invalid_secret" }],
+    [
+      "a secret of 16 bytes",
+      () => params({}, { secret: `whsec_${Buffer.alloc(16, 1).toString("base64")}` }),
+      -32602,
+      { reason: "invalid_secret" },
+    ],
     ["a negative ttlMs", () => params({ ttlMs: -5 }), -32602, { reason: "invalid_ttl" }],
     ["a ttlMs that is no number", () => params({ ttlMs: "1h" }), -32602, { reason: "invalid_ttl" }],
     ["a fractional ttlMs", () => params({ ttlMs: 1.5 }), -32602, { reason: "invalid_ttl" }],
     ["push delivery", () => params({}, { mode: "push" }), -32014, { feature: "deliveryMode", value: "push" }],
     ["an unknown event type", () => params({ name: "no.such-type" }), -32011, { kind: "event" }],
-    ["arguments the type refuses", () => params({ arguments: { subject: "" } }), -32602, { reason: "invalid_arguments" }],
-    ["no delivery", () => ({ name: "agentpush.event", arguments: { subject: "x" } }), -32602, { reason: "invalid_params" }],
+    [
+      "arguments the type refuses",
+      () => params({ arguments: { subject: "" } }),
+      -32602,
+      { reason: "invalid_arguments" },
+    ],
+    [
+      "no delivery",
+      () => ({ name: "agentpush.event", arguments: { subject: "x" } }),
+      -32602,
+      { reason: "invalid_params" },
+    ],
   ])("refuses %s, sending and storing nothing", async (_n, make, code, data) => {
     expect(await rpcFailure(h.call("events/subscribe", make()))).toMatchObject({ code, data });
     expect(rx.challengeIds).toEqual([]);
@@ -217,31 +282,55 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
 
   it("a callback that fails its challenge answers -32015 with the sketch's category, and nothing is stored", async () => {
     rx.wrongEcho = true;
-    expect(await rpcFailure(subscribe())).toMatchObject({ code: -32015, data: { reason: "challenge_failed", svcReason: "challenge_failed" } });
+    expect(await rpcFailure(subscribe())).toMatchObject({
+      code: -32015,
+      data: { reason: "challenge_failed", svcReason: "challenge_failed" },
+    });
     rx.wrongEcho = false;
     const refusing = await startReceiver();
     refusing.handle((_req, res) => res.writeHead(503).end("down"));
     try {
-      expect(await rpcFailure(subscribe({}, { url: `https://127.0.0.1:${refusing.port}/hook` }))).toMatchObject({ code: -32015, data: { reason: "challenge_failed", svcReason: "non_2xx" } });
+      expect(await rpcFailure(subscribe({}, { url: `https://127.0.0.1:${refusing.port}/hook` }))).toMatchObject({
+        code: -32015,
+        data: { reason: "challenge_failed", svcReason: "non_2xx" },
+      });
     } finally {
       await refusing.close();
     }
-    expect(await rpcFailure(subscribe({}, { url: `https://127.0.0.1:${await closedPort()}/hook` }))).toMatchObject({ code: -32015, data: { reason: "connection_refused" } });
+    expect(await rpcFailure(subscribe({}, { url: `https://127.0.0.1:${await closedPort()}/hook` }))).toMatchObject({
+      code: -32015,
+      data: { reason: "connection_refused" },
+    });
     expect(await h.engine.list()).toEqual([]);
     expect(await records()).toEqual([]);
   });
 
-  it.each(["anonymous", "remote:tunnel", "remote:sealed", "remote:pairing:p1:read", "loopback"])("refuses %s (-32012): subscribing needs an authenticated caller that may operate", async (principal) => {
-    expect(await rpcFailure(subscribe({}, {}, as(principal)))).toMatchObject({ code: -32012 });
-    expect(await rpcFailure(h.call("events/unsubscribe", { name: "agentpush.event", arguments: { subject: "ci:api*" }, delivery: { url: rx.url } }, as(principal)))).toMatchObject({ code: -32012 });
-    expect(rx.challengeIds).toEqual([]);
-  });
+  it.each(["anonymous", "remote:tunnel", "remote:sealed", "remote:pairing:p1:read", "loopback"])(
+    "refuses %s (-32012): subscribing needs an authenticated caller that may operate",
+    async (principal) => {
+      expect(await rpcFailure(subscribe({}, {}, as(principal)))).toMatchObject({ code: -32012 });
+      expect(
+        await rpcFailure(
+          h.call(
+            "events/unsubscribe",
+            { name: "agentpush.event", arguments: { subject: "ci:api*" }, delivery: { url: rx.url } },
+            as(principal),
+          ),
+        ),
+      ).toMatchObject({ code: -32012 });
+      expect(rx.challengeIds).toEqual([]);
+    },
+  );
 
   it("isolates callers: a pairing's subscription to the same key is its own, and the owner cannot remove it", async () => {
     const mine = await subscribe();
     const theirs = await subscribe({}, {}, as("remote:pairing:p1:operate"));
     expect(theirs.id).not.toBe(mine.id);
-    await h.call("events/unsubscribe", { name: "agentpush.event", arguments: { subject: "ci:api*" }, delivery: { url: rx.url } });
+    await h.call("events/unsubscribe", {
+      name: "agentpush.event",
+      arguments: { subject: "ci:api*" },
+      delivery: { url: rx.url },
+    });
     expect((await h.engine.list()).map((s) => s.id)).toEqual([theirs.sentinelId]);
     expect((await records()).map((r) => r.principalKey)).toEqual(["pairing:p1"]);
   });
@@ -255,7 +344,8 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
     rx.respond = (_d, res) => res.writeHead(500).end();
     try {
       await h.push([1, 2, 3, 4, 5].map((n) => ev(n)));
-      const status = async () => ((await h.engine.project(sentinelId)).spec.target as { deliveryStatus: { active: boolean } }).deliveryStatus;
+      const status = async () =>
+        ((await h.engine.project(sentinelId)).spec.target as { deliveryStatus: { active: boolean } }).deliveryStatus;
       await until(async () => ((await status()).active === false ? true : undefined), "the suspension");
       await h.push([ev(6)]);
       rx.respond = (d, res) => {
@@ -263,7 +353,12 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
         res.writeHead(200).end();
       };
       const refreshed = await subscribe();
-      expect(refreshed.deliveryStatus).toEqual({ active: false, failedSince: expect.any(String), reason: "consecutive_failures", lastError: "http_5xx" });
+      expect(refreshed.deliveryStatus).toEqual({
+        active: false,
+        failedSince: expect.any(String),
+        reason: "consecutive_failures",
+        lastError: "http_5xx",
+      });
       await until(() => (accepted.has("evt_6") ? true : undefined), "the event that waited");
       expect((await subscribe()).deliveryStatus).toMatchObject({ active: true, lastError: null });
     } finally {
@@ -272,7 +367,8 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
   });
 
   describe("reconciled with the sentinels at load", () => {
-    const rewrite = (subscriptions: unknown[]) => writeCheckedDoc(join(home, SUBSCRIPTIONS_FILE), 1, "subscriptions", subscriptions);
+    const rewrite = (subscriptions: unknown[]) =>
+      writeCheckedDoc(join(home, SUBSCRIPTIONS_FILE), 1, "subscriptions", subscriptions);
 
     it("a record written ahead of its sentinel adopts it; one whose sentinel never came or is gone is dropped", async () => {
       const made = await subscribe();
@@ -283,7 +379,11 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
       await rewrite([{ ...rec, sentinelId: null }, ghost, gone]);
       h = await startEventsHarness(home, { clock });
       expect(await records()).toEqual([rec]);
-      await h.call("events/unsubscribe", { name: "agentpush.event", arguments: { subject: "ci:api*" }, delivery: { url: rx.url } });
+      await h.call("events/unsubscribe", {
+        name: "agentpush.event",
+        arguments: { subject: "ci:api*" },
+        delivery: { url: rx.url },
+      });
       expect(await h.engine.list()).toEqual([]);
       expect(made.sentinelId).toBe(rec!.sentinelId);
     });

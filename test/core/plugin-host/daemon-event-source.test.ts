@@ -17,7 +17,9 @@ describe("daemonEvents", () => {
     const data = { sessionId: "s1" };
     bus.emit("sentinel:matched", { sessionId: "s1" });
     bus.emit("session:started", data);
-    expect(heard).toEqual([{ seq: 2, at: expect.any(Number), type: "session:started", data: { sessionId: "changed" } }]);
+    expect(heard).toEqual([
+      { seq: 2, at: expect.any(Number), type: "session:started", data: { sessionId: "changed" } },
+    ]);
     expect(data.sessionId).toBe("s1");
     expect(bus.since(0)[1]!.data).toEqual({ sessionId: "s1" });
     stop();

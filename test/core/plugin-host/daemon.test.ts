@@ -25,7 +25,9 @@ describe("the daemon loads plugins at start", () => {
       ["svc-fixture-wrong-shape", "shape"],
       ["svc-fixture-missing", "resolve"],
     ]);
-    expect(warns[0]!.msg).toContain("adapter package svc-fixture-wrong-shape not loaded (shape): ./index.js: default export has no setup(ctx) function");
+    expect(warns[0]!.msg).toContain(
+      "adapter package svc-fixture-wrong-shape not loaded (shape): ./index.js: default export has no setup(ctx) function",
+    );
     expect(lines.some((l) => l.msg === "plugins loaded")).toBe(true);
   });
 });

@@ -37,8 +37,14 @@ afterEach(() => sb.cleanup());
 
 describe("fixture plugins work through their PluginContext", () => {
   beforeEach(async () => {
-    for (const name of ["svc-fixture-provider", "svc-fixture-target", "svc-fixture-adapter"]) await sb.place("cwd", name);
-    await loadPlugins(registry, { ids: ["svc-fixture-provider", "svc-fixture-target", "svc-fixture-adapter"], env: sb.env, cwd: sb.cwd, builtins: false });
+    for (const name of ["svc-fixture-provider", "svc-fixture-target", "svc-fixture-adapter"])
+      await sb.place("cwd", name);
+    await loadPlugins(registry, {
+      ids: ["svc-fixture-provider", "svc-fixture-target", "svc-fixture-adapter"],
+      env: sb.env,
+      cwd: sb.cwd,
+      builtins: false,
+    });
     expect(registry.failures).toEqual([]);
   });
 
@@ -58,10 +64,22 @@ describe("fixture plugins work through their PluginContext", () => {
   it("the target validates input with the host's zod, refuses with an SvcError, and writes under its storage folder", async () => {
     const target = await pluginInstance(c, "target", "fixture-memo");
     expect(target.inputSchema.safeParse({ kind: "fixture-memo" }).success).toBe(false);
-    await expect(target.create({ kind: "fixture-memo", label: "refuse" }, { sentinelId: "s1", principal: "loopback" })).rejects.toMatchObject({ code: "invalid_input" });
-    const stored = await target.create({ kind: "fixture-memo", label: "memo" }, { sentinelId: "s1", principal: "loopback" });
-    const sentinel = { id: "s1", status: "active", createdAt: 0, spec: { match: [], until: { kind: "never" as const }, target: { ...stored, kind: "fixture-memo" } } };
-    expect(await target.deliver({ sentinel, event: { id: "e1", type: "x.y.z", subjects: ["x"] } })).toEqual({ ack: "now" });
+    await expect(
+      target.create({ kind: "fixture-memo", label: "refuse" }, { sentinelId: "s1", principal: "loopback" }),
+    ).rejects.toMatchObject({ code: "invalid_input" });
+    const stored = await target.create(
+      { kind: "fixture-memo", label: "memo" },
+      { sentinelId: "s1", principal: "loopback" },
+    );
+    const sentinel = {
+      id: "s1",
+      status: "active",
+      createdAt: 0,
+      spec: { match: [], until: { kind: "never" as const }, target: { ...stored, kind: "fixture-memo" } },
+    };
+    expect(await target.deliver({ sentinel, event: { id: "e1", type: "x.y.z", subjects: ["x"] } })).toEqual({
+      ack: "now",
+    });
     const written = await readFile(join(sb.home, "plugins", "target-fixture-memo", "memo.jsonl"), "utf8");
     expect(JSON.parse(written)).toEqual({ sentinelId: "s1", eventId: "e1" });
   });
@@ -76,19 +94,29 @@ describe("fixture plugins work through their PluginContext", () => {
       quota: (...a) => void calls.push(["quota", ...a]),
       exited: (...a) => void calls.push(["exited", ...a]),
     };
-    const session = await adapter.start({ sessionId: "ses_1", adapter: "echo", cwd: sb.cwd, options: {}, skills: [] }, sink);
+    const session = await adapter.start(
+      { sessionId: "ses_1", adapter: "echo", cwd: sb.cwd, options: {}, skills: [] },
+      sink,
+    );
     expect(session.kind).toBe("agent");
     expect(await session.prompt!("hi")).toEqual({ stopReason: "end_turn" });
     await session.stop();
     await session.stop();
     expect(calls).toEqual([
-      ["update", "agent_message_chunk", { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "You said: hi" } }],
+      [
+        "update",
+        "agent_message_chunk",
+        { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "You said: hi" } },
+      ],
       ["exited", { code: 0, signal: null }],
     ]);
   });
 
   it("an unknown kind is not_found, naming the loaded kinds", async () => {
-    await expect(pluginInstance(c, "provider", "jira")).rejects.toMatchObject({ code: "not_found", message: expect.stringContaining("fixture-ticks") });
+    await expect(pluginInstance(c, "provider", "jira")).rejects.toMatchObject({
+      code: "not_found",
+      message: expect.stringContaining("fixture-ticks"),
+    });
   });
 });
 
@@ -104,8 +132,13 @@ describe("setup isolation", () => {
     const child = c.createChildContainer();
     registerValue(child, SLEEP, () => Promise.resolve());
     registry.add(plugin(() => new Promise(() => undefined)));
-    await expect(pluginInstance(child, "provider", "slow", 50)).rejects.toMatchObject({ code: "plugin_load_failed", message: expect.stringMatching(/pkg-slow.*did not finish within 50 ms/) });
-    expect(registry.failures).toEqual([{ package: "pkg-slow", phase: "setup", error: expect.stringContaining("did not finish within 50 ms") }]);
+    await expect(pluginInstance(child, "provider", "slow", 50)).rejects.toMatchObject({
+      code: "plugin_load_failed",
+      message: expect.stringMatching(/pkg-slow.*did not finish within 50 ms/),
+    });
+    expect(registry.failures).toEqual([
+      { package: "pkg-slow", phase: "setup", error: expect.stringContaining("did not finish within 50 ms") },
+    ]);
     expect(logger.lines.some((l) => l.includes("adapter package pkg-slow failed (setup)"))).toBe(true);
   });
 
@@ -123,7 +156,8 @@ describe("setup isolation", () => {
       }),
     );
     const logged = () => logger.lines.filter((l) => l.includes("adapter package pkg-slow failed (setup)")).length;
-    for (let i = 0; i < 5; i++) await expect(pluginInstance(child, "provider", "slow")).rejects.toThrow("cannot reach the vault");
+    for (let i = 0; i < 5; i++)
+      await expect(pluginInstance(child, "provider", "slow")).rejects.toThrow("cannot reach the vault");
     expect(calls).toBe(1);
     expect(registry.failures).toHaveLength(1);
     expect(logged()).toBe(1);
@@ -148,11 +182,20 @@ describe("setup isolation", () => {
     registry.add({
       type: "adapter",
       kind: "made-up",
-      definition: { type: "adapter", kind: "made-up", setup: () => ({ slugs: () => ["made-up"], run: async () => "hi" }) } as never,
+      definition: {
+        type: "adapter",
+        kind: "made-up",
+        setup: () => ({ slugs: () => ["made-up"], run: async () => "hi" }),
+      } as never,
       source: { package: "pkg-made-up", builtin: false, resolvedFrom: "cwd", dir: "/nowhere" },
     });
-    await expect(pluginInstance(c, "adapter", "made-up")).rejects.toMatchObject({ code: "plugin_load_failed", message: expect.stringContaining("returned no start(spec, sink) function") });
-    expect(registry.failures).toEqual([{ package: "pkg-made-up", phase: "setup", error: expect.stringContaining("AdapterInstance") }]);
+    await expect(pluginInstance(c, "adapter", "made-up")).rejects.toMatchObject({
+      code: "plugin_load_failed",
+      message: expect.stringContaining("returned no start(spec, sink) function"),
+    });
+    expect(registry.failures).toEqual([
+      { package: "pkg-made-up", phase: "setup", error: expect.stringContaining("AdapterInstance") },
+    ]);
   });
 });
 

@@ -52,7 +52,9 @@ describe("every view names the same winner", () => {
     const registry = new PluginRegistry();
     await loadPlugins(registry, { ids, env: sb.env, cwd: sb.cwd, builtins: false });
     expect(registry.get("adapter", "echo")!.source.package).toBe("svc-fixture-adapter-alt");
-    expect(registry.shadowed.map((s) => [s.kind, s.winner.package, s.loser.package])).toEqual([["echo", "svc-fixture-adapter-alt", "svc-fixture-adapter"]]);
+    expect(registry.shadowed.map((s) => [s.kind, s.winner.package, s.loser.package])).toEqual([
+      ["echo", "svc-fixture-adapter-alt", "svc-fixture-adapter"],
+    ]);
   });
 
   it("svc adapters ls", async () => {
@@ -63,13 +65,17 @@ describe("every view names the same winner", () => {
       ["svc-fixture-adapter", ["lost"]],
       ["svc-fixture-adapter-alt", ["wins"]],
     ]);
-    expect(l.shadowed).toEqual([{ type: "adapter", kind: "echo", winner: "svc-fixture-adapter-alt", loser: "svc-fixture-adapter" }]);
+    expect(l.shadowed).toEqual([
+      { type: "adapter", kind: "echo", winner: "svc-fixture-adapter-alt", loser: "svc-fixture-adapter" },
+    ]);
   });
 
   it("svc acp ls lists the winning package, not the first one declared", async () => {
     const r = await runCli(["acp", "ls", "--json"], { home: sb.home, cwd: sb.cwd, env: sb.env });
     expect(r.code, r.stderr).toBe(0);
-    const echo = (JSON.parse(r.stdout) as { agents: Array<{ slug: string; source: string; package?: string }> }).agents.find((a) => a.slug === "echo");
+    const echo = (
+      JSON.parse(r.stdout) as { agents: Array<{ slug: string; source: string; package?: string }> }
+    ).agents.find((a) => a.slug === "echo");
     expect(echo).toMatchObject({ source: "package", package: "svc-fixture-adapter-alt" });
   });
 });

@@ -18,7 +18,10 @@ const load = async (ids: string[], builtins = false) => {
   const registry = new PluginRegistry();
   const logger = createMemoryLogger();
   await loadPlugins(registry, { ids, env: sb.env, cwd: sb.cwd, builtins, logger });
-  return { registry, warnings: logger.lines.map((l) => JSON.parse(l) as { level: string; msg: string; package: string }) };
+  return {
+    registry,
+    warnings: logger.lines.map((l) => JSON.parse(l) as { level: string; msg: string; package: string }),
+  };
 };
 
 describe("resolution", () => {
@@ -28,7 +31,9 @@ describe("resolution", () => {
     await sb.place("cwd", "svc-fixture-adapter");
     const { registry } = await load(["svc-fixture-provider", "svc-fixture-target", "svc-fixture-adapter"]);
     expect(registry.failures).toEqual([]);
-    expect(registry.list().map((p) => [p.type, p.kind, p.source.package, p.source.resolvedFrom, p.source.version])).toEqual([
+    expect(
+      registry.list().map((p) => [p.type, p.kind, p.source.package, p.source.resolvedFrom, p.source.version]),
+    ).toEqual([
       ["provider", "fixture-ticks", "svc-fixture-provider", "install", "1.0.0"],
       ["target", "fixture-memo", "svc-fixture-target", "cwd", "1.0.0"],
       ["adapter", "echo", "svc-fixture-adapter", "cwd", "1.0.0"],
@@ -46,7 +51,11 @@ describe("resolution", () => {
     const dir = await sb.place("cwd", "svc-fixture-provider");
     await writeFile(
       join(dir, "svc-adapter.json"),
-      JSON.stringify({ schema: "svc/adapter/v1", svc: ">=0.20.0", plugins: [{ type: "provider", kind: "fixture-ticks", entry: "./index.js", description: "from the file" }] }),
+      JSON.stringify({
+        schema: "svc/adapter/v1",
+        svc: ">=0.20.0",
+        plugins: [{ type: "provider", kind: "fixture-ticks", entry: "./index.js", description: "from the file" }],
+      }),
     );
     const { registry } = await load(["svc-fixture-provider"]);
     expect(registry.get("provider", "fixture-ticks")!.description).toBe("from the file");
@@ -67,7 +76,9 @@ describe("last one wins", () => {
     await sb.place("install", "svc-fixture-provider-alt");
     const { registry } = await load(["svc-fixture-provider", "svc-fixture-provider-alt"]);
     expect(registry.get("provider", "fixture-ticks")!.source.package).toBe("svc-fixture-provider-alt");
-    expect(registry.shadowed.map((s) => [s.kind, s.winner.package, s.loser.package])).toEqual([["fixture-ticks", "svc-fixture-provider-alt", "svc-fixture-provider"]]);
+    expect(registry.shadowed.map((s) => [s.kind, s.winner.package, s.loser.package])).toEqual([
+      ["fixture-ticks", "svc-fixture-provider-alt", "svc-fixture-provider"],
+    ]);
     const again = await load(["svc-fixture-provider-alt", "svc-fixture-provider"]);
     expect(again.registry.get("provider", "fixture-ticks")!.source.package).toBe("svc-fixture-provider");
   });
@@ -81,16 +92,35 @@ describe("last one wins", () => {
     expect(registry.get("target", "routine")!.source.package).toBe("svc-fixture-routine-override");
     // The built-in loaded (the suite runs after a build) and is the loser.
     expect(registry.failures.find((f) => f.package === "svc (built-in routine-target)")).toBeUndefined();
-    expect(registry.shadowed).toContainEqual(expect.objectContaining({ kind: "routine", loser: expect.objectContaining({ package: "svc" }) }));
+    expect(registry.shadowed).toContainEqual(
+      expect.objectContaining({ kind: "routine", loser: expect.objectContaining({ package: "svc" }) }),
+    );
   });
 });
 
 describe("isolation: a broken package only warns", () => {
   it("records each failure with its phase, warns once per package naming it and the cause, and loads the rest", async () => {
-    for (const name of ["svc-fixture-provider", "svc-fixture-bad-manifest", "svc-fixture-throws", "svc-fixture-wrong-shape", "svc-fixture-host-range", "svc-fixture-no-manifest", "svc-fixture-target"]) {
+    for (const name of [
+      "svc-fixture-provider",
+      "svc-fixture-bad-manifest",
+      "svc-fixture-throws",
+      "svc-fixture-wrong-shape",
+      "svc-fixture-host-range",
+      "svc-fixture-no-manifest",
+      "svc-fixture-target",
+    ]) {
       await sb.place(name === "svc-fixture-target" ? "install" : "cwd", name);
     }
-    const ids = ["svc-fixture-provider", "svc-fixture-missing", "svc-fixture-bad-manifest", "svc-fixture-throws", "svc-fixture-wrong-shape", "svc-fixture-host-range", "svc-fixture-no-manifest", "svc-fixture-target"];
+    const ids = [
+      "svc-fixture-provider",
+      "svc-fixture-missing",
+      "svc-fixture-bad-manifest",
+      "svc-fixture-throws",
+      "svc-fixture-wrong-shape",
+      "svc-fixture-host-range",
+      "svc-fixture-no-manifest",
+      "svc-fixture-target",
+    ];
     const { registry, warnings } = await load(ids);
     expect(registry.list().map((p) => p.kind)).toEqual(["fixture-ticks", "fixture-memo"]);
     expect(registry.failures.map((f) => [f.package, f.phase])).toEqual([
@@ -102,15 +132,24 @@ describe("isolation: a broken package only warns", () => {
       ["svc-fixture-no-manifest", "manifest"],
     ]);
     const byPkg = Object.fromEntries(registry.failures.map((f) => [f.package, f.error]));
-    expect(byPkg["svc-fixture-missing"]).toContain(`not found from the install location (${sb.install}) nor from the svc location (${REPO_ROOT.replace(/\/$/, "")}) nor from the cwd (${sb.cwd})`);
-    expect(byPkg["svc-fixture-bad-manifest"]).toMatch(/plugins\[0\]\.type: .*plugins\[0\]\.kind: .*plugins\[0\]\.entry: /);
+    expect(byPkg["svc-fixture-missing"]).toContain(
+      `not found from the install location (${sb.install}) nor from the svc location (${REPO_ROOT.replace(/\/$/, "")}) nor from the cwd (${sb.cwd})`,
+    );
+    expect(byPkg["svc-fixture-bad-manifest"]).toMatch(
+      /plugins\[0\]\.type: .*plugins\[0\]\.kind: .*plugins\[0\]\.entry: /,
+    );
     expect(byPkg["svc-fixture-throws"]).toContain("fixture entry exploded at import");
     expect(byPkg["svc-fixture-wrong-shape"]).toContain("no setup(ctx) function; default-export defineTarget(");
     expect(byPkg["svc-fixture-host-range"]).toBe("needs svc ^99.0.0, but this is svc 0.20.0");
     expect(byPkg["svc-fixture-no-manifest"]).toContain('add a "svc-adapter" key');
     const warned = warnings.filter((w) => w.level === "warn");
     expect(warned.map((w) => w.package)).toEqual(registry.failures.map((f) => f.package));
-    for (const w of warned) expect(w.msg).toMatch(new RegExp(`^adapter package ${w.package} not loaded \\((resolve|validate|import|shape|host-range|manifest)\\): .+`));
+    for (const w of warned)
+      expect(w.msg).toMatch(
+        new RegExp(
+          `^adapter package ${w.package} not loaded \\((resolve|validate|import|shape|host-range|manifest)\\): .+`,
+        ),
+      );
   });
 
   it("a package with one bad entry among good ones is absent as a whole", async () => {
@@ -123,11 +162,15 @@ describe("isolation: a broken package only warns", () => {
     const { registry } = await load(["svc-fixture-provider"]);
     expect(registry.list()).toEqual([]);
     expect(registry.failures[0]).toMatchObject({ package: "svc-fixture-provider", phase: "shape" });
-    expect(registry.failures[0]!.error).toContain('default export has kind "other", the manifest declares "fixture-more"');
+    expect(registry.failures[0]!.error).toContain(
+      'default export has kind "other", the manifest declares "fixture-more"',
+    );
   });
 
   it("an id that is not a package name fails at resolve", async () => {
     const { registry } = await load(["../../etc"]);
-    expect(registry.failures).toEqual([{ package: "../../etc", phase: "resolve", error: '"../../etc" is not a package name' }]);
+    expect(registry.failures).toEqual([
+      { package: "../../etc", phase: "resolve", error: '"../../etc" is not a package name' },
+    ]);
   });
 });

@@ -26,6 +26,9 @@ describe("adapter install and resolution locations", () => {
       { from: "svc", dir: svcRoot() },
       { from: "cwd", dir: "/work/project" },
     ]);
-    expect(resolutionBases({ SVC_HOME: "/tmp/h", SVC_INSTALL_DIR: svcRoot() }, "/p").map((b) => b.from)).toEqual(["install", "cwd"]);
+    expect(resolutionBases({ SVC_HOME: "/tmp/h", SVC_INSTALL_DIR: svcRoot() }, "/p").map((b) => b.from)).toEqual([
+      "install",
+      "cwd",
+    ]);
   });
 });

@@ -2,16 +2,27 @@ import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { checkHostRange, PhaseError, validateManifest } from "../../../core/plugin-host/manifest.js";
-import { adapterManifestSchema, corpusPresetManifestSchema, manifestJsonSchemas } from "../../../core/plugin-host/manifest-schema.js";
+import {
+  adapterManifestSchema,
+  corpusPresetManifestSchema,
+  manifestJsonSchemas,
+} from "../../../core/plugin-host/manifest-schema.js";
 import { REPO_ROOT } from "../../support/paths.js";
 
-const valid = { schema: "svc/adapter/v1", svc: "^0.20", plugins: [{ type: "provider", kind: "jira", entry: "./dist/jira.js" }] };
+const valid = {
+  schema: "svc/adapter/v1",
+  svc: "^0.20",
+  plugins: [{ type: "provider", kind: "jira", entry: "./dist/jira.js" }],
+};
 
 describe("svc/adapter/v1 manifest", () => {
   it("the JSON Schemas in manifests/ are the ones generated from the zod schemas", () => {
     for (const [name, schema] of Object.entries(manifestJsonSchemas())) {
       const onDisk = JSON.parse(readFileSync(join(REPO_ROOT, "manifests", name), "utf8"));
-      expect(onDisk, `manifests/${name} is stale: run \`npm run build && node dist/core/plugin-host/write-schemas.js\``).toEqual(schema);
+      expect(
+        onDisk,
+        `manifests/${name} is stale: run \`npm run build && node dist/core/plugin-host/write-schemas.js\``,
+      ).toEqual(schema);
     }
   });
 
@@ -24,7 +35,17 @@ describe("svc/adapter/v1 manifest", () => {
       return `${m.plugins[0]!.type}:${m.plugins[0]!.kind}`;
     });
     expect(kinds.sort()).toEqual(
-      ["adapter:acp", "adapter:terminal", "provider:agentpush", "provider:local-gh", "provider:sessions", "provider:webhook", "target:routine", "target:session", "target:webhook"].sort(),
+      [
+        "adapter:acp",
+        "adapter:terminal",
+        "provider:agentpush",
+        "provider:local-gh",
+        "provider:sessions",
+        "provider:webhook",
+        "target:routine",
+        "target:session",
+        "target:webhook",
+      ].sort(),
     );
   });
 
@@ -36,8 +57,16 @@ describe("svc/adapter/v1 manifest", () => {
     ["a wrong schema id", { ...valid, schema: "svc/adapter/v2" }, "schema"],
     ["no plugins", { ...valid, plugins: [] }, "plugins"],
     ["an unknown type", { ...valid, plugins: [{ type: "widget", kind: "x", entry: "./x.js" }] }, "plugins[0].type"],
-    ["a kind that is not a slug", { ...valid, plugins: [{ type: "provider", kind: "Jira Cloud", entry: "./x.js" }] }, "plugins[0].kind"],
-    ["an entry escaping the package", { ...valid, plugins: [{ type: "provider", kind: "x", entry: "./../x.js" }] }, "plugins[0].entry"],
+    [
+      "a kind that is not a slug",
+      { ...valid, plugins: [{ type: "provider", kind: "Jira Cloud", entry: "./x.js" }] },
+      "plugins[0].kind",
+    ],
+    [
+      "an entry escaping the package",
+      { ...valid, plugins: [{ type: "provider", kind: "x", entry: "./../x.js" }] },
+      "plugins[0].entry",
+    ],
     ["a bare entry", { ...valid, plugins: [{ type: "provider", kind: "x", entry: "x.js" }] }, "plugins[0].entry"],
     ["no host range", { schema: valid.schema, plugins: valid.plugins }, "svc"],
   ])("refuses %s, naming the path", (_what, raw, path) => {
@@ -56,8 +85,12 @@ describe("svc/adapter/v1 manifest", () => {
   it("checks the host range against the running version, prereleases included", () => {
     expect(() => checkHostRange({ ...valid, svc: "^0.20.0" } as never, "0.20.3")).not.toThrow();
     expect(() => checkHostRange({ ...valid, svc: ">=0.20.0" } as never, "0.21.0-beta.1")).not.toThrow();
-    expect(() => checkHostRange({ ...valid, svc: "^1.0.0" } as never, "0.20.0")).toThrow("needs svc ^1.0.0, but this is svc 0.20.0");
-    expect(() => checkHostRange({ ...valid, svc: "soon" } as never, "0.20.0")).toThrow('"svc": "soon" is not a semver range');
+    expect(() => checkHostRange({ ...valid, svc: "^1.0.0" } as never, "0.20.0")).toThrow(
+      "needs svc ^1.0.0, but this is svc 0.20.0",
+    );
+    expect(() => checkHostRange({ ...valid, svc: "soon" } as never, "0.20.0")).toThrow(
+      '"svc": "soon" is not a semver range',
+    );
   });
 });
 
@@ -65,9 +98,29 @@ describe("svc/corpus-preset/v1 manifest", () => {
   it("needs exactly one of directory or files, with paths inside the target", () => {
     const base = { schema: "svc/corpus-preset/v1", presets: [{ slug: "a", description: "d" }] };
     expect(corpusPresetManifestSchema.safeParse(base).success).toBe(false);
-    expect(corpusPresetManifestSchema.safeParse({ ...base, presets: [{ slug: "a", description: "d", directory: "./p", files: {} }] }).success).toBe(false);
-    expect(corpusPresetManifestSchema.safeParse({ ...base, presets: [{ slug: "a", description: "d", files: { "../x": "" } }] }).success).toBe(false);
-    expect(corpusPresetManifestSchema.safeParse({ ...base, presets: [{ slug: "a", description: "d", files: { "/etc/x": "" } }] }).success).toBe(false);
-    expect(corpusPresetManifestSchema.safeParse({ ...base, presets: [{ slug: "a", description: "d", files: { "docs/x.md": "" } }] }).success).toBe(true);
+    expect(
+      corpusPresetManifestSchema.safeParse({
+        ...base,
+        presets: [{ slug: "a", description: "d", directory: "./p", files: {} }],
+      }).success,
+    ).toBe(false);
+    expect(
+      corpusPresetManifestSchema.safeParse({
+        ...base,
+        presets: [{ slug: "a", description: "d", files: { "../x": "" } }],
+      }).success,
+    ).toBe(false);
+    expect(
+      corpusPresetManifestSchema.safeParse({
+        ...base,
+        presets: [{ slug: "a", description: "d", files: { "/etc/x": "" } }],
+      }).success,
+    ).toBe(false);
+    expect(
+      corpusPresetManifestSchema.safeParse({
+        ...base,
+        presets: [{ slug: "a", description: "d", files: { "docs/x.md": "" } }],
+      }).success,
+    ).toBe(true);
   });
 });

@@ -38,7 +38,18 @@ describe("a package written only from the README", () => {
     const dir = join(sb.src, "guide-examples");
     await mkdir(join(dir, "src"), { recursive: true });
     await Promise.all(blocks.map((b, i) => writeFile(join(dir, "src", `example-${i}.ts`), b)));
-    const tsconfig = { compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, skipLibCheck: true, noEmit: true, types: ["node"] }, include: ["src"] };
+    const tsconfig = {
+      compilerOptions: {
+        target: "ES2022",
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        strict: true,
+        skipLibCheck: true,
+        noEmit: true,
+        types: ["node"],
+      },
+      include: ["src"],
+    };
     await writeFile(join(dir, "tsconfig.json"), JSON.stringify(tsconfig));
     execFileSync(process.execPath, [join(REPO_ROOT, "node_modules/typescript/bin/tsc"), "-p", dir], { stdio: "pipe" });
   });
@@ -46,14 +57,24 @@ describe("a package written only from the README", () => {
   it("builds, loads from the cwd and emits its event through the PluginContext", async () => {
     const c = await createContainer({ home: sb.home, env: sb.env });
     const got: SvcEvent[] = [];
-    resolve(c, SERVICES).provide("sentinels", { ingest: async (_p: string, events: SvcEvent[]) => void got.push(...events) } as unknown as SentinelIngress);
+    resolve(c, SERVICES).provide("sentinels", {
+      ingest: async (_p: string, events: SvcEvent[]) => void got.push(...events),
+    } as unknown as SentinelIngress);
     const registry = resolve(c, PLUGINS);
     await loadPlugins(registry, { ids: ["svc-adapter-hello"], env: sb.env, cwd: sb.cwd, builtins: false });
     expect(registry.failures).toEqual([]);
     expect(registry.get("provider", "hello")!.source).toMatchObject({ resolvedFrom: "cwd", version: "1.0.0" });
     const hello = await pluginInstance(c, "provider", "hello");
     await hello.pollNow!();
-    expect(got).toEqual([{ id: "hello-1", type: "hello.greeting.sent", subjects: ["hello:world"], time: expect.any(String), data: { count: 1 } }]);
+    expect(got).toEqual([
+      {
+        id: "hello-1",
+        type: "hello.greeting.sent",
+        subjects: ["hello:world"],
+        time: expect.any(String),
+        data: { count: 1 },
+      },
+    ]);
   });
 
   it("`svc adapters ls --load` shows it; a second package of the same kind later in adapters wins; a broken one only warns", async () => {
@@ -62,7 +83,10 @@ describe("a package written only from the README", () => {
     pj.name = "svc-adapter-hello-too";
     pj["svc-adapter"].plugins[0].kind = "hello";
     await writeFile(join(alt, "package.json"), JSON.stringify(pj));
-    await writeFile(join(alt, "index.js"), (await readFile(join(alt, "index.js"), "utf8")).replace('kind: "fixture-ticks"', 'kind: "hello"'));
+    await writeFile(
+      join(alt, "index.js"),
+      (await readFile(join(alt, "index.js"), "utf8")).replace('kind: "fixture-ticks"', 'kind: "hello"'),
+    );
     await sb.place("cwd", "svc-fixture-throws");
     await sb.writeConfig({ adapters: ["svc-adapter-hello", "svc-fixture-throws", "svc-adapter-hello-too"] });
     const r = await runCli(["adapters", "ls", "--load"], { home: sb.home, cwd: sb.cwd, env: sb.env });
@@ -70,6 +94,8 @@ describe("a package written only from the README", () => {
     expect(r.stdout).toMatch(/svc-adapter-hello@1\.0\.0 +resolved from cwd/);
     expect(r.stdout).toMatch(/provider hello +lost to svc-adapter-hello-too/);
     expect(r.stdout).toMatch(/provider hello +wins \(replaces provider hello of package svc-adapter-hello\)/);
-    expect(r.stdout).toMatch(/svc-fixture-throws \(import\): importing \.\/index\.js \(provider fixture-throws\) failed: fixture entry exploded at import/);
+    expect(r.stdout).toMatch(
+      /svc-fixture-throws \(import\): importing \.\/index\.js \(provider fixture-throws\) failed: fixture entry exploded at import/,
+    );
   });
 });

@@ -36,10 +36,20 @@ export interface Sandbox {
 async function provideApi(nodeModules: string): Promise<void> {
   const dir = join(nodeModules, "@svc", "plugin-api");
   await mkdir(dir, { recursive: true });
-  const pkg = { name: "@svc/plugin-api", type: "module", exports: { ".": { types: "./index.d.ts", default: "./index.js" } } };
+  const pkg = {
+    name: "@svc/plugin-api",
+    type: "module",
+    exports: { ".": { types: "./index.d.ts", default: "./index.js" } },
+  };
   await writeFile(join(dir, "package.json"), JSON.stringify(pkg));
-  await writeFile(join(dir, "index.js"), `export * from ${JSON.stringify(pathToFileURL(join(REPO_ROOT, "dist/core/plugin-api/index.js")).href)};\n`);
-  await writeFile(join(dir, "index.d.ts"), `export * from ${JSON.stringify(join(REPO_ROOT, "dist/plugin-api-types/core/plugin-api/index.js"))};\n`);
+  await writeFile(
+    join(dir, "index.js"),
+    `export * from ${JSON.stringify(pathToFileURL(join(REPO_ROOT, "dist/core/plugin-api/index.js")).href)};\n`,
+  );
+  await writeFile(
+    join(dir, "index.d.ts"),
+    `export * from ${JSON.stringify(join(REPO_ROOT, "dist/plugin-api-types/core/plugin-api/index.js"))};\n`,
+  );
   await symlink(REPO_ROOT, join(nodeModules, "svc"), "junction");
 }
 
@@ -54,7 +64,11 @@ export async function makeSandbox(): Promise<Sandbox> {
     if (dir !== home) await provideApi(join(dir, "node_modules"));
   }
   await mkdir(join(src, "node_modules", "@types"));
-  await symlink(join(REPO_ROOT, "node_modules", "@types", "node"), join(src, "node_modules", "@types", "node"), "junction");
+  await symlink(
+    join(REPO_ROOT, "node_modules", "@types", "node"),
+    join(src, "node_modules", "@types", "node"),
+    "junction",
+  );
   const base = { install, cwd };
   return {
     root,

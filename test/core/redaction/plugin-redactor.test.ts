@@ -14,7 +14,13 @@ import { PLUGINS, resolve } from "../../../core/tokens.js";
 import { makeSandbox, type Sandbox } from "../plugin-host/sandbox.js";
 
 const PLANTED = "PLANTED-KEY-0123456789";
-const input = (text: string): RedactionInput => ({ text, key: "transcript", content: true, surface: "judge", sessionId: "ses_1" });
+const input = (text: string): RedactionInput => ({
+  text,
+  key: "transcript",
+  content: true,
+  surface: "judge",
+  sessionId: "ses_1",
+});
 
 let sb: Sandbox;
 let c: DependencyContainer;

@@ -6,7 +6,13 @@ import { judgeRedactorSlug, traceRedactorSlug } from "../../../core/redaction/sl
 import type { RedactionInput } from "../../../core/redaction/redaction.js";
 
 const HELD = "held-secret-value-0123";
-const content = (text: string, sessionId?: string): RedactionInput => ({ text, key: "transcript", content: true, surface: "judge", ...(sessionId ? { sessionId } : {}) });
+const content = (text: string, sessionId?: string): RedactionInput => ({
+  text,
+  key: "transcript",
+  content: true,
+  surface: "judge",
+  ...(sessionId ? { sessionId } : {}),
+});
 
 function service(plugins: Record<string, RedactorPlugin> = {}, held = { values: [HELD], failed: [] as string[] }) {
   const lines: string[] = [];
@@ -30,7 +36,9 @@ describe("RedactionService", () => {
     expect(r.slug).toBe("metadata");
     expect(r.carriesContent).toBe(false);
     expect(r.apply(content("hi"))).toBeUndefined();
-    expect(r.apply({ text: `model x ${HELD}`, key: "gen_ai.request.model", content: false, surface: "trace" })).toBe("model x [redacted]");
+    expect(r.apply({ text: `model x ${HELD}`, key: "gen_ai.request.model", content: false, surface: "trace" })).toBe(
+      "model x [redacted]",
+    );
   });
 
   it("runs the secrets floor after a plugin redactor, whatever it returns", async () => {
@@ -50,7 +58,12 @@ describe("RedactionService", () => {
   });
 
   it("fails closed for a redactor that throws or returns a non-string, logging once per slug and never the text", async () => {
-    const throws = defineRedactor({ kind: "throws", redact: (text) => { throw new Error(`boom ${text}`); } });
+    const throws = defineRedactor({
+      kind: "throws",
+      redact: (text) => {
+        throw new Error(`boom ${text}`);
+      },
+    });
     const bad = defineRedactor({ kind: "bad", redact: () => 42 as unknown as string });
     const { svc, lines } = service({ throws, bad });
     const t = await svc.forSlug("throws");

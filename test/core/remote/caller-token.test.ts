@@ -7,9 +7,11 @@ import { describe, expect, it } from "vitest";
 import { callerTokenFor } from "../../../core/remote/tunnel/caller-token.js";
 
 describe("callerTokenFor", () => {
-  it("is base64url of HKDF-SHA-256(host token, no salt, \"svc-tunnel-caller/1\"), 32 bytes", () => {
+  it('is base64url of HKDF-SHA-256(host token, no salt, "svc-tunnel-caller/1"), 32 bytes', () => {
     const caller = callerTokenFor("tunnel-token-5b1e3c0d9a");
-    expect(Buffer.from(caller, "base64url").toString("hex")).toBe("1e8fa640c98e5733817e99ff0a74ea26d088ed8d849285317b99a4e64c934b75");
+    expect(Buffer.from(caller, "base64url").toString("hex")).toBe(
+      "1e8fa640c98e5733817e99ff0a74ea26d088ed8d849285317b99a4e64c934b75",
+    );
     expect(caller).toBe("Ho-mQMmOVzOBfpn_CnTqJtCI7Y2EkoUxe5mk5kyTS3U");
   });
 

@@ -13,7 +13,13 @@ async function pair(o: { prologueI?: string; pskI?: Uint8Array; expectPeer?: Uin
   const host = await generateKeyPair();
   const peer = await generateKeyPair();
   const psk = randomBytes(32);
-  const hs = await initiate({ prologue: o.prologueI ?? "p", psk: (o.pskI ?? psk) as never, staticKey: peer, remoteStatic: host.publicKey, meta: { who: "peer" } });
+  const hs = await initiate({
+    prologue: o.prologueI ?? "p",
+    psk: (o.pskI ?? psk) as never,
+    staticKey: peer,
+    remoteStatic: host.publicKey,
+    meta: { who: "peer" },
+  });
   const r = await respond({
     prologue: "p",
     psk,
@@ -21,7 +27,8 @@ async function pair(o: { prologueI?: string; pskI?: Uint8Array; expectPeer?: Uin
     msg1: hs.msg1,
     meta: { who: "host" },
     accept: (k) => {
-      if (o.expectPeer && Buffer.compare(Buffer.from(k), Buffer.from(o.expectPeer)) !== 0) throw new HandshakeError("wrong peer key");
+      if (o.expectPeer && Buffer.compare(Buffer.from(k), Buffer.from(o.expectPeer)) !== 0)
+        throw new HandshakeError("wrong peer key");
     },
   });
   const done = await hs.finish(r.msg2);
@@ -35,7 +42,11 @@ async function wired() {
   const toPeer: Uint8Array[] = [];
   const served: RemoteRequest[] = [];
   const peer = new SecureChannel(peerKeys, (f) => toHost.push(f));
-  const host = new SecureChannel(hostKeys, (f) => toPeer.push(f), async (r) => (served.push(r), { status: 200, body: `ok ${r.path}` }));
+  const host = new SecureChannel(
+    hostKeys,
+    (f) => toPeer.push(f),
+    async (r) => (served.push(r), { status: 200, body: `ok ${r.path}` }),
+  );
   const flush = async (q: Uint8Array[], to: SecureChannel) => {
     while (q.length) await to.receive(q.shift()! as never);
   };
@@ -62,7 +73,9 @@ describe("handshake", () => {
     const peer = await generateKeyPair();
     const psk = randomBytes(32);
     const hs = await initiate({ prologue: "p", psk, staticKey: peer, remoteStatic: host.publicKey, meta: null });
-    await expect(respond({ prologue: "p", psk, staticKey: impostor, msg1: hs.msg1, meta: null, accept: () => undefined })).rejects.toThrow(HandshakeError);
+    await expect(
+      respond({ prologue: "p", psk, staticKey: impostor, msg1: hs.msg1, meta: null, accept: () => undefined }),
+    ).rejects.toThrow(HandshakeError);
   });
 });
 
@@ -100,7 +113,9 @@ describe("secure channel", () => {
 
   it("closes on an injected or altered frame", async () => {
     const w = await wired();
-    await expect(w.host.receive(Uint8Array.of(3, ...randomBytes(40)) as never)).rejects.toThrow(/failed authentication/);
+    await expect(w.host.receive(Uint8Array.of(3, ...randomBytes(40)) as never)).rejects.toThrow(
+      /failed authentication/,
+    );
     const w2 = await wired();
     void w2.peer.request({ method: "GET", path: "/a" }).catch(() => undefined);
     await w2.settle();

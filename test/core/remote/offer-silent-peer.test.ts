@@ -39,7 +39,15 @@ describe("a silent peer on an offer's channel", { timeout: 60_000 }, () => {
     const logs: string[] = [];
     const paired: string[] = [];
     const pending: PendingOffer = await openOffer(
-      { key: (await loadIdentity(offering)).key, fingerprint: (await loadIdentity(offering)).fingerprint, store: new PairingStore(offering, Date.now), now: Date.now, log: (m, f) => logs.push(`${m} ${JSON.stringify(f)}`), onPaired: (p) => paired.push(p.id), peerSilenceMs: 300 },
+      {
+        key: (await loadIdentity(offering)).key,
+        fingerprint: (await loadIdentity(offering)).fingerprint,
+        store: new PairingStore(offering, Date.now),
+        now: Date.now,
+        log: (m, f) => logs.push(`${m} ${JSON.stringify(f)}`),
+        onPaired: (p) => paired.push(p.id),
+        peerSilenceMs: 300,
+      },
       relay.url,
       600_000,
       "silent test",
@@ -55,7 +63,14 @@ describe("a silent peer on an offer's channel", { timeout: 60_000 }, () => {
     expect(pending.closed).toBe(false);
 
     const accepting = await home();
-    const svc = new PairingService({ identity: await loadIdentity(accepting), store: new PairingStore(accepting, Date.now), now: Date.now, log: () => undefined, serve: () => async () => ({ status: 200, body: "" }), autoconnect: () => false });
+    const svc = new PairingService({
+      identity: await loadIdentity(accepting),
+      store: new PairingStore(accepting, Date.now),
+      now: Date.now,
+      log: () => undefined,
+      serve: () => async () => ({ status: 200, body: "" }),
+      autoconnect: () => false,
+    });
     cleanups.push(() => svc.stop());
     const view = await svc.accept(pending.url, "the real peer");
     await until("the offering end to store the pairing", () => paired.length === 1);

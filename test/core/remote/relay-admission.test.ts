@@ -20,7 +20,13 @@ afterEach(async () => {
 
 async function relay(o: Partial<RelayOptions> = {}): Promise<RunningRelay & { lines: string[] }> {
   const lines: string[] = [];
-  const r = await startRelay({ port: 0, bind: "127.0.0.1", tunnelTokens: [TOKEN], log: (m, f) => lines.push(JSON.stringify({ m, ...f })), ...o });
+  const r = await startRelay({
+    port: 0,
+    bind: "127.0.0.1",
+    tunnelTokens: [TOKEN],
+    log: (m, f) => lines.push(JSON.stringify({ m, ...f })),
+    ...o,
+  });
   relays.push(r);
   return Object.assign(r, { lines });
 }
@@ -41,10 +47,14 @@ function dial(url: string, from = "127.0.0.1", headers: Record<string, string> =
     sockets.push(ws);
     const texts: string[] = [];
     const frames: Buffer[] = [];
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on("close", (code, reason) => r({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.on("close", (code, reason) => r({ code, reason: reason.toString() })),
+    );
     ws.on("message", (d: Buffer, bin) => (bin ? frames.push(d) : texts.push(String(d))));
     ws.once("open", () => resolve({ status: 101, message: "", ws, texts, frames, closed }));
-    ws.once("unexpected-response", (_q, res) => resolve({ status: res.statusCode ?? 0, message: res.statusMessage ?? "", ws, texts, frames, closed }));
+    ws.once("unexpected-response", (_q, res) =>
+      resolve({ status: res.statusCode ?? 0, message: res.statusMessage ?? "", ws, texts, frames, closed }),
+    );
     ws.once("error", (err) => (err.message.startsWith("Unexpected server response") ? undefined : reject(err)));
   });
 }
@@ -58,7 +68,8 @@ const until = async (what: string, cond: () => boolean) => {
 };
 
 let n = 0;
-const channel = (r: RunningRelay, role: string) => `${r.url}/channel/${(++n).toString(16).padStart(32, "0")}?role=${role}`;
+const channel = (r: RunningRelay, role: string) =>
+  `${r.url}/channel/${(++n).toString(16).padStart(32, "0")}?role=${role}`;
 
 describe("relay admission", () => {
   it("one address gets its share of the slots and no more; a tunnel with a valid token still connects from it", async () => {
@@ -77,7 +88,9 @@ describe("relay admission", () => {
     await until("the tunnel to be ready", () => tunnel.texts.some((t) => t.includes('"ready"')));
     // The refusals are logged with the address, never the token; one line per address is enough to see a flood.
     const logs = r.lines.join("\n");
-    expect(logs).toContain('"m":"channel refused: connections per address","addr":"127.0.0.2","key":"127.0.0.2","status":429');
+    expect(logs).toContain(
+      '"m":"channel refused: connections per address","addr":"127.0.0.2","key":"127.0.0.2","status":429',
+    );
     expect(logs).not.toContain(TOKEN);
     expect(r.lines.filter((l) => l.includes("refused")).length).toBeLessThanOrEqual(10);
     // A closed connection gives its slot back.
@@ -96,7 +109,9 @@ describe("relay admission", () => {
     expect(got.filter((d) => d.status === 101)).toHaveLength(30);
     const full = got.filter((d) => d.status !== 101);
     expect(full.every((d) => d.status === 503)).toBe(true);
-    expect(full[0]!.message).toBe("relay at its connection limit: 30 channel connections are open (10 more are kept for tunnels)");
+    expect(full[0]!.message).toBe(
+      "relay at its connection limit: 30 channel connections are open (10 more are kept for tunnels)",
+    );
     // A wrong token is told so (401), not sent to the capacity check.
     expect((await dial(`${r.url}/tunnel`, "127.0.0.30", { authorization: "Bearer not-the-token" })).status).toBe(401);
     const tunnel = await dial(`${r.url}/tunnel`, "127.0.0.2", { authorization: `Bearer ${TOKEN}` });
@@ -135,9 +150,17 @@ describe("relay admission", () => {
   });
 
   it("limits that contradict are refused with both named", () => {
-    expect(() => resolveLimits({ maxConnections: 10, reservedHostConnections: 10 })).toThrow("reservedHostConnections (10) must be less than maxConnections (10)");
-    expect(() => resolveLimits({ maxConnections: 10, maxConnectionsPerAddress: 11 })).toThrow("maxConnectionsPerAddress (11) cannot exceed maxConnections (10)");
-    expect(resolveLimits({})).toMatchObject({ maxConnections: 1000, maxConnectionsPerAddress: 50, reservedHostConnections: 32 });
+    expect(() => resolveLimits({ maxConnections: 10, reservedHostConnections: 10 })).toThrow(
+      "reservedHostConnections (10) must be less than maxConnections (10)",
+    );
+    expect(() => resolveLimits({ maxConnections: 10, maxConnectionsPerAddress: 11 })).toThrow(
+      "maxConnectionsPerAddress (11) cannot exceed maxConnections (10)",
+    );
+    expect(resolveLimits({})).toMatchObject({
+      maxConnections: 1000,
+      maxConnectionsPerAddress: 50,
+      reservedHostConnections: 32,
+    });
   });
 
   it("drops the peer at the daemon's request and keeps the daemon waiting: the next peer joins at once", async () => {
@@ -149,7 +172,9 @@ describe("relay admission", () => {
     // The wrong peer would hold the channel; the daemon asks the relay to drop it.
     daemon.ws.send(JSON.stringify({ relay: "drop-peer" }));
     expect(await wrong.closed).toEqual({ code: 4403, reason: "handshake refused by the daemon" });
-    expect(wrong.texts).toContain(JSON.stringify({ relay: "refused", message: "the daemon refused this end's handshake" }));
+    expect(wrong.texts).toContain(
+      JSON.stringify({ relay: "refused", message: "the daemon refused this end's handshake" }),
+    );
     await until("the daemon to see it leave", () => daemon.texts.includes('{"relay":"peer-left"}'));
     const right = await dial(url + "peer&wait=0", "127.0.0.3");
     await until("paired again", () => right.texts.includes('{"relay":"paired"}'));

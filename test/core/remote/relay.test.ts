@@ -29,7 +29,12 @@ interface Client {
 function connect(url: string): Promise<Client> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url);
-    const c: Client = { ws, texts: [], frames: [], closed: new Promise((r) => ws.on("close", (code, reason) => r({ code, reason: reason.toString() }))) };
+    const c: Client = {
+      ws,
+      texts: [],
+      frames: [],
+      closed: new Promise((r) => ws.on("close", (code, reason) => r({ code, reason: reason.toString() }))),
+    };
     ws.on("message", (d: Buffer, bin) => (bin ? c.frames.push(d) : c.texts.push(d.toString())));
     ws.once("open", () => resolve(c));
     ws.once("unexpected-response", (_q, res) => reject(new Error(`status ${res.statusCode}`)));
@@ -105,7 +110,16 @@ describe("relay", () => {
 
   it("refuses connections over the limit, offers over the rate, and closes idle connections", async () => {
     let now = 0;
-    const r = await relay({ limits: { maxConnections: 2, maxConnectionsPerAddress: 2, reservedHostConnections: 0, offersPerMinute: 1, idleMs: 1000 }, now: () => now });
+    const r = await relay({
+      limits: {
+        maxConnections: 2,
+        maxConnectionsPerAddress: 2,
+        reservedHostConnections: 0,
+        offersPerMinute: 1,
+        idleMs: 1000,
+      },
+      now: () => now,
+    });
     await connect(`${r.url}/channel/${CH}?role=offer`);
     await expect(connect(`${r.url}/channel/${"b".repeat(32)}?role=offer`)).rejects.toThrow(/429/);
     const idle = await connect(`${r.url}/channel/${"c".repeat(32)}?role=host`);

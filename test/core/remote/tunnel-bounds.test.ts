@@ -18,7 +18,9 @@ afterEach(async () => {
 });
 
 /** A relay and a fake daemon on its tunnel that answers nothing; `requests` counts what reached it. */
-async function tunnel(limits: Partial<RelayLimits>): Promise<{ relay: RunningRelay; url: string; requests: () => number }> {
+async function tunnel(
+  limits: Partial<RelayLimits>,
+): Promise<{ relay: RunningRelay; url: string; requests: () => number }> {
   const relay = await startRelay({ port: 0, bind: "127.0.0.1", tunnelTokens: [TOKEN], limits });
   open.push(relay);
   const ws = new WebSocket(`${relay.url}/tunnel`, { headers: { authorization: `Bearer ${TOKEN}` } });
@@ -34,7 +36,8 @@ async function tunnel(limits: Partial<RelayLimits>): Promise<{ relay: RunningRel
   return { relay, url, requests: () => n };
 }
 
-const get = (url: string, signal?: AbortSignal) => fetch(url, { headers: { authorization: `Bearer ${CALLER}` }, ...(signal ? { signal } : {}) });
+const get = (url: string, signal?: AbortSignal) =>
+  fetch(url, { headers: { authorization: `Bearer ${CALLER}` }, ...(signal ? { signal } : {}) });
 
 describe("tunnel host bounds", () => {
   it("answers 503 beyond the requests that may wait on one tunnel, and 504 when the daemon does not answer", async () => {
@@ -52,7 +55,13 @@ describe("tunnel host bounds", () => {
     const u = new URL(t.url);
     // Two uploads that announce 1000 bytes and send 10: each holds a buffer while it waits.
     const slow = [0, 1].map(() => {
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname + "slow", method: "POST", headers: { authorization: `Bearer ${CALLER}`, "content-length": "1000" } });
+      const req = request({
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + "slow",
+        method: "POST",
+        headers: { authorization: `Bearer ${CALLER}`, "content-length": "1000" },
+      });
       req.on("error", () => undefined);
       req.write(Buffer.alloc(10));
       return req;
@@ -74,7 +83,13 @@ describe("tunnel host bounds", () => {
     const u = new URL(t.url);
     // Announces 10 MB, sends 4 KiB, then nothing: the relay must not wait for the rest.
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request({ host: u.hostname, port: u.port, path: u.pathname + "upload", method: "POST", headers: { authorization: `Bearer ${CALLER}`, "content-length": String(10 * 1024 * 1024) } });
+      const req = request({
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + "upload",
+        method: "POST",
+        headers: { authorization: `Bearer ${CALLER}`, "content-length": String(10 * 1024 * 1024) },
+      });
       req.on("response", (res) => (res.resume(), resolve(res.statusCode ?? 0)));
       req.on("error", reject);
       req.write(Buffer.alloc(4096, 1));
@@ -82,7 +97,11 @@ describe("tunnel host bounds", () => {
     });
     expect(status).toBe(413);
     expect(t.requests()).toBe(0);
-    const small = await fetch(t.url + "ok", { method: "POST", headers: { authorization: `Bearer ${CALLER}` }, body: "x".repeat(2048) });
+    const small = await fetch(t.url + "ok", {
+      method: "POST",
+      headers: { authorization: `Bearer ${CALLER}` },
+      body: "x".repeat(2048),
+    });
     expect(small.status).toBe(413);
   });
 });

@@ -19,7 +19,12 @@ afterEach(async () => {
 
 describe("a tunnelled answer over the relay's body cap", () => {
   it("is answered 502 saying so, and the tunnel stays open", async () => {
-    const relay = await startRelay({ port: 0, bind: "127.0.0.1", tunnelTokens: [TOKEN], limits: { maxTunnelBodyBytes: 4096 } });
+    const relay = await startRelay({
+      port: 0,
+      bind: "127.0.0.1",
+      tunnelTokens: [TOKEN],
+      limits: { maxTunnelBodyBytes: 4096 },
+    });
     cleanups.push(() => relay.close());
     const key = await generateKeyPair();
     const opened: string[] = [];
@@ -28,7 +33,16 @@ describe("a tunnelled answer over the relay's body cap", () => {
       token: TOKEN,
       e2e: false,
       identity: { key, fingerprint: await fingerprintOf(key.publicKey) },
-      forward: { plain: async (r) => ({ status: 200, body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small" }), sealed: async (r) => ({ status: 200, body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small" }) },
+      forward: {
+        plain: async (r) => ({
+          status: 200,
+          body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small",
+        }),
+        sealed: async (r) => ({
+          status: 200,
+          body: r.path === "/big" ? "x".repeat(200_000) : r.path === "/over" ? "y".repeat(5000) : "small",
+        }),
+      },
       log: () => undefined,
       events: { emit: (_t: string, p: { url: string }) => void opened.push(p.url) } as never,
       now: Date.now,

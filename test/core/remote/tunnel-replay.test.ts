@@ -30,7 +30,10 @@ async function sealedTunnel(replayCacheMax: number) {
     token: TOKEN,
     e2e: true,
     identity: { key, fingerprint: await fingerprintOf(key.publicKey) },
-    forward: { plain: async (r) => ({ status: 200, body: `served ${r.path}` }), sealed: async (r) => ({ status: 200, body: `served ${r.path}` }) },
+    forward: {
+      plain: async (r) => ({ status: 200, body: `served ${r.path}` }),
+      sealed: async (r) => ({ status: 200, body: `served ${r.path}` }),
+    },
     log: () => undefined,
     events: { emit: (_type: string, p: { url: string }) => void (publicUrl = p.url) } as never,
     now: () => clock,
@@ -42,7 +45,12 @@ async function sealedTunnel(replayCacheMax: number) {
   while (!publicUrl && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
   if (!publicUrl) throw new Error("the tunnel did not open");
   const url = publicUrl;
-  const post = (body: Uint8Array) => fetch(url, { method: "POST", headers: { authorization: `Bearer ${CALLER}`, "content-type": E2E_CONTENT_TYPE }, body });
+  const post = (body: Uint8Array) =>
+    fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${CALLER}`, "content-type": E2E_CONTENT_TYPE },
+      body,
+    });
   return {
     advance: (ms: number) => void (clock += ms),
     seal: async (path: string) => (await sealRequest(key.publicKey, { method: "GET", path }, clock)).body,
@@ -54,7 +62,8 @@ describe("the end-to-end tunnel's replay cache", () => {
   it("never forgets a key while a replay would still be fresh: a full cache refuses new requests instead", async () => {
     const t = await sealedTunnel(3);
     const first = await t.seal("/one");
-    for (const body of [first, await t.seal("/two"), await t.seal("/three")]) expect((await t.post(body)).status).toBe(200);
+    for (const body of [first, await t.seal("/two"), await t.seal("/three")])
+      expect((await t.post(body)).status).toBe(200);
     // The cache holds three fresh keys: a fourth request cannot be remembered, so it is refused.
     const fourth = await t.post(await t.seal("/four"));
     expect(fourth.status).toBe(503);

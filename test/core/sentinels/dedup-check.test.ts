@@ -24,13 +24,21 @@ describe("checkDedupFiles (svc doctor, read-only)", () => {
 
   it("a truncated or deleted snapshot, a damaged line: errors naming the file; a torn tail: info", async () => {
     await truncate(join(dir(), "snt_a.json"), 10);
-    await appendFile(join(dir(), "snt_a.log"), "deadbeef {\"q\":99}\n0000 torn");
+    await appendFile(join(dir(), "snt_a.log"), 'deadbeef {"q":99}\n0000 torn');
     const found = await checkDedupFiles(home, new Set(["snt_a"]));
     expect(found).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ severity: "error", file: "sentinels-dedup/snt_a.json" }),
-        expect.objectContaining({ severity: "error", file: "sentinels-dedup/snt_a.log", message: expect.stringMatching(/^line \d+ fail/) }),
-        expect.objectContaining({ severity: "info", file: "sentinels-dedup/snt_a.log", message: expect.stringContaining("torn") }),
+        expect.objectContaining({
+          severity: "error",
+          file: "sentinels-dedup/snt_a.log",
+          message: expect.stringMatching(/^line \d+ fail/),
+        }),
+        expect.objectContaining({
+          severity: "info",
+          file: "sentinels-dedup/snt_a.log",
+          message: expect.stringContaining("torn"),
+        }),
       ]),
     );
     // Read-only: the torn tail and the damaged snapshot are still there, nothing set aside.

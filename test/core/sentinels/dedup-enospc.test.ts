@@ -8,7 +8,10 @@ const limits = { seen: 1000, compactAfter: 6 };
 
 /** 20 deliveries of two sentinels (compactions every 6 changes), then a close; what was acknowledged. */
 async function workload(d: SentinelDedup): Promise<{ acked: Map<string, string[]>; errors: unknown[] }> {
-  const acked = new Map<string, string[]>([["snt_a", []], ["snt_b", []]]);
+  const acked = new Map<string, string[]>([
+    ["snt_a", []],
+    ["snt_b", []],
+  ]);
   const errors: unknown[] = [];
   for (let i = 0; i < 10; i++) {
     for (const s of ["snt_a", "snt_b"]) {
@@ -43,7 +46,10 @@ describe("a full disk at every write site of the sentinel dedup", () => {
       },
       async (home, { acked, errors }, k) => {
         expect(errors.length, `write ${k} failed`).toBeGreaterThan(0);
-        for (const err of errors) expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(/^the disk is full \(ENOSPC writing [^)]+\)/);
+        for (const err of errors)
+          expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(
+            /^the disk is full \(ENOSPC writing [^)]+\)/,
+          );
         const again = new SentinelDedup(home, limits);
         for (const [s, ids] of acked) {
           await again.load(s);

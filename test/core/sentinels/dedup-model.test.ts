@@ -26,8 +26,7 @@ class Model {
     // place in the bound: it is no new delivery.
     if (op.op === "seen") {
       if (!this.seen.has(id) || this.inflight.has(id)) this.markSeen(id);
-    }
-    else {
+    } else {
       this.delivered += 1;
       if (op.op === "deferred") this.inflight.add(id);
       else this.markSeen(id);
@@ -44,33 +43,36 @@ describe("sentinel dedup against a model (fast-check)", () => {
   it.each([
     ["small bounds, so eviction and compaction happen", { seen: 3, compactAfter: 4 }],
     ["the daemon's bounds", DEDUP_LIMITS],
-  ] as Array<[string, DedupLimits]>)("answers like the model through any sequence of deliveries, markSeen and reloads (%s)", async (_what, limits) => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), async (ops) => {
-        const home = await mkdtemp(join(tmpdir(), "svc-dedup-model-"));
-        let d = new SentinelDedup(home, limits);
-        try {
-          const model = new Model(limits.seen);
-          for (const op of ops) {
-            if (op.op === "reload") {
-              await d.close();
-              d = new SentinelDedup(home, limits);
+  ] as Array<[string, DedupLimits]>)(
+    "answers like the model through any sequence of deliveries, markSeen and reloads (%s)",
+    async (_what, limits) => {
+      await fc.assert(
+        fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), async (ops) => {
+          const home = await mkdtemp(join(tmpdir(), "svc-dedup-model-"));
+          let d = new SentinelDedup(home, limits);
+          try {
+            const model = new Model(limits.seen);
+            for (const op of ops) {
+              if (op.op === "reload") {
+                await d.close();
+                d = new SentinelDedup(home, limits);
+              } else if (op.op === "seen") await d.markSeen("snt_m", `e${op.e}`);
+              else await d.recordDelivery("snt_m", `e${op.e}`, op.op);
+              model.apply(op);
+              await d.load("snt_m");
+              for (let e = 0; e <= 8; e++)
+                expect(d.has("snt_m", `e${e}`)).toBe(model.seen.has(`e${e}`) || model.inflight.has(`e${e}`));
+              expect(new Set(d.inflight("snt_m"))).toEqual(model.inflight);
+              expect(d.delivered("snt_m")).toBe(model.delivered);
             }
-            else if (op.op === "seen") await d.markSeen("snt_m", `e${op.e}`);
-            else await d.recordDelivery("snt_m", `e${op.e}`, op.op);
-            model.apply(op);
-            await d.load("snt_m");
-            for (let e = 0; e <= 8; e++) expect(d.has("snt_m", `e${e}`)).toBe(model.seen.has(`e${e}`) || model.inflight.has(`e${e}`));
-            expect(new Set(d.inflight("snt_m"))).toEqual(model.inflight);
-            expect(d.delivered("snt_m")).toBe(model.delivered);
+          } finally {
+            // Closed also when an expectation failed, so no compaction writes while the home goes.
+            await d.close();
+            await rm(home, { recursive: true, force: true });
           }
-        } finally {
-          // Closed also when an expectation failed, so no compaction writes while the home goes.
-          await d.close();
-          await rm(home, { recursive: true, force: true });
-        }
-      }),
-      { numRuns: 40 },
-    );
-  });
+        }),
+        { numRuns: 40 },
+      );
+    },
+  );
 });

@@ -77,7 +77,10 @@ describe("sentinel dedup", () => {
     const torn = await reloaded("snt_a");
     expect([torn.has("snt_a", "e2"), torn.has("snt_a", "e3"), torn.delivered("snt_a")]).toEqual([true, false, 2]);
     // A snapshot written (seq 2) but the journal not yet emptied: the journal's lines are not counted again.
-    await writeFile(join(dir(), "snt_a.json"), JSON.stringify({ seq: 2, seen: ["e1", "e2"], inflight: [], delivered: 2 }));
+    await writeFile(
+      join(dir(), "snt_a.json"),
+      JSON.stringify({ seq: 2, seen: ["e1", "e2"], inflight: [], delivered: 2 }),
+    );
     const replayed = await reloaded("snt_a");
     expect(replayed.delivered("snt_a")).toBe(2);
     await replayed.recordDelivery("snt_a", "e3", "now");
@@ -117,7 +120,9 @@ describe("sentinel dedup", () => {
     for (const round of [0, 1, 2]) await Promise.all(ids.map((id) => d.recordDelivery(id, `e${round}`, "now")));
     // While more than the bound are in use at once all stay open (closing one in use made changes
     // reopen it and close another, over and over); idle ones are closed as each change completes.
-    await vi.waitFor(async () => expect(await fds()).toBeLessThanOrEqual(before + MAX_OPEN_JOURNALS), { timeout: 60_000 });
+    await vi.waitFor(async () => expect(await fds()).toBeLessThanOrEqual(before + MAX_OPEN_JOURNALS), {
+      timeout: 60_000,
+    });
     await d.close();
     for (const id of ids) {
       const r = await reloaded(id);
@@ -136,7 +141,13 @@ it("many more sentinels changing at once than journals kept open: each journal o
   AppendJournal.open = (...args: Parameters<typeof open>) => (opens++, open(...args));
   try {
     const ids = Array.from({ length: 5 * MAX_OPEN_JOURNALS }, (_, i) => `snt_${i}`);
-    await Promise.all(ids.flatMap((id) => [d.recordDelivery(id, "a", "deferred"), d.recordDelivery(id, "b", "now"), d.markSeen(id, "a")]));
+    await Promise.all(
+      ids.flatMap((id) => [
+        d.recordDelivery(id, "a", "deferred"),
+        d.recordDelivery(id, "b", "now"),
+        d.markSeen(id, "a"),
+      ]),
+    );
     expect(ids.every((id) => d.delivered(id) === 2 && d.has(id, "a") && d.has(id, "b"))).toBe(true);
     // Closing a journal a change was about to use made it reopen, closing another in use: the
     // open/close churn that stalled a daemon with many sentinels.
@@ -173,7 +184,12 @@ describe("sentinel dedup damage is found, kept and told; the count survives", ()
     reports.length = 0;
     const again = fresh();
     await again.load("snt_s");
-    expect([reports, again.delivered("snt_s"), again.has("snt_s", kept), again.has("snt_s", lost)]).toEqual([[], delivered, true, false]);
+    expect([reports, again.delivered("snt_s"), again.has("snt_s", kept), again.has("snt_s", lost)]).toEqual([
+      [],
+      delivered,
+      true,
+      false,
+    ]);
     expect((await readdir(dir())).filter((f) => f.includes(".damaged-")).length).toBe(copies);
     await again.recordDelivery("snt_s", "e99", "now");
     expect(again.delivered("snt_s")).toBe(delivered + 1);
@@ -188,18 +204,34 @@ describe("sentinel dedup damage is found, kept and told; the count survives", ()
   it.each([
     ["deleted", () => rm(file("json")), "missing"],
     ["truncated", async () => truncate(file("json"), 40), "damaged"],
-    ["a count edited", async () => writeFile(file("json"), (await readFile(file("json"), "utf8")).replace('"delivered": 20', '"delivered": 2')), "damaged"],
-  ])("the snapshot %s: told, kept aside, the count carried on by the journal; the ids it held are accepted again", async (_name, damage, state) => {
-    await damage();
-    const d = fresh();
-    await d.load("snt_s");
-    expect(reports).toEqual([expect.objectContaining({ sentinelId: "snt_s", snapshot: expect.objectContaining({ state }), delivered: 30, known: 10 })]);
-    expect(d.delivered("snt_s")).toBe(30);
-    expect(d.has("snt_s", "e0")).toBe(false);
-    expect(d.has("snt_s", "e29")).toBe(true);
-    if (state === "damaged") expect((await readdir(dir())).some((f) => f.startsWith("snt_s.json.damaged-"))).toBe(true);
-    await startsAgainQuietly(d, 30, "e29", "e0");
-  });
+    [
+      "a count edited",
+      async () =>
+        writeFile(file("json"), (await readFile(file("json"), "utf8")).replace('"delivered": 20', '"delivered": 2')),
+      "damaged",
+    ],
+  ])(
+    "the snapshot %s: told, kept aside, the count carried on by the journal; the ids it held are accepted again",
+    async (_name, damage, state) => {
+      await damage();
+      const d = fresh();
+      await d.load("snt_s");
+      expect(reports).toEqual([
+        expect.objectContaining({
+          sentinelId: "snt_s",
+          snapshot: expect.objectContaining({ state }),
+          delivered: 30,
+          known: 10,
+        }),
+      ]);
+      expect(d.delivered("snt_s")).toBe(30);
+      expect(d.has("snt_s", "e0")).toBe(false);
+      expect(d.has("snt_s", "e29")).toBe(true);
+      if (state === "damaged")
+        expect((await readdir(dir())).some((f) => f.startsWith("snt_s.json.damaged-"))).toBe(true);
+      await startsAgainQuietly(d, 30, "e29", "e0");
+    },
+  );
 
   it("one journal line damaged: told with its line, the file kept; the count holds, that id is accepted again", async () => {
     const lines = (await readFile(file("log"), "utf8")).split("\n");
@@ -207,7 +239,9 @@ describe("sentinel dedup damage is found, kept and told; the count survives", ()
     await writeFile(file("log"), lines.join("\n"));
     const d = fresh();
     await d.load("snt_s");
-    expect(reports).toEqual([expect.objectContaining({ damagedLines: expect.objectContaining({ lines: [4] }), delivered: 30 })]);
+    expect(reports).toEqual([
+      expect.objectContaining({ damagedLines: expect.objectContaining({ lines: [4] }), delivered: 30 }),
+    ]);
     expect((await readdir(dir())).some((f) => f.startsWith("snt_s.log.damaged-"))).toBe(true);
     expect(d.delivered("snt_s")).toBe(30);
     expect(d.has("snt_s", "e22")).toBe(false);

@@ -28,7 +28,10 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
   it("hands one sentinel's new events of one ingest over together, in order, each durable once the push returns", async () => {
     const p = await h.engine.create(spec("s"), "loopback");
     const list = ids(40);
-    const r = await h.engine.ingest("agentpush", list.map((id) => ev(id, ["s"])));
+    const r = await h.engine.ingest(
+      "agentpush",
+      list.map((id) => ev(id, ["s"])),
+    );
     expect(outcomes(r)).toEqual(list.map(() => "delivered"));
     expect(h.rec.runs).toEqual([40]);
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(list);
@@ -43,7 +46,10 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
     await h.engine.create(spec("s"), "loopback");
     await h.engine.ingest("agentpush", [ev("one", ["s"])]);
     expect(h.rec.runs).toEqual([]);
-    await h.engine.ingest("agentpush", ids(130).map((id) => ev(id, ["s"])));
+    await h.engine.ingest(
+      "agentpush",
+      ids(130).map((id) => ev(id, ["s"])),
+    );
     expect(h.rec.runs).toEqual([64, 64, 2]);
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["one", ...ids(130)]);
   });
@@ -60,7 +66,10 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
       lookups.push(kind);
       return target(kind);
     };
-    await h.engine.ingest("agentpush", ids(130).map((id) => ev(id, ["s"])));
+    await h.engine.ingest(
+      "agentpush",
+      ids(130).map((id) => ev(id, ["s"])),
+    );
     expect(h.rec.runs).toEqual([64, 64, 2]);
     expect(lookups).toEqual(["test"]);
   });
@@ -69,8 +78,19 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
     await h.engine.create(spec("s"), "loopback");
     h.rec.ack = "deferred";
     await h.engine.ingest("agentpush", [ev("old", ["s"])]);
-    const r = await h.engine.ingest("agentpush", ["a", "b", "a", "c", "old", "d", "e"].map((id) => ev(id, ["s"])));
-    expect(outcomes(r)).toEqual(["delivered", "delivered", "duplicate", "delivered", "duplicate", "delivered", "delivered"]);
+    const r = await h.engine.ingest(
+      "agentpush",
+      ["a", "b", "a", "c", "old", "d", "e"].map((id) => ev(id, ["s"])),
+    );
+    expect(outcomes(r)).toEqual([
+      "delivered",
+      "delivered",
+      "duplicate",
+      "delivered",
+      "duplicate",
+      "delivered",
+      "delivered",
+    ]);
     expect(h.rec.runs).toEqual([2, 2]);
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["old", "a", "b", "c", "d", "e"]);
   });
@@ -79,7 +99,10 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
     const p = await h.engine.create(spec("s", { until: { kind: "count", n: 5 } }), "loopback");
     await h.engine.ingest("agentpush", [ev("x", ["s"]), ev("y", ["s"])]);
     h.rec.failNext = 1;
-    const r = await h.engine.ingest("agentpush", ids(8).map((id) => ev(id, ["s"])));
+    const r = await h.engine.ingest(
+      "agentpush",
+      ids(8).map((id) => ev(id, ["s"])),
+    );
     expect(outcomes(r)).toEqual(["failed", "delivered", "delivered", "delivered", ...Array(4).fill("expired")]);
     expect(h.rec.runs).toEqual([2, 3]);
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["x", "y", "e1", "e2", "e3"]);
@@ -88,7 +111,10 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
 
   it("a run ends at the event that ends the sentinel (subject_terminal); later events are expired", async () => {
     const pr = "github:acme/api#9";
-    const p = await h.engine.create(spec(pr, { provider: "local-gh", until: { kind: "subject_terminal" } }), "loopback");
+    const p = await h.engine.create(
+      spec(pr, { provider: "local-gh", until: { kind: "subject_terminal" } }),
+      "loopback",
+    );
     const r = await h.engine.ingest("local-gh", [
       ev("e1", [pr], "github.review.submitted"),
       ev("e2", [pr], "github.pull_request.closed"),
@@ -117,12 +143,18 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
   it("a deliverMany that rejects as a whole fails every event of the run; they are delivered when pushed again", async () => {
     const p = await h.engine.create(spec("s"), "loopback");
     h.rec.failRuns = 1;
-    const r = await h.engine.ingest("agentpush", ids(3).map((id) => ev(id, ["s"])));
+    const r = await h.engine.ingest(
+      "agentpush",
+      ids(3).map((id) => ev(id, ["s"])),
+    );
     expect(outcomes(r)).toEqual(["failed", "failed", "failed"]);
     expect(r.matched.map((m) => m.error)).toEqual(Array(3).fill("target is unreachable"));
     expect(h.rec.delivered).toEqual([]);
     expect((await h.engine.project(p.id)).deliveredCount).toBe(0);
-    const again = await h.engine.ingest("agentpush", ids(3).map((id) => ev(id, ["s"])));
+    const again = await h.engine.ingest(
+      "agentpush",
+      ids(3).map((id) => ev(id, ["s"])),
+    );
     expect(outcomes(again)).toEqual(["delivered", "delivered", "delivered"]);
     expect((await h.engine.project(p.id)).deliveredCount).toBe(3);
   });

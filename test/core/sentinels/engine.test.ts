@@ -20,14 +20,19 @@ afterEach(async () => {
   await cleanup();
 });
 
-const endedLines = (logs: string[]) => logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "sentinel ended:expired");
+const _endedLines = (logs: string[]) =>
+  logs.map((l) => JSON.parse(l)).filter((l) => l.msg === "sentinel ended:expired");
 
 describe("sentinel engine: create, list, status, remove", () => {
   it("creates a sentinel through the target plugin, stores it and projects it", async () => {
     const p = await h.engine.create(spec("repo:a", { label: "mine", group: "g" }), "token:boot");
     expect(p.id).toMatch(/^snt_[0-9A-Z]{26}$/);
     expect(p.id).not.toContain(".");
-    expect(p).toMatchObject({ status: "active", deliveredCount: 0, spec: { provider: "agentpush", label: "mine", group: "g", target: { kind: "test", name: "t1" } } });
+    expect(p).toMatchObject({
+      status: "active",
+      deliveredCount: 0,
+      spec: { provider: "agentpush", label: "mine", group: "g", target: { kind: "test", name: "t1" } },
+    });
     expect(h.rec.hooks).toContain(`create:${p.id}:token:boot`);
     const file = JSON.parse(await readFile(join(home, "sentinels.json"), "utf8"));
     expect(file.sentinels.map((s: { id: string }) => s.id)).toEqual([p.id]);
@@ -36,7 +41,10 @@ describe("sentinel engine: create, list, status, remove", () => {
   });
 
   it("shows targets only through their projection (a secret input never reaches a listing)", async () => {
-    const p = await h.engine.create(spec("repo:a", { target: { kind: "test", name: "t1", secret: "whsec_hidden" } }), "loopback");
+    const p = await h.engine.create(
+      spec("repo:a", { target: { kind: "test", name: "t1", secret: "whsec_hidden" } }),
+      "loopback",
+    );
     const all = JSON.stringify([p, await h.engine.list(), await h.engine.status(p.id)]);
     expect(all).not.toContain("whsec_hidden");
     expect(all).not.toContain("ref_1");
@@ -44,15 +52,21 @@ describe("sentinel engine: create, list, status, remove", () => {
   });
 
   it("stores nothing when the target refuses, and refuses routine targets with not_implemented", async () => {
-    await expect(h.engine.create(spec("a", { target: { kind: "test", name: "refuse" } }), "loopback")).rejects.toThrow("refused by target");
-    const err = await h.engine.create(spec("a", { target: { kind: "routine", routineId: "r1" } }), "loopback").catch((e) => e);
+    await expect(h.engine.create(spec("a", { target: { kind: "test", name: "refuse" } }), "loopback")).rejects.toThrow(
+      "refused by target",
+    );
+    const err = await h.engine
+      .create(spec("a", { target: { kind: "routine", routineId: "r1" } }), "loopback")
+      .catch((e) => e);
     expect(SvcError.is(err) && err.code).toBe("not_implemented");
     expect(await h.engine.list()).toEqual([]);
   });
 
   it("removes: target and provider hooks run, the record and its dedup file go, not_found afterwards", async () => {
     const p = await h.engine.create(spec("github:acme/api#1", { provider: "local-gh" }), "loopback");
-    await h.engine.ingest("local-gh", [ev("e1", ["github:acme/api", "github:acme/api#1"], "github.pull_request.opened")]);
+    await h.engine.ingest("local-gh", [
+      ev("e1", ["github:acme/api", "github:acme/api#1"], "github.pull_request.opened"),
+    ]);
     await h.engine.remove(p.id);
     expect(h.rec.hooks).toEqual(expect.arrayContaining([`watch:${p.id}`, `unwatch:${p.id}`, `removed:${p.id}`]));
     expect(await readdir(join(home, "sentinels-dedup"))).toEqual([]);
@@ -64,7 +78,10 @@ describe("sentinel engine: create, list, status, remove", () => {
 
   it("reports provider readiness and passes setup input to the provider", async () => {
     const reports = await h.engine.providers();
-    expect(reports.find((r) => r.kind === "local-gh")?.readiness).toEqual({ ready: false, detail: "gh is not on PATH" });
+    expect(reports.find((r) => r.kind === "local-gh")?.readiness).toEqual({
+      ready: false,
+      detail: "gh is not on PATH",
+    });
     expect(reports.find((r) => r.kind === "agentpush")?.readiness.ready).toBe(true);
     expect(await h.engine.setupProvider("local-gh", { token: "x" })).toEqual({ configured: ["token"] });
     await expect(h.engine.setupProvider("agentpush", {})).rejects.toMatchObject({ code: "invalid_input" });
@@ -86,9 +103,18 @@ describe("sentinel engine: matching and delivery", () => {
   it("delivers matched events only to the sentinels whose clauses match, OR over clauses", async () => {
     const a = await h.engine.create(spec(["repo:a", "repo:z"]), "loopback");
     const b = await h.engine.create(spec("repo:*"), "loopback");
-    const c = await h.engine.create(spec("repo:a", { match: [{ subject: "repo:a", types: ["deploy.*"] }] }), "loopback");
-    const r = await h.engine.ingest("agentpush", [ev("e1", ["repo:a"]), ev("e2", ["repo:z"], "deploy.done"), ev("e3", ["other"])]);
-    const got = h.rec.delivered.map((d) => `${d.sentinelId === a.id ? "a" : d.sentinelId === b.id ? "b" : "c"}:${d.event.id}`).sort();
+    const c = await h.engine.create(
+      spec("repo:a", { match: [{ subject: "repo:a", types: ["deploy.*"] }] }),
+      "loopback",
+    );
+    const r = await h.engine.ingest("agentpush", [
+      ev("e1", ["repo:a"]),
+      ev("e2", ["repo:z"], "deploy.done"),
+      ev("e3", ["other"]),
+    ]);
+    const got = h.rec.delivered
+      .map((d) => `${d.sentinelId === a.id ? "a" : d.sentinelId === b.id ? "b" : "c"}:${d.event.id}`)
+      .sort();
     expect(got).toEqual(["a:e1", "a:e2", "b:e1", "b:e2"]);
     expect(r.accepted).toBe(3);
     expect(r.matched.every((m) => m.outcome === "delivered")).toBe(true);
@@ -110,7 +136,10 @@ describe("sentinel engine: matching and delivery", () => {
   it("never delivers a duplicate: within a batch, across pushes, concurrently and after a restart", async () => {
     const p = await h.engine.create(spec("s"), "loopback");
     await h.engine.ingest("agentpush", [ev("e1", ["s"]), ev("e1", ["s"])]);
-    await Promise.all([h.engine.ingest("agentpush", [ev("e2", ["s"])]), h.engine.ingest("agentpush", [ev("e2", ["s"])])]);
+    await Promise.all([
+      h.engine.ingest("agentpush", [ev("e2", ["s"])]),
+      h.engine.ingest("agentpush", [ev("e2", ["s"])]),
+    ]);
     const again = await h.engine.ingest("agentpush", [ev("e1", ["s"])]);
     expect(again.matched).toEqual([{ sentinelId: p.id, eventId: "e1", outcome: "duplicate" }]);
     await h.stop();
@@ -184,7 +213,10 @@ describe("sentinel engine: matching and delivery", () => {
       await new Promise((r) => setImmediate(r));
       now--;
     };
-    const r = await h.engine.ingest("agentpush", Array.from({ length: n }, (_, i) => ev(`e${i}`, [`job:${i}`])));
+    const r = await h.engine.ingest(
+      "agentpush",
+      Array.from({ length: n }, (_, i) => ev(`e${i}`, [`job:${i}`])),
+    );
     expect(r.matched.filter((m) => m.outcome === "delivered")).toHaveLength(n);
     expect(peak).toBeGreaterThan(64);
     expect(peak).toBeLessThanOrEqual(DELIVERY_CONCURRENCY);
@@ -214,8 +246,12 @@ describe("sentinel engine: matching and delivery", () => {
 
   it("rejects malformed events (ids with a dot, no subjects) before matching anything", async () => {
     await h.engine.create(spec("s"), "loopback");
-    await expect(h.engine.ingest("agentpush", [{ id: "a.b", type: "t", subjects: ["s"] }])).rejects.toMatchObject({ code: "invalid_input" });
-    await expect(h.engine.ingest("agentpush", [{ id: "a", type: "t", subjects: [] }])).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(h.engine.ingest("agentpush", [{ id: "a.b", type: "t", subjects: ["s"] }])).rejects.toMatchObject({
+      code: "invalid_input",
+    });
+    await expect(h.engine.ingest("agentpush", [{ id: "a", type: "t", subjects: [] }])).rejects.toMatchObject({
+      code: "invalid_input",
+    });
     expect(h.rec.delivered).toEqual([]);
   });
 
@@ -234,9 +270,14 @@ describe("sentinel store files", () => {
     const { writeFile } = await import("node:fs/promises");
     await h.stop();
     await writeFile(join(home, "sentinels.json"), "{not json");
-    await expect(startHarness(home)).rejects.toMatchObject({ code: "config_invalid", message: expect.stringContaining("sentinels.json") });
+    await expect(startHarness(home)).rejects.toMatchObject({
+      code: "config_invalid",
+      message: expect.stringContaining("sentinels.json"),
+    });
     await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels: "nope" }));
-    await expect(startHarness(home)).rejects.toMatchObject({ message: expect.stringContaining("is not a sentinels file") });
+    await expect(startHarness(home)).rejects.toMatchObject({
+      message: expect.stringContaining("is not a sentinels file"),
+    });
     await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels: [] }));
     h = await startHarness(home);
     expect(await h.engine.list()).toEqual([]);

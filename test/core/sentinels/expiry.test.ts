@@ -30,7 +30,9 @@ async function expectExpired(x: Harness, id: string, reason: string, via: string
   const p = await x.engine.project(id);
   expect(p).toMatchObject({ status: "expired", endedReason: reason, endedAt: clock.now() });
   expect(ended(x)).toEqual([expect.objectContaining({ sentinel: id, reason, via, level: "info" })]);
-  expect(x.daemonEvents.filter((e) => e.type === "sentinel:ended").map((e) => e.data)).toEqual([{ sentinelId: id, status: "expired", reason, via }]);
+  expect(x.daemonEvents.filter((e) => e.type === "sentinel:ended").map((e) => e.data)).toEqual([
+    { sentinelId: id, status: "expired", reason, via },
+  ]);
   expect(x.rec.hooks).toEqual(expect.arrayContaining([`expired:${id}`]));
 }
 
@@ -100,7 +102,11 @@ describe("until: at, seen at each point first", () => {
     clock.advance(5000);
     h.ticker.fire();
     h.engine.active();
-    await Promise.all([h.engine.isExpiredNow(p.id), h.engine.ingest("agentpush", [ev("e1", ["s"])]), h.engine.sweep("tick")]);
+    await Promise.all([
+      h.engine.isExpiredNow(p.id),
+      h.engine.ingest("agentpush", [ev("e1", ["s"])]),
+      h.engine.sweep("tick"),
+    ]);
     await h.engine.settled();
     expect(ended(h)).toHaveLength(1);
     expect(h.rec.delivered).toEqual([]);
@@ -124,7 +130,9 @@ describe("until: at, seen at each point first", () => {
   });
 
   it("refuses an `at` in the past at creation", async () => {
-    await expect(h.engine.create(spec("s", { until: { kind: "at", ms: clock.now() } }), "loopback")).rejects.toMatchObject({
+    await expect(
+      h.engine.create(spec("s", { until: { kind: "at", ms: clock.now() } }), "loopback"),
+    ).rejects.toMatchObject({
       code: "invalid_input",
       details: [{ path: "until.ms", message: expect.stringContaining("in the past") }],
     });
@@ -145,8 +153,16 @@ describe("until: count and subject_terminal", () => {
 
   it("count: a batch longer than n delivers exactly n, though appends are pipelined", async () => {
     const p = await h.engine.create(spec("s", { until: { kind: "count", n: 3 } }), "loopback");
-    const r = await h.engine.ingest("agentpush", Array.from({ length: 8 }, (_, i) => ev(`e${i}`, ["s"])));
-    expect(r.matched.map((m) => m.outcome)).toEqual(["delivered", "delivered", "delivered", ...Array(5).fill("expired")]);
+    const r = await h.engine.ingest(
+      "agentpush",
+      Array.from({ length: 8 }, (_, i) => ev(`e${i}`, ["s"])),
+    );
+    expect(r.matched.map((m) => m.outcome)).toEqual([
+      "delivered",
+      "delivered",
+      "delivered",
+      ...Array(5).fill("expired"),
+    ]);
     expect(h.rec.delivered.map((d) => d.event.id)).toEqual(["e0", "e1", "e2"]);
     await expectExpired(h, p.id, "count", "dispatch");
     expect((await h.engine.project(p.id)).deliveredCount).toBe(3);
@@ -187,8 +203,14 @@ describe("until: count and subject_terminal", () => {
 
   it("subject_terminal from the provider's terminalSubjects: the closing event is delivered, then watching ends", async () => {
     const pr = "github:acme/api#9";
-    const p = await h.engine.create(spec(pr, { provider: "local-gh", until: { kind: "subject_terminal" } }), "loopback");
-    const other = await h.engine.create(spec("github:acme/api#10", { provider: "local-gh", until: { kind: "subject_terminal" } }), "loopback");
+    const p = await h.engine.create(
+      spec(pr, { provider: "local-gh", until: { kind: "subject_terminal" } }),
+      "loopback",
+    );
+    const other = await h.engine.create(
+      spec("github:acme/api#10", { provider: "local-gh", until: { kind: "subject_terminal" } }),
+      "loopback",
+    );
     const r = await h.engine.ingest("local-gh", [
       ev("e1", ["github:acme/api", pr], "github.pull_request.closed"),
       ev("e2", ["github:acme/api", pr], "github.review.submitted"),
@@ -201,7 +223,14 @@ describe("until: count and subject_terminal", () => {
 
   it("subject_terminal also ends a sentinel whose types did not match the terminal event", async () => {
     const pr = "github:acme/api#9";
-    const p = await h.engine.create(spec(pr, { provider: "local-gh", match: [{ subject: pr, types: ["github.review.*"] }], until: { kind: "subject_terminal" } }), "loopback");
+    const p = await h.engine.create(
+      spec(pr, {
+        provider: "local-gh",
+        match: [{ subject: pr, types: ["github.review.*"] }],
+        until: { kind: "subject_terminal" },
+      }),
+      "loopback",
+    );
     await h.engine.ingest("local-gh", [ev("e1", ["github:acme/api", pr], "github.pull_request.closed")]);
     expect(h.rec.delivered).toEqual([]);
     expect((await h.engine.project(p.id)).status).toBe("expired");
@@ -231,7 +260,7 @@ describe("until: count and subject_terminal", () => {
     await h.engine.ingest("agentpush", [ev("e1", ["s"])]);
     await h.stop();
     await writeFile(join(home, "sentinels-dedup", `${p.id}.json`), "{torn");
-    await writeFile(join(home, "sentinels-dedup", `${p.id}.log`), "not json\n{\"q\":");
+    await writeFile(join(home, "sentinels-dedup", `${p.id}.log`), 'not json\n{"q":');
     h = await startHarness(home, { clock });
     expect((await h.engine.project(p.id)).status).toBe("active");
   });

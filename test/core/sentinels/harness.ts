@@ -5,7 +5,15 @@
 import type { DependencyContainer } from "tsyringe";
 import { z } from "zod";
 import { createContainer } from "../../../core/container.js";
-import { defineProvider, defineTarget, type AnyPlugin, type SvcEvent, type TargetAck, type TargetDelivery, type SentinelView } from "../../../core/plugin-api/index.js";
+import {
+  defineProvider,
+  defineTarget,
+  type AnyPlugin,
+  type SvcEvent,
+  type TargetAck,
+  type TargetDelivery,
+  type SentinelView,
+} from "../../../core/plugin-api/index.js";
 import { FakeClock } from "../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { registerValue } from "../../../core/runtime/inject.js";
@@ -91,7 +99,8 @@ export function testPlugins(rec: Recorder): AnyPlugin[] {
   const provider = defineProvider({
     kind: "local-gh",
     setup: () => ({
-      defaultTypes: (subject: string) => (subject.includes("#") ? ["github.pull_request.*", "github.review.*"] : ["github.*"]),
+      defaultTypes: (subject: string) =>
+        subject.includes("#") ? ["github.pull_request.*", "github.review.*"] : ["github.*"],
       readiness: async () => ({ ready: false, detail: "gh is not on PATH" }),
       resolveSubject(input: { subject?: string }) {
         if (input.subject?.includes(" ")) throw new Error("subjects have no spaces");
@@ -132,7 +141,10 @@ export function newRecorder(): Recorder {
 }
 
 /** Starts the sentinels module on `home` (call again on the same home to simulate a restart). */
-export async function startHarness(home: string, opts: { clock?: FakeClock; rec?: Recorder; plugins?: (rec: Recorder) => AnyPlugin[] } = {}): Promise<Harness> {
+export async function startHarness(
+  home: string,
+  opts: { clock?: FakeClock; rec?: Recorder; plugins?: (rec: Recorder) => AnyPlugin[] } = {},
+): Promise<Harness> {
   const clock = opts.clock ?? new FakeClock();
   const rec = opts.rec ?? newRecorder();
   const logger = createMemoryLogger();
@@ -141,7 +153,12 @@ export async function startHarness(home: string, opts: { clock?: FakeClock; rec?
   registerValue(c, SENTINEL_TICKER, ticker);
   const registry = resolve(c, PLUGINS);
   for (const definition of (opts.plugins ?? testPlugins)(rec)) {
-    registry.add({ type: definition.type, kind: definition.kind, definition, source: { package: "test", builtin: false, resolvedFrom: "cwd", dir: home } });
+    registry.add({
+      type: definition.type,
+      kind: definition.kind,
+      definition,
+      source: { package: "test", builtin: false, resolvedFrom: "cwd", dir: home },
+    });
   }
   const daemonEvents: StampedEvent[] = [];
   resolve(c, DAEMON_EVENTS).subscribe((e) => daemonEvents.push(e));
@@ -164,7 +181,10 @@ export const ev = (id: string, subjects: string[], type = "ci.build.finished"): 
  * The daemon in-process (real HTTP server, real routes and auth) with the fake clock, the
  * manual ticker and the test plugins: for the time rules over HTTP without real waiting.
  */
-export async function startTestDaemon(home: string, opts: { clock?: FakeClock; rec?: Recorder; plugins?: (rec: Recorder) => AnyPlugin[] } = {}) {
+export async function startTestDaemon(
+  home: string,
+  opts: { clock?: FakeClock; rec?: Recorder; plugins?: (rec: Recorder) => AnyPlugin[] } = {},
+) {
   const { startDaemon } = await import("../../../core/daemon/daemon.js");
   const { coreRoutesModule } = await import("../../../core/daemon/core-routes.js");
   const clock = opts.clock ?? new FakeClock();
@@ -177,16 +197,30 @@ export async function startTestDaemon(home: string, opts: { clock?: FakeClock; r
       registerValue(c, SENTINEL_TICKER, ticker);
       const registry = resolve(c, PLUGINS);
       for (const definition of (opts.plugins ?? testPlugins)(rec)) {
-        registry.add({ type: definition.type, kind: definition.kind, definition, source: { package: "test", builtin: false, resolvedFrom: "cwd", dir: home } });
+        registry.add({
+          type: definition.type,
+          kind: definition.kind,
+          definition,
+          source: { package: "test", builtin: false, resolvedFrom: "cwd", dir: home },
+        });
       }
     },
   };
-  const daemon = await startDaemon({ home, env: {}, clock, logger, modules: [coreRoutesModule, setup, sentinelsModule] });
+  const daemon = await startDaemon({
+    home,
+    env: {},
+    clock,
+    logger,
+    modules: [coreRoutesModule, setup, sentinelsModule],
+  });
   const base = `http://127.0.0.1:${daemon.info.port}`;
   const call = async (method: string, path: string, body?: unknown, auth = true) => {
     const res = await fetch(base + path, {
       method,
-      headers: { ...(auth ? { authorization: `Bearer ${daemon.info.token}` } : {}), ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      headers: {
+        ...(auth ? { authorization: `Bearer ${daemon.info.token}` } : {}),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     return { status: res.status, body: (await res.json()) as any };

@@ -7,7 +7,9 @@ import { SentinelIndex, type IndexedClause } from "../../../core/sentinels/match
 function reference(clauses: IndexedClause[], event: { type: string; subjects: string[] }): Set<string> {
   const out = new Set<string>();
   for (const c of clauses) {
-    const subjectOk = event.subjects.some((s) => (c.subject.endsWith("*") ? s.startsWith(c.subject.slice(0, -1)) : s === c.subject));
+    const subjectOk = event.subjects.some((s) =>
+      c.subject.endsWith("*") ? s.startsWith(c.subject.slice(0, -1)) : s === c.subject,
+    );
     const typeOk = c.types.some((g) => g === "*" || picomatch.isMatch(event.type, g, { dot: true }));
     if (subjectOk && typeOk) out.add(c.sentinelId);
   }
@@ -16,14 +18,27 @@ function reference(clauses: IndexedClause[], event: { type: string; subjects: st
 
 const segment = fc.constantFrom("a", "b", "ab", "repo", "x#1", "x#12", ":", "/", "é");
 const subject = fc.array(segment, { minLength: 1, maxLength: 4 }).map((p) => p.join(""));
-const clauseSubject = fc.oneof(subject, subject.map((s) => s + "*"), fc.constant("*"));
-const type = fc.array(fc.constantFrom("ci", "build", "done", "pr", "x"), { minLength: 1, maxLength: 3 }).map((p) => p.join("."));
-const glob = fc.oneof(type, fc.constant("*"), type.map((t) => t.split(".")[0] + ".*"), fc.constant("ci.{build,pr}.*"));
-const clauseArb = (id: string) =>
-  fc.record({ subject: clauseSubject, types: fc.array(glob, { minLength: 1, maxLength: 3 }) }).map((c) => ({ sentinelId: id, ...c }));
-const sentinels = fc.uniqueArray(fc.integer({ min: 0, max: 40 }), { maxLength: 25 }).chain((ids) =>
-  fc.tuple(...ids.map((i) => fc.array(clauseArb(`snt_${i}`), { minLength: 1, maxLength: 3 }))),
+const clauseSubject = fc.oneof(
+  subject,
+  subject.map((s) => s + "*"),
+  fc.constant("*"),
 );
+const type = fc
+  .array(fc.constantFrom("ci", "build", "done", "pr", "x"), { minLength: 1, maxLength: 3 })
+  .map((p) => p.join("."));
+const glob = fc.oneof(
+  type,
+  fc.constant("*"),
+  type.map((t) => t.split(".")[0] + ".*"),
+  fc.constant("ci.{build,pr}.*"),
+);
+const clauseArb = (id: string) =>
+  fc
+    .record({ subject: clauseSubject, types: fc.array(glob, { minLength: 1, maxLength: 3 }) })
+    .map((c) => ({ sentinelId: id, ...c }));
+const sentinels = fc
+  .uniqueArray(fc.integer({ min: 0, max: 40 }), { maxLength: 25 })
+  .chain((ids) => fc.tuple(...ids.map((i) => fc.array(clauseArb(`snt_${i}`), { minLength: 1, maxLength: 3 }))));
 const eventArb = fc.record({ type, subjects: fc.array(subject, { minLength: 1, maxLength: 3 }) });
 
 describe("indexed matcher", () => {

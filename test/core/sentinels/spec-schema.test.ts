@@ -5,11 +5,22 @@ import { makeTempHome } from "../../support/cli.js";
 import { spec, startHarness, type Harness } from "./harness.js";
 
 describe("SentinelSpec schema", () => {
-  const ok = { match: [{ subject: "a" }], until: { kind: "never" }, target: { kind: "session", sessionId: "s1", urgency: "normal" } };
+  const ok = {
+    match: [{ subject: "a" }],
+    until: { kind: "never" },
+    target: { kind: "session", sessionId: "s1", urgency: "normal" },
+  };
 
   it("accepts each until kind and optional provider, group, label", () => {
-    for (const until of [{ kind: "never" }, { kind: "subject_terminal" }, { kind: "at", ms: 1 }, { kind: "count", n: 3 }]) {
-      expect(sentinelSpecSchema.safeParse({ ...ok, until, provider: "local-gh", group: "g", label: "l" }).success).toBe(true);
+    for (const until of [
+      { kind: "never" },
+      { kind: "subject_terminal" },
+      { kind: "at", ms: 1 },
+      { kind: "count", n: 3 },
+    ]) {
+      expect(sentinelSpecSchema.safeParse({ ...ok, until, provider: "local-gh", group: "g", label: "l" }).success).toBe(
+        true,
+      );
     }
   });
 
@@ -53,7 +64,7 @@ describe("spec validation against the loaded plugins", () => {
     await expect(h.engine.create(spec("a", { target: { kind: "pager" } }), "loopback")).rejects.toMatchObject({
       code: "invalid_input",
       message: expect.stringContaining("loaded target kinds: test, routine"),
-      details: [{ path: "target.kind", message: expect.stringContaining("unknown target kind \"pager\"") }],
+      details: [{ path: "target.kind", message: expect.stringContaining('unknown target kind "pager"') }],
     });
   });
 
@@ -81,7 +92,9 @@ describe("spec validation against the loaded plugins", () => {
   });
 
   it("zod issues come back as a list of {path, message}", async () => {
-    const err = await h.engine.create({ match: [{ subject: 3 }], until: { kind: "count" } }, "loopback").catch((e) => e);
+    const err = await h.engine
+      .create({ match: [{ subject: 3 }], until: { kind: "count" } }, "loopback")
+      .catch((e) => e);
     expect(err.code).toBe("invalid_input");
     expect(err.details.map((d: { path: string }) => d.path).sort()).toEqual(["match[0].subject", "target", "until.n"]);
   });

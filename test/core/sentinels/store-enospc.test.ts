@@ -12,7 +12,12 @@ const record = (id: string): SentinelRecord =>
     createdAt: 1,
     updatedAt: 1,
     deliveredCount: 0,
-    spec: { match: [{ subject: `s:${id}` }], until: { kind: "never" }, provider: "agentpush", target: { kind: "session", sessionId: "ses_x" } },
+    spec: {
+      match: [{ subject: `s:${id}` }],
+      until: { kind: "never" },
+      provider: "agentpush",
+      target: { kind: "session", sessionId: "ses_x" },
+    },
   }) as unknown as SentinelRecord;
 
 /**
@@ -42,16 +47,30 @@ describe("a full disk at every write of sentinels.json", () => {
         }
         let updated = false;
         let removed = false;
-        if (created.has("snt_0_0")) await store.update("snt_0_0", (r) => ({ ...r, status: "expired" })).then(() => (updated = true), (e: unknown) => errors.push(e));
-        if (created.has("snt_0_1")) await store.remove("snt_0_1").then(() => (removed = true), (e: unknown) => errors.push(e));
+        if (created.has("snt_0_0"))
+          await store
+            .update("snt_0_0", (r) => ({ ...r, status: "expired" }))
+            .then(
+              () => (updated = true),
+              (e: unknown) => errors.push(e),
+            );
+        if (created.has("snt_0_1"))
+          await store.remove("snt_0_1").then(
+            () => (removed = true),
+            (e: unknown) => errors.push(e),
+          );
         return { errors, created, updated, removed };
       },
       async (home, { errors, created, updated, removed }, k) => {
         expect(errors.length, `write ${k} failed`).toBeGreaterThan(0);
-        for (const err of errors) expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(/^the disk is full \(ENOSPC writing sentinels\.json\)/);
+        for (const err of errors)
+          expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(
+            /^the disk is full \(ENOSPC writing sentinels\.json\)/,
+          );
         const again = new SentinelStore(home);
         const ids = new Set((await again.load()).map((r) => r.id));
-        for (const id of created) if (!(removed && id === "snt_0_1")) expect(ids.has(id), `write ${k}: ${id}`).toBe(true);
+        for (const id of created)
+          if (!(removed && id === "snt_0_1")) expect(ids.has(id), `write ${k}: ${id}`).toBe(true);
         if (updated && created.has("snt_0_0")) expect(again.get("snt_0_0")?.status).toBe("expired");
         if (removed) expect(ids.has("snt_0_1")).toBe(false);
       },

@@ -1,6 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { CONTEXT_ACTIONS, contextPct, contextPolicy, cross, verdict, type Fired, type Threshold } from "../../../core/sessions/context-policy.js";
+import {
+  CONTEXT_ACTIONS,
+  contextPct,
+  contextPolicy,
+  cross,
+  verdict,
+  type Fired,
+  type Threshold,
+} from "../../../core/sessions/context-policy.js";
 
 const all = contextPolicy({ warnAtPct: 60, compactAtPct: 75, continueFreshAtPct: 85, hardStopAtPct: 95 });
 
@@ -27,7 +35,10 @@ describe("contextContinuity policy", () => {
       ],
     });
     expect(contextPolicy(undefined)).toEqual({ mode: "act", thresholds: [] });
-    expect(contextPolicy({ mode: "off", compactAtPct: 50 })).toEqual({ mode: "off", thresholds: [{ action: "compact", key: "compactAtPct", atPct: 50 }] });
+    expect(contextPolicy({ mode: "off", compactAtPct: 50 })).toEqual({
+      mode: "off",
+      thresholds: [{ action: "compact", key: "compactAtPct", atPct: 50 }],
+    });
   });
 
   it("measures percent of the window, one decimal", () => {
@@ -55,7 +66,11 @@ describe("contextContinuity policy", () => {
 
   it("mode warn only warns, naming what act would have done; mode off does nothing", () => {
     const crossed = run([99])[0]!;
-    expect(verdict("warn", crossed)).toMatchObject({ does: "warn", wouldHave: "hardStop", acting: { key: "hardStopAtPct" } });
+    expect(verdict("warn", crossed)).toMatchObject({
+      does: "warn",
+      wouldHave: "hardStop",
+      acting: { key: "hardStopAtPct" },
+    });
     expect(verdict("warn", crossed.slice(0, 1))).toEqual({ acting: crossed[0], does: "warn", noted: [] });
     expect(verdict("off", crossed)).toBeUndefined();
     expect(verdict("act", [])).toBeUndefined();
@@ -63,7 +78,9 @@ describe("contextContinuity policy", () => {
 
   it("for any sequence of usages from several models, a threshold fires again only after its crossing model fell below it", () => {
     const t: Threshold = { action: "compact", key: "compactAtPct", atPct: 50 };
-    const reports = fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.constantFrom("main", "side")), { maxLength: 60 });
+    const reports = fc.array(fc.tuple(fc.integer({ min: 0, max: 100 }), fc.constantFrom("main", "side")), {
+      maxLength: 60,
+    });
     fc.assert(
       fc.property(reports, (list) => {
         const fired = run(list, [t]).map((c) => c.length > 0);
@@ -79,29 +96,39 @@ describe("contextContinuity policy", () => {
   });
 
   it("for any sequence of usages, each threshold fires at most once per upward crossing", () => {
-    const thresholdsArb = fc.uniqueArray(fc.constantFrom(...CONTEXT_ACTIONS), { minLength: 1 }).chain((actions) =>
-      fc.tuple(...actions.map((action) => fc.integer({ min: 0, max: 100 }).map((atPct): Threshold => ({ action, key: `${action}AtPct`, atPct })))),
-    );
+    const thresholdsArb = fc
+      .uniqueArray(fc.constantFrom(...CONTEXT_ACTIONS), { minLength: 1 })
+      .chain((actions) =>
+        fc.tuple(
+          ...actions.map((action) =>
+            fc.integer({ min: 0, max: 100 }).map((atPct): Threshold => ({ action, key: `${action}AtPct`, atPct })),
+          ),
+        ),
+      );
     fc.assert(
-      fc.property(thresholdsArb, fc.array(fc.double({ min: 0, max: 120, noNaN: true }), { maxLength: 60 }), (thresholds, pcts) => {
-        const fired = run(pcts, thresholds);
-        for (const t of thresholds) {
-          // The reference: count the reports at/above the threshold whose predecessor was below it (or absent).
-          let expected = 0;
-          let below = true;
-          const firings: number[] = [];
-          pcts.forEach((pct, i) => {
-            if (pct >= t.atPct && below) {
-              expected++;
-              firings.push(i);
-            }
-            below = pct < t.atPct;
-          });
-          const actual = fired.flatMap((c, i) => (c.some((x) => x.action === t.action) ? [i] : []));
-          expect(actual).toEqual(firings);
-          expect(actual.length).toBe(expected);
-        }
-      }),
+      fc.property(
+        thresholdsArb,
+        fc.array(fc.double({ min: 0, max: 120, noNaN: true }), { maxLength: 60 }),
+        (thresholds, pcts) => {
+          const fired = run(pcts, thresholds);
+          for (const t of thresholds) {
+            // The reference: count the reports at/above the threshold whose predecessor was below it (or absent).
+            let expected = 0;
+            let below = true;
+            const firings: number[] = [];
+            pcts.forEach((pct, i) => {
+              if (pct >= t.atPct && below) {
+                expected++;
+                firings.push(i);
+              }
+              below = pct < t.atPct;
+            });
+            const actual = fired.flatMap((c, i) => (c.some((x) => x.action === t.action) ? [i] : []));
+            expect(actual).toEqual(firings);
+            expect(actual.length).toBe(expected);
+          }
+        },
+      ),
     );
   });
 });

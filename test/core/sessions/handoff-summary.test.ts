@@ -10,9 +10,17 @@ const why = { fromSessionId: "ses_OLD", pct: 86.5, key: "continueFreshAtPct", at
 
 describe("handoff summary", () => {
   it("says why, then the first prompt, the latest three prompts (not svc's own) and the latest reply", () => {
-    const lines = [prompt("write the parser"), reply("done 1"), ...["a", "b", "c", "d"].flatMap((t) => [prompt(t), reply(`r ${t}`)]), prompt("/compact", "system"), reply("")];
+    const lines = [
+      prompt("write the parser"),
+      reply("done 1"),
+      ...["a", "b", "c", "d"].flatMap((t) => [prompt(t), reply(`r ${t}`)]),
+      prompt("/compact", "system"),
+      reply(""),
+    ];
     const text = handoffSummary(lines, why);
-    expect(text).toMatch(/^\[svc handoff\] You continue session ses_OLD, which reached 86.5% of its model's context window \(defaults.contextContinuity.continueFreshAtPct is 85\)/);
+    expect(text).toMatch(
+      /^\[svc handoff\] You continue session ses_OLD, which reached 86.5% of its model's context window \(defaults.contextContinuity.continueFreshAtPct is 85\)/,
+    );
     expect(text).toContain("## First prompt\nwrite the parser");
     expect(text).toContain("## Latest prompts (oldest first)\n1. b\n2. c\n3. d");
     expect(text).toContain("## The agent's latest reply\nr d");
@@ -21,7 +29,10 @@ describe("handoff summary", () => {
 
   it("stays bounded whatever the transcript holds, keeping each part's ends", () => {
     const huge = "x".repeat(1_000_000);
-    const text = handoffSummary([prompt(`START${huge}`), ...Array.from({ length: 50 }, () => prompt(huge)), reply(`${huge}END`)], why);
+    const text = handoffSummary(
+      [prompt(`START${huge}`), ...Array.from({ length: 50 }, () => prompt(huge)), reply(`${huge}END`)],
+      why,
+    );
     expect(text.length).toBeLessThan(11_000);
     expect(text).toContain("## First prompt\nSTART");
     expect(text).toMatch(/END$/);

@@ -39,16 +39,34 @@ export interface Harness {
 }
 
 /** A container with the session runtime over a temp home, the built-in adapters loaded and a fake clock. */
-export async function makeHarness(config: Record<string, unknown> = {}, extraPlugins: Array<{ plugin: AnyPlugin; builtin: boolean }> = []): Promise<Harness> {
+export async function makeHarness(
+  config: Record<string, unknown> = {},
+  extraPlugins: Array<{ plugin: AnyPlugin; builtin: boolean }> = [],
+): Promise<Harness> {
   const { home, cleanup } = await makeTempHome("svc-sessions-");
   await writeFile(join(home, "config.json"), JSON.stringify({ acpAgents: FIXTURE_AGENTS, ...config }));
   const clock = new FakeClock(Date.UTC(2026, 10, 21, 12));
-  const c = await createContainer({ home, env: { ...process.env, SVC_HOME: home }, clock, logger: createMemoryLogger() });
+  const c = await createContainer({
+    home,
+    env: { ...process.env, SVC_HOME: home },
+    clock,
+    logger: createMemoryLogger(),
+  });
   const registry = resolve(c, PLUGINS);
   const source = { package: "svc", builtin: true, resolvedFrom: "builtin" as const, dir: REPO_ROOT };
   for (const p of [acpPlugin, terminalPlugin]) registry.add({ type: "adapter", kind: p.kind, definition: p, source });
   for (const { plugin, builtin } of extraPlugins) {
-    registry.add({ type: plugin.type, kind: plugin.kind, definition: plugin, source: { ...source, builtin, package: builtin ? "svc" : `@svc/adapter-${plugin.kind}`, resolvedFrom: builtin ? "builtin" : "cwd" } });
+    registry.add({
+      type: plugin.type,
+      kind: plugin.kind,
+      definition: plugin,
+      source: {
+        ...source,
+        builtin,
+        package: builtin ? "svc" : `@svc/adapter-${plugin.kind}`,
+        resolvedFrom: builtin ? "builtin" : "cwd",
+      },
+    });
   }
   registerValue(c, SESSION_ADAPTERS, registryAdapterLookup(c));
   registerClass(c, SESSIONS, SessionRuntime);

@@ -28,7 +28,10 @@ describe("messaging policy", () => {
     expect(m.messageSend(f.a, f.parent, "to parent").to).toBe(f.parent);
     expect(() => m.messageSend(f.a, f.b, "to sibling")).toThrow(/allowSiblings/);
     expect(() => m.messageSend(f.b, f.stranger, "hi")).toThrow(/neither the parent, a child nor a sibling/);
-    await writeFile(join(h.home, "config.json"), JSON.stringify({ acpAgents: FIXTURE_AGENTS, defaults: { messaging: { allowSiblings: true } } }));
+    await writeFile(
+      join(h.home, "config.json"),
+      JSON.stringify({ acpAgents: FIXTURE_AGENTS, defaults: { messaging: { allowSiblings: true } } }),
+    );
     expect((await resolve(h.c, CONFIG).reload()).ok).toBe(true);
     expect(m.messageSend(f.a, f.b, "to sibling").to).toBe(f.b);
   });
@@ -62,7 +65,10 @@ describe("messaging policy", () => {
     h.runtime.prompt(f.b, "hang", { sender: { kind: "human" }, urgency: "queue" });
     await until(() => h.runtime.get(f.b).state === "busy", "busy");
     expect(m.prompt(f.b, "default interrupt", {}).delivery).toBe("interrupted");
-    await until(() => h.runtime.get(f.b).state === "busy" && h.runtime.get(f.b).current?.text === "default interrupt", "second turn");
+    await until(
+      () => h.runtime.get(f.b).state === "busy" && h.runtime.get(f.b).current?.text === "default interrupt",
+      "second turn",
+    );
     expect(m.prompt(f.b, "explicitly queued", { interrupt: false }).delivery).toBe("queued");
   });
 
@@ -73,13 +79,22 @@ describe("messaging policy", () => {
     const sent = m.messageSend(f.parent, f.b, "are you there?");
     h.clock.advance(4 * 60_000);
     h.runtime.tick();
-    expect(h.runtime.describe(h.runtime.get(f.b)).pendingPrompts[0]).toMatchObject({ promptId: sent.promptId, stale: false });
+    expect(h.runtime.describe(h.runtime.get(f.b)).pendingPrompts[0]).toMatchObject({
+      promptId: sent.promptId,
+      stale: false,
+    });
     h.clock.advance(60_000);
     h.runtime.tick();
     h.runtime.tick();
-    expect(h.runtime.describe(h.runtime.get(f.b)).pendingPrompts[0]).toMatchObject({ promptId: sent.promptId, stale: true, sender: { kind: "session", id: f.parent } });
+    expect(h.runtime.describe(h.runtime.get(f.b)).pendingPrompts[0]).toMatchObject({
+      promptId: sent.promptId,
+      stale: true,
+      sender: { kind: "session", id: f.parent },
+    });
     expect(h.events.filter((e) => e.type === "session:prompt-stale")).toHaveLength(1);
     await until(() => h.runtime.get(f.parent).turns === 1, "notice turn");
-    expect([...h.runtime.get(f.parent).results.values()][0]!.text).toContain(`[svc notice] your message ${sent.promptId} to session ${f.b} is still queued`);
+    expect([...h.runtime.get(f.parent).results.values()][0]!.text).toContain(
+      `[svc notice] your message ${sent.promptId} to session ${f.b} is still queued`,
+    );
   });
 });

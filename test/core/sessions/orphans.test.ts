@@ -4,7 +4,16 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { DAEMON_EXITED, endOrphanedSessions, type OrphanSweepOptions } from "../../../core/sessions/orphans.js";
-import { bootId, markDaemon, markProcess, parseProcStat, pidReused, readProcStatSync, type DaemonMark, type ProcessMark } from "../../../core/sessions/process-mark.js";
+import {
+  bootId,
+  markDaemon,
+  markProcess,
+  parseProcStat,
+  pidReused,
+  readProcStatSync,
+  type DaemonMark,
+  type ProcessMark,
+} from "../../../core/sessions/process-mark.js";
 import { readTranscript } from "../../../core/sessions/transcript-reader.js";
 import { makeTempHome } from "../../support/cli.js";
 import { FIXTURES } from "../../support/paths.js";
@@ -54,7 +63,11 @@ function running(pid: number): boolean {
 const DEAD_DAEMON: DaemonMark = { pid: 2 ** 22 + 7, startTime: 1, bootId: "gone" };
 
 /** Writes a transcript of an earlier daemon life: starting, started (with these marks), a prompt, and `extra` raw text. */
-async function transcript(id: string, started: { pid?: number; process?: ProcessMark; daemon?: DaemonMark }, extra: string[] = []): Promise<string> {
+async function transcript(
+  id: string,
+  started: { pid?: number; process?: ProcessMark; daemon?: DaemonMark },
+  extra: string[] = [],
+): Promise<string> {
   const dir = join(home.home, "sessions", id);
   await mkdir(dir, { recursive: true });
   const path = join(dir, "events.jsonl");
@@ -73,7 +86,14 @@ async function transcript(id: string, started: { pid?: number; process?: Process
  */
 function sweep(extra: Partial<OrphanSweepOptions> = {}) {
   const logger = createMemoryLogger();
-  const run = endOrphanedSessions({ eventsDir: join(home.home, "sessions"), isKnown: () => false, now: () => 42, graceMs: 60_000, logger, ...extra });
+  const run = endOrphanedSessions({
+    eventsDir: join(home.home, "sessions"),
+    isKnown: () => false,
+    now: () => 42,
+    graceMs: 60_000,
+    logger,
+    ...extra,
+  });
   return { run, logger };
 }
 
@@ -82,7 +102,12 @@ describe("parseProcStat", () => {
     const fields = Array.from({ length: 50 }, (_, i) => String(i + 3));
     fields[0] = "S";
     fields[19] = "987654";
-    expect(parseProcStat(`1234 (a) b (c) ${fields.join(" ")}\n`)).toEqual({ state: "S", ppid: 4, pgrp: 5, startTime: 987654 });
+    expect(parseProcStat(`1234 (a) b (c) ${fields.join(" ")}\n`)).toEqual({
+      state: "S",
+      ppid: 4,
+      pgrp: 5,
+      startTime: 987654,
+    });
     expect(parseProcStat("garbage")).toBeUndefined();
   });
 });
@@ -91,11 +116,19 @@ describe.runIf(HAS_PROC)("process marks", () => {
   it("marks a child of this process, with whether it leads its own group; not a process that is not our child", async () => {
     const plain = await recorder();
     const detached = await recorder({ detached: true });
-    expect(markProcess(plain.pid)).toEqual({ startTime: readProcStatSync(plain.pid)!.startTime, bootId: bootId(), group: false });
+    expect(markProcess(plain.pid)).toEqual({
+      startTime: readProcStatSync(plain.pid)!.startTime,
+      bootId: bootId(),
+      group: false,
+    });
     expect(markProcess(detached.pid)).toMatchObject({ group: true });
     expect(markProcess(process.ppid)).toBeUndefined();
     expect(markProcess(undefined)).toBeUndefined();
-    expect(markDaemon()).toEqual({ pid: process.pid, startTime: readProcStatSync(process.pid)!.startTime, bootId: bootId() });
+    expect(markDaemon()).toEqual({
+      pid: process.pid,
+      startTime: readProcStatSync(process.pid)!.startTime,
+      bootId: bootId(),
+    });
   });
 
   it("tells a reused pid (running, another start time or boot) from the marked process and from a pid that is gone", async () => {
@@ -115,8 +148,16 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
   it("never signals a pid whose start time or boot does not match the mark (a reused pid), and still ends the transcript", async () => {
     const decoy = await recorder({ detached: true });
     const real = markProcess(decoy.pid)!;
-    const a = await transcript("ses_WRONGSTART", { pid: decoy.pid, process: { ...real, startTime: real.startTime - 1 }, daemon: DEAD_DAEMON });
-    const b = await transcript("ses_WRONGBOOT", { pid: decoy.pid, process: { ...real, bootId: "00000000-0000-0000-0000-000000000000" }, daemon: DEAD_DAEMON });
+    const a = await transcript("ses_WRONGSTART", {
+      pid: decoy.pid,
+      process: { ...real, startTime: real.startTime - 1 },
+      daemon: DEAD_DAEMON,
+    });
+    const b = await transcript("ses_WRONGBOOT", {
+      pid: decoy.pid,
+      process: { ...real, bootId: "00000000-0000-0000-0000-000000000000" },
+      daemon: DEAD_DAEMON,
+    });
     const c = await transcript("ses_NOMARK", { pid: decoy.pid, daemon: DEAD_DAEMON });
     const { run } = sweep();
     expect(await run).toEqual({ ended: 3, terminated: 0 });
@@ -124,7 +165,12 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     expect(running(decoy.pid)).toBe(true);
     expect(decoy.output()).not.toContain("got");
     for (const path of [a, b, c]) {
-      expect((await readTranscript(path)).at(-1)).toEqual({ seq: 4, at: 42, type: "session.ended", data: { code: null, signal: null, error: DAEMON_EXITED } });
+      expect((await readTranscript(path)).at(-1)).toEqual({
+        seq: 4,
+        at: 42,
+        type: "session.ended",
+        data: { code: null, signal: null, error: DAEMON_EXITED },
+      });
     }
   });
 
@@ -138,13 +184,18 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
       return true;
     });
     try {
-      const copied = (pid: number, group: boolean): ProcessMark => ({ startTime: readProcStatSync(pid)!.startTime, bootId: bootId()!, group });
+      const copied = (pid: number, group: boolean): ProcessMark => ({
+        startTime: readProcStatSync(pid)!.startTime,
+        bootId: bootId()!,
+        group,
+      });
       if (readProcStatSync(1)) await transcript("ses_INIT", { pid: 1, process: copied(1, true), daemon: DEAD_DAEMON });
       await transcript("ses_SELF", { pid: process.pid, process: copied(process.pid, false), daemon: DEAD_DAEMON });
       await transcript("ses_SELFGROUP", { pid: process.pid, process: copied(process.pid, true), daemon: DEAD_DAEMON });
       const pgrp = readProcStatSync(process.pid)!.pgrp;
       const leader = readProcStatSync(pgrp);
-      if (pgrp > 1 && leader && leader.state !== "Z") await transcript("ses_OWNGROUP", { pid: pgrp, process: copied(pgrp, true), daemon: DEAD_DAEMON });
+      if (pgrp > 1 && leader && leader.state !== "Z")
+        await transcript("ses_OWNGROUP", { pid: pgrp, process: copied(pgrp, true), daemon: DEAD_DAEMON });
       expect(await sweep().run).toMatchObject({ terminated: 0 });
       expect(sent).toEqual([]);
     } finally {
@@ -161,8 +212,13 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     expect(p.output()).toContain("got SIGTERM");
     expect(running(p.pid)).toBe(false);
     expect(running(p.grandchild!)).toBe(false);
-    expect((await readTranscript(path)).at(-1)).toMatchObject({ type: "session.ended", data: { code: null, signal: "SIGTERM", error: DAEMON_EXITED } });
-    expect(logger.lines.filter((l) => l.includes("earlier daemon"))).toEqual([expect.stringMatching(/"level":"info".*"count":1,"terminated":1/)]);
+    expect((await readTranscript(path)).at(-1)).toMatchObject({
+      type: "session.ended",
+      data: { code: null, signal: "SIGTERM", error: DAEMON_EXITED },
+    });
+    expect(logger.lines.filter((l) => l.includes("earlier daemon"))).toEqual([
+      expect.stringMatching(/"level":"info".*"count":1,"terminated":1/),
+    ]);
   });
 
   it("escalates to SIGKILL after the grace for a process that ignores SIGTERM; a plain (non-group) process is signalled alone", async () => {
@@ -186,14 +242,27 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     const p = await recorder({ detached: true });
     const line = (seq: number, type: string, data: unknown) => JSON.stringify({ seq, at: seq, type, data }) + "\n";
     const earlier = [line(4, "session.ended", { code: null, signal: null, error: DAEMON_EXITED })];
-    const resumed = (daemon: DaemonMark) => [...earlier, line(5, "session.resumed", { adapter: "keeper", daemon }), line(6, "session.started", { pid: p.pid, process: markProcess(p.pid)!, daemon })];
+    const resumed = (daemon: DaemonMark) => [
+      ...earlier,
+      line(5, "session.resumed", { adapter: "keeper", daemon }),
+      line(6, "session.started", { pid: p.pid, process: markProcess(p.pid)!, daemon }),
+    ];
     // The first life's process is long gone (a pid no process has).
     const path = await transcript("ses_RESUMED", { pid: 2 ** 22 + 9, daemon: DEAD_DAEMON }, resumed(DEAD_DAEMON));
-    const liveDaemon = await transcript("ses_RESUMEDHERE", { pid: 2 ** 22 + 9, daemon: DEAD_DAEMON }, resumed(markDaemon()));
+    const liveDaemon = await transcript(
+      "ses_RESUMEDHERE",
+      { pid: 2 ** 22 + 9, daemon: DEAD_DAEMON },
+      resumed(markDaemon()),
+    );
     const untouched = await readFile(liveDaemon, "utf8");
     expect(await sweep().run).toEqual({ ended: 1, terminated: 1 });
     expect(running(p.pid)).toBe(false);
-    expect((await readTranscript(path)).at(-1)).toEqual({ seq: 7, at: 42, type: "session.ended", data: { code: null, signal: "SIGTERM", error: DAEMON_EXITED } });
+    expect((await readTranscript(path)).at(-1)).toEqual({
+      seq: 7,
+      at: 42,
+      type: "session.ended",
+      data: { code: null, signal: "SIGTERM", error: DAEMON_EXITED },
+    });
     expect(await readFile(liveDaemon, "utf8")).toBe(untouched);
   });
 
@@ -202,9 +271,15 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     const mark = markProcess(p.pid)!;
     const endedLine = JSON.stringify({ seq: 4, at: 4, type: "session.ended", data: { code: 0, signal: null } }) + "\n";
     // session.ended followed by more lines than the tail read holds: the full read still finds it.
-    const late = Array.from({ length: 20 }, (_, i) => JSON.stringify({ seq: 5 + i, at: 5, type: "update", data: { kind: "late" } }) + "\n");
+    const late = Array.from(
+      { length: 20 },
+      (_, i) => JSON.stringify({ seq: 5 + i, at: 5, type: "update", data: { kind: "late" } }) + "\n",
+    );
     const ended = await transcript("ses_ENDED", { pid: p.pid, process: mark, daemon: DEAD_DAEMON }, [endedLine]);
-    const endedLate = await transcript("ses_ENDEDLATE", { pid: p.pid, process: mark, daemon: DEAD_DAEMON }, [endedLine, ...late]);
+    const endedLate = await transcript("ses_ENDEDLATE", { pid: p.pid, process: mark, daemon: DEAD_DAEMON }, [
+      endedLine,
+      ...late,
+    ]);
     const known = await transcript("ses_KNOWN", { pid: p.pid, process: mark, daemon: DEAD_DAEMON });
     const liveDaemon = await transcript("ses_LIVEDAEMON", { pid: p.pid, process: mark, daemon: markDaemon() });
     await mkdir(join(home.home, "sessions", "not a session id"));
@@ -229,7 +304,11 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     const dir = join(home.home, "sessions", "ses_STARTING");
     await mkdir(dir, { recursive: true });
     const path = join(dir, "events.jsonl");
-    await writeFile(path, JSON.stringify({ seq: 1, at: 1, type: "session.starting", data: { adapter: "echo", daemon: markDaemon() } }) + "\n");
+    await writeFile(
+      path,
+      JSON.stringify({ seq: 1, at: 1, type: "session.starting", data: { adapter: "echo", daemon: markDaemon() } }) +
+        "\n",
+    );
     const before = await readFile(path, "utf8");
     expect(await sweep().run).toEqual({ ended: 0, terminated: 0 });
     expect(await readFile(path, "utf8")).toBe(before);
@@ -241,7 +320,9 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     const results = await Promise.all([sweep().run, sweep().run]);
     expect(results.map((r) => r.ended).sort()).toEqual([0, 1]);
     expect(running(p.pid)).toBe(false);
-    expect((await readTranscript(path)).filter((l) => l.type === "session.ended")).toEqual([{ seq: 4, at: 42, type: "session.ended", data: { code: null, signal: "SIGTERM", error: DAEMON_EXITED } }]);
+    expect((await readTranscript(path)).filter((l) => l.type === "session.ended")).toEqual([
+      { seq: 4, at: 42, type: "session.ended", data: { code: null, signal: "SIGTERM", error: DAEMON_EXITED } },
+    ]);
   });
 
   it("starts the line after a torn last line, with a seq past every seq on disk; a transcript without a session.started line is only ended", async () => {
@@ -251,11 +332,27 @@ describe.runIf(HAS_PROC)("endOrphanedSessions", () => {
     await writeFile(join(dir, "events.jsonl"), JSON.stringify({ seq: 1, at: 1, type: "session.starting" }) + "\n");
     expect(await sweep().run).toEqual({ ended: 2, terminated: 0 });
     const text = await readFile(torn, "utf8");
-    expect(text.endsWith('"type":"upd\n' + JSON.stringify({ seq: 5, at: 42, type: "session.ended", data: { code: null, signal: null, error: DAEMON_EXITED } }) + "\n")).toBe(true);
-    expect((await readTranscript(join(dir, "events.jsonl"))).map((l) => l.type)).toEqual(["session.starting", "session.ended"]);
+    expect(
+      text.endsWith(
+        '"type":"upd\n' +
+          JSON.stringify({
+            seq: 5,
+            at: 42,
+            type: "session.ended",
+            data: { code: null, signal: null, error: DAEMON_EXITED },
+          }) +
+          "\n",
+      ),
+    ).toBe(true);
+    expect((await readTranscript(join(dir, "events.jsonl"))).map((l) => l.type)).toEqual([
+      "session.starting",
+      "session.ended",
+    ]);
   });
 
   it("has nothing to do without an events directory", async () => {
-    expect(await endOrphanedSessions({ eventsDir: join(home.home, "missing"), isKnown: () => false, now: () => 0 })).toEqual({ ended: 0, terminated: 0 });
+    expect(
+      await endOrphanedSessions({ eventsDir: join(home.home, "missing"), isKnown: () => false, now: () => 0 }),
+    ).toEqual({ ended: 0, terminated: 0 });
   });
 });

@@ -53,8 +53,14 @@ describe("session records", () => {
     // A well-formed record of another session, or with a field that does not validate.
     await mkdir(join(home.home, "ses_B"), { recursive: true });
     await writeFile(join(home.home, "ses_B", "session.json"), good);
-    expect(await readSessionRecord(home.home, "ses_B")).toMatchObject({ state: "damaged", reason: "it names session ses_A" });
+    expect(await readSessionRecord(home.home, "ses_B")).toMatchObject({
+      state: "damaged",
+      reason: "it names session ses_A",
+    });
     await writeSessionRecord(home.home, { ...record, depth: -1 } as SessionRecord);
-    expect(await readSessionRecord(home.home, "ses_A")).toMatchObject({ state: "damaged", reason: expect.stringContaining("field depth") });
+    expect(await readSessionRecord(home.home, "ses_A")).toMatchObject({
+      state: "damaged",
+      reason: expect.stringContaining("field depth"),
+    });
   });
 });

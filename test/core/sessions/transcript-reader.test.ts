@@ -13,7 +13,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const line = (seq: number, text: string) => JSON.stringify({ seq, at: 1_700_000_000_000 + seq, type: "update", data: { text } }) + "\n";
+const line = (seq: number, text: string) =>
+  JSON.stringify({ seq, at: 1_700_000_000_000 + seq, type: "update", data: { text } }) + "\n";
 
 describe("readTranscriptTail", () => {
   it("returns the last lines, as the whole-file reader does", async () => {
@@ -50,7 +51,10 @@ describe("readTranscriptTail", () => {
         fc.option(fc.string({ minLength: 1, maxLength: 30 }).filter((s) => !s.includes("\n"))),
         fc.integer({ min: 1, max: 40 }),
         async (entries, tornTail, count) => {
-          const body = entries.map(([t, broken], i) => (broken && i % 5 === 0 ? `{"seq":${i + 1},"broken\n` : line(i + 1, t))).join("") + (tornTail ?? "");
+          const body =
+            entries
+              .map(([t, broken], i) => (broken && i % 5 === 0 ? `{"seq":${i + 1},"broken\n` : line(i + 1, t)))
+              .join("") + (tornTail ?? "");
           const path = join(dir, `prop-${k++}.jsonl`);
           await writeFile(path, body);
           expect(await readTranscriptTail(path, count)).toEqual((await readTranscript(path)).slice(-count));

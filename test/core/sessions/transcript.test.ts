@@ -19,8 +19,14 @@ describe("TranscriptWriter", () => {
     w.append("a");
     w.append("b", { x: 1 });
     await w.close();
-    const lines = (await readFile(join(dir, "s", "events.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l));
-    expect(lines).toEqual([{ seq: 1, at: 5, type: "a" }, { seq: 2, at: 5, type: "b", data: { x: 1 } }]);
+    const lines = (await readFile(join(dir, "s", "events.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { seq: 1, at: 5, type: "a" },
+      { seq: 2, at: 5, type: "b", data: { x: 1 } },
+    ]);
     expect(seen).toEqual([1, 2]);
   });
 

@@ -24,7 +24,11 @@ describe("turn watchdog (fake clock, real hung agents)", () => {
     h.runtime.tick();
     h.runtime.tick();
     expect(stalledEvents()).toHaveLength(1);
-    expect(stalledEvents()[0]!.data).toEqual({ sessionId: descriptor.id, stalledSinceMs: promptedAt, lastTurnErrorMessage: NO_OUTPUT_MESSAGE });
+    expect(stalledEvents()[0]!.data).toEqual({
+      sessionId: descriptor.id,
+      stalledSinceMs: promptedAt,
+      lastTurnErrorMessage: NO_OUTPUT_MESSAGE,
+    });
     const d = h.runtime.describe(s);
     expect(d).toMatchObject({ state: "busy", stalledSinceMs: promptedAt, lastTurnErrorMessage: NO_OUTPUT_MESSAGE });
     expect(() => process.kill(d.pid!, 0)).not.toThrow();
@@ -34,7 +38,12 @@ describe("turn watchdog (fake clock, real hung agents)", () => {
   });
 
   it("a turn that produced output before going quiet is stalled without the no-output message; new output clears the stall", async () => {
-    h = await makeHarness({ daemon: { turnStallAfterMs: 1000 }, acpAgents: { quiet: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "1", SLOW_AGENT_INTERVAL_MS: "600000" } }) } });
+    h = await makeHarness({
+      daemon: { turnStallAfterMs: 1000 },
+      acpAgents: {
+        quiet: fixtureAgent("slow-agent.mjs", { env: { SLOW_AGENT_TICKS: "1", SLOW_AGENT_INTERVAL_MS: "600000" } }),
+      },
+    });
     const { descriptor } = await h.runtime.start({ adapter: "quiet", cwd: h.home, prompt: "x" });
     const s = h.runtime.get(descriptor.id);
     await until(() => s.turnHadOutput, "first chunk");
@@ -52,7 +61,10 @@ describe("turn watchdog (fake clock, real hung agents)", () => {
     await until(() => h.runtime.get(descriptor.id).state === "busy", "busy");
     await h.runtime.start({ adapter: "echo", cwd: h.home });
     const setThreshold = async (turnStallAfterMs: number) => {
-      await writeFile(join(h.home, "config.json"), JSON.stringify({ acpAgents: FIXTURE_AGENTS, daemon: { turnStallAfterMs } }));
+      await writeFile(
+        join(h.home, "config.json"),
+        JSON.stringify({ acpAgents: FIXTURE_AGENTS, daemon: { turnStallAfterMs } }),
+      );
       expect((await resolve(h.c, CONFIG).reload()).ok).toBe(true);
     };
     h.clock.advance(10 * 3_600_000);

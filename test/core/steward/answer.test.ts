@@ -2,18 +2,38 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { MAX_REASON, parseJudgeAnswer } from "../../../core/steward/answer.js";
 
-const completion = (content: unknown) => JSON.stringify({ id: "c1", object: "chat.completion", choices: [{ index: 0, message: { role: "assistant", content } }] });
+const completion = (content: unknown) =>
+  JSON.stringify({
+    id: "c1",
+    object: "chat.completion",
+    choices: [{ index: 0, message: { role: "assistant", content } }],
+  });
 
 describe("parseJudgeAnswer", () => {
   it("reads a verdict from the first choice's JSON content", () => {
-    expect(parseJudgeAnswer(completion(JSON.stringify({ verdict: "stuck", reason: "loops on the same test", suggestedPrompt: "run only the failing test" })))).toEqual({
+    expect(
+      parseJudgeAnswer(
+        completion(
+          JSON.stringify({
+            verdict: "stuck",
+            reason: "loops on the same test",
+            suggestedPrompt: "run only the failing test",
+          }),
+        ),
+      ),
+    ).toEqual({
       ok: true,
       verdict: "stuck",
       reason: "loops on the same test",
       suggestedPrompt: "run only the failing test",
     });
-    expect(parseJudgeAnswer(completion(JSON.stringify({ verdict: "done", reason: "finished", suggestedPrompt: null })))).toEqual({ ok: true, verdict: "done", reason: "finished" });
-    expect(parseJudgeAnswer(completion('```json\n{"verdict":"on_track","reason":"fine"}\n```'))).toMatchObject({ ok: true, verdict: "on_track" });
+    expect(
+      parseJudgeAnswer(completion(JSON.stringify({ verdict: "done", reason: "finished", suggestedPrompt: null }))),
+    ).toEqual({ ok: true, verdict: "done", reason: "finished" });
+    expect(parseJudgeAnswer(completion('```json\n{"verdict":"on_track","reason":"fine"}\n```'))).toMatchObject({
+      ok: true,
+      verdict: "on_track",
+    });
   });
 
   it.each([
@@ -21,9 +41,17 @@ describe("parseJudgeAnswer", () => {
     ["no choices", JSON.stringify({ error: { message: "sk-secret-echo" } }), /not a chat completion/],
     ["empty content", completion(""), /no message content/],
     ["content not JSON", completion("I think it is stuck"), /content is not JSON/],
-    ["unknown verdict", completion(JSON.stringify({ verdict: "kill_it", reason: "x" })), /verdict: must be one of on_track, stuck, needs_human, done/],
+    [
+      "unknown verdict",
+      completion(JSON.stringify({ verdict: "kill_it", reason: "x" })),
+      /verdict: must be one of on_track, stuck, needs_human, done/,
+    ],
     ["no reason", completion(JSON.stringify({ verdict: "stuck" })), /malformed at reason/],
-    ["reason too long", completion(JSON.stringify({ verdict: "stuck", reason: "x".repeat(MAX_REASON + 1) })), /malformed at reason/],
+    [
+      "reason too long",
+      completion(JSON.stringify({ verdict: "stuck", reason: "x".repeat(MAX_REASON + 1) })),
+      /malformed at reason/,
+    ],
   ])("%s is an error with a short reason that does not echo the body", (_n, body, reason) => {
     const r = parseJudgeAnswer(body);
     expect(r).toEqual({ ok: false, reason: expect.stringMatching(reason) });
@@ -36,7 +64,14 @@ describe("parseJudgeAnswer", () => {
   });
 
   it("never throws, whatever the body (property)", () => {
-    const verdictish = fc.record({ verdict: fc.oneof(fc.constantFrom("on_track", "stuck", "needs_human", "done"), fc.string()), reason: fc.oneof(fc.string(), fc.anything()), suggestedPrompt: fc.anything() }, { requiredKeys: [] });
+    const verdictish = fc.record(
+      {
+        verdict: fc.oneof(fc.constantFrom("on_track", "stuck", "needs_human", "done"), fc.string()),
+        reason: fc.oneof(fc.string(), fc.anything()),
+        suggestedPrompt: fc.anything(),
+      },
+      { requiredKeys: [] },
+    );
     const bodies = fc.oneof(
       fc.string(),
       fc.json(),

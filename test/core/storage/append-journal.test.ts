@@ -29,7 +29,8 @@ async function tornJournal(path: string, cutFailures: number): Promise<AppendJou
   const restore = tearWrites(j);
   const handle = handleOf(j);
   const truncate = handle.truncate.bind(handle);
-  handle.truncate = ((len?: number) => (cutFailures-- > 0 ? Promise.reject(new Error("EIO truncate")) : truncate(len))) as typeof handle.truncate;
+  handle.truncate = ((len?: number) =>
+    cutFailures-- > 0 ? Promise.reject(new Error("EIO truncate")) : truncate(len)) as typeof handle.truncate;
   await expect(j.append("bbbbbb\n")).rejects.toThrow("EIO");
   restore();
   return j;
@@ -173,7 +174,12 @@ describe("append journal (group commit)", () => {
       j.append("b\n", fails("apply failed")),
       j.append("c\n", () => applied.push("c")),
     ]);
-    expect(results.map((r) => (r.status === "rejected" ? (r.reason as Error).message : r.status))).toEqual(["fulfilled", "render failed", "apply failed", "fulfilled"]);
+    expect(results.map((r) => (r.status === "rejected" ? (r.reason as Error).message : r.status))).toEqual([
+      "fulfilled",
+      "render failed",
+      "apply failed",
+      "fulfilled",
+    ]);
     expect(applied).toEqual(["a", "c"]);
     // A batch of nothing but failed renders writes nothing; the journal goes on.
     await expect(j.append(fails("alone"))).rejects.toThrow("alone");

@@ -40,7 +40,10 @@ describe("checked documents", () => {
       expect(await readFile(path, "utf8")).toBe(text);
     }
     await writeCheckedDoc(path, 1, "thing", { name: 5 });
-    expect(await readCheckedDoc(path, 1, "thing", schema)).toMatchObject({ state: "damaged", reason: expect.stringMatching(/^field name/) });
+    expect(await readCheckedDoc(path, 1, "thing", schema)).toMatchObject({
+      state: "damaged",
+      reason: expect.stringMatching(/^field name/),
+    });
   });
 
   it("a session's verdict: written and read back; a damaged one is told and read as none", async () => {

@@ -28,7 +28,10 @@ describe("credentials store", () => {
     await writeFile(join(home, "credentials.json"), JSON.stringify({ tunnel: { token: "t" } }), { mode: 0o600 });
     const s = new FileCredentialStore(home);
     await s.set("a", "b", "c");
-    expect(JSON.parse(await readFile(join(home, "credentials.json"), "utf8"))).toMatchObject({ tunnel: { token: "t" }, values: { a: { b: "c" } } });
+    expect(JSON.parse(await readFile(join(home, "credentials.json"), "utf8"))).toMatchObject({
+      tunnel: { token: "t" },
+      values: { a: { b: "c" } },
+    });
     const err = await s.set("bad ns", "k", "v4lue-secret").catch((e) => e);
     expect(err.code).toBe("invalid_input");
     expect(err.message).not.toContain("v4lue-secret");

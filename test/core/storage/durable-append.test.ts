@@ -25,15 +25,18 @@ describe("openDurableAppend", () => {
     expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 
-  it.runIf(process.platform === "linux")("opens with O_APPEND and O_DSYNC, so each write is durable when it returns", async () => {
-    const file = await openDurableAppend(join(home, "j.log"));
-    try {
-      const info = await readFile(`/proc/self/fdinfo/${file.handle.fd}`, "utf8");
-      const flags = parseInt(/^flags:\s+(\d+)/m.exec(info)![1]!, 8);
-      expect(flags & constants.O_DSYNC).toBe(constants.O_DSYNC);
-      expect(flags & constants.O_APPEND).toBe(constants.O_APPEND);
-    } finally {
-      await file.handle.close();
-    }
-  });
+  it.runIf(process.platform === "linux")(
+    "opens with O_APPEND and O_DSYNC, so each write is durable when it returns",
+    async () => {
+      const file = await openDurableAppend(join(home, "j.log"));
+      try {
+        const info = await readFile(`/proc/self/fdinfo/${file.handle.fd}`, "utf8");
+        const flags = parseInt(/^flags:\s+(\d+)/m.exec(info)![1]!, 8);
+        expect(flags & constants.O_DSYNC).toBe(constants.O_DSYNC);
+        expect(flags & constants.O_APPEND).toBe(constants.O_APPEND);
+      } finally {
+        await file.handle.close();
+      }
+    },
+  );
 });

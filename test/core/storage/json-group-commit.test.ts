@@ -10,7 +10,9 @@ beforeEach(async () => ({ home, cleanup } = await makeTempHome("svc-group-commit
 afterEach(() => cleanup());
 
 type Doc = { items: number[] };
-const add = (n: number) => (cur: Doc | undefined): Doc => ({ items: [...(cur?.items ?? []), n] });
+const add =
+  (n: number) =>
+  (cur: Doc | undefined): Doc => ({ items: [...(cur?.items ?? []), n] });
 
 describe("JsonGroupCommit", () => {
   it("applies 100 concurrent changes in arrival order, in a handful of writes, each answered once durable", async () => {

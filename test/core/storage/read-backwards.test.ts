@@ -41,7 +41,9 @@ describe("linesBackwards", () => {
   });
 
   it("splits as a forward read does, whatever the chunk size, across multi-byte characters", async () => {
-    const text = fc.array(fc.oneof(fc.constantFrom("\n", "é", "€", "😀", "x"), fc.string({ maxLength: 5 })), { maxLength: 60 }).map((parts) => parts.join(""));
+    const text = fc
+      .array(fc.oneof(fc.constantFrom("\n", "é", "€", "😀", "x"), fc.string({ maxLength: 5 })), { maxLength: 60 })
+      .map((parts) => parts.join(""));
     let k = 0;
     await fc.assert(
       fc.asyncProperty(text, fc.integer({ min: 1, max: 40 }), async (content, chunk) => {
@@ -49,7 +51,14 @@ describe("linesBackwards", () => {
         await writeFile(path, content);
         const forward = content.split("\n");
         const bytes = Buffer.from(content);
-        const starts = forward.map((_, i) => Buffer.byteLength(forward.slice(0, i).map((l) => l + "\n").join("")));
+        const starts = forward.map((_, i) =>
+          Buffer.byteLength(
+            forward
+              .slice(0, i)
+              .map((l) => l + "\n")
+              .join(""),
+          ),
+        );
         expect(await collect(path, chunk)).toEqual(forward.map((l, i) => ({ start: starts[i], text: l })).reverse());
         expect(starts.at(-1)! + Buffer.byteLength(forward.at(-1)!)).toBe(bytes.length);
         await rm(path);
@@ -58,16 +67,19 @@ describe("linesBackwards", () => {
     );
   });
 
-  it.runIf(existsSync("/proc/self/fd"))("reads only as far back as the caller goes, and closes the file when it stops early", async () => {
-    const path = join(dir, "long.txt");
-    await writeFile(path, "x".repeat(1 << 20) + "\nlast\n");
-    const fds = (await readdir("/proc/self/fd")).length;
-    for await (const l of linesBackwards(path, 16)) {
-      if (l.bytes.length > 0) {
-        expect(l.bytes.toString()).toBe("last");
-        break;
+  it.runIf(existsSync("/proc/self/fd"))(
+    "reads only as far back as the caller goes, and closes the file when it stops early",
+    async () => {
+      const path = join(dir, "long.txt");
+      await writeFile(path, "x".repeat(1 << 20) + "\nlast\n");
+      const fds = (await readdir("/proc/self/fd")).length;
+      for await (const l of linesBackwards(path, 16)) {
+        if (l.bytes.length > 0) {
+          expect(l.bytes.toString()).toBe("last");
+          break;
+        }
       }
-    }
-    expect((await readdir("/proc/self/fd")).length).toBe(fds);
-  });
+      expect((await readdir("/proc/self/fd")).length).toBe(fds);
+    },
+  );
 });

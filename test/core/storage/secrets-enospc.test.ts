@@ -30,21 +30,31 @@ describe("a full disk at every write of the secret stores", () => {
         const errors: unknown[] = [];
         const put = new Map<string, string>();
         for (let i = 1; i <= 4; i++) {
-          await vault.put(`snt_${i}`, secret(i)).then((ref) => put.set(ref, secret(i)), (e: unknown) => errors.push(e));
+          await vault.put(`snt_${i}`, secret(i)).then(
+            (ref) => put.set(ref, secret(i)),
+            (e: unknown) => errors.push(e),
+          );
         }
         let removed: string | undefined;
         const first = [...put.keys()][0];
-        if (first) await vault.remove([first]).then(() => (removed = first), (e: unknown) => errors.push(e));
+        if (first)
+          await vault.remove([first]).then(
+            () => (removed = first),
+            (e: unknown) => errors.push(e),
+          );
         return { errors, put, removed };
       },
       async (home, { errors, put, removed }, k) => {
         expect(errors.length, `write ${k} failed`).toBeGreaterThan(0);
         for (const err of errors) {
-          expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(/^the disk is full \(ENOSPC writing sentinels-secrets\.json\)/);
+          expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(
+            /^the disk is full \(ENOSPC writing sentinels-secrets\.json\)/,
+          );
           for (let i = 0; i <= 4; i++) expect(String(err)).not.toContain(secret(i));
         }
         const again = new SecretVault(home, createRandom(), Date.now);
-        for (const [ref, value] of put) expect(await again.get(ref), `write ${k}: ${ref}`).toBe(ref === removed ? undefined : value);
+        for (const [ref, value] of put)
+          expect(await again.get(ref), `write ${k}: ${ref}`).toBe(ref === removed ? undefined : value);
       },
     );
     expect(writes).toBeGreaterThan(3);
@@ -60,20 +70,31 @@ describe("a full disk at every write of the secret stores", () => {
         arm();
         const errors: unknown[] = [];
         const set = new Map<string, string>();
-        for (let i = 1; i <= 4; i++) await store.set("ns", `k${i}`, secret(i)).then(() => set.set(`k${i}`, secret(i)), (e: unknown) => errors.push(e));
+        for (let i = 1; i <= 4; i++)
+          await store.set("ns", `k${i}`, secret(i)).then(
+            () => set.set(`k${i}`, secret(i)),
+            (e: unknown) => errors.push(e),
+          );
         let deleted = false;
-        if (set.has("k1")) await store.delete("ns", "k1").then(() => (deleted = true), (e: unknown) => errors.push(e));
+        if (set.has("k1"))
+          await store.delete("ns", "k1").then(
+            () => (deleted = true),
+            (e: unknown) => errors.push(e),
+          );
         return { errors, set, deleted };
       },
       async (home, { errors, set, deleted }, k) => {
         expect(errors.length, `write ${k} failed`).toBeGreaterThan(0);
         for (const err of errors) {
-          expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(/^the disk is full \(ENOSPC writing credentials\.json\)/);
+          expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(
+            /^the disk is full \(ENOSPC writing credentials\.json\)/,
+          );
           for (let i = 0; i <= 4; i++) expect(String(err)).not.toContain(secret(i));
         }
         const again = new FileCredentialStore(home);
         expect(await again.get("seed", "token")).toBe(secret(0));
-        for (const [key, value] of set) expect(await again.get("ns", key), `write ${k}: ${key}`).toBe(key === "k1" && deleted ? undefined : value);
+        for (const [key, value] of set)
+          expect(await again.get("ns", key), `write ${k}: ${key}`).toBe(key === "k1" && deleted ? undefined : value);
       },
     );
     expect(writes).toBeGreaterThan(3);

@@ -79,7 +79,8 @@ describe("cross-process lock", () => {
   it("in-process and cross-process updates of different keys both persist", async () => {
     const file = join(home, "mixed.json");
     const other = runWriter([file, "increment", "20", "theirs"]);
-    for (let i = 0; i < 20; i++) await updateJsonFile<Record<string, number>>(file, (c) => ({ ...c, mine: (c?.mine ?? 0) + 1 }));
+    for (let i = 0; i < 20; i++)
+      await updateJsonFile<Record<string, number>>(file, (c) => ({ ...c, mine: (c?.mine ?? 0) + 1 }));
     await other.done;
     expect(await readJsonFile(file)).toEqual({ mine: 20, theirs: 20 });
   });

@@ -36,7 +36,13 @@ async function repo(h: string, role: string, repoModels?: Record<string, unknown
     await writeFile(join(dir, ".svc", "models.json"), JSON.stringify({ models: repoModels }));
   }
   const file = join(dir, "sub", "one.swarm.json");
-  await writeFile(file, JSON.stringify({ schema: "svc/swarm/v1", steps: [{ id: "s", model: `role:${role}`, adapter: "claude", prompt: "hi" }] }));
+  await writeFile(
+    file,
+    JSON.stringify({
+      schema: "svc/swarm/v1",
+      steps: [{ id: "s", model: `role:${role}`, adapter: "claude", prompt: "hi" }],
+    }),
+  );
   return file;
 }
 
@@ -47,24 +53,67 @@ async function dryRun(h: string, file: string, ...args: string[]) {
 
 describe("the swarm file", () => {
   it("manifests/swarm-v1.schema.json is up to date (run `npm run docs`)", async () => {
-    expect(await readFile(join(REPO_ROOT, SWARM_SCHEMA_FILE), "utf8"), "run `npm run docs`").toBe(swarmJsonSchemaText());
+    expect(await readFile(join(REPO_ROOT, SWARM_SCHEMA_FILE), "utf8"), "run `npm run docs`").toBe(
+      swarmJsonSchemaText(),
+    );
   });
 
   it("errors name the step and the field", () => {
-    const bad = { schema: "svc/swarm/v1", steps: [{ id: "ok", model: "m", prompt: "p" }, { id: "build", model: "", prompt: "p" }] };
+    const bad = {
+      schema: "svc/swarm/v1",
+      steps: [
+        { id: "ok", model: "m", prompt: "p" },
+        { id: "build", model: "", prompt: "p" },
+      ],
+    };
     expect(() => parseSwarmFile(bad, "f.swarm.json")).toThrow(/^f\.swarm\.json: steps\[build\]\.model: /);
     expect(() => parseSwarmFile({ schema: "svc/swarm/v2", steps: [] }, "f")).toThrow(/f: schema: /);
-    expect(() => parseSwarmFile({ schema: "svc/swarm/v1", steps: [{ id: "x", model: "m" }] }, "f")).toThrow(/steps\[x\]\.prompt/);
-    expect(() => parseSwarmFile({ schema: "svc/swarm/v1", steps: [{ id: "b", model: "m", prompt: "p", need: ["a"] }] }, "f")).toThrow('f: steps[b]: Unrecognized key: "need"');
+    expect(() => parseSwarmFile({ schema: "svc/swarm/v1", steps: [{ id: "x", model: "m" }] }, "f")).toThrow(
+      /steps\[x\]\.prompt/,
+    );
+    expect(() =>
+      parseSwarmFile({ schema: "svc/swarm/v1", steps: [{ id: "b", model: "m", prompt: "p", need: ["a"] }] }, "f"),
+    ).toThrow('f: steps[b]: Unrecognized key: "need"');
   });
 
   it("needs must name steps without a cycle, and a prompt reads only outputs of steps it needs", () => {
     const f = (steps: unknown[]) => parseSwarmFile({ schema: "svc/swarm/v1", steps }).steps;
-    expect(() => checkGraph(f([{ id: "a", model: "m", prompt: "p", needs: ["b"] }, { id: "b", model: "m", prompt: "p", needs: ["a"] }]))).toThrow("steps need each other in a cycle: a -> b -> a");
-    expect(() => checkGraph(f([{ id: "a", model: "m", prompt: "p", needs: ["zz"] }]))).toThrow('steps[a].needs: no step "zz"');
-    expect(() => checkGraph(f([{ id: "a", model: "m", prompt: "p" }, { id: "b", model: "m", prompt: "${{ steps.a.output }}" }]))).toThrow(/uses the output of "a", which it does not need/);
-    expect(() => checkGraph(f([{ id: "a", model: "m", prompt: "p" }, { id: "a", model: "m", prompt: "p" }]))).toThrow(/used by more than one step/);
-    expect(checkGraph(f([{ id: "c", model: "m", prompt: "p", needs: ["b"] }, { id: "b", model: "m", prompt: "p", needs: ["a"] }, { id: "a", model: "m", prompt: "p" }]))).toEqual(["a", "b", "c"]);
+    expect(() =>
+      checkGraph(
+        f([
+          { id: "a", model: "m", prompt: "p", needs: ["b"] },
+          { id: "b", model: "m", prompt: "p", needs: ["a"] },
+        ]),
+      ),
+    ).toThrow("steps need each other in a cycle: a -> b -> a");
+    expect(() => checkGraph(f([{ id: "a", model: "m", prompt: "p", needs: ["zz"] }]))).toThrow(
+      'steps[a].needs: no step "zz"',
+    );
+    expect(() =>
+      checkGraph(
+        f([
+          { id: "a", model: "m", prompt: "p" },
+          { id: "b", model: "m", prompt: "${{ steps.a.output }}" },
+        ]),
+      ),
+    ).toThrow(/uses the output of "a", which it does not need/);
+    expect(() =>
+      checkGraph(
+        f([
+          { id: "a", model: "m", prompt: "p" },
+          { id: "a", model: "m", prompt: "p" },
+        ]),
+      ),
+    ).toThrow(/used by more than one step/);
+    expect(
+      checkGraph(
+        f([
+          { id: "c", model: "m", prompt: "p", needs: ["b"] },
+          { id: "b", model: "m", prompt: "p", needs: ["a"] },
+          { id: "a", model: "m", prompt: "p" },
+        ]),
+      ),
+    ).toEqual(["a", "b", "c"]);
   });
 
   it("every example under examples/ resolves with --dry-run on a fresh home, nothing started", async () => {
@@ -127,7 +176,9 @@ describe("model resolution in a run, with sources", () => {
     });
     r = await dryRun(h, file, "--model", "review.small=role:lead");
     expect(r.code).toBe(1);
-    expect(r.plan.steps[0].problem).toContain("model roles refer to each other in a cycle: role:lead -> role:writer -> role:review.small -> role:lead");
+    expect(r.plan.steps[0].problem).toContain(
+      "model roles refer to each other in a cycle: role:lead -> role:writer -> role:review.small -> role:lead",
+    );
   });
 
   it("the repository's models file is validated with the config schema's models section", async () => {
@@ -142,8 +193,12 @@ describe("model resolution in a run, with sources", () => {
     const h = await home({ models: { a: "role:review.small" } });
     const path = join(h, "config.json");
     const before = await readFile(path, "utf8");
-    await expect(setConfigKey(path, "models.cyc", "role:cyc")).rejects.toThrow(/refused to change models\.cyc.*cycle: role:cyc -> role:cyc/);
-    await expect(setConfigKey(path, "models.review.small", "role:a")).rejects.toThrow(/cycle: role:a -> role:review\.small -> role:a|cycle: role:review\.small -> role:a -> role:review\.small/);
+    await expect(setConfigKey(path, "models.cyc", "role:cyc")).rejects.toThrow(
+      /refused to change models\.cyc.*cycle: role:cyc -> role:cyc/,
+    );
+    await expect(setConfigKey(path, "models.review.small", "role:a")).rejects.toThrow(
+      /cycle: role:a -> role:review\.small -> role:a|cycle: role:review\.small -> role:a -> role:review\.small/,
+    );
     await expect(setConfigKey(path, "models.b", "role:nope")).rejects.toThrow(/model role "nope" is not defined/);
     expect(await readFile(path, "utf8")).toBe(before);
     const cli = await runCli(["config", "set", "models.cyc", "role:cyc"], { home: h });
@@ -154,7 +209,10 @@ describe("model resolution in a run, with sources", () => {
   it("a model no adapter fits fails its step at plan time with what to do", async () => {
     const h = await home();
     const file = join(h, "x.swarm.json");
-    await writeFile(file, JSON.stringify({ schema: "svc/swarm/v1", steps: [{ id: "s", model: "mystery-1", prompt: "p" }] }));
+    await writeFile(
+      file,
+      JSON.stringify({ schema: "svc/swarm/v1", steps: [{ id: "s", model: "mystery-1", prompt: "p" }] }),
+    );
     const r = await dryRun(h, file);
     expect(r.code).toBe(1);
     expect(r.plan.steps[0].problem).toMatch(/no adapter fits model "mystery-1".*give steps\[s\]\.adapter/);

@@ -5,9 +5,25 @@ import type { PlannedStep, RunPlan } from "../../../core/swarm/plan.js";
 import type { StepRecord } from "../../../core/swarm/records.js";
 
 const step = (id: string, needs: string[] = [], extra: Partial<PlannedStep> = {}): PlannedStep => ({
-  id, label: id, prompt: `p ${id}${needs.map((n) => ` \${{ steps.${n}.output }}`).join("")}`, needs, model: { ref: "m" }, adapter: { slug: "echo" }, cwd: "/", options: {}, ...extra,
+  id,
+  label: id,
+  prompt: `p ${id}${needs.map((n) => ` \${{ steps.${n}.output }}`).join("")}`,
+  needs,
+  model: { ref: "m" },
+  adapter: { slug: "echo" },
+  cwd: "/",
+  options: {},
+  ...extra,
 });
-const plan = (steps: PlannedStep[], concurrency: number): RunPlan => ({ name: "t", baseDir: "/", concurrency, order: steps.map((s) => s.id), steps, models: { run: {} }, loadReport: [] });
+const plan = (steps: PlannedStep[], concurrency: number): RunPlan => ({
+  name: "t",
+  baseDir: "/",
+  concurrency,
+  order: steps.map((s) => s.id),
+  steps,
+  models: { run: {} },
+  loadReport: [],
+});
 
 /** A runner whose turns stay open until the test settles them. */
 function heldRunner() {
@@ -30,7 +46,12 @@ describe("runSchedule", () => {
     const changes: Array<[string, StepRecord["state"]]> = [];
     const prompts = new Map<string, string>();
     let finished = false;
-    const done = runSchedule(plan(steps, 2), h.runner, { concurrency: 2, signal: new AbortController().signal, now: () => 0, onChange: (id, r) => changes.push([id, r.state]) }).finally(() => (finished = true));
+    const done = runSchedule(plan(steps, 2), h.runner, {
+      concurrency: 2,
+      signal: new AbortController().signal,
+      now: () => 0,
+      onChange: (id, r) => changes.push([id, r.state]),
+    }).finally(() => (finished = true));
     while (!finished) {
       await tick();
       const [id, turn] = [...h.open.entries()][0] ?? [];
@@ -43,13 +64,20 @@ describe("runSchedule", () => {
     expect(prompts.get("join")).toBe("p join out s0 out s5");
     expect(h.most()).toBe(2);
     expect(Object.values(recs).every((r) => r.state === "succeeded")).toBe(true);
-    expect(changes.findIndex(([id, st]) => id === "join" && st === "running")).toBeGreaterThan(changes.findIndex(([id, st]) => id === "s5" && st === "succeeded"));
+    expect(changes.findIndex(([id, st]) => id === "join" && st === "running")).toBeGreaterThan(
+      changes.findIndex(([id, st]) => id === "s5" && st === "succeeded"),
+    );
   });
 
   it("a step with a plan problem fails without running; its dependents are skipped, the rest run", async () => {
     const h = heldRunner();
     const steps = [step("bad", [], { problem: "no adapter fits model" }), step("dep", ["bad"]), step("ok")];
-    const done = runSchedule(plan(steps, 4), h.runner, { concurrency: 4, signal: new AbortController().signal, now: () => 0, onChange: () => undefined });
+    const done = runSchedule(plan(steps, 4), h.runner, {
+      concurrency: 4,
+      signal: new AbortController().signal,
+      now: () => 0,
+      onChange: () => undefined,
+    });
     await tick();
     expect([...h.open.keys()]).toEqual(["ok"]);
     h.open.get("ok")!.settle({ stopReason: "end_turn", output: "fine" });
@@ -62,7 +90,12 @@ describe("runSchedule", () => {
   it("cancel: running steps end as cancelled, the rest are cancelled before they start", async () => {
     const h = heldRunner();
     const abort = new AbortController();
-    const done = runSchedule(plan([step("a"), step("b", ["a"])], 1), h.runner, { concurrency: 1, signal: abort.signal, now: () => 0, onChange: () => undefined });
+    const done = runSchedule(plan([step("a"), step("b", ["a"])], 1), h.runner, {
+      concurrency: 1,
+      signal: abort.signal,
+      now: () => 0,
+      onChange: () => undefined,
+    });
     await tick();
     abort.abort();
     await tick();

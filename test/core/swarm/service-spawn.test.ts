@@ -22,23 +22,46 @@ afterEach(async () => {
 function swarmService(w: WsHarness): SwarmService {
   const c = w.c;
   return new SwarmService({
-    container: c, sessions: w.runtime, config: resolve(c, CONFIG), clock: resolve(c, CLOCK), random: resolve(c, RANDOM), sleep: resolve(c, SLEEP),
-    logger: resolve(c, LOGGER), events: resolve(c, DAEMON_EVENTS), home: resolve(c, HOME), env: resolve(c, ENV),
+    container: c,
+    sessions: w.runtime,
+    config: resolve(c, CONFIG),
+    clock: resolve(c, CLOCK),
+    random: resolve(c, RANDOM),
+    sleep: resolve(c, SLEEP),
+    logger: resolve(c, LOGGER),
+    events: resolve(c, DAEMON_EVENTS),
+    home: resolve(c, HOME),
+    env: resolve(c, ENV),
   });
 }
 
 describe("run-swarm under the caller's delegation", () => {
   it("a session with delegation 0 may not start a run; another's steps get at most one less than it, capped by maxGrantableDelegation", async () => {
-    h = await makeWsHarness({ defaults: { maxGrantableDelegation: 1 }, acpAgents: { ...AGENTS, echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }) } });
+    h = await makeWsHarness({
+      defaults: { maxGrantableDelegation: 1 },
+      acpAgents: { ...AGENTS, echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }) },
+    });
     const cwd = await tempDir();
     const service = swarmService(h);
-    const input = { swarm: { schema: "svc/swarm/v1", name: "d", steps: [{ id: "a", model: "fx-echo", adapter: "echo", prompt: "hi" }] }, baseDir: cwd };
+    const input = {
+      swarm: {
+        schema: "svc/swarm/v1",
+        name: "d",
+        steps: [{ id: "a", model: "fx-echo", adapter: "echo", prompt: "hi" }],
+      },
+      baseDir: cwd,
+    };
     const spent = await h.runtime.start({ adapter: "echo", cwd, delegation: 0 });
     const spentToken = h.runtime.workspaces.tokens.issue(spent.descriptor.id, "cd".repeat(24));
-    await expect(service.start(input, { callerToken: spentToken })).rejects.toMatchObject({ code: "forbidden", message: expect.stringContaining(spent.descriptor.id) });
+    await expect(service.start(input, { callerToken: spentToken })).rejects.toMatchObject({
+      code: "forbidden",
+      message: expect.stringContaining(spent.descriptor.id),
+    });
 
     const free = await h.runtime.start({ adapter: "echo", cwd });
-    const out = await service.start(input, { callerToken: h.runtime.workspaces.tokens.issue(free.descriptor.id, "ef".repeat(24)) });
+    const out = await service.start(input, {
+      callerToken: h.runtime.workspaces.tokens.issue(free.descriptor.id, "ef".repeat(24)),
+    });
     const run = await service.wait(out.run!.runId);
     expect(run.steps.a).toMatchObject({ state: "succeeded" });
     expect(h.runtime.get(run.steps.a!.sessionId!).fixed.delegation).toBe(1);
@@ -46,12 +69,22 @@ describe("run-swarm under the caller's delegation", () => {
   });
 
   it("worktreeRoot (run-swarm --root) is where the steps' worktrees are made", async () => {
-    h = await makeWsHarness({ acpAgents: { ...AGENTS, echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }) } });
+    h = await makeWsHarness({
+      acpAgents: { ...AGENTS, echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }) },
+    });
     const dir = await tempDir();
     const repo = await makeRepo(dir);
     const service = swarmService(h);
     const root = join(dir, "elsewhere");
-    const out = await service.start({ swarm: { schema: "svc/swarm/v1", name: "r", steps: [{ id: "a", model: "fx-echo", adapter: "echo", worktree: "step-a", prompt: "hi" }] }, baseDir: repo, worktreeRoot: root });
+    const out = await service.start({
+      swarm: {
+        schema: "svc/swarm/v1",
+        name: "r",
+        steps: [{ id: "a", model: "fx-echo", adapter: "echo", worktree: "step-a", prompt: "hi" }],
+      },
+      baseDir: repo,
+      worktreeRoot: root,
+    });
     const run = await service.wait(out.run!.runId);
     expect(run.steps.a).toMatchObject({ state: "succeeded" });
     expect(h.runtime.get(run.steps.a!.sessionId!).fixed.worktree?.path).toBe(join(root, "app", "step-a"));
@@ -61,7 +94,9 @@ describe("run-swarm under the caller's delegation", () => {
 
 describe("a run's end as readers see it", () => {
   it("get answers the final state only once run.json holds it (a reader never sees 'succeeded' ahead of the disk)", async () => {
-    h = await makeWsHarness({ acpAgents: { ...AGENTS, echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }) } });
+    h = await makeWsHarness({
+      acpAgents: { ...AGENTS, echo: fixtureAgent("echo-agent.mjs", { models: { allowed: ["fx-echo"] } }) },
+    });
     const cwd = await tempDir();
     const service = swarmService(h);
     const store = (service as unknown as { store: RunStore }).store;
@@ -75,7 +110,14 @@ describe("a run's end as readers see it", () => {
       finalSaveStarted();
       return held.then(() => save(rec));
     };
-    const out = await service.start({ swarm: { schema: "svc/swarm/v1", name: "e", steps: [{ id: "a", model: "fx-echo", adapter: "echo", prompt: "hi" }] }, baseDir: cwd });
+    const out = await service.start({
+      swarm: {
+        schema: "svc/swarm/v1",
+        name: "e",
+        steps: [{ id: "a", model: "fx-echo", adapter: "echo", prompt: "hi" }],
+      },
+      baseDir: cwd,
+    });
     const runId = out.run!.runId;
     await finalSave;
     expect((await service.get(runId)).state).toBe("running");
@@ -83,7 +125,10 @@ describe("a run's end as readers see it", () => {
     release();
     const run = await service.wait(runId);
     expect(run.state).toBe("succeeded");
-    expect(JSON.parse(await readFile(join(store.dir(runId), "run.json"), "utf8"))).toMatchObject({ state: "succeeded", steps: { a: { state: "succeeded" } } });
+    expect(JSON.parse(await readFile(join(store.dir(runId), "run.json"), "utf8"))).toMatchObject({
+      state: "succeeded",
+      steps: { a: { state: "succeeded" } },
+    });
     await service.stopAll();
   });
 });

@@ -54,25 +54,69 @@ function newTracer(): SessionTracer {
 }
 
 let n = 0;
-function session(t: SessionTracer, settings: TraceExportSettings, redaction: Redaction, extra: { joins?: string; run?: { runId: string; stepId: string } } = {}) {
+function session(
+  t: SessionTracer,
+  settings: TraceExportSettings,
+  redaction: Redaction,
+  extra: { joins?: string; run?: { runId: string; stepId: string } } = {},
+) {
   const id = `ses_${++n}`;
   const transcript = new TranscriptWriter(join(dir, `${id}.jsonl`), Date.now);
-  const env = t.open({ sessionId: id, adapter: "claude", createdAt: Date.now(), transcript, model: "claude-sonnet-4-5", ...extra }, settings, redaction);
+  const env = t.open(
+    { sessionId: id, adapter: "claude", createdAt: Date.now(), transcript, model: "claude-sonnet-4-5", ...extra },
+    settings,
+    redaction,
+  );
   return { id, transcript, env };
 }
 
 /** One session's life as its transcript tells it, with a model call and a verdict in the middle. */
 async function live(t: SessionTracer, s: ReturnType<typeof session>) {
   const w = s.transcript;
-  w.append("prompt.received", { promptId: "prm_1", sender: { kind: "sentinel", id: "snt_1" }, urgency: "queue", delivery: "started", ref: { sentinelId: "snt_1", eventId: "evt_1" } });
+  w.append("prompt.received", {
+    promptId: "prm_1",
+    sender: { kind: "sentinel", id: "snt_1" },
+    urgency: "queue",
+    delivery: "started",
+    ref: { sentinelId: "snt_1", eventId: "evt_1" },
+  });
   w.append("prompt", { promptId: "prm_1", sender: { kind: "sentinel" }, text: `fix it, token ${SECRET}` });
-  w.append("update", { kind: "tool_call", update: { sessionUpdate: "tool_call", toolCallId: "call_1", title: "Run tests", kind: "execute", status: "pending", rawInput: { cmd: `echo ${SECRET}` } } });
-  w.append("update", { kind: "tool_call_update", update: { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed", rawOutput: { out: "ok" } } });
+  w.append("update", {
+    kind: "tool_call",
+    update: {
+      sessionUpdate: "tool_call",
+      toolCallId: "call_1",
+      title: "Run tests",
+      kind: "execute",
+      status: "pending",
+      rawInput: { cmd: `echo ${SECRET}` },
+    },
+  });
+  w.append("update", {
+    kind: "tool_call_update",
+    update: { sessionUpdate: "tool_call_update", toolCallId: "call_1", status: "completed", rawOutput: { out: "ok" } },
+  });
   await w.flushed();
-  t.modelCall(s.id, { model: "claude-sonnet-4-5", api: "anthropic", inputTokens: 12, outputTokens: 7, status: 200, at: new Date().toISOString(), latencyMs: 30, stream: false });
+  t.modelCall(s.id, {
+    model: "claude-sonnet-4-5",
+    api: "anthropic",
+    inputTokens: 12,
+    outputTokens: 7,
+    status: 200,
+    at: new Date().toISOString(),
+    latencyMs: 30,
+    stream: false,
+  });
   w.append("turn.ended", { promptId: "prm_1", stopReason: "end_turn", text: `done with ${SECRET}` });
   await w.flushed();
-  t.verdict({ sessionId: s.id, verdict: "stuck", reason: `loops on ${SECRET}`, trigger: "turn-ended", model: "ext-latest", at: Date.now() });
+  t.verdict({
+    sessionId: s.id,
+    verdict: "stuck",
+    reason: `loops on ${SECRET}`,
+    trigger: "turn-ended",
+    model: "ext-latest",
+    at: Date.now(),
+  });
   w.append("session.ended", { code: 0, signal: null });
   await w.close();
 }
@@ -88,17 +132,33 @@ async function until(check: () => boolean, what: string, timeoutMs = 30_000): Pr
 const named = (spans: DecodedSpan[], name: string) => spans.find((s) => s.name === name);
 
 describe.each(["http/protobuf", "http/json"] as const)("a traced session over %s", (protocol) => {
-  const settings = (): TraceExportSettings => ({ url: receiver.tracesUrl, source: "test", protocol, headers: { "x-test-auth": "hdr-secret" } });
+  const settings = (): TraceExportSettings => ({
+    url: receiver.tracesUrl,
+    source: "test",
+    protocol,
+    headers: { "x-test-auth": "hdr-secret" },
+  });
 
   it("exports the span tree with GenAI attribute names; TRACEPARENT names the root", async () => {
     const t = newTracer();
     const s = session(t, settings(), secrets, { run: { runId: "run_1", stepId: "build" } });
     await live(t, s);
-    const spans = await receiver.waitFor((all) => (named(all, "invoke_agent claude") ? all : undefined), "the root span");
+    const spans = await receiver.waitFor(
+      (all) => (named(all, "invoke_agent claude") ? all : undefined),
+      "the root span",
+    );
     const root = named(spans, "invoke_agent claude")!;
     expect(s.env).toEqual({ TRACEPARENT: `00-${root.traceId}-${root.spanId}-01` });
     expect(root.parentSpanId).toBe("");
-    expect(root.attributes).toMatchObject({ "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "claude", "gen_ai.agent.id": s.id, "gen_ai.conversation.id": s.id, "gen_ai.request.model": "claude-sonnet-4-5", "svc.swarm.run_id": "run_1", "svc.swarm.step_id": "build" });
+    expect(root.attributes).toMatchObject({
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "claude",
+      "gen_ai.agent.id": s.id,
+      "gen_ai.conversation.id": s.id,
+      "gen_ai.request.model": "claude-sonnet-4-5",
+      "svc.swarm.run_id": "run_1",
+      "svc.swarm.step_id": "build",
+    });
     expect(root.resource["service.name"]).toBe("svc");
     const turn = named(spans, "turn 1")!;
     const delivery = named(spans, "deliver snt_1")!;
@@ -108,15 +168,39 @@ describe.each(["http/protobuf", "http/json"] as const)("a traced session over %s
     for (const x of [turn, delivery, verdict]) expect(x.parentSpanId).toBe(root.spanId);
     for (const x of [tool, chat]) expect(x.parentSpanId).toBe(turn.spanId);
     for (const x of spans) expect(x.traceId).toBe(root.traceId);
-    expect(delivery.attributes).toMatchObject({ "svc.sentinel.id": "snt_1", "svc.event.id": "evt_1", "svc.prompt.id": "prm_1" });
+    expect(delivery.attributes).toMatchObject({
+      "svc.sentinel.id": "snt_1",
+      "svc.event.id": "evt_1",
+      "svc.prompt.id": "prm_1",
+    });
     expect(turn.attributes).toMatchObject({ "gen_ai.response.finish_reasons": ["end_turn"], "svc.prompt.id": "prm_1" });
-    expect(JSON.parse(turn.attributes["gen_ai.input.messages"] as string)).toEqual([{ role: "user", parts: [{ type: "text", content: "fix it, token [redacted]" }] }]);
-    expect(tool.attributes).toMatchObject({ "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "execute", "gen_ai.tool.call.id": "call_1", "gen_ai.tool.call.arguments": '{"cmd":"echo [redacted]"}', "gen_ai.tool.call.result": '{"out":"ok"}' });
-    expect(chat.attributes).toMatchObject({ "gen_ai.operation.name": "chat", "gen_ai.provider.name": "anthropic", "gen_ai.request.model": "claude-sonnet-4-5", "gen_ai.response.model": "claude-sonnet-4-5", "gen_ai.usage.input_tokens": 12, "gen_ai.usage.output_tokens": 7 });
+    expect(JSON.parse(turn.attributes["gen_ai.input.messages"] as string)).toEqual([
+      { role: "user", parts: [{ type: "text", content: "fix it, token [redacted]" }] },
+    ]);
+    expect(tool.attributes).toMatchObject({
+      "gen_ai.operation.name": "execute_tool",
+      "gen_ai.tool.name": "execute",
+      "gen_ai.tool.call.id": "call_1",
+      "gen_ai.tool.call.arguments": '{"cmd":"echo [redacted]"}',
+      "gen_ai.tool.call.result": '{"out":"ok"}',
+    });
+    expect(chat.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "anthropic",
+      "gen_ai.request.model": "claude-sonnet-4-5",
+      "gen_ai.response.model": "claude-sonnet-4-5",
+      "gen_ai.usage.input_tokens": 12,
+      "gen_ai.usage.output_tokens": 7,
+    });
     expect(Number(chat.endNs - chat.startNs) / 1e6).toBeCloseTo(30, 0);
-    expect(verdict.events[0]).toMatchObject({ name: "gen_ai.evaluation.result", attributes: { "gen_ai.evaluation.score.label": "stuck", "gen_ai.evaluation.explanation": "loops on [redacted]" } });
+    expect(verdict.events[0]).toMatchObject({
+      name: "gen_ai.evaluation.result",
+      attributes: { "gen_ai.evaluation.score.label": "stuck", "gen_ai.evaluation.explanation": "loops on [redacted]" },
+    });
     expect(receiver.requests.at(-1)!.headers["x-test-auth"]).toBe("hdr-secret");
-    expect(receiver.requests.at(-1)!.contentType).toBe(protocol === "http/json" ? "application/json" : "application/x-protobuf");
+    expect(receiver.requests.at(-1)!.contentType).toBe(
+      protocol === "http/json" ? "application/json" : "application/x-protobuf",
+    );
     for (const b of receiver.bodies) expect(b.includes(SECRET)).toBe(false);
   });
 
@@ -124,15 +208,32 @@ describe.each(["http/protobuf", "http/json"] as const)("a traced session over %s
     const t = newTracer();
     const s = session(t, settings(), metadata);
     await live(t, s);
-    const spans = await receiver.waitFor((all) => (named(all, "invoke_agent claude") ? all : undefined), "the root span");
-    expect(spans.map((x) => x.name).sort()).toEqual(["chat claude-sonnet-4-5", "deliver snt_1", "evaluate session_steward", "execute_tool execute", "invoke_agent claude", "turn 1"]);
-    for (const b of receiver.bodies) for (const text of ["fix it", "done with", "loops on", "echo ", "Run tests"]) expect(b.includes(text), text).toBe(false);
+    const spans = await receiver.waitFor(
+      (all) => (named(all, "invoke_agent claude") ? all : undefined),
+      "the root span",
+    );
+    expect(spans.map((x) => x.name).sort()).toEqual([
+      "chat claude-sonnet-4-5",
+      "deliver snt_1",
+      "evaluate session_steward",
+      "execute_tool execute",
+      "invoke_agent claude",
+      "turn 1",
+    ]);
+    for (const b of receiver.bodies)
+      for (const text of ["fix it", "done with", "loops on", "echo ", "Run tests"])
+        expect(b.includes(text), text).toBe(false);
     expect(named(spans, "turn 1")!.attributes["gen_ai.response.finish_reasons"]).toEqual(["end_turn"]);
   });
 });
 
 describe("propagation", () => {
-  const settings = (): TraceExportSettings => ({ url: receiver.tracesUrl, source: "test", protocol: "http/protobuf", headers: {} });
+  const settings = (): TraceExportSettings => ({
+    url: receiver.tracesUrl,
+    source: "test",
+    protocol: "http/protobuf",
+    headers: {},
+  });
 
   it("a child session joins its parent's trace under the parent's span", async () => {
     const t = newTracer();
@@ -142,7 +243,10 @@ describe("propagation", () => {
     expect(child.env.TRACEPARENT!.split("-")[1]).toBe(traceId);
     child.transcript.append("session.ended", { code: 0, signal: null });
     await child.transcript.close();
-    const span = await receiver.waitFor((all) => all.find((x) => x.attributes["gen_ai.agent.id"] === child.id), "the child's span");
+    const span = await receiver.waitFor(
+      (all) => all.find((x) => x.attributes["gen_ai.agent.id"] === child.id),
+      "the child's span",
+    );
     expect(span.parentSpanId).toBe(spanId);
     expect(span.attributes["svc.session.parent_id"]).toBe(parent.id);
   });
@@ -151,11 +255,19 @@ describe("propagation", () => {
     const t = newTracer();
     const s = session(t, settings(), secrets);
     const [, traceId, spanId] = s.env.TRACEPARENT!.split("-");
-    const result = await t.around({ tool: "sessions_list", meta: { traceparent: s.env.TRACEPARENT }, args: { q: SECRET }, requestId: 7 }, s.id, async () => ({ isError: true }));
+    const result = await t.around(
+      { tool: "sessions_list", meta: { traceparent: s.env.TRACEPARENT }, args: { q: SECRET }, requestId: 7 },
+      s.id,
+      async () => ({ isError: true }),
+    );
     expect(result).toEqual({ isError: true });
     const span = await receiver.waitFor((all) => named(all, "execute_tool sessions_list"), "the MCP span");
     expect(span).toMatchObject({ traceId, parentSpanId: spanId, status: { code: 2 } });
-    expect(span.attributes).toMatchObject({ "gen_ai.tool.name": "sessions_list", "gen_ai.tool.call.id": "7", "gen_ai.tool.call.arguments": '{"q":"[redacted]"}' });
+    expect(span.attributes).toMatchObject({
+      "gen_ai.tool.name": "sessions_list",
+      "gen_ai.tool.call.id": "7",
+      "gen_ai.tool.call.arguments": '{"q":"[redacted]"}',
+    });
   });
 });
 
@@ -166,14 +278,22 @@ describe("an unreachable endpoint", () => {
     await dead.close();
     const t = newTracer();
     for (let i = 0; i < 3; i++) {
-      const s = session(t, { url, source: "test", protocol: "http/protobuf", headers: { authorization: "Bearer hdr-secret-xyz" } }, metadata);
+      const s = session(
+        t,
+        { url, source: "test", protocol: "http/protobuf", headers: { authorization: "Bearer hdr-secret-xyz" } },
+        metadata,
+      );
       s.transcript.append("session.ended", { code: 0, signal: null });
       await s.transcript.close();
     }
     await until(() => logger.lines.some((l) => l.includes("could not be sent")), "the export failure in the log");
     // More sessions while it keeps failing: told no more than once per window.
     for (let i = 0; i < 3; i++) {
-      const s = session(t, { url, source: "test", protocol: "http/protobuf", headers: { authorization: "Bearer hdr-secret-xyz" } }, metadata);
+      const s = session(
+        t,
+        { url, source: "test", protocol: "http/protobuf", headers: { authorization: "Bearer hdr-secret-xyz" } },
+        metadata,
+      );
       s.transcript.append("session.ended", { code: 0, signal: null });
       await s.transcript.close();
     }

@@ -7,7 +7,12 @@ const src = (...args: string[]) => bodySource(args);
 
 describe("gh-args: the body of gh pr create / gh pr edit, found as gh finds it", () => {
   it("-b and --body in every form: the value and where it is written", () => {
-    expect(src("pr", "create", "-b", "X")).toEqual({ kind: "arg", command: "create", at: { index: 3, prefix: "" }, value: "X" });
+    expect(src("pr", "create", "-b", "X")).toEqual({
+      kind: "arg",
+      command: "create",
+      at: { index: 3, prefix: "" },
+      value: "X",
+    });
     expect(src("pr", "create", "-bX")).toMatchObject({ at: { index: 2, prefix: "-b" }, value: "X" });
     expect(src("pr", "create", "-b=X")).toMatchObject({ at: { index: 2, prefix: "-b=" }, value: "X" });
     expect(src("pr", "create", "-b==X")).toMatchObject({ at: { index: 2, prefix: "-b=" }, value: "=X" });
@@ -21,14 +26,29 @@ describe("gh-args: the body of gh pr create / gh pr edit, found as gh finds it",
   });
 
   it("-F and --body-file in every form, `-` for stdin; an empty path is no body file, as in gh", () => {
-    expect(src("pr", "create", "-F", "f.md")).toEqual({ kind: "file", command: "create", at: { index: 3, prefix: "" }, path: "f.md" });
+    expect(src("pr", "create", "-F", "f.md")).toEqual({
+      kind: "file",
+      command: "create",
+      at: { index: 3, prefix: "" },
+      path: "f.md",
+    });
     expect(src("pr", "create", "-Ff.md")).toMatchObject({ kind: "file", at: { index: 2, prefix: "-F" }, path: "f.md" });
-    expect(src("pr", "create", "-F=f.md")).toMatchObject({ kind: "file", at: { index: 2, prefix: "-F=" }, path: "f.md" });
+    expect(src("pr", "create", "-F=f.md")).toMatchObject({
+      kind: "file",
+      at: { index: 2, prefix: "-F=" },
+      path: "f.md",
+    });
     expect(src("pr", "create", "--body-file", "f.md")).toMatchObject({ kind: "file", at: { index: 3, prefix: "" } });
-    expect(src("pr", "create", "--body-file=f.md")).toMatchObject({ kind: "file", at: { index: 2, prefix: "--body-file=" } });
+    expect(src("pr", "create", "--body-file=f.md")).toMatchObject({
+      kind: "file",
+      at: { index: 2, prefix: "--body-file=" },
+    });
     expect(src("pr", "create", "-F", "-")).toEqual({ kind: "stdin", command: "create", at: { index: 3, prefix: "" } });
     expect(src("pr", "create", "-F-")).toMatchObject({ kind: "stdin", at: { index: 2, prefix: "-F" } });
-    expect(src("pr", "create", "--body-file=-")).toMatchObject({ kind: "stdin", at: { index: 2, prefix: "--body-file=" } });
+    expect(src("pr", "create", "--body-file=-")).toMatchObject({
+      kind: "stdin",
+      at: { index: 2, prefix: "--body-file=" },
+    });
     expect(src("pr", "create", "-dF", "-")).toMatchObject({ kind: "stdin", at: { index: 3, prefix: "" } });
     // gh reads the file over --body in create; an emptied --body-file is no file.
     expect(src("pr", "create", "--body-file", "f.md", "--body", "X")).toMatchObject({ kind: "file", path: "f.md" });
@@ -40,9 +60,16 @@ describe("gh-args: the body of gh pr create / gh pr edit, found as gh finds it",
     expect(src("pr", "create", "--title", "--body", "-b", "real")).toMatchObject({ at: { index: 5 }, value: "real" });
     expect(src("pr", "create", "-t", "-b")).toEqual({ kind: "editor" });
     expect(src("pr", "create", "-t-b", "-H", "--body")).toEqual({ kind: "editor" });
-    expect(src("pr", "create", "--label", "-F", "-a", "--body-file", "-r", "--", "-b", "X")).toMatchObject({ kind: "arg", at: { index: 9 }, value: "X" });
+    expect(src("pr", "create", "--label", "-F", "-a", "--body-file", "-r", "--", "-b", "X")).toMatchObject({
+      kind: "arg",
+      at: { index: 9 },
+      value: "X",
+    });
     expect(src("pr", "create", "-T", "-F", "--milestone=-b", "-p", "-b")).toEqual({ kind: "editor" });
-    expect(src("pr", "edit", "--add-label", "-b", "--remove-reviewer", "--body", "-b", "X")).toMatchObject({ command: "edit", at: { index: 7 } });
+    expect(src("pr", "edit", "--add-label", "-b", "--remove-reviewer", "--body", "-b", "X")).toMatchObject({
+      command: "edit",
+      at: { index: 7 },
+    });
     const p = parseGh(["pr", "create", "--title", "-b", "--body", "real"]);
     expect(p.kind === "pr" && p.flags).toEqual([
       { name: "title", value: "-b", at: { index: 3, prefix: "" } },
@@ -51,8 +78,15 @@ describe("gh-args: the body of gh pr create / gh pr edit, found as gh finds it",
   });
 
   it("`--` ends the flags: what follows is arguments (which gh pr create refuses)", () => {
-    expect(src("pr", "create", "--", "-b", "X")).toEqual({ kind: "none", reason: "gh pr create takes no arguments, got 2" });
-    expect(src("pr", "edit", "-b", "X", "--", "--body")).toMatchObject({ kind: "arg", command: "edit", at: { index: 3 } });
+    expect(src("pr", "create", "--", "-b", "X")).toEqual({
+      kind: "none",
+      reason: "gh pr create takes no arguments, got 2",
+    });
+    expect(src("pr", "edit", "-b", "X", "--", "--body")).toMatchObject({
+      kind: "arg",
+      command: "edit",
+      at: { index: 3 },
+    });
   });
 
   it("the command is found as cobra finds it, past -R/--repo and its value", () => {
@@ -60,16 +94,33 @@ describe("gh-args: the body of gh pr create / gh pr edit, found as gh finds it",
     expect(src("pr", "-R", "o/r", "create", "-b", "X")).toMatchObject({ at: { index: 5 } });
     // --repo's value "create" is not the subcommand; the second "create" is.
     expect(src("pr", "--repo", "create", "create", "-b", "X")).toMatchObject({ at: { index: 5 } });
-    expect(parseGh(["pr", "--repo", "create", "create", "-b", "X"])).toMatchObject({ flags: [{ name: "repo", value: "create" }, { name: "body", value: "X" }] });
-    for (const other of [["pr", "view", "-b", "X"], ["issue", "create", "-b", "X"], ["pr", "comment", "1", "--body", "X"], ["api", "-F", "a=b"], ["pr", "--", "create", "-b", "X"]]) {
+    expect(parseGh(["pr", "--repo", "create", "create", "-b", "X"])).toMatchObject({
+      flags: [
+        { name: "repo", value: "create" },
+        { name: "body", value: "X" },
+      ],
+    });
+    for (const other of [
+      ["pr", "view", "-b", "X"],
+      ["issue", "create", "-b", "X"],
+      ["pr", "comment", "1", "--body", "X"],
+      ["api", "-F", "a=b"],
+      ["pr", "--", "create", "-b", "X"],
+    ]) {
       expect(bodySource(other)).toEqual({ kind: "none" });
     }
   });
 
   it("gh pr edit: one argument; --body and --body-file together are refused, as gh refuses them", () => {
     expect(src("pr", "edit", "12", "--body-file=f")).toMatchObject({ kind: "file", command: "edit", at: { index: 3 } });
-    expect(src("pr", "edit", "12", "-b", "X", "-F", "f")).toEqual({ kind: "none", reason: "gh pr edit refuses --body with --body-file" });
-    expect(src("pr", "edit", "12", "13", "-b", "X")).toEqual({ kind: "none", reason: "gh pr edit takes one argument, got 2" });
+    expect(src("pr", "edit", "12", "-b", "X", "-F", "f")).toEqual({
+      kind: "none",
+      reason: "gh pr edit refuses --body with --body-file",
+    });
+    expect(src("pr", "edit", "12", "13", "-b", "X")).toEqual({
+      kind: "none",
+      reason: "gh pr edit takes one argument, got 2",
+    });
     expect(src("pr", "edit", "12")).toEqual({ kind: "none" });
   });
 
@@ -84,17 +135,35 @@ describe("gh-args: the body of gh pr create / gh pr edit, found as gh finds it",
   });
 
   it("a command line gh refuses, or help, is left alone (with the reason when gh would refuse it)", () => {
-    expect(src("pr", "create", "--bogus", "-b", "X")).toEqual({ kind: "none", reason: "gh pr create will refuse it (unknown flag: --bogus)" });
-    expect(src("pr", "create", "-qSECRET")).toEqual({ kind: "none", reason: "gh pr create will refuse it (unknown shorthand flag: 'q')" });
-    expect(src("pr", "create", "-b")).toEqual({ kind: "none", reason: "gh pr create will refuse it (flag needs an argument: -b)" });
-    expect(src("pr", "create", "-t", "T", "--body")).toEqual({ kind: "none", reason: "gh pr create will refuse it (flag needs an argument: --body)" });
-    expect(src("pr", "create", "--draft=maybe", "-b", "X")).toMatchObject({ kind: "none", reason: expect.stringContaining("invalid boolean value for --draft") });
-    expect(src("pr", "create", "---body", "X")).toMatchObject({ kind: "none", reason: expect.stringContaining("bad flag syntax") });
+    expect(src("pr", "create", "--bogus", "-b", "X")).toEqual({
+      kind: "none",
+      reason: "gh pr create will refuse it (unknown flag: --bogus)",
+    });
+    expect(src("pr", "create", "-qSECRET")).toEqual({
+      kind: "none",
+      reason: "gh pr create will refuse it (unknown shorthand flag: 'q')",
+    });
+    expect(src("pr", "create", "-b")).toEqual({
+      kind: "none",
+      reason: "gh pr create will refuse it (flag needs an argument: -b)",
+    });
+    expect(src("pr", "create", "-t", "T", "--body")).toEqual({
+      kind: "none",
+      reason: "gh pr create will refuse it (flag needs an argument: --body)",
+    });
+    expect(src("pr", "create", "--draft=maybe", "-b", "X")).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("invalid boolean value for --draft"),
+    });
+    expect(src("pr", "create", "---body", "X")).toMatchObject({
+      kind: "none",
+      reason: expect.stringContaining("bad flag syntax"),
+    });
     expect(src("pr", "create", "-h", "-b", "X")).toEqual({ kind: "none" });
     expect(src("pr", "create", "--help", "-b", "X")).toEqual({ kind: "none" });
   });
 
-  it("withValue replaces only the body's value, and refuses a form that cannot hold a new value (-b= is the body \"=\")", () => {
+  it('withValue replaces only the body\'s value, and refuses a form that cannot hold a new value (-b= is the body "=")', () => {
     const argv = ["pr", "create", "-t", "-b", "-dbOld", "-l", "x"];
     const s = bodySource(argv);
     expect(s.kind === "arg" && withValue(argv, s.at, "New")).toEqual(["pr", "create", "-t", "-b", "-dbNew", "-l", "x"]);
@@ -113,31 +182,82 @@ interface FlagModel {
   bool?: true;
 }
 const VALUE_FLAGS: FlagModel[] = [
-  { long: "title", short: "t" }, { long: "body", short: "b" }, { long: "body-file", short: "F" }, { long: "base", short: "B" },
-  { long: "head", short: "H" }, { long: "label", short: "l" }, { long: "reviewer", short: "r" }, { long: "repo", short: "R" },
-  { long: "milestone", short: "m" }, { long: "template", short: "T" }, { long: "recover" },
+  { long: "title", short: "t" },
+  { long: "body", short: "b" },
+  { long: "body-file", short: "F" },
+  { long: "base", short: "B" },
+  { long: "head", short: "H" },
+  { long: "label", short: "l" },
+  { long: "reviewer", short: "r" },
+  { long: "repo", short: "R" },
+  { long: "milestone", short: "m" },
+  { long: "template", short: "T" },
+  { long: "recover" },
 ];
 const EDIT_VALUE_FLAGS: FlagModel[] = [
-  { long: "title", short: "t" }, { long: "body", short: "b" }, { long: "body-file", short: "F" }, { long: "base", short: "B" },
-  { long: "repo", short: "R" }, { long: "milestone", short: "m" }, { long: "add-label" }, { long: "remove-reviewer" },
+  { long: "title", short: "t" },
+  { long: "body", short: "b" },
+  { long: "body-file", short: "F" },
+  { long: "base", short: "B" },
+  { long: "repo", short: "R" },
+  { long: "milestone", short: "m" },
+  { long: "add-label" },
+  { long: "remove-reviewer" },
 ];
 const BOOL_SHORTS = ["d", "e"]; // create's -d/--draft, -e/--editor (no --fill/--web: they change nothing once a body is given)
-const TRICKY = ["-b", "--body", "-F", "--body-file", "-", "--", "=", "-bX", "--body=x", "-F-", "-h", "", " ", "pr", "create", "a=b"];
+const TRICKY = [
+  "-b",
+  "--body",
+  "-F",
+  "--body-file",
+  "-",
+  "--",
+  "=",
+  "-bX",
+  "--body=x",
+  "-F-",
+  "-h",
+  "",
+  " ",
+  "pr",
+  "create",
+  "a=b",
+];
 const value = fc.oneof(fc.constantFrom(...TRICKY), fc.string({ maxLength: 12 }));
 
-type Token = { flag: FlagModel; value: string; form: number; cluster: string } | { bool: string; form: number } | { positional: string };
+type Token =
+  | { flag: FlagModel; value: string; form: number; cluster: string }
+  | { bool: string; form: number }
+  | { positional: string };
 
 function token(command: "create" | "edit"): fc.Arbitrary<Token> {
   const flags = command === "create" ? VALUE_FLAGS : EDIT_VALUE_FLAGS;
-  const positional = fc.record({ positional: fc.oneof(fc.constantFrom("12", "-", ""), fc.string({ maxLength: 6 }).filter((s) => !s.startsWith("-"))) });
-  const valued = fc.record({ flag: fc.constantFrom(...flags), value, form: fc.nat(4), cluster: fc.subarray(command === "create" ? BOOL_SHORTS : []).map((c) => c.join("")) });
+  const positional = fc.record({
+    positional: fc.oneof(
+      fc.constantFrom("12", "-", ""),
+      fc.string({ maxLength: 6 }).filter((s) => !s.startsWith("-")),
+    ),
+  });
+  const valued = fc.record({
+    flag: fc.constantFrom(...flags),
+    value,
+    form: fc.nat(4),
+    cluster: fc.subarray(command === "create" ? BOOL_SHORTS : []).map((c) => c.join("")),
+  });
   if (command === "edit") return fc.oneof({ weight: 6, arbitrary: valued }, { weight: 1, arbitrary: positional });
   const bool = fc.record({ bool: fc.constantFrom("d", "draft", "e", "editor"), form: fc.nat(2) });
-  return fc.oneof({ weight: 12, arbitrary: valued }, { weight: 2, arbitrary: bool }, { weight: 1, arbitrary: positional });
+  return fc.oneof(
+    { weight: 12, arbitrary: valued },
+    { weight: 2, arbitrary: bool },
+    { weight: 1, arbitrary: positional },
+  );
 }
 
 /** Renders tokens after `pr <command>`; returns the argv and the flags gh sets (the model's truth). */
-function render(command: "create" | "edit", tokens: Token[]): { argv: string[]; flags: ParsedFlag[]; positional: number[] } {
+function render(
+  command: "create" | "edit",
+  tokens: Token[],
+): { argv: string[]; flags: ParsedFlag[]; positional: number[] } {
   const argv = ["pr", command];
   const flags: ParsedFlag[] = [];
   const positional: number[] = [];
@@ -191,7 +311,9 @@ describe("gh-args property: stamping never changes anything but the body's value
           const body = m.flags.findLast((f) => f.name === "body");
           const target = file && file.value !== "" ? file : body;
           const s = bodySource(m.argv);
-          const refused = m.positional.length > (command === "create" ? 0 : 1) || (command === "edit" && target === file && body !== undefined);
+          const refused =
+            m.positional.length > (command === "create" ? 0 : 1) ||
+            (command === "edit" && target === file && body !== undefined);
           if (!target || refused) {
             expect(s.kind === "none" || s.kind === "editor").toBe(true);
             return;
@@ -201,7 +323,10 @@ describe("gh-args property: stamping never changes anything but the body's value
           const out = withValue(m.argv, target.at!, stamped);
           expect(out).toBeDefined();
           out!.forEach((a, i) => expect(a).toBe(i === target.at!.index ? target.at!.prefix + stamped : m.argv[i]));
-          expect(parseGh(out!)).toEqual({ ...parsed, flags: m.flags.map((f) => (f === target ? { ...f, value: stamped } : f)) });
+          expect(parseGh(out!)).toEqual({
+            ...parsed,
+            flags: m.flags.map((f) => (f === target ? { ...f, value: stamped } : f)),
+          });
         }),
         { numRuns: 500 },
       );

@@ -13,7 +13,14 @@ const FAKE_GH_DIR = join(FIXTURES, "fake-gh-recorder");
 const PROV: Provenance = { sessionId: "ses_01TEST", adapter: "claude", model: "opus-x", workspace: "/w/app/feat" };
 const FOOTER = provenanceFooter(PROV);
 
-async function shim(): Promise<{ dir: string; log: string; run(args: string[], opts?: { input?: string; env?: Record<string, string>; path?: string }): { code: number | null; stderr: string } }> {
+async function shim(): Promise<{
+  dir: string;
+  log: string;
+  run(
+    args: string[],
+    opts?: { input?: string; env?: Record<string, string>; path?: string },
+  ): { code: number | null; stderr: string };
+}> {
   const home = await tempDir();
   const dir = await writeShimDir(home, PROV);
   const log = join(home, "gh.log");
@@ -24,15 +31,25 @@ async function shim(): Promise<{ dir: string; log: string; run(args: string[], o
       const r = spawnSync(join(dir, "gh"), args, {
         input: opts.input ?? "",
         encoding: "utf8",
-        env: { PATH: opts.path ?? `${dir}:${FAKE_GH_DIR}:${process.env.PATH}`, HOME: process.env.HOME, FAKE_GH_LOG: log, ...opts.env },
+        env: {
+          PATH: opts.path ?? `${dir}:${FAKE_GH_DIR}:${process.env.PATH}`,
+          HOME: process.env.HOME,
+          FAKE_GH_LOG: log,
+          ...opts.env,
+        },
       });
       return { code: r.status, stderr: r.stderr };
     },
   };
 }
 
-async function calls(log: string): Promise<Array<{ args: string[]; files?: Record<string, string>; editorResult?: string }>> {
-  return (await readFile(log, "utf8")).trim().split("\n").map((l) => JSON.parse(l));
+async function calls(
+  log: string,
+): Promise<Array<{ args: string[]; files?: Record<string, string>; editorResult?: string }>> {
+  return (await readFile(log, "utf8"))
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
 }
 
 describe("the gh provenance shim (a fake gh records its arguments)", () => {
@@ -106,7 +123,10 @@ describe("the gh provenance shim (a fake gh records its arguments)", () => {
     });
     fileForms.forEach(([args, i, prefix], n) => {
       const call = log[argForms.length + n]!;
-      expect(call.args.filter((_, k) => k !== i), args.join(" ")).toEqual(args.filter((_, k) => k !== i));
+      expect(
+        call.args.filter((_, k) => k !== i),
+        args.join(" "),
+      ).toEqual(args.filter((_, k) => k !== i));
       expect(call.args[i]!.startsWith(prefix + join(s.dir, "body-")), args.join(" ")).toBe(true);
       expect(call.files, args.join(" ")).toEqual({ [i]: "From a file" + (args[1] === "edit" ? EDIT : FOOTER) });
       expect(existsSync(call.args[i]!.slice(prefix.length))).toBe(false);
@@ -122,8 +142,12 @@ describe("the gh provenance shim (a fake gh records its arguments)", () => {
     const r2 = s.run(refused);
     expect([r1.code, r2.code]).toEqual([0, 0]);
     expect((await calls(s.log)).map((c) => c.args)).toEqual([unsafe, refused]);
-    expect(r1.stderr).toBe("svc gh shim: the pull request body is not stamped (gh would read the stamped command line differently; the body's form cannot hold a changed value); gh runs with the arguments as given\n");
-    expect(r2.stderr).toBe("svc gh shim: the pull request body is not stamped (gh pr create will refuse it (unknown flag: --bogus)); gh runs with the arguments as given\n");
+    expect(r1.stderr).toBe(
+      "svc gh shim: the pull request body is not stamped (gh would read the stamped command line differently; the body's form cannot hold a changed value); gh runs with the arguments as given\n",
+    );
+    expect(r2.stderr).toBe(
+      "svc gh shim: the pull request body is not stamped (gh pr create will refuse it (unknown flag: --bogus)); gh runs with the arguments as given\n",
+    );
   });
 
   it("the editor: gh's editor step goes through the shim's GH_EDITOR, which runs the user's editor, then stamps", async () => {
@@ -166,7 +190,9 @@ describe("the gh provenance shim (a fake gh records its arguments)", () => {
       ["pr", "create", "--body", "B"],
       ["pr", "create", "--body-file", missing],
     ]);
-    expect(r1.stderr).toBe("svc gh shim: the pull request body is not stamped (stamping failed: ENOENT); gh runs with the arguments as given\n");
+    expect(r1.stderr).toBe(
+      "svc gh shim: the pull request body is not stamped (stamping failed: ENOENT); gh runs with the arguments as given\n",
+    );
     expect(r2.stderr).toContain("(stamping failed: ENOENT)");
   });
 
@@ -190,12 +216,31 @@ describe("provenance.wrapGh on spawned sessions", () => {
     const shell = { ...AGENTS.shell, env: { PATH: `${FAKE_GH_DIR}:${process.env.PATH}`, FAKE_GH_LOG: log } };
     h = await makeWsHarness({ acpAgents: { ...AGENTS, shell }, provenance: { wrapGh: true } });
     const repo = await makeRepo(await tempDir());
-    const { descriptor } = await h.runtime.start({ adapter: "shell", cwd: repo, worktree: "pr-work", options: { model: "m-1" }, prompt: "gh pr create --title T --body 'Agent body'" });
+    const { descriptor } = await h.runtime.start({
+      adapter: "shell",
+      cwd: repo,
+      worktree: "pr-work",
+      options: { model: "m-1" },
+      prompt: "gh pr create --title T --body 'Agent body'",
+    });
     const s = h.runtime.get(descriptor.id);
     await until(() => s.turns === 1, "the gh call ran");
     expect(JSON.parse([...s.results.values()][0]!.text).code).toBe(0);
     const [call] = await calls(log);
-    expect(call!.args).toEqual(["pr", "create", "--title", "T", "--body", "Agent body" + provenanceFooter({ sessionId: descriptor.id, adapter: "shell", model: "m-1", workspace: descriptor.worktree!.path })]);
+    expect(call!.args).toEqual([
+      "pr",
+      "create",
+      "--title",
+      "T",
+      "--body",
+      "Agent body" +
+        provenanceFooter({
+          sessionId: descriptor.id,
+          adapter: "shell",
+          model: "m-1",
+          workspace: descriptor.worktree!.path,
+        }),
+    ]);
     await h.cleanup();
     h = await makeWsHarness({ acpAgents: { ...AGENTS, shell } });
     const plain = await h.runtime.start({ adapter: "shell", cwd: repo, prompt: "echo $PATH" });

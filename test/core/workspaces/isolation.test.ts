@@ -37,7 +37,12 @@ describe("worktree isolation with real git", () => {
   it("keeps the cwd's place in the repository and never removes the tree when the session ends", async () => {
     h = await makeWsHarness();
     const repo = await makeRepo(await tempDir(), "app", { "src/a.ts": "x\n" });
-    const { descriptor } = await h.runtime.start({ adapter: "echo", cwd: join(repo, "src"), worktree: true, label: "Fix Bug" });
+    const { descriptor } = await h.runtime.start({
+      adapter: "echo",
+      cwd: join(repo, "src"),
+      worktree: true,
+      label: "Fix Bug",
+    });
     expect(descriptor.worktree!.slug).toMatch(/^fix-bug-[0-9a-z]{8}$/);
     expect(descriptor.cwd).toBe(join(descriptor.worktree!.path, "src"));
     await h.runtime.stop(descriptor.id);
@@ -64,25 +69,42 @@ describe("worktree isolation with real git", () => {
   it("never: an explicit worktree is rejected, naming the setting and its source", async () => {
     h = await makeWsHarness({}, { SVC_WORKTREES_ISOLATION: "never" });
     const repo = await makeRepo(await tempDir());
-    await expect(h.runtime.start({ adapter: "echo", cwd: repo, worktree: "x" })).rejects.toMatchObject({ code: "invalid_input", message: expect.stringMatching(/isolation is "never" \(env SVC_WORKTREES_ISOLATION\)/) });
+    await expect(h.runtime.start({ adapter: "echo", cwd: repo, worktree: "x" })).rejects.toMatchObject({
+      code: "invalid_input",
+      message: expect.stringMatching(/isolation is "never" \(env SVC_WORKTREES_ISOLATION\)/),
+    });
     const plain = await h.runtime.start({ adapter: "echo", cwd: repo });
     expect(plain.descriptor.worktree).toBeUndefined();
   });
 
   it("an explicit worktree outside a repository, or with a bad slug, is a clear error", async () => {
     h = await makeWsHarness();
-    await expect(h.runtime.start({ adapter: "echo", cwd: await tempDir(), worktree: "x" })).rejects.toMatchObject({ code: "invalid_input", message: expect.stringMatching(/not inside a git repository/) });
+    await expect(h.runtime.start({ adapter: "echo", cwd: await tempDir(), worktree: "x" })).rejects.toMatchObject({
+      code: "invalid_input",
+      message: expect.stringMatching(/not inside a git repository/),
+    });
     const repo = await makeRepo(await tempDir());
-    await expect(h.runtime.start({ adapter: "echo", cwd: repo, worktree: "../evil" })).rejects.toMatchObject({ code: "invalid_input", message: expect.stringMatching(/slug "..\/evil" is invalid/) });
+    await expect(h.runtime.start({ adapter: "echo", cwd: repo, worktree: "../evil" })).rejects.toMatchObject({
+      code: "invalid_input",
+      message: expect.stringMatching(/slug "..\/evil" is invalid/),
+    });
   });
 
   it("root precedence: --root over SVC_WORKTREES_ROOT over worktrees.root over $SVC_HOME/worktrees", async () => {
     const dir = await tempDir();
     const repo = await makeRepo(dir);
-    h = await makeWsHarness({ worktrees: { root: join(dir, "from-field") } }, { SVC_WORKTREES_ROOT: join(dir, "from-env") });
+    h = await makeWsHarness(
+      { worktrees: { root: join(dir, "from-field") } },
+      { SVC_WORKTREES_ROOT: join(dir, "from-env") },
+    );
     const env = await h.runtime.start({ adapter: "echo", cwd: repo, worktree: "a" });
     expect(env.descriptor.worktree!.path).toBe(join(dir, "from-env", "app", "a"));
-    const flag = await h.runtime.start({ adapter: "echo", cwd: repo, worktree: "b", worktreeRoot: join(dir, "from-flag") });
+    const flag = await h.runtime.start({
+      adapter: "echo",
+      cwd: repo,
+      worktree: "b",
+      worktreeRoot: join(dir, "from-flag"),
+    });
     expect(flag.descriptor.worktree!.path).toBe(join(dir, "from-flag", "app", "b"));
     await h.cleanup();
     h = await makeWsHarness({ worktrees: { root: join(dir, "from-field") } });
@@ -94,7 +116,9 @@ describe("worktree isolation with real git", () => {
     h = await makeWsHarness();
     const repo = await makeRepo(await tempDir());
     const first = await h.runtime.start({ adapter: "echo", cwd: repo, worktree: "shared" });
-    await expect(h.runtime.start({ adapter: "echo", cwd: repo, worktree: "shared" })).rejects.toMatchObject({ code: "conflict" });
+    await expect(h.runtime.start({ adapter: "echo", cwd: repo, worktree: "shared" })).rejects.toMatchObject({
+      code: "conflict",
+    });
     await h.runtime.stop(first.descriptor.id);
     await until(() => h!.runtime.state(first.descriptor.id) === "ended", "first session ended");
     const again = await h.runtime.start({ adapter: "echo", cwd: repo, worktree: "shared" });
@@ -104,7 +128,10 @@ describe("worktree isolation with real git", () => {
   it("two spawns naming the same slug at the same instant: one gets the tree, the other a conflict", async () => {
     h = await makeWsHarness();
     const repo = await makeRepo(await tempDir());
-    const both = await Promise.allSettled([h.runtime.start({ adapter: "echo", cwd: repo, worktree: "race", prompt: "one" }), h.runtime.start({ adapter: "echo", cwd: repo, worktree: "race", prompt: "two" })]);
+    const both = await Promise.allSettled([
+      h.runtime.start({ adapter: "echo", cwd: repo, worktree: "race", prompt: "one" }),
+      h.runtime.start({ adapter: "echo", cwd: repo, worktree: "race", prompt: "two" }),
+    ]);
     expect(both.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     expect(both.find((r) => r.status === "rejected")).toMatchObject({ reason: { code: "conflict" } });
     expect(h.runtime.list().filter((d) => d.state !== "ended")).toHaveLength(1);

@@ -37,8 +37,12 @@ describe("spawn lineage", () => {
     const cwd = await tempDir();
     const parent = await h.runtime.start({ adapter: "echo", cwd });
     const token = tokenOf(h, parent.descriptor.id);
-    expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: false })).descriptor.parentId).toBeUndefined();
-    expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: "svcst_forged" })).descriptor.parentId).toBeUndefined();
+    expect(
+      (await h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: false })).descriptor.parentId,
+    ).toBeUndefined();
+    expect(
+      (await h.runtime.start({ adapter: "echo", cwd, callerToken: "svcst_forged" })).descriptor.parentId,
+    ).toBeUndefined();
   });
 
   it("on-request: nested only when the caller asks (attach: true)", async () => {
@@ -47,7 +51,9 @@ describe("spawn lineage", () => {
     const parent = await h.runtime.start({ adapter: "echo", cwd });
     const token = tokenOf(h, parent.descriptor.id);
     expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: token })).descriptor.parentId).toBeUndefined();
-    expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: true })).descriptor.parentId).toBe(parent.descriptor.id);
+    expect(
+      (await h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: true })).descriptor.parentId,
+    ).toBe(parent.descriptor.id);
   });
 
   it("a token is forgotten when its session ends", async () => {
@@ -70,7 +76,10 @@ describe("spawn lineage", () => {
     expect(child.descriptor).toMatchObject({ depth: 1, role: "supervisor", delegation: 1 });
     const grandchild = await h.runtime.start({ adapter: "echo", cwd, parentId: child.descriptor.id });
     expect(grandchild.descriptor).toMatchObject({ depth: 2, role: "executor", delegation: 0 });
-    await expect(h.runtime.start({ adapter: "echo", cwd, parentId: grandchild.descriptor.id })).rejects.toMatchObject({ code: "forbidden", message: expect.stringMatching(/delegation is 0/) });
+    await expect(h.runtime.start({ adapter: "echo", cwd, parentId: grandchild.descriptor.id })).rejects.toMatchObject({
+      code: "forbidden",
+      message: expect.stringMatching(/delegation is 0/),
+    });
   });
 
   it("the caller bounds the grant too: attach: false or naming another parent does not escape its delegation", async () => {
@@ -79,28 +88,56 @@ describe("spawn lineage", () => {
     const other = await h.runtime.start({ adapter: "echo", cwd });
     const spent = await h.runtime.start({ adapter: "echo", cwd, delegation: 0 });
     const token = tokenOf(h, spent.descriptor.id);
-    const forbidden = { code: "forbidden", message: expect.stringContaining(`session ${spent.descriptor.id} may not spawn`) };
-    await expect(h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: false })).rejects.toMatchObject(forbidden);
-    await expect(h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: false, delegation: 9 })).rejects.toMatchObject(forbidden);
-    await expect(h.runtime.start({ adapter: "echo", cwd, callerToken: token, parentId: other.descriptor.id })).rejects.toMatchObject(forbidden);
+    const forbidden = {
+      code: "forbidden",
+      message: expect.stringContaining(`session ${spent.descriptor.id} may not spawn`),
+    };
+    await expect(h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: false })).rejects.toMatchObject(
+      forbidden,
+    );
+    await expect(
+      h.runtime.start({ adapter: "echo", cwd, callerToken: token, attach: false, delegation: 9 }),
+    ).rejects.toMatchObject(forbidden);
+    await expect(
+      h.runtime.start({ adapter: "echo", cwd, callerToken: token, parentId: other.descriptor.id }),
+    ).rejects.toMatchObject(forbidden);
     // An unlimited caller still grants no more than defaults.maxGrantableDelegation, nested or not.
     const free = tokenOf(h, other.descriptor.id);
-    expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: free, attach: false, delegation: 9 })).descriptor).toMatchObject({ parentId: undefined, delegation: 2 });
+    expect(
+      (await h.runtime.start({ adapter: "echo", cwd, callerToken: free, attach: false, delegation: 9 })).descriptor,
+    ).toMatchObject({ parentId: undefined, delegation: 2 });
     const three = await h.runtime.start({ adapter: "echo", cwd, delegation: 3 });
-    expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: tokenOf(h, three.descriptor.id), parentId: other.descriptor.id })).descriptor).toMatchObject({ parentId: other.descriptor.id, delegation: 2 });
+    expect(
+      (
+        await h.runtime.start({
+          adapter: "echo",
+          cwd,
+          callerToken: tokenOf(h, three.descriptor.id),
+          parentId: other.descriptor.id,
+        })
+      ).descriptor,
+    ).toMatchObject({ parentId: other.descriptor.id, delegation: 2 });
     const one = await h.runtime.start({ adapter: "echo", cwd, delegation: 1 });
-    expect((await h.runtime.start({ adapter: "echo", cwd, callerToken: tokenOf(h, one.descriptor.id), attach: false })).descriptor.delegation).toBe(0);
+    expect(
+      (await h.runtime.start({ adapter: "echo", cwd, callerToken: tokenOf(h, one.descriptor.id), attach: false }))
+        .descriptor.delegation,
+    ).toBe(0);
   });
 
   it("a stop that lands while the agent's process is starting stops that process", async () => {
-    h = await makeWsHarness({ acpAgents: { ...AGENTS, slowinit: fixtureAgent("echo-agent.mjs", { env: { FX_INIT_DELAY_MS: "1500" } }) } });
+    h = await makeWsHarness({
+      acpAgents: { ...AGENTS, slowinit: fixtureAgent("echo-agent.mjs", { env: { FX_INIT_DELAY_MS: "1500" } }) },
+    });
     const cwd = await tempDir();
     const starting = h.runtime.start({ adapter: "slowinit", cwd });
     starting.catch(() => undefined);
     await until(() => h!.runtime.list().length === 1, "the session is registered");
     const id = h.runtime.list()[0]!.id;
     await h.runtime.stop(id);
-    await expect(starting).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/stopped while its agent was starting/) });
+    await expect(starting).rejects.toMatchObject({
+      code: "conflict",
+      message: expect.stringMatching(/stopped while its agent was starting/),
+    });
     const pid = h.runtime.get(id).handle?.pid;
     expect(pid).toBeGreaterThan(0);
     await until(() => !processAlive(pid!), "the agent process is gone");
@@ -125,7 +162,10 @@ describe("spawn idempotency", () => {
   it("two identical spawns at once make one session", async () => {
     h = await makeWsHarness();
     const cwd = await tempDir();
-    const [a, b] = await Promise.all([h.runtime.start({ adapter: "echo", cwd, prompt: "same" }), h.runtime.start({ adapter: "echo", cwd, prompt: "same" })]);
+    const [a, b] = await Promise.all([
+      h.runtime.start({ adapter: "echo", cwd, prompt: "same" }),
+      h.runtime.start({ adapter: "echo", cwd, prompt: "same" }),
+    ]);
     expect(a.descriptor.id).toBe(b.descriptor.id);
     expect([a.deduped, b.deduped].filter(Boolean)).toHaveLength(1);
   });
@@ -133,7 +173,10 @@ describe("spawn idempotency", () => {
   it("two identical spawns at once make one session while git places the first one's worktree", async () => {
     h = await makeWsHarness({}, { SVC_WORKTREES_ISOLATION: "always" });
     const repo = await makeRepo(await tempDir());
-    const [a, b] = await Promise.all([h.runtime.start({ adapter: "echo", cwd: repo, prompt: "same" }), h.runtime.start({ adapter: "echo", cwd: repo, prompt: "same" })]);
+    const [a, b] = await Promise.all([
+      h.runtime.start({ adapter: "echo", cwd: repo, prompt: "same" }),
+      h.runtime.start({ adapter: "echo", cwd: repo, prompt: "same" }),
+    ]);
     expect(b.descriptor.id).toBe(a.descriptor.id);
     expect([a.deduped, b.deduped].filter(Boolean)).toHaveLength(1);
     expect(h.runtime.list()).toHaveLength(1);

@@ -32,7 +32,13 @@ describe("the provisioning queue", () => {
     const jobs = [1, 2, 3, 4, 5].map((i) => ({ id: `s${i}`, g: gate() }));
     const done = jobs.map((j) => q.submit(j.id, "/r/app", j.g.run));
     expect(q.admitted).toEqual(["s1", "s2"]);
-    expect(jobs.map((j) => q.view(j.id))).toEqual([{ state: "running" }, { state: "running" }, { state: "queued", position: 1 }, { state: "queued", position: 2 }, { state: "queued", position: 3 }]);
+    expect(jobs.map((j) => q.view(j.id))).toEqual([
+      { state: "running" },
+      { state: "running" },
+      { state: "queued", position: 1 },
+      { state: "queued", position: 2 },
+      { state: "queued", position: 3 },
+    ]);
     jobs[1]!.g.open();
     await done[1];
     await tick();
@@ -72,7 +78,13 @@ describe("the provisioning queue", () => {
     expect(capFor("/src/app", caps(0, { "/other/app": 1, web: 1 }, 0))).toBe(Infinity);
     expect(capFor("/src/app", caps(0, { app: 1, "/src/app": 3 }, 0))).toBe(3);
     const { q } = setup(caps(3, { app: 1 }, 0));
-    for (const [id, repo] of [["a1", "/src/app"], ["a2", "/src/app"], ["w1", "/src/web"], ["a3", "/src/app"]] as const) void q.submit(id, repo, gate().run);
+    for (const [id, repo] of [
+      ["a1", "/src/app"],
+      ["a2", "/src/app"],
+      ["w1", "/src/web"],
+      ["a3", "/src/app"],
+    ] as const)
+      void q.submit(id, repo, gate().run);
     expect(q.admitted).toEqual(["a1", "w1"]);
     expect(q.view("a2")).toEqual({ state: "queued", position: 1 });
     expect(q.view("a3")).toEqual({ state: "queued", position: 2 });

@@ -27,9 +27,19 @@ afterEach(async () => {
 });
 
 const DAY = 86_400_000;
-const rows = async (w: WsHarness) => (await inventory({ home: w.home, roots: [join(w.home, "worktrees")], live: new Map(), now: Date.now(), sizes: false })).rows;
+const rows = async (w: WsHarness) =>
+  (
+    await inventory({
+      home: w.home,
+      roots: [join(w.home, "worktrees")],
+      live: new Map(),
+      now: Date.now(),
+      sizes: false,
+    })
+  ).rows;
 /** gc as if a month had passed since everything was made (the harness clock stands in 2026). */
-const gcLater = async (w: WsHarness, dryRun = false) => gc(w.home, await rows(w), { olderThanMs: 7 * DAY, dryRun, now: Date.now() + 30 * DAY });
+const gcLater = async (w: WsHarness, dryRun = false) =>
+  gc(w.home, await rows(w), { olderThanMs: 7 * DAY, dryRun, now: Date.now() + 30 * DAY });
 const bySlug = (actions: Array<{ slug: string }>) => Object.fromEntries(actions.map((a) => [a.slug, a]));
 
 /** A tree made by svc for a session that has ended. */
@@ -44,7 +54,10 @@ describe("worktree reclaim keeps what svc did not make", () => {
     h = await makeWsHarness();
     const repo = await makeRepo(await tempDir());
     await svcTree(h, repo, "fresh");
-    expect(await removeTree(h.home, pick(await rows(h), "fresh"), { force: false })).toMatchObject({ branch: "svc/fresh", branchDeleted: true });
+    expect(await removeTree(h.home, pick(await rows(h), "fresh"), { force: false })).toMatchObject({
+      branch: "svc/fresh",
+      branchDeleted: true,
+    });
     expect(sh(repo, "branch", "--list", "svc/fresh").trim()).toBe("");
 
     const w = await svcTree(h, repo, "w");
@@ -56,7 +69,10 @@ describe("worktree reclaim keeps what svc did not make", () => {
     const again = await h.runtime.start({ adapter: "echo", cwd: repo, worktree: "w" });
     expect(existsSync(join(again.descriptor.worktree!.path, "work.txt"))).toBe(true);
     await h.runtime.stop(again.descriptor.id);
-    expect(await removeTree(h.home, pick(await rows(h), "w"), { force: false })).toMatchObject({ branch: "svc/w", branchDeleted: false });
+    expect(await removeTree(h.home, pick(await rows(h), "w"), { force: false })).toMatchObject({
+      branch: "svc/w",
+      branchDeleted: false,
+    });
     expect(sh(repo, "rev-parse", "refs/heads/svc/w").trim()).toBe(archived.commit);
   });
 
@@ -66,7 +82,11 @@ describe("worktree reclaim keeps what svc did not make", () => {
     const tree = await svcTree(h, repo, "marked");
     const marker = JSON.parse(await readFile(join(tree, MARKER_FILE), "utf8")) as { id: string; path: string };
     const [rec] = await new WorktreeRecords(h.home).list();
-    expect(rec).toMatchObject({ path: tree, marker: marker.id, checksum: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) });
+    expect(rec).toMatchObject({
+      path: tree,
+      marker: marker.id,
+      checksum: expect.stringMatching(/^sha256:[0-9a-f]{64}$/),
+    });
     expect(marker.path).toBe(tree);
     expect(sh(tree, "status", "--porcelain", "--untracked-files=all")).toBe("");
     expect(sh(repo, "status", "--porcelain", "--untracked-files=all")).toBe("");
@@ -95,7 +115,12 @@ describe("worktree reclaim keeps what svc did not make", () => {
     const planned = bySlug((await gcLater(h, true)).actions);
     const out = bySlug((await gcLater(h)).actions);
     expect(out).toEqual(planned);
-    for (const slug of ["clone", "handmade", "stray"]) expect(out[slug]).toMatchObject({ action: "left", state: "foreign", reason: expect.stringContaining("not svc's: svc has no record of it") });
+    for (const slug of ["clone", "handmade", "stray"])
+      expect(out[slug]).toMatchObject({
+        action: "left",
+        state: "foreign",
+        reason: expect.stringContaining("not svc's: svc has no record of it"),
+      });
     expect(out["svc-made"]).toMatchObject({ action: "removed", state: "orphaned" });
     expect(existsSync(mine)).toBe(false);
     expect(readFileSync(join(under, "clone", "notes.txt"), "utf8")).toBe("mine\n");
@@ -105,11 +130,20 @@ describe("worktree reclaim keeps what svc did not make", () => {
     expect(pick(await rows(h), "./app/clone/", join(h.home, "worktrees")).path).toBe(join(under, "clone"));
     for (const slug of ["clone", "handmade", "stray"]) {
       for (const force of [false, true]) {
-        await expect(removeTree(h.home, pick(await rows(h), slug), { force })).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/is not svc's: svc has no record of it/) });
-        await expect(archiveTree(h.home, pick(await rows(h), slug), { force })).rejects.toMatchObject({ code: "conflict" });
+        await expect(removeTree(h.home, pick(await rows(h), slug), { force })).rejects.toMatchObject({
+          code: "conflict",
+          message: expect.stringMatching(/is not svc's: svc has no record of it/),
+        });
+        await expect(archiveTree(h.home, pick(await rows(h), slug), { force })).rejects.toMatchObject({
+          code: "conflict",
+        });
       }
     }
-    expect(existsSync(join(under, "clone", "notes.txt")) && existsSync(join(under, "handmade")) && existsSync(join(under, "stray"))).toBe(true);
+    expect(
+      existsSync(join(under, "clone", "notes.txt")) &&
+        existsSync(join(under, "handmade")) &&
+        existsSync(join(under, "stray")),
+    ).toBe(true);
   });
 
   it("a recorded path whose directory was replaced by a user's folder or a symlink is left; only the stale record goes", async () => {
@@ -125,19 +159,37 @@ describe("worktree reclaim keeps what svc did not make", () => {
     await symlink(userFiles, linked);
 
     const byPath = Object.fromEntries((await rows(h)).map((r) => [r.slug, r]));
-    expect(byPath.replaced).toMatchObject({ state: "foreign", owned: false, notOwned: expect.stringMatching(/carries no svc marker/) });
-    expect(byPath.linked).toMatchObject({ state: "foreign", owned: false, notOwned: expect.stringMatching(/symbolic link/) });
+    expect(byPath.replaced).toMatchObject({
+      state: "foreign",
+      owned: false,
+      notOwned: expect.stringMatching(/carries no svc marker/),
+    });
+    expect(byPath.linked).toMatchObject({
+      state: "foreign",
+      owned: false,
+      notOwned: expect.stringMatching(/symbolic link/),
+    });
     for (const slug of ["replaced", "linked"]) {
-      await expect(removeTree(h.home, pick(await rows(h), slug), { force: true })).rejects.toMatchObject({ message: expect.stringMatching(/not svc's/) });
+      await expect(removeTree(h.home, pick(await rows(h), slug), { force: true })).rejects.toMatchObject({
+        message: expect.stringMatching(/not svc's/),
+      });
     }
     const out = bySlug((await gcLater(h)).actions);
-    expect(out.replaced).toMatchObject({ action: "record-dropped", reason: expect.stringContaining("the folder is left as it is") });
-    expect(out.linked).toMatchObject({ action: "record-dropped", reason: expect.stringContaining("git keeps a stale entry for it (`git -C") });
+    expect(out.replaced).toMatchObject({
+      action: "record-dropped",
+      reason: expect.stringContaining("the folder is left as it is"),
+    });
+    expect(out.linked).toMatchObject({
+      action: "record-dropped",
+      reason: expect.stringContaining("git keeps a stale entry for it (`git -C"),
+    });
     expect(readFileSync(join(replaced, "mine.txt"), "utf8")).toBe("mine\n");
     expect(readFileSync(join(linked, "thesis.tex"), "utf8")).toBe("years of work\n");
     expect(readFileSync(join(userFiles, "thesis.tex"), "utf8")).toBe("years of work\n");
     // git's stale entries for the trees svc made stay (git will not drop an entry whose path holds a folder): no prune of the user's repository.
-    expect(sh(repo, "worktree", "list", "--porcelain")).toMatch(/replaced\nHEAD [0-9a-f]+\nbranch refs\/heads\/svc\/replaced\nprunable/);
+    expect(sh(repo, "worktree", "list", "--porcelain")).toMatch(
+      /replaced\nHEAD [0-9a-f]+\nbranch refs\/heads\/svc\/replaced\nprunable/,
+    );
   });
 
   it("removing an orphan svc made never follows a symlink inside it into the user's files", async () => {
@@ -149,8 +201,12 @@ describe("worktree reclaim keeps what svc did not make", () => {
     await symlink(userFiles, join(tree, "data"));
     await rm(join(repo, ".git", "worktrees", "orphan"), { recursive: true });
     // rm without --force refuses: git cannot say whether the orphan holds work.
-    await expect(removeTree(h.home, pick(await rows(h), "orphan"), { force: false })).rejects.toMatchObject({ message: expect.stringMatching(/git no longer lists/) });
-    expect((await gcLater(h)).actions).toEqual([expect.objectContaining({ slug: "orphan", action: "removed", state: "orphaned" })]);
+    await expect(removeTree(h.home, pick(await rows(h), "orphan"), { force: false })).rejects.toMatchObject({
+      message: expect.stringMatching(/git no longer lists/),
+    });
+    expect((await gcLater(h)).actions).toEqual([
+      expect.objectContaining({ slug: "orphan", action: "removed", state: "orphaned" }),
+    ]);
     expect(existsSync(tree)).toBe(false);
     expect(readFileSync(join(userFiles, "keep.txt"), "utf8")).toBe("keep\n");
   });
@@ -165,8 +221,14 @@ describe("worktree reclaim keeps what svc did not make", () => {
     const now = Date.now() + 30 * DAY;
     await utimes(join(touched, "README.md"), new Date(now - DAY), new Date(now - DAY));
     const out = bySlug((await gc(h.home, await rows(h), { olderThanMs: 7 * DAY, dryRun: false, now })).actions);
-    expect(out.old).toMatchObject({ action: "removed", reason: expect.stringMatching(/^clean; nothing in it changed for \d+d$/) });
-    expect(out.touched).toMatchObject({ action: "left", reason: "something in it changed 24h ago, within --older-than" });
+    expect(out.old).toMatchObject({
+      action: "removed",
+      reason: expect.stringMatching(/^clean; nothing in it changed for \d+d$/),
+    });
+    expect(out.touched).toMatchObject({
+      action: "left",
+      reason: "something in it changed 24h ago, within --older-than",
+    });
     expect(out.dirty).toMatchObject({ action: "left", reason: expect.stringContaining("uncommitted changes") });
     expect(existsSync(old)).toBe(false);
     expect(existsSync(join(touched, "README.md")) && existsSync(join(dirty, "wip.txt"))).toBe(true);
@@ -186,26 +248,61 @@ describe("worktree reclaim keeps what svc did not make", () => {
     for (const t of doc.trees) {
       if (t.slug === "kept") t.baseCommit = "0".repeat(40); // a changed field: the checksum no longer holds
       // As svc wrote records before markers; and, by hand, a branch of the user's as if svc had made it.
-      if (t.slug === "legacy") delete t.checksum, delete t.marker, (t.branch = "feature"), (t.baseCommit = sh(repo, "rev-parse", "HEAD").trim());
+      if (t.slug === "legacy")
+        delete t.checksum,
+          delete t.marker,
+          (t.branch = "feature"),
+          (t.baseCommit = sh(repo, "rev-parse", "HEAD").trim());
     }
     // Written by hand: a user's folder, the main checkout, and one that looks like svc's own but is not.
-    doc.trees.push({ path: userDir, repo, repoName: "app", slug: "notes", branch: "svc/notes", baseCommit: "", root: join(userDir, ".."), createdAt: 0 });
-    doc.trees.push({ path: repo, repo, repoName: "app", slug: "main", branch: "main", baseCommit: "", root: join(repo, ".."), createdAt: 0 });
+    doc.trees.push({
+      path: userDir,
+      repo,
+      repoName: "app",
+      slug: "notes",
+      branch: "svc/notes",
+      baseCommit: "",
+      root: join(userDir, ".."),
+      createdAt: 0,
+    });
+    doc.trees.push({
+      path: repo,
+      repo,
+      repoName: "app",
+      slug: "main",
+      branch: "main",
+      baseCommit: "",
+      root: join(repo, ".."),
+      createdAt: 0,
+    });
     await writeFile(file, JSON.stringify(doc));
 
     const inv = await inventory({ home: h.home, roots: [], live: new Map(), now: Date.now(), sizes: false });
-    expect(inv.warnings).toEqual([expect.stringMatching(/the record of .*kept is damaged: its checksum does not match/)]);
+    expect(inv.warnings).toEqual([
+      expect.stringMatching(/the record of .*kept is damaged: its checksum does not match/),
+    ]);
     const r = Object.fromEntries(inv.rows.map((x) => [x.slug, x]));
     expect(r.kept).toMatchObject({ integrity: "damaged", owned: false, state: "foreign" });
     expect(r.legacy).toMatchObject({ integrity: "unchecked", owned: true, ownedBy: "git", state: "idle" });
     expect(r.notes).toMatchObject({ integrity: "unchecked", owned: false });
     expect(r.main).toMatchObject({ owned: false, notOwned: expect.stringContaining("does not list it as a worktree") });
-    for (const slug of ["kept", "notes", "main"]) await expect(removeTree(h.home, r[slug]!, { force: true })).rejects.toMatchObject({ message: expect.stringMatching(/not svc's/) });
+    for (const slug of ["kept", "notes", "main"])
+      await expect(removeTree(h.home, r[slug]!, { force: true })).rejects.toMatchObject({
+        message: expect.stringMatching(/not svc's/),
+      });
 
-    const out = bySlug((await gc(h.home, inv.rows, { olderThanMs: 0, dryRun: false, now: Date.now() + 30 * DAY })).actions);
-    expect(out.kept).toMatchObject({ action: "left", reason: expect.stringContaining("its record in worktrees.json is damaged") });
+    const out = bySlug(
+      (await gc(h.home, inv.rows, { olderThanMs: 0, dryRun: false, now: Date.now() + 30 * DAY })).actions,
+    );
+    expect(out.kept).toMatchObject({
+      action: "left",
+      reason: expect.stringContaining("its record in worktrees.json is damaged"),
+    });
     expect(out.legacy).toMatchObject({ action: "removed" }); // git vouches for it
-    expect(out.notes).toMatchObject({ action: "record-dropped", reason: expect.stringContaining("the folder is left") });
+    expect(out.notes).toMatchObject({
+      action: "record-dropped",
+      reason: expect.stringContaining("the folder is left"),
+    });
     expect(out.main).toMatchObject({ action: "record-dropped" });
     expect(existsSync(kept) && existsSync(join(repo, "README.md"))).toBe(true);
     expect(existsSync(legacy)).toBe(false);
@@ -213,7 +310,9 @@ describe("worktree reclaim keeps what svc did not make", () => {
     expect(sh(repo, "branch", "--list", "feature").trim()).toBe("feature");
     expect(readFileSync(join(userDir, "2024.md"), "utf8")).toBe("diary\n");
     // The damaged record stays for the user to see.
-    expect((await new WorktreeRecords(h.home).read()).records.map((x) => `${x.record.slug}:${x.integrity}`)).toEqual(["kept:damaged"]);
+    expect((await new WorktreeRecords(h.home).read()).records.map((x) => `${x.record.slug}:${x.integrity}`)).toEqual([
+      "kept:damaged",
+    ]);
   });
 
   it("a records file that is not JSON: nothing is trusted, nothing removed, the damage reported; the next tree sets it aside", async () => {
@@ -223,16 +322,26 @@ describe("worktree reclaim keeps what svc did not make", () => {
     const file = join(h.home, RECORDS_FILE);
     const text = await readFile(file, "utf8");
     await writeFile(file, text.slice(0, Math.floor(text.length / 2)));
-    const inv = await inventory({ home: h.home, roots: [join(h.home, "worktrees")], live: new Map(), now: Date.now(), sizes: false });
+    const inv = await inventory({
+      home: h.home,
+      roots: [join(h.home, "worktrees")],
+      live: new Map(),
+      now: Date.now(),
+      sizes: false,
+    });
     expect(inv.warnings).toEqual([expect.stringMatching(/worktrees\.json is damaged \(not valid JSON/)]);
     expect(inv.rows).toEqual([expect.objectContaining({ path: tree, state: "foreign", recorded: false })]);
-    expect((await gc(h.home, inv.rows, { olderThanMs: 0, dryRun: false, now: Date.now() + 30 * DAY })).actions).toEqual([expect.objectContaining({ action: "left" })]);
+    expect((await gc(h.home, inv.rows, { olderThanMs: 0, dryRun: false, now: Date.now() + 30 * DAY })).actions).toEqual(
+      [expect.objectContaining({ action: "left" })],
+    );
     expect(existsSync(tree)).toBe(true);
 
     await svcTree(h, repo, "second");
     const view = await new WorktreeRecords(h.home).read();
     expect(view.records.map((x) => x.record.slug)).toEqual(["second"]);
-    expect(view.warnings).toEqual([expect.stringMatching(/worktrees\.json\.damaged-\S+ is a damaged records file svc set aside/)]);
+    expect(view.warnings).toEqual([
+      expect.stringMatching(/worktrees\.json\.damaged-\S+ is a damaged records file svc set aside/),
+    ]);
   });
 
   it("GIT_DIR in svc's environment (svc run from a git hook) does not point its git at another repository", async () => {

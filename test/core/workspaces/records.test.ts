@@ -6,7 +6,13 @@ import { readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { checkRecord, RECORDS_FILE, sealRecord, WorktreeRecords, type WorktreeRecord } from "../../../core/workspaces/records.js";
+import {
+  checkRecord,
+  RECORDS_FILE,
+  sealRecord,
+  WorktreeRecords,
+  type WorktreeRecord,
+} from "../../../core/workspaces/records.js";
 import { tempDir } from "./support.js";
 
 let home = "";
@@ -16,10 +22,21 @@ afterEach(async () => {
 });
 
 const rec = (slug: string, extra: Partial<WorktreeRecord> = {}): WorktreeRecord => ({
-  path: `/trees/app/${slug}`, repo: "/code/app", repoName: "app", slug, branch: `svc/${slug}`, baseCommit: "a".repeat(40),
-  root: "/trees", createdAt: 1_700_000_000_000, sessionId: "ses_01", branchCreated: true, marker: "0123456789abcdef0123456789abcdef", ...extra,
+  path: `/trees/app/${slug}`,
+  repo: "/code/app",
+  repoName: "app",
+  slug,
+  branch: `svc/${slug}`,
+  baseCommit: "a".repeat(40),
+  root: "/trees",
+  createdAt: 1_700_000_000_000,
+  sessionId: "ses_01",
+  branchCreated: true,
+  marker: "0123456789abcdef0123456789abcdef",
+  ...extra,
 });
-const raw = async () => JSON.parse(await readFile(join(home, RECORDS_FILE), "utf8")) as { trees: Array<Record<string, unknown>> };
+const raw = async () =>
+  JSON.parse(await readFile(join(home, RECORDS_FILE), "utf8")) as { trees: Array<Record<string, unknown>> };
 
 describe("worktree records", () => {
   it("a sealed record verifies; any change to any field makes it damaged", () => {
@@ -42,9 +59,18 @@ describe("worktree records", () => {
   });
 
   it("a record with a bad shape is damaged and says where; one without a checksum is unchecked; one without a path is no record", () => {
-    expect(checkRecord({ ...rec("w"), path: "relative/path" })).toMatchObject({ integrity: "damaged", problem: "path must be an absolute path" });
-    expect(checkRecord({ ...rec("w"), createdAt: "yesterday" })).toMatchObject({ integrity: "damaged", problem: expect.stringMatching(/^createdAt /) });
-    expect(checkRecord({ ...rec("w"), marker: "../../x" })).toMatchObject({ integrity: "damaged", problem: "marker must be 32 hex digits" });
+    expect(checkRecord({ ...rec("w"), path: "relative/path" })).toMatchObject({
+      integrity: "damaged",
+      problem: "path must be an absolute path",
+    });
+    expect(checkRecord({ ...rec("w"), createdAt: "yesterday" })).toMatchObject({
+      integrity: "damaged",
+      problem: expect.stringMatching(/^createdAt /),
+    });
+    expect(checkRecord({ ...rec("w"), marker: "../../x" })).toMatchObject({
+      integrity: "damaged",
+      problem: "marker must be 32 hex digits",
+    });
     expect(checkRecord(rec("w"))).toMatchObject({ integrity: "unchecked" });
     for (const bad of [null, 7, "x", [], {}, { path: 3 }]) expect(checkRecord(bad)).toBeUndefined();
   });
@@ -55,13 +81,23 @@ describe("worktree records", () => {
     await records.put(rec("good"));
     const legacy = rec("legacy");
     const doc = await raw();
-    doc.trees.push(legacy as unknown as Record<string, unknown>, { ...sealRecord(rec("bad")), baseCommit: "b".repeat(40) });
+    doc.trees.push(legacy as unknown as Record<string, unknown>, {
+      ...sealRecord(rec("bad")),
+      baseCommit: "b".repeat(40),
+    });
     await writeFile(join(home, RECORDS_FILE), JSON.stringify(doc));
 
-    for (const slug of ["good", "legacy", "bad"]) await records.patch(`/trees/app/${slug}`, { provisioning: { state: "done" } });
+    for (const slug of ["good", "legacy", "bad"])
+      await records.patch(`/trees/app/${slug}`, { provisioning: { state: "done" } });
     const view = await records.read();
-    expect(view.records.map((r) => `${r.record.slug}:${r.integrity}:${r.record.provisioning?.state ?? "-"}`)).toEqual(["good:verified:done", "legacy:unchecked:done", "bad:damaged:-"]);
-    expect(view.warnings).toEqual([expect.stringContaining("the record of /trees/app/bad is damaged: its checksum does not match its fields")]);
+    expect(view.records.map((r) => `${r.record.slug}:${r.integrity}:${r.record.provisioning?.state ?? "-"}`)).toEqual([
+      "good:verified:done",
+      "legacy:unchecked:done",
+      "bad:damaged:-",
+    ]);
+    expect(view.warnings).toEqual([
+      expect.stringContaining("the record of /trees/app/bad is damaged: its checksum does not match its fields"),
+    ]);
     expect((await records.list()).map((r) => r.slug)).toEqual(["good", "legacy"]);
     expect(await records.find("/trees/app/bad")).toBeUndefined();
 
@@ -75,13 +111,18 @@ describe("worktree records", () => {
     await records.put(rec("old"));
     const torn = (await readFile(join(home, RECORDS_FILE), "utf8")).slice(0, 40);
     await writeFile(join(home, RECORDS_FILE), torn);
-    expect(await records.read()).toEqual({ records: [], warnings: [expect.stringMatching(/worktrees\.json is damaged \(not valid JSON/)] });
+    expect(await records.read()).toEqual({
+      records: [],
+      warnings: [expect.stringMatching(/worktrees\.json is damaged \(not valid JSON/)],
+    });
 
     const { setAside } = await records.put(rec("new"));
     expect(setAside).toMatch(/worktrees\.json\.damaged-\d{4}-/);
     expect(await readFile(setAside!, "utf8")).toBe(torn);
     expect((await records.list()).map((r) => r.slug)).toEqual(["new"]);
-    expect((await records.read()).warnings).toEqual([expect.stringContaining("is a damaged records file svc set aside")]);
+    expect((await records.read()).warnings).toEqual([
+      expect.stringContaining("is a damaged records file svc set aside"),
+    ]);
     expect((await readdir(home)).filter((n) => n.startsWith(RECORDS_FILE)).length).toBe(2);
   });
 

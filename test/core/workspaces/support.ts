@@ -19,11 +19,25 @@ import { FIXTURE_AGENTS, fixtureAgent } from "../sessions/harness.js";
 export const AGENTS = { ...FIXTURE_AGENTS, shell: fixtureAgent("shell-agent.mjs") };
 
 export function sh(cwd: string, ...args: string[]): string {
-  return execFileSync("git", args, { cwd, encoding: "utf8", env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" } });
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
+  });
 }
 
 /** A temp dir (realpath: macOS /tmp is a symlink) holding a git repository `name` with one commit. */
-export async function makeRepo(parent: string, name = "app", files: Record<string, string> = { "README.md": "hello\n" }): Promise<string> {
+export async function makeRepo(
+  parent: string,
+  name = "app",
+  files: Record<string, string> = { "README.md": "hello\n" },
+): Promise<string> {
   const repo = join(parent, name);
   await mkdir(repo, { recursive: true });
   sh(repo, "init", "-q", "-b", "main");
@@ -61,13 +75,23 @@ export interface WsHarness {
   cleanup(): Promise<void>;
 }
 
-export async function makeWsHarness(config: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<WsHarness> {
+export async function makeWsHarness(
+  config: Record<string, unknown> = {},
+  env: Record<string, string> = {},
+): Promise<WsHarness> {
   const home = await tempDir("svc-ws-home-");
-  const write = (cfg: Record<string, unknown>) => writeFile(join(home, "config.json"), JSON.stringify({ acpAgents: AGENTS, ...cfg }));
+  const write = (cfg: Record<string, unknown>) =>
+    writeFile(join(home, "config.json"), JSON.stringify({ acpAgents: AGENTS, ...cfg }));
   await write(config);
   const load = new FakeLoad();
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("SVC_")));
-  const c = await createContainer({ home, env: { ...base, SVC_HOME: home, ...env }, clock: new FakeClock(Date.UTC(2026, 10, 24, 12)), logger: createMemoryLogger(), loadProbe: load });
+  const c = await createContainer({
+    home,
+    env: { ...base, SVC_HOME: home, ...env },
+    clock: new FakeClock(Date.UTC(2026, 10, 24, 12)),
+    logger: createMemoryLogger(),
+    loadProbe: load,
+  });
   const registry = resolve(c, PLUGINS);
   const source = { package: "svc", builtin: true, resolvedFrom: "builtin" as const, dir: REPO_ROOT };
   for (const p of [acpPlugin, terminalPlugin]) registry.add({ type: "adapter", kind: p.kind, definition: p, source });

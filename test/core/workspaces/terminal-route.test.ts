@@ -21,11 +21,31 @@ afterEach(async () => {
 
 function terminalRoute(w: WsHarness) {
   const config = resolve(w.c, CONFIG);
-  const resumer = new SessionResumer({ runtime: w.runtime, adapters: resolve(w.c, SESSION_ADAPTERS), earlierLives: () => Promise.resolve(), logger: resolve(w.c, LOGGER) });
-  const route = sessionRoutes(w.runtime, new SessionMessaging(w.runtime, config), config, resumer).find((r) => r.path === "/sessions/terminal")!;
+  const resumer = new SessionResumer({
+    runtime: w.runtime,
+    adapters: resolve(w.c, SESSION_ADAPTERS),
+    earlierLives: () => Promise.resolve(),
+    logger: resolve(w.c, LOGGER),
+  });
+  const route = sessionRoutes(w.runtime, new SessionMessaging(w.runtime, config), config, resumer).find(
+    (r) => r.path === "/sessions/terminal",
+  )!;
   return async (body: unknown, headers: Record<string, string> = {}) => {
-    const req = { method: "POST", path: "/sessions/terminal", params: {}, query: new URLSearchParams(), headers, body: Buffer.from(JSON.stringify(body)), json: () => body, principal: "token:stable", remoteAddress: "127.0.0.1" } as unknown as RouteRequest;
-    return (await route.handler(req)) as { status: number; body: { descriptor: { id: string; parentId?: string; worktree?: { path: string } } } };
+    const req = {
+      method: "POST",
+      path: "/sessions/terminal",
+      params: {},
+      query: new URLSearchParams(),
+      headers,
+      body: Buffer.from(JSON.stringify(body)),
+      json: () => body,
+      principal: "token:stable",
+      remoteAddress: "127.0.0.1",
+    } as unknown as RouteRequest;
+    return (await route.handler(req)) as {
+      status: number;
+      body: { descriptor: { id: string; parentId?: string; worktree?: { path: string } } };
+    };
   };
 }
 
@@ -46,6 +66,8 @@ describe("POST /sessions/terminal", () => {
     expect(child.body.descriptor.parentId).toBe(parent.descriptor.id);
     const spent = await h.runtime.start({ adapter: "echo", cwd: outside, delegation: 0 });
     const spentToken = h.runtime.workspaces.tokens.issue(spent.descriptor.id, "bb".repeat(24));
-    await expect(post({ argv: ["true"], cwd: outside }, { "x-svc-session-token": spentToken })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(post({ argv: ["true"], cwd: outside }, { "x-svc-session-token": spentToken })).rejects.toMatchObject({
+      code: "forbidden",
+    });
   });
 });

@@ -30,7 +30,8 @@ async function evilBroker(upstream: string): Promise<EvilBroker> {
     const pending: Array<[RawData, boolean]> = [];
     let held: RawData | undefined;
     up.on("open", () => pending.splice(0).forEach(([d, b]) => up.send(d, { binary: b })));
-    const toUp = (d: RawData, bin: boolean) => (up.readyState === WebSocket.OPEN ? up.send(d, { binary: bin }) : pending.push([d, bin]));
+    const toUp = (d: RawData, bin: boolean) =>
+      up.readyState === WebSocket.OPEN ? up.send(d, { binary: bin }) : pending.push([d, bin]);
     client.on("message", (d, bin) => {
       const frame = d as Buffer;
       if (fromPeer && bin && frame[0] === 3 && broker.mode === "inject") {
@@ -83,7 +84,9 @@ describe("a broker that injects or reorders frames", { timeout: 90_000 }, () => 
     const r = await b.cli(["--remote", id, "sentinel", "list"]);
     expect(r.code).toBe(1);
     expect(r.stdout).not.toContain("tamper label");
-    await waitFor("the daemon to report it", async () => a.daemon.logs().includes("a frame failed authentication (injected, reordered, replayed or altered in transit)"));
+    await waitFor("the daemon to report it", async () =>
+      a.daemon.logs().includes("a frame failed authentication (injected, reordered, replayed or altered in transit)"),
+    );
     await waitConnected(b, id);
     expect((await b.cli(["--remote", id, "sentinel", "list"])).stdout).toContain("tamper label");
   });
@@ -91,9 +94,15 @@ describe("a broker that injects or reorders frames", { timeout: 90_000 }, () => 
   it("two frames swapped close the channel; neither request is served", async () => {
     const before = (a.daemon.logs().match(/frame failed authentication/g) ?? []).length;
     broker.mode = "reorder";
-    const [r1, r2] = await Promise.all([b.cli(["--remote", id, "sentinel", "list"]), b.cli(["--remote", id, "sentinel", "providers"])]);
+    const [r1, r2] = await Promise.all([
+      b.cli(["--remote", id, "sentinel", "list"]),
+      b.cli(["--remote", id, "sentinel", "providers"]),
+    ]);
     expect([r1.code, r2.code]).toEqual([1, 1]);
-    await waitFor("the daemon to report it", async () => (a.daemon.logs().match(/frame failed authentication/g) ?? []).length > before);
+    await waitFor(
+      "the daemon to report it",
+      async () => (a.daemon.logs().match(/frame failed authentication/g) ?? []).length > before,
+    );
     await waitConnected(b, id);
     expect((await b.cli(["--remote", id, "sentinel", "list"])).stdout).toContain("tamper label");
   });

@@ -13,7 +13,12 @@ export interface Captured {
 
 export async function relayWithTap(o: Partial<RelayOptions> = {}): Promise<RunningRelay & Captured> {
   const frames: Captured["frames"] = [];
-  const relay = await startRelay({ port: 0, bind: "127.0.0.1", tap: (kind, f) => frames.push({ kind, data: Buffer.isBuffer(f) ? Buffer.from(f) : Buffer.from(f, "utf8") }), ...o });
+  const relay = await startRelay({
+    port: 0,
+    bind: "127.0.0.1",
+    tap: (kind, f) => frames.push({ kind, data: Buffer.isBuffer(f) ? Buffer.from(f) : Buffer.from(f, "utf8") }),
+    ...o,
+  });
   return Object.assign(relay, { frames });
 }
 
@@ -54,7 +59,8 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${what}${last ? `: ${(last as Error).message}` : ""}`);
     await new Promise((r) => setTimeout(r, 50));
   }
 }
@@ -71,7 +77,9 @@ export async function pairings(node: Node): Promise<PairingRow[]> {
 }
 
 export async function waitConnected(node: Node, id: string): Promise<void> {
-  await waitFor(`pairing ${id} connected on ${node.home}`, async () => (await pairings(node)).find((p) => p.id === id && p.link.state === "connected"));
+  await waitFor(`pairing ${id} connected on ${node.home}`, async () =>
+    (await pairings(node)).find((p) => p.id === id && p.link.state === "connected"),
+  );
 }
 
 export async function offer(node: Node, extra: string[] = []): Promise<string> {
@@ -83,24 +91,40 @@ export async function offer(node: Node, extra: string[] = []): Promise<string> {
 
 export async function accept(node: Node, text: string): Promise<{ code: number; id?: string; stderr: string }> {
   const r = await node.cli(["pair", "accept", text, "--json"]);
-  return { code: r.code, stderr: r.stderr + (r.code ? r.stdout : ""), ...(r.code === 0 ? { id: (JSON.parse(r.stdout) as { id: string }).id } : {}) };
+  return {
+    code: r.code,
+    stderr: r.stderr + (r.code ? r.stdout : ""),
+    ...(r.code === 0 ? { id: (JSON.parse(r.stdout) as { id: string }).id } : {}),
+  };
 }
 
 /** A relay and `count` daemons using it as their broker; `stop()` ends them all. */
-export async function relayAndNodes(count: number): Promise<{ relay: RunningRelay & Captured; nodes: Node[]; stop(): Promise<void> }> {
+export async function relayAndNodes(
+  count: number,
+): Promise<{ relay: RunningRelay & Captured; nodes: Node[]; stop(): Promise<void> }> {
   const relay = await relayWithTap();
-  const nodes = await Promise.all(Array.from({ length: count }, () => startNode({ pairing: { rendezvous: relay.url } })));
+  const nodes = await Promise.all(
+    Array.from({ length: count }, () => startNode({ pairing: { rendezvous: relay.url } })),
+  );
   return { relay, nodes, stop: async () => (await Promise.all(nodes.map((n) => n.cleanup())), await relay.close()) };
 }
 
 /** A relay and two daemons paired through it; `stop()` ends all three. */
-export async function relayAndTwoNodes(): Promise<{ relay: RunningRelay & Captured; a: Node; b: Node; stop(): Promise<void> }> {
+export async function relayAndTwoNodes(): Promise<{
+  relay: RunningRelay & Captured;
+  a: Node;
+  b: Node;
+  stop(): Promise<void>;
+}> {
   const { relay, nodes, stop } = await relayAndNodes(2);
   return { relay, a: nodes[0]!, b: nodes[1]!, stop };
 }
 
 /** A client on an offer's channel that sends a handshake opening no daemon can open, and never leaves by itself. */
-export async function garbagePeer(relayUrl: string, channel: string): Promise<{ texts: string[]; closed: Promise<number> }> {
+export async function garbagePeer(
+  relayUrl: string,
+  channel: string,
+): Promise<{ texts: string[]; closed: Promise<number> }> {
   const ws = new WebSocket(`${relayUrl}/channel/${channel}?role=peer&wait=0`);
   const texts: string[] = [];
   const closed = new Promise<number>((r) => ws.on("close", (code) => r(code)));

@@ -10,7 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { IDENTITY_FILE } from "../../../core/remote/identity.js";
 import { accept, offer, relayAndTwoNodes, waitConnected, waitFor } from "./helpers.js";
 
-const exists = (p: string) => access(p).then(() => true, () => false);
+const exists = (p: string) =>
+  access(p).then(
+    () => true,
+    () => false,
+  );
 
 describe("the remote room loads on first use", { timeout: 90_000 }, () => {
   let nodes: Awaited<ReturnType<typeof relayAndTwoNodes>>;

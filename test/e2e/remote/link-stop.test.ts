@@ -17,13 +17,17 @@ describe("stopping a standing link", { timeout: 90_000 }, () => {
     await waitConnected(a, id);
     await waitConnected(b, id);
     await a.daemon.stop();
-    await waitFor("B's link to wait for its host", async () => (await pairings(b)).find((p) => p.id === id && p.link.state === "waiting"));
+    await waitFor("B's link to wait for its host", async () =>
+      (await pairings(b)).find((p) => p.id === id && p.link.state === "waiting"),
+    );
     expect(relay.connections()).toBe(1);
     expect((await b.cli(["pair", "rm", id])).code).toBe(0);
     await waitFor("B's relay connection to close", async () => relay.connections() === 0);
     // Nothing is left waiting: the host, back, finds no peer on the channel.
     await a.restart();
-    await waitFor("A's link to wait alone", async () => (await pairings(a)).find((p) => p.id === id && p.link.state === "waiting"));
+    await waitFor("A's link to wait alone", async () =>
+      (await pairings(a)).find((p) => p.id === id && p.link.state === "waiting"),
+    );
     expect(relay.connections()).toBe(1);
   });
 });

@@ -8,7 +8,11 @@ import { MAX_REFUSED_HANDSHAKES } from "../../../core/remote/pairing/offers.js";
 import { garbagePeer, relayWithTap, startNode, waitFor, type Node } from "./helpers.js";
 
 const post = (node: Node, body: unknown) =>
-  node.daemon.fetch("/pairing/offers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  node.daemon.fetch("/pairing/offers", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
 
 describe("POST /pairing/offers", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
@@ -51,7 +55,9 @@ describe("POST /pairing/offers", { timeout: 90_000 }, () => {
     const channel = new URLSearchParams(urls[0]!.slice("svc://pair?".length)).get("c")!;
     for (let i = 0; i < MAX_REFUSED_HANDSHAKES; i++) {
       const peer = await garbagePeer(relay.url, channel);
-      await waitFor("the daemon to refuse the handshake", async () => peer.texts.some((t) => t.includes("refused") || t.includes("peer-left")));
+      await waitFor("the daemon to refuse the handshake", async () =>
+        peer.texts.some((t) => t.includes("refused") || t.includes("peer-left")),
+      );
     }
     // That offer is closed now: the daemon takes one more, and only one.
     const again = await post(node, { ttlMs: 600_000 });

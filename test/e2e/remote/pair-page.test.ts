@@ -17,7 +17,15 @@ import { pairings, relayWithTap, startNode, waitFor, type Node } from "./helpers
 
 const CHROMIUM = "/usr/bin/chromium";
 // As the machine notes say: no background traffic, no sandbox as root, a fresh profile (Playwright makes one).
-const FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
+const FLAGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
 
 describe("the web pair page in headless Chromium", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
@@ -30,13 +38,20 @@ describe("the web pair page in headless Chromium", { timeout: 90_000 }, () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM)) {
       // Never pass without a browser: install it (as root) or fail here with the script's message.
-      const r = spawnSync("bash", [join(__dirname, "../../support/ensure-chromium.sh")], { stdio: "inherit", timeout: 600_000 });
-      if (r.status !== 0) throw new Error(`${CHROMIUM} is missing and could not be installed (test/support/ensure-chromium.sh)`);
+      const r = spawnSync("bash", [join(__dirname, "../../support/ensure-chromium.sh")], {
+        stdio: "inherit",
+        timeout: 600_000,
+      });
+      if (r.status !== 0)
+        throw new Error(`${CHROMIUM} is missing and could not be installed (test/support/ensure-chromium.sh)`);
     }
     shots = await mkdtemp(join(tmpdir(), "svc-pair-page-"));
     relay = await relayWithTap();
     node = await startNode({ pairing: { rendezvous: relay.url }, acpAgents: FIXTURE_AGENTS });
-    page = spawn(process.execPath, [CLI_PATH, "pair", "page", "--port", "0"], { env: childEnv(node.home), stdio: ["ignore", "pipe", "pipe"] });
+    page = spawn(process.execPath, [CLI_PATH, "pair", "page", "--port", "0"], {
+      env: childEnv(node.home),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     page.stdout!.on("data", (d) => (out += d));
     pageUrl = await waitFor("svc pair page to listen", async () => /svc pair page at (\S+)/.exec(out)?.[1]);
@@ -88,7 +103,10 @@ describe("the web pair page in headless Chromium", { timeout: 90_000 }, () => {
     await first.waitForSelector("#daemon[data-loaded=true]", { timeout: 20_000 });
     const again = await browser.newPage();
     await again.goto(link);
-    await waitFor("the reused offer to be refused", async () => (await again.getAttribute("#status", "data-state")) === "error");
+    await waitFor(
+      "the reused offer to be refused",
+      async () => (await again.getAttribute("#status", "data-state")) === "error",
+    );
     expect(await again.textContent("#status")).toMatch(/used, expired or withdrawn/);
   });
 });

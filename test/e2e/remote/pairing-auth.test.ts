@@ -39,10 +39,16 @@ describe("authorization through a pairing", { timeout: 90_000 }, () => {
     const refused = await b.cli(["--remote", id, "sentinel", "poll-now"]);
     expect(refused.code).toBe(1);
     expect(refused.stderr + refused.stdout).toContain(`pairing ${id} (scope read) may only read`);
-    const ok = await runCli(["--remote", id, "sentinel", "list", "--json"], { home: b.home, env: { SVC_REMOTE_AUTH_TOKEN: AUTH } });
+    const ok = await runCli(["--remote", id, "sentinel", "list", "--json"], {
+      home: b.home,
+      env: { SVC_REMOTE_AUTH_TOKEN: AUTH },
+    });
     expect(ok.stderr).toBe("");
     expect(JSON.parse(ok.stdout)).toEqual({ sentinels: [] });
-    const poll = await runCli(["--remote", id, "sentinel", "poll-now"], { home: b.home, env: { SVC_REMOTE_AUTH_TOKEN: AUTH } });
+    const poll = await runCli(["--remote", id, "sentinel", "poll-now"], {
+      home: b.home,
+      env: { SVC_REMOTE_AUTH_TOKEN: AUTH },
+    });
     expect(poll.code).toBe(0);
     expect(relay.frames.some((f) => f.data.includes(AUTH))).toBe(false);
   });
@@ -55,8 +61,11 @@ describe("authorization through a pairing", { timeout: 90_000 }, () => {
 
   it("keeps the identity and the pairings in 0600 files, and no listing shows the link secret", async () => {
     for (const n of [a, b]) {
-      for (const f of ["pairings.json", "remote-identity.json"]) expect((await stat(join(n.home, f))).mode & 0o777).toBe(0o600);
-      const secret = (JSON.parse(await readFile(join(n.home, "pairings.json"), "utf8")) as { pairings: Array<{ secret: string }> }).pairings[0]!.secret;
+      for (const f of ["pairings.json", "remote-identity.json"])
+        expect((await stat(join(n.home, f))).mode & 0o777).toBe(0o600);
+      const secret = (
+        JSON.parse(await readFile(join(n.home, "pairings.json"), "utf8")) as { pairings: Array<{ secret: string }> }
+      ).pairings[0]!.secret;
       const ls = await n.cli(["pair", "ls", "--json"]);
       expect(ls.stdout).toContain(id);
       expect(ls.stdout).not.toContain(secret);

@@ -69,7 +69,9 @@ describe("pairing fails closed", { timeout: 90_000 }, () => {
     const record = JSON.parse(await readFile(join(b.home, "pairings.json"), "utf8")).pairings[0];
     await waitConnected(b, p!.id);
     // The opening of B's standing link, as the relay forwarded it.
-    const opening = relay.frames.filter((f) => f.kind === "channel" && f.data[0] === 1 && f.data.length > 80).at(-1)!.data;
+    const opening = relay.frames
+      .filter((f) => f.kind === "channel" && f.data[0] === 1 && f.data.length > 80)
+      .at(-1)!.data;
     await b.daemon.stop();
     await waitFor("A to see B leave", async () => (await pairings(a))[0]!.link.state === "waiting");
     const ws = new WebSocket(`${relay.url}/channel/${record.channel}?role=peer`);
@@ -87,7 +89,9 @@ describe("pairing fails closed", { timeout: 90_000 }, () => {
     // C holds B's pairing record (psk and channel) but its own key: A refuses it.
     await copyFile(join(b.home, "pairings.json"), join(c.home, "pairings.json"));
     await c.restart();
-    const failed = await waitFor("C to be refused", async () => (await pairings(c)).find((x) => /dropped the handshake/.test(x.link.lastError ?? "")));
+    const failed = await waitFor("C to be refused", async () =>
+      (await pairings(c)).find((x) => /dropped the handshake/.test(x.link.lastError ?? "")),
+    );
     expect(failed.link.state).not.toBe("connected");
     expect(a.daemon.logs()).toContain("wrong peer key");
   });
@@ -147,7 +151,14 @@ describe("the three states of pairing.rendezvous", { timeout: 90_000 }, () => {
       const inPath = await n.cli(["pair", "offer", "--qr", "--pair-page", "https://pair.example.test/{fp}/"]);
       expect(inPath.code).toBe(2);
       expect(inPath.stderr).toContain("{fp} in the hostname");
-      const templated = await n.cli(["pair", "offer", "--qr", "--pair-page", "https://{fp}.flag.example.test/", "--json"]);
+      const templated = await n.cli([
+        "pair",
+        "offer",
+        "--qr",
+        "--pair-page",
+        "https://{fp}.flag.example.test/",
+        "--json",
+      ]);
       const t = JSON.parse(templated.stdout) as { fingerprint: string; pairPage: string };
       expect(t.pairPage.startsWith(`https://${t.fingerprint}.flag.example.test/#offer=`)).toBe(true);
       expect((await n.cli(["pair", "offer", "--ttl", "soon"])).code).toBe(2);

@@ -38,7 +38,12 @@ describe("a wrong handshake leaves the offer usable", { timeout: 90_000 }, () =>
 
     // Someone who saw the channel makes an offer of their own for it (their key, their secret).
     const forger = await generateKeyPair();
-    const forged = offerUrl({ ...real, publicKey: forger.publicKey, fingerprint: await fingerprintOf(forger.publicKey), secret: randomBytes(32) });
+    const forged = offerUrl({
+      ...real,
+      publicKey: forger.publicKey,
+      fingerprint: await fingerprintOf(forger.publicKey),
+      secret: randomBytes(32),
+    });
     expect(forged).toContain(`k=${toB64u(forger.publicKey)}`);
     const viaForged = await accept(c, forged);
     expect(viaForged.code).toBe(1);
@@ -63,7 +68,8 @@ describe("a wrong handshake leaves the offer usable", { timeout: 90_000 }, () =>
     const text = await offer(a);
     const { channel } = await parseOffer(text);
     const before = refusals(a);
-    for (let i = 1; i < MAX_REFUSED_HANDSHAKES; i++) expect(await (await garbagePeer(relay.url, channel)).closed).toBe(4403);
+    for (let i = 1; i < MAX_REFUSED_HANDSHAKES; i++)
+      expect(await (await garbagePeer(relay.url, channel)).closed).toBe(4403);
     const last = await garbagePeer(relay.url, channel);
     await waitFor("the daemon to leave the channel", async () => last.texts.some((t) => t.includes("peer-left")));
     expect(refusals(a) - before).toBe(MAX_REFUSED_HANDSHAKES);

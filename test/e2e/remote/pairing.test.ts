@@ -4,7 +4,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startRelay } from "../../../core/remote/relay/relay-server.js";
-import { accept, offer, pairings, relayWithTap, startNode, waitConnected, waitFor, type Captured, type Node } from "./helpers.js";
+import {
+  accept,
+  offer,
+  pairings,
+  relayWithTap,
+  startNode,
+  waitConnected,
+  waitFor,
+  type Captured,
+  type Node,
+} from "./helpers.js";
 
 describe("pairing through the relay", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
@@ -39,14 +49,32 @@ describe("pairing through the relay", { timeout: 90_000 }, () => {
   });
 
   it("runs a verb on the paired daemon through the link, under its normal authorization", async () => {
-    const made = await a.cli(["sentinel", "watch", "job:remote", "--session", "ses_remote1", "--label", "paired label 7731", "--json"]);
+    const made = await a.cli([
+      "sentinel",
+      "watch",
+      "job:remote",
+      "--session",
+      "ses_remote1",
+      "--label",
+      "paired label 7731",
+      "--json",
+    ]);
     expect(made.code).toBe(0);
     const listed = await b.cli(["--remote", id, "sentinel", "list", "--json"]);
     expect(listed.stderr).toBe("");
     expect(listed.stdout).toContain("paired label 7731");
     // The paired end is not loopback, and its pairing has the default scope (read): creating a
     // sentinel is refused there, an outbound one all the more.
-    const outbound = await b.cli(["--remote", id, "webhooks", "add", "https://example.invalid/hook", "--subject", "ci:x", "--json"]);
+    const outbound = await b.cli([
+      "--remote",
+      id,
+      "webhooks",
+      "add",
+      "https://example.invalid/hook",
+      "--subject",
+      "ci:x",
+      "--json",
+    ]);
     expect(outbound.code).toBe(1);
     expect(outbound.stdout).toMatch(/forbidden.*needs the operate scope/s);
     // The label crossed the relay only as ciphertext.
@@ -55,9 +83,16 @@ describe("pairing through the relay", { timeout: 90_000 }, () => {
   });
 
   it("reports each pairing's state on the status route", async () => {
-    const status = (await (await a.daemon.fetch("/remote/status")).json()) as { fingerprint: string; publicKey: string; pairings: Array<{ id: string; link: { state: string } }>; tunnel: { state: string } };
+    const status = (await (await a.daemon.fetch("/remote/status")).json()) as {
+      fingerprint: string;
+      publicKey: string;
+      pairings: Array<{ id: string; link: { state: string } }>;
+      tunnel: { state: string };
+    };
     expect(status.fingerprint).toMatch(/^[0-9a-f]{20}$/);
-    expect(status.pairings).toEqual([expect.objectContaining({ id, link: expect.objectContaining({ state: "connected" }) })]);
+    expect(status.pairings).toEqual([
+      expect.objectContaining({ id, link: expect.objectContaining({ state: "connected" }) }),
+    ]);
     expect(status.tunnel.state).toBe("off");
   });
 

@@ -17,7 +17,10 @@ const TLS = join(REPO_ROOT, "test/fixtures/tls");
 const TOKEN = "relay-cli-token-9911";
 
 function spawnCli(args: string[], home: string): { child: ChildProcess; out: () => string; err: () => string } {
-  const child = spawn(process.execPath, [CLI_PATH, ...args], { env: childEnv(home), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI_PATH, ...args], {
+    env: childEnv(home),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   child.stdout!.on("data", (d) => (out += d));
@@ -25,7 +28,10 @@ function spawnCli(args: string[], home: string): { child: ChildProcess; out: () 
   return { child, out: () => out, err: () => err };
 }
 
-const stopped = (c: ChildProcess) => new Promise<number | null>((r) => (c.exitCode !== null ? r(c.exitCode) : (c.once("exit", (code) => r(code)), c.kill("SIGTERM"))));
+const stopped = (c: ChildProcess) =>
+  new Promise<number | null>((r) =>
+    c.exitCode !== null ? r(c.exitCode) : (c.once("exit", (code) => r(code)), c.kill("SIGTERM")),
+  );
 
 describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
   let relay: ReturnType<typeof spawnCli>;
@@ -37,7 +43,21 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
     // Tokens come from a file (one a line), never argv, where `ps` would show them to every user.
     const tokens = join(home.home, "relay-tokens");
     await writeFile(tokens, `# tunnel tokens\n\n${TOKEN}\nanother-token-0042\n`, { mode: 0o600 });
-    relay = spawnCli(["relay", "serve", "--port", "0", "--tls-cert", join(TLS, "server.crt"), "--tls-key", join(TLS, "server.key"), "--tunnel-token-file", tokens], home.home);
+    relay = spawnCli(
+      [
+        "relay",
+        "serve",
+        "--port",
+        "0",
+        "--tls-cert",
+        join(TLS, "server.crt"),
+        "--tls-key",
+        join(TLS, "server.key"),
+        "--tunnel-token-file",
+        tokens,
+      ],
+      home.home,
+    );
     url = await waitFor("the relay to listen", async () => /rendezvous (wss:\/\/\S+?),/.exec(relay.out())?.[1]);
   });
   afterAll(async () => {
@@ -59,14 +79,19 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
       expect((await b.cli(["--remote", p.id!, "sentinel", "list"])).stdout).toContain("over tls 5150");
       const pub = await waitFor("the tunnel URL", async () => /tunnel open: (\S+)/.exec(a.daemon.logs())?.[1]);
       expect(pub.startsWith(`${base}/t/`)).toBe(true);
-      expect(await (await fetch(`${pub}sentinels`, { headers: { authorization: `Bearer ${callerTokenFor(TOKEN)}` } })).text()).toContain("over tls 5150");
+      expect(
+        await (
+          await fetch(`${pub}sentinels`, { headers: { authorization: `Bearer ${callerTokenFor(TOKEN)}` } })
+        ).text(),
+      ).toContain("over tls 5150");
     } finally {
       await a.cleanup();
       await b.cleanup();
     }
     const logs = relay.err();
     expect(logs).toContain('"message":"tunnel opened"');
-    for (const secret of ["over tls 5150", TOKEN, callerTokenFor(TOKEN), "/sentinels"]) expect(logs).not.toContain(secret);
+    for (const secret of ["over tls 5150", TOKEN, callerTokenFor(TOKEN), "/sentinels"])
+      expect(logs).not.toContain(secret);
     for (const line of logs.trim().split("\n")) expect(() => JSON.parse(line)).not.toThrow();
   });
 
@@ -78,7 +103,10 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("maxConnections");
     expect((await runCli(["relay", "serve", "--limit", "idleMs=0"], { home: home.home })).code).toBe(2);
-    const contradict = await runCli(["relay", "serve", "--limit", "maxConnections=10", "--limit", "reservedHostConnections=10"], { home: home.home });
+    const contradict = await runCli(
+      ["relay", "serve", "--limit", "maxConnections=10", "--limit", "reservedHostConnections=10"],
+      { home: home.home },
+    );
     expect(contradict.code).toBe(2);
     expect(contradict.stderr).toContain("reservedHostConnections (10) must be less than maxConnections (10)");
     // A token on the command line is refused: `ps` shows argv to every user of the machine.
@@ -86,7 +114,10 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
     expect(onArgv.code).toBe(2);
     expect(onArgv.stderr).toContain("--tunnel-token-file");
     expect(onArgv.stderr).toContain("SVC_RELAY_TUNNEL_TOKENS");
-    const missing = await runCli(["relay", "serve", "--port", "0", "--tunnel-token-file", join(home.home, "no-such-file")], { home: home.home });
+    const missing = await runCli(
+      ["relay", "serve", "--port", "0", "--tunnel-token-file", join(home.home, "no-such-file")],
+      { home: home.home },
+    );
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("no-such-file");
     const empty = join(home.home, "empty-tokens");
@@ -103,7 +134,9 @@ describe("svc relay serve over TLS", { timeout: 90_000 }, () => {
       const first = new WebSocket(`${u}/channel/${"a".repeat(32)}?role=host`);
       await new Promise((r) => first.once("open", r));
       const second = new WebSocket(`${u}/channel/${"b".repeat(32)}?role=host`);
-      const status = await new Promise<number>((r) => second.once("unexpected-response", (_q, res) => r(res.statusCode ?? 0)));
+      const status = await new Promise<number>((r) =>
+        second.once("unexpected-response", (_q, res) => r(res.statusCode ?? 0)),
+      );
       expect(status).toBe(503);
       first.close();
     } finally {
@@ -122,7 +155,13 @@ describe("svc pair page", { timeout: 90_000 }, () => {
       expect(html.headers.get("content-security-policy")).toContain("default-src 'self'");
       expect(await html.text()).toContain('src="web/page.js"');
       expect((await fetch(`${base}web/handshake.js`)).status).toBe(200);
-      for (const path of ["web/relay-server.js", "web/../relay/relay-server.js", "core/cli/svc.js", "web/page.js.map", "package.json"]) {
+      for (const path of [
+        "web/relay-server.js",
+        "web/../relay/relay-server.js",
+        "core/cli/svc.js",
+        "web/page.js.map",
+        "package.json",
+      ]) {
         expect((await fetch(base + path)).status).toBe(404);
       }
       expect((await fetch(base, { method: "POST" })).status).toBe(405);

@@ -34,23 +34,44 @@ describe("scopes of remote callers", { timeout: 180_000 }, () => {
   let operateId: string;
 
   /** A request from b to a through pairing `id` (what `svc --remote <id>` sends). */
-  const through = async (id: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Answer> => {
+  const through = async (
+    id: string,
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer> => {
     const r = await b.daemon.fetch(`/pairings/${id}/request`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ method, path, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) }),
+      body: JSON.stringify({
+        method,
+        path,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
     });
     expect(r.status).toBe(200);
     return (await r.json()) as Answer;
   };
   const mcpCall = (id: string, name: string, args: Record<string, unknown>) =>
-    through(id, "POST", "/mcp", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } }).then((r) => {
+    through(id, "POST", "/mcp", {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name, arguments: args },
+    }).then((r) => {
       expect(r.status).toBe(200);
       return (JSON.parse(r.body) as { result: { isError?: boolean; content: Array<{ text: string }> } }).result;
     });
   // Each start its own prompt: the same request twice would be deduplicated to the live session.
   let n = 0;
-  const start = (cwd: string, extra: Record<string, unknown> = {}) => ({ adapter: "echo", cwd, prompt: `hello ${++n}`, ...extra });
+  const start = (cwd: string, extra: Record<string, unknown> = {}) => ({
+    adapter: "echo",
+    cwd,
+    prompt: `hello ${++n}`,
+    ...extra,
+  });
 
   beforeAll(async () => {
     root = await realpath(await mkdtemp(join(tmpdir(), "svc-scope-root-")));
@@ -59,7 +80,11 @@ describe("scopes of remote callers", { timeout: 180_000 }, () => {
     await symlink(outside, join(root, "escape"));
     relay = await relayWithTap({ tunnelTokens: [HOST_TOKEN] });
     a = await startNode(
-      { pairing: { rendezvous: relay.url, allowedRoots: [root] }, tunnel: { token: HOST_TOKEN }, acpAgents: { echo: FIXTURE_AGENTS.echo } },
+      {
+        pairing: { rendezvous: relay.url, allowedRoots: [root] },
+        tunnel: { token: HOST_TOKEN },
+        acpAgents: { echo: FIXTURE_AGENTS.echo },
+      },
       ["--connect", relay.url],
     );
     b = await startNode({ pairing: { rendezvous: relay.url } });
@@ -78,10 +103,14 @@ describe("scopes of remote callers", { timeout: 180_000 }, () => {
   });
 
   it("both ends list each pairing with its scope", async () => {
-    const far = JSON.parse((await a.cli(["pair", "ls", "--json"])).stdout) as { pairings: Array<{ id: string; scope: string }> };
+    const far = JSON.parse((await a.cli(["pair", "ls", "--json"])).stdout) as {
+      pairings: Array<{ id: string; scope: string }>;
+    };
     expect(far.pairings.find((p) => p.id === readId)?.scope).toBe("read");
     expect(far.pairings.find((p) => p.id === operateId)?.scope).toBe("operate");
-    const near = JSON.parse((await b.cli(["pair", "ls", "--json"])).stdout) as { pairings: Array<{ id: string; scope: string }> };
+    const near = JSON.parse((await b.cli(["pair", "ls", "--json"])).stdout) as {
+      pairings: Array<{ id: string; scope: string }>;
+    };
     expect(near.pairings.find((p) => p.id === operateId)?.scope).toBe("operate");
   });
 
@@ -89,16 +118,27 @@ describe("scopes of remote callers", { timeout: 180_000 }, () => {
     const auth = { authorization: `Bearer ${callerTokenFor(HOST_TOKEN)}` };
     const list = await fetch(`${tunnelUrl}sessions`, { headers: auth });
     expect(list.status).toBe(200);
-    const post = await fetch(`${tunnelUrl}sessions`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: JSON.stringify(start(join(root, "project"))) });
+    const post = await fetch(`${tunnelUrl}sessions`, {
+      method: "POST",
+      headers: { ...auth, "content-type": "application/json" },
+      body: JSON.stringify(start(join(root, "project"))),
+    });
     expect(post.status).toBe(403);
-    expect(((await post.json()) as { error: { message: string } }).error.message).toMatch(/session\.start .*needs the operate scope; a plain tunnel request may only read: plain tunnel requests never operate/);
+    expect(((await post.json()) as { error: { message: string } }).error.message).toMatch(
+      /session\.start .*needs the operate scope; a plain tunnel request may only read: plain tunnel requests never operate/,
+    );
 
     const client = new Client({ name: "scopes-e2e", version: "1.0.0" });
-    await client.connect(new StreamableHTTPClientTransport(new URL(`${tunnelUrl}mcp`), { requestInit: { headers: auth } }));
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${tunnelUrl}mcp`), { requestInit: { headers: auth } }),
+    );
     try {
       const listed = (await client.callTool({ name: "session_list", arguments: {} })) as { isError?: boolean };
       expect(listed.isError).toBeFalsy();
-      const started = (await client.callTool({ name: "start_agent_session", arguments: start(join(root, "project")) })) as { isError?: boolean; content: Array<{ text: string }> };
+      const started = (await client.callTool({
+        name: "start_agent_session",
+        arguments: start(join(root, "project")),
+      })) as { isError?: boolean; content: Array<{ text: string }> };
       expect(started.isError).toBe(true);
       expect(started.content[0]!.text).toMatch(/forbidden.*start_agent_session needs the operate scope/s);
     } finally {
@@ -111,7 +151,9 @@ describe("scopes of remote callers", { timeout: 180_000 }, () => {
     expect((await through(readId, "GET", "/sessions")).status).toBe(200);
     const post = await through(readId, "POST", "/sessions", start(join(root, "project")));
     expect(post.status).toBe(403);
-    expect(post.body).toContain(`pairing ${readId} (scope read) may only read: the daemon's owner can give it the operate scope with \`svc pair scope ${readId} operate\``);
+    expect(post.body).toContain(
+      `pairing ${readId} (scope read) may only read: the daemon's owner can give it the operate scope with \`svc pair scope ${readId} operate\``,
+    );
     const tool = await mcpCall(readId, "start_agent_session", start(join(root, "project")));
     expect(tool.isError).toBe(true);
     expect(tool.content[0]!.text).toContain("needs the operate scope");
@@ -136,7 +178,10 @@ describe("scopes of remote callers", { timeout: 180_000 }, () => {
     for (const [body, why] of [
       [start(outside), `cwd ${outside} is not under pairing.allowedRoots (${root})`],
       [start(join(root, "escape")), `cwd ${join(root, "escape")} is not under pairing.allowedRoots`],
-      [start(join(root, "project"), { worktree: "x", worktreeRoot: join(outside, "trees") }), `worktreeRoot ${join(outside, "trees")} is not under pairing.allowedRoots`],
+      [
+        start(join(root, "project"), { worktree: "x", worktreeRoot: join(outside, "trees") }),
+        `worktreeRoot ${join(outside, "trees")} is not under pairing.allowedRoots`,
+      ],
       [{ adapter: "echo", prompt: "no cwd" }, "must give cwd: a directory under pairing.allowedRoots"],
     ] as const) {
       const r = await through(operateId, "POST", "/sessions", body);
@@ -146,7 +191,14 @@ describe("scopes of remote callers", { timeout: 180_000 }, () => {
     const outsideTool = await mcpCall(operateId, "start_agent_session", start(outside));
     expect(outsideTool.isError).toBe(true);
     expect(outsideTool.content[0]!.text).toContain("is not under pairing.allowedRoots");
-    const run = await through(operateId, "POST", "/swarm/runs", { swarm: { schema: "svc/swarm/v1", name: "far", steps: [{ id: "s", model: "m", adapter: "echo", prompt: "p", cwd: outside }] }, baseDir: join(root, "project") });
+    const run = await through(operateId, "POST", "/swarm/runs", {
+      swarm: {
+        schema: "svc/swarm/v1",
+        name: "far",
+        steps: [{ id: "s", model: "m", adapter: "echo", prompt: "p", cwd: outside }],
+      },
+      baseDir: join(root, "project"),
+    });
     expect(run.status, run.body).toBe(403);
     expect(run.body).toContain(`steps.s.cwd ${outside} is not under pairing.allowedRoots`);
     // Still read-only for what is the owner's alone: configuration.

@@ -20,7 +20,9 @@ const CALLER = callerTokenFor(TOKEN);
 const publicUrlOf = (logs: string) => /tunnel open: (\S+)/.exec(logs)?.[1];
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-type Dialled = { ws: WebSocket; url: string; requests: TunnelRequestFrame[]; closed: Promise<{ code: number; reason: string }> } | { status: number; body: string };
+type Dialled =
+  | { ws: WebSocket; url: string; requests: TunnelRequestFrame[]; closed: Promise<{ code: number; reason: string }> }
+  | { status: number; body: string };
 
 /**
  * Opens `/v1/tunnel` with `token` as a bare host would: on `ready` it answers every request with
@@ -30,7 +32,9 @@ function dial(relayUrl: string, token: string, answer: string): Promise<Dialled>
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`${relayUrl}/tunnel`, { headers: bearer(token) });
     const requests: TunnelRequestFrame[] = [];
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.once("close", (code, reason) => r({ code, reason: reason.toString() })));
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.once("close", (code, reason) => r({ code, reason: reason.toString() })),
+    );
     ws.on("unexpected-response", (_req, res) => {
       let body = "";
       res.on("data", (c: Buffer) => (body += c));
@@ -41,7 +45,15 @@ function dial(relayUrl: string, token: string, answer: string): Promise<Dialled>
       const m = JSON.parse(String(data)) as { t: "ready"; url: string } | TunnelRequestFrame;
       if (m.t === "ready") return resolve({ ws, url: m.url, requests, closed });
       requests.push(m);
-      ws.send(JSON.stringify({ t: "res", id: m.id, status: 200, headers: { "content-type": "text/plain" }, body: Buffer.from(answer).toString("base64") }));
+      ws.send(
+        JSON.stringify({
+          t: "res",
+          id: m.id,
+          status: 200,
+          headers: { "content-type": "text/plain" },
+          body: Buffer.from(answer).toString("base64"),
+        }),
+      );
     });
   });
 }
@@ -53,7 +65,10 @@ describe("the tunnel's two credentials", { timeout: 90_000 }, () => {
   let url: string;
 
   beforeAll(async () => {
-    relay = await relayWithTap({ tunnelTokens: [TOKEN], log: (message, fields) => relayLogs.push(JSON.stringify({ message, ...fields })) });
+    relay = await relayWithTap({
+      tunnelTokens: [TOKEN],
+      log: (message, fields) => relayLogs.push(JSON.stringify({ message, ...fields })),
+    });
     node = await startNode({ tunnel: { token: TOKEN } }, ["--connect", relay.url]);
     url = await waitFor("the public URL", async () => publicUrlOf(node.daemon.logs()));
     await node.cli(["sentinel", "watch", "job:cred", "--session", "ses_cred", "--label", "served by the daemon 6174"]);
@@ -84,7 +99,10 @@ describe("the tunnel's two credentials", { timeout: 90_000 }, () => {
     expect(text).toMatch(/host token, the daemon's own credential.*svc tunnel caller-token/);
     expect(text).not.toContain(TOKEN);
     // A caller still holding the old shared token (now the host token) is told what to use instead.
-    const old = await runCli(["tunnel", "call", url, "/sentinels"], { home: node.home, env: { SVC_TUNNEL_TOKEN: TOKEN } });
+    const old = await runCli(["tunnel", "call", url, "/sentinels"], {
+      home: node.home,
+      env: { SVC_TUNNEL_TOKEN: TOKEN },
+    });
     expect(old.code).toBe(1);
     expect(old.stderr).toMatch(/host token.*svc tunnel caller-token/);
     expect(old.stdout).not.toContain("served by the daemon 6174");
@@ -97,18 +115,27 @@ describe("the tunnel's two credentials", { timeout: 90_000 }, () => {
     expect(printed.stdout).toBe(CALLER + "\n");
     // The relay accepts what the daemon's owner printed, and so does `svc tunnel call`.
     expect((await fetch(url + "health", { headers: bearer(printed.stdout.trim()) })).status).toBe(200);
-    const viaCli = await runCli(["tunnel", "call", url, "/sentinels"], { home: node.home, env: { SVC_TUNNEL_TOKEN: printed.stdout.trim() } });
+    const viaCli = await runCli(["tunnel", "call", url, "/sentinels"], {
+      home: node.home,
+      env: { SVC_TUNNEL_TOKEN: printed.stdout.trim() },
+    });
     expect(viaCli.stdout).toContain("served by the daemon 6174");
 
     // From credentials.json when tunnel.token is unset; a clear error with neither.
     const other = await makeTempHome("svc-caller-token-");
     try {
       const stored = "stored-host-token-0b7d55";
-      await writeFile(join(other.home, "credentials.json"), JSON.stringify({ version: 1, values: { tunnel: { token: stored } } }), { mode: 0o600 });
+      await writeFile(
+        join(other.home, "credentials.json"),
+        JSON.stringify({ version: 1, values: { tunnel: { token: stored } } }),
+        { mode: 0o600 },
+      );
       const fromCreds = await runCli(["tunnel", "caller-token"], { home: other.home });
       expect(fromCreds.stdout).toBe(callerTokenFor(stored) + "\n");
       expect(fromCreds.stdout).not.toContain(stored);
-      await writeFile(join(other.home, "credentials.json"), JSON.stringify({ version: 1, values: {} }), { mode: 0o600 });
+      await writeFile(join(other.home, "credentials.json"), JSON.stringify({ version: 1, values: {} }), {
+        mode: 0o600,
+      });
       const none = await runCli(["tunnel", "caller-token"], { home: other.home });
       expect(none.code).toBe(1);
       expect(none.stdout).toBe("");

@@ -47,7 +47,10 @@ describe("tunnel", { timeout: 90_000 }, () => {
     // Neither token went further than the relay.
     expect(relay.frames.some((f) => f.data.includes(TOKEN) || f.data.includes(CALLER))).toBe(false);
     // The CLI's client: the token from the environment, never the command line.
-    const viaCli = await runCli(["tunnel", "call", url, "/sentinels"], { home: node.home, env: { SVC_TUNNEL_TOKEN: CALLER } });
+    const viaCli = await runCli(["tunnel", "call", url, "/sentinels"], {
+      home: node.home,
+      env: { SVC_TUNNEL_TOKEN: CALLER },
+    });
     expect(viaCli.stdout).toContain("tunnel label 3141");
     const noToken = await runCli(["tunnel", "call", url, "/sentinels"], { home: node.home });
     expect(noToken.code).toBe(2);
@@ -56,13 +59,19 @@ describe("tunnel", { timeout: 90_000 }, () => {
 
   it("a tunnelled request is never loopback, and a plain one only reads", async () => {
     expect((await fetch(url + "sentinels", { headers: { authorization: `Bearer ${CALLER}` } })).status).toBe(200);
-    const r = await fetch(url + "sentinels/poll-now", { method: "POST", headers: { authorization: `Bearer ${CALLER}` } });
+    const r = await fetch(url + "sentinels/poll-now", {
+      method: "POST",
+      headers: { authorization: `Bearer ${CALLER}` },
+    });
     expect(r.status).toBe(403);
     expect(await r.text()).toContain("plain tunnel requests never operate");
     const outbound = await fetch(url + "sentinels", {
       method: "POST",
       headers: { authorization: `Bearer ${CALLER}`, "content-type": "application/json" },
-      body: JSON.stringify({ match: [{ subject: "x:y" }], target: { kind: "webhook", url: "https://example.invalid/h" } }),
+      body: JSON.stringify({
+        match: [{ subject: "x:y" }],
+        target: { kind: "webhook", url: "https://example.invalid/h" },
+      }),
     });
     expect(outbound.status).toBe(403);
   });
@@ -89,7 +98,11 @@ describe("tunnel", { timeout: 90_000 }, () => {
     const r = await relayWithTap({ tunnelTokens: [TOKEN] });
     const { home, cleanup } = await makeTempHome("svc-tunnel-");
     await writeFile(join(home, "config.json"), JSON.stringify({ tunnel: { host: r.url, autoconnect: true } }));
-    await writeFile(join(home, "credentials.json"), JSON.stringify({ version: 1, values: { tunnel: { token: TOKEN } } }), { mode: 0o600 });
+    await writeFile(
+      join(home, "credentials.json"),
+      JSON.stringify({ version: 1, values: { tunnel: { token: TOKEN } } }),
+      { mode: 0o600 },
+    );
     const d = await startDaemonProcess({ home });
     try {
       const u = await waitFor("the public URL", async () => publicUrlOf(d.logs()));
@@ -105,7 +118,9 @@ describe("tunnel", { timeout: 90_000 }, () => {
     const { home, cleanup } = await makeTempHome("svc-tunnel-");
     await writeFile(join(home, "config.json"), JSON.stringify({ tunnel: { e2e: true } }));
     try {
-      await expect(startDaemonProcess({ home, args: ["--connect", relay.url] })).rejects.toThrow(/tunnel.e2e: true requires tunnel.token to be set/);
+      await expect(startDaemonProcess({ home, args: ["--connect", relay.url] })).rejects.toThrow(
+        /tunnel.e2e: true requires tunnel.token to be set/,
+      );
     } finally {
       await cleanup();
     }
@@ -115,19 +130,39 @@ describe("tunnel", { timeout: 90_000 }, () => {
 describe("tunnel with end-to-end encryption", { timeout: 90_000 }, () => {
   it("relays ciphertext only: no frame contains a sentinel label, a token or a transcript line", async () => {
     const relay = await relayWithTap({ tunnelTokens: [TOKEN] });
-    const node = await startNode({ tunnel: { token: TOKEN, e2e: true }, daemon: { authToken: AUTH }, acpAgents: FIXTURE_AGENTS }, ["--connect", relay.url]);
+    const node = await startNode(
+      { tunnel: { token: TOKEN, e2e: true }, daemon: { authToken: AUTH }, acpAgents: FIXTURE_AGENTS },
+      ["--connect", relay.url],
+    );
     try {
       const url = await waitFor("the public URL", async () => publicUrlOf(node.daemon.logs()));
       const key = fromB64u(/tunnel end-to-end key: (\S+)/.exec(node.daemon.logs())![1]!)!;
       await node.cli(["sentinel", "watch", "job:e2e", "--session", "ses_e2e", "--label", "e2e label 2718"]);
-      const run = await node.cli(["sessions", "run", "--adapter", "echo", "--prompt", "transcript line 1618", "--keep", "--json"]);
+      const run = await node.cli([
+        "sessions",
+        "run",
+        "--adapter",
+        "echo",
+        "--prompt",
+        "transcript line 1618",
+        "--keep",
+        "--json",
+      ]);
       expect(run.code).toBe(0);
       const sessionId = (JSON.parse(run.stdout) as { descriptor: { id: string } }).descriptor.id;
       // A plain request is refused: this tunnel serves sealed requests only.
       expect((await fetch(url + "health", { headers: { authorization: `Bearer ${CALLER}` } })).status).toBe(403);
       const call = async (path: string, auth = AUTH) => {
-        const sealed = await sealRequest(key, { method: "GET", path, headers: { authorization: `Bearer ${auth}` } }, Date.now());
-        const res = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${CALLER}`, "content-type": E2E_CONTENT_TYPE }, body: sealed.body });
+        const sealed = await sealRequest(
+          key,
+          { method: "GET", path, headers: { authorization: `Bearer ${auth}` } },
+          Date.now(),
+        );
+        const res = await fetch(url, {
+          method: "POST",
+          headers: { authorization: `Bearer ${CALLER}`, "content-type": E2E_CONTENT_TYPE },
+          body: sealed.body,
+        });
         expect(res.status).toBe(200);
         return { sealed, raw: new Uint8Array(await res.arrayBuffer()) };
       };
@@ -142,7 +177,11 @@ describe("tunnel with end-to-end encryption", { timeout: 90_000 }, () => {
       const wrong = await call("/sentinels", "not-the-token");
       expect((await wrong.sealed.openResponse(wrong.raw as never)).status).toBe(401);
       // A replayed sealed request is refused.
-      const replay = await fetch(url, { method: "POST", headers: { authorization: `Bearer ${CALLER}`, "content-type": E2E_CONTENT_TYPE }, body: sealed.body });
+      const replay = await fetch(url, {
+        method: "POST",
+        headers: { authorization: `Bearer ${CALLER}`, "content-type": E2E_CONTENT_TYPE },
+        body: sealed.body,
+      });
       expect(replay.status).toBe(400);
       expect(await replay.text()).toContain("replayed");
 
@@ -152,7 +191,10 @@ describe("tunnel with end-to-end encryption", { timeout: 90_000 }, () => {
       const viaCli = await runCli(["tunnel", "call", url, "/sentinels", "--key", keyText], { home: node.home, env });
       expect(viaCli.stderr).toBe("");
       expect(viaCli.stdout).toContain("e2e label 2718");
-      const noAuth = await runCli(["tunnel", "call", url, "/sentinels", "--key", keyText], { home: node.home, env: { SVC_TUNNEL_TOKEN: CALLER } });
+      const noAuth = await runCli(["tunnel", "call", url, "/sentinels", "--key", keyText], {
+        home: node.home,
+        env: { SVC_TUNNEL_TOKEN: CALLER },
+      });
       expect(noAuth.code).toBe(1);
       expect(noAuth.stderr).toMatch(/bearer token is required/);
       const otherKey = Buffer.alloc(32, 9).toString("base64url");

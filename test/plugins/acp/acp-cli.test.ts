@@ -18,7 +18,12 @@ describe("svc acp", () => {
     const { agents } = JSON.parse(r.stdout);
     expect(agents.map((a: { slug: string }) => a.slug).sort()).toEqual(Object.keys(ACP_CATALOG).sort());
     for (const a of agents) {
-      expect(a).toMatchObject({ source: "catalog", shadows: [], onPath: false, install_hint: ACP_CATALOG[a.slug]!.install_hint });
+      expect(a).toMatchObject({
+        source: "catalog",
+        shadows: [],
+        onPath: false,
+        install_hint: ACP_CATALOG[a.slug]!.install_hint,
+      });
     }
     expect(agents.find((a: { slug: string }) => a.slug === "gemini")).toMatchObject({ bin: "gemini", args: ["--acp"] });
     await expect(readFile(join(tmp.home, "config.json"))).rejects.toThrow(/ENOENT/);
@@ -28,19 +33,58 @@ describe("svc acp", () => {
 
   it("add writes acpAgents.<slug> lazily and keeps unknown keys; the entry shadows the catalog; rm removes it", async () => {
     tmp = await makeTempHome();
-    let r = await runCli(["acp", "add", "mine", "--bin", "node", "--arg", "agent.js", "--arg", "--acp", "--env", "A=1", "--env", "B=x=y", "--name", "Mine", "--description", "my agent", "--resumable"], { home: tmp.home });
+    let r = await runCli(
+      [
+        "acp",
+        "add",
+        "mine",
+        "--bin",
+        "node",
+        "--arg",
+        "agent.js",
+        "--arg",
+        "--acp",
+        "--env",
+        "A=1",
+        "--env",
+        "B=x=y",
+        "--name",
+        "Mine",
+        "--description",
+        "my agent",
+        "--resumable",
+      ],
+      { home: tmp.home },
+    );
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(JSON.parse(await readFile(join(tmp.home, "config.json"), "utf8"))).toEqual({
-      acpAgents: { mine: { bin: "node", bin_args: ["agent.js", "--acp"], name: "Mine", description: "my agent", env: { A: "1", B: "x=y" }, resumable: true } },
+      acpAgents: {
+        mine: {
+          bin: "node",
+          bin_args: ["agent.js", "--acp"],
+          name: "Mine",
+          description: "my agent",
+          env: { A: "1", B: "x=y" },
+          resumable: true,
+        },
+      },
     });
-    await writeFile(join(tmp.home, "config.json"), JSON.stringify({ someFutureKey: { x: 1 }, acpAgents: { mine: { bin: "node" } } }));
+    await writeFile(
+      join(tmp.home, "config.json"),
+      JSON.stringify({ someFutureKey: { x: 1 }, acpAgents: { mine: { bin: "node" } } }),
+    );
     r = await runCli(["acp", "add", "gemini", "--bin", "node"], { home: tmp.home });
     expect(r.code).toBe(0);
     const tree = JSON.parse(await readFile(join(tmp.home, "config.json"), "utf8"));
     expect(tree.someFutureKey).toEqual({ x: 1 });
     const { agents } = JSON.parse((await runCli(["acp", "ls", "--json"], { home: tmp.home })).stdout);
-    expect(agents.find((a: { slug: string }) => a.slug === "gemini")).toMatchObject({ source: "config", shadows: ["catalog"], bin: "node", onPath: true });
+    expect(agents.find((a: { slug: string }) => a.slug === "gemini")).toMatchObject({
+      source: "config",
+      shadows: ["catalog"],
+      bin: "node",
+      onPath: true,
+    });
     expect(agents.find((a: { slug: string }) => a.slug === "mine")).toMatchObject({ source: "config", shadows: [] });
     expect((await runCli(["acp", "rm", "gemini"], { home: tmp.home })).code).toBe(0);
     const after = JSON.parse((await runCli(["acp", "ls", "--json"], { home: tmp.home })).stdout).agents;
@@ -59,7 +103,10 @@ describe("svc acp", () => {
 
   it("a malformed acpAgents entry is dropped with a warning; the rest still lists", async () => {
     tmp = await makeTempHome();
-    await writeFile(join(tmp.home, "config.json"), JSON.stringify({ acpAgents: { broken: { args: ["x"] }, fine: { bin: "node" } } }));
+    await writeFile(
+      join(tmp.home, "config.json"),
+      JSON.stringify({ acpAgents: { broken: { args: ["x"] }, fine: { bin: "node" } } }),
+    );
     const r = await runCli(["acp", "ls", "--json"], { home: tmp.home });
     expect(r.code).toBe(0);
     expect(r.stderr).toContain("acpAgents.broken dropped");
@@ -79,11 +126,18 @@ describe("svc acp", () => {
         version: "1.0.0",
         type: "module",
         main: "./index.js",
-        "svc-adapter": { schema: "svc/adapter/v1", svc: ">=0.20.0", plugins: [{ type: "adapter", kind: "claude", entry: "./index.js", description: "Claude, natively" }] },
+        "svc-adapter": {
+          schema: "svc/adapter/v1",
+          svc: ">=0.20.0",
+          plugins: [{ type: "adapter", kind: "claude", entry: "./index.js", description: "Claude, natively" }],
+        },
       }),
     );
     await writeFile(join(pkgDir, "index.js"), "export default {};\n");
-    await writeFile(join(tmp.home, "config.json"), JSON.stringify({ adapters: ["@svc/adapter-claude"], acpAgents: { claude: { bin: "node" } } }));
+    await writeFile(
+      join(tmp.home, "config.json"),
+      JSON.stringify({ adapters: ["@svc/adapter-claude"], acpAgents: { claude: { bin: "node" } } }),
+    );
     const r = await runCli(["acp", "ls", "--json"], { home: tmp.home, cwd: join(tmp.home, "proj") });
     expect(r.stderr).toBe("");
     const claude = JSON.parse(r.stdout).agents.find((a: { slug: string }) => a.slug === "claude");

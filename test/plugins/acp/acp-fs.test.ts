@@ -13,7 +13,13 @@ type Call =
   | { op: "read"; path: string; line?: number; limit?: number; quiet?: boolean; sessionId?: string }
   | { op: "write"; path: string; content: string; sessionId?: string }
   | { op: "copy"; from: string; to: string };
-type Result = { content?: string; ok?: boolean; bytes?: number; sha256?: string; error?: { code?: number; message: string; data?: Record<string, unknown> } } & Record<string, unknown>;
+type Result = {
+  content?: string;
+  ok?: boolean;
+  bytes?: number;
+  sha256?: string;
+  error?: { code?: number; message: string; data?: Record<string, unknown> };
+} & Record<string, unknown>;
 
 let h: Harness | undefined;
 let project: string; // the session's cwd (real path)
@@ -41,7 +47,10 @@ async function fsSession(cwd = project) {
   const start = async (dir: string) => {
     const { descriptor } = await h!.runtime.start({ adapter: "fs", cwd: dir });
     const run = async (...calls: Call[]): Promise<Result[]> => {
-      const p = h!.runtime.prompt(descriptor.id, JSON.stringify(calls), { sender: { kind: "human" }, urgency: "queue" });
+      const p = h!.runtime.prompt(descriptor.id, JSON.stringify(calls), {
+        sender: { kind: "human" },
+        urgency: "queue",
+      });
       const r = await h!.runtime.waitFor(descriptor.id, p.promptId);
       expect(r.stopReason).toBe("end_turn");
       return JSON.parse(r.text) as Result[];
@@ -78,7 +87,14 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
       { op: "read", path: f, line: 9 },
       { op: "read", path: f, line: 4, limit: 5 },
     );
-    expect(out.map((r) => r.content)).toEqual(["one\ntwo\r\nthree\nfour", "two\r\nthree\n", "three\nfour", "one\n", "", "four"]);
+    expect(out.map((r) => r.content)).toEqual([
+      "one\ntwo\r\nthree\nfour",
+      "two\r\nthree\n",
+      "three\nfour",
+      "one\n",
+      "",
+      "four",
+    ]);
   });
 
   it("sliceLines: line 0 is the first line, limit 0 is nothing", () => {
@@ -90,9 +106,15 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
   it("a missing file is resource-not-found naming the path, also below a file (ENOTDIR)", async () => {
     await writeFile(join(project, "plain.txt"), "x");
     const { run } = await fsSession();
-    const [r, below] = await run({ op: "read", path: join(project, "nope.txt") }, { op: "read", path: join(project, "plain.txt", "child.txt") });
+    const [r, below] = await run(
+      { op: "read", path: join(project, "nope.txt") },
+      { op: "read", path: join(project, "plain.txt", "child.txt") },
+    );
     expect(r!.error).toMatchObject({ code: NOT_FOUND, message: expect.stringContaining(join(project, "nope.txt")) });
-    expect(below!.error).toMatchObject({ code: NOT_FOUND, message: expect.stringContaining(join(project, "plain.txt", "child.txt")) });
+    expect(below!.error).toMatchObject({
+      code: NOT_FOUND,
+      message: expect.stringContaining(join(project, "plain.txt", "child.txt")),
+    });
   });
 
   it("writes a new file, creating its parent directories", async () => {
@@ -113,7 +135,12 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     await writeFile(join(project, "real", "x.txt"), "old");
     await symlink(join(project, "real"), join(project, "alias"));
     const { run } = await fsSession();
-    expect(await run({ op: "write", path: script, content: "#!/bin/sh\necho new\n" }, { op: "write", path: join(project, "alias", "x.txt"), content: "new" })).toEqual([{ ok: true }, { ok: true }]);
+    expect(
+      await run(
+        { op: "write", path: script, content: "#!/bin/sh\necho new\n" },
+        { op: "write", path: join(project, "alias", "x.txt"), content: "new" },
+      ),
+    ).toEqual([{ ok: true }, { ok: true }]);
     expect(await readFile(script, "utf8")).toBe("#!/bin/sh\necho new\n");
     expect((await stat(script)).mode & 0o777).toBe(0o750);
     expect(await readFile(join(project, "real", "x.txt"), "utf8")).toBe("new");
@@ -133,7 +160,8 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     await writeFile(join(project, "notes.txt"), "x");
     const { run } = await fsSession();
     const out = await run({ op: "read", path: "notes.txt" }, { op: "write", path: "out.txt", content: "x" });
-    for (const r of out) expect(r.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringMatching(/must be absolute/) });
+    for (const r of out)
+      expect(r.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringMatching(/must be absolute/) });
     await expect(stat(join(project, "out.txt"))).rejects.toThrow();
   });
 
@@ -165,7 +193,11 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
       { op: "write", path: join(project, "out", "sub", "planted.txt"), content: "x" },
       { op: "write", path: join(project, "dangling"), content: "x" },
     );
-    for (const r of out) expect(r.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringMatching(/resolves to .* outside the session's working directory/) });
+    for (const r of out)
+      expect(r.error).toMatchObject({
+        code: INVALID_PARAMS,
+        message: expect.stringMatching(/resolves to .* outside the session's working directory/),
+      });
     expect(out[0]!.error!.message).toContain(`${join(project, "passwd")} (resolves to ${join(outside, "secret.txt")})`);
     expect(await readFile(join(outside, "secret.txt"), "utf8")).toBe("outside secret\n");
     await expect(stat(join(outside, "sub"))).rejects.toThrow();
@@ -177,8 +209,16 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     const home = await realpath(h!.home);
     for (const cwd of [dirname(home), home]) {
       const run = await start(cwd);
-      const out = await run({ op: "read", path: join(home, "config.json") }, { op: "write", path: join(home, "credentials.json"), content: "{}" });
-      for (const r of out) expect(r.error).toMatchObject({ code: INVALID_PARAMS, data: { svcHome: home }, message: expect.stringContaining(`inside the svc home ${home}`) });
+      const out = await run(
+        { op: "read", path: join(home, "config.json") },
+        { op: "write", path: join(home, "credentials.json"), content: "{}" },
+      );
+      for (const r of out)
+        expect(r.error).toMatchObject({
+          code: INVALID_PARAMS,
+          data: { svcHome: home },
+          message: expect.stringContaining(`inside the svc home ${home}`),
+        });
     }
     await expect(stat(join(home, "credentials.json"))).rejects.toThrow();
   });
@@ -202,12 +242,26 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
   });
 
   it("refuses the session transcripts folder (sessions.eventsDir) even inside the session's cwd", async () => {
-    h = await makeHarness({ acpAgents: { ...FIXTURE_AGENTS, fs: fixtureAgent("fs-agent.mjs") }, sessions: { eventsDir: join(project, "transcripts") } });
+    h = await makeHarness({
+      acpAgents: { ...FIXTURE_AGENTS, fs: fixtureAgent("fs-agent.mjs") },
+      sessions: { eventsDir: join(project, "transcripts") },
+    });
     const { descriptor } = await h.runtime.start({ adapter: "fs", cwd: project });
     expect(descriptor.eventsPath.startsWith(join(project, "transcripts"))).toBe(true);
-    const p = h.runtime.prompt(descriptor.id, JSON.stringify([{ op: "read", path: descriptor.eventsPath }, { op: "write", path: descriptor.eventsPath, content: "{}\n" }]), { sender: { kind: "human" }, urgency: "queue" });
+    const p = h.runtime.prompt(
+      descriptor.id,
+      JSON.stringify([
+        { op: "read", path: descriptor.eventsPath },
+        { op: "write", path: descriptor.eventsPath, content: "{}\n" },
+      ]),
+      { sender: { kind: "human" }, urgency: "queue" },
+    );
     const out = JSON.parse((await h.runtime.waitFor(descriptor.id, p.promptId)).text) as Result[];
-    for (const r of out) expect(r.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining("inside the session transcripts folder") });
+    for (const r of out)
+      expect(r.error).toMatchObject({
+        code: INVALID_PARAMS,
+        message: expect.stringContaining("inside the session transcripts folder"),
+      });
     expect(await readFile(descriptor.eventsPath, "utf8")).not.toBe("{}\n");
   });
 
@@ -216,8 +270,14 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     const line = "\u0001".repeat(6 * 1024 - 1) + "\n";
     await writeFile(join(project, "ctl.txt"), line.repeat(1024));
     const { run } = await fsSession();
-    const [whole, part] = await run({ op: "read", path: join(project, "ctl.txt") }, { op: "read", path: join(project, "ctl.txt"), line: 1, limit: 100, quiet: true });
-    expect(whole!.error).toMatchObject({ code: INVALID_PARAMS, message: expect.stringContaining("read it in parts with line and limit") });
+    const [whole, part] = await run(
+      { op: "read", path: join(project, "ctl.txt") },
+      { op: "read", path: join(project, "ctl.txt"), line: 1, limit: 100, quiet: true },
+    );
+    expect(whole!.error).toMatchObject({
+      code: INVALID_PARAMS,
+      message: expect.stringContaining("read it in parts with line and limit"),
+    });
     expect(part!.bytes).toBe(100 * line.length);
   });
 
@@ -251,18 +311,35 @@ describe("ACP client fs: fs/read_text_file and fs/write_text_file within the ses
     await writeFile(join(project, "src.txt"), `${marker}\n`);
     const { run, transcript } = await fsSession();
     const [copied] = await run({ op: "copy", from: join(project, "src.txt"), to: join(project, "dst", "copy.txt") });
-    await run({ op: "read", path: join(project, "src.txt"), line: 1, limit: 1, quiet: true }, { op: "read", path: join(outside, "secret.txt"), quiet: true });
+    await run(
+      { op: "read", path: join(project, "src.txt"), line: 1, limit: 1, quiet: true },
+      { op: "read", path: join(outside, "secret.txt"), quiet: true },
+    );
     expect(copied!.bytes).toBe(marker.length + 1);
     expect(await readFile(join(project, "dst", "copy.txt"), "utf8")).toBe(`${marker}\n`);
     const { text, lines } = await transcript();
     expect(text).not.toContain(marker);
     expect(text).not.toContain("outside secret");
-    const fsLines = lines.filter((l) => l.type === "update" && String((l.data as { kind: string }).kind).startsWith("fs_")).map((l) => l.data);
+    const fsLines = lines
+      .filter((l) => l.type === "update" && String((l.data as { kind: string }).kind).startsWith("fs_"))
+      .map((l) => l.data);
     expect(fsLines).toEqual([
       { kind: "fs_read_text_file", update: { path: join(project, "src.txt"), bytes: marker.length + 1 } },
-      { kind: "fs_write_text_file", update: { path: join(project, "dst", "copy.txt"), bytes: marker.length + 1, created: true } },
-      { kind: "fs_read_text_file", update: { path: join(project, "src.txt"), line: 1, limit: 1, bytes: marker.length + 1 } },
-      { kind: "fs_read_text_file", update: { path: join(outside, "secret.txt"), error: expect.stringContaining("outside the session's working directory") } },
+      {
+        kind: "fs_write_text_file",
+        update: { path: join(project, "dst", "copy.txt"), bytes: marker.length + 1, created: true },
+      },
+      {
+        kind: "fs_read_text_file",
+        update: { path: join(project, "src.txt"), line: 1, limit: 1, bytes: marker.length + 1 },
+      },
+      {
+        kind: "fs_read_text_file",
+        update: {
+          path: join(outside, "secret.txt"),
+          error: expect.stringContaining("outside the session's working directory"),
+        },
+      },
     ]);
   });
 });

@@ -25,8 +25,15 @@ const packageGemini = defineAdapter({
 
 describe("adapter resolution order: package, then config, then catalog", () => {
   it("recipes: a config entry shadows the catalog; malformed entries are ignored", () => {
-    expect(resolveRecipe("gemini", undefined)).toMatchObject({ source: "catalog", recipe: { bin: "gemini", bin_args: ["--acp"] } });
-    expect(resolveRecipe("gemini", { gemini: { bin: "node" } })).toMatchObject({ source: "config", shadows: "catalog", recipe: { bin: "node" } });
+    expect(resolveRecipe("gemini", undefined)).toMatchObject({
+      source: "catalog",
+      recipe: { bin: "gemini", bin_args: ["--acp"] },
+    });
+    expect(resolveRecipe("gemini", { gemini: { bin: "node" } })).toMatchObject({
+      source: "config",
+      shadows: "catalog",
+      recipe: { bin: "node" },
+    });
     expect(resolveRecipe("gemini", { gemini: { args: [] } })?.source).toBe("catalog");
     expect(resolveRecipe("nope", {})).toBeUndefined();
     expect(allRecipes({ mine: { bin: "x" } }).map((r) => r.slug)).toContain("mine");
@@ -47,19 +54,27 @@ describe("adapter resolution order: package, then config, then catalog", () => {
       acpAgents: { gemini: fixtureAgent("env-agent.mjs") },
       defaults: { adapters: { gemini: { auth: { mode: "api-key", apiKey: secret } } } },
     });
-    const { descriptor, result } = await h.runtime.start({ adapter: "gemini", cwd: h.home, prompt: "GEMINI_API_KEY SVC_ADAPTER_API_KEY" });
+    const { descriptor, result } = await h.runtime.start({
+      adapter: "gemini",
+      cwd: h.home,
+      prompt: "GEMINI_API_KEY SVC_ADAPTER_API_KEY",
+    });
     expect(descriptor.source).toBe("config");
     const seen = JSON.parse((await h.runtime.waitFor(descriptor.id, result!.promptId)).text);
     expect(seen).toEqual({ GEMINI_API_KEY: secret.length, SVC_ADAPTER_API_KEY: 0 });
   });
 
   it("a package adapter of that kind wins over the config entry; a built-in plugin of that kind does not", async () => {
-    h = await makeHarness({ acpAgents: { gemini: fixtureAgent("echo-agent.mjs") } }, [{ plugin: packageGemini, builtin: false }]);
+    h = await makeHarness({ acpAgents: { gemini: fixtureAgent("echo-agent.mjs") } }, [
+      { plugin: packageGemini, builtin: false },
+    ]);
     const { descriptor, result } = await h.runtime.start({ adapter: "gemini", cwd: h.home, prompt: "hi" });
     expect(descriptor.source).toBe("package");
     expect((await h.runtime.waitFor(descriptor.id, result!.promptId)).text).toBe("package: hi");
     await h.cleanup();
-    h = await makeHarness({ acpAgents: { gemini: fixtureAgent("echo-agent.mjs") } }, [{ plugin: packageGemini, builtin: true }]);
+    h = await makeHarness({ acpAgents: { gemini: fixtureAgent("echo-agent.mjs") } }, [
+      { plugin: packageGemini, builtin: true },
+    ]);
     expect((await h.runtime.start({ adapter: "gemini", cwd: h.home })).descriptor.source).toBe("config");
   });
 });

@@ -18,7 +18,10 @@ describe("the agent's stderr tail", () => {
   });
 
   it("collects auth apiKey, token and the values of the agent's secret-named environment variables", () => {
-    const secrets = sessionSecrets({ apiKey: "k1", token: "t1" }, { MY_API_KEY: "k2", GH_TOKEN: "t2", LOG_LEVEL: "debug", EMPTY_TOKEN: "" });
+    const secrets = sessionSecrets(
+      { apiKey: "k1", token: "t1" },
+      { MY_API_KEY: "k2", GH_TOKEN: "t2", LOG_LEVEL: "debug", EMPTY_TOKEN: "" },
+    );
     expect(secrets.sort()).toEqual(["k1", "k2", "t1", "t2"]);
     expect(redact("a k1 b t2 debug", secrets)).toBe("a [redacted] b [redacted] debug");
   });

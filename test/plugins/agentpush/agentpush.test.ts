@@ -25,17 +25,29 @@ const push = (id: string) => d.call("POST", "/providers/agentpush/events", { id,
 
 describe("agentpush over HTTP", () => {
   it("answers 503 when a matched event was not accepted by its target, and delivers it when pushed again", async () => {
-    await d.call("POST", "/sentinels", { match: [{ subject: "job:x" }], until: { kind: "never" }, target: { kind: "test", name: "t" } });
+    await d.call("POST", "/sentinels", {
+      match: [{ subject: "job:x" }],
+      until: { kind: "never" },
+      target: { kind: "test", name: "t" },
+    });
     d.rec.failNext = 1;
     const r = await push("e1");
     expect(r.status).toBe(503);
-    expect(r.body.error).toMatchObject({ code: "unavailable", details: { failed: [expect.objectContaining({ eventId: "e1", error: "target is down" })] } });
+    expect(r.body.error).toMatchObject({
+      code: "unavailable",
+      details: { failed: [expect.objectContaining({ eventId: "e1", error: "target is down" })] },
+    });
     expect((await push("e1")).status).toBe(200);
     expect(d.rec.delivered.map((x) => x.event.id)).toEqual(["e1"]);
   });
 
   it("terminal: true ends subject_terminal sentinels on the last subject after delivering the event; terminal: [...] names subjects", async () => {
-    const mk = (subject: string) => d.call("POST", "/sentinels", { match: [{ subject }], until: { kind: "subject_terminal" }, target: { kind: "test", name: "t" } });
+    const mk = (subject: string) =>
+      d.call("POST", "/sentinels", {
+        match: [{ subject }],
+        until: { kind: "subject_terminal" },
+        target: { kind: "test", name: "t" },
+      });
     const { body: a } = await mk("job:a#1");
     const { body: b } = await mk("job:b");
     const r = await d.call("POST", "/providers/agentpush/events", [
@@ -43,17 +55,38 @@ describe("agentpush over HTTP", () => {
       { id: "x2", type: "more", subjects: ["job:a", "job:a#1"] },
     ]);
     expect(r.body.matched.map((m: { outcome: string }) => m.outcome)).toEqual(["delivered", "expired"]);
-    await d.call("POST", "/providers/agentpush/events", { id: "y1", type: "other", subjects: ["elsewhere"], terminal: ["job:b"] });
+    await d.call("POST", "/providers/agentpush/events", {
+      id: "y1",
+      type: "other",
+      subjects: ["elsewhere"],
+      terminal: ["job:b"],
+    });
     expect((await d.call("GET", `/sentinels/${a.id}`)).body.status).toBe("expired");
-    expect((await d.call("GET", `/sentinels/${b.id}`)).body).toMatchObject({ status: "expired", endedReason: "subject_terminal" });
+    expect((await d.call("GET", `/sentinels/${b.id}`)).body).toMatchObject({
+      status: "expired",
+      endedReason: "subject_terminal",
+    });
   });
 
   it("reports readiness as always ready and watches every type by default", async () => {
     const { body } = await d.call("GET", "/sentinel-providers");
-    expect(body.providers.find((p: { kind: string }) => p.kind === "agentpush").readiness).toEqual({ ready: true, detail: expect.stringContaining("/providers/agentpush/events") });
-    await d.call("POST", "/sentinels", { match: [{ subject: "job:x" }], until: { kind: "never" }, target: { kind: "test", name: "t" } });
-    await d.call("POST", "/providers/agentpush/events", [{ id: "a", type: "any.thing", subjects: ["job:x"] }, { id: "b", type: "x", subjects: ["job:x"], time: "2026-01-01T00:00:00Z", data: [1] }]);
-    expect(d.rec.delivered.map((x) => x.event)).toEqual([{ id: "a", type: "any.thing", subjects: ["job:x"] }, { id: "b", type: "x", subjects: ["job:x"], time: "2026-01-01T00:00:00Z", data: [1] }]);
+    expect(body.providers.find((p: { kind: string }) => p.kind === "agentpush").readiness).toEqual({
+      ready: true,
+      detail: expect.stringContaining("/providers/agentpush/events"),
+    });
+    await d.call("POST", "/sentinels", {
+      match: [{ subject: "job:x" }],
+      until: { kind: "never" },
+      target: { kind: "test", name: "t" },
+    });
+    await d.call("POST", "/providers/agentpush/events", [
+      { id: "a", type: "any.thing", subjects: ["job:x"] },
+      { id: "b", type: "x", subjects: ["job:x"], time: "2026-01-01T00:00:00Z", data: [1] },
+    ]);
+    expect(d.rec.delivered.map((x) => x.event)).toEqual([
+      { id: "a", type: "any.thing", subjects: ["job:x"] },
+      { id: "b", type: "x", subjects: ["job:x"], time: "2026-01-01T00:00:00Z", data: [1] },
+    ]);
   });
 
   it("rejects more than 1000 events per push and a non-JSON body", async () => {

@@ -20,15 +20,27 @@ describe("agentpush.event", () => {
 
   it("an exact subject matches events carrying it, with the given types (property)", () => {
     fc.assert(
-      fc.property(subject, fc.option(fc.uniqueArray(typeName, { minLength: 1, maxLength: 4 }), { nil: undefined }), typeName, (s, types, other) => {
-        const match = t.toMatch({ subject: s, ...(types ? { types } : {}) });
-        expect(match).toEqual([{ subject: s, ...(types ? { types } : {}) }]);
-        expect(sentinelSpecSchema.safeParse({ match, until: { kind: "never" }, target: { kind: "test" }, provider: "agentpush" }).success).toBe(true);
-        const index = new SentinelIndex();
-        index.add("x", [{ sentinelId: "x", subject: s, types: types ?? ["*"] }]);
-        expect(index.match({ type: types?.[0] ?? other, subjects: ["ci:all", s] }).has("x")).toBe(true);
-        expect(index.match({ type: types?.[0] ?? other, subjects: [`${s}/more`] }).size).toBe(0);
-      }),
+      fc.property(
+        subject,
+        fc.option(fc.uniqueArray(typeName, { minLength: 1, maxLength: 4 }), { nil: undefined }),
+        typeName,
+        (s, types, other) => {
+          const match = t.toMatch({ subject: s, ...(types ? { types } : {}) });
+          expect(match).toEqual([{ subject: s, ...(types ? { types } : {}) }]);
+          expect(
+            sentinelSpecSchema.safeParse({
+              match,
+              until: { kind: "never" },
+              target: { kind: "test" },
+              provider: "agentpush",
+            }).success,
+          ).toBe(true);
+          const index = new SentinelIndex();
+          index.add("x", [{ sentinelId: "x", subject: s, types: types ?? ["*"] }]);
+          expect(index.match({ type: types?.[0] ?? other, subjects: ["ci:all", s] }).has("x")).toBe(true);
+          expect(index.match({ type: types?.[0] ?? other, subjects: [`${s}/more`] }).size).toBe(0);
+        },
+      ),
     );
   });
 
@@ -49,7 +61,10 @@ describe("agentpush.event", () => {
     [{ subject: "x".repeat(SUBJECT_LENGTH_MAX + 1) }, /subject: must be at most 1000 characters/],
     [{ subject: "ci:x", types: [] }, /types: give at least one type glob, or omit types for every type/],
     [{ subject: "ci:x", types: [""] }, /types\[0\]: must not be empty/],
-    [{ subject: "ci:x", subjects: ["a"] }, /subjects: is not an argument of agentpush\.event; its arguments are subject, types/],
+    [
+      { subject: "ci:x", subjects: ["a"] },
+      /subjects: is not an argument of agentpush\.event; its arguments are subject, types/,
+    ],
     [{ subject: 7 }, /subject: /],
   ])("refuses %j", (args, message) => {
     expect(() => t.toMatch(args as Record<string, unknown>)).toThrow(message);

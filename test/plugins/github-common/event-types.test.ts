@@ -8,7 +8,14 @@ import { describe, expect, it } from "vitest";
 import { SvcError } from "../../../core/errors.js";
 import { SentinelIndex, typeMatcher } from "../../../core/sentinels/matcher.js";
 import { sentinelSpecSchema } from "../../../core/sentinels/spec-schema.js";
-import { GITHUB_FAMILIES, githubEventTypes, isBranchName, mapGithubEvent, resolveGithubSubject, type GithubFamily } from "../../../plugins/github-common/index.js";
+import {
+  GITHUB_FAMILIES,
+  githubEventTypes,
+  isBranchName,
+  mapGithubEvent,
+  resolveGithubSubject,
+  type GithubFamily,
+} from "../../../plugins/github-common/index.js";
 import { LOCAL_GH_TYPES } from "../../../plugins/local-gh/index.js";
 import { undeclaredKeys, undescribedProperties } from "../../support/json-schema.js";
 
@@ -22,9 +29,16 @@ const TYPES = githubEventTypes();
 const typeOf = (event: string) => TYPES.find((t) => t.name === `github.${event}`)!;
 
 /** A webhook payload of family `f` about `repo`, pull request/issue/discussion `n` or `branch`. */
-function payloadFor(f: GithubFamily, a: { repo: string; n?: number; branch?: string; action?: string }): Record<string, any> {
+function payloadFor(
+  f: GithubFamily,
+  a: { repo: string; n?: number; branch?: string; action?: string },
+): Record<string, any> {
   const prs = a.n === undefined ? [] : [{ number: a.n }];
-  const base: Record<string, any> = { repository: { full_name: a.repo }, sender: { login: "octocat" }, ...(a.action ? { action: a.action } : {}) };
+  const base: Record<string, any> = {
+    repository: { full_name: a.repo },
+    sender: { login: "octocat" },
+    ...(a.action ? { action: a.action } : {}),
+  };
   switch (f.event) {
     case "pull_request":
       return { ...base, number: a.n ?? 1, pull_request: { number: a.n ?? 1 } };
@@ -41,27 +55,39 @@ function payloadFor(f: GithubFamily, a: { repo: string; n?: number; branch?: str
       return { ...base, workflow_run: { pull_requests: prs, head_branch: a.branch ?? "main" } };
     default: {
       const key = f.number === "issue" ? "issue" : f.number === "discussion" ? "discussion" : "pull_request";
-      return { ...base, ...(a.n !== undefined ? { [key]: { number: a.n } } : {}), ...(a.branch !== undefined ? { ref: `refs/heads/${a.branch}` } : {}) };
+      return {
+        ...base,
+        ...(a.n !== undefined ? { [key]: { number: a.n } } : {}),
+        ...(a.branch !== undefined ? { ref: `refs/heads/${a.branch}` } : {}),
+      };
     }
   }
 }
 
 const name = fc.stringMatching(/^[A-Za-z0-9_.-]{1,24}$/);
-const branch = fc.oneof(fc.stringMatching(/^[A-Za-z0-9._/-]{1,40}$/), fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 })).filter(isBranchName);
+const branch = fc
+  .oneof(fc.stringMatching(/^[A-Za-z0-9._/-]{1,40}$/), fc.string({ unit: "grapheme", minLength: 1, maxLength: 20 }))
+  .filter(isBranchName);
 const action = fc.stringMatching(/^[a-z_]{1,20}$/);
 
 /** Valid arguments of `f` and the values they stand for. */
 function validArgs(f: GithubFamily) {
-  return fc.record(
-    {
-      owner: name,
-      repo: name,
-      n: f.number ? fc.option(fc.integer({ min: 1, max: 2_147_483_647 }), { nil: undefined }) : fc.constant(undefined),
-      branch: f.branch ? fc.option(branch, { nil: undefined }) : fc.constant(undefined),
-      actions: f.actions ? fc.option(fc.uniqueArray(action, { minLength: 1, maxLength: 5 }), { nil: undefined }) : fc.constant(undefined),
-    },
-    { requiredKeys: ["owner", "repo", "n", "branch", "actions"] },
-  ).filter((v) => v.n === undefined || v.branch === undefined);
+  return fc
+    .record(
+      {
+        owner: name,
+        repo: name,
+        n: f.number
+          ? fc.option(fc.integer({ min: 1, max: 2_147_483_647 }), { nil: undefined })
+          : fc.constant(undefined),
+        branch: f.branch ? fc.option(branch, { nil: undefined }) : fc.constant(undefined),
+        actions: f.actions
+          ? fc.option(fc.uniqueArray(action, { minLength: 1, maxLength: 5 }), { nil: undefined })
+          : fc.constant(undefined),
+      },
+      { requiredKeys: ["owner", "repo", "n", "branch", "actions"] },
+    )
+    .filter((v) => v.n === undefined || v.branch === undefined);
 }
 
 describe("GitHub event types: one per family", () => {
@@ -76,7 +102,11 @@ describe("GitHub event types: one per family", () => {
 
   it("describes every argument and payload field, and refuses unknown arguments in its schema", () => {
     for (const t of TYPES) {
-      expect(t.inputSchema, t.name).toMatchObject({ type: "object", additionalProperties: false, required: ["repository"] });
+      expect(t.inputSchema, t.name).toMatchObject({
+        type: "object",
+        additionalProperties: false,
+        required: ["repository"],
+      });
       expect(undescribedProperties(t.inputSchema), t.name).toEqual([]);
       expect(undescribedProperties(t.payloadSchema), t.name).toEqual([]);
       expect(t.payloadSchema, t.name).not.toHaveProperty("$schema");
@@ -118,20 +148,52 @@ describe("GitHub event types: one per family", () => {
           };
           const match = t.toMatch(args);
           expect(match).toHaveLength(1);
-          const parsed = sentinelSpecSchema.safeParse({ match, until: { kind: "never" }, target: { kind: "test" }, provider: "webhook" });
+          const parsed = sentinelSpecSchema.safeParse({
+            match,
+            until: { kind: "never" },
+            target: { kind: "test" },
+            provider: "webhook",
+          });
           expect(parsed.success, JSON.stringify(parsed.error?.issues)).toBe(true);
           // The engine's subject normalization leaves it as it is.
           expect(resolveGithubSubject({ subject: match[0]!.subject })).toBe(match[0]!.subject);
           const index = new SentinelIndex();
           index.add("s", [{ sentinelId: "s", subject: match[0]!.subject, types: match[0]!.types! }]);
           const act = v.actions?.[0] ?? f.actions?.[0];
-          const hit = mapGithubEvent(f.event, payloadFor(f, { repo: `${v.owner}/${v.repo}`, n: v.n, branch: v.branch, action: act }), opts)!;
+          const hit = mapGithubEvent(
+            f.event,
+            payloadFor(f, { repo: `${v.owner}/${v.repo}`, n: v.n, branch: v.branch, action: act }),
+            opts,
+          )!;
           expect(index.match(hit).has("s"), `${JSON.stringify(hit)} vs ${JSON.stringify(match)}`).toBe(true);
-          const otherRepo = mapGithubEvent(f.event, payloadFor(f, { repo: `${v.owner}/${v.repo}x`, n: v.n, branch: v.branch, action: act }), opts)!;
+          const otherRepo = mapGithubEvent(
+            f.event,
+            payloadFor(f, { repo: `${v.owner}/${v.repo}x`, n: v.n, branch: v.branch, action: act }),
+            opts,
+          )!;
           expect(index.match(otherRepo).size).toBe(0);
-          if (v.n !== undefined) expect(index.match(mapGithubEvent(f.event, payloadFor(f, { repo: `${v.owner}/${v.repo}`, n: v.n + 1, action: act }), opts)!).size).toBe(0);
-          if (v.branch !== undefined) expect(index.match(mapGithubEvent(f.event, payloadFor(f, { repo: `${v.owner}/${v.repo}`, branch: `${v.branch}-x`, action: act }), opts)!).size).toBe(0);
-          if (v.actions) expect(typeMatcher(match[0]!.types!)(`github.${f.event}.not_${v.actions.join("_")}`)).toBe(false);
+          if (v.n !== undefined)
+            expect(
+              index.match(
+                mapGithubEvent(
+                  f.event,
+                  payloadFor(f, { repo: `${v.owner}/${v.repo}`, n: v.n + 1, action: act }),
+                  opts,
+                )!,
+              ).size,
+            ).toBe(0);
+          if (v.branch !== undefined)
+            expect(
+              index.match(
+                mapGithubEvent(
+                  f.event,
+                  payloadFor(f, { repo: `${v.owner}/${v.repo}`, branch: `${v.branch}-x`, action: act }),
+                  opts,
+                )!,
+              ).size,
+            ).toBe(0);
+          if (v.actions)
+            expect(typeMatcher(match[0]!.types!)(`github.${f.event}.not_${v.actions.join("_")}`)).toBe(false);
         }),
         { numRuns: 60 },
       );
@@ -153,41 +215,78 @@ describe("GitHub event types: invalid arguments are refused, naming the argument
   it.each([
     ["pull_request", {}, /repository: is required: The repository, "owner\/repo"/],
     ["pull_request", { repository: "acme" }, /repository: must be "owner\/repo"/],
-    ["pull_request", { repository: "acme/api", branch: "main" }, /branch: is not an argument of github\.pull_request; its arguments are repository, pullRequest, actions/],
-    ["push", { repository: "acme/api", pullRequest: 3 }, /pullRequest: is not an argument of github\.push; its arguments are repository, branch/],
+    [
+      "pull_request",
+      { repository: "acme/api", branch: "main" },
+      /branch: is not an argument of github\.pull_request; its arguments are repository, pullRequest, actions/,
+    ],
+    [
+      "push",
+      { repository: "acme/api", pullRequest: 3 },
+      /pullRequest: is not an argument of github\.push; its arguments are repository, branch/,
+    ],
     ["pull_request", { repository: "acme/api", pullRequest: 1.5 }, /pullRequest: must be an integer/],
     ["pull_request", { repository: "acme/api", pullRequest: 0 }, /pullRequest: must be 1 or more/],
     ["push", { repository: "acme/api", branch: "a..b" }, /branch: must be a git branch name/],
-    ["check_run", { repository: "acme/api", pullRequest: 4, branch: "main" }, /branch: give pullRequest or branch, not both/],
+    [
+      "check_run",
+      { repository: "acme/api", pullRequest: 4, branch: "main" },
+      /branch: give pullRequest or branch, not both/,
+    ],
     ["issues", { repository: "acme/api", actions: ["op ened"] }, /actions\[0\]: must be an action name/],
     ["issues", { repository: "acme/api", actions: [] }, /actions: give at least one action, or omit actions for all/],
     ["issues", { repository: "acme/api", actions: ["opened", "opened"] }, /actions: must not repeat an action/],
-    ["fork", { repository: "acme/api", actions: ["created"] }, /actions: is not an argument of github\.fork; its arguments are repository$/],
+    [
+      "fork",
+      { repository: "acme/api", actions: ["created"] },
+      /actions: is not an argument of github\.fork; its arguments are repository$/,
+    ],
   ])("%s %j", (event, args, message) => {
     expect(refused(event, args).message).toMatch(message);
   });
 
   it("refuses any unknown argument by name (property)", () => {
     fc.assert(
-      fc.property(fc.stringMatching(/^[a-z][A-Za-z]{0,15}$/).filter((k) => !["repository", "pullRequest", "actions"].includes(k)), (key) => {
-        expect(refused("pull_request", { repository: "acme/api", [key]: 1 }).message).toContain(`${key}: is not an argument of github.pull_request`);
-      }),
+      fc.property(
+        fc.stringMatching(/^[a-z][A-Za-z]{0,15}$/).filter((k) => !["repository", "pullRequest", "actions"].includes(k)),
+        (key) => {
+          expect(refused("pull_request", { repository: "acme/api", [key]: 1 }).message).toContain(
+            `${key}: is not an argument of github.pull_request`,
+          );
+        },
+      ),
     );
   });
 
   it("refuses any repository that is not owner/repo (property)", () => {
     fc.assert(
-      fc.property(fc.string().filter((s) => !/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/.test(s)), (repository) => {
-        expect(refused("push", { repository }).message).toMatch(/^invalid arguments for github\.push: repository: must be "owner\/repo"/);
-      }),
+      fc.property(
+        fc.string().filter((s) => !/^[A-Za-z0-9_.-]{1,100}\/[A-Za-z0-9_.-]{1,100}$/.test(s)),
+        (repository) => {
+          expect(refused("push", { repository }).message).toMatch(
+            /^invalid arguments for github\.push: repository: must be "owner\/repo"/,
+          );
+        },
+      ),
     );
   });
 
   it("local-gh offers only what its polling sees: completed check runs, no workflow runs", () => {
     const local = LOCAL_GH_TYPES();
-    expect(local.map((t) => t.name).sort()).toEqual(["github.check_run", "github.issue_comment", "github.pull_request", "github.pull_request_review", "github.pull_request_review_comment", "github.push"]);
+    expect(local.map((t) => t.name).sort()).toEqual([
+      "github.check_run",
+      "github.issue_comment",
+      "github.pull_request",
+      "github.pull_request_review",
+      "github.pull_request_review_comment",
+      "github.push",
+    ]);
     const checkRun = local.find((t) => t.name === "github.check_run")!;
-    expect(checkRun.toMatch({ repository: "Acme/API", pullRequest: 7 })).toEqual([{ subject: "github:acme/api#7", types: ["github.check_run.completed"] }]);
-    expect(() => checkRun.toMatch({ repository: "acme/api", actions: ["created"] })).toThrow(/actions: "created" is not delivered by this provider; allowed: completed/);
+    expect(checkRun.toMatch({ repository: "Acme/API", pullRequest: 7 })).toEqual([
+      { subject: "github:acme/api#7", types: ["github.check_run.completed"] },
+    ]);
+    expect(() => checkRun.toMatch({ repository: "acme/api", actions: ["created"] })).toThrow(
+      /actions: "created" is not delivered by this provider; allowed: completed/,
+    );
   });
 });

@@ -5,7 +5,12 @@
  */
 import examples from "@octokit/webhooks-examples";
 import { describe, expect, it } from "vitest";
-import { isValidEventId, SUBJECTS_PER_EVENT_MAX, SUBJECT_LENGTH_MAX, EVENT_TYPE_MAX } from "../../../core/plugin-api/limits.js";
+import {
+  isValidEventId,
+  SUBJECTS_PER_EVENT_MAX,
+  SUBJECT_LENGTH_MAX,
+  EVENT_TYPE_MAX,
+} from "../../../core/plugin-api/limits.js";
 import { GITHUB_EVENT_NAMES, mapGithubEvent } from "../../../plugins/github-common/map-event.js";
 import { expectDocSection } from "../../support/readme.js";
 
@@ -40,7 +45,8 @@ describe("@octokit/webhooks-examples: every payload maps", () => {
           expect(s.length).toBeLessThanOrEqual(SUBJECT_LENGTH_MAX);
         }
         if (typeof payload.action === "string") expect(e!.type.endsWith(`.${payload.action}`)).toBe(true);
-        if (payload.repository?.full_name) expect(e!.subjects[0]).toBe(`github:${String(payload.repository.full_name).toLowerCase()}`);
+        if (payload.repository?.full_name)
+          expect(e!.subjects[0]).toBe(`github:${String(payload.repository.full_name).toLowerCase()}`);
         expect(JSON.stringify(e!.data).length).toBeLessThan(JSON.stringify(payload).length + 200);
       }
     });
@@ -55,11 +61,16 @@ describe("@octokit/webhooks-examples: every payload maps", () => {
 
   it("generic: issues get their number, branch refs their branch, organization events the org", () => {
     const issue = CORPUS.find((e) => e.name === "issues")!.examples[0]!;
-    expect(mapGithubEvent("issues", issue, opts)!.subjects).toContain(`github:${issue.repository.full_name.toLowerCase()}#${issue.issue.number}`);
+    expect(mapGithubEvent("issues", issue, opts)!.subjects).toContain(
+      `github:${issue.repository.full_name.toLowerCase()}#${issue.issue.number}`,
+    );
     const create = CORPUS.find((e) => e.name === "create")!.examples.find((p) => p.ref_type === "branch");
-    if (create) expect(mapGithubEvent("create", create, opts)!.subjects.some((s) => s.endsWith(`@${create.ref}`))).toBe(true);
+    if (create)
+      expect(mapGithubEvent("create", create, opts)!.subjects.some((s) => s.endsWith(`@${create.ref}`))).toBe(true);
     const org = CORPUS.find((e) => e.name === "organization")!.examples[0]!;
-    expect(mapGithubEvent("organization", org, opts)!.subjects).toEqual([`github:${org.organization.login.toLowerCase()}`]);
+    expect(mapGithubEvent("organization", org, opts)!.subjects).toEqual([
+      `github:${org.organization.login.toLowerCase()}`,
+    ]);
   });
 
   it("docs/github.md lists every event and how it maps", async () => {
@@ -68,6 +79,10 @@ describe("@octokit/webhooks-examples: every payload maps", () => {
       const types = [...new Set(e.examples.map((p) => mapGithubEvent(e.name, p, opts)!.type))].sort();
       return `| \`${e.name}\` | ${kind} | ${types.map((t) => `\`${t}\``).join(", ")} |\n`;
     });
-    await expectDocSection("docs/github.md", "github-events", `| Event | Mapping | Types seen in the corpus |\n|---|---|---|\n${rows.join("")}`);
+    await expectDocSection(
+      "docs/github.md",
+      "github-events",
+      `| Event | Mapping | Types seen in the corpus |\n|---|---|---|\n${rows.join("")}`,
+    );
   });
 });

@@ -1,7 +1,13 @@
 import { cp, mkdtemp, readFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { IngestResult, PluginContext, SentinelIngress, SentinelView, SvcEvent } from "../../../core/plugin-api/index.js";
+import type {
+  IngestResult,
+  PluginContext,
+  SentinelIngress,
+  SentinelView,
+  SvcEvent,
+} from "../../../core/plugin-api/index.js";
 import { FakeClock, createRandom } from "../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../core/runtime/logger.js";
 import { createGhCli, type GhCli } from "../../../plugins/github-common/index.js";
@@ -10,7 +16,9 @@ import { FIXTURES } from "../../support/paths.js";
 export const FAKE_GH_BIN = join(FIXTURES, "fake-gh/bin/gh");
 
 /** A private copy of a fake-gh fixture directory, a gh client on it, and its call log. */
-export async function fakeGh(fixture: string): Promise<{ dir: string; gh: GhCli; calls(): Promise<Array<Record<string, any>>> }> {
+export async function fakeGh(
+  fixture: string,
+): Promise<{ dir: string; gh: GhCli; calls(): Promise<Array<Record<string, any>>> }> {
   const dir = await mkdtemp(join(tmpdir(), "fake-gh-"));
   await cp(join(FIXTURES, "fake-gh", fixture), dir, { recursive: true });
   const log = join(dir, "calls.jsonl");
@@ -24,7 +32,17 @@ export async function fakeGh(fixture: string): Promise<{ dir: string; gh: GhCli;
 }
 
 export function sentinel(id: string, subjects: string[], createdAt: number, provider = "local-gh"): SentinelView {
-  return { id, status: "active", createdAt, spec: { match: subjects.map((subject) => ({ subject })), until: { kind: "never" }, target: { kind: "session" }, provider } };
+  return {
+    id,
+    status: "active",
+    createdAt,
+    spec: {
+      match: subjects.map((subject) => ({ subject })),
+      until: { kind: "never" },
+      target: { kind: "session" },
+      provider,
+    },
+  };
 }
 
 /** An in-memory stand-in for the engine's ingress: the active sentinels it is given, and what was ingested. */
@@ -56,7 +74,10 @@ export class MemoryCredentials {
   }
 }
 
-export function pluginContext(services: Record<string, unknown>, clock = new FakeClock()): PluginContext & { clock: FakeClock; logger: ReturnType<typeof createMemoryLogger> } {
+export function pluginContext(
+  services: Record<string, unknown>,
+  clock = new FakeClock(),
+): PluginContext & { clock: FakeClock; logger: ReturnType<typeof createMemoryLogger> } {
   const logger = createMemoryLogger();
   return {
     type: "provider",

@@ -9,7 +9,13 @@ const SINCE = Date.parse("2026-01-10T09:20:00Z");
 async function setup(fixture: string, subjects: string[], clock = new FakeClock(SINCE)) {
   const fake = await fakeGh(fixture);
   const ingress = new RecordingIngress([sentinel("snt_1", subjects, SINCE)]);
-  const poller = new Poller({ gh: fake.gh, ingress: () => ingress as never, clock, logger: createMemoryLogger(), intervalMs: () => 60_000 });
+  const poller = new Poller({
+    gh: fake.gh,
+    ingress: () => ingress as never,
+    clock,
+    logger: createMemoryLogger(),
+    intervalMs: () => 60_000,
+  });
   return { ...fake, ingress, poller, clock };
 }
 
@@ -19,7 +25,9 @@ describe("local-gh poller against the fake gh", () => {
     const first = await t.poller.cycle();
     expect(first.errors).toEqual([]);
     // Only the review after the watch started; the 09:00 comment and the 09:15 check run are history.
-    expect(t.ingress.ingested.map((e) => [e.id, e.type])).toEqual([["ghev-34567890002", "github.pull_request_review.submitted"]]);
+    expect(t.ingress.ingested.map((e) => [e.id, e.type])).toEqual([
+      ["ghev-34567890002", "github.pull_request_review.submitted"],
+    ]);
     expect(t.ingress.ingested[0]!.subjects).toEqual(["github:acme/api", "github:acme/api#42"]);
 
     await t.poller.cycle();

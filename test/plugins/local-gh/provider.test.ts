@@ -11,8 +11,16 @@ describe("local-gh provider", () => {
 
   it("readiness: ready when gh is on PATH and authenticated", async () => {
     const { gh } = await fakeGh("pr-42");
-    const p = createLocalGhProvider(pluginContext({ sentinels: new RecordingIngress([sentinel("s", ["github:acme/api#42"], 0)]) }), gh);
-    expect(await p.readiness()).toMatchObject({ ready: true, gh: { installed: true, authenticated: true }, intervalSeconds: 60, watching: { repos: 1, pullRequests: 1 } });
+    const p = createLocalGhProvider(
+      pluginContext({ sentinels: new RecordingIngress([sentinel("s", ["github:acme/api#42"], 0)]) }),
+      gh,
+    );
+    expect(await p.readiness()).toMatchObject({
+      ready: true,
+      gh: { installed: true, authenticated: true },
+      intervalSeconds: 60,
+      watching: { repos: 1, pullRequests: 1 },
+    });
   });
 
   it("readiness: not ready when gh is not logged in, or not on PATH, with an actionable line", async () => {
@@ -62,7 +70,8 @@ describe("local-gh watch", () => {
     const at = Date.parse("2026-01-10T09:20:00Z");
     const all = ["a", "b", "c", "d", "e"].map((id) => sentinel(id, ["github:acme/api#42"], at));
     const ingress = new RecordingIngress(all);
-    const sleep: PluginContext["sleep"] = (_ms, signal) => new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted"))));
+    const sleep: PluginContext["sleep"] = (_ms, signal) =>
+      new Promise((_, reject) => signal?.addEventListener("abort", () => reject(new Error("aborted"))));
     const ctx = { ...pluginContext({ sentinels: ingress, credentials: new MemoryCredentials() }), sleep };
     const p = createLocalGhProvider(ctx, fake.gh);
     // As the sentinels module does at boot: start, then each active sentinel's watch awaited in turn.
@@ -79,7 +88,10 @@ describe("local-gh watch", () => {
     const fake = await fakeGh("pr-42");
     const s = sentinel("s", ["github:acme/api#42"], Date.parse("2026-01-10T09:20:00Z"));
     const ingress = new RecordingIngress([]);
-    const p = createLocalGhProvider(pluginContext({ sentinels: ingress, credentials: new MemoryCredentials() }), fake.gh);
+    const p = createLocalGhProvider(
+      pluginContext({ sentinels: ingress, credentials: new MemoryCredentials() }),
+      fake.gh,
+    );
     await p.watch!(s);
     await new Promise((resolve) => setImmediate(resolve)); // the early cycle has started, with nothing to watch
     ingress.sentinels.push(s);

@@ -15,16 +15,33 @@ const heard = (type: string, data: unknown, at = 1_780_000_000_000, seq = 1) => 
 describe("session events as sentinel events", () => {
   it("session:<what> becomes session.<what> on subject session:<id>, with a valid id stable for the same event (property)", () => {
     fc.assert(
-      fc.property(sessionId, what, fc.integer({ min: 0, max: 2 ** 45 }), fc.integer({ min: 1, max: 10 ** 6 }), (id, w, at, seq) => {
-        const e = toSessionEvent(heard(`session:${w}`, { sessionId: id, promptId: "prm_1" }, at, seq))!;
-        expect(e).toMatchObject({ type: `session.${w}`, subjects: [`session:${id}`], time: new Date(at).toISOString(), data: { sessionId: id, promptId: "prm_1" } });
-        expect(isValidEventId(e.id)).toBe(true);
-        expect(e.id.startsWith(`${id}-${w}-`)).toBe(true);
-        // The bus's seq restarts with the daemon: the id does not depend on it.
-        expect(toSessionEvent(heard(`session:${w}`, { sessionId: id, promptId: "prm_1" }, at, seq + 1))!.id).toBe(e.id);
-        expect(toSessionEvent(heard(`session:${w}`, { sessionId: id, promptId: "prm_2" }, at, seq))!.id).not.toBe(e.id);
-        expect(toSessionEvent(heard(`session:${w}`, { sessionId: id, promptId: "prm_1" }, at + 1, seq))!.id).not.toBe(e.id);
-      }),
+      fc.property(
+        sessionId,
+        what,
+        fc.integer({ min: 0, max: 2 ** 45 }),
+        fc.integer({ min: 1, max: 10 ** 6 }),
+        (id, w, at, seq) => {
+          const e = toSessionEvent(heard(`session:${w}`, { sessionId: id, promptId: "prm_1" }, at, seq))!;
+          expect(e).toMatchObject({
+            type: `session.${w}`,
+            subjects: [`session:${id}`],
+            time: new Date(at).toISOString(),
+            data: { sessionId: id, promptId: "prm_1" },
+          });
+          expect(isValidEventId(e.id)).toBe(true);
+          expect(e.id.startsWith(`${id}-${w}-`)).toBe(true);
+          // The bus's seq restarts with the daemon: the id does not depend on it.
+          expect(toSessionEvent(heard(`session:${w}`, { sessionId: id, promptId: "prm_1" }, at, seq + 1))!.id).toBe(
+            e.id,
+          );
+          expect(toSessionEvent(heard(`session:${w}`, { sessionId: id, promptId: "prm_2" }, at, seq))!.id).not.toBe(
+            e.id,
+          );
+          expect(toSessionEvent(heard(`session:${w}`, { sessionId: id, promptId: "prm_1" }, at + 1, seq))!.id).not.toBe(
+            e.id,
+          );
+        },
+      ),
     );
   });
 
@@ -50,7 +67,18 @@ describe("session events as sentinel events", () => {
       { sessionId: "s", promptId: "p", sender: { kind: "session", id: "o" }, enqueuedAt: 1 },
       { sessionId: "s", profile: "p", remaining: 1, window: "5h", threshold: 2 },
       { sessionId: "s", verdict: "stuck", reason: "r", suggestedPrompt: "p", trigger: "stalled", model: "m", at: 1 },
-      { sessionId: "s", model: "m", inputTokens: 1, window: 2, pct: 50, source: "agent", threshold: "warn", atPct: 50, alsoCrossed: ["x"], continuedAs: "t" },
+      {
+        sessionId: "s",
+        model: "m",
+        inputTokens: 1,
+        window: 2,
+        pct: 50,
+        source: "agent",
+        threshold: "warn",
+        atPct: 50,
+        alsoCrossed: ["x"],
+        continuedAs: "t",
+      },
     ];
     for (const s of samples) expect(undeclaredKeys(s, t.payloadSchema)).toEqual([]);
   });
@@ -59,28 +87,46 @@ describe("session events as sentinel events", () => {
 describe("session.lifecycle arguments", () => {
   it("every valid argument set gives a clause the engine accepts, matching the events it names (property)", () => {
     fc.assert(
-      fc.property(fc.option(sessionId, { nil: undefined }), fc.option(fc.uniqueArray(what, { minLength: 1, maxLength: 4 }), { nil: undefined }), sessionId, what, (session, whats, other, w) => {
-        const types = whats?.map((x) => `session.${x}`);
-        const match = t.toMatch({ ...(session ? { session } : {}), ...(types ? { types } : {}) });
-        expect(sentinelSpecSchema.safeParse({ match, until: { kind: "never" }, target: { kind: "test" }, provider: "sessions" }).success).toBe(true);
-        const index = new SentinelIndex();
-        index.add("x", [{ sentinelId: "x", subject: match[0]!.subject, types: match[0]!.types! }]);
-        const of = (id: string, x: string) => toSessionEvent(heard(`session:${x}`, { sessionId: id }))!;
-        const sid = session ?? other;
-        expect(index.match(of(sid, whats?.[0] ?? w)).has("x")).toBe(true);
-        if (session) expect(index.match(of(`${session}x`, whats?.[0] ?? w)).size).toBe(0);
-        if (whats && !whats.includes(w)) expect(index.match(of(sid, w)).size).toBe(0);
-      }),
+      fc.property(
+        fc.option(sessionId, { nil: undefined }),
+        fc.option(fc.uniqueArray(what, { minLength: 1, maxLength: 4 }), { nil: undefined }),
+        sessionId,
+        what,
+        (session, whats, other, w) => {
+          const types = whats?.map((x) => `session.${x}`);
+          const match = t.toMatch({ ...(session ? { session } : {}), ...(types ? { types } : {}) });
+          expect(
+            sentinelSpecSchema.safeParse({
+              match,
+              until: { kind: "never" },
+              target: { kind: "test" },
+              provider: "sessions",
+            }).success,
+          ).toBe(true);
+          const index = new SentinelIndex();
+          index.add("x", [{ sentinelId: "x", subject: match[0]!.subject, types: match[0]!.types! }]);
+          const of = (id: string, x: string) => toSessionEvent(heard(`session:${x}`, { sessionId: id }))!;
+          const sid = session ?? other;
+          expect(index.match(of(sid, whats?.[0] ?? w)).has("x")).toBe(true);
+          if (session) expect(index.match(of(`${session}x`, whats?.[0] ?? w)).size).toBe(0);
+          if (whats && !whats.includes(w)) expect(index.match(of(sid, w)).size).toBe(0);
+        },
+      ),
     );
   });
 
   it("takes globs: session.context-* is every context event", () => {
-    expect(t.toMatch({ types: ["session.context-*"] })).toEqual([{ subject: "session:*", types: ["session.context-*"] }]);
+    expect(t.toMatch({ types: ["session.context-*"] })).toEqual([
+      { subject: "session:*", types: ["session.context-*"] },
+    ]);
   });
 
   it.each([
     [{ session: "a b" }, /^invalid arguments for session\.lifecycle: session: must be a session id/],
-    [{ types: ["ended"] }, /types\[0\]: must be a session event type or glob, e\.g\. session\.ended or session\.context-\*; known: session\.started/],
+    [
+      { types: ["ended"] },
+      /types\[0\]: must be a session event type or glob, e\.g\. session\.ended or session\.context-\*; known: session\.started/,
+    ],
     [{ types: [] }, /types: give at least one type, or omit types for every one/],
     [{ types: ["session.ended", "session.ended"] }, /types: must not repeat a type/],
     [{ subject: "session:x" }, /subject: is not an argument of session\.lifecycle; its arguments are session, types/],

@@ -19,12 +19,24 @@ afterEach(async () => {
 describe("terminal sessions (real commands)", () => {
   it("records stdout and stderr in terminal.jsonl and the exit in events.jsonl", async () => {
     h = await makeHarness();
-    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", "echo out; echo err >&2; exit 4"] });
-    expect(descriptor).toMatchObject({ kind: "terminal", source: "terminal", terminalPath: join(h.runtime.eventsDir, descriptor.id, "terminal.jsonl") });
+    const { descriptor } = await h.runtime.start({
+      adapter: "terminal",
+      cwd: h.home,
+      argv: ["bash", "-c", "echo out; echo err >&2; exit 4"],
+    });
+    expect(descriptor).toMatchObject({
+      kind: "terminal",
+      source: "terminal",
+      terminalPath: join(h.runtime.eventsDir, descriptor.id, "terminal.jsonl"),
+    });
     await until(() => h.runtime.state(descriptor.id) === "ended", "exit");
     await h.runtime.get(descriptor.id).closing;
     const out = await readTranscript(descriptor.terminalPath!);
-    const text = (s: string) => out.filter((l) => (l.data as { stream: string }).stream === s).map((l) => (l.data as { text: string }).text).join("");
+    const text = (s: string) =>
+      out
+        .filter((l) => (l.data as { stream: string }).stream === s)
+        .map((l) => (l.data as { text: string }).text)
+        .join("");
     expect([text("stdout"), text("stderr")]).toEqual(["out\n", "err\n"]);
     expect(h.runtime.describe(h.runtime.get(descriptor.id)).exit).toMatchObject({ code: 4 });
     expect((await readTranscript(descriptor.eventsPath)).map((l) => l.type)).toContain("session.ended");
@@ -32,10 +44,18 @@ describe("terminal sessions (real commands)", () => {
 
   it("takes input through prompt (stdin) and stops the process on stop", async () => {
     h = await makeHarness();
-    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["cat"], env: { IGNORED: "1" } });
+    const { descriptor } = await h.runtime.start({
+      adapter: "terminal",
+      cwd: h.home,
+      argv: ["cat"],
+      env: { IGNORED: "1" },
+    });
     h.runtime.prompt(descriptor.id, "typed line", { sender: { kind: "human" }, urgency: "queue" });
     const s = h.runtime.get(descriptor.id);
-    await until(async () => (await s.terminal!.flushed(), (await readTranscript(descriptor.terminalPath!)).length > 0), "echoed input");
+    await until(
+      async () => (await s.terminal!.flushed(), (await readTranscript(descriptor.terminalPath!)).length > 0),
+      "echoed input",
+    );
     expect((await readTranscript(descriptor.terminalPath!))[0]!.data).toMatchObject({ text: "typed line\n" });
     const stopped = await h.runtime.stop(descriptor.id);
     expect(stopped).toMatchObject({ state: "ended", exit: { error: "stopped" } });
@@ -46,11 +66,20 @@ describe("terminal sessions (real commands)", () => {
 
   it("env is layered over the daemon's environment; a missing command is not_found", async () => {
     h = await makeHarness();
-    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", 'echo "$GREETING:${PATH:+has-path}"'], env: { GREETING: "hola" } });
+    const { descriptor } = await h.runtime.start({
+      adapter: "terminal",
+      cwd: h.home,
+      argv: ["bash", "-c", 'echo "$GREETING:${PATH:+has-path}"'],
+      env: { GREETING: "hola" },
+    });
     await until(() => h.runtime.state(descriptor.id) === "ended", "exit");
     await h.runtime.get(descriptor.id).closing;
-    expect((await readTranscript(descriptor.terminalPath!)).map((l) => (l.data as { text: string }).text).join("")).toBe("hola:has-path\n");
-    await expect(h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["svc-no-such-command"] })).rejects.toMatchObject({ code: "not_found" });
+    expect(
+      (await readTranscript(descriptor.terminalPath!)).map((l) => (l.data as { text: string }).text).join(""),
+    ).toBe("hola:has-path\n");
+    await expect(
+      h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["svc-no-such-command"] }),
+    ).rejects.toMatchObject({ code: "not_found" });
   });
 
   it("uses a plain child process when the pty library is switched off", async () => {
@@ -64,10 +93,16 @@ describe("terminal sessions (real commands)", () => {
   it("ends when the command exits although a background child still holds its output open", async () => {
     vi.stubEnv("SVC_TERMINAL_NO_PTY", "1");
     h = await makeHarness();
-    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", "sleep 600 & echo $!"] });
+    const { descriptor } = await h.runtime.start({
+      adapter: "terminal",
+      cwd: h.home,
+      argv: ["bash", "-c", "sleep 600 & echo $!"],
+    });
     await until(() => h.runtime.state(descriptor.id) === "ended", "the command's exit");
     await h.runtime.get(descriptor.id).closing;
-    const text = (await readTranscript(descriptor.terminalPath!)).map((l) => (l.data as { text: string }).text).join("");
+    const text = (await readTranscript(descriptor.terminalPath!))
+      .map((l) => (l.data as { text: string }).text)
+      .join("");
     const bg = Number(/^(\d+)\n$/.exec(text)?.[1]);
     try {
       // Ended while the background child (which holds the output open for 10 minutes) still runs.
@@ -81,7 +116,11 @@ describe("terminal sessions (real commands)", () => {
   it("stop takes the whole process group, background children included, without waiting for them", async () => {
     vi.stubEnv("SVC_TERMINAL_NO_PTY", "1");
     h = await makeHarness();
-    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", "sleep 30 & echo $!; sleep 30"] });
+    const { descriptor } = await h.runtime.start({
+      adapter: "terminal",
+      cwd: h.home,
+      argv: ["bash", "-c", "sleep 30 & echo $!; sleep 30"],
+    });
     const bg = await firstLine(descriptor.id);
     const stopped = await h.runtime.stop(descriptor.id);
     // Ended by the SIGTERM: no wait for the grace and no SIGKILL (whatever the machine's speed).
@@ -93,7 +132,11 @@ describe("terminal sessions (real commands)", () => {
   it("stop escalates to SIGKILL for a group that ignores SIGTERM", async () => {
     vi.stubEnv("SVC_TERMINAL_NO_PTY", "1");
     h = await makeHarness();
-    const { descriptor } = await h.runtime.start({ adapter: "terminal", cwd: h.home, argv: ["bash", "-c", 'trap "" TERM; sleep 30 & echo $!; wait'] });
+    const { descriptor } = await h.runtime.start({
+      adapter: "terminal",
+      cwd: h.home,
+      argv: ["bash", "-c", 'trap "" TERM; sleep 30 & echo $!; wait'],
+    });
     const bg = await firstLine(descriptor.id);
     const t0 = Date.now();
     const stopped = await h.runtime.stop(descriptor.id);
@@ -121,8 +164,17 @@ describe("terminal sessions (real commands)", () => {
         }),
       };
       const exits: unknown[] = [];
-      const sink = { update: () => undefined, output: () => undefined, quota: () => undefined, exited: (i: unknown) => void exits.push(i) };
-      const handle = await startTerminal({ sessionId: "ses_x", adapter: "terminal", cwd: "/", options: {}, skills: [], argv: ["daemonish"] }, sink, pty);
+      const sink = {
+        update: () => undefined,
+        output: () => undefined,
+        quota: () => undefined,
+        exited: (i: unknown) => void exits.push(i),
+      };
+      const handle = await startTerminal(
+        { sessionId: "ses_x", adapter: "terminal", cwd: "/", options: {}, skills: [], argv: ["daemonish"] },
+        sink,
+        pty,
+      );
       let stopped = false;
       const stop = handle.stop().then(() => void (stopped = true));
       await vi.advanceTimersByTimeAsync(STOP_GRACE_MS - 1);
@@ -170,17 +222,35 @@ function readFileSyncSafe(path: string): string | undefined {
 }
 
 describe("terminal presets", () => {
-  const presets = { dev: { argv: ["npm", "run", "dev"], env: { PORT: "3000" }, cwd: "web", label: "dev server", name: "dev" }, ws: { argv: ["bash"], workspace: "feature-x" }, bare: { label: "no argv" } };
+  const presets = {
+    dev: { argv: ["npm", "run", "dev"], env: { PORT: "3000" }, cwd: "web", label: "dev server", name: "dev" },
+    ws: { argv: ["bash"], workspace: "feature-x" },
+    bare: { label: "no argv" },
+  };
 
   it("resolves argv, env, a cwd relative to the CLI's cwd, name and label; trailing argv wins", () => {
-    expect(resolvePresetLaunch(presets, { preset: "dev", cliCwd: "/home/me/proj" })).toEqual({ argv: ["npm", "run", "dev"], env: { PORT: "3000" }, cwd: "/home/me/proj/web", workspace: undefined, name: "dev", label: "dev server" });
-    expect(resolvePresetLaunch(presets, { preset: "dev", argv: ["vite"], cwd: "/abs" })).toMatchObject({ argv: ["vite"], cwd: "/abs" });
+    expect(resolvePresetLaunch(presets, { preset: "dev", cliCwd: "/home/me/proj" })).toEqual({
+      argv: ["npm", "run", "dev"],
+      env: { PORT: "3000" },
+      cwd: "/home/me/proj/web",
+      workspace: undefined,
+      name: "dev",
+      label: "dev server",
+    });
+    expect(resolvePresetLaunch(presets, { preset: "dev", argv: ["vite"], cwd: "/abs" })).toMatchObject({
+      argv: ["vite"],
+      cwd: "/abs",
+    });
     expect(resolvePresetLaunch(undefined, { argv: ["ls"] })).toMatchObject({ argv: ["ls"], env: {} });
-    expect(resolvePresetLaunch({ home: { argv: ["ls"], cwd: "~/src" } }, { preset: "home", cliCwd: "/elsewhere" })).toMatchObject({ cwd: join(homedir(), "src") });
+    expect(
+      resolvePresetLaunch({ home: { argv: ["ls"], cwd: "~/src" } }, { preset: "home", cliCwd: "/elsewhere" }),
+    ).toMatchObject({ cwd: join(homedir(), "src") });
   });
 
   it("refuses an unknown preset, and a preset without argv and no trailing command", () => {
-    expect(() => resolvePresetLaunch(presets, { preset: "nope" })).toThrow(/no terminal preset "nope"; presets in terminalPresets: dev, ws, bare/);
+    expect(() => resolvePresetLaunch(presets, { preset: "nope" })).toThrow(
+      /no terminal preset "nope"; presets in terminalPresets: dev, ws, bare/,
+    );
     expect(() => resolvePresetLaunch(presets, { preset: "bare" })).toThrow(/has no argv/);
     expect(() => resolvePresetLaunch(presets, {})).toThrow(/pass a command after/);
   });

@@ -15,7 +15,11 @@ async function setup(settings: Record<string, string> = {}) {
   for (const [k, v] of Object.entries(settings)) creds.values.set(`provider-webhook/${k}`, v);
   const ingress = new RecordingIngress();
   const routes: RouteDef[] = [];
-  const ctx = pluginContext({ credentials: creds, sentinels: ingress, routes: { add: (r: RouteDef) => routes.push(r) } });
+  const ctx = pluginContext({
+    credentials: creds,
+    sentinels: ingress,
+    routes: { add: (r: RouteDef) => routes.push(r) },
+  });
   const provider = createWebhookProvider(ctx, fake.gh);
   await provider.start!();
   const hookCalls = async () => (await fake.calls()).filter((c) => c.cmd === "api").map((c) => `${c.method} ${c.path}`);
@@ -23,17 +27,37 @@ async function setup(settings: Record<string, string> = {}) {
 }
 
 function deliver(route: RouteDef, body: string, headers: IncomingHttpHeaders) {
-  const req = { method: "POST", path: route.path, params: {}, query: new URLSearchParams(), headers, body: Buffer.from(body), principal: "anonymous", remoteAddress: "203.0.113.1" };
+  const req = {
+    method: "POST",
+    path: route.path,
+    params: {},
+    query: new URLSearchParams(),
+    headers,
+    body: Buffer.from(body),
+    principal: "anonymous",
+    remoteAddress: "203.0.113.1",
+  };
   return route.handler(req as unknown as RouteRequest);
 }
 
-const payload = readFileSync(new URL("../github-common/payloads/pull_request.closed-merged.json", import.meta.url), "utf8");
+const payload = readFileSync(
+  new URL("../github-common/payloads/pull_request.closed-merged.json", import.meta.url),
+  "utf8",
+);
 
 describe("signature", () => {
   it("matches GitHub's documented example and refuses tampering", () => {
     // Example from GitHub's "Validating webhook deliveries" documentation.
-    expect(signBody("Hello, World!", SECRET)).toBe("sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17");
-    expect(verifySignature(Buffer.from("Hello, World!"), "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17", SECRET)).toBe(true);
+    expect(signBody("Hello, World!", SECRET)).toBe(
+      "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+    );
+    expect(
+      verifySignature(
+        Buffer.from("Hello, World!"),
+        "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17",
+        SECRET,
+      ),
+    ).toBe(true);
     expect(verifySignature(Buffer.from("Hello, World?"), signBody("Hello, World!", SECRET), SECRET)).toBe(false);
     expect(verifySignature(Buffer.from("x"), "sha1=abc", SECRET)).toBe(false);
     expect(verifySignature(Buffer.from("x"), undefined, SECRET)).toBe(false);
@@ -55,7 +79,10 @@ describe("webhook provider ingress", () => {
       "x-hub-signature-256": signBody(payload, SECRET),
       "content-type": "application/json",
     });
-    expect(out).toMatchObject({ status: 200, body: { accepted: 1, eventId: "72d3162e-cc78-11e3-81ab-4c9367dc0958", type: "github.pull_request.closed" } });
+    expect(out).toMatchObject({
+      status: 200,
+      body: { accepted: 1, eventId: "72d3162e-cc78-11e3-81ab-4c9367dc0958", type: "github.pull_request.closed" },
+    });
     expect(t.ingress.ingested[0]!.subjects).toEqual(["github:acme-org/api", "github:acme-org/api#42"]);
   });
 
@@ -65,20 +92,34 @@ describe("webhook provider ingress", () => {
     ["malformed", "sha256=zz", /bad signature/],
   ])("refuses a %s delivery with 401 and ingests nothing", async (_what, signature, message) => {
     const t = await setup({ secret: SECRET });
-    const headers: IncomingHttpHeaders = { "x-github-event": "pull_request", "x-github-delivery": "00000000-0000-4000-8000-000000000001" };
+    const headers: IncomingHttpHeaders = {
+      "x-github-event": "pull_request",
+      "x-github-delivery": "00000000-0000-4000-8000-000000000001",
+    };
     if (signature) headers["x-hub-signature-256"] = signature;
-    await expect(deliver(t.routes[0]!, payload, headers)).rejects.toMatchObject({ code: "unauthorized", message: expect.stringMatching(message) });
+    await expect(deliver(t.routes[0]!, payload, headers)).rejects.toMatchObject({
+      code: "unauthorized",
+      message: expect.stringMatching(message),
+    });
     expect(t.ingress.ingested).toEqual([]);
   });
 
   it("refuses every delivery while no secret is set (503), answers ping, and ignores unmapped events", async () => {
     const none = await setup();
-    await expect(deliver(none.routes[0]!, payload, { "x-hub-signature-256": signBody(payload, SECRET) })).rejects.toMatchObject({ code: "unavailable" });
+    await expect(
+      deliver(none.routes[0]!, payload, { "x-hub-signature-256": signBody(payload, SECRET) }),
+    ).rejects.toMatchObject({ code: "unavailable" });
     const t = await setup({ secret: SECRET });
-    const sign = (b: string, event: string) => ({ "x-github-event": event, "x-github-delivery": "00000000-0000-4000-8000-000000000002", "x-hub-signature-256": signBody(b, SECRET) });
+    const sign = (b: string, event: string) => ({
+      "x-github-event": event,
+      "x-github-delivery": "00000000-0000-4000-8000-000000000002",
+      "x-hub-signature-256": signBody(b, SECRET),
+    });
     expect(await deliver(t.routes[0]!, "{}", sign("{}", "ping"))).toMatchObject({ status: 200, body: { pong: true } });
     expect(await deliver(t.routes[0]!, "[]", sign("[]", "star"))).toMatchObject({ status: 202, body: { accepted: 0 } });
-    await expect(deliver(t.routes[0]!, "not json", sign("not json", "push"))).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(deliver(t.routes[0]!, "not json", sign("not json", "push"))).rejects.toMatchObject({
+      code: "invalid_input",
+    });
     expect(t.ingress.ingested).toEqual([]);
   });
 });
@@ -92,12 +133,19 @@ describe("webhook provider settings cache", () => {
       reads++;
       return get(ns, key);
     };
-    const headers = (b: string, secret: string) => ({ "x-github-event": "pull_request", "x-github-delivery": "00000000-0000-4000-8000-000000000003", "x-hub-signature-256": signBody(b, secret), "content-type": "application/json" });
+    const headers = (b: string, secret: string) => ({
+      "x-github-event": "pull_request",
+      "x-github-delivery": "00000000-0000-4000-8000-000000000003",
+      "x-hub-signature-256": signBody(b, secret),
+      "content-type": "application/json",
+    });
     for (let i = 0; i < 3; i++) await deliver(t.routes[0]!, payload, headers(payload, SECRET));
     expect(reads).toBe(2); // secret and publicBaseUrl, once
     const next = "another secret, long enough";
     await t.provider.configure!({ secret: next });
-    await expect(deliver(t.routes[0]!, payload, headers(payload, SECRET))).rejects.toMatchObject({ code: "unauthorized" });
+    await expect(deliver(t.routes[0]!, payload, headers(payload, SECRET))).rejects.toMatchObject({
+      code: "unauthorized",
+    });
     expect(await deliver(t.routes[0]!, payload, headers(payload, next))).toMatchObject({ status: 200 });
   });
 });
@@ -109,14 +157,21 @@ describe("webhook provider setup, readiness and repository hooks", () => {
     expect(before).toMatchObject({ ready: false, secretSet: false, publicBaseUrl: null });
     expect(before.detail).toMatch(/secret.*public base URL/);
     const out = await t.provider.configure!({ secret: SECRET, publicBaseUrl: `${BASE}/` });
-    expect(out).toEqual({ secretSet: true, publicBaseUrl: BASE, hookUrl: `${BASE}/providers/webhook/github`, registeredHooks: [] });
+    expect(out).toEqual({
+      secretSet: true,
+      publicBaseUrl: BASE,
+      hookUrl: `${BASE}/providers/webhook/github`,
+      registeredHooks: [],
+    });
     expect(JSON.stringify(out)).not.toContain(SECRET);
     expect(t.creds.values.get("provider-webhook/secret")).toBe(SECRET);
     const after = await t.provider.readiness();
     expect(after).toMatchObject({ ready: true, secretSet: true, publicBaseUrl: BASE });
     expect(JSON.stringify(after)).not.toContain(SECRET);
     await expect(t.provider.configure!({ secret: "short" })).rejects.toMatchObject({ code: "invalid_input" });
-    await expect(t.provider.configure!({ publicBaseUrl: "http://insecure.example" })).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(t.provider.configure!({ publicBaseUrl: "http://insecure.example" })).rejects.toMatchObject({
+      code: "invalid_input",
+    });
     await expect(t.provider.configure!({ apiKey: "x" })).rejects.toThrow(/allowed: secret, publicBaseUrl/);
   });
 
@@ -127,15 +182,27 @@ describe("webhook provider setup, readiness and repository hooks", () => {
     await t.provider.watch!(a);
     await t.provider.watch!(b);
     await t.provider.watch!(a); // a boot-time re-watch counts once
-    expect(await t.hookCalls()).toEqual(["GET repos/acme/api/hooks?per_page=100", "POST repos/acme/api/hooks", "GET repos/acme/web/hooks?per_page=100", "POST repos/acme/web/hooks"]);
+    expect(await t.hookCalls()).toEqual([
+      "GET repos/acme/api/hooks?per_page=100",
+      "POST repos/acme/api/hooks",
+      "GET repos/acme/web/hooks?per_page=100",
+      "POST repos/acme/web/hooks",
+    ]);
     const post = (await t.calls()).find((c) => c.method === "POST")!;
-    expect(post.body).toMatchObject({ name: "web", active: true, config: { url: `${BASE}/providers/webhook/github`, content_type: "json", secret: SECRET } });
+    expect(post.body).toMatchObject({
+      name: "web",
+      active: true,
+      config: { url: `${BASE}/providers/webhook/github`, content_type: "json", secret: SECRET },
+    });
     expect(post.body.events).toEqual(["*"]);
     expect(post.headers).toEqual({});
     await t.provider.unwatch!(a);
     expect(await t.hookCalls()).toHaveLength(4);
     await t.provider.unwatch!(b);
-    expect((await t.hookCalls()).slice(4)).toEqual(["DELETE repos/acme/api/hooks/7001", "DELETE repos/acme/web/hooks/7002"]);
+    expect((await t.hookCalls()).slice(4)).toEqual([
+      "DELETE repos/acme/api/hooks/7001",
+      "DELETE repos/acme/web/hooks/7002",
+    ]);
     expect((await t.provider.readiness()).registeredHooks).toEqual([]);
   });
 
@@ -156,9 +223,15 @@ describe("webhook provider setup, readiness and repository hooks", () => {
     t.creds.values.set("provider-webhook/secret", next);
     const restarted = createWebhookProvider(t.ctx, t.gh);
     await restarted.watch!(sentinel("snt_a", ["github:acme/api"], 0, "webhook"));
-    expect((await t.hookCalls()).slice(2)).toEqual(["GET repos/acme/api/hooks?per_page=100", "PATCH repos/acme/api/hooks/7001"]);
+    expect((await t.hookCalls()).slice(2)).toEqual([
+      "GET repos/acme/api/hooks?per_page=100",
+      "PATCH repos/acme/api/hooks/7001",
+    ]);
     const patch = (await t.calls()).find((c) => c.method === "PATCH")!;
-    expect(patch.body).toMatchObject({ active: true, config: { url: `${BASE}/providers/webhook/github`, secret: next } });
+    expect(patch.body).toMatchObject({
+      active: true,
+      config: { url: `${BASE}/providers/webhook/github`, secret: next },
+    });
   });
 
   it("without a public base URL nothing is registered; setting one later registers hooks for watched repositories", async () => {
@@ -173,7 +246,10 @@ describe("webhook provider setup, readiness and repository hooks", () => {
   it("a failing hook call is reported in readiness, not thrown into sentinel creation", async () => {
     const t = await setup({ secret: SECRET, publicBaseUrl: BASE });
     const { writeFile } = await import("node:fs/promises");
-    await writeFile(`${t.dir}/api.json`, JSON.stringify({ "GET repos/acme/api/hooks?per_page=100": { status: 404, body: { message: "Not Found" } } }));
+    await writeFile(
+      `${t.dir}/api.json`,
+      JSON.stringify({ "GET repos/acme/api/hooks?per_page=100": { status: 404, body: { message: "Not Found" } } }),
+    );
     await t.provider.watch!(sentinel("snt_a", ["github:acme/api"], 0, "webhook"));
     expect((await t.provider.readiness()).hookErrors).toEqual({ "acme/api": expect.stringMatching(/404/) });
   });

@@ -1,7 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../../core/runtime/clock.js";
-import { challengeCacheKey, createChallengeCache, normalizeCallbackUrl } from "../../../plugins/webhook-target/challenge-cache.js";
+import {
+  challengeCacheKey,
+  createChallengeCache,
+  normalizeCallbackUrl,
+} from "../../../plugins/webhook-target/challenge-cache.js";
 
 describe("normalizeCallbackUrl", () => {
   it.each([
@@ -14,7 +18,9 @@ describe("normalizeCallbackUrl", () => {
   it("is idempotent and case-insensitive in scheme and host", () => {
     // A label starting `xn--` must be valid punycode (an A-label): "xn--.a" is not a URL at all
     // (see the next test), so the generator leaves such labels out.
-    const host = fc.stringMatching(/^[a-z][a-z0-9-]{0,20}(\.[a-z][a-z0-9-]{0,10}){1,3}$/).filter((h) => !/(^|\.)xn--/.test(h));
+    const host = fc
+      .stringMatching(/^[a-z][a-z0-9-]{0,20}(\.[a-z][a-z0-9-]{0,10}){1,3}$/)
+      .filter((h) => !/(^|\.)xn--/.test(h));
     fc.assert(
       fc.property(host, fc.boolean(), fc.stringMatching(/^[A-Za-z0-9/_-]{0,30}$/), (h, withPort, path) => {
         const url = `https://${h}${withPort ? ":443" : ""}/${path}`;

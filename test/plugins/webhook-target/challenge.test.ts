@@ -4,7 +4,14 @@ import { createRandom, FakeClock } from "../../../core/runtime/clock.js";
 import { CHALLENGE_CACHE_TTL_MS } from "../../../plugins/webhook-target/challenge-cache.js";
 import { createChallengeVerifier, type ChallengeVerifier } from "../../../plugins/webhook-target/challenge.js";
 import { signWithKey } from "../../../plugins/webhook-target/signer.js";
-import { failure, startGate, tableResolver, startReceiver, withEgress, type Receiver } from "../../support/https-receiver.js";
+import {
+  failure,
+  startGate,
+  tableResolver,
+  startReceiver,
+  withEgress,
+  type Receiver,
+} from "../../support/https-receiver.js";
 import type { Egress } from "../../../core/plugin-api/index.js";
 
 const SECRET = "whsec_" + Buffer.alloc(32, 7).toString("base64");
@@ -33,7 +40,13 @@ beforeEach(() => {
   clock = new FakeClock(Date.now());
   // Long enough that an answered request never times out on a busy machine; the one test about
   // the timeout makes its own verifier with a short one.
-  verifier = createChallengeVerifier({ egress, clock, random: createRandom(clock), sign: signWithKey, timeoutMs: 60_000 });
+  verifier = createChallengeVerifier({
+    egress,
+    clock,
+    random: createRandom(clock),
+    sign: signWithKey,
+    timeoutMs: 60_000,
+  });
   echo();
 });
 
@@ -60,7 +73,9 @@ describe("challenge request", () => {
     expect(req.headers["x-mcp-subscription-id"]).toBe("snt_01TEST");
     expect(req.headers["content-type"]).toBe("application/json");
     expect(req.headers.host).toBe(`receiver.test:${rx.port}`);
-    const headers = Object.fromEntries(["webhook-id", "webhook-timestamp", "webhook-signature"].map((h) => [h, String(req.headers[h])]));
+    const headers = Object.fromEntries(
+      ["webhook-id", "webhook-timestamp", "webhook-signature"].map((h) => [h, String(req.headers[h])]),
+    );
     expect(new Webhook(SECRET).verify(req.body.toString(), headers)).toEqual(body);
     expect(() => new Webhook(OTHER_SECRET).verify(req.body.toString(), headers)).toThrow();
   });
@@ -68,7 +83,10 @@ describe("challenge request", () => {
   it("uses a fresh challenge and message id on every verification", async () => {
     await verifier.verify(input());
     await verifier.verify(input({ secret: OTHER_SECRET }));
-    const [a, b] = rx.seen.map((s) => ({ id: s.headers["webhook-id"], challenge: JSON.parse(s.body.toString()).challenge }));
+    const [a, b] = rx.seen.map((s) => ({
+      id: s.headers["webhook-id"],
+      challenge: JSON.parse(s.body.toString()).challenge,
+    }));
     expect(a!.id).not.toBe(b!.id);
     expect(a!.challenge).not.toBe(b!.challenge);
   });
@@ -82,17 +100,32 @@ describe("challenge failures map to exactly SPEC.md's reasons", () => {
     ["a JSON array", () => echo((c) => [c]), "challenge_failed"],
     ["no challenge field", () => echo(() => ({ ok: true })), "challenge_failed"],
     ["a non-JSON body", () => rx.handle((_q, res) => res.writeHead(200).end("hello")), "challenge_failed"],
-    ["a 2 MB body", () => rx.handle((_q, res) => res.writeHead(200).end(Buffer.alloc(2 * 1024 * 1024, 0x20))), "challenge_failed"],
+    [
+      "a 2 MB body",
+      () => rx.handle((_q, res) => res.writeHead(200).end(Buffer.alloc(2 * 1024 * 1024, 0x20))),
+      "challenge_failed",
+    ],
     ["a 500", () => echo(undefined, 500), "non_2xx"],
     ["a 404", () => echo(undefined, 404), "non_2xx"],
-    ["a 301 to http", () => rx.handle((_q, res) => res.writeHead(301, { location: "http://receiver.test/" }).end()), "ssrf_blocked"],
-    ["a 302 to https", () => rx.handle((_q, res) => res.writeHead(302, { location: "https://receiver.test/" }).end()), "ssrf_blocked"],
+    [
+      "a 301 to http",
+      () => rx.handle((_q, res) => res.writeHead(301, { location: "http://receiver.test/" }).end()),
+      "ssrf_blocked",
+    ],
+    [
+      "a 302 to https",
+      () => rx.handle((_q, res) => res.writeHead(302, { location: "https://receiver.test/" }).end()),
+      "ssrf_blocked",
+    ],
     ["no answer in time", () => rx.handle(() => undefined), "timeout"],
     ["a reset", () => rx.handle((_q, res) => res.socket?.destroy()), "timeout"],
   ];
   it.each(cases)("%s → %s", async (name, setup, code) => {
     setup();
-    const v = name === "no answer in time" ? createChallengeVerifier({ egress, clock, random: createRandom(clock), sign: signWithKey, timeoutMs: 1_000 }) : verifier;
+    const v =
+      name === "no answer in time"
+        ? createChallengeVerifier({ egress, clock, random: createRandom(clock), sign: signWithKey, timeoutMs: 1_000 })
+        : verifier;
     const err = await failure(v.verify(input({ url: url("/hook/path-part?q=query-part") })));
     expect(err.code).toBe(code);
     expect(err.message).toContain(`receiver.test:${rx.port}`);
@@ -119,7 +152,9 @@ describe("challenge failures map to exactly SPEC.md's reasons", () => {
   it("a refused connection → timeout", async () => {
     const gone = await startReceiver();
     await gone.close();
-    expect((await failure(verifier.verify(input({ url: `https://receiver.test:${gone.port}/` })))).code).toBe("timeout");
+    expect((await failure(verifier.verify(input({ url: `https://receiver.test:${gone.port}/` })))).code).toBe(
+      "timeout",
+    );
   });
 
   it.each([

@@ -10,10 +10,18 @@ import { LIMITS } from "../../../plugins/webhook-target/limits.js";
 import { Outbox } from "../../../plugins/webhook-target/outbox/outbox.js";
 import { SecretVault } from "../../../plugins/webhook-target/vault.js";
 import { makeTempHome } from "../../support/cli.js";
-import { LOOPBACK_ALLOWED, fakeSentinels, recordingSleep, secretOf, startReceiver, type FakeSentinels, type Receiver, waitFor } from "./support/harness.js";
+import {
+  LOOPBACK_ALLOWED,
+  fakeSentinels,
+  recordingSleep,
+  secretOf,
+  startReceiver,
+  type FakeSentinels,
+  type Receiver,
+  waitFor,
+} from "./support/harness.js";
 
 const SECRET = secretOf(5);
-
 
 describe("webhook dispatcher against a real HTTPS receiver", () => {
   let home: string;
@@ -32,15 +40,33 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
   // not time out on a busy machine (the default 15 s is LIMITS' value, checked nowhere here).
   const setup = async (attemptTimeoutMs = 120_000) => {
     const health = new EndpointHealth({ sentinels: () => sentinels, events: () => undefined, clock, logger });
-    dispatcher = new Dispatcher({ outbox, vault, egress, sentinels: () => sentinels, health, clock, sleep, logger, attemptTimeoutMs });
+    dispatcher = new Dispatcher({
+      outbox,
+      vault,
+      egress,
+      sentinels: () => sentinels,
+      health,
+      clock,
+      sleep,
+      logger,
+      attemptTimeoutMs,
+    });
   };
-  const addSentinel = async (id = "snt_1", url = `https://127.0.0.1:${rx.port}/hooks/secret-path?token=abc`, until?: { kind: "at"; ms: number }) => {
+  const addSentinel = async (
+    id = "snt_1",
+    url = `https://127.0.0.1:${rx.port}/hooks/secret-path?token=abc`,
+    until?: { kind: "at"; ms: number },
+  ) => {
     const secretRef = await vault.put(id, SECRET);
     sentinels.add(id, { kind: "webhook", url, secretRef }, until);
     return secretRef;
   };
   const push = async (eventId: string, sentinelId = "snt_1") => {
-    const body = buildEnvelope(sentinelId, { id: eventId, type: "t.o.a", subjects: ["s:1"], data: { n: eventId } }, clock.now());
+    const body = buildEnvelope(
+      sentinelId,
+      { id: eventId, type: "t.o.a", subjects: ["s:1"], data: { n: eventId } },
+      clock.now(),
+    );
     const { row } = await outbox.add({ sentinelId, eventId, body });
     dispatcher.enqueue(row.requestId);
     await dispatcher.idle();
@@ -80,7 +106,9 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
     expect(req.headers["x-mcp-subscription-id"]).toBe("snt_1");
     expect(req.headers["webhook-timestamp"]).toBe(String(Math.floor(clock.now() / 1000)));
     expect(String(req.headers["webhook-signature"])).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
-    expect(new Webhook(SECRET).verify(req.body.toString(), req.headers as Record<string, string>)).toMatchObject({ id: "evt_1" });
+    expect(new Webhook(SECRET).verify(req.body.toString(), req.headers as Record<string, string>)).toMatchObject({
+      id: "evt_1",
+    });
     expect(sentinels.seen).toEqual([["snt_1", "evt_1"]]);
     expect(outbox.get(row.requestId)!.seen).toBe(true);
   });
@@ -100,7 +128,13 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
     expect(new Set(rx.seen.map((s) => s.headers["webhook-id"]))).toEqual(new Set(["evt_2"]));
     expect(new Set(rx.seen.map((s) => s.body.toString())).size).toBe(1);
     expect(new Set(rx.seen.map((s) => s.headers["webhook-timestamp"])).size).toBe(3);
-    for (const s of rx.seen) expect(() => new Webhook(SECRET).verify(s.body.toString(), { ...(s.headers as Record<string, string>), "webhook-timestamp": String(s.headers["webhook-timestamp"]) })).not.toThrow();
+    for (const s of rx.seen)
+      expect(() =>
+        new Webhook(SECRET).verify(s.body.toString(), {
+          ...(s.headers as Record<string, string>),
+          "webhook-timestamp": String(s.headers["webhook-timestamp"]),
+        }),
+      ).not.toThrow();
   });
 
   it("gives up after 5 attempts (waits 500 ms, 1 s, 2 s, 4 s) as dead delivered_rejected, naming only the host", async () => {
@@ -124,8 +158,16 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
   });
 
   it.each([
-    ["a 301 to http", (res: import("node:http").ServerResponse) => res.writeHead(301, { location: "http://127.0.0.1/x" }).end(), /redirect/],
-    ["a 302 to https", (res: import("node:http").ServerResponse) => res.writeHead(302, { location: "https://127.0.0.1/x" }).end(), /HTTP 302/],
+    [
+      "a 301 to http",
+      (res: import("node:http").ServerResponse) => res.writeHead(301, { location: "http://127.0.0.1/x" }).end(),
+      /redirect/,
+    ],
+    [
+      "a 302 to https",
+      (res: import("node:http").ServerResponse) => res.writeHead(302, { location: "https://127.0.0.1/x" }).end(),
+      /HTTP 302/,
+    ],
     ["a 404", (res: import("node:http").ServerResponse) => res.writeHead(404).end(), /HTTP 404/],
     ["a connection reset", (res: import("node:http").ServerResponse) => res.socket?.destroy(), /connect/],
   ])("retries %s, and a later 200 acks", async (_name, fail, pattern) => {
@@ -193,7 +235,10 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
 
   it("still delivers what a count-ended sentinel accepted before it ended", async () => {
     const secretRef = await vault.put("snt_c", SECRET);
-    sentinels.add("snt_c", { kind: "webhook", url: `https://127.0.0.1:${rx.port}/h`, secretRef }, { kind: "count", n: 1 } as never);
+    sentinels.add("snt_c", { kind: "webhook", url: `https://127.0.0.1:${rx.port}/h`, secretRef }, {
+      kind: "count",
+      n: 1,
+    } as never);
     sentinels.expired.add("snt_c");
     const { row } = await push("evt_c", "snt_c");
     expect(row.status).toBe("delivered");
@@ -204,7 +249,11 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
     sentinels.add("snt_bad", { kind: "webhook", url: `https://127.0.0.1:${rx.port}/h`, secretRef: bad });
     const { row } = await push("evt_b", "snt_bad");
     expect(row).toMatchObject({ status: "dead", deadReason: "delivered_rejected", deliveryState: { attempts: 0 } });
-    sentinels.add("snt_nosecret", { kind: "webhook", url: `https://127.0.0.1:${rx.port}/h`, secretRef: "swsec_missing" });
+    sentinels.add("snt_nosecret", {
+      kind: "webhook",
+      url: `https://127.0.0.1:${rx.port}/h`,
+      secretRef: "swsec_missing",
+    });
     const { row: r2 } = await push("evt_n", "snt_nosecret");
     expect(r2).toMatchObject({ status: "dead", deadReason: "sentinel_removed" });
     expect(rx.seen).toHaveLength(0);
@@ -218,8 +267,15 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
     const curRef = await vault.put("snt_rot", next);
     clock.set(Date.now() - 10 * 60_000 + 2_000);
     const rotatedAt = clock.now();
-    sentinels.add("snt_rot", { kind: "webhook", url: `https://127.0.0.1:${rx.port}/h`, secretRef: curRef, prevSecretRef: prevRef, rotatedAt });
-    const verify = (secret: string, s: (typeof rx.seen)[number]) => new Webhook(secret).verify(s.body.toString(), s.headers as Record<string, string>);
+    sentinels.add("snt_rot", {
+      kind: "webhook",
+      url: `https://127.0.0.1:${rx.port}/h`,
+      secretRef: curRef,
+      prevSecretRef: prevRef,
+      rotatedAt,
+    });
+    const verify = (secret: string, s: (typeof rx.seen)[number]) =>
+      new Webhook(secret).verify(s.body.toString(), s.headers as Record<string, string>);
     clock.set(rotatedAt + 10 * 60_000 - 1);
     await push("evt_w1", "snt_rot");
     for (const s of rx.seen) {
@@ -272,8 +328,11 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
     expect(outbox.get(waiting.requestId)).toMatchObject({ status: "delivered" });
     const late = rx.seen.find((s) => s.headers["webhook-id"] === "late")!;
     expect(String(late.headers["webhook-signature"]).split(" ")).toHaveLength(2);
-    for (const secret of [second, third]) expect(new Webhook(secret).verify(late.body.toString(), late.headers as Record<string, string>)).toBeTruthy();
-    expect(() => new Webhook(first).verify(late.body.toString(), late.headers as Record<string, string>)).toThrow(/No matching signature/);
+    for (const secret of [second, third])
+      expect(new Webhook(secret).verify(late.body.toString(), late.headers as Record<string, string>)).toBeTruthy();
+    expect(() => new Webhook(first).verify(late.body.toString(), late.headers as Record<string, string>)).toThrow(
+      /No matching signature/,
+    );
   });
 
   it("keeps delivering to a fast callback while another callback hangs", async () => {
@@ -294,7 +353,10 @@ describe("webhook dispatcher against a real HTTPS receiver", () => {
       }
       // Both: the fast rows delivered, and the slow lane full (its 16 requests reached the receiver,
       // which on a busy machine may take longer than the fast deliveries).
-      await waitFor(() => outbox.rowsOf("snt_fast").every((r) => r.status === "delivered") && hanging.length >= 16, "the fast rows delivered and 16 slow requests held");
+      await waitFor(
+        () => outbox.rowsOf("snt_fast").every((r) => r.status === "delivered") && hanging.length >= 16,
+        "the fast rows delivered and 16 slow requests held",
+      );
       expect(outbox.rowsOf("snt_slow").every((r) => r.status === "pending")).toBe(true);
       expect(hanging.length).toBe(16);
       while (hanging.length < 40) {

@@ -44,7 +44,6 @@ function holdableSleep() {
   });
 }
 
-
 describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox)", () => {
   let home: string;
   let cleanup: () => Promise<void>;
@@ -63,22 +62,40 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     const sleep = holdableSleep();
     sleeps.push(sleep);
     const { ctx } = testContext(home, sentinels, { clock, sleep, egress, events });
-    const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock, random: ctx.random, sign: signWithKey });
+    const verifier = createChallengeVerifier({
+      egress: ctx.service("egress"),
+      clock,
+      random: ctx.random,
+      sign: signWithKey,
+    });
     const target = createWebhookTarget(ctx, { verifier, tickMs: 0, ...opts });
     targets.push(target);
     return { target, sleep };
   };
-  const createSentinel = async (target: WebhookTarget, id = "snt_1", extra: Record<string, unknown> = {}, secret = SECRET) => {
-    const stored = await target.create({ kind: "webhook", url, secret, ...extra }, { sentinelId: id, principal: "token:boot" });
+  const createSentinel = async (
+    target: WebhookTarget,
+    id = "snt_1",
+    extra: Record<string, unknown> = {},
+    secret = SECRET,
+  ) => {
+    const stored = await target.create(
+      { kind: "webhook", url, secret, ...extra },
+      { sentinelId: id, principal: "token:boot" },
+    );
     sentinels.add(id, stored);
     return stored;
   };
   const push = (target: WebhookTarget, eventId: string, id = "snt_1", data: unknown = { n: eventId }) =>
-    target.deliver({ sentinel: sentinels.get(id)!, event: { id: eventId, type: "ci.build.finished", subjects: ["ci:api"], time: "2026-01-01T00:00:00.000Z", data } });
+    target.deliver({
+      sentinel: sentinels.get(id)!,
+      event: { id: eventId, type: "ci.build.finished", subjects: ["ci:api"], time: "2026-01-01T00:00:00.000Z", data },
+    });
   const sentTo = (eventId: string) => rx.seen.filter((s) => s.headers["webhook-id"] === eventId);
   const rowsOf = async (target: WebhookTarget, id = "snt_1") => (await target.outbox()).rowsOf(id);
-  const statusOf = (target: WebhookTarget, id = "snt_1") => target.project(sentinels.get(id)!.spec.target, { sentinelId: id }).deliveryStatus as Record<string, unknown>;
-  const verify = (secret: string, s: SeenRequest) => new Webhook(secret).verify(s.body.toString(), s.headers as Record<string, string>);
+  const statusOf = (target: WebhookTarget, id = "snt_1") =>
+    target.project(sentinels.get(id)!.spec.target, { sentinelId: id }).deliveryStatus as Record<string, unknown>;
+  const verify = (secret: string, s: SeenRequest) =>
+    new Webhook(secret).verify(s.body.toString(), s.headers as Record<string, string>);
 
   beforeEach(async () => {
     ({ home, cleanup } = await makeTempHome("svc-whhealth-"));
@@ -115,7 +132,8 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     sleep.hold(false);
     for (let i = 1; i <= 4; i++) await push(target, `f${i}`);
     const outbox = await target.outbox();
-    const dead = (...ids: string[]) => ids.every((id) => outbox.rowsOf("snt_1").find((r) => r.eventId === id)?.status === "dead");
+    const dead = (...ids: string[]) =>
+      ids.every((id) => outbox.rowsOf("snt_1").find((r) => r.eventId === id)?.status === "dead");
     await waitFor(() => dead("f1", "f2", "f3", "f4"), "f1..f4 to run out of attempts");
     expect(sentinels.get("snt_1")!.spec.target.suspended).toBeUndefined();
     expect(events.events).toEqual([]);
@@ -124,8 +142,14 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     await push(target, "f5");
     await waitFor(() => sentinels.get("snt_1")!.spec.target.suspended !== undefined, "the suspension");
     const since = new Date(clock.now()).toISOString();
-    expect(sentinels.get("snt_1")!.spec.target.suspended).toEqual({ since: clock.now(), reason: "consecutive_failures", lastError: "http_5xx" });
-    expect(events.events).toEqual([{ type: "sentinel:delivery-suspended", data: { sentinelId: "snt_1", reason: "consecutive_failures", since } }]);
+    expect(sentinels.get("snt_1")!.spec.target.suspended).toEqual({
+      since: clock.now(),
+      reason: "consecutive_failures",
+      lastError: "http_5xx",
+    });
+    expect(events.events).toEqual([
+      { type: "sentinel:delivery-suspended", data: { sentinelId: "snt_1", reason: "consecutive_failures", since } },
+    ]);
     expect(statusOf(target)).toEqual({ active: false, reason: "consecutive_failures", since, lastError: "http_5xx" });
 
     // The row that was in retry wakes up suspended: it stays pending, with the attempt it had.
@@ -142,7 +166,11 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     expect(sentTo("n1")).toHaveLength(0);
     expect(sentTo("n2")).toHaveLength(0);
     const pending = (await rowsOf(target)).filter((r) => r.status === "pending");
-    expect(pending.map((r) => [r.eventId, r.deliveryState.attempts]).sort()).toEqual([["in-retry", 1], ["n1", 0], ["n2", 0]]);
+    expect(pending.map((r) => [r.eventId, r.deliveryState.attempts]).sort()).toEqual([
+      ["in-retry", 1],
+      ["n1", 0],
+      ["n2", 0],
+    ]);
 
     // Reopened (a daemon restart): still suspended, still nothing sent.
     await target.stop!();
@@ -155,19 +183,34 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
 
     // Resumed: every pending event arrives once, signed as always; the daemon event says how many.
     expect(await again.resume!(sentinels.get("snt_1")!)).toEqual({ resumed: true, pending: 3 });
-    await waitFor(() => ["in-retry", "n1", "n2"].every((id) => sentTo(id).some((s) => s.headers["webhook-id"] === id)), "the pending events");
+    await waitFor(
+      () => ["in-retry", "n1", "n2"].every((id) => sentTo(id).some((s) => s.headers["webhook-id"] === id)),
+      "the pending events",
+    );
     await again.idle();
     for (const id of ["n1", "n2"]) expect(sentTo(id)).toHaveLength(1);
     expect(sentTo("in-retry")).toHaveLength(2);
-    for (const id of ["in-retry", "n1", "n2"]) expect(verify(SECRET, sentTo(id).at(-1)!)).toMatchObject({ id, data: { n: id } });
-    expect((await rowsOf(again)).filter((r) => ["in-retry", "n1", "n2"].includes(r.eventId)).map((r) => [r.status, r.deliveryState.attempts])).toEqual([
+    for (const id of ["in-retry", "n1", "n2"])
+      expect(verify(SECRET, sentTo(id).at(-1)!)).toMatchObject({ id, data: { n: id } });
+    expect(
+      (await rowsOf(again))
+        .filter((r) => ["in-retry", "n1", "n2"].includes(r.eventId))
+        .map((r) => [r.status, r.deliveryState.attempts]),
+    ).toEqual([
       ["delivered", 1],
       ["delivered", 1],
       ["delivered", 1],
     ]);
-    expect(events.events.at(-1)).toEqual({ type: "sentinel:delivery-resumed", data: { sentinelId: "snt_1", pending: 3 } });
+    expect(events.events.at(-1)).toEqual({
+      type: "sentinel:delivery-resumed",
+      data: { sentinelId: "snt_1", pending: 3 },
+    });
     expect(sentinels.get("snt_1")!.spec.target.suspended).toBeUndefined();
-    expect(statusOf(again)).toEqual({ active: true, lastDeliveryAt: new Date(clock.now()).toISOString(), lastError: null });
+    expect(statusOf(again)).toEqual({
+      active: true,
+      lastDeliveryAt: new Date(clock.now()).toISOString(),
+      lastError: null,
+    });
     expect(await again.resume!(sentinels.get("snt_1")!)).toEqual({ resumed: false, pending: 0 });
   });
 
@@ -189,7 +232,9 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     answer = 200;
     expect(await target.resume!(sentinels.get("snt_1")!)).toEqual({ resumed: true, pending: 2 });
     await target.idle();
-    expect(await target.replay("snt_1", { eventId: "w3" })).toMatchObject({ replayed: [{ eventId: "w3", was: "dead" }] });
+    expect(await target.replay("snt_1", { eventId: "w3" })).toMatchObject({
+      replayed: [{ eventId: "w3", was: "dead" }],
+    });
     await target.idle();
     for (const id of ["w1", "w2", "w3"]) {
       expect(sentTo(id)).toHaveLength(1);
@@ -212,7 +257,10 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     expect(sentinels.get("snt_1")!.spec.target.suspended).toBeUndefined();
     expect(statusOf(target)).toMatchObject({ active: true, lastError: "http_4xx" });
     await deliver(500, "b5");
-    expect(sentinels.get("snt_1")!.spec.target.suspended).toMatchObject({ reason: "consecutive_failures", lastError: "http_5xx" });
+    expect(sentinels.get("snt_1")!.spec.target.suspended).toMatchObject({
+      reason: "consecutive_failures",
+      lastError: "http_5xx",
+    });
   });
 
   it("an MCP subscription's deliveries are EventOccurrences under X-MCP-Subscription-Id; a plain sentinel's are unchanged", async () => {
@@ -226,7 +274,12 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     await push(target, "e1", "snt_p");
     await push(target, "big", "snt_m", { blob: "x".repeat(300_000) });
     await target.idle();
-    const [m, p] = [rx.seen.find((s) => s.headers["x-mcp-subscription-id"] === mcp.subscriptionId && s.headers["webhook-id"] === "e1")!, sentTo("e1").find((s) => s !== undefined && s.headers["x-mcp-subscription-id"] === "snt_p")!];
+    const [m, p] = [
+      rx.seen.find(
+        (s) => s.headers["x-mcp-subscription-id"] === mcp.subscriptionId && s.headers["webhook-id"] === "e1",
+      )!,
+      sentTo("e1").find((s) => s !== undefined && s.headers["x-mcp-subscription-id"] === "snt_p")!,
+    ];
     expect(JSON.parse(m.body.toString())).toEqual({
       eventId: "e1",
       name: "ci.build",
@@ -239,7 +292,10 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     expect(verify(SECRET, p)).toMatchObject({ id: "e1" });
     const big = sentTo("big")[0]!;
     expect(big.body.length).toBeLessThanOrEqual(262_144);
-    expect(JSON.parse(big.body.toString())).toMatchObject({ eventId: "big", data: { truncated: true, payload: { subject: "ci:api" } } });
+    expect(JSON.parse(big.body.toString())).toMatchObject({
+      eventId: "big",
+      data: { truncated: true, payload: { subject: "ci:api" } },
+    });
     expect(target.project(sentinels.get("snt_m")!.spec.target, { sentinelId: "snt_m" })).toEqual({
       kind: "webhook",
       url,
@@ -249,7 +305,9 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
       eventName: "ci.build",
       deliveryStatus: { active: true, lastDeliveryAt: expect.any(String), lastError: null },
     });
-    await expect(createSentinel(target, "snt_bad", { mcp: { subscriptionId: "snt_1", eventName: "x" } })).rejects.toThrow();
+    await expect(
+      createSentinel(target, "snt_bad", { mcp: { subscriptionId: "snt_1", eventName: "x" } }),
+    ).rejects.toThrow();
     await expect(createSentinel(target, "snt_bad", { mcp: { ...mcp, extra: 1 } })).rejects.toThrow();
   });
 
@@ -258,10 +316,20 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     const mcp = { subscriptionId: "sub_0123456789abcdef", eventName: "ci.build" };
     await createSentinel(target, "snt_m", { mcp });
     const next = secretOf(22, 48);
-    const refresh = (input: Record<string, unknown>) => target.refresh!(sentinels.get("snt_m")!, { kind: "webhook", url, secret: SECRET, mcp, ...input }, { sentinelId: "snt_m", principal: "token:boot" });
+    const refresh = (input: Record<string, unknown>) =>
+      target.refresh!(
+        sentinels.get("snt_m")!,
+        { kind: "webhook", url, secret: SECRET, mcp, ...input },
+        { sentinelId: "snt_m", principal: "token:boot" },
+      );
 
     expect(await refresh({})).toEqual({ rotated: false, resumed: false });
-    for (const bad of [{ url: `https://127.0.0.1:${rx.port}/other` }, { mcp: { ...mcp, eventName: "other" } }, { mcp: undefined }, { headers: {} }]) {
+    for (const bad of [
+      { url: `https://127.0.0.1:${rx.port}/other` },
+      { mcp: { ...mcp, eventName: "other" } },
+      { mcp: undefined },
+      { headers: {} },
+    ]) {
       await expect(refresh(bad)).rejects.toMatchObject({ code: "invalid_input" });
     }
     const challenges = rx.seen.length;
@@ -283,13 +351,19 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
     for (let i = 0; i < 5; i++) await push(target, `x${i}`, "snt_m");
     await target.idle();
     expect(sentinels.get("snt_m")!.spec.target.suspended).toBeDefined();
-    expect(events.events.at(-1)).toMatchObject({ type: "sentinel:delivery-suspended", data: { sentinelId: "snt_m", subscriptionId: mcp.subscriptionId } });
+    expect(events.events.at(-1)).toMatchObject({
+      type: "sentinel:delivery-suspended",
+      data: { sentinelId: "snt_m", subscriptionId: mcp.subscriptionId },
+    });
     answer = 200;
     await push(target, "later", "snt_m");
     expect(await refresh({ secret: next })).toEqual({ rotated: false, resumed: true });
     await target.idle();
     expect(sentTo("later")).toHaveLength(1);
-    expect(events.events.at(-1)).toEqual({ type: "sentinel:delivery-resumed", data: { sentinelId: "snt_m", subscriptionId: mcp.subscriptionId, pending: 1 } });
+    expect(events.events.at(-1)).toEqual({
+      type: "sentinel:delivery-resumed",
+      data: { sentinelId: "snt_m", subscriptionId: mcp.subscriptionId, pending: 1 },
+    });
   });
 
   it("checkCallbacks sends a fresh challenge to each suspended sentinel of the URL with its own secret and resumes those that echo it", async () => {
@@ -314,7 +388,9 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
       } catch {
         return res.writeHead(401).end();
       }
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ challenge: JSON.parse(text).challenge }));
+      res
+        .writeHead(200, { "content-type": "application/json" })
+        .end(JSON.stringify({ challenge: JSON.parse(text).challenge }));
     });
     const result = await target.checkCallbacks(url, "token:boot");
     expect(result.checked.sort((a, b) => a.sentinelId.localeCompare(b.sentinelId))).toEqual([

@@ -1,7 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { buildEnvelope } from "../../../plugins/webhook-target/envelope.js";
 
-const event = { id: "evt_01", type: "github.pull_request.closed", subjects: ["github:acme/api", "github:acme/api#42"], time: "2026-01-01T00:00:00.000Z", data: { merged: true } };
+const event = {
+  id: "evt_01",
+  type: "github.pull_request.closed",
+  subjects: ["github:acme/api", "github:acme/api#42"],
+  time: "2026-01-01T00:00:00.000Z",
+  data: { merged: true },
+};
 
 describe("delivered event envelope", () => {
   it("serializes the documented fields in order", () => {
@@ -12,7 +18,9 @@ describe("delivered event envelope", () => {
   });
 
   it("stamps the serialization time when the event has none, and null data when absent", () => {
-    const env = JSON.parse(buildEnvelope("snt_1", { id: "e", type: "t.o.a", subjects: ["s"] }, Date.UTC(2026, 0, 2)).toString());
+    const env = JSON.parse(
+      buildEnvelope("snt_1", { id: "e", type: "t.o.a", subjects: ["s"] }, Date.UTC(2026, 0, 2)).toString(),
+    );
     expect(env.time).toBe("2026-01-02T00:00:00.000Z");
     expect(env.data).toBeNull();
     expect(env.truncated).toBeUndefined();
@@ -32,6 +40,8 @@ describe("delivered event envelope", () => {
   });
 
   it("refuses an event that does not fit even without its data", () => {
-    expect(() => buildEnvelope("snt_1", { ...event, subjects: ["x".repeat(300_000)] }, 0)).toThrow(/even without its data/);
+    expect(() => buildEnvelope("snt_1", { ...event, subjects: ["x".repeat(300_000)] }, 0)).toThrow(
+      /even without its data/,
+    );
   });
 });

@@ -26,7 +26,10 @@ describe("failure categories (real egress, real HTTPS receiver)", () => {
   let egress: Egress;
   beforeAll(async () => {
     rx = await startReceiver();
-    egress = createEgress({ allowSubnets: LOOPBACK_ALLOWED, resolver: tableResolver({ "wrong-name.example": ["127.0.0.1"] }) });
+    egress = createEgress({
+      allowSubnets: LOOPBACK_ALLOWED,
+      resolver: tableResolver({ "wrong-name.example": ["127.0.0.1"] }),
+    });
   });
   afterAll(async () => {
     await egress.close();
@@ -48,22 +51,37 @@ describe("failure categories (real egress, real HTTPS receiver)", () => {
     expect(categoryOfError(await failureOf(`https://127.0.0.1:${rx.port}/h`, 300))).toBe("timeout");
     const gated = createEgress({ allowSubnets: [] });
     try {
-      expect(categoryOfError(await gated.post(`https://127.0.0.1:${rx.port}/h`, { headers: {}, body: "{}", timeoutMs: 60_000 }).catch((e) => e))).toBe("connection_refused");
+      expect(
+        categoryOfError(
+          await gated
+            .post(`https://127.0.0.1:${rx.port}/h`, { headers: {}, body: "{}", timeoutMs: 60_000 })
+            .catch((e) => e),
+        ),
+      ).toBe("connection_refused");
     } finally {
       await gated.close();
     }
   });
 
   it("classifies HTTP answers: 5xx is http_5xx, 4xx and 3xx http_4xx", () => {
-    expect([500, 503, 404, 410, 301].map(categoryOfStatus)).toEqual(["http_5xx", "http_5xx", "http_4xx", "http_4xx", "http_4xx"]);
+    expect([500, 503, 404, 410, 301].map(categoryOfStatus)).toEqual([
+      "http_5xx",
+      "http_5xx",
+      "http_4xx",
+      "http_4xx",
+      "http_4xx",
+    ]);
   });
 
   it("gives a failed challenge its reason: challenge_failed when the endpoint answered, the connection category when not", async () => {
     const clock = new FakeClock(Date.now());
     // A long timeout where an answer or a refusal is expected (a loaded machine must not turn it into a timeout).
-    const verifier = (timeoutMs: number) => createChallengeVerifier({ egress, clock, random: createRandom(clock), sign: signWithKey, timeoutMs });
+    const verifier = (timeoutMs: number) =>
+      createChallengeVerifier({ egress, clock, random: createRandom(clock), sign: signWithKey, timeoutMs });
     const reasonOf = (url: string, timeoutMs = 60_000) =>
-      verifier(timeoutMs).verify({ url, secret: secretOf(1), subscriptionId: "sub_00000000", principal: "p" }).then(() => "verified", challengeReason);
+      verifier(timeoutMs)
+        .verify({ url, secret: secretOf(1), subscriptionId: "sub_00000000", principal: "p" })
+        .then(() => "verified", challengeReason);
     rx.handle((_r, res) => res.writeHead(500).end("internal detail"));
     expect(await reasonOf(`https://127.0.0.1:${rx.port}/a`)).toBe("challenge_failed");
     rx.handle((_r, res) => res.writeHead(200).end('{"challenge":"wrong"}'));

@@ -35,7 +35,8 @@ describe("webhook secret format", () => {
     }
     expect(SvcError.is(caught)).toBe(true);
     expect((caught as SvcError).code).toBe("challenge_failed");
-    if (typeof value === "string" && value.length > 6) expect((caught as SvcError).message).not.toContain(value.slice(6));
+    if (typeof value === "string" && value.length > 6)
+      expect((caught as SvcError).message).not.toContain(value.slice(6));
   });
 
   it("property: canonical encodings of 24..64 bytes round-trip, everything else that decodes is refused", () => {
@@ -49,13 +50,21 @@ describe("webhook secret format", () => {
     // character replaced, removed or inserted, and strings over the base64 alphabet with padding.
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     const char = fc.constantFrom(...alphabet, "=", "-", "_", " ", "\n", "!");
-    const encoding = fc.uint8Array({ minLength: 0, maxLength: 80, size: "max" }).map((b) => Buffer.from(b).toString("base64"));
+    const encoding = fc
+      .uint8Array({ minLength: 0, maxLength: 80, size: "max" })
+      .map((b) => Buffer.from(b).toString("base64"));
     const near = fc.oneof(
       encoding,
-      fc.tuple(encoding, fc.nat(), char).map(([t, i, c]) => t.slice(0, i % (t.length + 1)) + c + t.slice((i % (t.length + 1)) + 1)),
+      fc
+        .tuple(encoding, fc.nat(), char)
+        .map(([t, i, c]) => t.slice(0, i % (t.length + 1)) + c + t.slice((i % (t.length + 1)) + 1)),
       fc.tuple(encoding, fc.nat()).map(([t, i]) => t.slice(0, i % (t.length + 1)) + t.slice((i % (t.length + 1)) + 1)),
-      fc.tuple(encoding, fc.nat(), char).map(([t, i, c]) => t.slice(0, i % (t.length + 1)) + c + t.slice(i % (t.length + 1))),
-      fc.tuple(fc.array(fc.constantFrom(...alphabet), { maxLength: 90, size: "max" }), fc.constantFrom("", "=", "==")).map(([cs, pad]) => cs.join("") + pad),
+      fc
+        .tuple(encoding, fc.nat(), char)
+        .map(([t, i, c]) => t.slice(0, i % (t.length + 1)) + c + t.slice(i % (t.length + 1))),
+      fc
+        .tuple(fc.array(fc.constantFrom(...alphabet), { maxLength: 90, size: "max" }), fc.constantFrom("", "=", "=="))
+        .map(([cs, pad]) => cs.join("") + pad),
     );
     let accepted = 0;
     let refused = 0;

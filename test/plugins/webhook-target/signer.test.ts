@@ -13,7 +13,8 @@ const EXPECTED = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
 
 const nowSec = () => Math.floor(Date.now() / 1000);
 /** Signs with the decoded key of a `whsec_` secret, as the dispatcher and the challenge do. */
-const sign = (secret: string, msgId: string, timestamp: number, body: Buffer | string) => signWithKey(decodeSecret(secret)!, msgId, timestamp, body);
+const sign = (secret: string, msgId: string, timestamp: number, body: Buffer | string) =>
+  signWithKey(decodeSecret(secret)!, msgId, timestamp, body);
 
 describe("Standard Webhooks signer", () => {
   it("reproduces the reference sign vector byte for byte (string and Buffer bodies)", () => {
@@ -25,7 +26,11 @@ describe("Standard Webhooks signer", () => {
   it("is verified by the standardwebhooks package, also among foreign and v2 values (reference multi-sig vector)", () => {
     const ts = nowSec();
     const header = sign(KEY, MSG_ID, ts, PAYLOAD);
-    const headers = (sig: string) => ({ "webhook-id": MSG_ID, "webhook-timestamp": String(ts), "webhook-signature": sig });
+    const headers = (sig: string) => ({
+      "webhook-id": MSG_ID,
+      "webhook-timestamp": String(ts),
+      "webhook-signature": sig,
+    });
     expect(new Webhook(KEY).verify(PAYLOAD, headers(header))).toEqual({ test: 2432232314 });
     const multi = [
       "v1,Ceo5qEr07ixe2NLpvHk3FH9bwy/WavXrAFQ/9tdO6mc=",
@@ -46,7 +51,13 @@ describe("Standard Webhooks signer", () => {
     expect(header.split(" ")).toHaveLength(2);
     expect(header.split(" ").every((v) => v.startsWith("v1,"))).toBe(true);
     for (const secret of [a, b]) {
-      expect(new Webhook(secret).verify(body.toString(), { "webhook-id": "evt_1", "webhook-timestamp": String(ts), "webhook-signature": header })).toBeTruthy();
+      expect(
+        new Webhook(secret).verify(body.toString(), {
+          "webhook-id": "evt_1",
+          "webhook-timestamp": String(ts),
+          "webhook-signature": header,
+        }),
+      ).toBeTruthy();
     }
   });
 });

@@ -13,7 +13,17 @@ import { OUTBOX_FILES } from "../../../plugins/webhook-target/outbox/persistence
 import { parseJournal } from "../../../plugins/webhook-target/outbox/journal.js";
 import { VAULT_FILE } from "../../../plugins/webhook-target/vault.js";
 import { makeTempHome } from "../../support/cli.js";
-import { LOOPBACK_ALLOWED, echoChallenge, fakeSentinels, recordingSleep, secretOf, startReceiver, testContext, type FakeSentinels, type Receiver } from "./support/harness.js";
+import {
+  LOOPBACK_ALLOWED,
+  echoChallenge,
+  fakeSentinels,
+  recordingSleep,
+  secretOf,
+  startReceiver,
+  testContext,
+  type FakeSentinels,
+  type Receiver,
+} from "./support/harness.js";
 
 const SECRET = secretOf(11);
 
@@ -29,7 +39,12 @@ describe("webhook target plugin", () => {
 
   const makeTarget = () => {
     const { ctx, logger } = testContext(home, sentinels, { clock, sleep: recordingSleep(), egress });
-    const verifier = createChallengeVerifier({ egress: ctx.service("egress"), clock, random: ctx.random, sign: signWithKey });
+    const verifier = createChallengeVerifier({
+      egress: ctx.service("egress"),
+      clock,
+      random: ctx.random,
+      sign: signWithKey,
+    });
     const target = createWebhookTarget(ctx, { verifier, tickMs: 0 });
     targets.push(target);
     return { target, logger, verifier, ctx };
@@ -64,10 +79,18 @@ describe("webhook target plugin", () => {
     expect(JSON.stringify(stored)).not.toContain(SECRET.slice(6));
     expect(rx.seen).toHaveLength(1);
     expect(rx.seen[0]!.headers["x-mcp-subscription-id"]).toBe("snt_1");
-    expect(new Webhook(SECRET).verify(rx.seen[0]!.body.toString(), rx.seen[0]!.headers as Record<string, string>)).toMatchObject({ type: "verification" });
+    expect(
+      new Webhook(SECRET).verify(rx.seen[0]!.body.toString(), rx.seen[0]!.headers as Record<string, string>),
+    ).toMatchObject({ type: "verification" });
     expect((await stat(join(home, VAULT_FILE))).mode & 0o777).toBe(0o600);
     expect(await target.vault.get(stored.secretRef as string)).toBe(SECRET);
-    expect(target.project(stored, { sentinelId: "snt_1" })).toEqual({ kind: "webhook", url, hasSecret: true, secretRedacted: true, deliveryStatus: { active: true, lastError: null } });
+    expect(target.project(stored, { sentinelId: "snt_1" })).toEqual({
+      kind: "webhook",
+      url,
+      hasSecret: true,
+      secretRedacted: true,
+      deliveryStatus: { active: true, lastError: null },
+    });
   });
 
   it.each<[string, { secret: string; handler: string; url?: string }, string]>([
@@ -77,9 +100,12 @@ describe("webhook target plugin", () => {
     ["an http URL", { secret: SECRET, handler: "echo", url: "http://127.0.0.1/x" }, "non_https"],
   ])("refuses creation on %s and stores nothing", async (_name, c, code) => {
     const { target } = makeTarget();
-    if (c.handler === "wrong") rx.handle((_r, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"challenge":"nope"}'));
+    if (c.handler === "wrong")
+      rx.handle((_r, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"challenge":"nope"}'));
     if (c.handler === "500") rx.handle((_r, res) => res.writeHead(500).end());
-    const err = await target.create({ kind: "webhook", url: c.url ?? url, secret: c.secret }, { sentinelId: "snt_x", principal: "loopback" }).catch((e) => e);
+    const err = await target
+      .create({ kind: "webhook", url: c.url ?? url, secret: c.secret }, { sentinelId: "snt_x", principal: "loopback" })
+      .catch((e) => e);
     expect(err).toMatchObject({ code });
     expect(err.message).not.toContain(c.secret.slice(6));
     await expect(stat(join(home, VAULT_FILE))).rejects.toThrow(/ENOENT/);
@@ -98,9 +124,18 @@ describe("webhook target plugin", () => {
     expect(deliveries).toHaveLength(1);
     expect(sentinels.seen).toEqual([["snt_1", "evt_1"]]);
     const status = await target.status!(view);
-    expect(status).toMatchObject({ outbox: { pending: 0, delivered: 1, dead: 0, rows: [{ eventId: "evt_1", status: "delivered", attempts: 1, lastError: null }] } });
+    expect(status).toMatchObject({
+      outbox: {
+        pending: 0,
+        delivered: 1,
+        dead: 0,
+        rows: [{ eventId: "evt_1", status: "delivered", attempts: 1, lastError: null }],
+      },
+    });
     expect(JSON.stringify(status)).not.toContain(SECRET.slice(6));
-    await expect(target.deliver({ sentinel: view, event: { ...event, id: "evt.dot" } })).rejects.toThrow(/contains "."/);
+    await expect(target.deliver({ sentinel: view, event: { ...event, id: "evt.dot" } })).rejects.toThrow(
+      /contains "."/,
+    );
   });
 
   it("deliverMany: adds the rows in order, each durable when its result is fulfilled; refuses a bad id alone; keeps one row per event", async () => {
@@ -111,18 +146,32 @@ describe("webhook target plugin", () => {
     const view = sentinels.get("snt_1")!;
     const event = (id: string) => ({ id, type: "t.o.a", subjects: ["s"] });
     await target.deliver({ sentinel: view, event: event("evt_0") });
-    const results = await target.deliverMany!(["evt_a", "evt.dot", "evt_b", "evt_0", "evt_c"].map((id) => ({ sentinel: view, event: event(id) })));
+    const results = await target.deliverMany!(
+      ["evt_a", "evt.dot", "evt_b", "evt_0", "evt_c"].map((id) => ({ sentinel: view, event: event(id) })),
+    );
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "rejected", "fulfilled", "fulfilled", "fulfilled"]);
     expect(results[0]).toEqual({ status: "fulfilled", value: { ack: "deferred" } });
     expect(String((results[1] as PromiseRejectedResult).reason)).toMatch(/contains "."/);
     const journal = parseJournal(await readFile(join(home, OUTBOX_FILES.journal), "utf8")).records as any[];
-    expect(journal.filter((r) => r.op === "add").map((r) => r.row.eventId)).toEqual(["evt_0", "evt_a", "evt_b", "evt_c"]);
+    expect(journal.filter((r) => r.op === "add").map((r) => r.row.eventId)).toEqual([
+      "evt_0",
+      "evt_a",
+      "evt_b",
+      "evt_c",
+    ]);
     const ob = await target.outbox();
-    expect(ob.rowsOf("snt_1").map((r) => [r.eventId, r.status])).toEqual(["evt_0", "evt_a", "evt_b", "evt_c"].map((id) => [id, "pending"]));
+    expect(ob.rowsOf("snt_1").map((r) => [r.eventId, r.status])).toEqual(
+      ["evt_0", "evt_a", "evt_b", "evt_c"].map((id) => [id, "pending"]),
+    );
     while (hang.length < 4) await new Promise((r) => setTimeout(r, 5));
     hang.forEach((f) => f());
     await target.idle();
-    expect(rx.seen.filter((s) => s.headers["webhook-id"]?.toString().startsWith("evt_")).map((s) => s.headers["webhook-id"]).sort()).toEqual(["evt_0", "evt_a", "evt_b", "evt_c"]);
+    expect(
+      rx.seen
+        .filter((s) => s.headers["webhook-id"]?.toString().startsWith("evt_"))
+        .map((s) => s.headers["webhook-id"])
+        .sort(),
+    ).toEqual(["evt_0", "evt_a", "evt_b", "evt_c"]);
   });
 
   it("on removal moves pending rows to dead sentinel_removed and deletes the sentinel's secrets", async () => {
@@ -165,7 +214,9 @@ describe("webhook target plugin", () => {
   });
 
   it("starts with an unreadable vault (the look for unreferenced secrets is logged, never quoting the file)", async () => {
-    await writeFile(join(home, VAULT_FILE), `{"version":1,"secrets":{"swsec_x":{"secret":"${secretOf(16)}"`, { mode: 0o600 });
+    await writeFile(join(home, VAULT_FILE), `{"version":1,"secrets":{"swsec_x":{"secret":"${secretOf(16)}"`, {
+      mode: 0o600,
+    });
     const { target, logger } = makeTarget();
     await target.start!();
     const log = logger.lines.join("\n");
@@ -179,7 +230,12 @@ describe("webhook target plugin", () => {
     await first.stop!();
     const { Outbox } = await import("../../../plugins/webhook-target/outbox/outbox.js");
     const { createMemoryLogger } = await import("../../../core/runtime/logger.js");
-    const ob = await Outbox.open({ home, now: () => clock.now(), newId: () => "req_01KRESUMED", logger: createMemoryLogger() });
+    const ob = await Outbox.open({
+      home,
+      now: () => clock.now(),
+      newId: () => "req_01KRESUMED",
+      logger: createMemoryLogger(),
+    });
     const stored = Buffer.from('{"id":"evt_s",  "type":"t.o.a", "subjects":["s"], "data":{"z":1,"a":2}}');
     await ob.add({ sentinelId: "snt_1", eventId: "evt_s", body: stored });
     await ob.close();
@@ -189,7 +245,9 @@ describe("webhook target plugin", () => {
     const seen = rx.seen.filter((s) => s.headers["webhook-id"] === "evt_s");
     expect(seen).toHaveLength(1);
     expect(seen[0]!.body.equals(stored)).toBe(true);
-    expect(new Webhook(SECRET).verify(seen[0]!.body.toString(), seen[0]!.headers as Record<string, string>)).toBeTruthy();
+    expect(
+      new Webhook(SECRET).verify(seen[0]!.body.toString(), seen[0]!.headers as Record<string, string>),
+    ).toBeTruthy();
     expect((await second.outbox()).get("req_01KRESUMED")).toMatchObject({ status: "delivered", seen: true });
     expect(sentinels.seen).toContainEqual(["snt_1", "evt_s"]);
   });
@@ -200,28 +258,47 @@ describe("webhook target plugin", () => {
     const deps = { sentinels, vault: target.vault, verifier, clock, random: ctx.random };
     const next = secretOf(12);
     rx.handle((_r, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"challenge":"wrong"}'));
-    await expect(rotateSecret(deps, { sentinelId: "snt_1", secret: next, principal: "token:boot" })).rejects.toMatchObject({ code: "challenge_failed" });
+    await expect(
+      rotateSecret(deps, { sentinelId: "snt_1", secret: next, principal: "token:boot" }),
+    ).rejects.toMatchObject({ code: "challenge_failed" });
     expect(sentinels.get("snt_1")!.spec.target.secretRef).toBe(stored.secretRef);
     rx.handle(echoChallenge());
     const r1 = await rotateSecret(deps, { sentinelId: "snt_1", secret: next, principal: "token:boot" });
-    expect(r1).toEqual({ sentinelId: "snt_1", rotated: true, rotatedAt: clock.now(), dualSignUntil: clock.now() + 600_000 });
+    expect(r1).toEqual({
+      sentinelId: "snt_1",
+      rotated: true,
+      rotatedAt: clock.now(),
+      dualSignUntil: clock.now() + 600_000,
+    });
     const t1 = sentinels.get("snt_1")!.spec.target;
     expect(t1).toMatchObject({ prevSecretRef: stored.secretRef, rotatedAt: clock.now() });
     expect(await target.vault.get(t1.secretRef as string)).toBe(next);
     clock.advance(5_000);
-    expect(await rotateSecret(deps, { sentinelId: "snt_1", secret: next, principal: "token:boot" })).toEqual({ sentinelId: "snt_1", rotated: false });
+    expect(await rotateSecret(deps, { sentinelId: "snt_1", secret: next, principal: "token:boot" })).toEqual({
+      sentinelId: "snt_1",
+      rotated: false,
+    });
     expect(sentinels.get("snt_1")!.spec.target.rotatedAt).toBe(r1.rotatedAt);
     const r2 = await rotateSecret(deps, { sentinelId: "snt_1", principal: "token:boot" });
     expect(r2.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(await target.vault.get(stored.secretRef as string)).toBeUndefined();
-    await expect(rotateSecret(deps, { sentinelId: "snt_1", secret: "whsec_bad", principal: "x" })).rejects.toMatchObject({ code: "invalid_input" });
-    await expect(rotateSecret(deps, { sentinelId: "snt_nope", principal: "x" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(
+      rotateSecret(deps, { sentinelId: "snt_1", secret: "whsec_bad", principal: "x" }),
+    ).rejects.toMatchObject({ code: "invalid_input" });
+    await expect(rotateSecret(deps, { sentinelId: "snt_nope", principal: "x" })).rejects.toMatchObject({
+      code: "not_found",
+    });
     expect(JSON.stringify(sentinels.get("snt_1"))).not.toContain(next.slice(6));
   });
 
   it("the plugin's setup posts through the host's \"egress\" service, and fails clearly without it", async () => {
     const posted: string[] = [];
-    const counting = { post: (u: string, init: Parameters<HostEgress["post"]>[1]) => (posted.push(new URL(u).host), egress.post(u, init)), close: async () => undefined };
+    const counting = {
+      post: (u: string, init: Parameters<HostEgress["post"]>[1]) => (
+        posted.push(new URL(u).host), egress.post(u, init)
+      ),
+      close: async () => undefined,
+    };
     const { ctx } = testContext(home, sentinels, { clock, egress: counting });
     const target = (await webhookTarget.setup(ctx)) as WebhookTarget;
     targets.push(target);

@@ -9,14 +9,19 @@ const sentinel = (id: string, secretRef: string, status = "active"): SentinelVie
   id,
   status,
   createdAt: 0,
-  spec: { match: [{ subject: "x" }], until: { kind: "never" }, target: { kind: "webhook", url: "https://example.com/h", secretRef } },
+  spec: {
+    match: [{ subject: "x" }],
+    until: { kind: "never" },
+    target: { kind: "webhook", url: "https://example.com/h", secretRef },
+  },
 });
 
 describe("checkVaultFile (svc doctor, read-only)", () => {
   let home: string;
   let cleanup: () => Promise<void>;
   const vault = () => join(home, "sentinels-secrets.json");
-  const write = (secrets: Record<string, unknown>, mode = 0o600) => writeFile(vault(), JSON.stringify({ version: 1, secrets }), { mode });
+  const write = (secrets: Record<string, unknown>, mode = 0o600) =>
+    writeFile(vault(), JSON.stringify({ version: 1, secrets }), { mode });
   beforeEach(async () => ({ home, cleanup } = await makeTempHome("svc-vault-check-", { inMemory: true })));
   afterEach(() => cleanup());
 
@@ -38,7 +43,13 @@ describe("checkVaultFile (svc doctor, read-only)", () => {
   it("mode 0644 is an error; a file that is not JSON is an error that never quotes it", async () => {
     await write({ swsec_1: { sentinelId: "snt_a", secret: "whsec_x", createdAt: 1 } });
     await chmod(vault(), 0o644);
-    expect(await checkVaultFile(home, [sentinel("snt_a", "swsec_1")])).toEqual([expect.objectContaining({ severity: "error", file: "sentinels-secrets.json", message: expect.stringContaining("mode 0644") })]);
+    expect(await checkVaultFile(home, [sentinel("snt_a", "swsec_1")])).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        file: "sentinels-secrets.json",
+        message: expect.stringContaining("mode 0644"),
+      }),
+    ]);
     await writeFile(vault(), '{"secrets": {"swsec_1": {"secret": "whsec_TOPSECRET"');
     await chmod(vault(), 0o600);
     const found = await checkVaultFile(home, [sentinel("snt_a", "swsec_1")]);

@@ -5,7 +5,17 @@ import { buildWatchSpec, parseUntil, prSubject } from "../../../../core/cli/sent
 
 describe("svc sentinel watch: the spec it sends", () => {
   it("builds a session-target spec from a subject, types, until, provider and urgency", () => {
-    expect(buildWatchSpec("ci:*", { session: "ses_1", types: "ci.build.*, ci.test.*", until: "count:3", provider: "agentpush", urgency: "steer", label: "l", group: "g" })).toEqual({
+    expect(
+      buildWatchSpec("ci:*", {
+        session: "ses_1",
+        types: "ci.build.*, ci.test.*",
+        until: "count:3",
+        provider: "agentpush",
+        urgency: "steer",
+        label: "l",
+        group: "g",
+      }),
+    ).toEqual({
       match: [{ subject: "ci:*", types: ["ci.build.*", "ci.test.*"] }],
       until: { kind: "count", n: 3 },
       target: { kind: "session", sessionId: "ses_1", urgency: "steer" },
@@ -35,7 +45,9 @@ describe("svc sentinel watch: the spec it sends", () => {
     [undefined, { pr: "https://github.com/a/b/issues/1" }],
     [undefined, { pr: "not a url" }],
   ])("refuses %j %j as a usage error", (subject, opts) => {
-    expect(() => buildWatchSpec(subject as string | undefined, { session: "s", ...opts })).toThrow(expect.objectContaining({ code: "usage" }));
+    expect(() => buildWatchSpec(subject as string | undefined, { session: "s", ...opts })).toThrow(
+      expect.objectContaining({ code: "usage" }),
+    );
   });
 
   it("parses --until forms, ISO or epoch ms for at", () => {
@@ -50,7 +62,9 @@ describe("svc sentinel watch: the spec it sends", () => {
 
 describe("svc sentinel push: the event it sends", () => {
   it("uses the given id, the subjects in order, JSON data and terminal; a fresh ULID otherwise", () => {
-    expect(buildPushEvent(["ci:api", "ci:api#1"], { type: "ci.done", id: "b1", data: "{\"ok\":true}", terminal: true })).toMatchObject({
+    expect(
+      buildPushEvent(["ci:api", "ci:api#1"], { type: "ci.done", id: "b1", data: '{"ok":true}', terminal: true }),
+    ).toMatchObject({
       id: "b1",
       type: "ci.done",
       subjects: ["ci:api", "ci:api#1"],

@@ -51,7 +51,11 @@ afterAll(async () => {
 
 const msg = [{ role: "user" as const, content: "hi" }];
 const ask = (model = "claude-test") => anthropic.messages.create({ model, max_tokens: 8, messages: msg });
-const failure = <T>(p: Promise<T>) => p.then(() => undefined, (e: unknown) => e as Error & { status?: number; error?: any });
+const failure = <T>(p: Promise<T>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as Error & { status?: number; error?: any },
+  );
 
 /** Reads a stream to its end or its error: the event types seen, and the error. */
 async function drain(stream: AsyncIterable<object>): Promise<{ seen: string[]; err: Error | undefined }> {
@@ -78,8 +82,15 @@ test("no response headers within the timeout: 504 in each API's shape, counted, 
   const err = await failure(ask());
   expect(err).toBeInstanceOf(Anthropic.InternalServerError);
   expect(err!.status).toBe(504);
-  expect(err!.error).toMatchObject({ type: "error", error: { type: "api_error", message: expect.stringContaining("no response headers within 300 ms") } });
-  expect(await call()).toMatchObject({ status: 504, error: expect.stringContaining("no response headers"), route: "anthropic" });
+  expect(err!.error).toMatchObject({
+    type: "error",
+    error: { type: "api_error", message: expect.stringContaining("no response headers within 300 ms") },
+  });
+  expect(await call()).toMatchObject({
+    status: 504,
+    error: expect.stringContaining("no response headers"),
+    route: "anthropic",
+  });
   expect(await fake.requests.at(-1)!.ended).toBe("closed-by-client");
   const oerr = await failure(openai.chat.completions.create({ model: "gpt-test", messages: msg }));
   expect(oerr).toBeInstanceOf(OpenAI.InternalServerError);
@@ -91,12 +102,16 @@ test("a stream idle past the timeout ends with an error event the SDK raises, co
   sc.configure({ upstreamTimeoutMs: 1500 });
   fake.setMode({ kind: "stall-stream" });
   const call = await nextCall();
-  const { seen, err } = await drain(await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true }));
+  const { seen, err } = await drain(
+    await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true }),
+  );
   expect(seen).toEqual(["message_start"]);
   expect(err).toBeInstanceOf(Anthropic.APIError);
   expect(err!.message).toContain("idle");
   expect(await call()).toMatchObject({ status: 504, stream: true, error: expect.stringContaining("idle") });
-  const { err: oerr } = await drain(await openai.chat.completions.create({ model: "gpt-test", messages: msg, stream: true }));
+  const { err: oerr } = await drain(
+    await openai.chat.completions.create({ model: "gpt-test", messages: msg, stream: true }),
+  );
   expect(oerr).toBeInstanceOf(OpenAI.APIError);
   expect(oerr!.message).toContain("idle");
 });
@@ -120,11 +135,18 @@ test("an upstream that resets the connection or refuses it: 502, counted", async
 test("an upstream reset mid-stream ends the stream with an error event, counted as 502", async () => {
   fake.setMode({ kind: "reset-stream" });
   const call = await nextCall();
-  const { seen, err } = await drain(await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true }));
+  const { seen, err } = await drain(
+    await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true }),
+  );
   expect(seen).toEqual(["message_start"]);
   expect(err).toBeInstanceOf(Anthropic.APIError);
   expect(err!.message).toContain("reset mid-answer");
-  expect(await call()).toMatchObject({ status: 502, stream: true, error: "upstream reset mid-answer", inputTokens: fake.usage.anthropic.input_tokens });
+  expect(await call()).toMatchObject({
+    status: 502,
+    stream: true,
+    error: "upstream reset mid-answer",
+    inputTokens: fake.usage.anthropic.input_tokens,
+  });
 });
 
 test("an upstream's own error status passes through with its body", async () => {
@@ -140,7 +162,10 @@ test("a client gone mid-stream closes the upstream request and is recorded", asy
   const gate = fake.pauseStreams();
   const call = await nextCall();
   const ac = new AbortController();
-  const stream = await anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: msg, stream: true }, { signal: ac.signal });
+  const stream = await anthropic.messages.create(
+    { model: "claude-test", max_tokens: 8, messages: msg, stream: true },
+    { signal: ac.signal },
+  );
   const it = stream[Symbol.asyncIterator]();
   expect((await it.next()).value?.type).toBe("message_start");
   await gate.paused;

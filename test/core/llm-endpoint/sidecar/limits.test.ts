@@ -17,11 +17,28 @@ const today = new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
   fake = await startFakeLlmUpstream();
-  fake.usage.anthropic = { input_tokens: 25, output_tokens: 7, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 };
+  fake.usage.anthropic = {
+    input_tokens: 25,
+    output_tokens: 7,
+    cache_read_input_tokens: 0,
+    cache_creation_input_tokens: 0,
+  };
   sc = await startSidecar({
     routes: [
-      { name: "anthropic", provider: "anthropic", baseUrl: fake.url, models: ["claude-*"], key: { kind: "apiKey", value: "sk-ant-x", from: "test" } },
-      { name: "openai", provider: "openai", baseUrl: `${fake.url}/v1`, models: ["gpt-*"], key: { kind: "apiKey", value: "sk-oai-x", from: "test" } },
+      {
+        name: "anthropic",
+        provider: "anthropic",
+        baseUrl: fake.url,
+        models: ["claude-*"],
+        key: { kind: "apiKey", value: "sk-ant-x", from: "test" },
+      },
+      {
+        name: "openai",
+        provider: "openai",
+        baseUrl: `${fake.url}/v1`,
+        models: ["gpt-*"],
+        key: { kind: "apiKey", value: "sk-oai-x", from: "test" },
+      },
     ],
   });
 });
@@ -48,9 +65,15 @@ async function newSession(opts: { runId?: string; used?: { sessionTokens: number
   };
 }
 
-const ask = (c: Anthropic) => c.messages.create({ model: "claude-test", max_tokens: 8, messages: [{ role: "user", content: "hi" }] });
-const chat = (c: OpenAI) => c.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
-const failure = <T>(p: Promise<T>) => p.then(() => undefined, (e: unknown) => e as Error & { status?: number; headers?: Headers; code?: string; type?: string });
+const ask = (c: Anthropic) =>
+  c.messages.create({ model: "claude-test", max_tokens: 8, messages: [{ role: "user", content: "hi" }] });
+const chat = (c: OpenAI) =>
+  c.chat.completions.create({ model: "gpt-test", messages: [{ role: "user", content: "hi" }] });
+const failure = <T>(p: Promise<T>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as Error & { status?: number; headers?: Headers; code?: string; type?: string },
+  );
 
 /** Waits for the refusal of this session that comes next. */
 async function refusalOf(sessionId: string) {
@@ -60,7 +83,10 @@ async function refusalOf(sessionId: string) {
   }
 }
 
-async function configure(budgets: Parameters<TestSidecar["configure"]>[0]["budgets"], day = { date: today, tokens: 0 }) {
+async function configure(
+  budgets: Parameters<TestSidecar["configure"]>[0]["budgets"],
+  day = { date: today, tokens: 0 },
+) {
   sc.configure({ budgets, day });
   await sc.sync();
 }
@@ -138,7 +164,12 @@ test("concurrentCalls: a call while the session's limit is in flight is a 429; a
   await configure({ concurrentCalls: 1 });
   const s = await newSession();
   const gate = fake.pauseStreams();
-  const stream = await s.anthropic.messages.create({ model: "claude-test", max_tokens: 8, messages: [{ role: "user", content: "hi" }], stream: true });
+  const stream = await s.anthropic.messages.create({
+    model: "claude-test",
+    max_tokens: 8,
+    messages: [{ role: "user", content: "hi" }],
+    stream: true,
+  });
   await gate.paused;
   const err = await failure(ask(s.anthropic));
   expect(err).toBeInstanceOf(Anthropic.RateLimitError);

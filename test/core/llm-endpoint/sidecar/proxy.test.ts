@@ -25,9 +25,27 @@ let openai: OpenAI;
 
 function routes(url: string): RouteSpec[] {
   return [
-    { name: "oauth", provider: "anthropic", baseUrl: url, models: ["claude-oauth-model"], key: { kind: "token", value: ANT_OAUTH, from: "test" } },
-    { name: "anthropic", provider: "anthropic", baseUrl: url, models: ["claude-*"], key: { kind: "apiKey", value: ANT_KEY, from: "test" } },
-    { name: "openai", provider: "openai", baseUrl: `${url}/v1`, models: ["gpt-*"], key: { kind: "apiKey", value: OAI_KEY, from: "test" } },
+    {
+      name: "oauth",
+      provider: "anthropic",
+      baseUrl: url,
+      models: ["claude-oauth-model"],
+      key: { kind: "token", value: ANT_OAUTH, from: "test" },
+    },
+    {
+      name: "anthropic",
+      provider: "anthropic",
+      baseUrl: url,
+      models: ["claude-*"],
+      key: { kind: "apiKey", value: ANT_KEY, from: "test" },
+    },
+    {
+      name: "openai",
+      provider: "openai",
+      baseUrl: `${url}/v1`,
+      models: ["gpt-*"],
+      key: { kind: "apiKey", value: OAI_KEY, from: "test" },
+    },
     { name: "keyless", provider: "anthropic", baseUrl: url, models: ["keyless-*"], keyFrom: "claude-work" },
   ];
 }
@@ -65,9 +83,17 @@ const nextCall = async () => {
 
 describe("anthropic", () => {
   test("a call reaches the upstream with the route's key, the API headers, and is recorded with its usage", async () => {
-    fake.usage.anthropic = { input_tokens: 10, output_tokens: 7, cache_read_input_tokens: 3, cache_creation_input_tokens: 4 };
+    fake.usage.anthropic = {
+      input_tokens: 10,
+      output_tokens: 7,
+      cache_read_input_tokens: 3,
+      cache_creation_input_tokens: 4,
+    };
     const call = await nextCall();
-    const m = await anthropic.messages.create({ model: "claude-test", max_tokens: 16, messages: msg }, { headers: { "anthropic-beta": "test-beta-2026" } });
+    const m = await anthropic.messages.create(
+      { model: "claude-test", max_tokens: 16, messages: msg },
+      { headers: { "anthropic-beta": "test-beta-2026" } },
+    );
     expect(m.content[0]).toMatchObject({ type: "text", text: fake.reply });
     const seen = fake.requests.at(-1)!;
     expect(seen.path).toBe("/v1/messages");
@@ -78,17 +104,38 @@ describe("anthropic", () => {
     expect(JSON.stringify(seen.headers)).not.toContain(TOKEN);
     expect(seen.body).toMatchObject({ model: "claude-test", messages: msg });
     const rec = await call();
-    expect(rec).toMatchObject({ sessionId: "sess-1", runId: "run-1", api: "anthropic", path: "/v1/messages", route: "anthropic", model: "claude-test", stream: false, status: 200, inputTokens: 17, outputTokens: 7 });
+    expect(rec).toMatchObject({
+      sessionId: "sess-1",
+      runId: "run-1",
+      api: "anthropic",
+      path: "/v1/messages",
+      route: "anthropic",
+      model: "claude-test",
+      stream: false,
+      status: 200,
+      inputTokens: 17,
+      outputTokens: 7,
+    });
     expect(rec.requested).toBeUndefined();
     expect(rec.latencyMs).toBeGreaterThanOrEqual(0);
     expect(JSON.stringify(rec)).not.toContain(ANT_KEY);
   });
 
   test("a stream passes event by event: the first reaches the SDK before the upstream sends the rest", async () => {
-    fake.usage.anthropic = { input_tokens: 30, output_tokens: 9, cache_read_input_tokens: 0, cache_creation_input_tokens: 2 };
+    fake.usage.anthropic = {
+      input_tokens: 30,
+      output_tokens: 9,
+      cache_read_input_tokens: 0,
+      cache_creation_input_tokens: 2,
+    };
     const gate = fake.pauseStreams();
     const call = await nextCall();
-    const stream = await anthropic.messages.create({ model: "claude-test", max_tokens: 16, messages: msg, stream: true });
+    const stream = await anthropic.messages.create({
+      model: "claude-test",
+      max_tokens: 16,
+      messages: msg,
+      stream: true,
+    });
     const it = stream[Symbol.asyncIterator]();
     const first = await it.next();
     expect(first.value?.type).toBe("message_start");
@@ -105,7 +152,9 @@ describe("anthropic", () => {
   });
 
   test("messages.stream() assembles the final message through the sidecar", async () => {
-    const final = await anthropic.messages.stream({ model: "claude-test", max_tokens: 16, messages: msg }).finalMessage();
+    const final = await anthropic.messages
+      .stream({ model: "claude-test", max_tokens: 16, messages: msg })
+      .finalMessage();
     expect(final.content[0]).toMatchObject({ type: "text", text: fake.reply });
     expect(final.usage.output_tokens).toBe(fake.usage.anthropic.output_tokens);
   });
@@ -115,7 +164,12 @@ describe("anthropic", () => {
     const r = await anthropic.messages.countTokens({ model: "claude-test", messages: msg });
     expect(r.input_tokens).toBe(fake.usage.anthropic.input_tokens);
     expect(fake.requests.at(-1)!.path).toBe("/v1/messages/count_tokens");
-    expect(await call()).toMatchObject({ path: "/v1/messages/count_tokens", status: 200, inputTokens: 0, outputTokens: 0 });
+    expect(await call()).toMatchObject({
+      path: "/v1/messages/count_tokens",
+      status: 200,
+      inputTokens: 0,
+      outputTokens: 0,
+    });
   });
 
   test("a token route sends the key as a bearer; a bearer session token is accepted too", async () => {
@@ -137,7 +191,9 @@ describe("anthropic", () => {
     const before = fake.requests.length;
     for (const key of [REVOKED, "not-a-token-at-all"]) {
       const client = new Anthropic({ baseURL: sc.url, apiKey: key, maxRetries: 0 });
-      const err = await client.messages.create({ model: "claude-test", max_tokens: 16, messages: msg }).catch((e: unknown) => e);
+      const err = await client.messages
+        .create({ model: "claude-test", max_tokens: 16, messages: msg })
+        .catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Anthropic.AuthenticationError);
       expect(JSON.stringify((err as InstanceType<typeof Anthropic.AuthenticationError>).error)).not.toContain(key);
     }
@@ -146,7 +202,9 @@ describe("anthropic", () => {
 
   test("a route with no key is refused with 401 saying where to set one", async () => {
     const refusals = sc.refusals.length;
-    const err = await anthropic.messages.create({ model: "keyless-1", max_tokens: 16, messages: msg }).catch((e: unknown) => e);
+    const err = await anthropic.messages
+      .create({ model: "keyless-1", max_tokens: 16, messages: msg })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.AuthenticationError);
     expect((err as Error).message).toContain("defaults.adapters.claude-work.auth");
     expect((err as Error).message).toContain("credentials.json llm-endpoint/keyless");
@@ -154,12 +212,16 @@ describe("anthropic", () => {
   });
 
   test("an unknown model is a 404 naming the routes; a model of the other API is a 400 naming its endpoint", async () => {
-    const nf = await anthropic.messages.create({ model: "mystery-9", max_tokens: 16, messages: msg }).catch((e: unknown) => e);
+    const nf = await anthropic.messages
+      .create({ model: "mystery-9", max_tokens: 16, messages: msg })
+      .catch((e: unknown) => e);
     expect(nf).toBeInstanceOf(Anthropic.NotFoundError);
     expect((nf as Error).message).toContain("mystery-9");
     expect((nf as Error).message).toContain("anthropic (anthropic: claude-*)");
     expect((nf as Error).message).toContain("openai (openai: gpt-*)");
-    const wrong = await anthropic.messages.create({ model: "gpt-4o", max_tokens: 16, messages: msg }).catch((e: unknown) => e);
+    const wrong = await anthropic.messages
+      .create({ model: "gpt-4o", max_tokens: 16, messages: msg })
+      .catch((e: unknown) => e);
     expect(wrong).toBeInstanceOf(Anthropic.BadRequestError);
     expect((wrong as Error).message).toContain("POST /v1/chat/completions");
   });
@@ -175,14 +237,28 @@ describe("openai", () => {
     expect(seen.path).toBe("/v1/chat/completions");
     expect(seen.headers.authorization).toBe(`Bearer ${OAI_KEY}`);
     expect(JSON.stringify(seen.headers)).not.toContain(TOKEN);
-    expect(await call()).toMatchObject({ api: "openai", path: "/v1/chat/completions", route: "openai", model: "gpt-test", stream: false, status: 200, inputTokens: 21, outputTokens: 6 });
+    expect(await call()).toMatchObject({
+      api: "openai",
+      path: "/v1/chat/completions",
+      route: "openai",
+      model: "gpt-test",
+      stream: false,
+      status: 200,
+      inputTokens: 21,
+      outputTokens: 6,
+    });
   });
 
   test("a stream with include_usage passes unbuffered and its usage chunk reaches the client", async () => {
     fake.usage.openai = { prompt_tokens: 40, completion_tokens: 11 };
     const gate = fake.pauseStreams();
     const call = await nextCall();
-    const stream = await openai.chat.completions.create({ model: "gpt-test", messages: msg, stream: true, stream_options: { include_usage: true } });
+    const stream = await openai.chat.completions.create({
+      model: "gpt-test",
+      messages: msg,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const it = stream[Symbol.asyncIterator]();
     const first = await it.next();
     expect(first.value?.choices[0]?.delta.role).toBe("assistant");
@@ -208,7 +284,12 @@ describe("openai", () => {
     expect(chunks.length).toBeGreaterThan(1);
     expect(chunks.every((c) => c.choices.length === 1 && !c.usage)).toBe(true);
     expect(fake.requests.at(-1)!.body).toMatchObject({ model: "gpt-fast", stream_options: { include_usage: true } });
-    expect(await call()).toMatchObject({ model: "gpt-fast", requested: "role:coder.fast", inputTokens: 12, outputTokens: 3 });
+    expect(await call()).toMatchObject({
+      model: "gpt-fast",
+      requested: "role:coder.fast",
+      inputTokens: 12,
+      outputTokens: 3,
+    });
   });
 
   test("an unknown model is a 404 in OpenAI's shape naming the routes", async () => {
@@ -221,7 +302,11 @@ describe("openai", () => {
 
 describe("bad input", () => {
   const post = (path: string, body: string, token = TOKEN) =>
-    fetch(`${sc.url}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-api-key": token }, body });
+    fetch(`${sc.url}${path}`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-api-key": token },
+      body,
+    });
 
   test("broken JSON, a missing model and missing messages are 400s naming what is wrong, in each API's shape", async () => {
     const a = await post("/v1/messages", "{not json");
@@ -231,7 +316,9 @@ describe("bad input", () => {
     expect(aBody.error.message).toContain("not valid JSON");
     const o = await post("/v1/chat/completions", "[1,");
     expect(o.status).toBe(400);
-    expect(await o.json()).toMatchObject({ error: { type: "invalid_request_error", param: "body", message: expect.stringContaining("not valid JSON") } });
+    expect(await o.json()).toMatchObject({
+      error: { type: "invalid_request_error", param: "body", message: expect.stringContaining("not valid JSON") },
+    });
     const noModel = await post("/v1/messages", JSON.stringify({ messages: [] }));
     expect(noModel.status).toBe(400);
     expect(((await noModel.json()) as any).error.message).toContain("model");
@@ -253,27 +340,46 @@ describe("bad input", () => {
   });
 
   test("property: any JSON body gets a 4xx in the API's shape or is forwarded, never a 5xx", async () => {
-    const model = fc.oneof(fc.constantFrom("claude-x", "gpt-x", "role:planner", "coder.fast", "keyless-1", "", "zzz"), fc.jsonValue());
+    const model = fc.oneof(
+      fc.constantFrom("claude-x", "gpt-x", "role:planner", "coder.fast", "keyless-1", "", "zzz"),
+      fc.jsonValue(),
+    );
     const body = fc.oneof(
       fc.jsonValue(),
       fc.dictionary(fc.string(), fc.jsonValue()),
-      fc.record({ model, messages: fc.oneof(fc.array(fc.jsonValue(), { maxLength: 3 }), fc.jsonValue()), stream: fc.oneof(fc.boolean(), fc.jsonValue()), stream_options: fc.jsonValue() }, { requiredKeys: [] }),
+      fc.record(
+        {
+          model,
+          messages: fc.oneof(fc.array(fc.jsonValue(), { maxLength: 3 }), fc.jsonValue()),
+          stream: fc.oneof(fc.boolean(), fc.jsonValue()),
+          stream_options: fc.jsonValue(),
+        },
+        { requiredKeys: [] },
+      ),
     );
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom("/v1/messages", "/v1/messages/count_tokens", "/v1/chat/completions"), body, async (path, b) => {
-        const before = fake.requests.length;
-        const res = await post(path, JSON.stringify(b));
-        const text = await res.text();
-        expect(res.status).toBeLessThan(500);
-        if (res.status >= 400) {
-          const parsed = JSON.parse(text);
-          if (path.startsWith("/v1/messages")) expect(parsed).toMatchObject({ type: "error", error: { type: expect.any(String), message: expect.any(String) } });
-          else expect(parsed).toMatchObject({ error: { message: expect.any(String), type: expect.any(String) } });
-          expect(fake.requests.length).toBe(before);
-        } else {
-          expect(fake.requests.length).toBe(before + 1);
-        }
-      }),
+      fc.asyncProperty(
+        fc.constantFrom("/v1/messages", "/v1/messages/count_tokens", "/v1/chat/completions"),
+        body,
+        async (path, b) => {
+          const before = fake.requests.length;
+          const res = await post(path, JSON.stringify(b));
+          const text = await res.text();
+          expect(res.status).toBeLessThan(500);
+          if (res.status >= 400) {
+            const parsed = JSON.parse(text);
+            if (path.startsWith("/v1/messages"))
+              expect(parsed).toMatchObject({
+                type: "error",
+                error: { type: expect.any(String), message: expect.any(String) },
+              });
+            else expect(parsed).toMatchObject({ error: { message: expect.any(String), type: expect.any(String) } });
+            expect(fake.requests.length).toBe(before);
+          } else {
+            expect(fake.requests.length).toBe(before + 1);
+          }
+        },
+      ),
       { numRuns: 150 },
     );
   });

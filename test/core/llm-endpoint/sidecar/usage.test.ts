@@ -10,8 +10,19 @@ import { SseUsageTap, usageOfJson } from "../../../../core/llm-endpoint/sidecar/
 const sse = (data: object, event?: string) => `${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`;
 
 const anthropicStream =
-  sse({ type: "message_start", message: { usage: { input_tokens: 11, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 1 } } }, "message_start") +
-  sse({ type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "héllo ✓ \"usage\"" } }, "content_block_delta") +
+  sse(
+    {
+      type: "message_start",
+      message: {
+        usage: { input_tokens: 11, cache_read_input_tokens: 5, cache_creation_input_tokens: 2, output_tokens: 1 },
+      },
+    },
+    "message_start",
+  ) +
+  sse(
+    { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: 'héllo ✓ "usage"' } },
+    "content_block_delta",
+  ) +
   sse({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 42 } }, "message_delta") +
   sse({ type: "message_stop" }, "message_stop");
 
@@ -61,8 +72,18 @@ test("property: the filter passes every event whole but the usage-only one, howe
 });
 
 test("JSON answers: anthropic input counts cache reads and writes; no usage or no JSON is zero", () => {
-  expect(usageOfJson("anthropic", JSON.stringify({ usage: { input_tokens: 3, cache_read_input_tokens: 4, cache_creation_input_tokens: 5, output_tokens: 6 } }))).toEqual({ inputTokens: 12, outputTokens: 6 });
-  expect(usageOfJson("openai", JSON.stringify({ usage: { prompt_tokens: 7, completion_tokens: 2 } }))).toEqual({ inputTokens: 7, outputTokens: 2 });
+  expect(
+    usageOfJson(
+      "anthropic",
+      JSON.stringify({
+        usage: { input_tokens: 3, cache_read_input_tokens: 4, cache_creation_input_tokens: 5, output_tokens: 6 },
+      }),
+    ),
+  ).toEqual({ inputTokens: 12, outputTokens: 6 });
+  expect(usageOfJson("openai", JSON.stringify({ usage: { prompt_tokens: 7, completion_tokens: 2 } }))).toEqual({
+    inputTokens: 7,
+    outputTokens: 2,
+  });
   expect(usageOfJson("openai", "{}")).toEqual({ inputTokens: 0, outputTokens: 0 });
   expect(usageOfJson("anthropic", "<html>")).toEqual({ inputTokens: 0, outputTokens: 0 });
 });

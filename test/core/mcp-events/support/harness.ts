@@ -28,7 +28,11 @@ import { LOOPBACK_ALLOWED } from "../../../support/https-receiver.js";
 import { eventCatalogModule } from "../../../../core/mcp-events/catalog-module.js";
 
 export const OWNER: McpCallerContext = { principal: "token:boot", era: "modern" };
-export const as = (principal: string, sessionToken?: string): McpCallerContext => ({ principal, era: "modern", ...(sessionToken ? { sessionToken } : {}) });
+export const as = (principal: string, sessionToken?: string): McpCallerContext => ({
+  principal,
+  era: "modern",
+  ...(sessionToken ? { sessionToken } : {}),
+});
 
 export interface EventsHarness {
   c: DependencyContainer;
@@ -49,7 +53,10 @@ export interface EventsHarness {
  * home: a restart). `plugins` adds providers; `sleep` replaces the daemon's sleep (the waits
  * between delivery attempts, and the plugin host's setup timeout).
  */
-export async function startEventsHarness(home: string, opts: { clock?: FakeClock; plugins?: AnyPlugin[]; sleep?: Sleep } = {}): Promise<EventsHarness> {
+export async function startEventsHarness(
+  home: string,
+  opts: { clock?: FakeClock; plugins?: AnyPlugin[]; sleep?: Sleep } = {},
+): Promise<EventsHarness> {
   await writeFile(join(home, "config.json"), JSON.stringify({ webhooks: { allowSubnets: LOOPBACK_ALLOWED } }));
   const clock = opts.clock ?? new FakeClock(Date.now());
   const logger = createMemoryLogger();
@@ -57,13 +64,20 @@ export async function startEventsHarness(home: string, opts: { clock?: FakeClock
   registerValue(c, SENTINEL_TICKER, new ManualTicker());
   const registry = resolve(c, PLUGINS);
   for (const definition of [webhookTarget, agentpush, ...(opts.plugins ?? [])] as AnyPlugin[]) {
-    registry.add({ type: definition.type, kind: definition.kind, definition, source: { package: "test", builtin: true, resolvedFrom: "cwd", dir: home } });
+    registry.add({
+      type: definition.type,
+      kind: definition.kind,
+      definition,
+      source: { package: "test", builtin: true, resolvedFrom: "cwd", dir: home },
+    });
   }
   await sentinelsModule.start(c);
   await eventCatalogModule.start(c);
   await mcpEventsModule.start(c);
   const engine = resolve(c, SENTINELS) as SentinelEngine;
-  const extension = resolve(c, MCP_EXTENSIONS).list().find((e) => e.extensionId === EVENTS_EXTENSION_ID)!;
+  const extension = resolve(c, MCP_EXTENSIONS)
+    .list()
+    .find((e) => e.extensionId === EVENTS_EXTENSION_ID)!;
   return {
     c,
     engine,
@@ -71,7 +85,8 @@ export async function startEventsHarness(home: string, opts: { clock?: FakeClock
     logs: logger.lines,
     extension,
     // As /mcp answers: a failure goes through the one mapping of every extension method.
-    call: (method, params, caller = OWNER) => extension.methods[method]!.handler(params, caller).catch((err: unknown) => Promise.reject(toRpcError(err))),
+    call: (method, params, caller = OWNER) =>
+      extension.methods[method]!.handler(params, caller).catch((err: unknown) => Promise.reject(toRpcError(err))),
     runtime: async () => {
       const started = mcpEventsRuntime(c);
       if (!started) throw new Error("the events services have not started");
@@ -87,7 +102,9 @@ export async function startEventsHarness(home: string, opts: { clock?: FakeClock
 }
 
 /** The McpRpcError a call rejects with (fails when it resolves). */
-export async function rpcFailure(p: Promise<unknown>): Promise<{ code: number; message: string; data?: Record<string, unknown> }> {
+export async function rpcFailure(
+  p: Promise<unknown>,
+): Promise<{ code: number; message: string; data?: Record<string, unknown> }> {
   try {
     await p;
   } catch (err) {

@@ -9,8 +9,18 @@ import { Outbox } from "../../../../plugins/webhook-target/outbox/outbox.js";
 import { OUTBOX_FILES } from "../../../../plugins/webhook-target/outbox/persistence.js";
 import { makeTempHome } from "../../../support/cli.js";
 
-const body = (id: string) => Buffer.from(JSON.stringify({ id, type: "t.o.a", subjects: ["s"], time: "t", sentinelId: "snt_a", data: "x".repeat(200) }));
-const sentinels: SentinelView[] = [{ id: "snt_a", status: "active", createdAt: 0, spec: { match: [{ subject: "s" }], until: { kind: "never" }, target: { kind: "webhook" } } }];
+const body = (id: string) =>
+  Buffer.from(
+    JSON.stringify({ id, type: "t.o.a", subjects: ["s"], time: "t", sentinelId: "snt_a", data: "x".repeat(200) }),
+  );
+const sentinels: SentinelView[] = [
+  {
+    id: "snt_a",
+    status: "active",
+    createdAt: 0,
+    spec: { match: [{ subject: "s" }], until: { kind: "never" }, target: { kind: "webhook" } },
+  },
+];
 
 describe("checkOutboxFiles (svc doctor, read-only)", () => {
   let home: string;
@@ -19,7 +29,12 @@ describe("checkOutboxFiles (svc doctor, read-only)", () => {
     ({ home, cleanup } = await makeTempHome("svc-outbox-check-", { inMemory: true }));
     const clock = new FakeClock(Date.UTC(2026, 0, 1));
     const random = createRandom(clock);
-    const ob = await Outbox.open({ home, now: () => clock.now(), newId: () => `req_${random.ulid()}`, logger: createMemoryLogger() });
+    const ob = await Outbox.open({
+      home,
+      now: () => clock.now(),
+      newId: () => `req_${random.ulid()}`,
+      logger: createMemoryLogger(),
+    });
     for (let i = 0; i < 5; i++) await ob.add({ sentinelId: "snt_a", eventId: `e${i}`, body: body(`e${i}`) });
     await ob.compact();
     for (let i = 5; i < 10; i++) await ob.add({ sentinelId: "snt_a", eventId: `e${i}`, body: body(`e${i}`) });
@@ -39,12 +54,18 @@ describe("checkOutboxFiles (svc doctor, read-only)", () => {
     await writeFile(p, data);
     const before = await stat(p);
     const found = await checkOutboxFiles(home, sentinels);
-    expect(found).toEqual([expect.objectContaining({ severity: "error", file: join(OUTBOX_FILES.bodies, p.split("/").at(-1)!), message: expect.stringContaining("1 pending row does not match") })]);
+    expect(found).toEqual([
+      expect.objectContaining({
+        severity: "error",
+        file: join(OUTBOX_FILES.bodies, p.split("/").at(-1)!),
+        message: expect.stringContaining("1 pending row does not match"),
+      }),
+    ]);
     expect((await stat(p)).mtimeMs).toBe(before.mtimeMs);
   });
 
   it("a torn journal tail is info; pending rows of a sentinel no longer stored are info; a world-readable journal is an error", async () => {
-    await writeFile(join(home, OUTBOX_FILES.journal), "0000abcd {\"seq\":", { flag: "a" });
+    await writeFile(join(home, OUTBOX_FILES.journal), '0000abcd {"seq":', { flag: "a" });
     await chmod(join(home, OUTBOX_FILES.journal), 0o644);
     const found = await checkOutboxFiles(home, []);
     expect(found.map((f) => [f.severity, f.file])).toEqual([

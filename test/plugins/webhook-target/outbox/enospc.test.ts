@@ -5,7 +5,10 @@ import { Outbox } from "../../../../plugins/webhook-target/outbox/outbox.js";
 import { makeTempHome } from "../../../support/cli.js";
 import { atEveryWrite, installEnospc, type Enospc } from "../../../support/enospc.js";
 
-const body = (id: string) => Buffer.from(JSON.stringify({ id, type: "t.o.a", subjects: ["s"], time: "t", sentinelId: "snt_1", data: "x".repeat(300) }));
+const body = (id: string) =>
+  Buffer.from(
+    JSON.stringify({ id, type: "t.o.a", subjects: ["s"], time: "t", sentinelId: "snt_1", data: "x".repeat(300) }),
+  );
 
 interface Acknowledged {
   added: Map<string, string>;
@@ -18,13 +21,23 @@ async function workload(ob: Outbox): Promise<Acknowledged> {
   const ack: Acknowledged = { added: new Map(), delivered: new Set(), errors: [] };
   for (let round = 0; round < 3; round++) {
     const ids = Array.from({ length: 8 }, (_, i) => `e${round}_${i}`);
-    const results = await Promise.allSettled(ids.map((eventId) => ob.add({ sentinelId: "snt_1", eventId, body: body(eventId) })));
-    results.forEach((r, i) => (r.status === "fulfilled" ? ack.added.set(ids[i]!, r.value.row.requestId) : ack.errors.push(r.reason)));
+    const results = await Promise.allSettled(
+      ids.map((eventId) => ob.add({ sentinelId: "snt_1", eventId, body: body(eventId) })),
+    );
+    results.forEach((r, i) =>
+      r.status === "fulfilled" ? ack.added.set(ids[i]!, r.value.row.requestId) : ack.errors.push(r.reason),
+    );
     for (const id of ids.slice(0, 4)) {
       const requestId = ack.added.get(id);
       if (!requestId) continue;
       try {
-        if (await ob.update(requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } })) ack.delivered.add(requestId);
+        if (
+          await ob.update(requestId, {
+            status: "delivered",
+            deliveryState: { attempts: 1, lastError: null, lastAt: 1 },
+          })
+        )
+          ack.delivered.add(requestId);
       } catch (err) {
         ack.errors.push(err);
       }
@@ -58,7 +71,10 @@ describe("a full disk at every write site of the outbox", () => {
       },
       async (home, { ack, newId }, k) => {
         expect(ack.errors.length, `write ${k} failed, so something must have said so`).toBeGreaterThan(0);
-        for (const err of ack.errors) expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(/^the disk is full \(ENOSPC writing [^)]+\)/);
+        for (const err of ack.errors)
+          expect(diskFullError(err)?.message, `write ${k}: ${String(err)}`).toMatch(
+            /^the disk is full \(ENOSPC writing [^)]+\)/,
+          );
         const logger = createMemoryLogger();
         const again = await Outbox.open({ home, now: () => 1_000, newId, logger });
         try {
@@ -68,7 +84,11 @@ describe("a full disk at every write site of the outbox", () => {
             expect((await again.readBody(row!)).equals(body(eventId)), `write ${k}: body of ${eventId}`).toBe(true);
             if (ack.delivered.has(requestId)) expect(row!.status, `write ${k}: ${eventId} delivered`).toBe("delivered");
           }
-          expect(logger.lines.map((l) => JSON.parse(l)).find((l) => l.msg === "webhook outbox loaded")).toMatchObject({ recordsUnrecoverable: 0, rowsRebuiltFromBodies: 0, rowsWithLostBodies: 0 });
+          expect(logger.lines.map((l) => JSON.parse(l)).find((l) => l.msg === "webhook outbox loaded")).toMatchObject({
+            recordsUnrecoverable: 0,
+            rowsRebuiltFromBodies: 0,
+            rowsWithLostBodies: 0,
+          });
         } finally {
           await again.close();
         }

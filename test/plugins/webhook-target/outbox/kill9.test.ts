@@ -49,7 +49,12 @@ describe("outbox under kill -9", () => {
         if (op === "add") added.set(a!, { requestId: b!, sha: c! });
         if (op === "upd") minAttempts.set(a!, Math.max(minAttempts.get(a!) ?? 0, Number(c)));
       }
-      const ob = await Outbox.open({ home, now: Date.now, newId: () => `req_parent_${round}`, logger: createMemoryLogger() });
+      const ob = await Outbox.open({
+        home,
+        now: Date.now,
+        newId: () => `req_parent_${round}`,
+        logger: createMemoryLogger(),
+      });
       try {
         for (const [eventId, want] of added) {
           const row = ob.get(want.requestId);

@@ -11,7 +11,8 @@ import { OUTBOX_FILES } from "../../../../plugins/webhook-target/outbox/persiste
 import { makeTempHome } from "../../../support/cli.js";
 
 const HOUR = 3_600_000;
-const body = (id: string, sentinelId = "snt_1", pad = 0) => Buffer.from(JSON.stringify({ id, type: "t.o.a", subjects: ["s"], time: "t", sentinelId, data: "x".repeat(pad) }));
+const body = (id: string, sentinelId = "snt_1", pad = 0) =>
+  Buffer.from(JSON.stringify({ id, type: "t.o.a", subjects: ["s"], time: "t", sentinelId, data: "x".repeat(pad) }));
 
 describe("webhook outbox", () => {
   let home: string;
@@ -20,7 +21,13 @@ describe("webhook outbox", () => {
   const opened: Outbox[] = [];
   const open = async (extra: { cap?: number; compactEvery?: number; hotBodyBytes?: number } = {}) => {
     const random = createRandom(clock);
-    const ob = await Outbox.open({ home, now: () => clock.now(), newId: () => `req_${random.ulid()}`, logger: createMemoryLogger(), ...extra });
+    const ob = await Outbox.open({
+      home,
+      now: () => clock.now(),
+      newId: () => `req_${random.ulid()}`,
+      logger: createMemoryLogger(),
+      ...extra,
+    });
     opened.push(ob);
     return ob;
   };
@@ -44,7 +51,13 @@ describe("webhook outbox", () => {
     expect(b.created).toBe(false);
     expect(b.row.requestId).toBe(a.row.requestId);
     expect(c.created).toBe(true);
-    expect(a.row).toMatchObject({ sentinelId: "snt_1", eventId: "e1", cursor: null, status: "pending", deliveryState: { attempts: 0, lastError: null, lastAt: null } });
+    expect(a.row).toMatchObject({
+      sentinelId: "snt_1",
+      eventId: "e1",
+      cursor: null,
+      status: "pending",
+      deliveryState: { attempts: 0, lastError: null, lastAt: null },
+    });
     expect(a.row.requestId).not.toContain(".");
     expect((await ob.readBody(a.row)).equals(body("e1"))).toBe(true);
     expect((await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") })).created).toBe(false);
@@ -54,7 +67,10 @@ describe("webhook outbox", () => {
   it("is durable across reopen: rows, statuses and exact bytes", async () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1", "snt_1", 1000) });
-    await ob.update(row.requestId, { status: "pending", deliveryState: { attempts: 1, lastError: "x.test answered HTTP 500", lastAt: 5 } });
+    await ob.update(row.requestId, {
+      status: "pending",
+      deliveryState: { attempts: 1, lastError: "x.test answered HTTP 500", lastAt: 5 },
+    });
     await ob.close();
     const again = await open();
     const back = again.get(row.requestId)!;
@@ -66,18 +82,30 @@ describe("webhook outbox", () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1", "snt_1", 500) });
     const { row: live } = await ob.add({ sentinelId: "snt_1", eventId: "e2", body: body("e2") });
-    await ob.update(row.requestId, { status: "dead", deliveryState: { attempts: 5, lastError: "x.test answered HTTP 500", lastAt: 5 }, deadReason: "delivered_rejected" });
+    await ob.update(row.requestId, {
+      status: "dead",
+      deliveryState: { attempts: 5, lastError: "x.test answered HTTP 500", lastAt: 5 },
+      deadReason: "delivered_rejected",
+    });
     clock.advance(1_000);
     const changed = await ob.replay([row.requestId, live.requestId, "req_gone"]);
     expect(changed.map((r) => r.requestId)).toEqual([row.requestId]);
     await ob.close();
     const again = await open();
     const back = again.get(row.requestId)!;
-    expect(back).toMatchObject({ status: "pending", deliveryState: { attempts: 0, lastError: null, lastAt: null }, replays: 1, replayedAt: clock.now() });
+    expect(back).toMatchObject({
+      status: "pending",
+      deliveryState: { attempts: 0, lastError: null, lastAt: null },
+      replays: 1,
+      replayedAt: clock.now(),
+    });
     expect(back.deadReason).toBeUndefined();
     expect((await again.readBody(back)).equals(body("e1", "snt_1", 500))).toBe(true);
     // After a compaction (the snapshot carries the fields) and a second replay.
-    await again.update(row.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 9 } });
+    await again.update(row.requestId, {
+      status: "delivered",
+      deliveryState: { attempts: 1, lastError: null, lastAt: 9 },
+    });
     await again.replay([row.requestId]);
     await again.compact();
     await again.close();
@@ -87,8 +115,19 @@ describe("webhook outbox", () => {
   it("implements the state table: terminal rows never change status again", async () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
-    expect(await ob.update(row.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } })).toBe(true);
-    expect(await ob.update(row.requestId, { status: "dead", deliveryState: { attempts: 2, lastError: "x", lastAt: 2 }, deadReason: "delivered_rejected" })).toBe(false);
+    expect(
+      await ob.update(row.requestId, {
+        status: "delivered",
+        deliveryState: { attempts: 1, lastError: null, lastAt: 1 },
+      }),
+    ).toBe(true);
+    expect(
+      await ob.update(row.requestId, {
+        status: "dead",
+        deliveryState: { attempts: 2, lastError: "x", lastAt: 2 },
+        deadReason: "delivered_rejected",
+      }),
+    ).toBe(false);
     expect(await ob.kill(row.requestId, "sentinel_removed")).toBe(false);
     expect(ob.get(row.requestId)!.status).toBe("delivered");
     const { row: r2 } = await ob.add({ sentinelId: "snt_1", eventId: "e2", body: body("e2") });
@@ -97,7 +136,12 @@ describe("webhook outbox", () => {
     expect(killed.map((r) => r.requestId)).toEqual([r2.requestId]);
     expect(ob.get(r2.requestId)).toMatchObject({ status: "dead", deadReason: "sentinel_removed" });
     expect(ob.get(r3.requestId)!.status).toBe("pending");
-    expect(ob.unseenTerminal().map((r) => r.requestId).sort()).toEqual([row.requestId, r2.requestId].sort());
+    expect(
+      ob
+        .unseenTerminal()
+        .map((r) => r.requestId)
+        .sort(),
+    ).toEqual([row.requestId, r2.requestId].sort());
     await ob.markSeen(row.requestId);
     expect(ob.unseenTerminal().map((r) => r.requestId)).toEqual([r2.requestId]);
   });
@@ -105,22 +149,41 @@ describe("webhook outbox", () => {
   it("kills a sentinel's rows, ages rows out and marks rows seen with one journal append each, not one per row", async () => {
     const ob = await open();
     const add = (sentinelId: string, n: number) =>
-      Promise.all(Array.from({ length: n }, (_, i) => ob.add({ sentinelId, eventId: `${sentinelId}_${i}`, body: body(`${sentinelId}_${i}`, sentinelId) })));
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          ob.add({ sentinelId, eventId: `${sentinelId}_${i}`, body: body(`${sentinelId}_${i}`, sentinelId) }),
+        ),
+      );
     const gone = (await add("snt_gone", 30)).map((r) => r.row);
-    await ob.update(gone[0]!.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() } });
+    await ob.update(gone[0]!.requestId, {
+      status: "delivered",
+      deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() },
+    });
     const appends = vi.spyOn(Journal.prototype, "append");
     const killed = await ob.killSentinel("snt_gone", "sentinel_removed");
     expect(killed.map((r) => r.requestId)).toEqual(gone.slice(1).map((r) => r.requestId));
     expect(killed.every((r) => r.status === "dead" && r.deadReason === "sentinel_removed")).toBe(true);
     await ob.markSeen(...killed.map((r) => r.requestId), "req_unknown");
-    expect(ob.rowsOf("snt_gone").filter((r) => r.seen).map((r) => r.requestId)).toEqual(killed.map((r) => r.requestId));
+    expect(
+      ob
+        .rowsOf("snt_gone")
+        .filter((r) => r.seen)
+        .map((r) => r.requestId),
+    ).toEqual(killed.map((r) => r.requestId));
     expect(appends).toHaveBeenCalledTimes(2);
     const old = (await add("snt_old", 20)).map((r) => r.row);
     appends.mockClear();
     clock.advance(7 * 24 * HOUR);
     const aged = await ob.reap();
     expect(aged.map((r) => r.requestId).sort()).toEqual(old.map((r) => r.requestId).sort());
-    expect(aged.every((r) => r.status === "dead" && r.deadReason === "age_out" && r.deliveryState.lastError === "not delivered within 7 days")).toBe(true);
+    expect(
+      aged.every(
+        (r) =>
+          r.status === "dead" &&
+          r.deadReason === "age_out" &&
+          r.deliveryState.lastError === "not delivered within 7 days",
+      ),
+    ).toBe(true);
     // One append removes the delivered row, one ages the 20 pending rows out.
     expect(appends).toHaveBeenCalledTimes(2);
     appends.mockRestore();
@@ -134,7 +197,10 @@ describe("webhook outbox", () => {
   it("reaps delivered rows 24 hours after delivery and ages pending rows out after 7 days", async () => {
     const ob = await open();
     const { row: d } = await ob.add({ sentinelId: "snt_1", eventId: "d", body: body("d") });
-    await ob.update(d.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() } });
+    await ob.update(d.requestId, {
+      status: "delivered",
+      deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() },
+    });
     const { row: p } = await ob.add({ sentinelId: "snt_1", eventId: "p", body: body("p") });
     clock.advance(24 * HOUR - 1);
     expect(await ob.reap()).toEqual([]);
@@ -158,9 +224,16 @@ describe("webhook outbox", () => {
       rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id) })).row);
       clock.advance(1);
     }
-    await ob.update(rows[1]!.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } });
+    await ob.update(rows[1]!.requestId, {
+      status: "delivered",
+      deliveryState: { attempts: 1, lastError: null, lastAt: 1 },
+    });
     clock.advance(1);
-    await ob.update(rows[0]!.requestId, { status: "dead", deliveryState: { attempts: 5, lastError: "x", lastAt: 1 }, deadReason: "delivered_rejected" });
+    await ob.update(rows[0]!.requestId, {
+      status: "dead",
+      deliveryState: { attempts: 5, lastError: "x", lastAt: 1 },
+      deadReason: "delivered_rejected",
+    });
     await ob.add({ sentinelId: "snt_1", eventId: "d", body: body("d") });
     expect(ob.get(rows[1]!.requestId)).toBeUndefined();
     expect(ob.get(rows[0]!.requestId)).toBeDefined();
@@ -182,7 +255,9 @@ describe("webhook outbox", () => {
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1", "snt_1", 200_000) });
     const journal = parseJournal(await readFile(join(home, OUTBOX_FILES.journal), "utf8")).records;
     expect(journal).toHaveLength(1);
-    expect(Buffer.from((journal[0] as { body: string }).body, "base64").equals(body("e1", "snt_1", 200_000))).toBe(true);
+    expect(Buffer.from((journal[0] as { body: string }).body, "base64").equals(body("e1", "snt_1", 200_000))).toBe(
+      true,
+    );
     await ob.compact();
     const bodyPath = join(home, OUTBOX_FILES.bodies, row.bodyBytes.file);
     const before = await stat(bodyPath);
@@ -255,7 +330,11 @@ describe("webhook outbox", () => {
   it("never applies a last journal line without its newline, even when it parses", () => {
     const whole = JSON.stringify({ seq: 1, op: "seen", requestId: "req_1" });
     const torn = JSON.stringify({ seq: 2, op: "seen", requestId: "req_2" });
-    expect(parseJournal(`${whole}\n${torn}`)).toEqual({ records: [JSON.parse(whole)], damaged: [], tornBytes: torn.length });
+    expect(parseJournal(`${whole}\n${torn}`)).toEqual({
+      records: [JSON.parse(whole)],
+      damaged: [],
+      tornBytes: torn.length,
+    });
     expect(parseJournal(`${whole}\n`)).toEqual({ records: [JSON.parse(whole)], damaged: [], tornBytes: 0 });
   });
 
@@ -295,7 +374,8 @@ describe("webhook outbox", () => {
   it("keeps pending rows' bodies in memory after compaction (within its budget) and reads terminal rows' from their segment", async () => {
     const ob = await open({ hotBodyBytes: 150 });
     const rows = [];
-    for (const id of ["a", "b", "c"]) rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 20) })).row);
+    for (const id of ["a", "b", "c"])
+      rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 20) })).row);
     await ob.compact();
     const [a, b, c] = rows.map((r) => ob.get(r.requestId)!);
     // Each body is 100-odd bytes: the budget of 150 keeps the last one put (c) and drops a and b.
@@ -304,7 +384,10 @@ describe("webhook outbox", () => {
     await segment.close();
     expect((await ob.readBody(c!)).toString()).toBe(body("c", "snt_1", 20).toString());
     await expect(ob.readBody(a!)).rejects.toThrow(/does not match/);
-    await ob.update(c!.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() } });
+    await ob.update(c!.requestId, {
+      status: "delivered",
+      deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() },
+    });
     await expect(ob.readBody(ob.get(c!.requestId)!)).rejects.toThrow(/does not match/);
   });
 
@@ -320,7 +403,8 @@ describe("webhook outbox", () => {
   it("writes one segment per compaction and reads back exact bytes by offset, also after reopening", async () => {
     const ob = await open();
     const rows = [];
-    for (const id of ["a", "b", "c"]) rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 1000) })).row);
+    for (const id of ["a", "b", "c"])
+      rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 1000) })).row);
     await ob.compact();
     const refs = rows.map((r) => ob.get(r.requestId)!.bodyBytes);
     expect(new Set(refs.map((r) => r.file)).size).toBe(1);
@@ -329,7 +413,8 @@ describe("webhook outbox", () => {
     await ob.close();
     opened.splice(0);
     const again = await open();
-    for (const r of rows) expect((await again.readBody(again.get(r.requestId)!)).equals(body(r.eventId, "snt_1", 1000))).toBe(true);
+    for (const r of rows)
+      expect((await again.readBody(again.get(r.requestId)!)).equals(body(r.eventId, "snt_1", 1000))).toBe(true);
     expect(JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8")).version).toBe(3);
   });
 
@@ -360,12 +445,36 @@ describe("webhook outbox", () => {
     const old = body("old", "snt_1", 300);
     const { createHash } = await import("node:crypto");
     const ref = { file: "req_old.json", length: old.length, sha256: createHash("sha256").update(old).digest("hex") };
-    const row = { sentinelId: "snt_1", requestId: "req_old", eventId: "old", bodyBytes: ref, cursor: null, deliveryState: { attempts: 1, lastError: "x", lastAt: 5 }, status: "pending", createdAt: 1, updatedAt: 5, seen: false };
+    const row = {
+      sentinelId: "snt_1",
+      requestId: "req_old",
+      eventId: "old",
+      bodyBytes: ref,
+      cursor: null,
+      deliveryState: { attempts: 1, lastError: "x", lastAt: 5 },
+      status: "pending",
+      createdAt: 1,
+      updatedAt: 5,
+      seen: false,
+    };
     await writeFile(join(bodies, "req_old.json"), old);
     await writeFile(join(home, OUTBOX_FILES.snapshot), JSON.stringify({ version: 1, seq: 1, rows: [row] }));
     const inline = body("new");
-    const newRow = { ...row, requestId: "req_new", eventId: "new", bodyBytes: { file: "req_new.json", length: inline.length, sha256: createHash("sha256").update(inline).digest("hex") }, deliveryState: { attempts: 0, lastError: null, lastAt: null } };
-    await writeFile(join(home, OUTBOX_FILES.journal), JSON.stringify({ seq: 2, op: "add", row: newRow, body: inline.toString("base64") }) + "\n");
+    const newRow = {
+      ...row,
+      requestId: "req_new",
+      eventId: "new",
+      bodyBytes: {
+        file: "req_new.json",
+        length: inline.length,
+        sha256: createHash("sha256").update(inline).digest("hex"),
+      },
+      deliveryState: { attempts: 0, lastError: null, lastAt: null },
+    };
+    await writeFile(
+      join(home, OUTBOX_FILES.journal),
+      JSON.stringify({ seq: 2, op: "add", row: newRow, body: inline.toString("base64") }) + "\n",
+    );
     const ob = await open();
     expect((await ob.readBody(ob.get("req_old")!)).equals(old)).toBe(true);
     expect((await ob.readBody(ob.get("req_new")!)).equals(inline)).toBe(true);
@@ -380,10 +489,12 @@ describe("webhook outbox", () => {
   it("moves the live bodies of a mostly-removed segment at the next compaction and deletes the old segment", async () => {
     const ob = await open();
     const rows = [];
-    for (const id of ["a", "b", "c", "d"]) rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 2000) })).row);
+    for (const id of ["a", "b", "c", "d"])
+      rows.push((await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 2000) })).row);
     await ob.compact();
     const first = ob.get(rows[0]!.requestId)!.bodyBytes.file;
-    for (const r of rows.slice(0, 3)) await ob.update(r.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } });
+    for (const r of rows.slice(0, 3))
+      await ob.update(r.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: 1 } });
     clock.advance(25 * HOUR);
     await ob.reap();
     expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([first]);
@@ -402,10 +513,15 @@ describe("webhook outbox", () => {
     const ob = await open();
     const ids = ["a", "b", "c", "d", "e"];
     const rows = new Map<string, OutboxRow>();
-    for (const id of ids) rows.set(id, (await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 2000) })).row);
+    for (const id of ids)
+      rows.set(id, (await ob.add({ sentinelId: "snt_1", eventId: id, body: body(id, "snt_1", 2000) })).row);
     await ob.compact();
     const first = rows.get("a")!.bodyBytes.file;
-    const deliver = (id: string) => ob.update(rows.get(id)!.requestId, { status: "delivered", deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() } });
+    const deliver = (id: string) =>
+      ob.update(rows.get(id)!.requestId, {
+        status: "delivered",
+        deliveryState: { attempts: 1, lastError: null, lastAt: clock.now() },
+      });
     for (const id of ["a", "b", "c"]) await deliver(id);
     clock.advance(25 * HOUR);
     await deliver("e");
@@ -418,7 +534,9 @@ describe("webhook outbox", () => {
     expect(reads.mock.calls.map(([ref]) => ref)).toEqual([stored]);
     reads.mockRestore();
     const moved = ["d", "e"].map((id) => ob.get(rows.get(id)!.requestId)!);
-    expect(new Set(await readdir(join(home, OUTBOX_FILES.bodies)))).toEqual(new Set(moved.map((r) => r.bodyBytes.file)));
+    expect(new Set(await readdir(join(home, OUTBOX_FILES.bodies)))).toEqual(
+      new Set(moved.map((r) => r.bodyBytes.file)),
+    );
     expect(moved.every((r) => r.bodyBytes.file !== first)).toBe(true);
     for (const r of moved) expect((await ob.readBody(r)).equals(body(r.eventId, "snt_1", 2000))).toBe(true);
   });

@@ -5,7 +5,14 @@
  * challenge-echoing handler for real HTTPS receivers.
  */
 import type { ServerResponse } from "node:http";
-import type { DaemonEvent, DaemonEventSink, Egress, PluginContext, SentinelIngress, SentinelView } from "../../../../core/plugin-api/index.js";
+import type {
+  DaemonEvent,
+  DaemonEventSink,
+  Egress,
+  PluginContext,
+  SentinelIngress,
+  SentinelView,
+} from "../../../../core/plugin-api/index.js";
 import { FakeClock, createRandom, type Sleep } from "../../../../core/runtime/clock.js";
 import { createMemoryLogger } from "../../../../core/runtime/logger.js";
 import type { SeenRequest } from "../../../support/https-receiver.js";
@@ -28,7 +35,12 @@ export function fakeSentinels(): FakeSentinels {
     seen,
     expired,
     add(id, target, until = { kind: "never" }) {
-      const view: SentinelView = { id, status: "active", createdAt: 0, spec: { match: [{ subject: "s:1" }], until, target: target as SentinelView["spec"]["target"] } };
+      const view: SentinelView = {
+        id,
+        status: "active",
+        createdAt: 0,
+        spec: { match: [{ subject: "s:1" }], until, target: target as SentinelView["spec"]["target"] },
+      };
       views.set(id, view);
       return view;
     },
@@ -74,11 +86,21 @@ export function recordingEvents(): DaemonEventSink & { events: DaemonEvent[] } {
 export function testContext(
   home: string,
   sentinels: SentinelIngress,
-  opts: { clock?: FakeClock; sleep?: Sleep; config?: Record<string, unknown>; egress?: Egress; events?: DaemonEventSink } = {},
+  opts: {
+    clock?: FakeClock;
+    sleep?: Sleep;
+    config?: Record<string, unknown>;
+    egress?: Egress;
+    events?: DaemonEventSink;
+  } = {},
 ) {
   const clock = opts.clock ?? new FakeClock(Date.now());
   const logger = createMemoryLogger();
-  const services: Record<string, unknown> = { sentinels, ...(opts.egress ? { egress: opts.egress } : {}), ...(opts.events ? { events: opts.events } : {}) };
+  const services: Record<string, unknown> = {
+    sentinels,
+    ...(opts.egress ? { egress: opts.egress } : {}),
+    ...(opts.events ? { events: opts.events } : {}),
+  };
   const ctx: PluginContext = {
     type: "target",
     kind: "webhook",
@@ -99,7 +121,9 @@ export function testContext(
 }
 
 /** Answers the verification POST with its challenge, everything else with `fallback`. */
-export function echoChallenge(fallback: (req: SeenRequest, res: ServerResponse) => void = (_r, res) => res.writeHead(200).end("ok")) {
+export function echoChallenge(
+  fallback: (req: SeenRequest, res: ServerResponse) => void = (_r, res) => res.writeHead(200).end("ok"),
+) {
   return (req: SeenRequest, res: ServerResponse) => {
     const text = req.body.toString("utf8");
     if (text.includes('"verification"')) {
