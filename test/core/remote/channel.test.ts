@@ -50,7 +50,13 @@ async function wired() {
   const flush = async (q: Uint8Array[], to: SecureChannel) => {
     while (q.length) await to.receive(q.shift()! as never);
   };
-  const settle = () => new Promise((r) => setTimeout(r, 20));
+  // Sealing is asynchronous (WebCrypto): wait until `n` frames are queued, never for a fixed time.
+  const settle = async (q: Uint8Array[], n = 1) => {
+    for (let i = 0; q.length < n; i++) {
+      if (i > 2_000) throw new Error(`${n} frame(s) expected, ${q.length} queued`);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  };
   return { peer, host, toHost, toPeer, served, flush, settle };
 }
 
@@ -83,9 +89,9 @@ describe("secure channel", () => {
   it("carries requests and answers in order", async () => {
     const w = await wired();
     const answer = w.peer.request({ method: "GET", path: "/sentinels" });
-    await w.settle();
+    await w.settle(w.toHost);
     await w.flush(w.toHost, w.host);
-    await w.settle();
+    await w.settle(w.toPeer);
     await w.flush(w.toPeer, w.peer);
     expect(await answer).toEqual({ status: 200, body: "ok /sentinels" });
     expect(w.served.map((r) => r.path)).toEqual(["/sentinels"]);
@@ -94,7 +100,7 @@ describe("secure channel", () => {
   it("closes on a replayed frame", async () => {
     const w = await wired();
     void w.peer.request({ method: "GET", path: "/a" }).catch(() => undefined);
-    await w.settle();
+    await w.settle(w.toHost);
     const frame = w.toHost[0]!;
     await w.flush(w.toHost, w.host);
     await expect(w.host.receive(frame as never)).rejects.toThrow(/failed authentication/);
@@ -105,7 +111,7 @@ describe("secure channel", () => {
     const w = await wired();
     void w.peer.request({ method: "GET", path: "/a" }).catch(() => undefined);
     void w.peer.request({ method: "GET", path: "/b" }).catch(() => undefined);
-    await w.settle();
+    await w.settle(w.toHost, 2);
     expect(w.toHost).toHaveLength(2);
     await expect(w.host.receive(w.toHost[1]! as never)).rejects.toThrow(/failed authentication/);
     expect(w.served).toEqual([]);
@@ -118,7 +124,7 @@ describe("secure channel", () => {
     );
     const w2 = await wired();
     void w2.peer.request({ method: "GET", path: "/a" }).catch(() => undefined);
-    await w2.settle();
+    await w2.settle(w2.toHost);
     const f = Uint8Array.from(w2.toHost[0]!);
     f[f.length - 1]! ^= 1;
     await expect(w2.host.receive(f as never)).rejects.toThrow(/failed authentication/);
@@ -129,7 +135,7 @@ describe("secure channel", () => {
   it("frames carry no plaintext", async () => {
     const w = await wired();
     void w.peer.request({ method: "GET", path: "/sentinels?label=secret-label-42" }).catch(() => undefined);
-    await w.settle();
+    await w.settle(w.toHost);
     expect(Buffer.from(w.toHost[0]!).includes(Buffer.from(utf8("secret-label-42")))).toBe(false);
   });
 });
