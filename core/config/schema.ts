@@ -392,7 +392,7 @@ const topLevelFields = {
   corpusPresetPackages: z
     .array(nonEmpty)
     .optional()
-    .describe("Packages scanned by `corpus` for starter presets (svc/corpus-preset/v1)"),
+    .describe("Packages scanned by `svc-corpus` for starter presets (svc/corpus-preset/v1)"),
   daemon: daemonSchema.optional().describe("The daemon's listener, browser access and turn watchdog"),
   pairing: pairingSchema.optional().describe("Pairing with other devices through a rendezvous broker"),
   defaults: defaultsSchema
