@@ -7,6 +7,7 @@ import { CONFIG, DAEMON_EVENTS, resolve } from "../tokens.js";
 import { REMOTE } from "../remote/services.js";
 import { toB64u } from "../remote/web/bytes.js";
 import { DEFAULT_LOG_LIMITS } from "../runtime/log-file.js";
+import { readEffectiveConfig } from "../config/read-effective.js";
 import { daemonLog } from "./serve-log.js";
 
 /** Prints the tunnel's public URL each time it opens (and, with e2e, the key clients seal to). */
@@ -38,7 +39,14 @@ export async function serve(flags: ConfigFlags, options: { detached?: boolean } 
   const log = daemonLog(home, { console: !options.detached });
   // A detached daemon has nowhere else to say why it did not start; a foreground one writes the
   // file only once started (a start that fails writes nothing under $SVC_HOME).
-  if (options.detached) log.attach(() => DEFAULT_LOG_LIMITS);
+  if (options.detached) {
+    // The rotation limits as configured from the first line (a file that does not parse: the
+    // defaults, and the start fails saying why).
+    const limits = await readEffectiveConfig(flags)
+      .then(({ effective: { daemon: d } }) => ({ maxBytes: d.logMaxBytes, files: d.logFiles }))
+      .catch(() => DEFAULT_LOG_LIMITS);
+    log.attach(() => limits);
+  }
   // The handlers go in before the daemon starts: a SIGTERM that arrives once runtime.json exists
   // (a supervisor or test that saw the file) but before start-up returned must stop the daemon
   // cleanly, not kill the process with Node's default action.

@@ -2,7 +2,7 @@
  * `svc start` / `svc serve --detach`, `svc stop` and `svc logs` against the built CLI and a real
  * detached daemon (issue 28's lifecycle verbs).
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -178,4 +178,33 @@ describe("svc start, logs, stop", () => {
     expect(await d.stop()).toBe(0);
     expect(await readFile(daemonLogPath(home), "utf8")).toContain('"msg":"daemon stopped"');
   });
+
+  // util-linux `script` gives the daemon a terminal for its stdout and stderr.
+  const hasScript = spawnSync("script", ["--version"]).status === 0;
+  it.skipIf(!hasScript)(
+    "svc serve on a terminal prints readable lines (the file stays JSON); svc stop stops it",
+    async () => {
+      const cmd = `exec "${process.execPath}" "${CLI_PATH}" serve --port 0`;
+      const tty = spawn("script", ["-qefc", cmd, "/dev/null"], {
+        env: childEnv(home),
+        stdio: ["pipe", "pipe", "pipe"],
+      });
+      children.push(tty);
+      let out = "";
+      tty.stdout!.on("data", (d) => (out += d));
+      const exited = new Promise((r) => tty.on("exit", r));
+      await until(() => (out.includes("svc daemon listening") ? true : undefined), "the daemon on a terminal", 60_000);
+      const info = (await readRuntime())!;
+      expect(out).toMatch(
+        new RegExp(`\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z INFO {2}daemon listening bind=127\\.0\\.0\\.1 port=${info.port}`),
+      );
+      expect(out).not.toContain('"msg":"daemon listening"');
+      const stopped = await runCli(["stop"], { home, timeoutMs: 60_000 });
+      expect(stopped.code, stopped.stderr).toBe(0);
+      await exited;
+      const file = await readFile(daemonLogPath(home), "utf8");
+      expect(file).toContain('"msg":"daemon listening"');
+      expect(file).toContain('"msg":"daemon stopped"');
+    },
+  );
 });
