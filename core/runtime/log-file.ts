@@ -51,6 +51,8 @@ export class RotatingLogFile {
   private fd: number | undefined;
   private size = 0;
   private failed = false;
+  /** Said once: a rotation that fails leaves the file growing. */
+  private rotateFailed = false;
 
   constructor(
     readonly home: string,
@@ -103,7 +105,8 @@ export class RotatingLogFile {
       for (let n = files - 1; n >= 1; n--) renameIfThere(rotatedPath(this.path, n), rotatedPath(this.path, n + 1));
       renameIfThere(this.path, rotatedPath(this.path, 1));
     } catch (err) {
-      process.stderr.write(`svc: cannot rotate ${this.path}: ${(err as Error).message}\n`);
+      if (!this.rotateFailed) process.stderr.write(`svc: cannot rotate ${this.path}: ${(err as Error).message}\n`);
+      this.rotateFailed = true;
     }
     this.open();
   }

@@ -60,6 +60,25 @@ describe("the daemon's log file", () => {
     );
   });
 
+  it("a rotation that cannot rename (a folder named daemon.log.1) loses no line: the file grows on", async () => {
+    await mkdir(join(logsDir(home), "daemon.log.1", "inside"), { recursive: true });
+    const f = new RotatingLogFile(home, () => ({ maxBytes: 200, files: 1 }));
+    const said: string[] = [];
+    const write = process.stderr.write;
+    process.stderr.write = ((s: string) => (said.push(s), true)) as typeof process.stderr.write;
+    try {
+      for (let i = 0; i < 20; i++) f.write(line(i));
+    } finally {
+      process.stderr.write = write;
+      f.close();
+    }
+    expect((await readFile(daemonLogPath(home), "utf8")).split("\n").filter(Boolean)).toEqual(
+      Array.from({ length: 20 }, (_, i) => line(i)),
+    );
+    expect(await readdir(join(logsDir(home), "daemon.log.1"))).toEqual(["inside"]);
+    expect(said).toEqual([expect.stringContaining(`cannot rotate ${daemonLogPath(home)}`)]);
+  });
+
   it("a foreground daemon's lines are held until it has started, then written in order", async () => {
     const file = new RotatingLogFile(home);
     const deferred = new DeferredLogFile(file);
