@@ -71,8 +71,9 @@ export class DaemonHttpServer {
     /** Headers an error answer needs besides CORS (`Allow` on a 405). */
     let errorHeaders: Record<string, string> = {};
     let principal: string | undefined;
+    const starting = !this.started;
     try {
-      if (!this.started) throw new SvcError("unavailable", "the daemon is starting; try again in a moment");
+      if (starting) throw new SvcError("unavailable", "the daemon is starting; try again in a moment");
       checkHost(req.headers, this.opts.bind);
       if (method === "OPTIONS") {
         cors = corsHeaders(req.headers, policy, true);
@@ -126,7 +127,8 @@ export class DaemonHttpServer {
     } catch (err) {
       const e = toPublicError(err);
       const status = httpStatusFor(e.code);
-      if (status >= 500)
+      // The 503 of a daemon still starting is its answer to a probe (`/health`), not a failure.
+      if (status >= 500 && !starting)
         this.opts.logger.error("request failed", {
           method,
           path: url.pathname,

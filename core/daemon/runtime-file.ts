@@ -9,6 +9,7 @@ import type { DoctorFinding } from "../plugin-api/doctor.js";
 import { secretModeFinding } from "../storage/file-check.js";
 import { homeFile } from "../storage/paths.js";
 import { readJsonFile, writeJsonFile } from "../storage/json-file.js";
+import { readProcStatSync } from "../sessions/process-mark.js";
 
 export const runtimeInfoSchema = z.looseObject({
   pid: z.number().int(),
@@ -50,13 +51,15 @@ export async function removeRuntimeInfo(home: string, pid: number): Promise<void
   await rm(homeFile(home, "runtime"), { force: true });
 }
 
+/** The process exists and is not a zombie (an exited daemon whose parent has not reaped it yet; Linux's /proc). */
 export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === "EPERM";
   }
+  const state = readProcStatSync(pid)?.state;
+  return state !== "Z" && state !== "X";
 }
 
 /** The base URL for a daemon's runtime info (a wildcard bind is reached on loopback). */
