@@ -96,6 +96,8 @@ async function main(): Promise<void> {
         : status("reconnecting", `The link to daemon ${offer.fingerprint} was lost (${detail}); reconnecting…`),
   });
   connected(transport.scope);
+  // For the console (and the browser test): `await svcDashboard.request("GET", "/sessions")`, as the pairing.
+  (globalThis as { svcDashboard?: ChannelTransport }).svcDashboard = transport;
   // The status line counts the events that arrive through the link (the dashboard shares the stream).
   let events = 0;
   transport.subscribe((e) => {
