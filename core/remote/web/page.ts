@@ -106,7 +106,11 @@ async function main(): Promise<void> {
     el.dataset.lastEvent = e.type;
   });
   doc.getElementById("daemon").textContent = `Daemon ${offer.fingerprint} through ${relay}`;
-  await startDashboard(doc.getElementById("dashboard"), transport);
+  try {
+    await startDashboard(doc.getElementById("dashboard"), transport);
+  } catch (err) {
+    return status("error", `Paired, but the dashboard could not load through the link: ${(err as Error).message}`);
+  }
   doc.getElementById("daemon").dataset.loaded = "true";
 }
 
