@@ -8,6 +8,7 @@ import { utf8 } from "../../../core/remote/web/bytes.js";
 import { SecureChannel, type RemoteRequest } from "../../../core/remote/web/channel.js";
 import { HandshakeError, initiate, respond } from "../../../core/remote/web/handshake.js";
 import { generateKeyPair, randomBytes } from "../../../core/remote/web/primitives.js";
+import { until } from "../../support/until.js";
 
 async function pair(o: { prologueI?: string; pskI?: Uint8Array; expectPeer?: Uint8Array } = {}) {
   const host = await generateKeyPair();
@@ -50,13 +51,8 @@ async function wired() {
   const flush = async (q: Uint8Array[], to: SecureChannel) => {
     while (q.length) await to.receive(q.shift()! as never);
   };
-  // Sealing is asynchronous (WebCrypto): wait until `n` frames are queued, never for a fixed time.
-  const settle = async (q: Uint8Array[], n = 1) => {
-    for (let i = 0; q.length < n; i++) {
-      if (i > 2_000) throw new Error(`${n} frame(s) expected, ${q.length} queued`);
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  };
+  /** Sealing is asynchronous: waits until `q` holds `n` frames. */
+  const settle = (q: Uint8Array[], n = 1) => until(() => (q.length >= n ? true : undefined), `${n} sealed frames`);
   return { peer, host, toHost, toPeer, served, flush, settle };
 }
 
