@@ -75,6 +75,10 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
   ]) {
     register(program);
   }
+  program
+    .command("version")
+    .description("Print svc's version (the same as --version)")
+    .action(() => void process.stdout.write(`${SVC_VERSION}\n`));
   return program;
 }
 
@@ -83,6 +87,11 @@ export async function runCli(argv: string[]): Promise<number> {
   // A verb run with --json reports its errors as JSON too (`{"error": {code, message, details?}}` on stdout).
   const json = argv.includes("--json");
   const program = buildProgram({ jsonErrors: json });
+  // `svc` alone asks what there is: its help on stdout, exit 0 (as gh does), not a usage error on stderr.
+  if (argv.length === 0) {
+    process.stdout.write(program.helpInformation());
+    return 0;
+  }
   try {
     await program.parseAsync(argv, { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;

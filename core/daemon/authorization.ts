@@ -55,7 +55,7 @@ export const OPERATIONS = {
     "read",
     ["GET /sentinels", "GET /sentinels/:id", "GET /sentinel-providers"],
     ["sentinel_list", "list_sentinel_adapters"],
-    ["sentinel list", "sentinel status", "sentinel providers"],
+    ["sentinel list", "sentinel status", "sentinel providers", "webhooks ls"],
   ),
   "sentinel.watch-session": op(
     "create a sentinel whose target is a session",
@@ -71,7 +71,7 @@ export const OPERATIONS = {
     "owner",
     ["POST /sentinels (any other target kind)"],
     [],
-    ["webhooks add"],
+    ["webhooks add", "sentinel create"],
   ),
   "sentinel.remove-session": op(
     "remove a sentinel whose target is a session",
@@ -87,7 +87,7 @@ export const OPERATIONS = {
     "owner",
     ["DELETE /sentinels/:id (other targets)"],
     ["sentinel_unwatch (other targets)"],
-    ["sentinel unwatch"],
+    ["sentinel unwatch", "webhooks rm"],
   ),
   "sentinel.poll": op(
     "run a poll cycle of the polling providers now",
@@ -133,9 +133,9 @@ export const OPERATIONS = {
     "configure a provider (its secrets, API keys, public URL)",
     "token",
     "owner",
-    [],
+    ["POST /sentinel-providers/:provider/setup"],
     ["setup_sentinel_provider"],
-    [],
+    ["sentinel providers setup"],
   ),
   "events.push": op(
     "push events to the agentpush provider",

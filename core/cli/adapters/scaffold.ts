@@ -246,21 +246,8 @@ function testSource(o: ScaffoldOptions): string {
   const target = o.target;
   const subject = provider ? `${provider}:demo` : "demo:hello";
   const sentinel = target
-    ? `  // A sentinel with this package's target, created through the daemon's REST API (the CLI creates
-  // session and webhook targets only); the per-boot token is in $SVC_HOME/runtime.json.
-  const runtime = JSON.parse(await readFile(join(home, "runtime.json"), "utf8"));
-  const res = await fetch(\`http://127.0.0.1:\${runtime.port}/sentinels\`, {
-    method: "POST",
-    headers: { authorization: \`Bearer \${runtime.token}\`, "content-type": "application/json" },
-    body: JSON.stringify({
-      match: [{ subject: "${provider ? `${provider}:*` : "demo:*"}" }],
-      until: { kind: "never" },
-      provider: "${provider ?? "agentpush"}",
-      target: { kind: "${target}" },
-      label: "adapter test",
-    }),
-  });
-  assert.equal(res.status, 201, await res.text());
+    ? `  // A sentinel with this package's target (the CLI sends the daemon's token for a plugin target).
+  await svc(["sentinel", "create", "--target", "${target}", "--subject", "${provider ? `${provider}:*` : "demo:*"}", "--provider", "${provider ?? "agentpush"}", "--label", "adapter test"], env);
 `
     : `  // A sentinel on this provider with a session target: with no such session running, each event is
   // parked for it (svc sentinel status shows the parked events).
