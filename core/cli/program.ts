@@ -21,6 +21,8 @@ import { registerTunnel } from "./commands/tunnel.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerStatus } from "./commands/status.js";
 import { registerLlmEndpoint } from "./commands/llm-endpoint.js";
+import { registerService } from "./commands/service.js";
+import { registerCompletion } from "./commands/completion.js";
 
 /** Verb groups whose work is requests to the daemon, so `--remote` can send them through a pairing. */
 const REMOTE_GROUPS = ["sentinel", "sessions", "webhooks"];
@@ -70,6 +72,8 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerLlmEndpoint,
     registerDoctor,
     registerStatus,
+    registerService,
+    registerCompletion,
   ]) {
     register(program);
   }
