@@ -102,7 +102,7 @@ export async function serviceUninstall(o: ServiceOptions): Promise<void> {
   const links = reason ? await m.removeLinks() : [];
   if (reason) {
     out.reason = reason;
-    out.toRun = [...m.deactivate, ...m.forget].map((s) => shellLine(s.argv));
+    out.toRun = m.orphaned.map((s) => shellLine(s.argv));
   } else await runSteps(m.forget, out.ran, `${m.file} is removed`);
   if (o.json) return printJson({ ...out, removed: true, removedLinks: links });
   println(`removed ${m.file}${links.length ? ` and ${links.join(", ")}` : ""}`);

@@ -32,6 +32,8 @@ export interface ServiceManager {
   deactivate: Step[];
   /** After the file is removed. */
   forget: Step[];
+  /** For the user to run when svc removed the file while the manager did not answer (stop what still runs, forget it). */
+  orphaned: Step[];
   /** What the manager says of the unit; `undefined` fields when it does not answer. */
   state(): Promise<{ enabled?: string; active?: string }>;
   /**
@@ -73,6 +75,7 @@ function systemd(spec: ServiceSpec, env: NodeJS.ProcessEnv): ServiceManager {
     activate: [{ argv: ctl("daemon-reload") }, { argv: ctl("enable", "--now", unit) }],
     deactivate: [{ argv: ctl("disable", "--now", unit), mayFail: true }],
     forget: [{ argv: ctl("daemon-reload") }],
+    orphaned: [{ argv: ctl("stop", unit) }, { argv: ctl("daemon-reload") }],
     async state() {
       const [enabled, active] = await Promise.all([
         runCommand(ctl("is-enabled", unit), env),
@@ -114,6 +117,7 @@ function launchd(spec: ServiceSpec, env: NodeJS.ProcessEnv): ServiceManager {
     ],
     deactivate: [{ argv: ["launchctl", "bootout", `${domain}/${label}`], mayFail: true }],
     forget: [],
+    orphaned: [{ argv: ["launchctl", "bootout", `${domain}/${label}`] }],
     async state() {
       const r = await runCommand(["launchctl", "print", `${domain}/${label}`], env);
       if (!r.ok) return { enabled: "not loaded" };

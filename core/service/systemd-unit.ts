@@ -27,8 +27,6 @@ export function systemdUnit(spec: ServiceSpec): string {
     `# ${MARKER}`,
     "[Unit]",
     `Description=svc daemon (SVC_HOME ${spec.home.replace(/%/g, "%%")})`,
-    "After=network-online.target",
-    "Wants=network-online.target",
     "",
     "[Service]",
     "Type=simple",

@@ -88,7 +88,7 @@ describe.skipIf(!LINUX)("svc service on Linux (systemd user unit), without a use
     expect(r.code).toBe(0);
     const out = JSON.parse(r.stdout);
     expect(out).toMatchObject({ removed: true, removedLinks: [join(wants, "svc.service")] });
-    expect(out.toRun).toEqual(["systemctl --user disable --now svc.service", "systemctl --user daemon-reload"]);
+    expect(out.toRun).toEqual(["systemctl --user stop svc.service", "systemctl --user daemon-reload"]);
     await expect(stat(file)).rejects.toThrow(/ENOENT/);
     await expect(stat(join(wants, "svc.service"))).rejects.toThrow(/ENOENT/);
     const again = await svc(["uninstall"]);
