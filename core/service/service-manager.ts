@@ -25,6 +25,8 @@ export interface ServiceManager {
   /** The name the manager knows it by: `svc.service`, `dev.svc.daemon`. */
   unit: string;
   render(): string;
+  /** The program line(s) of a unit file's text (ExecStart, ProgramArguments), to compare with {@link render}'s. */
+  programOf(text: string): string | undefined;
   /** Whether the manager answers here (no user bus in a container, no GUI session over ssh…): the reason when not. */
   unreachable(): Promise<string | undefined>;
   activate: Step[];
@@ -66,6 +68,7 @@ function systemd(spec: ServiceSpec, env: NodeJS.ProcessEnv): ServiceManager {
     file: join(config, "systemd", "user", unit),
     unit,
     render: () => systemdUnit(spec),
+    programOf: (text) => /^ExecStart=.*$/m.exec(text)?.[0],
     async unreachable() {
       const r = await runCommand(ctl("show-environment"), env);
       if (r.ok) return undefined;
@@ -105,6 +108,7 @@ function launchd(spec: ServiceSpec, env: NodeJS.ProcessEnv): ServiceManager {
     file,
     unit: label,
     render: () => launchdPlist(spec),
+    programOf: (text) => /<key>ProgramArguments<\/key>\s*<array>[\s\S]*?<\/array>/.exec(text)?.[0],
     async unreachable() {
       const r = await runCommand(["launchctl", "print", domain], env);
       return r.ok

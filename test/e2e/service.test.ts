@@ -96,6 +96,30 @@ describe.skipIf(!LINUX)("svc service on Linux (systemd user unit), without a use
     expect(again.stdout).toContain("not installed");
   });
 
+  it("svc doctor warns when the installed unit runs another node or svc than this one", async () => {
+    const file = join(unitDir, "svc.service");
+    const doctorOn = async () =>
+      (
+        JSON.parse((await runCli(["doctor", "--json"], { home, env })).stdout) as {
+          findings: Array<{ file: string; severity: string; message: string; fix: string }>;
+        }
+      ).findings.filter((f) => f.file === "env:service");
+    expect((await svc(["install", "--no-start"])).code).toBe(0);
+    expect(await doctorOn()).toEqual([]);
+    const unit = await readFile(file, "utf8");
+    await writeFile(file, unit.replace(/^ExecStart=\S+/m, "ExecStart=/opt/node-18/bin/node"));
+    expect(await doctorOn()).toEqual([
+      expect.objectContaining({
+        severity: "warn",
+        message: expect.stringContaining("runs ExecStart=/opt/node-18/bin/node"),
+        fix: "run `svc service install` again (it rewrites its own unit)",
+      }),
+    ]);
+    expect((await svc(["install", "--no-start"])).code).toBe(0);
+    expect(await doctorOn()).toEqual([]);
+    expect((await svc(["uninstall"])).code).toBe(0);
+  });
+
   it("a file svc did not write is neither overwritten nor removed", async () => {
     const file = join(unitDir, "svc.service");
     const mine = "[Service]\nExecStart=/bin/true\n";

@@ -14,6 +14,7 @@ import { checkGit } from "./git.js";
 import { checkNodeVersion } from "./node-version.js";
 import { checkDaemonPort } from "./port.js";
 import { checkSecretFiles } from "./secret-files.js";
+import { checkServiceUnit } from "./service-unit.js";
 
 export interface EnvironmentInput {
   home: string;
@@ -37,6 +38,7 @@ export async function checkEnvironment(input: EnvironmentInput): Promise<DoctorF
     config ? checkAllowSubnets(input.sentinels, config.effective.webhooks.allowSubnets) : [],
     config ? checkConfigKeys(config.raw) : [],
     checkSecretFiles(input.home),
+    checkServiceUnit(input.home, env),
   ]);
   return groups.flat();
 }
