@@ -79,6 +79,8 @@ export async function serviceInstall(o: ServiceOptions): Promise<void> {
   if (o.json) return printJson(out);
   println(`wrote ${m.file} (${m.unit}: svc serve with SVC_HOME=${home})`);
   report(out, "started it and enabled it at login");
+  if (m.kind === "systemd" && out.ran.length)
+    println(`if it was already running, it still runs the old unit: systemctl --user restart ${m.unit}`);
   if (m.kind === "systemd")
     println(
       dim(
