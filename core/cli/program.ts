@@ -22,6 +22,8 @@ import { registerDoctor } from "./commands/doctor.js";
 import { registerStatus } from "./commands/status.js";
 import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerLlmEndpoint } from "./commands/llm-endpoint.js";
+import { registerService } from "./commands/service.js";
+import { registerCompletion } from "./commands/completion.js";
 
 /** Verb groups whose work is requests to the daemon, so `--remote` can send them through a pairing. */
 const REMOTE_GROUPS = ["sentinel", "sessions", "webhooks"];
@@ -72,6 +74,8 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerDoctor,
     registerStatus,
     registerLifecycle,
+    registerService,
+    registerCompletion,
   ]) {
     register(program);
   }
