@@ -10,13 +10,17 @@ import module from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-export function enableCompileCache(): void {
-  const enable = (module as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
+type Enable = (dir?: string) => unknown;
+
+export function enableCompileCache(
+  options: { enable?: Enable | undefined; tmp?: string; env?: NodeJS.ProcessEnv } = {},
+): void {
+  const enable = "enable" in options ? options.enable : (module as { enableCompileCache?: Enable }).enableCompileCache;
   if (typeof enable !== "function") return;
   try {
-    if (process.env.NODE_COMPILE_CACHE) return void enable();
+    if ((options.env ?? process.env).NODE_COMPILE_CACHE) return void enable();
     const uid = process.getuid?.();
-    const dir = join(tmpdir(), `svc-compile-cache-${uid ?? "user"}`);
+    const dir = join(options.tmp ?? tmpdir(), `svc-compile-cache-${uid ?? "user"}`);
     try {
       mkdirSync(dir, { mode: 0o700 });
     } catch (err) {
