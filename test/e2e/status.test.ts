@@ -5,7 +5,9 @@
  * CLI's fast path for `svc status` and `svc sentinel list` (no commander loaded) prints exactly
  * what the commander program prints, errors and usage errors included.
  */
+import { writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, useDaemonProcess, type CliResult } from "../support/cli.js";
 import { makeSandbox } from "../core/plugin-host/sandbox.js";
@@ -13,6 +15,18 @@ import { FIXTURE_AGENTS } from "../core/sessions/harness.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "./webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 28).toString("base64")}`;
+const PAIRING = {
+  id: "pr_status28",
+  role: "host",
+  label: "laptop",
+  peerKey: Buffer.alloc(32, 1).toString("base64url"),
+  peerFingerprint: "ab12-cd34",
+  secret: Buffer.alloc(32, 2).toString("base64url"),
+  channel: "status28-channel",
+  rendezvous: "wss://relay.invalid/v1",
+  createdAt: Date.UTC(2026, 10, 27),
+  scope: "operate",
+};
 
 describe("svc status and the CLI's fast path (real daemon)", () => {
   let rx: WebhookReceiver;
@@ -31,8 +45,17 @@ describe("svc status and the CLI's fast path (real daemon)", () => {
     setup: async (sb) => {
       await sb.place("install", "svc-fixture-provider");
       await sb.place("install", "svc-fixture-throws");
+      // A pairing on file whose link is not opened (no autoconnect): listed, with its link off.
+      await writeFile(
+        join(sb.home, "pairings.json"),
+        JSON.stringify({ version: 1, pairings: [PAIRING], usedOffers: [] }),
+        {
+          mode: 0o600,
+        },
+      );
       await sb.writeConfig({
         ...LOOPBACK_CONFIG,
+        pairing: { autoconnect: false },
         adapters: ["svc-fixture-provider", "svc-fixture-throws"],
         acpAgents: { echo: FIXTURE_AGENTS.echo },
         // A session stays `running` (in activity) this long after its last turn: the whole test.
@@ -110,7 +133,18 @@ describe("svc status and the CLI's fast path (real daemon)", () => {
           },
         ],
       },
-      remote: { pairings: [], tunnel: { state: "off" } },
+      remote: {
+        pairings: [
+          {
+            id: "pr_status28",
+            label: "laptop",
+            role: "host",
+            scope: "operate",
+            link: { state: "off", since: PAIRING.createdAt, attempts: 0 },
+          },
+        ],
+        tunnel: { state: "off" },
+      },
     });
   });
 
@@ -130,7 +164,8 @@ describe("svc status and the CLI's fast path (real daemon)", () => {
       "deliveries  1 pending, 1 dead",
       "adapters    1 loaded (svc-fixture-provider@1.0.0), 1 failed",
       expect.stringMatching(/^ {12}svc-fixture-throws failed to load \(import\): .*fixture entry exploded at import/),
-      "pairings    0",
+      "pairings    1",
+      "            pr_status28  laptop (host, operate): link off",
       "tunnel      off",
     ]);
   });
