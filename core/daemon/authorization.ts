@@ -345,6 +345,14 @@ export const OPERATIONS = {
     ["llm_endpoint_start", "llm_endpoint_stop"],
     ["llm-endpoint start", "llm-endpoint stop"],
   ),
+  "daemon.status": op(
+    "see the daemon's state: sessions by activity, sentinels, pending and dead deliveries, adapters loaded and failed, pairings and the tunnel",
+    "local",
+    "read",
+    ["GET /status"],
+    [],
+    ["status"],
+  ),
   "daemon.events": op("follow the daemon's event stream", "local", "read", ["GET /events"], [], []),
   "daemon.heartbeat": op(
     "tick the heartbeat (wakes what waits on it)",

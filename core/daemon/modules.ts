@@ -12,6 +12,7 @@ import { sentinelToolsModule } from "../sentinels/tools.js";
 import { eventCatalogModule } from "../mcp-events/catalog-module.js";
 import { mcpEventsModule } from "../mcp-events/module.js";
 import { remoteModule } from "../remote/module.js";
+import { statusModule } from "./status-module.js";
 import { llmEndpointModule } from "../llm-endpoint/module.js";
 import { redactionModule } from "../redaction/module.js";
 import { tracingModule } from "../tracing/module.js";
@@ -46,6 +47,8 @@ export const DAEMON_MODULES: DaemonModule[] = [
   stewardModule,
   // pairings and the tunnel forward into the routes above
   remoteModule,
+  // after every module whose state it shows (GET /status)
+  statusModule,
   // keep last: they serve what the modules above register
   eventsModule,
   mcpModule,

@@ -315,6 +315,10 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       };
     },
 
+    async deliveryCounts(sentinelIds: ReadonlySet<string>) {
+      return (await open()).outbox.counts(sentinelIds);
+    },
+
     /** `svc doctor`: the vault and the outbox files, read-only (the outbox is never opened here). */
     async check({ sentinels: stored }) {
       return [...(await checkVaultFile(ctx.home, stored)), ...(await checkOutboxFiles(ctx.home, stored))];

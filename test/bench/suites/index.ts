@@ -5,6 +5,7 @@
  */
 import type { BenchSuite } from "../types.js";
 import { coldStart } from "./cold-start.js";
+import { cli } from "./cli.js";
 import { config } from "./config.js";
 import { sessions } from "./sessions.js";
 import { sentinels } from "./sentinels.js";
@@ -19,6 +20,7 @@ import { mcpEvents } from "./mcp-events.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
+  cli,
   config,
   sessions,
   swarm,
