@@ -20,6 +20,7 @@ import { registerRelay } from "./commands/relay.js";
 import { registerTunnel } from "./commands/tunnel.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerStatus } from "./commands/status.js";
+import { registerOpen } from "./commands/open.js";
 import { registerLlmEndpoint } from "./commands/llm-endpoint.js";
 
 /** Verb groups whose work is requests to the daemon, so `--remote` can send them through a pairing. */
@@ -70,6 +71,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerLlmEndpoint,
     registerDoctor,
     registerStatus,
+    registerOpen,
   ]) {
     register(program);
   }
