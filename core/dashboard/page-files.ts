@@ -9,7 +9,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { SvcError } from "../errors.js";
 import type { RouteResponse } from "../plugin-api/http.js";
-import { FAVICON_SVG, PAGE_HTML } from "./page-html.js";
+import { FAVICON_SVG, pageHtml } from "./page-html.js";
 import { PAGE_CSS } from "./page-style.js";
 
 const WEB_DIR = fileURLToPath(new URL("./web/", import.meta.url));
@@ -42,7 +42,8 @@ export function favicon(): RouteResponse {
 
 /** The answer for `GET <path>` under `/ui`. */
 export async function servePage(path: string): Promise<RouteResponse> {
-  if (path === "/ui" || path === "/ui/" || path === "/ui/index.html") return ok("text/html; charset=utf-8", PAGE_HTML);
+  if (path === "/ui" || path === "/ui/" || path === "/ui/index.html")
+    return ok("text/html; charset=utf-8", pageHtml([...(await moduleNames())].filter((m) => m !== "transport").sort()));
   if (path === "/ui/style.css") return ok("text/css; charset=utf-8", PAGE_CSS);
   if (path === "/ui/favicon.svg") return favicon();
   const m = /^\/ui\/web\/([a-z-]+)\.js$/.exec(path);

@@ -1,5 +1,8 @@
-/** The dashboard's HTML shell on loopback: landmarks and a mount point; web/main.js does the work. */
-export const PAGE_HTML = `<!doctype html>
+/**
+ * The dashboard's HTML shell on loopback: landmarks and a mount point; web/main.js does the work.
+ * `modules` are preloaded (one round of requests instead of a waterfall of imports).
+ */
+export const pageHtml = (modules: readonly string[]) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -8,6 +11,7 @@ export const PAGE_HTML = `<!doctype html>
 <title>svc dashboard</title>
 <link rel="icon" href="/ui/favicon.svg" type="image/svg+xml">
 <link rel="stylesheet" href="/ui/style.css">
+${modules.map((m) => `<link rel="modulepreload" href="/ui/web/${m}.js">`).join("\n")}
 <script type="module" src="/ui/web/main.js"></script>
 </head>
 <body>

@@ -43,19 +43,22 @@ async function main(): Promise<void> {
   const code = /(?:^#|&)login=([^&]+)/.exec(g.location.hash)?.[1];
   // The code leaves the address bar (and the history entry) before anything else happens.
   if (g.location.hash) g.history.replaceState(null, "", g.location.pathname + g.location.search);
+  let scope: DashboardScope | undefined;
   if (code) {
     const r = await post("/ui/login", { code: decodeURIComponent(code) });
     if (r.status !== 200)
       return refuse(root, "This login link cannot be used", `${r.json.error?.message ?? `HTTP ${r.status}`}. ${AGAIN}`);
+    scope = r.json.scope as DashboardScope;
+  } else {
+    const who = await fetch("/ui/session", { credentials: "same-origin" });
+    if (who.status !== 200)
+      return refuse(
+        root,
+        "Not logged in",
+        `This browser has no dashboard session for this daemon (none yet, it expired, or the daemon restarted). ${AGAIN}`,
+      );
+    scope = ((await who.json()) as { scope: DashboardScope }).scope;
   }
-  const who = await fetch("/ui/session", { credentials: "same-origin" });
-  if (who.status !== 200)
-    return refuse(
-      root,
-      "Not logged in",
-      `This browser has no dashboard session for this daemon (none yet, it expired, or the daemon restarted). ${AGAIN}`,
-    );
-  const { scope } = (await who.json()) as { scope: DashboardScope };
   await startDashboard(root, loopbackTransport(scope));
 }
 

@@ -16,6 +16,7 @@ import { llmEndpoint } from "./llm-endpoint.js";
 import { tracing } from "./tracing.js";
 import { steward } from "./steward.js";
 import { mcpEvents } from "./mcp-events.js";
+import { dashboard } from "./dashboard.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -30,4 +31,5 @@ export const SUITES: BenchSuite[] = [
   tracing,
   steward,
   mcpEvents,
+  dashboard,
 ];
