@@ -1,6 +1,6 @@
 /** A real daemon for a bench suite: `svc serve --port 0` on `home`, found through its runtime.json. */
 import { spawn } from "node:child_process";
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { REPO_ROOT } from "./measure.js";
 
@@ -31,4 +31,32 @@ export async function startBenchDaemon(home: string, env: NodeJS.ProcessEnv = {}
     if (Date.now() > deadline || child.exitCode !== null) throw new Error("the daemon did not start");
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * Writes `$home/sentinels.json` with `n` active sentinels (before the daemon starts), sentinel `i`
+ * watching subject `job:<i>` from agentpush with the target `target(i)`.
+ */
+export async function writeBenchSentinels(
+  home: string,
+  n: number,
+  target: (i: number) => Record<string, unknown>,
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+): Promise<void> {
+  const now = Date.now();
+  const sentinels = Array.from({ length: n }, (_, i) => ({
+    id: `snt_bench${String(i).padStart(6, "0")}`,
+    status: "active",
+    createdAt: now,
+    updatedAt: now,
+    deliveredCount: 0,
+    spec: {
+      match: [{ subject: `job:${i}` }],
+      until: { kind: "never" },
+      target: target(i),
+      provider: "agentpush",
+      ...extra(i),
+    },
+  }));
+  await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels }));
 }

@@ -5,13 +5,13 @@
  * daemon measured in the same run. Each round is a fresh browser context and a fresh login code.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser } from "playwright-core";
 import type { BenchLine, BenchSuite } from "../types.js";
 import { median } from "../measure.js";
-import { startBenchDaemon, type BenchDaemon } from "../daemon.js";
+import { startBenchDaemon, writeBenchSentinels, type BenchDaemon } from "../daemon.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ROUNDS = 5;
@@ -22,22 +22,13 @@ type Daemon = BenchDaemon;
 async function makeHome(dir: string, name: string, sentinels: number): Promise<string> {
   const home = join(dir, name);
   await mkdir(home, { recursive: true });
-  const now = Date.now();
-  const records = Array.from({ length: sentinels }, (_, i) => ({
-    id: `snt_bench${String(i).padStart(6, "0")}`,
-    status: "active",
-    createdAt: now,
-    updatedAt: now,
-    deliveredCount: 0,
-    spec: {
-      match: [{ subject: `job:${i}` }],
-      until: { kind: "never" },
-      target: { kind: "session", sessionId: `ses_bench${i}` },
-      provider: "agentpush",
-      label: `bench sentinel ${i}`,
-    },
-  }));
-  if (sentinels) await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels: records }));
+  if (sentinels)
+    await writeBenchSentinels(
+      home,
+      sentinels,
+      (i) => ({ kind: "session", sessionId: `ses_bench${i}` }),
+      (i) => ({ label: `bench sentinel ${i}` }),
+    );
   return home;
 }
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { SentinelIndex, subjectMatches, typeMatcher, type IndexedClause } from "../../../core/sentinels/matcher.js";
 import type { BenchLine, BenchSuite } from "../types.js";
 import { REPO_ROOT, median } from "../measure.js";
-import { startBenchDaemon, type BenchDaemon } from "../daemon.js";
+import { startBenchDaemon, writeBenchSentinels, type BenchDaemon } from "../daemon.js";
 
 const FIXTURE = join(REPO_ROOT, "test/fixtures/packages/recording-target");
 
@@ -88,21 +88,7 @@ type Daemon = BenchDaemon;
 async function startDaemon(dir: string, sentinels: number): Promise<Daemon> {
   const home = join(dir, `home-${sentinels}`);
   await mkdir(home, { recursive: true });
-  const now = Date.now();
-  const records = Array.from({ length: sentinels }, (_, i) => ({
-    id: `snt_bench${String(i).padStart(6, "0")}`,
-    status: "active",
-    createdAt: now,
-    updatedAt: now,
-    deliveredCount: 0,
-    spec: {
-      match: [{ subject: `job:${i}` }],
-      until: { kind: "never" },
-      target: { kind: "recording", name: `b${i}`, ack: "now" },
-      provider: "agentpush",
-    },
-  }));
-  await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels: records }));
+  await writeBenchSentinels(home, sentinels, (i) => ({ kind: "recording", name: `b${i}`, ack: "now" }));
   await writeFile(join(home, "config.json"), JSON.stringify({ adapters: ["svc-recording-target"] }));
   return startBenchDaemon(home, { SVC_INSTALL_DIR: join(dir, "install") });
 }
