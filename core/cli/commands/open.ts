@@ -5,7 +5,7 @@ export function registerOpen(program: Command): void {
   program
     .command("open")
     .description(
-      "Open the daemon's dashboard in the browser with a one-time login link (60 s, single use; no token in the URL); exit 0 when opened or printed, 1 when no daemon runs",
+      "Open the daemon's dashboard in the browser with a one-time login link (60 s, single use, in the URL's fragment; never the bearer token); exit 0 when opened or printed, 1 when no daemon runs",
     )
     .option("--no-browser", "do not start a browser: print the login link instead")
     .option("--print", "also print the login link (it works once, within 60 s)")

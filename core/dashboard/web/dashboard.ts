@@ -34,6 +34,14 @@ async function call<T>(transport: DashboardTransport, method: string, path: stri
   return (r.body ? JSON.parse(r.body) : {}) as T;
 }
 
+/** The event's own data, when a transport handed over the whole SSE payload `{seq, at, type, data}`. */
+function unwrap(e: DashboardEvent): DashboardEvent {
+  const d = e.data as { seq?: unknown; type?: unknown; data?: unknown } | null;
+  return d && typeof d === "object" && typeof d.seq === "number" && d.type === e.type
+    ? { type: e.type, data: d.data }
+    : e;
+}
+
 /** Renders the dashboard into `root` and keeps it live; resolves once the first paint is done. */
 export async function startDashboard(root: Elem, transport: DashboardTransport): Promise<void> {
   const status = h("p", { id: "dashboard-status", class: "status", role: "status", "aria-live": "polite" }, "Loading…");
@@ -111,7 +119,7 @@ export async function startDashboard(root: Elem, transport: DashboardTransport):
     }
   };
   transport.subscribe((e) => {
-    pending.push(e);
+    pending.push(unwrap(e));
     if (scheduled) return;
     scheduled = true;
     setTimeout(() => void flush(), DEBOUNCE_MS);

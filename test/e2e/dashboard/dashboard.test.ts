@@ -113,6 +113,16 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
     await page.screenshot({ path: join(SHOTS, "dashboard-sessions.png") });
   });
 
+  it("shows a session started elsewhere without a reload (live from /events)", async () => {
+    const started = await fx.daemon.fetch("/sessions", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ adapter: "echo", cwd: fx.home, label: "started after the page loaded" }),
+    });
+    expect(started.status).toBe(201);
+    await page.waitForSelector('#view-sessions summary:has-text("started after the page loaded")', { timeout: 30_000 });
+  });
+
   it("sends a prompt from the prompt box and shows the answer in the live transcript", async () => {
     await page.click(`details[data-session="${sessionId}"] > summary`);
     const box = `details[data-session="${sessionId}"] textarea`;
@@ -129,7 +139,8 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
   });
 
   it("Tab reaches the prompt box and then Stop, from the top of the page", async () => {
-    await page.focus("body");
+    // The skip link is the page's first stop.
+    await page.focus("a.skip");
     const reached: string[] = [];
     for (let i = 0; i < 40 && !reached.includes("stop"); i++) {
       await page.keyboard.press("Tab");
