@@ -21,6 +21,7 @@ export interface Elem {
   open: boolean;
   readonly dataset: Record<string, string | undefined>;
   readonly isConnected: boolean;
+  readonly children: ArrayLike<Elem>;
   setAttribute(name: string, value: string): void;
   removeAttribute(name: string): void;
   getAttribute(name: string): string | null;
@@ -54,6 +55,16 @@ export function h(tag: string, attrs: Record<string, string | boolean | undefine
   }
   el.append(...children.filter((c): c is Elem | string => c !== undefined && c !== false));
   return el;
+}
+
+/**
+ * Makes `els` the children of `parent`, touching nothing when they already are (re-inserting a
+ * row would take the keyboard focus away from a control inside it).
+ */
+export function placeChildren(parent: Elem, els: Elem[]): void {
+  const now = parent.children;
+  if (now.length === els.length && els.every((el, i) => now[i] === el)) return;
+  parent.replaceChildren(...els);
 }
 
 /** "3 min ago" from an epoch-ms time. */

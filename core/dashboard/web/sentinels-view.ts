@@ -3,7 +3,7 @@
  * webhook, the deliveries (pending, delivered, dead with the reason), and for the owner a Replay
  * button on each dead one.
  */
-import { ago, h, type Elem } from "./dom.js";
+import { ago, h, placeChildren, type Elem } from "./dom.js";
 import { KeyedList } from "./keyed-list.js";
 import type { DashboardEvent } from "./transport.js";
 import { messageOf, viewSection, type View, type ViewContext } from "./view.js";
@@ -73,7 +73,10 @@ export function sentinelsView(ctx: ViewContext): View {
   function render(): void {
     const q = filter.value.trim().toLowerCase();
     const visible = q ? sentinels.filter((s) => text(s).includes(q)) : sentinels;
-    list.replaceChildren(...rows.render(visible, (s) => s.id));
+    placeChildren(
+      list,
+      rows.render(visible, (s) => s.id),
+    );
     shown.textContent = sentinels.length
       ? q
         ? `${visible.length} of ${sentinels.length} sentinels match.`

@@ -3,7 +3,7 @@
  * running, needing attention, quiet, ended. A session opens to its live transcript and, when the
  * caller may operate, a prompt box and Stop.
  */
-import { ago, h, type Elem } from "./dom.js";
+import { ago, h, placeChildren, type Elem } from "./dom.js";
 import { KeyedList } from "./keyed-list.js";
 import type { DashboardEvent } from "./transport.js";
 import { messageOf, viewSection, type View, type ViewContext } from "./view.js";
@@ -175,7 +175,7 @@ export function sessionsView(ctx: ViewContext): View {
         const n = byGroup.get(g.key)!.length;
         const parts = groups.get(g.key)!;
         parts.heading.textContent = `${g.title} (${n})`;
-        parts.list.replaceChildren(...els.slice(i, i + n));
+        placeChildren(parts.list, els.slice(i, i + n));
         parts.box.hidden = n === 0;
         i += n;
       }

@@ -1,5 +1,5 @@
 /** Swarm runs; one opens to its steps (state, session, stop reason or error). */
-import { ago, h, type Elem } from "./dom.js";
+import { ago, h, placeChildren, type Elem } from "./dom.js";
 import { KeyedList } from "./keyed-list.js";
 import type { DashboardEvent } from "./transport.js";
 import { messageOf, viewSection, type View, type ViewContext } from "./view.js";
@@ -81,7 +81,10 @@ export function swarmView(ctx: ViewContext): View {
     follows: (e) => e.type.startsWith("swarm:") || e.type === "events:gap",
     async load() {
       runs = (await ctx.get<{ runs: RunSummary[] }>("/swarm/runs")).runs;
-      list.replaceChildren(...rows.render(runs, (r) => r.runId));
+      placeChildren(
+        list,
+        rows.render(runs, (r) => r.runId),
+      );
       empty.hidden = runs.length > 0;
     },
     onEvent(e: DashboardEvent) {

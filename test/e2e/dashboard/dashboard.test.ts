@@ -2,9 +2,11 @@
  * The dashboard in headless Chromium (Debian's, driven by playwright-core) against a real daemon:
  * the login by the one-time link of `svc open --no-browser --print`, each view, a prompt seen in
  * the live transcript, a dead webhook delivery replayed, the keyboard path to the prompt box and
- * Stop, the refusals (a reused link, no session, a cross-origin request with the cookie). The
- * views' screenshots go to docs/screenshots/dashboard-*.png.
+ * Stop, the refusals (a reused link, no session, a cross-origin request with the cookie).
+ * `UPDATE_SCREENSHOTS=1` writes the views' screenshots to docs/screenshots/dashboard-*.png.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,7 +17,10 @@ import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } fr
 import { launchChromium } from "../../support/chromium.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
-const SHOTS = join(REPO_ROOT, "docs", "screenshots");
+/** docs/screenshots with UPDATE_SCREENSHOTS=1 (to refresh the committed ones), else a temp folder. */
+const SHOTS = process.env.UPDATE_SCREENSHOTS
+  ? join(REPO_ROOT, "docs", "screenshots")
+  : mkdtempSync(join(tmpdir(), "svc-dashboard-shots-"));
 
 describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
   let rx: WebhookReceiver;
@@ -88,6 +93,7 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
   afterAll(async () => {
     await browser?.close();
     await rx?.close();
+    if (!process.env.UPDATE_SCREENSHOTS) rmSync(SHOTS, { recursive: true, force: true });
   });
 
   const tab = async (view: string) => {
@@ -134,7 +140,8 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
       `details[data-session="${sessionId}"] .transcript li:has-text("echo: ping from the dashboard")`,
       { timeout: 30_000 },
     );
-    expect(await page.textContent("#dashboard-status")).toContain(`Prompt sent to ${sessionId}`);
+    // The answer may arrive (by /events) before the POST's own answer: wait for the status line too.
+    await page.waitForSelector(`#dashboard-status:has-text("Prompt sent to ${sessionId}")`);
     await page.screenshot({ path: join(SHOTS, "dashboard-transcript.png") });
   });
 
@@ -172,7 +179,7 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
     await page.click(`${dead} button`);
     await page.waitForSelector(`details[data-sentinel="${sentinelId}"] tr[data-status=delivered]`, { timeout: 30_000 });
     expect(rx.deliveries.filter((d) => d.id === "ev-dead-1" || d.body.includes("ev-dead-1")).length).toBeGreaterThan(0);
-    expect(await page.textContent("#dashboard-status")).toContain("ev-dead-1 queued for delivery again");
+    await page.waitForSelector('#dashboard-status:has-text("ev-dead-1 queued for delivery again")');
   });
 
   it("renders the swarm runs, worktrees and adapters views", async () => {
