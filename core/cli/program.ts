@@ -21,6 +21,7 @@ import { registerTunnel } from "./commands/tunnel.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerStatus } from "./commands/status.js";
 import { registerLifecycle } from "./commands/lifecycle.js";
+import { registerOpen } from "./commands/open.js";
 import { registerLlmEndpoint } from "./commands/llm-endpoint.js";
 import { registerService } from "./commands/service.js";
 import { registerCompletion } from "./commands/completion.js";
@@ -76,6 +77,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerLifecycle,
     registerService,
     registerCompletion,
+    registerOpen,
   ]) {
     register(program);
   }

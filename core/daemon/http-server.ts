@@ -21,6 +21,8 @@ export interface HttpServerOptions {
   tokens: () => AuthTokens;
   policy: () => OriginPolicy;
   bind: string;
+  /** The principal of a request's dashboard session cookie, when it carries a valid one. */
+  cookiePrincipal?: (method: string, headers: IncomingMessage["headers"]) => string | undefined;
   /** Why no route serves a request, when something more useful than "no route" is known. */
   explainMissing?: (method: string, path: string) => SvcError | undefined;
 }
@@ -95,7 +97,12 @@ export class DaemonHttpServer {
           `${method} is not allowed on ${url.pathname}; allowed: ${found.allowed.join(", ")}`,
         );
       }
-      principal = authenticate(found.def.auth, { headers: req.headers, remoteAddress }, this.opts.tokens());
+      principal = authenticate(
+        found.def.auth,
+        { headers: req.headers, remoteAddress },
+        this.opts.tokens(),
+        this.opts.cookiePrincipal?.(method, req.headers),
+      );
       if (found.def.auth !== "open") {
         const door = routeNeed(found.def.method, found.def.path);
         const what = door.id

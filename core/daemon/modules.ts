@@ -13,6 +13,7 @@ import { eventCatalogModule } from "../mcp-events/catalog-module.js";
 import { mcpEventsModule } from "../mcp-events/module.js";
 import { remoteModule } from "../remote/module.js";
 import { statusModule } from "./status-module.js";
+import { dashboardModule } from "../dashboard/module.js";
 import { llmEndpointModule } from "../llm-endpoint/module.js";
 import { redactionModule } from "../redaction/module.js";
 import { tracingModule } from "../tracing/module.js";
@@ -45,6 +46,8 @@ export const DAEMON_MODULES: DaemonModule[] = [
   tracingModule,
   // after sessions and the llm-endpoint: it judges sessions, through the sidecar when it runs
   stewardModule,
+  // the page under /ui/, its login, and the read routes its views add (worktrees, adapters)
+  dashboardModule,
   // pairings and the tunnel forward into the routes above
   remoteModule,
   // after every module whose state it shows (GET /status)

@@ -1,8 +1,10 @@
-/** A real daemon for bench suites: `svc serve --port 0` on a prepared home, found through its runtime.json. */
+/** A real daemon for a bench suite: `svc serve --port 0` on `home`, found through its runtime.json. */
 import { spawn } from "node:child_process";
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { REPO_ROOT } from "./measure.js";
+
+const CLI = join(REPO_ROOT, "dist/core/cli/svc.js");
 
 export interface BenchDaemon {
   base: string;
@@ -10,14 +12,16 @@ export interface BenchDaemon {
   stop(): Promise<void>;
 }
 
-export async function spawnDaemon(home: string, env: NodeJS.ProcessEnv): Promise<BenchDaemon> {
-  const cli = join(REPO_ROOT, "dist/core/cli/svc.js");
-  const child = spawn(process.execPath, [cli, "serve", "--port", "0"], { env, stdio: "ignore" });
-  const exited = new Promise<void>((r) => child.once("exit", () => r()));
-  const deadline = Date.now() + 60_000;
+export async function startBenchDaemon(home: string, env: NodeJS.ProcessEnv = {}): Promise<BenchDaemon> {
+  const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], {
+    env: { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "warn", ...env },
+    stdio: "ignore",
+  });
+  const deadline = Date.now() + 30_000;
   for (;;) {
     const info = await readFile(join(home, "runtime.json"), "utf8").then(JSON.parse, () => undefined);
     if (info?.pid === child.pid) {
+      const exited = new Promise<void>((r) => child.once("exit", () => r()));
       return {
         base: `http://127.0.0.1:${info.port}`,
         token: info.token,
@@ -29,8 +33,16 @@ export async function spawnDaemon(home: string, env: NodeJS.ProcessEnv): Promise
   }
 }
 
-/** Makes `home` with a sentinels.json of `n` active agentpush sentinels, sentinel i watching `job:i` and delivering to `target(i)`. */
-export async function writeSentinels(home: string, n: number, target: (i: number) => Record<string, unknown>) {
+/**
+ * Writes `$home/sentinels.json` with `n` active sentinels (before the daemon starts), sentinel `i`
+ * watching subject `job:<i>` from agentpush with the target `target(i)`.
+ */
+export async function writeBenchSentinels(
+  home: string,
+  n: number,
+  target: (i: number) => Record<string, unknown>,
+  extra: (i: number) => Record<string, unknown> = () => ({}),
+): Promise<void> {
   await mkdir(home, { recursive: true });
   const now = Date.now();
   const sentinels = Array.from({ length: n }, (_, i) => ({
@@ -39,7 +51,13 @@ export async function writeSentinels(home: string, n: number, target: (i: number
     createdAt: now,
     updatedAt: now,
     deliveredCount: 0,
-    spec: { match: [{ subject: `job:${i}` }], until: { kind: "never" }, target: target(i), provider: "agentpush" },
+    spec: {
+      match: [{ subject: `job:${i}` }],
+      until: { kind: "never" },
+      target: target(i),
+      provider: "agentpush",
+      ...extra(i),
+    },
   }));
   await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels }));
 }

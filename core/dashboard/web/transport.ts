@@ -13,7 +13,11 @@ export interface DashboardResponse {
   body: string;
 }
 
-/** One entry of the daemon's event stream (`GET /events`: SSE `event:` type and JSON `data:`). */
+/**
+ * One entry of the daemon's event stream (`GET /events`: SSE `event:` type and JSON `data:`).
+ * `data` is the event's own data (e.g. `{sessionId, promptId, …}` for `session:turn-ended`); a
+ * transport may also hand over the whole SSE payload `{seq, at, type, data}`, which the page unwraps.
+ */
 export interface DashboardEvent {
   type: string;
   data: unknown;

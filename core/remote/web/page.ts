@@ -6,6 +6,7 @@
  * key lives only in this tab; the daemon lists the pairing as "pair page".
  */
 import { startDashboard } from "../../dashboard/web/dashboard.js";
+import { doc, type Elem } from "../../dashboard/web/dom.js";
 import { ChannelTransport } from "./channel-transport.js";
 import { offerPrologue, parseOffer } from "./offer.js";
 import { linkPrologue, pairingFromHandshake } from "./pairing.js";
@@ -14,24 +15,18 @@ import { fromB64u } from "./bytes.js";
 import { generateKeyPair } from "./primitives.js";
 import type { WsFactory } from "./rendezvous.js";
 
-interface El {
-  textContent: string | null;
-  dataset: Record<string, string>;
-  appendChild(c: El): El;
-  replaceChildren(...c: El[]): void;
-}
-const doc = (
-  globalThis as unknown as {
-    document: { getElementById(id: string): El; createElement(t: string): El };
-    location: { hash: string };
-  }
-).document;
+/** The page's elements by id (the shell in page-html.ts has each one). */
+const byId = (id: string): Elem => {
+  const el = doc.getElementById(id);
+  if (!el) throw new Error(`the pair page has no #${id}`);
+  return el;
+};
 const loc = (globalThis as unknown as { location: { hash: string } }).location;
 const WS = (globalThis as unknown as { WebSocket: new (url: string) => unknown }).WebSocket;
 const factory: WsFactory = (url) => new WS(url) as ReturnType<WsFactory>;
 
 function status(state: string, text: string): void {
-  const el = doc.getElementById("status");
+  const el = byId("status");
   el.dataset.state = state;
   el.textContent = text;
 }
@@ -101,17 +96,17 @@ async function main(): Promise<void> {
   // The status line counts the events that arrive through the link (the dashboard shares the stream).
   let events = 0;
   transport.subscribe((e) => {
-    const el = doc.getElementById("status");
+    const el = byId("status");
     el.dataset.events = String(++events);
     el.dataset.lastEvent = e.type;
   });
-  doc.getElementById("daemon").textContent = `Daemon ${offer.fingerprint} through ${relay}`;
+  byId("daemon").textContent = `Daemon ${offer.fingerprint} through ${relay}`;
   try {
-    await startDashboard(doc.getElementById("dashboard"), transport);
+    await startDashboard(byId("dashboard"), transport);
   } catch (err) {
     return status("error", `Paired, but the dashboard could not load through the link: ${(err as Error).message}`);
   }
-  doc.getElementById("daemon").dataset.loaded = "true";
+  byId("daemon").dataset.loaded = "true";
 }
 
 main().catch((err: Error) => status("error", `Pairing failed: ${err.message}`));

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { BenchLine, BenchSuite } from "../types.js";
 import { REPO_ROOT, median, timeNodePaired } from "../measure.js";
-import { spawnDaemon, writeSentinels, type BenchDaemon } from "../daemon.js";
+import { startBenchDaemon, writeBenchSentinels, type BenchDaemon } from "../daemon.js";
 
 const N = Number(process.env.BENCH_RUNS ?? 15);
 const CLI = join(REPO_ROOT, "dist/core/cli/svc.js");
@@ -21,8 +21,8 @@ interface Daemon extends BenchDaemon {
 /** A daemon on a fresh home whose sentinels.json holds `n` session-target sentinels. */
 async function startDaemon(dir: string, n: number): Promise<Daemon> {
   const home = join(dir, `home-${n}`);
-  await writeSentinels(home, n, (i) => ({ kind: "session", sessionId: `ses_bench${i}` }));
-  return { home, ...(await spawnDaemon(home, { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "warn" })) };
+  await writeBenchSentinels(home, n, (i) => ({ kind: "session", sessionId: `ses_bench${i}` }));
+  return { home, ...(await startBenchDaemon(home)) };
 }
 
 /** Median times of `n` sequential GETs of each path, alternating (in-process, warm client), in ms. */

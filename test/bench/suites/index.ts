@@ -17,6 +17,7 @@ import { llmEndpoint } from "./llm-endpoint.js";
 import { tracing } from "./tracing.js";
 import { steward } from "./steward.js";
 import { mcpEvents } from "./mcp-events.js";
+import { dashboard } from "./dashboard.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -32,4 +33,5 @@ export const SUITES: BenchSuite[] = [
   tracing,
   steward,
   mcpEvents,
+  dashboard,
 ];

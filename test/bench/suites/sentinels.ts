@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { SentinelIndex, subjectMatches, typeMatcher, type IndexedClause } from "../../../core/sentinels/matcher.js";
 import type { BenchLine, BenchSuite } from "../types.js";
 import { REPO_ROOT, median } from "../measure.js";
-import { spawnDaemon, writeSentinels, type BenchDaemon } from "../daemon.js";
+import { startBenchDaemon, writeBenchSentinels, type BenchDaemon } from "../daemon.js";
 
 const FIXTURE = join(REPO_ROOT, "test/fixtures/packages/recording-target");
 
@@ -87,10 +87,9 @@ type Daemon = BenchDaemon;
 
 async function startDaemon(dir: string, sentinels: number): Promise<Daemon> {
   const home = join(dir, `home-${sentinels}`);
-  await writeSentinels(home, sentinels, (i) => ({ kind: "recording", name: `b${i}`, ack: "now" }));
+  await writeBenchSentinels(home, sentinels, (i) => ({ kind: "recording", name: `b${i}`, ack: "now" }));
   await writeFile(join(home, "config.json"), JSON.stringify({ adapters: ["svc-recording-target"] }));
-  const env = { ...process.env, SVC_HOME: home, SVC_INSTALL_DIR: join(dir, "install"), SVC_LOG_LEVEL: "warn" };
-  return spawnDaemon(home, env);
+  return startBenchDaemon(home, { SVC_INSTALL_DIR: join(dir, "install") });
 }
 
 async function pushRate(d: Daemon, sentinels: number, total: number, batch: number, tag: string): Promise<number> {
