@@ -6,6 +6,7 @@ export const PAGE_HTML = `<!doctype html>
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>svc pair</title>
 <link rel="icon" href="favicon.svg" type="image/svg+xml">
+<link rel="stylesheet" href="dashboard/style.css">
 <style>
 body { font: 15px/1.4 system-ui, sans-serif; margin: 2rem auto; max-width: 72rem; padding: 0 1rem; color: #1a1a1a; background: #fff; }
 h1 { font-size: 1.3rem; } code { font-size: 0.9em; }

@@ -8,6 +8,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { PAGE_CSS } from "../../dashboard/page-style.js";
 import { FAVICON_SVG } from "../../dashboard/web/favicon.js";
 import { PAGE_HTML } from "./page-html.js";
 
@@ -44,6 +45,10 @@ export async function startPageServer(o: {
       return void res
         .writeHead(200, { "content-type": "image/svg+xml", "cache-control": "max-age=86400", ...SECURITY_HEADERS })
         .end(FAVICON_SVG);
+    }
+    if (path === "/dashboard/style.css") {
+      // The dashboard's own style sheet, so the paired view looks as it does on loopback.
+      return void res.writeHead(200, { "content-type": "text/css; charset=utf-8", ...SECURITY_HEADERS }).end(PAGE_CSS);
     }
     const m = /^(\/(?:dashboard\/)?web\/)([a-z0-9-]+\.js)$/.exec(path);
     if (!m || !modules.has(path)) return void res.writeHead(404, { "content-type": "text/plain" }).end("not found");
