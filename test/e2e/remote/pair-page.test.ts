@@ -5,29 +5,17 @@
  * daemon's sessions and sentinels, live events, and only what the pairing's scope allows.
  * `SVC_UPDATE_SCREENSHOTS=1` writes the paired view to docs/screenshots/dashboard-paired.png.
  */
-import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium } from "../../support/chromium.js";
 import { CLI_PATH, REPO_ROOT } from "../../support/paths.js";
 import { childEnv } from "../../support/cli.js";
 import { FIXTURE_AGENTS } from "../../core/sessions/harness.js";
 import { pairings, relayWithTap, startNode, waitFor, type Node } from "./helpers.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-// As the machine notes say: no background traffic, no sandbox as root, a fresh profile (Playwright makes one).
-const FLAGS = [
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 describe("the web pair page in headless Chromium", { timeout: 90_000 }, () => {
   let relay: Awaited<ReturnType<typeof relayWithTap>>;
@@ -39,15 +27,6 @@ describe("the web pair page in headless Chromium", { timeout: 90_000 }, () => {
   let sessionId: string;
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      // Never pass without a browser: install it (as root) or fail here with the script's message.
-      const r = spawnSync("bash", [join(__dirname, "../../support/ensure-chromium.sh")], {
-        stdio: "inherit",
-        timeout: 600_000,
-      });
-      if (r.status !== 0)
-        throw new Error(`${CHROMIUM} is missing and could not be installed (test/support/ensure-chromium.sh)`);
-    }
     shots = await mkdtemp(join(tmpdir(), "svc-pair-page-"));
     relay = await relayWithTap();
     node = await startNode({ pairing: { rendezvous: relay.url }, acpAgents: FIXTURE_AGENTS });
@@ -58,7 +37,7 @@ describe("the web pair page in headless Chromium", { timeout: 90_000 }, () => {
     let out = "";
     page.stdout!.on("data", (d) => (out += d));
     pageUrl = await waitFor("svc pair page to listen", async () => /svc pair page at (\S+)/.exec(out)?.[1]);
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS, headless: true });
+    browser = await launchChromium();
   }, 660_000);
 
   afterAll(async () => {
