@@ -39,6 +39,7 @@ export type SvcErrorCode =
   | "private_target"
   | "redirect"
   | "connect"
+  | "tls_untrusted"
   // outbox dead reasons
   | "delivered_rejected"
   | "sentinel_expired"
@@ -87,6 +88,7 @@ export const HTTP_STATUS: Readonly<Record<SvcErrorCode, number>> = {
   ssrf_blocked: 422,
   private_target: 422,
   redirect: 422,
+  tls_untrusted: 422,
   non_2xx: 422,
   unauthorized: 401,
   forbidden: 403,

@@ -3,7 +3,7 @@ import { SVC_VERSION } from "../version.js";
 import { reportError, usageError } from "./output.js";
 
 export async function runCorpusCli(argv: string[]): Promise<number> {
-  const program = new Command("corpus")
+  const program = new Command("svc-corpus")
     .description("Starter corpus presets")
     .version(SVC_VERSION, "-V, --version")
     .exitOverride();
@@ -19,7 +19,7 @@ export async function runCorpusCli(argv: string[]): Promise<number> {
     .option("--json", "machine-readable output")
     .action(
       async (slug: string | undefined, opts: { list?: boolean; dir?: string; force?: boolean; json?: boolean }) => {
-        if (!opts.list && !slug) throw usageError("corpus init needs a preset slug, or --list to see them");
+        if (!opts.list && !slug) throw usageError("svc-corpus init needs a preset slug, or --list to see them");
         if (opts.list && slug) throw usageError("give either a slug or --list, not both");
         const { corpusInit, corpusList } = await import("../corpus/commands.js");
         if (opts.list) await corpusList(opts.json === true);

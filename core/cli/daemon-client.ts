@@ -3,8 +3,9 @@
  * token, and turns the daemon's `{error: {code, message}}` bodies back into SvcErrors.
  */
 import { SvcError } from "../errors.js";
-import { baseUrlOf, liveRuntimeInfo, type RuntimeInfo } from "../daemon/runtime-file.js";
+import { baseUrlOf, liveRuntimeInfo, type RuntimeInfo } from "../daemon/runtime-info.js";
 import { svcHome } from "../storage/paths.js";
+import { httpRequest, type HttpAnswer } from "./daemon-http.js";
 
 /** `svc --remote <pairing> <verb…>`: the verb's requests go through that pairing's encrypted link. */
 let remotePairing: string | undefined;
@@ -96,13 +97,13 @@ export class DaemonClient {
   }
 
   private async direct<T>(method: string, path: string, body?: unknown, init: DaemonRequestInit = {}): Promise<T> {
-    let res: Response;
+    let res: HttpAnswer;
     try {
-      res = await fetch(this.baseUrl + path, {
+      res = await httpRequest(this.baseUrl + path, {
         method,
         headers: { ...init.headers, ...this.headers(body !== undefined) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        signal: AbortSignal.timeout(init.timeoutMs ?? 60_000),
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        timeoutMs: init.timeoutMs ?? 60_000,
       });
     } catch (err) {
       throw new SvcError(
@@ -110,9 +111,8 @@ export class DaemonClient {
         `the svc daemon (pid ${this.info.pid}) at ${this.baseUrl} did not answer: ${(err as Error).message}`,
       );
     }
-    const text = await res.text();
-    const parsed = text ? safeJson(text) : undefined;
-    if (!res.ok) {
+    const parsed = res.text ? safeJson(res.text) : undefined;
+    if (res.status < 200 || res.status >= 300) {
       const e = (parsed as { error?: { code?: string; message?: string; details?: unknown } })?.error;
       throw new SvcError((e?.code as never) ?? "internal", e?.message ?? `daemon answered ${res.status}`, {
         details: e?.details as never,

@@ -20,7 +20,11 @@ import { registerRelay } from "./commands/relay.js";
 import { registerTunnel } from "./commands/tunnel.js";
 import { registerDoctor } from "./commands/doctor.js";
 import { registerStatus } from "./commands/status.js";
+import { registerLifecycle } from "./commands/lifecycle.js";
+import { registerOpen } from "./commands/open.js";
 import { registerLlmEndpoint } from "./commands/llm-endpoint.js";
+import { registerService } from "./commands/service.js";
+import { registerCompletion } from "./commands/completion.js";
 
 /** Verb groups whose work is requests to the daemon, so `--remote` can send them through a pairing. */
 const REMOTE_GROUPS = ["sentinel", "sessions", "webhooks"];
@@ -70,9 +74,17 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerLlmEndpoint,
     registerDoctor,
     registerStatus,
+    registerLifecycle,
+    registerService,
+    registerCompletion,
+    registerOpen,
   ]) {
     register(program);
   }
+  program
+    .command("version")
+    .description("Print svc's version (the same as --version)")
+    .action(() => void process.stdout.write(`${SVC_VERSION}\n`));
   return program;
 }
 
@@ -81,6 +93,11 @@ export async function runCli(argv: string[]): Promise<number> {
   // A verb run with --json reports its errors as JSON too (`{"error": {code, message, details?}}` on stdout).
   const json = argv.includes("--json");
   const program = buildProgram({ jsonErrors: json });
+  // `svc` alone asks what there is: its help on stdout, exit 0 (as gh does), not a usage error on stderr.
+  if (argv.length === 0) {
+    process.stdout.write(program.helpInformation());
+    return 0;
+  }
   try {
     await program.parseAsync(argv, { from: "user" });
     return typeof process.exitCode === "number" ? process.exitCode : 0;

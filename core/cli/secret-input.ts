@@ -5,7 +5,8 @@
 import { readFile } from "node:fs/promises";
 import { usageError } from "./output.js";
 
-async function readStdin(): Promise<string> {
+/** Everything piped on stdin, as UTF-8. */
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");

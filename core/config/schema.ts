@@ -47,6 +47,12 @@ export const daemonSchema = z.looseObject({
       "Stable bearer token (secret); `svc serve --auth-token-file <path>` (or `--auth-token`, which `ps` shows to every user) overrides it",
     ),
   turnStallAfterMs: z.number().optional().describe("Turn-liveness watchdog threshold in ms; 0 or negative disables"),
+  logMaxBytes: bounded({ min: 1024, max: 1024 ** 3, int: true })
+    .optional()
+    .describe("Size in bytes at which `$SVC_HOME/logs/daemon.log` is rotated to daemon.log.1"),
+  logFiles: bounded({ min: 1, max: 100, int: true })
+    .optional()
+    .describe("Rotated log files kept (daemon.log.1 … daemon.log.<n>); the oldest is dropped at a rotation"),
 });
 
 export const pairingSchema = z.looseObject({
@@ -392,7 +398,7 @@ const topLevelFields = {
   corpusPresetPackages: z
     .array(nonEmpty)
     .optional()
-    .describe("Packages scanned by `corpus` for starter presets (svc/corpus-preset/v1)"),
+    .describe("Packages scanned by `svc-corpus` for starter presets (svc/corpus-preset/v1)"),
   daemon: daemonSchema.optional().describe("The daemon's listener, browser access and turn watchdog"),
   pairing: pairingSchema.optional().describe("Pairing with other devices through a rendezvous broker"),
   defaults: defaultsSchema
@@ -481,7 +487,14 @@ export const DEFAULTS = {
   adapters: [] as string[],
   profileAliases: {} as Record<string, string>,
   corpusPresetPackages: ["@svc/corpus-presets"],
-  daemon: { port: 18790, bind: "127.0.0.1", allowedOrigins: [] as string[], turnStallAfterMs: 300_000 },
+  daemon: {
+    port: 18790,
+    bind: "127.0.0.1",
+    allowedOrigins: [] as string[],
+    turnStallAfterMs: 300_000,
+    logMaxBytes: 10 * 1024 * 1024,
+    logFiles: 5,
+  },
   pairing: { rendezvous: DEFAULT_RENDEZVOUS_URL, autoconnect: true, pairPage: DEFAULT_PAIR_PAGE },
   defaults: {
     skills: [] as string[],

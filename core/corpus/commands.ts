@@ -1,4 +1,4 @@
-/** `corpus init --list` and `corpus init <slug>`. */
+/** `svc-corpus init --list` and `svc-corpus init <slug>`. */
 import { readEffectiveConfig } from "../config/read-effective.js";
 import { SvcError } from "../errors.js";
 import { bold, dim, printJson, printTable, println, warn } from "../cli/output.js";

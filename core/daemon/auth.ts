@@ -50,6 +50,7 @@ export function isLoopbackCaller(req: { headers: IncomingHttpHeaders; remoteAddr
 /**
  * Returns the caller's principal (principal.ts names them), or throws `unauthorized`.
  * A presented token is always checked: a wrong token is refused even where none is needed.
+ * Without one, a valid dashboard session cookie stands for the token holder (`token:dashboard`).
  * A request through a pairing's link carries the pairing's own authentication (its keys), so it
  * is let in with its scope whether or not `daemon.authToken` is set; a tunnel request or a direct
  * network caller without a token is let in (to read) only while `daemon.authToken` is unset.
@@ -58,6 +59,8 @@ export function authenticate(
   auth: RouteAuth,
   req: { headers: IncomingHttpHeaders; remoteAddress: string },
   tokens: AuthTokens,
+  /** The principal of the request's dashboard session cookie, when it has a valid one (core/dashboard). */
+  cookie?: string,
 ): string {
   const presented = bearerOf(req.headers);
   if (presented !== undefined) {
@@ -65,6 +68,7 @@ export function authenticate(
     if (secretEquals(presented, tokens.boot)) return "token:boot";
     throw new SvcError("unauthorized", "the bearer token is not valid for this daemon");
   }
+  if (cookie !== undefined) return cookie;
   const loopback = isLoopbackCaller(req);
   const remote = loopback ? undefined : readRemoteMarker(req.headers, tokens.forward);
   const beyond = remote ? remotePrincipal(remote) : "anonymous";

@@ -16,6 +16,8 @@ import { missingRouteProblem } from "../plugin-host/missing-route.js";
 import { registerValue } from "../runtime/inject.js";
 import { SVC_VERSION } from "../version.js";
 import { DaemonHttpServer } from "./http-server.js";
+import { dashboardPrincipal } from "../dashboard/cookie-auth.js";
+import { DASHBOARD_LOGINS } from "../dashboard/logins.js";
 import { openDoorWarning } from "./open-door.js";
 import { DAEMON_MODULES } from "./modules.js";
 import type { DaemonModule } from "./module.js";
@@ -66,6 +68,10 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
       bind: daemonCfg().bind,
       tokens: () => ({ stable: daemonCfg().authToken, boot: bootToken, forward: forwardKey }),
       policy: () => ({ allowedOrigins: daemonCfg().allowedOrigins ?? [] }),
+      cookiePrincipal: (method, headers) =>
+        c.isRegistered(DASHBOARD_LOGINS as never)
+          ? dashboardPrincipal(resolve(c, DASHBOARD_LOGINS), resolve(c, LISTEN).port, method, headers)
+          : undefined,
       explainMissing: (method, path) => missingRouteProblem(resolve(c, PLUGINS), method, path),
     });
     const stopModules = async () => {

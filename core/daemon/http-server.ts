@@ -21,6 +21,8 @@ export interface HttpServerOptions {
   tokens: () => AuthTokens;
   policy: () => OriginPolicy;
   bind: string;
+  /** The principal of a request's dashboard session cookie, when it carries a valid one. */
+  cookiePrincipal?: (method: string, headers: IncomingMessage["headers"]) => string | undefined;
   /** Why no route serves a request, when something more useful than "no route" is known. */
   explainMissing?: (method: string, path: string) => SvcError | undefined;
 }
@@ -71,8 +73,9 @@ export class DaemonHttpServer {
     /** Headers an error answer needs besides CORS (`Allow` on a 405). */
     let errorHeaders: Record<string, string> = {};
     let principal: string | undefined;
+    const starting = !this.started;
     try {
-      if (!this.started) throw new SvcError("unavailable", "the daemon is starting; try again in a moment");
+      if (starting) throw new SvcError("unavailable", "the daemon is starting; try again in a moment");
       checkHost(req.headers, this.opts.bind);
       if (method === "OPTIONS") {
         cors = corsHeaders(req.headers, policy, true);
@@ -94,7 +97,12 @@ export class DaemonHttpServer {
           `${method} is not allowed on ${url.pathname}; allowed: ${found.allowed.join(", ")}`,
         );
       }
-      principal = authenticate(found.def.auth, { headers: req.headers, remoteAddress }, this.opts.tokens());
+      principal = authenticate(
+        found.def.auth,
+        { headers: req.headers, remoteAddress },
+        this.opts.tokens(),
+        this.opts.cookiePrincipal?.(method, req.headers),
+      );
       if (found.def.auth !== "open") {
         const door = routeNeed(found.def.method, found.def.path);
         const what = door.id
@@ -126,7 +134,8 @@ export class DaemonHttpServer {
     } catch (err) {
       const e = toPublicError(err);
       const status = httpStatusFor(e.code);
-      if (status >= 500)
+      // The 503 of a daemon still starting is its answer to a probe (`/health`), not a failure.
+      if (status >= 500 && !starting)
         this.opts.logger.error("request failed", {
           method,
           path: url.pathname,

@@ -12,6 +12,8 @@ import { sentinelToolsModule } from "../sentinels/tools.js";
 import { eventCatalogModule } from "../mcp-events/catalog-module.js";
 import { mcpEventsModule } from "../mcp-events/module.js";
 import { remoteModule } from "../remote/module.js";
+import { statusModule } from "./status-module.js";
+import { dashboardModule } from "../dashboard/module.js";
 import { llmEndpointModule } from "../llm-endpoint/module.js";
 import { redactionModule } from "../redaction/module.js";
 import { tracingModule } from "../tracing/module.js";
@@ -44,8 +46,12 @@ export const DAEMON_MODULES: DaemonModule[] = [
   tracingModule,
   // after sessions and the llm-endpoint: it judges sessions, through the sidecar when it runs
   stewardModule,
+  // the page under /ui/, its login, and the read routes its views add (worktrees, adapters)
+  dashboardModule,
   // pairings and the tunnel forward into the routes above
   remoteModule,
+  // after every module whose state it shows (GET /status)
+  statusModule,
   // keep last: they serve what the modules above register
   eventsModule,
   mcpModule,

@@ -4,6 +4,8 @@
  *
  * - `token:stable`, `token:boot`: presented `daemon.authToken` or the per-boot token (from
  *   anywhere: holding it is the owner's power).
+ * - `token:dashboard`: a dashboard session cookie (core/dashboard), given for a one-time login code
+ *   that only the token holder can ask for: the same power, nothing more.
  * - `loopback`: SPEC.md's loopback exemption (a loopback socket, no proxy header).
  * - `anonymous`: a caller beyond loopback without a token, let in because `daemon.authToken` is
  *   unset. It may only read.

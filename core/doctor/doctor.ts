@@ -14,6 +14,7 @@ import { checkTargets } from "./target-checks.js";
 import { FileConfigService } from "../config/file-config-service.js";
 import { checkSteward } from "../steward/doctor-check.js";
 import { homeFile } from "../storage/paths.js";
+import { checkEnvironment } from "./env/environment.js";
 
 export interface DoctorReport {
   /** No `error` finding (warnings and notes allowed). */
@@ -26,11 +27,13 @@ const ORDER = { error: 0, warn: 1, info: 2 } as const;
 
 export async function runDoctor(
   home: string,
-  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  /** `environment: false` checks the files only (no tools, port, Node version). */
+  options: { env?: NodeJS.ProcessEnv; cwd?: string; environment?: boolean } = {},
 ): Promise<DoctorReport> {
   const env = options.env ?? process.env;
   const findings: DoctorFinding[] = [];
-  findings.push(...(await checkRuntimeFile(home)).findings);
+  const runtime = await checkRuntimeFile(home);
+  findings.push(...runtime.findings);
   findings.push(...(await checkConfigFile(home)));
   const stored = await checkSentinelsFile(home);
   findings.push(...stored.findings);
@@ -41,6 +44,16 @@ export async function runDoctor(
   // A config file that does not load is already an error above.
   const config = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() => undefined);
   if (config) findings.push(...(await checkSteward(config.current())));
+  if (options.environment !== false)
+    findings.push(
+      ...(await checkEnvironment({
+        home,
+        env,
+        config: config?.current(),
+        sentinels: stored.sentinels,
+        daemonRunning: runtime.running !== undefined,
+      })),
+    );
   // Stable order: errors first, then by file.
   const sorted = findings
     .map((f, i) => ({ f, i }))

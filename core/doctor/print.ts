@@ -3,9 +3,9 @@ import { bold, dim, green, println, red, yellow } from "../cli/output.js";
 import type { DoctorReport } from "./doctor.js";
 
 const GROUPS = [
-  { severity: "error", title: "Errors (damage: svc lost or cannot read something)", paint: red },
+  { severity: "error", title: "Errors (svc lost, cannot read or cannot run something)", paint: red },
   { severity: "warn", title: "Warnings (look at these)", paint: yellow },
-  { severity: "info", title: "Notes (nothing lost; svc handles these at its next start)", paint: dim },
+  { severity: "info", title: "Notes (nothing lost; each says whether anything is to do)", paint: dim },
 ] as const;
 
 export function printDoctorReport(report: DoctorReport): void {

@@ -23,6 +23,7 @@ import { registerValue } from "../runtime/inject.js";
 import { createLogger } from "../runtime/logger.js";
 import { ServiceDirectory } from "../runtime/service-directory.js";
 import { homeFile } from "../storage/paths.js";
+import { adapterLoadFindings } from "./env/adapters.js";
 import { CLOCK, CONFIG, HOME, LOGGER, PLUGINS, RANDOM, SERVICES, SLEEP } from "../tokens.js";
 
 /** svc doctor sends nothing: a target that tries gets this refusal. */
@@ -54,7 +55,10 @@ export async function checkTargets(
   services.provide("egress", noEgress);
   registerValue(c, SERVICES, services);
   const out: DoctorFinding[] = [];
-  await loadPlugins(registry, { ids: config.current().effective.adapters ?? [], env, cwd });
+  // Packages that fail to load are told (the daemon would start without them); the rest are checked.
+  out.push(
+    ...adapterLoadFindings(await loadPlugins(registry, { ids: config.current().effective.adapters ?? [], env, cwd })),
+  );
   for (const kind of registry.kinds("target")) {
     let instance: TargetInstance;
     try {

@@ -5,6 +5,7 @@
  */
 import { isIP } from "node:net";
 import { SvcError } from "../errors.js";
+import { allowSubnetsFix } from "./allow-hint.js";
 import type { AllowSubnets } from "./allow-subnets.js";
 import { classifyAddress, type AddressClass } from "./classify.js";
 import type { Resolver } from "./resolver.js";
@@ -27,6 +28,8 @@ export interface TargetInspection {
   /** Why the target is blocked (`private_target` or `connect` when nothing resolved). */
   failure?: "private_target" | "connect";
   reason: string;
+  /** For a `private_target` block of addresses a user's own receiver may have: the `webhooks.allowSubnets` command that allows them. */
+  fix?: string;
 }
 
 /**
@@ -135,6 +138,7 @@ export async function inspectTarget(url: URL, deps: GateDeps): Promise<TargetIns
   const first = blocked[0]!;
   const where = isIP(hostname) ? `the address ${first.address}` : `${hostname} resolves to ${first.address}, which`;
   const count = addresses.length > 1 ? ` (${blocked.length} of ${addresses.length} addresses blocked)` : "";
+  const fix = allowSubnetsFix(blocked, deps.allow.cidrs);
   return {
     hostname,
     port,
@@ -143,6 +147,7 @@ export async function inspectTarget(url: URL, deps: GateDeps): Promise<TargetIns
     allowed: false,
     failure: "private_target",
     reason: `${where} ${first.reason}${count}`,
+    ...(fix ? { fix } : {}),
   };
 }
 
@@ -152,10 +157,11 @@ export async function admitTarget(url: URL, deps: GateDeps): Promise<TargetInspe
   if (!inspection.allowed) {
     throw new SvcError(
       inspection.failure ?? "private_target",
-      `refused to call ${inspection.host}: ${inspection.reason}`,
+      `refused to call ${inspection.host}: ${inspection.reason}${inspection.fix ? `. ${inspection.fix}` : ""}`,
       {
         details: {
           host: inspection.host,
+          ...(inspection.fix ? { fix: inspection.fix } : {}),
           addresses: inspection.addresses.map((a) => ({
             address: a.address,
             allowed: a.allowed,

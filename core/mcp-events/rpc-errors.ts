@@ -61,7 +61,7 @@ export function callbackReason(err: SvcError): CallbackReason {
   return isCallbackReason(given) ? given : "challenge_failed";
 }
 
-const CHALLENGE_CODES = new Set(["challenge_failed", "timeout", "ssrf_blocked", "non_2xx"]);
+const CHALLENGE_CODES = new Set(["challenge_failed", "timeout", "ssrf_blocked", "non_2xx", "tls_untrusted"]);
 
 /**
  * An error of the engine or the catalog as the events extension answers it, where its meaning is

@@ -10,7 +10,8 @@
 export const EGRESS_MAX_BODY_BYTES = 262_144;
 
 /** Why the gate refused or a request failed (the thrown SvcError's `code`). */
-export type EgressFailure = "non_https" | "private_target" | "redirect" | "timeout" | "connect";
+/** `tls_untrusted`: the receiver's certificate was not accepted (untrusted chain, expired, or not for this host). */
+export type EgressFailure = "non_https" | "private_target" | "redirect" | "timeout" | "connect" | "tls_untrusted";
 
 export interface EgressResponse {
   status: number;

@@ -53,6 +53,7 @@ export {
   type TargetLedger,
   type TargetRefreshResult,
   type TargetResumeResult,
+  type DeliveryCounts,
 } from "./target.js";
 export type { DoctorFinding, DoctorSeverity, TargetCheckInput } from "./doctor.js";
 /** Read-only helpers for a target's `check` (`svc doctor`): secret file modes, `.damaged-*` copies, torn tails. */

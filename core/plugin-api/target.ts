@@ -58,6 +58,12 @@ export interface TargetLedger {
   adopt(sentinelId: string, record: { eventIds: string[]; accepted: number }): Promise<void>;
 }
 
+/** A target's deliveries over all its sentinels (see {@link TargetInstance.deliveryCounts}). */
+export interface DeliveryCounts {
+  pending: number;
+  dead: number;
+}
+
 /** A running target: consumes matched events. */
 export interface TargetInstance {
   /** Validates the creation input of this kind (the `target` object of a SentinelSpec). */
@@ -102,6 +108,12 @@ export interface TargetInstance {
   resume?(sentinel: SentinelView): Promise<TargetResumeResult>;
   /** Extra status for `svc sentinel status` (e.g. outbox rows). */
   status?(sentinel: SentinelView): Promise<Record<string, unknown>>;
+  /**
+   * Optional: this target's deliveries for the given sentinels (those of its kind that exist), for
+   * `svc status` (`GET /status`): how many wait (`pending`) and how many gave up (`dead`). One
+   * cheap pass: it is asked on every status view, whatever the number of sentinels.
+   */
+  deliveryCounts?(sentinelIds: ReadonlySet<string>): Promise<DeliveryCounts>;
   /**
    * Optional: checks the target's own files under `$SVC_HOME` for `svc doctor`, offline (no daemon
    * need run; the target is set up but not started) and read-only: it never writes, moves or

@@ -56,8 +56,8 @@ const presetPath = z
 
 export const corpusPresetSchema = z
   .object({
-    slug: kindSlug.describe("Name used by `corpus init <slug>`"),
-    description: z.string().min(1).max(200).describe("One line shown by `corpus init --list`"),
+    slug: kindSlug.describe("Name used by `svc-corpus init <slug>`"),
+    description: z.string().min(1).max(200).describe("One line shown by `svc-corpus init --list`"),
     directory: relativePath.optional().describe("A folder of the package copied into the target directory"),
     files: z
       .record(presetPath, z.string())

@@ -2,10 +2,14 @@
  * Serves a request that arrived through a pairing or the tunnel by sending it to the daemon's
  * own listener, marked as forwarded (`Forwarded`, `X-Forwarded-For`): it goes through the same
  * routes and the same authorization as any request, and is never taken for a loopback caller.
+ * A stream request (`GET /events` through a pairing's link) whose answer is an event stream is
+ * relayed event by event until the sink's signal ends it (the caller cancelled, the link closed,
+ * or it fell behind); aborting the fetch closes the daemon's stream at once.
  */
 import { REMOTE_MARKER, remoteMarker } from "../daemon/remote-marker.js";
 import { remotePrincipal, type RemoteVia } from "../daemon/principal.js";
-import type { RemoteRequest, RemoteResponse } from "./web/channel.js";
+import type { RemoteRequest, RemoteResponse, StreamSink } from "./web/channel.js";
+import { sseEvents } from "./sse-events.js";
 
 /** Request headers a remote caller may set; everything else (Host, Forwarded, …) is ours. */
 const PASSED = new Set(["authorization", "content-type", "accept", "last-event-id"]);
@@ -16,11 +20,11 @@ export interface ForwardTarget {
   forwardKey: string;
 }
 
-export type Forward = (r: RemoteRequest) => Promise<RemoteResponse & { contentType?: string }>;
+export type Forward = (r: RemoteRequest, stream?: StreamSink) => Promise<RemoteResponse & { contentType?: string }>;
 
 /** `via` is asked at each request: a pairing's scope may change while its link stays up. */
 export function makeForwarder(target: () => ForwardTarget, via: () => RemoteVia): Forward {
-  return async (r: RemoteRequest): Promise<RemoteResponse & { contentType?: string }> => {
+  return async (r: RemoteRequest, stream?: StreamSink): Promise<RemoteResponse & { contentType?: string }> => {
     if (!/^(GET|POST|PUT|PATCH|DELETE)$/.test(r.method) || !r.path.startsWith("/") || r.path.startsWith("//")) {
       return {
         status: 400,
@@ -42,9 +46,20 @@ export function makeForwarder(target: () => ForwardTarget, via: () => RemoteVia)
       method: r.method,
       headers,
       body: r.method === "GET" || r.method === "DELETE" || r.body === undefined ? undefined : r.body,
-      // The caller bounds the wait (the CLI's own timeout rides with the request).
-      signal: AbortSignal.timeout(3_600_000),
+      // The caller bounds the wait (the CLI's own timeout rides with the request); a stream lasts until its sink ends it.
+      signal: stream?.signal ?? AbortSignal.timeout(3_600_000),
     });
-    return { status: res.status, body: await res.text(), contentType: res.headers.get("content-type") ?? undefined };
+    const contentType = res.headers.get("content-type") ?? undefined;
+    if (stream && res.ok && res.body && contentType?.startsWith("text/event-stream")) {
+      stream.open();
+      try {
+        for await (const e of sseEvents(res.body)) stream.event(e);
+      } catch (err) {
+        // Aborted by the sink (its reason is the stream's end), or the daemon's stream broke off.
+        if (!stream.signal.aborted) throw err;
+      }
+      return { status: res.status, body: "", contentType };
+    }
+    return { status: res.status, body: await res.text(), contentType };
   };
 }

@@ -43,6 +43,7 @@ import type {
   SentinelProjection,
   SentinelService,
   SentinelStatus,
+  SentinelSummary,
 } from "./service.js";
 import type { SentinelStore } from "./store.js";
 
@@ -97,6 +98,10 @@ export class SentinelEngine implements SentinelService {
 
   list(): Promise<SentinelProjection[]> {
     return this.registry.list();
+  }
+
+  summary(): Promise<SentinelSummary> {
+    return this.registry.summary();
   }
 
   get(id: string): SentinelView | undefined {

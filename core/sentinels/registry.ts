@@ -20,6 +20,7 @@ import type {
   SentinelProjection,
   SentinelRecord,
   SentinelStatus,
+  SentinelSummary,
 } from "./service.js";
 import type { SentinelStore } from "./store.js";
 import { validateSpec } from "./validate.js";
@@ -78,6 +79,27 @@ export class SentinelRegistry {
   async list(): Promise<SentinelProjection[]> {
     const all = this.store.all().sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id));
     return Promise.all(all.map((r) => this.projectRecord(r)));
+  }
+
+  async summary(): Promise<SentinelSummary> {
+    const s: SentinelSummary = { total: 0, active: 0, expired: 0, byTarget: {}, deliveries: { pending: 0, dead: 0 } };
+    const idsByKind = new Map<string, Set<string>>();
+    for (const r of this.store.all()) {
+      s.total++;
+      s[r.status]++;
+      const kind = r.spec.target.kind;
+      s.byTarget[kind] = (s.byTarget[kind] ?? 0) + 1;
+      let ids = idsByKind.get(kind);
+      if (!ids) idsByKind.set(kind, (ids = new Set()));
+      ids.add(r.id);
+    }
+    for (const [kind, ids] of idsByKind) {
+      const target = await this.plugins.target(kind).catch(() => undefined);
+      const counts = await target?.deliveryCounts?.(ids).catch(() => undefined);
+      s.deliveries.pending += counts?.pending ?? 0;
+      s.deliveries.dead += counts?.dead ?? 0;
+    }
+    return s;
   }
 
   get(id: string): SentinelView | undefined {

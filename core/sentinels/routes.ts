@@ -7,6 +7,7 @@ import type { RouteDef, RouteRequest } from "../plugin-api/http.js";
 import { SvcError } from "../errors.js";
 import { authorize } from "../daemon/authorization.js";
 import type { SentinelService } from "./service.js";
+import { redactLikelySecrets } from "../daemon/mcp/redact.js";
 import { removeSentinel } from "./tools.js";
 
 /** The operation a creation body asks for: session targets are everyday work, anything else sends outward. */
@@ -85,6 +86,23 @@ export function sentinelRoutes(engine: SentinelService): RouteDef[] {
       path: "/sentinel-providers",
       auth: "loopback-or-token",
       handler: async () => ({ status: 200, body: { providers: await engine.providers() } }),
+    },
+    {
+      method: "POST",
+      path: "/sentinel-providers/:provider/setup",
+      auth: "loopback-or-token",
+      handler: async (req) => {
+        authorize("provider.setup", req.principal);
+        const body = req.json() as { settings?: unknown } | null;
+        const settings = body !== null && typeof body === "object" ? body.settings : undefined;
+        if (settings === null || typeof settings !== "object" || Array.isArray(settings))
+          throw new SvcError("invalid_input", "the body must be {settings: {...}}, the provider's settings object", {
+            details: [{ path: "settings", message: "must be an object" }],
+          });
+        const provider = req.params.provider!;
+        const summary = await engine.setupProvider(provider, settings as Record<string, unknown>);
+        return { status: 200, body: { provider, configured: redactLikelySecrets(summary) } };
+      },
     },
   ];
 }

@@ -67,6 +67,15 @@ export interface ProviderReport {
   readiness: ProviderReadiness;
 }
 
+/** Sentinels by status and target kind, and their targets' deliveries (`svc status`). */
+export interface SentinelSummary {
+  total: number;
+  active: number;
+  expired: number;
+  byTarget: Record<string, number>;
+  deliveries: { pending: number; dead: number };
+}
+
 export interface SentinelService extends SentinelIngress {
   /**
    * Validates, lets the target verify (challenge), stores; returns the projection. With an
@@ -75,6 +84,8 @@ export interface SentinelService extends SentinelIngress {
    */
   create(spec: unknown, principal: string, options?: CreateOptions): Promise<SentinelProjection>;
   list(): Promise<SentinelProjection[]>;
+  /** Counts only, no projection (fast with thousands of sentinels): `GET /status`. */
+  summary(): Promise<SentinelSummary>;
   /** Throws `not_found`. */
   get(id: string): SentinelView | undefined;
   project(id: string): Promise<SentinelProjection>;

@@ -19,7 +19,18 @@ import { decodeSecret, parseSecret } from "./secret.js";
 /** The verification POST's timeout. */
 export const CHALLENGE_TIMEOUT_MS = 10_000;
 
-export type ChallengeFailure = "challenge_failed" | "timeout" | "non_https" | "ssrf_blocked" | "non_2xx";
+export type ChallengeFailure =
+  | "challenge_failed"
+  | "timeout"
+  | "non_https"
+  | "ssrf_blocked"
+  | "non_2xx"
+  | "tls_untrusted";
+
+/** How a verification succeeded: `cached` when a success younger than the cache's TTL answered and nothing was sent. */
+export interface ChallengeOutcome {
+  cached: boolean;
+}
 
 export interface ChallengeVerifier {
   /**
@@ -38,7 +49,7 @@ export interface ChallengeVerifier {
     principal: string;
     alsoSignWith?: string;
     fresh?: boolean;
-  }): Promise<void>;
+  }): Promise<ChallengeOutcome>;
 }
 
 /**
@@ -73,6 +84,7 @@ const EGRESS_TO_CHALLENGE: Record<string, ChallengeFailure> = {
   redirect: "ssrf_blocked",
   timeout: "timeout",
   connect: "timeout",
+  tls_untrusted: "tls_untrusted",
 };
 
 export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier {
@@ -85,7 +97,7 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
       const host = target.host;
       const hmacKey = parseSecret(secret);
       const key = challengeCacheKey(principal, target, secret);
-      if (!fresh && cache.has(key)) return;
+      if (!fresh && cache.has(key)) return { cached: true };
 
       const challenge = deps.random.hex(32);
       const msgId = `msg_verification_${deps.random.ulid()}`;
@@ -138,6 +150,7 @@ export function createChallengeVerifier(deps: ChallengeDeps): ChallengeVerifier 
       }
       cache.remember(key);
       deps.logger?.info("webhook callback verified", { host, subscriptionId });
+      return { cached: false };
     },
   };
 }

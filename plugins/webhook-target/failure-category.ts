@@ -46,6 +46,7 @@ function isTlsCode(code: string): boolean {
     code.startsWith("ERR_SSL_") ||
     code.startsWith("UNABLE_TO_") ||
     code.includes("CERT") ||
+    code === "tls_untrusted" ||
     code === "EPROTO"
   );
 }

@@ -31,6 +31,8 @@ export interface StoredWebhookTarget {
   mcp?: McpSubscription;
   /** Present while delivery is suspended. */
   suspended?: Suspension;
+  /** The challenge verification at creation: when, and whether a cached success answered it (nothing sent then). */
+  verification?: { at: number; cached: boolean };
 }
 
 export function asStoredTarget(stored: Record<string, unknown> | undefined): StoredWebhookTarget | undefined {

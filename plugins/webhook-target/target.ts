@@ -207,14 +207,15 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       const { url, secret, mcp } = inputSchema.parse(input);
       const callback = callbackUrl(url);
       // The verifier refuses a malformed secret (challenge_failed) before sending anything.
-      await deps.verifier.verify({
+      const { cached } = await deps.verifier.verify({
         url: callback,
         secret,
         subscriptionId: mcp?.subscriptionId ?? meta.sentinelId,
         principal: meta.principal,
       });
       const secretRef = await vault.put(meta.sentinelId, secret);
-      return { kind: "webhook", url: callback, secretRef, ...(mcp ? { mcp } : {}) };
+      const verification = { at: ctx.clock.now(), cached };
+      return { kind: "webhook", url: callback, secretRef, verification, ...(mcp ? { mcp } : {}) };
     },
 
     project(stored, meta) {
@@ -225,6 +226,9 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         hasSecret: true,
         secretRedacted: true,
         ...(t?.mcp ? { subscriptionId: t.mcp.subscriptionId, eventName: t.mcp.eventName } : {}),
+        ...(t?.verification
+          ? { verification: { at: new Date(t.verification.at).toISOString(), cached: t.verification.cached } }
+          : {}),
         ...(t ? { deliveryStatus: health.status(meta?.sentinelId, t) } : {}),
       };
     },
@@ -309,6 +313,10 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         outbox: { pending: count("pending"), delivered: count("delivered"), dead: count("dead"), rows },
         ...(stored?.rotatedAt ? { rotatedAt: stored.rotatedAt } : {}),
       };
+    },
+
+    async deliveryCounts(sentinelIds: ReadonlySet<string>) {
+      return (await open()).outbox.counts(sentinelIds);
     },
 
     /** `svc doctor`: the vault and the outbox files, read-only (the outbox is never opened here). */

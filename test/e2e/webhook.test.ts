@@ -55,6 +55,7 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
       url: rx.url,
       hasSecret: true,
       secretRedacted: true,
+      verification: { at: expect.any(String), cached: false },
       deliveryStatus: { active: true, lastError: null },
     });
     expect(rx.challenges).toBe(1);
@@ -155,6 +156,7 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
       "kind",
       "secretRedacted",
       "url",
+      "verification",
     ]);
     expect((await push([{ id: "evt_rot", type: "ci.build.finished", subjects: ["ci:api"] }])).status).toBe(200);
     const x = await until(() => rx.deliveries.find((r) => r.id === "evt_rot"));

@@ -1,9 +1,7 @@
 /** `svc adapters init <dir>`: scaffolds a working adapter package (see scaffold.ts). */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { kindSlug } from "../../plugin-host/manifest-schema.js";
-import { typesPackageDir } from "../../plugin-host/write-types-package.js";
 import { println, usageError } from "../output.js";
 import { scaffold } from "./scaffold.js";
 
@@ -49,19 +47,12 @@ export function initPackage(dir: string, o: InitOptions): { dir: string; files: 
   if (existsSync(root) && readdirSync(root).length > 0) {
     throw usageError(`${root} is not empty; svc adapters init writes a new package into an empty or missing folder`);
   }
-  const typesDir = typesPackageDir();
-  if (o.typescript && !existsSync(join(typesDir, "package.json"))) {
-    throw usageError(
-      `--typescript needs the @svc/plugin-api types package at ${typesDir}; run \`npm run build\` in the svc checkout first`,
-    );
-  }
   const files = scaffold({
     name,
     provider,
     target,
     ...(o.redactor ? { redactor: o.redactor } : {}),
     typescript: o.typescript === true,
-    typesSpec: pathToFileURL(typesDir).href.replace(/^file:\/\//, "file:"),
   });
   for (const [file, text] of files) {
     const path = join(root, file);

@@ -1,7 +1,7 @@
 /**
  * `svc adapters install <spec>` and `svc install runtime-profile/<slug>`: npm install into the
- * install location, validate what got installed (rolled back when invalid), then list it in
- * config `adapters`.
+ * install location, validate what got installed and load it in a scratch host (rolled back when
+ * invalid or when it does not load), then list it in config `adapters`.
  */
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
@@ -11,6 +11,7 @@ import { installDir } from "../../plugin-host/locations.js";
 import { loadManifest, PhaseError, readRawManifest } from "../../plugin-host/manifest.js";
 import type { AdapterManifest } from "../../plugin-host/manifest-schema.js";
 import { readPackageJson, resolvePackage } from "../../plugin-host/resolve-package.js";
+import { checkPackageLoads } from "../../plugin-host/scratch-load.js";
 import { println } from "../output.js";
 import { configFilePath } from "../../config/config-path.js";
 import { editAdapters } from "./config-adapters.js";
@@ -58,6 +59,11 @@ export async function installPackage(spec: string, options: InstallOptions): Pro
           `its manifest declares ${missing.map((p) => `${p.type} ${p.kind} at ${p.entry}`).join(", ")}, but no such file is in the package (build it first, or check "files" in its package.json)`,
         );
       }
+      // What would only fail in the daemon (a syntax error, a default export of the wrong kind, a
+      // setup that throws or hangs) is found now, in a scratch host, and refused.
+      println(`checking that it loads (import, shape, setup) in a scratch host`);
+      const report = await checkPackageLoads(resolved.dir, { env });
+      if (!report.ok) throw new PhaseError(report.phase, `it does not load (phase ${report.phase}): ${report.error}`);
     }
   } catch (err) {
     await rollback(dir, name, saved, env);

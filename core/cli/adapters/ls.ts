@@ -1,7 +1,8 @@
 /**
  * `svc adapters ls`: each package, where it resolved, its version, what it provides, which kinds it
  * wins and which it lost (to whom), plus the built-ins and every failure. By default only manifests
- * are read (no plugin code runs); `--load` also imports each entry and checks its shape.
+ * are read (no plugin code runs); `--load` also imports each entry and checks its shape, and exits 1
+ * when any package failed.
  */
 import { SvcError } from "../../errors.js";
 import { readJsonFile } from "../../storage/json-file.js";
@@ -10,7 +11,7 @@ import { PhaseError } from "../../plugin-host/manifest.js";
 import { importPackage, inListedOrder } from "../../plugin-host/load.js";
 import { KindTable, type LoadFailure, type PluginSource } from "../../plugin-host/registry.js";
 import { declaredPlugins, scanPackages, type DeclaredPlugin, type ScannedPackage } from "../../plugin-host/scan.js";
-import { bold, dim, printJson, println, yellow } from "../output.js";
+import { bold, dim, printJson, println, warn, yellow } from "../output.js";
 import { configFilePath } from "../../config/config-path.js";
 
 export interface ListedPlugin {
@@ -144,6 +145,18 @@ export function printListing(l: AdapterListing, json: boolean): void {
     for (const f of l.failures) println(`  ${yellow(f.package)} (${f.phase}): ${f.error}`);
   }
   if (!l.loaded) println(dim("\n(manifests only; `svc adapters ls --load` also imports each plugin and checks it)"));
+}
+
+/**
+ * `ls --load` exits 1 when a package failed to load (its import, shape or an earlier phase), and
+ * says which on stderr; without `--load` only manifests are read and the exit code stays 0.
+ */
+export function failIfNotLoaded(l: AdapterListing): void {
+  if (!l.loaded || l.failures.length === 0) return;
+  warn(
+    `${l.failures.length} adapter package(s) failed to load: ${[...new Set(l.failures.map((f) => `${f.package} (${f.phase})`))].join(", ")}`,
+  );
+  process.exitCode = 1;
 }
 
 function pluginLines(p: ListedPackage): string[] {

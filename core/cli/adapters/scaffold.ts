@@ -1,9 +1,11 @@
 /**
  * What `svc adapters init` writes: a package with a provider and/or a target, a README, and a
  * test that installs the package into a scratch `$SVC_HOME`, runs the real daemon and waits for
- * its events to arrive. Plain JavaScript by default (no build step); `--typescript` adds a
- * tsconfig, sources under src/ and the types-only `@svc/plugin-api` as a dev dependency.
- * Pure: returns the files, writes nothing.
+ * its events to arrive. Plain JavaScript by default (no build step, no dependencies); `--typescript`
+ * adds a tsconfig, sources under src/ and `@svc/svc` as a peer dependency (a published-style range,
+ * which `npm install` in the package brings for the build's types; the running svc provides the
+ * module at run time, and `svc adapters install` never installs peers). Pure: returns the files,
+ * writes nothing.
  */
 import { SVC_VERSION } from "../../version.js";
 
@@ -15,13 +17,14 @@ export interface ScaffoldOptions {
   /** A `redactor` plugin of this kind (docs/redaction.md). */
   redactor?: string;
   typescript: boolean;
-  /** `file:` spec of the types package for `--typescript` (the running svc's dist/plugin-api-types). */
-  typesSpec: string;
 }
 
 export type ScaffoldFiles = Map<string, string>;
 
-const HOST_RANGE = `>=${SVC_VERSION.split(".").slice(0, 2).join(".")}.0`;
+const MAJOR_MINOR = SVC_VERSION.split(".").slice(0, 2).join(".");
+const HOST_RANGE = `>=${MAJOR_MINOR}.0`;
+/** The `--typescript` scaffold's peer dependency on svc, as a package on a registry would name it. */
+export const SVC_PEER = { "@svc/svc": `^${MAJOR_MINOR}` };
 
 export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
   const files: ScaffoldFiles = new Map();
@@ -68,7 +71,7 @@ export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
       ? { build: "tsc -p .", pretest: "npm run build", test: "node --test test/" }
       : { test: "node --test test/" },
     ...(o.typescript
-      ? { devDependencies: { "@svc/plugin-api": o.typesSpec, "@types/node": "^20.19.0", typescript: "~5.9" } }
+      ? { peerDependencies: SVC_PEER, devDependencies: { "@types/node": "^20.19.0", typescript: "~5.9" } }
       : {}),
     "svc-adapter": { schema: "svc/adapter/v1", svc: HOST_RANGE, plugins },
   };
@@ -83,6 +86,10 @@ export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
   return files;
 }
 
+/**
+ * `@svc/plugin-api` is typed from the types-only package inside the installed peer `@svc/svc`; the
+ * emitted JavaScript keeps the import, which the running svc answers.
+ */
 const TSCONFIG = `{
   "compilerOptions": {
     "target": "ES2022",
@@ -91,6 +98,7 @@ const TSCONFIG = `{
     "strict": true,
     "skipLibCheck": true,
     "types": ["node"],
+    "paths": { "@svc/plugin-api": ["./node_modules/@svc/svc/dist/plugin-api-types/core/plugin-api/index.d.ts"] },
     "rootDir": "src",
     "outDir": "dist"
   },
@@ -238,21 +246,8 @@ function testSource(o: ScaffoldOptions): string {
   const target = o.target;
   const subject = provider ? `${provider}:demo` : "demo:hello";
   const sentinel = target
-    ? `  // A sentinel with this package's target, created through the daemon's REST API (the CLI creates
-  // session and webhook targets only); the per-boot token is in $SVC_HOME/runtime.json.
-  const runtime = JSON.parse(await readFile(join(home, "runtime.json"), "utf8"));
-  const res = await fetch(\`http://127.0.0.1:\${runtime.port}/sentinels\`, {
-    method: "POST",
-    headers: { authorization: \`Bearer \${runtime.token}\`, "content-type": "application/json" },
-    body: JSON.stringify({
-      match: [{ subject: "${provider ? `${provider}:*` : "demo:*"}" }],
-      until: { kind: "never" },
-      provider: "${provider ?? "agentpush"}",
-      target: { kind: "${target}" },
-      label: "adapter test",
-    }),
-  });
-  assert.equal(res.status, 201, await res.text());
+    ? `  // A sentinel with this package's target (the CLI sends the daemon's token for a plugin target).
+  await svc(["sentinel", "create", "--target", "${target}", "--subject", "${provider ? `${provider}:*` : "demo:*"}", "--provider", "${provider ?? "agentpush"}", "--label", "adapter test"], env);
 `
     : `  // A sentinel on this provider with a session target: with no such session running, each event is
   // parked for it (svc sentinel status shows the parked events).
@@ -328,7 +323,7 @@ An svc adapter package with ${what}, made by \`svc adapters init\`.
 - \`test/adapter.test.js\`: installs the package into a scratch \`$SVC_HOME\`, ${o.provider || o.target ? "runs the real daemon and\n  waits for an event to arrive" : "and checks that svc loads it"}. \`npm test\` runs it (svc must be on PATH, or set SVC_BIN).
 
 The plugins import \`@svc/plugin-api\`, which the running svc provides at run time: the package
-needs no copy of svc and no peer dependency on it.${o.typescript ? " The dev dependency `@svc/plugin-api` holds its types only." : ""}
+needs no copy of svc.${o.typescript ? " For the build's types it names `@svc/svc` as a peer dependency (`npm install` brings it;\n`svc adapters install` never installs it: the host provides the module)." : " It has no dependencies."}
 
 Use it: \`svc adapters install ./${o.name}\`, then restart \`svc serve\`.
 `;

@@ -38,15 +38,17 @@ function addAdapterVerbs(group: Command, renamed: boolean): void {
       "List built-in plugins and adapter packages: where each resolved, what it provides, which kinds it wins or lost, and failures",
     )
     .option("--json", "machine-readable output")
-    .option("--load", "also import each plugin and check its shape (runs plugin code)")
+    .option("--load", "also import each plugin and check its shape (runs plugin code); exit 1 when any failed")
     .action(async (opts: { json?: boolean; load?: boolean }) => {
-      const { listAdapters, printListing } = await import("../adapters/ls.js");
-      printListing(await listAdapters({ load: opts.load === true }), opts.json === true);
+      const { failIfNotLoaded, listAdapters, printListing } = await import("../adapters/ls.js");
+      const listing = await listAdapters({ load: opts.load === true });
+      printListing(listing, opts.json === true);
+      failIfNotLoaded(listing);
     });
   group
     .command("install")
     .description(
-      "npm install a package (name, folder or tarball) into the install location, validate its manifest, and append it to config adapters",
+      "npm install a package (name, folder or tarball) into the install location, validate its manifest, load it in a scratch host (import, shape, setup within 10 s), and append it to config adapters; exit 1 and roll back when it does not load",
     )
     .argument("<spec>", "an npm spec: name[@range], ./folder, or ./package.tgz")
     .action(async (spec: string) => {

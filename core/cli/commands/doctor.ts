@@ -1,11 +1,11 @@
 import type { Command } from "commander";
 
-/** `svc doctor [--json]`: offline, read-only check of `$SVC_HOME`; exit 0 when healthy, 1 when not. */
+/** `svc doctor [--json]`: offline, read-only check of `$SVC_HOME` and the environment; exit 0 when healthy, 1 when not. */
 export function registerDoctor(program: Command): void {
   program
     .command("doctor")
     .description(
-      "Check every file under $SVC_HOME offline and read-only (parse, checksums, modes, agreement between sentinels, webhook secrets and outbox) and say what to do; exit 0 when healthy (warnings allowed), 1 when anything is damaged",
+      "Check every file under $SVC_HOME (parse, checksums, modes, agreement between sentinels, webhook secrets and outbox) and the environment (Node version, git, gh, the daemon's port, NODE_EXTRA_CA_CERTS, webhooks.allowSubnets, adapters that fail to load, unknown config keys), offline and read-only, and say what to do; exit 0 when healthy (warnings allowed), 1 on any error",
     )
     .option("--json", "machine-readable output: {healthy, home, findings: [{severity, file, message, fix}]}")
     .action(async (opts: { json?: boolean }) => {

@@ -8,7 +8,10 @@ export function registerPair(program: Command): void {
     .command("offer")
     .description("Make a one-time pairing offer: a svc://pair?… URL and a QR code (with --qr, the web pair page URL)")
     .option("--qr", "print the web pair page URL with the offer in its fragment (the QR code then encodes it)")
-    .option("--rendezvous <url>", 'broker WebSocket URL (overrides pairing.rendezvous; required when it is "")')
+    .option(
+      "--rendezvous <url>",
+      'relay URL as `svc relay serve` prints it, ws[s]://host:port/v1 (overrides pairing.rendezvous; required when it is "" or unset)',
+    )
     .option("--pair-page <url>", "web pair page (overrides pairing.pairPage; needs --qr)")
     .option("--ttl <duration>", "how long the offer stays valid: 90s, 10m, 2h (default 10m)")
     .option("--label <name>", "this daemon's name as the other end will see it (default: the host name)")

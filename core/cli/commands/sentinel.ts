@@ -1,7 +1,8 @@
 import type { Command } from "commander";
+import { addLabelOptions, addMatchOptions } from "./match-options.js";
 
 /**
- * `svc sentinel watch|list|status|unwatch|poll-now|push|rotate-secret|replay|resume|providers`: everything through the
+ * `svc sentinel watch|create|list|status|unwatch|poll-now|push|rotate-secret|replay|resume|providers [setup]`: everything through the
  * daemon's REST API. Each subcommand is one block below; implementations load lazily.
  */
 export function registerSentinel(program: Command): void {
@@ -12,7 +13,7 @@ export function registerSentinel(program: Command): void {
   sentinel
     .command("watch")
     .description(
-      "Create a sentinel delivering matching events to a session (session targets only; webhook targets go through POST /sentinels)",
+      "Create a sentinel delivering matching events to a session (session targets only; for a webhook use `svc webhooks add`, for another target kind `svc sentinel create --target <kind>`)",
     )
     .argument("[subject]", "subject to watch; a trailing * makes it a prefix (e.g. github:acme/api#42, ci:*)")
     .option(
@@ -43,6 +44,37 @@ export function registerSentinel(program: Command): void {
     .action(async (subject: string | undefined, opts) => {
       const { watch } = await import("../sentinel/watch.js");
       await watch(subject, opts);
+    });
+
+  addLabelOptions(
+    addMatchOptions(
+      sentinel
+        .command("create")
+        .description(
+          "Create a sentinel with any target kind, a plugin's included: the target is {kind: --target, ...--target-json}, validated by its plugin",
+        )
+        .requiredOption(
+          "--target <kind>",
+          "target kind, e.g. a target plugin's kind (session and webhook have watch and webhooks add)",
+        )
+        .option(
+          "--target-json <json|@file|->",
+          "the target's fields besides kind as a JSON object: inline, @<file>, or - for stdin (use a file or stdin for anything secret)",
+        ),
+    ),
+  )
+    .option(
+      "--idempotency-key <key>",
+      "safe retries: the same key with the same arguments within 24 hours returns the sentinel it created",
+    )
+    .option("--json", "print the created sentinel as JSON")
+    .addHelpText(
+      "after",
+      `\nExample:\n  $ svc sentinel create --target my-target --target-json '{"channel":"ops"}' --subject 'ci:api*'`,
+    )
+    .action(async (opts) => {
+      const { create } = await import("../sentinel/create.js");
+      await create(opts);
     });
 
   sentinel
@@ -90,7 +122,10 @@ export function registerSentinel(program: Command): void {
     .argument("<subjects...>", "the event's subjects, broadest first (e.g. ci:api ci:api#build-7)")
     .requiredOption("--type <type>", "event type, e.g. ci.build.finished")
     .option("--id <id>", "stable event id, no '.' (default: a fresh ULID)")
-    .option("--data <json>", "event data as JSON")
+    .option(
+      "--data <json|@file|->",
+      "event data as JSON: inline, @<file> to read a file, or - to read stdin (for large events)",
+    )
     .option("--terminal", "mark the event's last subject terminal (ends until: subject_terminal sentinels on it)")
     .option("--json", "print the ingest result as JSON")
     .action(async (subjects: string[], opts) => {
@@ -141,12 +176,42 @@ export function registerSentinel(program: Command): void {
       await resume(id, opts.json === true);
     });
 
-  sentinel
+  const providers = sentinel
     .command("providers")
-    .description("Report each loaded provider's readiness")
+    .description("Report each loaded provider's readiness; `providers setup <provider>` configures one")
     .option("--json", "machine-readable output")
     .action(async (opts: { json?: boolean }) => {
       const { providers } = await import("../sentinel/show.js");
       await providers(opts.json === true);
+    });
+  const repeat = (v: string, prev: string[] = []) => [...prev, v];
+  providers
+    .command("setup")
+    .description(
+      "Configure a provider (a secret, an API key, a public base URL), as the MCP tool setup_sentinel_provider does. " +
+        "Secrets never go on the command line: --secret prompts without echo (or reads piped stdin), --secret-env and --from-file read them elsewhere",
+    )
+    .argument("<provider>", "provider slug, e.g. webhook")
+    .option(
+      "--set <key=value>",
+      "a setting that is not secret (repeatable); the value parses as JSON when it can",
+      repeat,
+    )
+    .option(
+      "--secret <key>",
+      "a secret setting, read at a prompt that does not echo or from piped stdin (repeatable on a terminal)",
+      repeat,
+    )
+    .option("--secret-env <key=VAR>", "a secret setting read from the environment variable VAR (repeatable)", repeat)
+    .option("--from-file <path>", "settings as a JSON object in a file (e.g. a 0600 file holding the secret)")
+    .option("--json", "print {provider, configured} (secrets redacted) as JSON")
+    .addHelpText(
+      "after",
+      "\nExample:\n  $ svc sentinel providers setup webhook --secret secret --set publicBaseUrl=https://hooks.example.com",
+    )
+    .action(async (provider: string, opts) => {
+      const { setupProvider } = await import("../sentinel/provider-setup.js");
+      // `providers` has a --json of its own, which commander gives the parent wherever it appears.
+      await setupProvider(provider, { ...opts, json: opts.json === true || providers.opts().json === true });
     });
 }

@@ -1,33 +1,28 @@
 import type { Command } from "commander";
+import { addLabelOptions, addMatchOptions } from "./match-options.js";
 
-/** `svc webhooks add|check`: webhook sentinels, and the SSRF gate's verdict on a callback URL. */
+/** `svc webhooks add|ls|rm|check`: webhook sentinels, and the SSRF gate's verdict on a callback URL. */
 export function registerWebhooks(program: Command): void {
   const group = program
     .command("webhooks")
     .description(
-      "Webhook targets: create a webhook sentinel, check a callback URL against the SSRF gate (and resume its suspended sentinels)",
+      "Webhook targets: create, list and remove webhook sentinels; check a callback URL against the SSRF gate (and resume its suspended sentinels)",
     );
-  group
-    .command("add")
-    .description(
-      "Create a sentinel that delivers matching events to an HTTPS callback as signed webhooks (the URL is challenge-verified first)",
+  addLabelOptions(
+    addMatchOptions(
+      group
+        .command("add")
+        .description(
+          "Create a sentinel that delivers matching events to an HTTPS callback as signed webhooks (the URL is challenge-verified first)",
+        )
+        .argument("<url>", "the https callback URL, e.g. https://hooks.example.com/svc"),
     )
-    .argument("<url>", "the https callback URL, e.g. https://hooks.example.com/svc")
-    .option(
-      "--subject <subject>",
-      "subject to match (repeatable); a trailing * matches a prefix, e.g. 'ci:api*'",
-      (v: string, prev: string[] = []) => [...prev, v],
-    )
-    .option("--types <globs>", "comma-separated type globs (default: the provider's default types)")
-    .option("--until <until>", "never | count:<n> | at:<ISO time or epoch ms> | subject_terminal (default: never)")
-    .option("--provider <slug>", "provider slug (default: local-gh for github: subjects, else agentpush)")
-    .option(
-      "--secret <secret>",
-      "the whsec_ secret your receiver verifies with, or - to read it from stdin (default: generated and printed once)",
-    )
-    .option("--secret-env <var>", "read the secret from this environment variable")
-    .option("--label <label>", "human-readable label")
-    .option("--group <group>", "fan-out group (descriptive)")
+      .option(
+        "--secret <secret>",
+        "the whsec_ secret your receiver verifies with, or - to read it from stdin (default: generated and printed once)",
+      )
+      .option("--secret-env <var>", "read the secret from this environment variable"),
+  )
     .option(
       "--idempotency-key <key>",
       "safe retries: the same key with the same arguments within 24 hours returns the sentinel it created (needs --secret or --secret-env)",
@@ -40,6 +35,30 @@ export function registerWebhooks(program: Command): void {
     .action(async (url: string, opts) => {
       const { addWebhook } = await import("../webhooks/add.js");
       await addWebhook(url, opts);
+    });
+  group
+    .command("ls")
+    .alias("list")
+    .description(
+      "List webhook sentinels (those `webhooks add` creates and MCP events subscriptions): callback URL, match, delivery state; secrets are never shown",
+    )
+    .option("--json", "machine-readable output: {webhooks: [sentinel projections]}")
+    .action(async (opts: { json?: boolean }) => {
+      const { listWebhooks } = await import("../webhooks/list.js");
+      await listWebhooks(opts.json === true);
+    });
+  group
+    .command("rm")
+    .alias("remove")
+    .description(
+      "Remove a webhook sentinel by id, or the webhook sentinels delivering to a URL (--all when several do); its undelivered events end as dead (sentinel_removed)",
+    )
+    .argument("<id|url>", "a webhook sentinel's id (snt_…) or its callback URL as `webhooks ls` shows it")
+    .option("--all", "with a URL: remove every webhook sentinel delivering there")
+    .option("--json", "print {removed: [ids]}")
+    .action(async (ref: string, opts: { all?: boolean; json?: boolean }) => {
+      const { removeWebhooks } = await import("../webhooks/remove.js");
+      await removeWebhooks(ref, opts);
     });
   group
     .command("check")

@@ -2,6 +2,7 @@
 import { ulid } from "ulid";
 import type { IngestResult } from "../../plugin-api/context.js";
 import { DaemonClient } from "../daemon-client.js";
+import { readJsonFlag } from "../json-input.js";
 import { printJson, println, usageError } from "../output.js";
 
 export async function unwatch(id: string): Promise<void> {
@@ -23,15 +24,8 @@ export interface PushOptions {
   json?: boolean;
 }
 
-export function buildPushEvent(subjects: string[], opts: PushOptions): Record<string, unknown> {
-  let data: unknown;
-  if (opts.data !== undefined) {
-    try {
-      data = JSON.parse(opts.data);
-    } catch (err) {
-      throw usageError(`--data must be JSON: ${(err as Error).message}`);
-    }
-  }
+export async function buildPushEvent(subjects: string[], opts: PushOptions): Promise<Record<string, unknown>> {
+  const data = opts.data === undefined ? undefined : await readJsonFlag("--data", opts.data);
   if (opts.id !== undefined && (opts.id === "" || opts.id.includes(".")))
     throw usageError('--id must be non-empty and must not contain "."');
   return {
@@ -45,7 +39,7 @@ export function buildPushEvent(subjects: string[], opts: PushOptions): Record<st
 }
 
 export async function push(subjects: string[], opts: PushOptions): Promise<void> {
-  const event = buildPushEvent(subjects, opts);
+  const event = await buildPushEvent(subjects, opts);
   const r = await (await DaemonClient.connect()).request<IngestResult>("POST", "/providers/agentpush/events", event);
   if (opts.json) return printJson({ id: event.id, ...r });
   // The engine's "delivered" outcome means the target durably accepted the event (a webhook row

@@ -53,8 +53,9 @@ export async function addWebhook(url: string, opts: AddWebhookOptions): Promise<
   const spec = buildWebhookSpec(url, opts, secret);
   const created = await postSentinel(spec, opts.idempotencyKey);
   if (opts.json) return printJson(given === undefined ? { ...created, secret } : created);
+  const cached = (created.spec.target as { verification?: { cached?: boolean } }).verification?.cached === true;
   println(
-    `${created.id} delivering ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → ${url} (challenge verified)`,
+    `${created.id} delivering ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → ${url} (${cached ? "verified (cached): this URL answered a challenge for this secret within the last 10 minutes" : "challenge verified"})`,
   );
   if (given === undefined) {
     println("secret (shown once, store it with your receiver now):");

@@ -19,6 +19,8 @@ export interface WebhookCheckReport {
   /** The gate's failure reason when blocked: `non_https`, `invalid_input` (credentials in the URL), `private_target` or `connect`. */
   failure: "non_https" | "invalid_input" | "private_target" | "connect" | null;
   reason: string;
+  /** For a private_target block of a receiver the user may own: the `svc config set webhooks.allowSubnets …` command that allows it. */
+  fix: string | null;
   allowSubnets: string[];
   addresses: AddressDecision[];
 }
@@ -44,6 +46,7 @@ export async function checkWebhookUrl(
       allowed: false,
       failure: err.code === "invalid_input" ? "invalid_input" : "non_https",
       reason: err.message,
+      fix: null,
       addresses: [],
     };
   }
@@ -54,6 +57,7 @@ export async function checkWebhookUrl(
     allowed: inspection.allowed,
     failure: inspection.failure ?? null,
     reason: inspection.reason,
+    fix: inspection.fix ?? null,
     addresses: inspection.addresses,
   };
 }
@@ -121,6 +125,7 @@ function printReport(r: WebhookCheckReport): void {
     );
   }
   println(r.allowed ? `${green("allowed")}: ${r.reason}` : `${red("blocked")} (${r.failure}): ${r.reason}`);
+  if (r.fix) println(r.fix);
 }
 
 function rangeText(a: AddressDecision): string {

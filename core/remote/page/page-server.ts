@@ -1,15 +1,22 @@
 /**
  * The pair page's static server: `/` is the page, `/web/<name>.js` the browser modules compiled
- * from core/remote/web (an allow-list: nothing else of the package is served). The offer stays
- * in the URL fragment, which browsers never send to a server.
+ * from core/remote/web, `/dashboard/web/<name>.js` those of core/dashboard/web (the dashboard the
+ * page runs through the pairing), and the favicon. An allow-list: nothing else of the package is
+ * served. The offer stays in the URL fragment, which browsers never send to a server.
  */
 import { readdir, readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
+import { PAGE_CSS } from "../../dashboard/page-style.js";
+import { FAVICON_SVG } from "../../dashboard/web/favicon.js";
 import { PAGE_HTML } from "./page-html.js";
 
-const WEB_DIR = fileURLToPath(new URL("../web/", import.meta.url));
+/** URL prefix → the directory of compiled browser modules it serves. */
+const MODULE_DIRS: Record<string, string> = {
+  "/web/": fileURLToPath(new URL("../web/", import.meta.url)),
+  "/dashboard/web/": fileURLToPath(new URL("../../dashboard/web/", import.meta.url)),
+};
 
 const SECURITY_HEADERS = {
   "content-security-policy":
@@ -22,8 +29,10 @@ export async function startPageServer(o: {
   port: number;
   bind: string;
 }): Promise<{ url: string; close(): Promise<void> }> {
-  // Exactly the browser modules of core/remote/web, as compiled next to this file.
-  const modules = new Set((await readdir(WEB_DIR)).filter((f) => f.endsWith(".js")).map((f) => f.slice(0, -3)));
+  // Exactly the browser modules of those directories, as compiled next to this file.
+  const modules = new Set<string>();
+  for (const [prefix, dir] of Object.entries(MODULE_DIRS))
+    for (const f of await readdir(dir)) if (f.endsWith(".js")) modules.add(prefix + f);
   const server = createServer((req, res) => {
     const path = new URL(req.url ?? "/", "http://page.invalid").pathname;
     if (req.method !== "GET") return void res.writeHead(405).end();
@@ -32,9 +41,18 @@ export async function startPageServer(o: {
         .writeHead(200, { "content-type": "text/html; charset=utf-8", ...SECURITY_HEADERS })
         .end(PAGE_HTML);
     }
-    const m = /^\/web\/([a-z-]+)\.js$/.exec(path);
-    if (!m || !modules.has(m[1]!)) return void res.writeHead(404, { "content-type": "text/plain" }).end("not found");
-    readFile(WEB_DIR + m[1] + ".js", "utf8").then(
+    if (path === "/favicon.svg" || path === "/favicon.ico") {
+      return void res
+        .writeHead(200, { "content-type": "image/svg+xml", "cache-control": "max-age=86400", ...SECURITY_HEADERS })
+        .end(FAVICON_SVG);
+    }
+    if (path === "/dashboard/style.css") {
+      // The dashboard's own style sheet, so the paired view looks as it does on loopback.
+      return void res.writeHead(200, { "content-type": "text/css; charset=utf-8", ...SECURITY_HEADERS }).end(PAGE_CSS);
+    }
+    const m = /^(\/(?:dashboard\/)?web\/)([a-z0-9-]+\.js)$/.exec(path);
+    if (!m || !modules.has(path)) return void res.writeHead(404, { "content-type": "text/plain" }).end("not found");
+    readFile(MODULE_DIRS[m[1]!]! + m[2], "utf8").then(
       (js) =>
         res
           .writeHead(200, { "content-type": "text/javascript; charset=utf-8", ...SECURITY_HEADERS })

@@ -5,7 +5,7 @@
 import { hostname } from "node:os";
 import { SvcError } from "../../errors.js";
 import type { Identity } from "../identity.js";
-import type { RemoteRequest, RemoteResponse } from "../web/channel.js";
+import type { RemoteRequest, RemoteResponse, Serve } from "../web/channel.js";
 import { HandshakeError } from "../web/handshake.js";
 import { OfferError, offerPrologue, parseOffer } from "../web/offer.js";
 import { connectAsPeer } from "../web/peer.js";
@@ -21,7 +21,7 @@ export interface PairingServiceDeps {
   store: PairingStore;
   now: () => number;
   log: (msg: string, fields?: Record<string, unknown>) => void;
-  serve: (pairingId: string) => (r: RemoteRequest) => Promise<RemoteResponse>;
+  serve: (pairingId: string) => Serve;
   autoconnect: () => boolean;
 }
 

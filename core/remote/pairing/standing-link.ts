@@ -6,7 +6,7 @@
  */
 import WebSocket from "ws";
 import { fromB64u, toHex, type Bytes } from "../web/bytes.js";
-import { SecureChannel, type RemoteRequest, type RemoteResponse } from "../web/channel.js";
+import { SecureChannel, type RemoteRequest, type RemoteResponse, type Serve } from "../web/channel.js";
 import { HandshakeError, respond } from "../web/handshake.js";
 import { connectAsPeer } from "../web/peer.js";
 import type { KeyPair } from "../web/primitives.js";
@@ -30,7 +30,7 @@ export interface LinkDeps {
   key: KeyPair;
   fingerprint: string;
   now: () => number;
-  serve: (r: RemoteRequest) => Promise<RemoteResponse>;
+  serve: Serve;
   log: (msg: string, fields?: Record<string, unknown>) => void;
   backoffCapMs?: number;
 }
@@ -164,7 +164,8 @@ export class StandingLink {
           psk,
           staticKey: this.deps.key,
           msg1: frame,
-          meta: { fingerprint: this.deps.fingerprint },
+          // The pairing's scope as it is now (the pair page shows controls by it; every request is still authorized here).
+          meta: { fingerprint: this.deps.fingerprint, scope: this.record.scope ?? "read" },
           accept: (peerStatic) => {
             if (!equalBytes(peerStatic, peerKey))
               throw new HandshakeError("wrong peer key: the other end is not the one this pairing was made with");
@@ -176,7 +177,9 @@ export class StandingLink {
             if (socket.closed || this.stopped) return;
             if (this.seenOpenings.size > 1000) this.seenOpenings.clear();
             this.seenOpenings.add(opening);
-            channel = new SecureChannel(r.keys, (f) => socket.send(f), this.deps.serve);
+            channel = new SecureChannel(r.keys, (f) => socket.send(f), this.deps.serve, {
+              buffered: () => socket.buffered,
+            });
             this.channel = channel;
             socket.send(r.msg2);
             this.set("connected", { attempts: 0 });

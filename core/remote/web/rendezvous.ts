@@ -9,6 +9,8 @@ import type { Bytes } from "./bytes.js";
 export interface WsLike {
   binaryType: string;
   readyState: number;
+  /** Bytes given to `send` and not yet written to the network (browser WebSocket and `ws` alike). */
+  bufferedAmount?: number;
   send(data: Uint8Array | string): void;
   close(code?: number, reason?: string): void;
   onopen: ((ev: unknown) => void) | null;
@@ -64,17 +66,30 @@ export class RendezvousSocket {
         ws.close();
         reject(new RendezvousError(`the broker did not answer within ${timeoutMs} ms`));
       }, timeoutMs);
+      let opened = false;
+      let error: string | undefined;
       ws.onopen = () => {
+        opened = true;
         clearTimeout(timer);
         resolve(sock);
       };
-      ws.onerror = () => undefined;
+      // The `ws` library says why (e.g. "Unexpected server response: 404"); a browser does not.
+      ws.onerror = (ev) => {
+        const m = (ev as { message?: unknown } | null)?.message;
+        if (typeof m === "string" && m) error = m;
+      };
       ws.onclose = (ev) => {
         clearTimeout(timer);
         sock.closed = true;
-        const reason = ev.reason || `closed (code ${ev.code})`;
+        const reason = ev.reason || `closed (code ${ev.code}${error ? `: ${error}` : ""})`;
         sock.closeReason = reason;
-        reject(new RendezvousError(`the broker refused or dropped the connection: ${reason}`));
+        reject(
+          new RendezvousError(
+            opened
+              ? `the broker refused or dropped the connection: ${reason}`
+              : `could not connect to the relay at ${url.split("/channel/")[0]}: ${reason}. Is a relay (\`svc relay serve\`) running there, and is this the URL it prints (ending in /v1)?`,
+          ),
+        );
         sock.onClose(reason);
       };
       ws.onmessage = (ev) => {
@@ -112,6 +127,11 @@ export class RendezvousSocket {
   /** Whether the relay already sent control event `event` on this socket. */
   hasSeen(event: string): boolean {
     return this.seen.has(event);
+  }
+
+  /** Bytes this end has sent that still wait in the socket's buffer. */
+  get buffered(): number {
+    return this.ws.bufferedAmount ?? 0;
   }
 
   send(frame: Uint8Array): void {

@@ -116,6 +116,18 @@ export class Outbox {
       .sort((a, b) => a.createdAt - b.createdAt);
   }
 
+  /** Rows waiting and rows given up of the given sentinels (one pass; `svc status`). */
+  counts(sentinelIds: ReadonlySet<string>): { pending: number; dead: number } {
+    let pending = 0;
+    let dead = 0;
+    for (const r of this.table.all()) {
+      if (!sentinelIds.has(r.sentinelId)) continue;
+      if (r.status === "pending") pending++;
+      else if (r.status === "dead") dead++;
+    }
+    return { pending, dead };
+  }
+
   /** Delivered rows (kept 24 hours after delivery). */
   delivered(): OutboxRow[] {
     return this.table.all().filter((r) => r.status === "delivered");

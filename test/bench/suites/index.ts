@@ -5,6 +5,7 @@
  */
 import type { BenchSuite } from "../types.js";
 import { coldStart } from "./cold-start.js";
+import { cli } from "./cli.js";
 import { config } from "./config.js";
 import { sessions } from "./sessions.js";
 import { sentinels } from "./sentinels.js";
@@ -16,9 +17,11 @@ import { llmEndpoint } from "./llm-endpoint.js";
 import { tracing } from "./tracing.js";
 import { steward } from "./steward.js";
 import { mcpEvents } from "./mcp-events.js";
+import { dashboard } from "./dashboard.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
+  cli,
   config,
   sessions,
   swarm,
@@ -30,4 +33,5 @@ export const SUITES: BenchSuite[] = [
   tracing,
   steward,
   mcpEvents,
+  dashboard,
 ];

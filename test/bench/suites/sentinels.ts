@@ -6,15 +6,14 @@
  * beside 100 concurrent `GET /health` and beside one create at a time (target: p99 under 1 s,
  * every create answered).
  */
-import { spawn } from "node:child_process";
-import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SentinelIndex, subjectMatches, typeMatcher, type IndexedClause } from "../../../core/sentinels/matcher.js";
 import type { BenchLine, BenchSuite } from "../types.js";
 import { REPO_ROOT, median } from "../measure.js";
+import { startBenchDaemon, writeBenchSentinels, type BenchDaemon } from "../daemon.js";
 
-const CLI = join(REPO_ROOT, "dist/core/cli/svc.js");
 const FIXTURE = join(REPO_ROOT, "test/fixtures/packages/recording-target");
 
 /** Sentinel i watches `s:i` exactly (9 in 10) or the prefix `p:i/*` (1 in 10), types `ci.*`. */
@@ -84,47 +83,13 @@ function matcherLines(): BenchLine[] {
   ];
 }
 
-interface Daemon {
-  base: string;
-  token: string;
-  stop(): Promise<void>;
-}
+type Daemon = BenchDaemon;
 
 async function startDaemon(dir: string, sentinels: number): Promise<Daemon> {
   const home = join(dir, `home-${sentinels}`);
-  await mkdir(home, { recursive: true });
-  const now = Date.now();
-  const records = Array.from({ length: sentinels }, (_, i) => ({
-    id: `snt_bench${String(i).padStart(6, "0")}`,
-    status: "active",
-    createdAt: now,
-    updatedAt: now,
-    deliveredCount: 0,
-    spec: {
-      match: [{ subject: `job:${i}` }],
-      until: { kind: "never" },
-      target: { kind: "recording", name: `b${i}`, ack: "now" },
-      provider: "agentpush",
-    },
-  }));
-  await writeFile(join(home, "sentinels.json"), JSON.stringify({ version: 1, sentinels: records }));
+  await writeBenchSentinels(home, sentinels, (i) => ({ kind: "recording", name: `b${i}`, ack: "now" }));
   await writeFile(join(home, "config.json"), JSON.stringify({ adapters: ["svc-recording-target"] }));
-  const env = { ...process.env, SVC_HOME: home, SVC_INSTALL_DIR: join(dir, "install"), SVC_LOG_LEVEL: "warn" };
-  const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], { env, stdio: "ignore" });
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const info = await readFile(join(home, "runtime.json"), "utf8").then(JSON.parse, () => undefined);
-    if (info?.pid === child.pid) {
-      const exited = new Promise<void>((r) => child.once("exit", () => r()));
-      return {
-        base: `http://127.0.0.1:${info.port}`,
-        token: info.token,
-        stop: async () => (child.kill("SIGTERM"), exited),
-      };
-    }
-    if (Date.now() > deadline || child.exitCode !== null) throw new Error("the daemon did not start");
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  return startBenchDaemon(home, { SVC_INSTALL_DIR: join(dir, "install") });
 }
 
 async function pushRate(d: Daemon, sentinels: number, total: number, batch: number, tag: string): Promise<number> {

@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, runCli } from "../../support/cli.js";
 import { CLI_PATH, REPO_ROOT } from "../../support/paths.js";
+import { SVC_VERSION } from "../../../core/version.js";
 
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -95,19 +96,24 @@ describe("svc adapters init", () => {
     180_000,
   );
 
-  it("--typescript: typed sources build against the types-only @svc/plugin-api and pass the same test", async () => {
+  it("--typescript: a published-style peer dependency on @svc/svc (no path of this machine); typed sources build against it and pass the same test", async () => {
     const r = await init(["ts-adapter", "--typescript", "--provider", "tick", "--target", "sink"]);
     expect(r.code, r.stderr).toBe(0);
     const pkg = join(dir, "ts-adapter");
-    const pj = JSON.parse(await readFile(join(pkg, "package.json"), "utf8"));
-    expect(pj.devDependencies["@svc/plugin-api"]).toBe(`file:${join(REPO_ROOT, "dist", "plugin-api-types")}`);
-    // What `npm install` would make, without the registry: the types package linked from the
-    // file: spec, TypeScript and Node's types from svc's own dev dependencies.
+    const text = await readFile(join(pkg, "package.json"), "utf8");
+    const pj = JSON.parse(text);
+    // Anyone who installs the package can resolve what it names: a registry range, not a path.
+    expect(text).not.toContain(REPO_ROOT.replace(/\/$/, ""));
+    expect(text).not.toMatch(/"(file:|\/|[A-Za-z]:\\)/);
+    expect(pj.peerDependencies).toEqual({ "@svc/svc": `^${SVC_VERSION.split(".").slice(0, 2).join(".")}` });
+    expect(Object.keys(pj.devDependencies).sort()).toEqual(["@types/node", "typescript"]);
+    // What `npm install` would make, without the registry: the peer @svc/svc (this checkout, as
+    // its published tarball holds dist/ and dist/plugin-api-types), TypeScript and Node's types.
     const nm = join(pkg, "node_modules");
     await mkdir(join(nm, "@svc"), { recursive: true });
     await mkdir(join(nm, "@types"), { recursive: true });
     await mkdir(join(nm, ".bin"), { recursive: true });
-    await symlink(join(REPO_ROOT, "dist", "plugin-api-types"), join(nm, "@svc", "plugin-api"));
+    await symlink(REPO_ROOT, join(nm, "@svc", "svc"));
     await symlink(join(REPO_ROOT, "node_modules", "typescript"), join(nm, "typescript"));
     await symlink(join(REPO_ROOT, "node_modules", "@types", "node"), join(nm, "@types", "node"));
     await symlink(join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), join(nm, ".bin", "tsc"));

@@ -30,9 +30,12 @@ describe("svc adapters: the done-when scenario", () => {
   });
   afterAll(() => sb.cleanup());
 
-  it("ls shows both packages, which one wins the kind and to whom the other lost; broken ones are listed as failures, exit 0", async () => {
+  it("ls shows both packages, which one wins the kind and to whom the other lost; broken ones are listed as failures, and --load exits 1 naming them", async () => {
     const r = await runCli(["adapters", "ls", "--json", "--load"], { home: sb.home, cwd: sb.cwd, env: sb.env });
-    expect(r.code, r.stderr).toBe(0);
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain(
+      "3 adapter package(s) failed to load: svc-fixture-throws (import), svc-fixture-bad-manifest (validate), svc-fixture-missing (resolve)",
+    );
     const l = JSON.parse(r.stdout) as AdapterListing;
     expect(
       l.packages.map((p) => [

@@ -142,11 +142,18 @@ describe("model roles", () => {
 
 describe("pairing", () => {
   it('absent = hosted default, URL = that broker, "" = opt-out requiring --rendezvous', () => {
-    expect(rendezvousForOffer(eff({}))).toBe(DEFAULT_RENDEZVOUS_URL);
-    expect(rendezvousForOffer(eff({ pairing: { rendezvous: "wss://b.example" } }))).toBe("wss://b.example");
+    // The hosted default is a placeholder in this build: refused at once, saying how to get a relay.
+    expect(() => rendezvousForOffer(eff({}))).toThrow(/svc relay serve.*set pairing.rendezvous to the URL it prints/);
+    expect(() => rendezvousForOffer(eff({}))).toThrow(DEFAULT_RENDEZVOUS_URL);
+    expect(rendezvousForOffer(eff({ pairing: { rendezvous: "wss://b.example/v1" } }))).toBe("wss://b.example/v1");
     const optOut = eff({ pairing: { rendezvous: "" } });
     expect(() => rendezvousForOffer(optOut)).toThrow(/--rendezvous/);
-    expect(rendezvousForOffer(optOut, "wss://flag.example")).toBe("wss://flag.example");
+    expect(rendezvousForOffer(optOut, "wss://flag.example/v1")).toBe("wss://flag.example/v1");
+    // Without the relay's /v1 path, from the configuration or the flag: said, with the URL to use.
+    expect(() => rendezvousForOffer(eff({ pairing: { rendezvous: "ws://127.0.0.1:7000" } }))).toThrow(
+      "the relay URL must end in /v1, as `svc relay serve` prints it (pairing.rendezvous is ws://127.0.0.1:7000; try ws://127.0.0.1:7000/v1)",
+    );
+    expect(() => rendezvousForOffer(optOut, "wss://flag.example/")).toThrow(/--rendezvous is wss:\/\/flag.example\//);
     expect(pairingSettings(optOut)).toEqual({ autoconnect: false, pairPage: expect.any(String) });
   });
 

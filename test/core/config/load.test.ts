@@ -235,6 +235,7 @@ describe("the schema covers every SPEC.md key", () => {
   };
   // Keys svc adds where SPEC.md is silent, each documented in docs/configuration.md's reference.
   const SVC_KEYS: Record<string, string[]> = {
+    daemon: ["logMaxBytes", "logFiles"], // the log file's rotation (docs/operations.md)
     pairing: ["allowedRoots"], // where a paired device with the operate scope may work (docs/remote.md)
     defaults: ["traceEndpoint"], // where traces go (docs/tracing.md); SPEC.md names extTracing and traceRedactor
     extJudge: ["windowSec", "timeoutSec"], // the session steward's budget window and request timeout (docs/steward.md)

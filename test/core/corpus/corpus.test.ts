@@ -4,7 +4,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { childEnv, type CliResult } from "../../support/cli.js";
-import { CORPUS_CLI_PATH } from "../../support/paths.js";
+import { CORPUS_CLI_PATH, REPO_ROOT } from "../../support/paths.js";
 import { makeSandbox, type Sandbox } from "../plugin-host/sandbox.js";
 
 function corpus(args: string[], sb: Sandbox, cwd = sb.cwd): Promise<CliResult> {
@@ -23,7 +23,7 @@ function corpus(args: string[], sb: Sandbox, cwd = sb.cwd): Promise<CliResult> {
   });
 }
 
-describe("the corpus binary", () => {
+describe("the svc-corpus binary", () => {
   let sb: Sandbox;
   beforeAll(async () => {
     sb = await makeSandbox();
@@ -93,7 +93,18 @@ describe("the corpus binary", () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no corpus preset "nope"');
     expect(r.stderr).toContain("available: minimal, notes");
-    expect((await corpus(["init"], sb)).code).toBe(2);
+    const missing = await corpus(["init"], sb);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("svc-corpus init needs a preset slug");
     expect((await corpus(["init", "--help"], sb)).code).toBe(0);
+  });
+
+  it("is installed as svc-corpus (a name no other tool's `corpus` clashes with), and says so in its help", async () => {
+    const pj = JSON.parse(await readFile(join(REPO_ROOT, "package.json"), "utf8")) as { bin: Record<string, string> };
+    expect(Object.keys(pj.bin).sort()).toEqual(["svc", "svc-corpus"]);
+    expect(join(REPO_ROOT, pj.bin["svc-corpus"]!)).toBe(CORPUS_CLI_PATH);
+    const help = await corpus(["--help"], sb);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: svc-corpus /m);
   });
 });

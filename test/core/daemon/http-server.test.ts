@@ -40,19 +40,34 @@ describe("DaemonHttpServer error bodies", () => {
   });
   afterEach(() => server.close());
 
-  it("answers 503 until the daemon's modules are up", async () => {
-    const early = new DaemonHttpServer({
+  /** A server whose modules are not up yet (ready() not called). */
+  const starting = () =>
+    new DaemonHttpServer({
       routes: new RouteTable(),
       logger,
       tokens: () => ({ boot: "b" }),
       policy: () => ({ allowedOrigins: [] }),
       bind: "127.0.0.1",
     });
+
+  it("answers 503 until the daemon's modules are up", async () => {
+    const early = starting();
     const port = await early.listen(0, "127.0.0.1");
     try {
       const res = await fetch(`http://127.0.0.1:${port}/health`);
       expect(res.status).toBe(503);
       expect(((await res.json()) as { error: { message: string } }).error.message).toMatch(/starting/);
+    } finally {
+      await early.close();
+    }
+  });
+
+  it("logs no error for a probe answered 503 while the daemon starts (each used to log `request failed`)", async () => {
+    const early = starting();
+    const port = await early.listen(0, "127.0.0.1");
+    try {
+      for (let i = 0; i < 3; i++) expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(503);
+      expect(logger.lines).toEqual([]);
     } finally {
       await early.close();
     }

@@ -10,7 +10,8 @@ describe("runDoctor", () => {
   let cleanup: () => Promise<void>;
   beforeEach(async () => ({ home, cleanup } = await makeTempHome("svc-doctor-", { inMemory: true })));
   afterEach(() => cleanup());
-  const run = () => runDoctor(home, { env: {}, cwd: home });
+  // The files only: the environment checks have their own tests (test/e2e/doctor-environment.test.ts).
+  const run = () => runDoctor(home, { env: {}, cwd: home, environment: false });
 
   it("an empty home is healthy with no findings", async () => {
     expect(await run()).toEqual({ healthy: true, home, findings: [] });

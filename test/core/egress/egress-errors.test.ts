@@ -10,7 +10,7 @@ describe("mapEgressError", () => {
     "%s: says how to trust the receiver",
     (code) => {
       const e = mapEgressError(failed(code), "localhost:8443");
-      expect(e.code).toBe("connect");
+      expect(e.code).toBe("tls_untrusted");
       expect(e.message).toMatch(
         new RegExp(
           `could not complete the request to localhost:8443 \\(${code}\\); Node does not trust its certificate: .*NODE_EXTRA_CA_CERTS=`,
@@ -18,6 +18,21 @@ describe("mapEgressError", () => {
       );
     },
   );
+
+  it("an expired certificate and one for another name are tls_untrusted too, each with its fix", () => {
+    expect(mapEgressError(failed("CERT_HAS_EXPIRED"), "h:1")).toMatchObject({
+      code: "tls_untrusted",
+      message: expect.stringMatching(/\(CERT_HAS_EXPIRED\); its certificate is outside its validity period .*renew it/),
+    });
+    expect(mapEgressError(failed("ERR_TLS_CERT_ALTNAME_INVALID"), "h:1")).toMatchObject({
+      code: "tls_untrusted",
+      message: expect.stringMatching(/does not name this host: use a URL whose host the certificate names/),
+    });
+  });
+
+  it("a TLS protocol error is no certificate verdict: it stays connect", () => {
+    expect(mapEgressError(failed("EPROTO"), "h:1")).toMatchObject({ code: "connect" });
+  });
 
   it("other failures keep the short form", () => {
     expect(mapEgressError(failed("ECONNREFUSED"), "h:1").message).toBe(

@@ -64,7 +64,7 @@ describe("egress: connecting to the validated address under the original name", 
 
   it("verifies the certificate against the URL's hostname, not the address it connects to", async () => {
     const err = await failure(post(url("/hook", "wrong-name.example")));
-    expect(err.code).toBe("connect");
+    expect(err.code).toBe("tls_untrusted");
     expect(err.message).toContain("wrong-name.example");
     expect(err.message).toMatch(/ERR_TLS_CERT_ALTNAME_INVALID/);
     expect(rx.seen).toHaveLength(0);
@@ -359,12 +359,12 @@ describe("egress: certificate verification uses Node's normal trust store", () =
     }
   });
 
-  it("refuses a self-signed certificate that no trusted CA signed (`connect`)", async (ctx) => {
+  it("refuses a self-signed certificate that no trusted CA signed (`tls_untrusted`)", async (ctx) => {
     if (!untrusted) return ctx.skip();
     const bad = await startReceiver("127.0.0.1", untrusted);
     try {
       const err = await failure(post(`https://receiver.test:${bad.port}/`));
-      expect(err.code).toBe("connect");
+      expect(err.code).toBe("tls_untrusted");
       expect(err.message).toMatch(/SELF_SIGNED|UNABLE_TO_VERIFY|CERT/);
       expect(bad.seen).toHaveLength(0);
     } finally {

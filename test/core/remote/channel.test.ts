@@ -8,6 +8,7 @@ import { utf8 } from "../../../core/remote/web/bytes.js";
 import { SecureChannel, type RemoteRequest } from "../../../core/remote/web/channel.js";
 import { HandshakeError, initiate, respond } from "../../../core/remote/web/handshake.js";
 import { generateKeyPair, randomBytes } from "../../../core/remote/web/primitives.js";
+import { until } from "../../support/until.js";
 
 async function pair(o: { prologueI?: string; pskI?: Uint8Array; expectPeer?: Uint8Array } = {}) {
   const host = await generateKeyPair();
@@ -50,7 +51,8 @@ async function wired() {
   const flush = async (q: Uint8Array[], to: SecureChannel) => {
     while (q.length) await to.receive(q.shift()! as never);
   };
-  const settle = () => new Promise((r) => setTimeout(r, 20));
+  /** Sealing is asynchronous: waits until `q` holds `n` frames. */
+  const settle = (q: Uint8Array[], n = 1) => until(() => (q.length >= n ? true : undefined), `${n} sealed frames`);
   return { peer, host, toHost, toPeer, served, flush, settle };
 }
 
@@ -83,9 +85,9 @@ describe("secure channel", () => {
   it("carries requests and answers in order", async () => {
     const w = await wired();
     const answer = w.peer.request({ method: "GET", path: "/sentinels" });
-    await w.settle();
+    await w.settle(w.toHost);
     await w.flush(w.toHost, w.host);
-    await w.settle();
+    await w.settle(w.toPeer);
     await w.flush(w.toPeer, w.peer);
     expect(await answer).toEqual({ status: 200, body: "ok /sentinels" });
     expect(w.served.map((r) => r.path)).toEqual(["/sentinels"]);
@@ -94,7 +96,7 @@ describe("secure channel", () => {
   it("closes on a replayed frame", async () => {
     const w = await wired();
     void w.peer.request({ method: "GET", path: "/a" }).catch(() => undefined);
-    await w.settle();
+    await w.settle(w.toHost);
     const frame = w.toHost[0]!;
     await w.flush(w.toHost, w.host);
     await expect(w.host.receive(frame as never)).rejects.toThrow(/failed authentication/);
@@ -105,7 +107,7 @@ describe("secure channel", () => {
     const w = await wired();
     void w.peer.request({ method: "GET", path: "/a" }).catch(() => undefined);
     void w.peer.request({ method: "GET", path: "/b" }).catch(() => undefined);
-    await w.settle();
+    await w.settle(w.toHost, 2);
     expect(w.toHost).toHaveLength(2);
     await expect(w.host.receive(w.toHost[1]! as never)).rejects.toThrow(/failed authentication/);
     expect(w.served).toEqual([]);
@@ -118,7 +120,7 @@ describe("secure channel", () => {
     );
     const w2 = await wired();
     void w2.peer.request({ method: "GET", path: "/a" }).catch(() => undefined);
-    await w2.settle();
+    await w2.settle(w2.toHost);
     const f = Uint8Array.from(w2.toHost[0]!);
     f[f.length - 1]! ^= 1;
     await expect(w2.host.receive(f as never)).rejects.toThrow(/failed authentication/);
@@ -129,7 +131,7 @@ describe("secure channel", () => {
   it("frames carry no plaintext", async () => {
     const w = await wired();
     void w.peer.request({ method: "GET", path: "/sentinels?label=secret-label-42" }).catch(() => undefined);
-    await w.settle();
+    await w.settle(w.toHost);
     expect(Buffer.from(w.toHost[0]!).includes(Buffer.from(utf8("secret-label-42")))).toBe(false);
   });
 });

@@ -98,12 +98,13 @@ describe("pairing fails closed", { timeout: 90_000 }, () => {
 });
 
 describe("the three states of pairing.rendezvous", { timeout: 90_000 }, () => {
-  it("absent: offers use the hosted default broker", async () => {
+  it("absent: the hosted default, a placeholder in this build, is refused at once, saying how to get a relay", async () => {
     const n = await startNode({});
     try {
       const r = await n.cli(["pair", "offer"]);
-      expect(r.code).toBe(1);
-      expect(r.stderr).toContain(`cannot reach the rendezvous broker ${DEFAULT_RENDEZVOUS_URL}`);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`this build's hosted default (${DEFAULT_RENDEZVOUS_URL}) is a placeholder`);
+      expect(r.stderr).toContain("svc relay serve");
     } finally {
       await n.cleanup();
     }

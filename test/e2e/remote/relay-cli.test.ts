@@ -1,7 +1,7 @@
 /**
  * `svc relay serve` as a user runs it: a child process serving wss:// and https:// with the test
  * CA's certificate, carrying a pairing and a tunnel between real daemons; its usage errors; and
- * `svc pair page` serving only the page and its modules.
+ * `svc pair page` serving only the page, its modules, the dashboard's modules and the favicon.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFile, writeFile } from "node:fs/promises";
@@ -154,12 +154,22 @@ describe("svc pair page", { timeout: 90_000 }, () => {
       const html = await fetch(base);
       expect(html.headers.get("content-security-policy")).toContain("default-src 'self'");
       expect(await html.text()).toContain('src="web/page.js"');
+      expect(html.headers.get("content-security-policy")).toContain("connect-src ws: wss:");
       expect((await fetch(`${base}web/handshake.js`)).status).toBe(200);
+      // The dashboard the page runs through the pairing, and the favicon (no 404 in the console).
+      expect((await fetch(`${base}dashboard/web/dashboard.js`)).status).toBe(200);
+      const icon = await fetch(`${base}favicon.svg`);
+      expect(icon.status).toBe(200);
+      expect(icon.headers.get("content-type")).toBe("image/svg+xml");
       for (const path of [
         "web/relay-server.js",
         "web/../relay/relay-server.js",
         "core/cli/svc.js",
         "web/page.js.map",
+        "dashboard/web/dashboard.js.map",
+        "dashboard/web/dashboard.ts",
+        "dashboard/relay-server.js",
+        "remote/web/page.js",
         "package.json",
       ]) {
         expect((await fetch(base + path)).status).toBe(404);

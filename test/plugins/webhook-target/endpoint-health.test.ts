@@ -303,6 +303,7 @@ describe("endpoint health of webhook sentinels (real HTTPS receiver, real outbox
       secretRedacted: true,
       subscriptionId: mcp.subscriptionId,
       eventName: "ci.build",
+      verification: { at: expect.any(String), cached: expect.any(Boolean) },
       deliveryStatus: { active: true, lastDeliveryAt: expect.any(String), lastError: null },
     });
     await expect(

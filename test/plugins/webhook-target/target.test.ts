@@ -75,7 +75,12 @@ describe("webhook target plugin", () => {
   it("creates: challenge-verifies with the candidate secret, moves it to the 0600 vault, stores only a ref, projects it redacted", async () => {
     const { target } = makeTarget();
     const stored = await createSentinel(target);
-    expect(stored).toEqual({ kind: "webhook", url, secretRef: expect.stringMatching(/^swsec_/) });
+    expect(stored).toEqual({
+      kind: "webhook",
+      url,
+      secretRef: expect.stringMatching(/^swsec_/),
+      verification: { at: expect.any(Number), cached: false },
+    });
     expect(JSON.stringify(stored)).not.toContain(SECRET.slice(6));
     expect(rx.seen).toHaveLength(1);
     expect(rx.seen[0]!.headers["x-mcp-subscription-id"]).toBe("snt_1");
@@ -89,6 +94,7 @@ describe("webhook target plugin", () => {
       url,
       hasSecret: true,
       secretRedacted: true,
+      verification: { at: expect.any(String), cached: false },
       deliveryStatus: { active: true, lastError: null },
     });
   });

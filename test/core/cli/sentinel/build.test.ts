@@ -61,9 +61,9 @@ describe("svc sentinel watch: the spec it sends", () => {
 });
 
 describe("svc sentinel push: the event it sends", () => {
-  it("uses the given id, the subjects in order, JSON data and terminal; a fresh ULID otherwise", () => {
+  it("uses the given id, the subjects in order, JSON data and terminal; a fresh ULID otherwise", async () => {
     expect(
-      buildPushEvent(["ci:api", "ci:api#1"], { type: "ci.done", id: "b1", data: '{"ok":true}', terminal: true }),
+      await buildPushEvent(["ci:api", "ci:api#1"], { type: "ci.done", id: "b1", data: '{"ok":true}', terminal: true }),
     ).toMatchObject({
       id: "b1",
       type: "ci.done",
@@ -71,13 +71,13 @@ describe("svc sentinel push: the event it sends", () => {
       data: { ok: true },
       terminal: true,
     });
-    const e = buildPushEvent(["s"], { type: "t" });
+    const e = await buildPushEvent(["s"], { type: "t" });
     expect(e.id).toMatch(/^[0-9A-Z]{26}$/);
     expect(e).not.toHaveProperty("data");
   });
 
-  it("refuses data that is not JSON and ids with a dot", () => {
-    expect(() => buildPushEvent(["s"], { type: "t", data: "{" })).toThrow(expect.objectContaining({ code: "usage" }));
-    expect(() => buildPushEvent(["s"], { type: "t", id: "a.b" })).toThrow(expect.objectContaining({ code: "usage" }));
+  it("refuses data that is not JSON and ids with a dot", async () => {
+    await expect(buildPushEvent(["s"], { type: "t", data: "{" })).rejects.toMatchObject({ code: "usage" });
+    await expect(buildPushEvent(["s"], { type: "t", id: "a.b" })).rejects.toMatchObject({ code: "usage" });
   });
 });
