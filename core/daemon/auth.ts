@@ -50,7 +50,9 @@ export function isLoopbackCaller(req: { headers: IncomingHttpHeaders; remoteAddr
 /**
  * Returns the caller's principal (principal.ts names them), or throws `unauthorized`.
  * A presented token is always checked: a wrong token is refused even where none is needed.
- * Without one, a valid dashboard session cookie stands for the token holder (`token:dashboard`).
+ * Without one, a valid dashboard session cookie stands for the token holder (`token:dashboard`),
+ * for a loopback caller only: the login is made on this machine, and a request that came through
+ * a proxy, the tunnel or a pairing's link is judged by what it carries, never by a cookie.
  * A request through a pairing's link carries the pairing's own authentication (its keys), so it
  * is let in with its scope whether or not `daemon.authToken` is set; a tunnel request or a direct
  * network caller without a token is let in (to read) only while `daemon.authToken` is unset.
@@ -68,8 +70,8 @@ export function authenticate(
     if (secretEquals(presented, tokens.boot)) return "token:boot";
     throw new SvcError("unauthorized", "the bearer token is not valid for this daemon");
   }
-  if (cookie !== undefined) return cookie;
   const loopback = isLoopbackCaller(req);
+  if (cookie !== undefined && loopback) return cookie;
   const remote = loopback ? undefined : readRemoteMarker(req.headers, tokens.forward);
   const beyond = remote ? remotePrincipal(remote) : "anonymous";
   switch (auth) {

@@ -47,3 +47,16 @@ describe("dashboard logins", () => {
     expect(dashboardPrincipal(logins, 7879, "GET", { cookie, host: "127.0.0.1:7879" })).toBeUndefined();
   });
 });
+
+describe("a dashboard cookie in the daemon's authentication", () => {
+  const tokens = { boot: "b".repeat(43), forward: "f".repeat(43) };
+  it("stands for the token holder on loopback, and for nobody through a proxy or from the network", async () => {
+    const { authenticate } = await import("../../../core/daemon/auth.js");
+    const local = { headers: {}, remoteAddress: "127.0.0.1" };
+    expect(authenticate("token", local, tokens, "token:dashboard")).toBe("token:dashboard");
+    const proxied = { headers: { "x-forwarded-for": "203.0.113.9" }, remoteAddress: "127.0.0.1" };
+    expect(() => authenticate("token", proxied, tokens, "token:dashboard")).toThrow(/bearer token is required/);
+    const network = { headers: {}, remoteAddress: "192.0.2.7" };
+    expect(() => authenticate("token", network, tokens, "token:dashboard")).toThrow(/bearer token is required/);
+  });
+});
