@@ -5,14 +5,11 @@ import { signatureHeader } from "./signer.js";
 
 /**
  * `error` is the row's `lastError` (names the host only); `category` what endpoint health records.
- * `rejected`: the receiver refused this delivery (terminal). `broken`: the endpoint cannot take any
- * delivery until someone fixes it (an untrusted certificate): terminal at once, since no retry
- * within the retry schedule changes it, and it counts toward suspension as exhausted retries do.
+ * `rejected`: the receiver refused this delivery (terminal).
  */
 export type AttemptOutcome =
   | { kind: "delivered"; status: number }
   | { kind: "rejected"; error: string; category: DeliveryFailure }
-  | { kind: "broken"; error: string; category: DeliveryFailure }
   | { kind: "retry"; error: string; category: DeliveryFailure };
 
 export interface AttemptInput {
@@ -29,8 +26,8 @@ export interface AttemptInput {
 
 /**
  * One delivery POST and its classification (SPEC.md "Delivery rules"): 2xx acks; 410 and 413
- * are terminal; 3xx, other 4xx, 5xx and network errors retry; an untrusted certificate
- * (`tls_untrusted`) is terminal at once (docs/webhook-target.md). Errors name the host only.
+ * are terminal; 3xx, other 4xx, 5xx and network errors (an untrusted certificate among them,
+ * `tls_untrusted`) retry. Errors name the host only.
  */
 export async function attemptDelivery(egress: Pick<Egress, "post">, input: AttemptInput): Promise<AttemptOutcome> {
   const host = hostOf(input.url);
@@ -46,12 +43,10 @@ export async function attemptDelivery(egress: Pick<Egress, "post">, input: Attem
     status = (await egress.post(input.url, { headers, body: input.body, timeoutMs: input.timeoutMs })).status;
   } catch (err) {
     const code = SvcError.is(err) ? err.code : "connect";
+    // An untrusted certificate is a network error: retried as SPEC.md's delivery rules say, its
+    // own message (which says which and the fix) kept in lastError.
     if (code === "tls_untrusted")
-      return {
-        kind: "broken",
-        error: `tls_untrusted: ${(err as Error).message} (terminal: no retry fixes a certificate; after the fix, svc sentinel replay sends it again)`,
-        category: categoryOfError(err),
-      };
+      return { kind: "retry", error: `tls_untrusted: ${(err as Error).message}`, category: categoryOfError(err) };
     return {
       kind: "retry",
       error: `${code}: the request to ${host} failed` + describe(code, input.timeoutMs) + fixOf(err),

@@ -174,7 +174,7 @@ export class Dispatcher {
       return "recorded";
     }
     const deliveryState = { attempts, lastError: outcome.error, lastAt: at };
-    const terminal = outcome.kind !== "retry" || attempts >= LIMITS.maxAttempts;
+    const terminal = outcome.kind === "rejected" || attempts >= LIMITS.maxAttempts;
     const recorded = await outbox.update(
       row.requestId,
       terminal
@@ -189,9 +189,8 @@ export class Dispatcher {
         host,
         attempts,
       });
-    // A row whose retries ran out, or whose endpoint is broken (an untrusted certificate), counts
-    // toward suspension; one the receiver refused (410, 413) does not.
-    if (terminal && recorded && outcome.kind !== "rejected")
+    // A row whose retries ran out counts toward suspension; one the receiver refused (410, 413) does not.
+    if (terminal && recorded && outcome.kind === "retry")
       await this.o.health.rowFailed(row.sentinelId, outcome.category);
     return "recorded";
   }

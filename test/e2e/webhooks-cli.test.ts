@@ -133,7 +133,7 @@ describe("svc webhooks: the allowSubnets fix, tls_untrusted, verified (cached), 
     }
   });
 
-  it("a delivery to an untrusted certificate dies at once (not retried), its lastError naming tls_untrusted", async (ctx) => {
+  it("a delivery to an untrusted certificate is retried as a network error, then dies naming tls_untrusted", async (ctx) => {
     if (!untrusted) return ctx.skip();
     const trusted = await startWebhookReceiver([SECRET]);
     const created = await add(trusted.url, "tlsd:1", "--json");
@@ -148,10 +148,8 @@ describe("svc webhooks: the allowSubnets fix, tls_untrusted, verified (cached), 
         const s = JSON.parse((await svc(["sentinel", "status", id, "--json"])).stdout);
         return s.target.outbox.rows.find((r: { status: string }) => r.status === "dead");
       }, "the row to die");
-      expect(row).toMatchObject({ deadReason: "delivered_rejected", attempts: 1 });
-      expect(row.lastError).toMatch(
-        /^tls_untrusted: .*DEPTH_ZERO_SELF_SIGNED_CERT.*terminal: no retry fixes a certificate/,
-      );
+      expect(row).toMatchObject({ deadReason: "delivered_rejected", attempts: 5 });
+      expect(row.lastError).toMatch(/^tls_untrusted: .*DEPTH_ZERO_SELF_SIGNED_CERT.*NODE_EXTRA_CA_CERTS/);
     } finally {
       await close(server);
     }
