@@ -77,7 +77,7 @@ describe("a package written only from the README", () => {
     ]);
   });
 
-  it("`svc adapters ls --load` shows it; a second package of the same kind later in adapters wins; a broken one only warns", async () => {
+  it("`svc adapters ls --load` shows it; a second package of the same kind later in adapters wins; a broken one makes it exit 1", async () => {
     const alt = await sb.place("cwd", "svc-fixture-provider", "svc-adapter-hello-too");
     const pj = JSON.parse(await readFile(join(alt, "package.json"), "utf8"));
     pj.name = "svc-adapter-hello-too";
@@ -90,7 +90,9 @@ describe("a package written only from the README", () => {
     await sb.place("cwd", "svc-fixture-throws");
     await sb.writeConfig({ adapters: ["svc-adapter-hello", "svc-fixture-throws", "svc-adapter-hello-too"] });
     const r = await runCli(["adapters", "ls", "--load"], { home: sb.home, cwd: sb.cwd, env: sb.env });
-    expect(r.code, r.stderr).toBe(0);
+    // The others still load and are listed; the broken one is named on stderr and the exit is 1.
+    expect(r.code, r.stderr).toBe(1);
+    expect(r.stderr).toContain("1 adapter package(s) failed to load: svc-fixture-throws (import)");
     expect(r.stdout).toMatch(/svc-adapter-hello@1\.0\.0 +resolved from cwd/);
     expect(r.stdout).toMatch(/provider hello +lost to svc-adapter-hello-too/);
     expect(r.stdout).toMatch(/provider hello +wins \(replaces provider hello of package svc-adapter-hello\)/);
