@@ -92,34 +92,19 @@ export async function inspectTarget(url: URL, deps: GateDeps): Promise<TargetIns
   const hostname = hostnameOf(url);
   const port = url.port === "" ? 443 : Number(url.port);
   const host = url.host;
+  const unresolved = (reason: string): TargetInspection => {
+    return { hostname, port, host, addresses: [], allowed: false, failure: "connect", reason };
+  };
   let answers: string[];
   if (isIP(hostname)) answers = [hostname];
   else {
     try {
       answers = (await deps.resolver.lookupAll(hostname)).map((a) => a.address);
     } catch (err) {
-      const code = (err as { code?: string }).code ?? "lookup failed";
-      return {
-        hostname,
-        port,
-        host,
-        addresses: [],
-        allowed: false,
-        failure: "connect",
-        reason: `${host} does not resolve (${code})`,
-      };
+      return unresolved(`${host} does not resolve (${(err as { code?: string }).code ?? "lookup failed"})`);
     }
   }
-  if (answers.length === 0)
-    return {
-      hostname,
-      port,
-      host,
-      addresses: [],
-      allowed: false,
-      failure: "connect",
-      reason: `${host} has no A or AAAA answer`,
-    };
+  if (answers.length === 0) return unresolved(`${host} has no A or AAAA answer`);
   const addresses = answers.map(
     (address) => deps.decisions?.get(address) ?? remember(deps.decisions, decideAddress(address, deps.allow)),
   );
