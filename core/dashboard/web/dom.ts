@@ -64,7 +64,20 @@ export function h(tag: string, attrs: Record<string, string | boolean | undefine
 export function placeChildren(parent: Elem, els: Elem[]): void {
   const now = parent.children;
   if (now.length === els.length && els.every((el, i) => now[i] === el)) return;
-  parent.replaceChildren(...els);
+  keepFocus(() => parent.replaceChildren(...els));
+}
+
+/**
+ * Runs `fn` (which may move rows around, even from one list to another) and gives the keyboard
+ * focus back to the control that had it, when that control is still on the page: moving a node
+ * blurs whatever was focused inside it, and the next Tab would start over from where it was.
+ */
+export function keepFocus(fn: () => void): void {
+  const before = doc.activeElement as Elem | null;
+  fn();
+  if (before && before !== doc.activeElement && before.isConnected && typeof before.focus === "function") {
+    before.focus();
+  }
 }
 
 /** "3 min ago" from an epoch-ms time. */

@@ -3,7 +3,7 @@
  * running, needing attention, quiet, ended. A session opens to its live transcript and, when the
  * caller may operate, a prompt box and Stop.
  */
-import { ago, h, placeChildren, type Elem } from "./dom.js";
+import { ago, h, keepFocus, placeChildren, type Elem } from "./dom.js";
 import { KeyedList } from "./keyed-list.js";
 import type { DashboardEvent } from "./transport.js";
 import { messageOf, viewSection, type View, type ViewContext } from "./view.js";
@@ -170,15 +170,19 @@ export function sessionsView(ctx: ViewContext): View {
         byGroup.get(g.key)!.sort((a, b) => (b.lastActivityAt ?? 0) - (a.lastActivityAt ?? 0)),
       );
       const els = rows.render(ordered, (s) => s.id);
-      let i = 0;
-      for (const g of GROUPS) {
-        const n = byGroup.get(g.key)!.length;
-        const parts = groups.get(g.key)!;
-        parts.heading.textContent = `${g.title} (${n})`;
-        placeChildren(parts.list, els.slice(i, i + n));
-        parts.box.hidden = n === 0;
-        i += n;
-      }
+      // A session that changes group leaves one list before it joins the next: keep the focus
+      // across the whole move, not per list.
+      keepFocus(() => {
+        let i = 0;
+        for (const g of GROUPS) {
+          const n = byGroup.get(g.key)!.length;
+          const parts = groups.get(g.key)!;
+          parts.heading.textContent = `${g.title} (${n})`;
+          placeChildren(parts.list, els.slice(i, i + n));
+          parts.box.hidden = n === 0;
+          i += n;
+        }
+      });
       empty.hidden = sessions.length > 0;
       for (const id of [...open.keys()]) if (!sessions.some((s) => s.id === id)) open.delete(id);
     },

@@ -29,6 +29,7 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
   let loginUrl: string;
   let sentinelId: string;
   let sessionId: string;
+  let laterId: string;
   const visited: string[] = [];
   const failures: string[] = [];
   const errors: string[] = [];
@@ -126,6 +127,7 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
       body: JSON.stringify({ adapter: "echo", cwd: fx.home, label: "started after the page loaded" }),
     });
     expect(started.status).toBe(201);
+    laterId = ((await started.json()) as { descriptor: { id: string } }).descriptor.id;
     await page.waitForSelector('#view-sessions summary:has-text("started after the page loaded")', { timeout: 30_000 });
   });
 
@@ -166,6 +168,32 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
     // The focused control shows a visible outline.
     const outline = await page.evaluate("getComputedStyle(document.activeElement).outlineStyle");
     expect(outline).toBe("solid");
+  });
+
+  it("keeps the focus in the prompt box when a live update moves its session's row", async () => {
+    const box = `details[data-session="${sessionId}"] textarea`;
+    // The first session row in the page (rows sort by group, then by last activity).
+    const first = () =>
+      page.evaluate<string | null>(
+        `document.querySelector("#view-sessions details[data-session]")?.getAttribute("data-session") ?? null`,
+      );
+    const prompt = async (id: string, text: string) => {
+      const res = await fx.daemon.fetch(`/sessions/${id}/prompt`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ text }),
+      });
+      expect(res.status).toBeLessThan(300);
+      await until(async () => (await first()) === id, `session ${id} to be the first row`);
+    };
+    // Ours first, then a prompt to the other session moves its row above ours while we type.
+    await prompt(sessionId, "to the top");
+    await page.focus(box);
+    await prompt(laterId, "move up");
+    const focused = await page.evaluate<boolean>(
+      `document.activeElement === document.querySelector(${JSON.stringify(box)})`,
+    );
+    expect(focused).toBe(true);
   });
 
   it("shows a sentinel's dead delivery with its reason and replays it", async () => {
