@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import type { AcpAddInput } from "../acp/verbs.js";
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -27,24 +28,10 @@ export function registerAcp(program: Command): void {
     .option("--description <text>", "one-line summary shown by `acp ls`")
     .option("--install-hint <text>", "shown by `acp ls` when bin is not on PATH")
     .option("--resumable", "advertise resumable and native-resume continuation")
-    .action(
-      async (
-        slug: string,
-        opts: {
-          bin: string;
-          arg?: string[];
-          env?: string[];
-          envFromFile?: string[];
-          name?: string;
-          description?: string;
-          resumable?: boolean;
-          installHint?: string;
-        },
-      ) => {
-        const { acpAdd } = await import("../acp/verbs.js");
-        await acpAdd(slug, opts);
-      },
-    );
+    .action(async (slug: string, opts: AcpAddInput) => {
+      const { acpAdd } = await import("../acp/verbs.js");
+      await acpAdd(slug, opts);
+    });
   acp
     .command("ls")
     .alias("list")
