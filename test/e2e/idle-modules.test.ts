@@ -25,6 +25,7 @@ const LAZY: Record<string, RegExp> = {
   "the ACP SDK": /\/node_modules\/@agentclientprotocol\/sdk\//,
   "the ACP session": /\/plugins\/acp\/acp-session\.js$/,
   "the swarm run service": /\/core\/swarm\/service\.js$/,
+  "the CLI's verb groups other than serve": /\/core\/cli\/commands\/(?!serve\.js$)[^/]+\.js$/,
 };
 
 describe("an idle daemon with webhook sentinels stored", () => {
