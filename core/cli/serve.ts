@@ -9,6 +9,7 @@ import { toB64u } from "../remote/web/bytes.js";
 import { DEFAULT_LOG_LIMITS } from "../runtime/log-file.js";
 import { readEffectiveConfig } from "../config/read-effective.js";
 import { daemonLog } from "./serve-log.js";
+import { releaseYoungGeneration } from "../runtime/young-generation.js";
 
 /** Prints the tunnel's public URL each time it opens (and, with e2e, the key clients seal to). */
 function announceTunnel(c: import("tsyringe").DependencyContainer): void {
@@ -63,6 +64,7 @@ export async function serve(flags: ConfigFlags, options: { detached?: boolean } 
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon({ home, env: process.env, flags, logger: log.logger });
+    releaseYoungGeneration();
   } catch (err) {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);

@@ -7,7 +7,7 @@
  */
 import type { LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
-import { Agent } from "undici";
+import type { Agent } from "undici";
 import { SvcError } from "../errors.js";
 import { EGRESS_MAX_BODY_BYTES, type Egress, type EgressFailure, type EgressResponse } from "../plugin-api/egress.js";
 import type { Logger } from "../runtime/logger.js";
@@ -52,7 +52,13 @@ export function createEgress(
 
   // A connection not made in 15 s (the longest attempt) is given up: a request that timed out
   // before its connection was made does not keep a connect attempt alive after it.
-  const agent = new Agent({ connect: { lookup, timeout: 15_000 }, keepAliveTimeout: 4_000 });
+  // undici (about 18 MiB of RSS) loads at the first post, not when the daemon starts.
+  let agent: Agent | undefined;
+  let loading: Promise<Agent> | undefined;
+  const loadAgent = (): Promise<Agent> =>
+    (loading ??= import("undici").then(
+      ({ Agent }) => (agent = new Agent({ connect: { lookup, timeout: 15_000 }, keepAliveTimeout: 4_000 })),
+    ));
 
   const remember = (hostname: string, decisions: readonly AddressDecision[]): void => {
     const known = validated.get(hostname);
@@ -99,7 +105,7 @@ export function createEgress(
         remember(inspection.hostname, inspection.addresses);
         const headers: Record<string, string> = {};
         for (const name in init.headers) if (name.toLowerCase() !== "host") headers[name] = init.headers[name]!;
-        const res = await exchange(agent, {
+        const res = await exchange(agent ?? (await loadAgent()), {
           origin: parsed.origin,
           path: parsed.pathname + parsed.search,
           headers,
@@ -130,7 +136,7 @@ export function createEgress(
       }
     },
     async close() {
-      await agent.close();
+      await (agent ?? (loading ? await loading : undefined))?.close();
     },
   };
 }
