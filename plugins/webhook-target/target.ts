@@ -187,6 +187,9 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         `event id ${JSON.stringify(event.id)} contains "."; event ids become webhook-id headers and must not`,
       );
     }
+    // A full outbox refuses before the body is built (a pusher that outruns delivery sends many).
+    const full = outbox.refusal(sentinel.id, event.id);
+    if (full) throw full;
     const body = buildDeliveryBody(sentinel.id, asStoredTarget(sentinel.spec.target), event, ctx.clock.now());
     const { row, created, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
     for (const gone of evicted) if (!gone.seen) void dispatcher.acknowledge(gone);
