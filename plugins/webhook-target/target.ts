@@ -286,9 +286,18 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     async deliverMany(deliveries) {
       const opened = await open();
+      const { outbox } = opened;
       // Each accept() hands its row to the outbox synchronously, so the journal keeps this order
-      // and its group commit makes the rows durable together.
-      return Promise.allSettled(deliveries.map((d) => accept(opened, d)));
+      // and its group commit makes the rows durable together. No room appears meanwhile: once
+      // the outbox refuses one new event, that one refusal answers the batch's new events after it.
+      let refused: SvcError | undefined;
+      return Promise.allSettled(
+        deliveries.map((d, i) => {
+          const { sentinel, event } = d;
+          refused ??= outbox.refusal(sentinel.id, event.id, { batch: i < deliveries.length - 1 });
+          return refused && !outbox.knows(sentinel.id, event.id) ? Promise.reject(refused) : accept(opened, d);
+        }),
+      );
     },
 
     ledger: {

@@ -329,18 +329,29 @@ export class Outbox {
    * the cap and no terminal row to evict), or undefined when it may be accepted (or is already
    * known). Lets a caller refuse a full outbox's events before building their bodies.
    */
-  refusal(sentinelId: string, eventId: string): SvcError | undefined {
-    if (this.evicting.size > 0) return undefined;
-    const need = this.table.size + this.adding.size + 1 - this.cap;
-    if (need <= 0 || this.table.terminalCount >= need) return undefined;
-    if (this.table.byEvent(sentinelId, eventId) || this.adding.has(rowKey(sentinelId, eventId))) return undefined;
-    return this.fullError({ sentinelId, eventId });
+  refusal(sentinelId: string, eventId: string, options: { batch?: boolean } = {}): SvcError | undefined {
+    // The same count as chooseEvictions: terminal rows not already being evicted.
+    const need = this.table.size - this.evicting.size + this.adding.size + 1 - this.cap;
+    if (need <= 0) return undefined;
+    let evictingTerminal = 0;
+    for (const id of this.evicting) if (isTerminal(this.table.get(id) ?? { status: "pending" })) evictingTerminal++;
+    if (this.table.terminalCount - evictingTerminal >= need || this.knows(sentinelId, eventId)) return undefined;
+    return this.fullError({ sentinelId, eventId }, options.batch === true);
   }
 
-  private fullError(input: { sentinelId: string; eventId: string }): SvcError {
+  /** True when the event has a row, or one is being added ({@link add} answers with it). */
+  knows(sentinelId: string, eventId: string): boolean {
+    return this.table.byEvent(sentinelId, eventId) !== undefined || this.adding.has(rowKey(sentinelId, eventId));
+  }
+
+  /** `batch`: the refusal also serves the batch's new events after this one. */
+  private fullError(input: { sentinelId: string; eventId: string }, batch = false): SvcError {
+    const what = batch
+      ? `event ${input.eventId} for sentinel ${input.sentinelId} (and the batch's new events after it) was not accepted; send them again`
+      : `event ${input.eventId} for sentinel ${input.sentinelId} was not accepted; send it again`;
     return new SvcError(
       "unavailable",
-      `the webhook outbox is full: all ${this.cap} rows are pending delivery, so event ${input.eventId} for sentinel ${input.sentinelId} was not accepted; send it again once deliveries drain`,
+      `the webhook outbox is full: all ${this.cap} rows are pending delivery, so ${what} once deliveries drain`,
     );
   }
 
