@@ -332,7 +332,8 @@ export class Outbox {
   refusal(sentinelId: string, eventId: string, options: { batch?: boolean } = {}): SvcError | undefined {
     // The same count as chooseEvictions: terminal rows not already being evicted.
     const need = this.table.size - this.evicting.size + this.adding.size + 1 - this.cap;
-    if (need <= 0) return undefined;
+    // Room without counting (the usual case at the cap: terminal rows to evict).
+    if (need <= 0 || this.table.terminalCount - this.evicting.size >= need) return undefined;
     let evictingTerminal = 0;
     for (const id of this.evicting) if (isTerminal(this.table.get(id) ?? { status: "pending" })) evictingTerminal++;
     if (this.table.terminalCount - evictingTerminal >= need || this.knows(sentinelId, eventId)) return undefined;
