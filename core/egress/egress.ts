@@ -14,7 +14,7 @@ import type { Logger } from "../runtime/logger.js";
 import { allowSubnetsWarnings, parseAllowSubnets } from "./allow-subnets.js";
 import { mapEgressError } from "./egress-errors.js";
 import { exchange } from "./exchange.js";
-import { admitTarget, hostnameOf, parseHttpsUrl, type AddressDecision } from "./gate.js";
+import { admitTarget, hostnameOf, parseHttpsUrl, type AddressDecision, type TargetInspection } from "./gate.js";
 import { systemResolver, type Resolver } from "./resolver.js";
 
 /** Request and read-response body limit: 256 KiB (defined in the plugin API, which promises it). */
@@ -71,6 +71,17 @@ export function createEgress(
     );
     if (validated.size > MAX_REMEMBERED_HOSTS) validated.delete(validated.keys().next().value!);
   };
+  /**
+   * Admitted IP-literal hosts (the last {@link MAX_REMEMBERED_HOSTS}): no name is resolved, so the
+   * gate's answer cannot change for this egress (its allow list is fixed). Names are admitted, and
+   * resolved, again on every request.
+   */
+  const admittedLiterals = new Map<string, TargetInspection>();
+  const admitLiteral = (host: string, inspection: TargetInspection): TargetInspection => {
+    if (admittedLiterals.size >= MAX_REMEMBERED_HOSTS) admittedLiterals.clear();
+    admittedLiterals.set(host, inspection);
+    return inspection;
+  };
   /** Parsed callback URLs (the last {@link MAX_REMEMBERED_HOSTS}): a dispatcher posts to the same few again and again. */
   const urls = new Map<string, URL>();
   const parse = (url: string): URL => {
@@ -97,11 +108,14 @@ export function createEgress(
       const timedOut = () => new SvcError("timeout", `${host} did not answer within ${init.timeoutMs} ms`);
       const started = performance.now();
       try {
-        // Only a name lookup can take time here; an IP literal is decided without waiting.
-        const admission = admitTarget(parsed, gate);
-        const inspection = isIP(hostnameOf(parsed))
-          ? await admission
-          : await withTimeout(admission, init.timeoutMs, timedOut);
+        // Only a name lookup can take time here; an IP literal is decided without waiting, and
+        // its admission (a pure function of the address and the allow list) is kept.
+        const literal = admittedLiterals.get(parsed.host);
+        const inspection =
+          literal ??
+          (isIP(hostnameOf(parsed))
+            ? admitLiteral(parsed.host, await admitTarget(parsed, gate))
+            : await withTimeout(admitTarget(parsed, gate), init.timeoutMs, timedOut));
         remember(inspection.hostname, inspection.addresses);
         const headers: Record<string, string> = {};
         for (const name in init.headers) if (name.toLowerCase() !== "host") headers[name] = init.headers[name]!;
