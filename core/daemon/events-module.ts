@@ -34,6 +34,19 @@ export function formatSseEvent(e: StampedEvent): string {
   return `id: ${e.seq}\nevent: ${type}\ndata: ${data}\n\n`;
 }
 
+/**
+ * The bytes of the event being fanned out, formatted and encoded once for all subscribers: the bus
+ * calls every listener with the same event object in turn, so one remembered pair is enough. Every
+ * subscriber's socket is given the same buffer: a string would be copied into a native buffer of
+ * its own for each subscriber whose socket cannot take it at once, memory the C heap keeps after a burst.
+ */
+let formatted: { event: StampedEvent; bytes: Buffer } | undefined;
+
+function sseBytesOf(e: StampedEvent): Buffer {
+  if (formatted?.event !== e) formatted = { event: e, bytes: Buffer.from(formatSseEvent(e), "utf8") };
+  return formatted.bytes;
+}
+
 function lastEventIdOf(req: RouteRequest): number | undefined {
   const header = req.headers["last-event-id"];
   const raw = (Array.isArray(header) ? header[0] : header) ?? req.query.get("lastEventId") ?? undefined;
@@ -87,7 +100,7 @@ export function eventsRoute(
       function write(e: StampedEvent): void {
         if (Number.isFinite(sent) && e.seq <= sent) return;
         sent = e.seq;
-        res.write(formatSseEvent(e));
+        res.write(sseBytesOf(e));
         if (res.writableLength > maxBuffered) res.destroy();
       }
       const unsubscribe = bus.subscribe(write);
