@@ -35,16 +35,16 @@ export function formatSseEvent(e: StampedEvent): string {
 }
 
 /**
- * The bytes of the event being fanned out, formatted and encoded once for all subscribers: the bus
- * calls every listener with the same event object in turn, so one remembered pair is enough. Every
- * subscriber's socket is given the same buffer: a string would be copied into a native buffer of
- * its own for each subscriber whose socket cannot take it at once, memory the C heap keeps after a burst.
+ * The text of the event being fanned out, formatted once for all subscribers: the bus calls every
+ * listener with the same event object in turn, so one remembered pair is enough. (It stays a
+ * string: one shared Buffer per event measured no better after a burst, and a string queued for a
+ * slow subscriber lives in V8's heap, which the idle collector compacts, not in the C heap.)
  */
-let formatted: { event: StampedEvent; bytes: Buffer } | undefined;
+let formatted: { event: StampedEvent; text: string } | undefined;
 
-function sseBytesOf(e: StampedEvent): Buffer {
-  if (formatted?.event !== e) formatted = { event: e, bytes: Buffer.from(formatSseEvent(e), "utf8") };
-  return formatted.bytes;
+function sseTextOf(e: StampedEvent): string {
+  if (formatted?.event !== e) formatted = { event: e, text: formatSseEvent(e) };
+  return formatted.text;
 }
 
 function lastEventIdOf(req: RouteRequest): number | undefined {
@@ -100,7 +100,7 @@ export function eventsRoute(
       function write(e: StampedEvent): void {
         if (Number.isFinite(sent) && e.seq <= sent) return;
         sent = e.seq;
-        res.write(sseBytesOf(e));
+        res.write(sseTextOf(e));
         if (res.writableLength > maxBuffered) res.destroy();
       }
       const unsubscribe = bus.subscribe(write);
