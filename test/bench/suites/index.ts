@@ -19,6 +19,7 @@ import { steward } from "./steward.js";
 import { mcpEvents } from "./mcp-events.js";
 import { dashboard } from "./dashboard.js";
 import { memory } from "./memory.js";
+import { memoryLoad } from "./memory-load.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -36,4 +37,5 @@ export const SUITES: BenchSuite[] = [
   mcpEvents,
   dashboard,
   memory,
+  memoryLoad,
 ];

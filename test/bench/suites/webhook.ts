@@ -89,10 +89,22 @@ export interface Daemon {
   stop(): Promise<void>;
 }
 
-export async function startDaemon(home: string): Promise<Daemon> {
+export interface DaemonOptions {
+  /** Node flags for this daemon, after BENCH_DAEMON_NODE_ARGS. */
+  nodeArgs?: string[];
+  /** Receives the daemon's stdout (ignored without it). */
+  onStdout?: (text: string) => void;
+}
+
+export async function startDaemon(home: string, options: DaemonOptions = {}): Promise<Daemon> {
   const t0 = Date.now();
   const env = { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "error", NODE_EXTRA_CA_CERTS: join(TLS, "ca.crt") };
-  const child = spawn(process.execPath, [...DAEMON_NODE_ARGS, CLI, "serve", "--port", "0"], { env, stdio: "ignore" });
+  const args = [...DAEMON_NODE_ARGS, ...(options.nodeArgs ?? []), CLI, "serve", "--port", "0"];
+  const child = spawn(process.execPath, args, {
+    env,
+    stdio: ["ignore", options.onStdout ? "pipe" : "ignore", "ignore"],
+  });
+  if (options.onStdout) child.stdout!.setEncoding("utf8").on("data", options.onStdout);
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   for (;;) {
     const info = await readFile(join(home, "runtime.json"), "utf8").then(JSON.parse, () => undefined);
@@ -149,7 +161,7 @@ export async function makeHome(): Promise<string> {
   return home;
 }
 
-const spec = (url: string, subject: string) => ({
+export const spec = (url: string, subject: string) => ({
   match: [{ subject }],
   until: { kind: "never" },
   provider: "agentpush",
