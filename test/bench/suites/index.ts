@@ -18,6 +18,7 @@ import { tracing } from "./tracing.js";
 import { steward } from "./steward.js";
 import { mcpEvents } from "./mcp-events.js";
 import { dashboard } from "./dashboard.js";
+import { peer } from "./peer.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -34,4 +35,5 @@ export const SUITES: BenchSuite[] = [
   steward,
   mcpEvents,
   dashboard,
+  peer,
 ];
