@@ -97,6 +97,7 @@ serveParent({
       n: number;
       intervalMs: number;
     };
+    rx.delivered.clear();
     arrivals.clear();
     const starts = new Map<string, number>();
     const dir = await mkdtemp(join(tmpdir(), "svc-bench-latency-"));
