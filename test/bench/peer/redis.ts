@@ -77,6 +77,8 @@ export async function startRedis(path: string, cpus?: string): Promise<RedisServ
       output += chunk.toString();
       if (output.includes("Ready to accept connections")) {
         clearTimeout(timer);
+        child.stdout.off("data", onData);
+        child.stderr.off("data", onData);
         resolve();
       }
     };

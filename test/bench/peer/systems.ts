@@ -4,12 +4,12 @@
  * worker, redis-server) and the raw poster. Each names the pids whose CPU counts as its own.
  */
 import { randomBytes } from "node:crypto";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { makeHome, SECRET, seedSentinels, startDaemon, TLS, webhookSpec } from "../webhook-rig.js";
 import { spawnScript } from "./ipc.js";
 import type { PeerStart } from "./bullmq-peer.js";
 import { startRedis } from "./redis.js";
-import { rm } from "node:fs/promises";
 
 export interface System {
   /** The processes whose CPU is the system's. */
