@@ -5,14 +5,14 @@
  * RSS of a process from /proc. Used by the `webhook` and `peer` suites.
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtemp, readFile, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Outbox } from "../../plugins/webhook-target/outbox/outbox.js";
 import { buildEnvelope } from "../../plugins/webhook-target/envelope.js";
-import { trackChild, trackDir } from "./children.js";
+import { trackChild, trackDir, untrackDir } from "./children.js";
 import type { Agent } from "undici";
 import { REPO_ROOT } from "./measure.js";
 
@@ -252,6 +252,31 @@ export async function seedSentinels(home: string, url: string, n: number, cpus?:
   }
   await writeFile(file, JSON.stringify(stored));
   return startDaemon(home, cpus);
+}
+
+/** Sentinels created through the API one by one; beyond this the home is seeded with copies of one (see {@link seedSentinels}). */
+const CREATED_THROUGH_API = 64;
+
+/**
+ * The daemon (on `cpus` when given) on a fresh home with `n` webhook sentinels on `bench:<k>`
+ * delivering to `url`; its `stop` also removes the home.
+ */
+export async function startWithSentinels(url: string, n: number, cpus?: string): Promise<Daemon> {
+  const home = await makeHome();
+  const d = n > CREATED_THROUGH_API ? await seedSentinels(home, url, n, cpus) : await startDaemon(home, cpus);
+  const stop = async () => {
+    await d.stop();
+    await rm(home, { recursive: true, force: true });
+    untrackDir(home);
+  };
+  try {
+    if (n <= CREATED_THROUGH_API)
+      for (let k = 0; k < n; k++) await d.call("POST", "/sentinels", webhookSpec(url, `bench:${k}`));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { ...d, stop };
 }
 
 /**

@@ -4,9 +4,8 @@
  * worker, redis-server) and the raw poster. Each names the pids whose CPU counts as its own.
  */
 import { randomBytes } from "node:crypto";
-import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { makeHome, SECRET, seedSentinels, startDaemon, TLS, webhookSpec } from "../webhook-rig.js";
+import { SECRET, startWithSentinels, TLS } from "../webhook-rig.js";
 import { spawnScript } from "./ipc.js";
 import type { PeerStart } from "./bullmq-peer.js";
 import { startRedis } from "./redis.js";
@@ -21,26 +20,10 @@ export interface System {
   stop(): Promise<void>;
 }
 
-/** Sentinels created through the API one by one; beyond this the home is seeded with copies of one. */
-const CREATED_THROUGH_API = 64;
-
 /** svc's daemon on a fresh home with `sentinels` webhook sentinels on `bench:<k>` delivering to `url`. */
 export async function startSvc(url: string, sentinels: number, cpus?: string): Promise<System> {
-  const home = await makeHome();
-  const d =
-    sentinels > CREATED_THROUGH_API ? await seedSentinels(home, url, sentinels, cpus) : await startDaemon(home, cpus);
-  const stop = async () => {
-    await d.stop();
-    await rm(home, { recursive: true, force: true });
-  };
-  try {
-    if (sentinels <= CREATED_THROUGH_API)
-      for (let k = 0; k < sentinels; k++) await d.call("POST", "/sentinels", webhookSpec(url, `bench:${k}`));
-  } catch (err) {
-    await stop();
-    throw err;
-  }
-  return { pids: [d.pid], target: { url: `${d.base}/providers/agentpush/events`, token: d.token }, stop };
+  const d = await startWithSentinels(url, sentinels, cpus);
+  return { pids: [d.pid], target: { url: `${d.base}/providers/agentpush/events`, token: d.token }, stop: d.stop };
 }
 
 export type IngestPlacement = "separate" | "in-worker";

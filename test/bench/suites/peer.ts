@@ -221,6 +221,7 @@ async function latency(layout: Layout, redis: string | undefined): Promise<Bench
       }
       for (let b = 0; b * LATENCY_BLOCK < LATENCY_EVENTS; b++) {
         const before = loadAverage();
+        const block: string[] = [];
         for (const [name, sys] of systems) {
           const ms = await rig.load.call<number[]>("latency", {
             ...sys?.target,
@@ -229,8 +230,9 @@ async function latency(layout: Layout, redis: string | undefined): Promise<Bench
             intervalMs: LATENCY_INTERVAL_MS,
           });
           samples.get(name)!.push(...ms);
+          block.push(`${name} ${num(quantile(ms, 0.5))}/${num(quantile(ms, 0.99))}`);
         }
-        say(`  [latency] block ${b + 1} done, load before it ${before}`);
+        say(`  [latency] block ${b + 1}, load ${before}: p50/p99 ms ${block.join(", ")}`);
       }
       const p = (name: Kind | "direct", q: number) => quantile(samples.get(name)!, q);
       for (const line of table(

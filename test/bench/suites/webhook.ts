@@ -1,9 +1,9 @@
 /**
  * Webhook target: delivered events per second from push to 2xx through the whole pipeline
  * (agentpush → engine → durable outbox → signed POST) beside raw undici POSTs to the same HTTPS
- * receiver, the two alternating run by run (medians); the cost of one outbox status change beside one fsynced append; the daemon's RSS with
- * 2,000 pending 256 KiB rows beside the same daemon with an empty outbox; and the startup time
- * with those rows to resume beside an empty start.
+ * receiver, the two alternating run by run (medians); the cost of one outbox status change beside
+ * one fsynced append; the daemon's RSS with 2,000 pending 256 KiB rows beside the same daemon with
+ * an empty outbox; and the startup time with those rows to resume beside an empty start.
  */
 import { open, readFile, rm } from "node:fs/promises";
 import { availableParallelism } from "node:os";
@@ -15,18 +15,16 @@ import type { BenchLine, BenchSuite } from "../types.js";
 import { median } from "../measure.js";
 import {
   cpuMs,
-  makeHome,
   postConcurrently,
   pushAndDeliver,
   type Receiver,
   rssMiB,
   seedOutbox,
-  seedSentinels,
   silent,
   startDaemon,
   startReceiver,
+  startWithSentinels,
   TLS,
-  webhookSpec,
 } from "../webhook-rig.js";
 
 const EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 10_000);
@@ -39,8 +37,6 @@ const WARMUP = Number(process.env.BENCH_WEBHOOK_WARMUP ?? 10_000);
 const SENTINEL_COUNTS = (process.env.BENCH_WEBHOOK_SENTINELS ?? "8,32,1000,10000").split(",").map(Number);
 /** Pipeline runs at the first sentinel count, each after its own raw run (raw, pipeline, raw, …). */
 const RUNS = Number(process.env.BENCH_WEBHOOK_RUNS ?? 3);
-/** Sentinels created through the API one by one; beyond this the home is seeded with copies of one (see {@link seedSentinels}). */
-const CREATED_THROUGH_API = 64;
 
 /**
  * Raw undici POSTs of the same body with the pipeline's per-callback concurrency (16), after
@@ -75,11 +71,8 @@ interface PipelineRun {
 
 /** Events per second from push to 2xx through a fresh daemon, timed after {@link WARMUP} untimed events. */
 async function runPipeline(rx: Receiver, sentinels: number): Promise<PipelineRun> {
-  const home = await makeHome();
-  const d = sentinels > CREATED_THROUGH_API ? await seedSentinels(home, rx.url, sentinels) : await startDaemon(home);
+  const d = await startWithSentinels(rx.url, sentinels);
   try {
-    if (sentinels <= CREATED_THROUGH_API)
-      for (let k = 0; k < sentinels; k++) await d.call("POST", "/sentinels", webhookSpec(rx.url, `bench:${k}`));
     await pushAndDeliver(d, rx, "warm", WARMUP, sentinels);
     const [cpu0, own0] = [await cpuMs(d.pid), process.cpuUsage()];
     const t0 = performance.now();
@@ -94,7 +87,6 @@ async function runPipeline(rx: Receiver, sentinels: number): Promise<PipelineRun
     };
   } finally {
     await d.stop();
-    await rm(home, { recursive: true, force: true });
   }
 }
 
