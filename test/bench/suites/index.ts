@@ -20,6 +20,7 @@ import { mcpEvents } from "./mcp-events.js";
 import { dashboard } from "./dashboard.js";
 import { memory } from "./memory.js";
 import { memoryLoad } from "./memory-load.js";
+import { peer } from "./peer.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -38,4 +39,5 @@ export const SUITES: BenchSuite[] = [
   dashboard,
   memory,
   memoryLoad,
+  peer,
 ];

@@ -23,7 +23,14 @@ import { readFile, rm } from "node:fs/promises";
 import { loadavg } from "node:os";
 import type { BenchLine, BenchSuite } from "../types.js";
 import { median } from "../measure.js";
-import { makeHome, spec, startDaemon, startReceiver, type Daemon, type Receiver } from "./webhook.js";
+import {
+  makeHome,
+  webhookSpec as spec,
+  startDaemon,
+  startReceiver,
+  type Daemon,
+  type Receiver,
+} from "../webhook-rig.js";
 
 const IDLE_MS = Number(process.env.BENCH_MEMORY_IDLE_MS ?? 30_000);
 const LOAD_MS = Number(process.env.BENCH_MEMORY_LOAD_MS ?? 60_000);
