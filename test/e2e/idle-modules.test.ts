@@ -25,6 +25,8 @@ const LAZY: Record<string, RegExp> = {
   "the ACP SDK": /\/node_modules\/@agentclientprotocol\/sdk\//,
   "the ACP session": /\/plugins\/acp\/acp-session\.js$/,
   "the swarm run service": /\/core\/swarm\/service\.js$/,
+  // Registered for a package's plugins only: its loader thread has a V8 heap of its own (about 9 MiB).
+  "the plugin API's module hooks": /\/core\/plugin-host\/api-hooks\.js$/,
   "the CLI's verb groups other than serve": /\/core\/cli\/commands\/(?!serve\.js$)[^/]+\.js$/,
 };
 
