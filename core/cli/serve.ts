@@ -8,7 +8,9 @@ import { REMOTE } from "../remote/services.js";
 import { toB64u } from "../remote/web/bytes.js";
 import { DEFAULT_LOG_LIMITS } from "../runtime/log-file.js";
 import { readEffectiveConfig } from "../config/read-effective.js";
+import { startIdleCollector } from "../runtime/idle-collector.js";
 import { daemonLog } from "./serve-log.js";
+import { releaseYoungGeneration } from "../runtime/young-generation.js";
 
 /** Prints the tunnel's public URL each time it opens (and, with e2e, the key clients seal to). */
 function announceTunnel(c: import("tsyringe").DependencyContainer): void {
@@ -63,6 +65,7 @@ export async function serve(flags: ConfigFlags, options: { detached?: boolean } 
   let daemon: Awaited<ReturnType<typeof startDaemon>>;
   try {
     daemon = await startDaemon({ home, env: process.env, flags, logger: log.logger });
+    releaseYoungGeneration();
   } catch (err) {
     process.off("SIGINT", onSignal);
     process.off("SIGTERM", onSignal);
@@ -80,8 +83,10 @@ export async function serve(flags: ConfigFlags, options: { detached?: boolean } 
     for (const w of daemon.info.warnings ?? []) process.stderr.write(`warning: ${w}\n`);
   }
   announceTunnel(daemon.container);
+  // Memory grown in a burst goes back once the daemon is idle again (see idle-collector.ts).
+  const stopCollector = startIdleCollector(log.logger);
   await new Promise<void>((resolve) => {
-    stopNow = () => void daemon.stop().then(resolve, resolve);
+    stopNow = () => void (stopCollector(), daemon.stop().then(resolve, resolve));
     if (signalled) stopNow();
   });
   // Everything durable is flushed and every module stopped: exit now rather than wait for a handle

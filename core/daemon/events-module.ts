@@ -34,6 +34,19 @@ export function formatSseEvent(e: StampedEvent): string {
   return `id: ${e.seq}\nevent: ${type}\ndata: ${data}\n\n`;
 }
 
+/**
+ * The text of the event being fanned out, formatted once for all subscribers: the bus calls every
+ * listener with the same event object in turn, so one remembered pair is enough. (It stays a
+ * string: one shared Buffer per event measured no better after a burst, and a string queued for a
+ * slow subscriber lives in V8's heap, which the idle collector compacts, not in the C heap.)
+ */
+let formatted: { event: StampedEvent; text: string } | undefined;
+
+function sseTextOf(e: StampedEvent): string {
+  if (formatted?.event !== e) formatted = { event: e, text: formatSseEvent(e) };
+  return formatted.text;
+}
+
 function lastEventIdOf(req: RouteRequest): number | undefined {
   const header = req.headers["last-event-id"];
   const raw = (Array.isArray(header) ? header[0] : header) ?? req.query.get("lastEventId") ?? undefined;
@@ -87,7 +100,7 @@ export function eventsRoute(
       function write(e: StampedEvent): void {
         if (Number.isFinite(sent) && e.seq <= sent) return;
         sent = e.seq;
-        res.write(formatSseEvent(e));
+        res.write(sseTextOf(e));
         if (res.writableLength > maxBuffered) res.destroy();
       }
       const unsubscribe = bus.subscribe(write);

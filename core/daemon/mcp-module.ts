@@ -15,14 +15,17 @@ import type { RouteRequest } from "../plugin-api/http.js";
 import { toSvcError } from "../errors.js";
 import { LOGGER, ROUTES, TOOLS, resolve } from "../tokens.js";
 import { presentedSessionToken } from "../workspaces/lineage.js";
-import { buildMcpServer } from "./mcp/build-server.js";
 import { MCP_CALL_TRACE } from "./mcp/call-trace.js";
 import { MCP_EXTENSIONS } from "./mcp/extensions.js";
-import { serveMcpRequest } from "./mcp/serve-request.js";
 import { parseJsonBody } from "./json-body.js";
 import type { DaemonModule } from "./module.js";
 
 const MAX_MCP_BODY = 4 * 1024 * 1024;
+
+/** The MCP SDK and what builds on it load at the first `/mcp` request, not when the daemon starts. */
+let serving: Promise<[typeof import("./mcp/build-server.js"), typeof import("./mcp/serve-request.js")]> | undefined;
+const loadServing = () =>
+  (serving ??= Promise.all([import("./mcp/build-server.js"), import("./mcp/serve-request.js")]));
 
 export const mcpModule: DaemonModule = {
   name: "mcp",
@@ -53,6 +56,7 @@ export const mcpModule: DaemonModule = {
           writeJsonRpcError(req.res, 400, -32700, `Parse error: ${(err as Error).message}`);
           return undefined;
         }
+        const [{ buildMcpServer }, { serveMcpRequest }] = await loadServing();
         const sessionToken = presentedSessionToken(req.headers);
         const trace = c.isRegistered(MCP_CALL_TRACE as never) ? resolve(c, MCP_CALL_TRACE) : undefined;
         await serveMcpRequest(

@@ -7,14 +7,14 @@
  */
 import type { LookupAddress } from "node:dns";
 import { isIP, type LookupFunction } from "node:net";
-import { Agent } from "undici";
+import type { Agent } from "undici";
 import { SvcError } from "../errors.js";
 import { EGRESS_MAX_BODY_BYTES, type Egress, type EgressFailure, type EgressResponse } from "../plugin-api/egress.js";
 import type { Logger } from "../runtime/logger.js";
 import { allowSubnetsWarnings, parseAllowSubnets } from "./allow-subnets.js";
 import { mapEgressError } from "./egress-errors.js";
 import { exchange } from "./exchange.js";
-import { admitTarget, hostnameOf, parseHttpsUrl, type AddressDecision } from "./gate.js";
+import { admitTarget, hostnameOf, parseHttpsUrl, type AddressDecision, type TargetInspection } from "./gate.js";
 import { systemResolver, type Resolver } from "./resolver.js";
 
 /** Request and read-response body limit: 256 KiB (defined in the plugin API, which promises it). */
@@ -52,7 +52,13 @@ export function createEgress(
 
   // A connection not made in 15 s (the longest attempt) is given up: a request that timed out
   // before its connection was made does not keep a connect attempt alive after it.
-  const agent = new Agent({ connect: { lookup, timeout: 15_000 }, keepAliveTimeout: 4_000 });
+  // undici (about 18 MiB of RSS) loads at the first post, not when the daemon starts.
+  let agent: Agent | undefined;
+  let loading: Promise<Agent> | undefined;
+  const loadAgent = (): Promise<Agent> =>
+    (loading ??= import("undici").then(
+      ({ Agent }) => (agent = new Agent({ connect: { lookup, timeout: 15_000 }, keepAliveTimeout: 4_000 })),
+    ));
 
   const remember = (hostname: string, decisions: readonly AddressDecision[]): void => {
     const known = validated.get(hostname);
@@ -64,6 +70,17 @@ export function createEgress(
       decisions.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 })),
     );
     if (validated.size > MAX_REMEMBERED_HOSTS) validated.delete(validated.keys().next().value!);
+  };
+  /**
+   * Admitted IP-literal hosts (the last {@link MAX_REMEMBERED_HOSTS}): no name is resolved, so the
+   * gate's answer cannot change for this egress (its allow list is fixed). Names are admitted, and
+   * resolved, again on every request.
+   */
+  const admittedLiterals = new Map<string, TargetInspection>();
+  const admitLiteral = (host: string, inspection: TargetInspection): TargetInspection => {
+    if (admittedLiterals.size >= MAX_REMEMBERED_HOSTS) admittedLiterals.clear();
+    admittedLiterals.set(host, inspection);
+    return inspection;
   };
   /** Parsed callback URLs (the last {@link MAX_REMEMBERED_HOSTS}): a dispatcher posts to the same few again and again. */
   const urls = new Map<string, URL>();
@@ -91,15 +108,18 @@ export function createEgress(
       const timedOut = () => new SvcError("timeout", `${host} did not answer within ${init.timeoutMs} ms`);
       const started = performance.now();
       try {
-        // Only a name lookup can take time here; an IP literal is decided without waiting.
-        const admission = admitTarget(parsed, gate);
-        const inspection = isIP(hostnameOf(parsed))
-          ? await admission
-          : await withTimeout(admission, init.timeoutMs, timedOut);
+        // Only a name lookup can take time here; an IP literal is decided without waiting, and
+        // its admission (a pure function of the address and the allow list) is kept.
+        const literal = admittedLiterals.get(parsed.host);
+        const inspection =
+          literal ??
+          (isIP(hostnameOf(parsed))
+            ? admitLiteral(parsed.host, await admitTarget(parsed, gate))
+            : await withTimeout(admitTarget(parsed, gate), init.timeoutMs, timedOut));
         remember(inspection.hostname, inspection.addresses);
         const headers: Record<string, string> = {};
         for (const name in init.headers) if (name.toLowerCase() !== "host") headers[name] = init.headers[name]!;
-        const res = await exchange(agent, {
+        const res = await exchange(agent ?? (await loadAgent()), {
           origin: parsed.origin,
           path: parsed.pathname + parsed.search,
           headers,
@@ -130,7 +150,7 @@ export function createEgress(
       }
     },
     async close() {
-      await agent.close();
+      await (agent ?? (loading ? await loading : undefined))?.close();
     },
   };
 }

@@ -97,6 +97,7 @@ export { openDurableAppend, type DurableAppendFile } from "../storage/durable-ap
 export { AppendJournal, type AppendJournalOptions } from "../storage/append-journal.js";
 export {
   checkedLine,
+  checkedLinesBytes,
   readCheckedLines,
   textChecksum,
   keepDamagedCopy,

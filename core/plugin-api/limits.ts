@@ -29,16 +29,20 @@ export function isValidEventId(id: string): boolean {
  */
 export function jsonDepthExceeded(text: string, limit = JSON_DEPTH_MAX): number | undefined {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-      continue;
-    }
-    if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
+    if (c === 0x22) {
+      // Jump over the string: its closing quote is the next one not escaped by an odd run of backslashes.
+      let end = i;
+      for (;;) {
+        end = text.indexOf('"', end + 1);
+        if (end < 0) return undefined; // unterminated: nothing after it nests
+        let slash = end - 1;
+        while (text.charCodeAt(slash) === 0x5c) slash--;
+        if ((end - 1 - slash) % 2 === 0) break;
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) {
       if (++depth > limit) return i;
     } else if (c === 0x7d || c === 0x5d) depth--;
   }

@@ -17,7 +17,9 @@ import { BUILTIN_PACKAGE, scanPackages, type ScannedPackage, type ScanOptions } 
  * tags the module URLs, so a package imported before is imported afresh.
  */
 export async function importPackage(pkg: ScannedPackage, version?: string): Promise<LoadedPlugin[]> {
-  providePluginApi();
+  // Built-in plugins import the API by relative path; only a package's plugins need the hooks, whose
+  // loader thread (a V8 isolate of its own) costs RSS for as long as the process lives.
+  if (!pkg.source.builtin) providePluginApi();
   const out: LoadedPlugin[] = [];
   for (const decl of pkg.manifest.plugins) {
     const file = join(pkg.source.dir, decl.entry);

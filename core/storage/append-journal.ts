@@ -27,15 +27,28 @@ export interface AppendJournalOptions {
    * ignored.
    */
   afterBatch?: () => void | Promise<void>;
+  /**
+   * The longest a {@link AppendJournal.append | lazy} append waits for a write to share (default
+   * 20 ms); once it passes, the lazy appends are written on their own.
+   */
+  lazyMs?: number;
 }
+
+/** Whole lines, as text or as their UTF-8 bytes. */
+export type JournalLines = string | Buffer;
 
 interface Pending {
   /** The entry's whole lines, or how to render them (called once, when its batch is formed). */
-  text: string | (() => string);
+  text: JournalLines | (() => JournalLines);
   durable?: () => unknown;
   done: (result: unknown) => void;
   fail: (err: unknown) => void;
+  /** Answers no caller: may wait (at most `lazyMs`) for a write another append starts. */
+  lazy: boolean;
 }
+
+/** Bytes or chars of rendered lines (a batch's bound is counted in either). */
+const sizeOf = (lines: JournalLines): number => lines.length;
 
 /**
  * An append-only file kept open, with group commit: lines appended while a write is in flight
@@ -57,6 +70,10 @@ export class AppendJournal {
   private size: number;
   /** A failed write's bytes may still be past {@link size}. */
   private torn = false;
+  /** Appends queued that are not lazy: a write is due now. */
+  private urgent = 0;
+  /** Writes the lazy appends queued once `lazyMs` passed (armed while only lazy ones wait). */
+  private lazyTimer: NodeJS.Timeout | undefined;
 
   private constructor(
     private readonly path: string,
@@ -105,15 +122,25 @@ export class AppendJournal {
   }
 
   /**
-   * Appends `text` (whole lines; a function renders them when the batch is formed); resolves
-   * once durable, with what `durable` returned (it runs first, see the class comment). If the
-   * function or `durable` throws, this append alone rejects with that error (a throw in
-   * `durable` comes after the line is durable).
+   * Appends `text` (whole lines, as text or UTF-8 bytes; a function renders them when the batch is
+   * formed); resolves once durable, with what `durable` returned (it runs first, see the class
+   * comment). If the function or `durable` throws, this append alone rejects with that error (a
+   * throw in `durable` comes after the line is durable).
+   *
+   * A `lazy` append is one no caller waits on (a state change that answers nobody): it starts no
+   * write of its own but rides with the next one (another append's, or its own once `lazyMs`
+   * passed, or at {@link drained}/{@link close}). It is durable when it resolves, like any other.
    */
-  append<R = void>(text: string | (() => string), durable?: () => R): Promise<R> {
+  append<R = void>(
+    text: JournalLines | (() => JournalLines),
+    durable?: () => R,
+    options?: { lazy?: boolean },
+  ): Promise<R> {
     if (this.closed) return Promise.reject(new Error(`append journal ${this.path} is closed`));
+    const lazy = options?.lazy === true;
     return new Promise<R>((done, fail) => {
-      this.queue.push({ text, durable, done: done as (result: unknown) => void, fail });
+      this.queue.push({ text, durable, done: done as (result: unknown) => void, fail, lazy });
+      if (!lazy) this.urgent++;
       this.kick();
     });
   }
@@ -180,10 +207,12 @@ export class AppendJournal {
     await old.handle.close().catch(() => undefined);
   }
 
-  /** Resolves once nothing is queued or being written. */
+  /** Resolves once nothing is queued or being written (lazy appends are written now). */
   drained(): Promise<void> {
     if (!this.flushing && this.queue.length === 0 && this.tasks.length === 0) return Promise.resolve();
-    return new Promise((resolve) => this.idle.push(resolve));
+    const idle = new Promise<void>((resolve) => this.idle.push(resolve));
+    if (!this.flushing) void this.flush();
+    return idle;
   }
 
   /** Writes what is queued, then closes the file; later appends are refused. */
@@ -195,49 +224,72 @@ export class AppendJournal {
     await this.file.handle.close();
   }
 
+  /** Starts writing when something is due; only lazy appends queued: writes them once `lazyMs` passed. */
   private kick(): void {
-    if (!this.flushing) void this.flush();
+    if (this.flushing) return;
+    if (this.due()) {
+      void this.flush();
+      return;
+    }
+    this.lazyTimer ??= setTimeout(() => {
+      this.lazyTimer = undefined;
+      if (!this.flushing && this.queue.length > 0) void this.flush();
+    }, this.options.lazyMs ?? 20);
   }
 
+  /** A write is due: an append that is not lazy, a task, or closing (which writes everything). */
+  private due(): boolean {
+    return this.urgent > 0 || this.tasks.length > 0 || this.closed || this.idle.length > 0;
+  }
+
+  /** Writes batches while one is due; the first batch also takes lazy appends only (a timer or drain asked for it). */
   private async flush(): Promise<void> {
     this.flushing = true;
+    clearTimeout(this.lazyTimer);
+    this.lazyTimer = undefined;
     try {
-      while (this.queue.length > 0 || this.tasks.length > 0) {
+      let first = true;
+      while (this.tasks.length > 0 || (this.queue.length > 0 && (first || this.due()))) {
+        first = false;
         const batch = this.takeBatch();
         if (batch.length > 0) await this.writeBatch(batch);
         for (const task of this.tasks.splice(0)) await task();
       }
     } finally {
       this.flushing = false;
-      for (const resolve of this.idle.splice(0)) resolve();
+      if (this.queue.length === 0) for (const resolve of this.idle.splice(0)) resolve();
+      else this.kick();
     }
   }
 
   /** Queued appends for one write, until their text reaches `maxBatchChars` (at least one), their text rendered. */
-  private takeBatch(): Array<Pending & { text: string }> {
+  private takeBatch(): Array<Pending & { text: JournalLines }> {
     const max = this.options.maxBatchChars ?? Infinity;
     let chars = 0;
     let n = 0;
     while (n < this.queue.length && (n === 0 || chars < max)) {
       const entry = this.queue[n]!;
-      if (typeof entry.text !== "string") {
+      if (typeof entry.text === "function") {
         try {
           entry.text = entry.text();
         } catch (err) {
           // That append fails alone; the others are written.
           this.queue.splice(n, 1);
+          if (!entry.lazy) this.urgent--;
           entry.fail(err);
           continue;
         }
       }
-      chars += entry.text.length;
+      chars += sizeOf(entry.text);
       n++;
     }
-    return this.queue.splice(0, n) as Array<Pending & { text: string }>;
+    const batch = this.queue.splice(0, n) as Array<Pending & { text: JournalLines }>;
+    for (const b of batch) if (!b.lazy) this.urgent--;
+    return batch;
   }
 
-  private async writeBatch(batch: Array<Pending & { text: string }>): Promise<void> {
-    const bytes = Buffer.from(batch.length === 1 ? batch[0]!.text : batch.map((b) => b.text).join(""), "utf8");
+  private async writeBatch(batch: Array<Pending & { text: JournalLines }>): Promise<void> {
+    const bytes = batchBytes(batch);
     const handle = this.file.handle;
     try {
       if (this.torn) await this.cut();
@@ -279,6 +331,20 @@ export class AppendJournal {
     await this.file.handle.truncate(this.size);
     this.torn = false;
   }
+}
+
+/** A batch's lines as one buffer (one copy of byte entries; text is encoded straight into it). */
+function batchBytes(batch: ReadonlyArray<{ text: JournalLines }>): Buffer {
+  if (batch.length === 1) {
+    const only = batch[0]!.text;
+    return typeof only === "string" ? Buffer.from(only, "utf8") : only;
+  }
+  let total = 0;
+  for (const b of batch) total += typeof b.text === "string" ? Buffer.byteLength(b.text, "utf8") : b.text.length;
+  const bytes = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (const b of batch) at += typeof b.text === "string" ? bytes.write(b.text, at, "utf8") : b.text.copy(bytes, at);
+  return bytes;
 }
 
 /**

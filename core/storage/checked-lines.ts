@@ -19,6 +19,31 @@ export function checkedLine(text: string): string {
   return `${crc32(text).toString(16).padStart(8, "0")} ${text}\n`;
 }
 
+const HEX = Buffer.from("0123456789abcdef", "latin1");
+
+/**
+ * Records as checksummed lines, the same bytes as {@link checkedLine} of each, encoded straight into
+ * one buffer: each text is encoded once and its checksum taken over those bytes (no line string,
+ * no joined text, no second encoding for the checksum). `texts` must not contain newlines.
+ */
+export function checkedLinesBytes(texts: readonly string[]): Buffer {
+  let total = 0;
+  const lengths = texts.map((t) => Buffer.byteLength(t, "utf8"));
+  for (const n of lengths) total += n + 10;
+  const out = Buffer.allocUnsafe(total);
+  let at = 0;
+  for (let i = 0; i < texts.length; i++) {
+    const start = at + 9;
+    const end = start + out.write(texts[i]!, start, "utf8");
+    let sum = crc32(out.subarray(start, end));
+    for (let d = 7; d >= 0; d--, sum >>>= 4) out[at + d] = HEX[sum & 15]!;
+    out[at + 8] = 0x20;
+    out[end] = 0x0a;
+    at = end + 1;
+  }
+  return out;
+}
+
 /** The checksum of a whole text, as 8 hex digits (snapshots carry it in a field of their own). */
 export function textChecksum(text: string): string {
   return crc32(text).toString(16).padStart(8, "0");

@@ -7,10 +7,10 @@ import { authorize } from "../daemon/authorization.js";
 import { SvcError, issuesToDetails } from "../errors.js";
 import type { RouteDef } from "../plugin-api/http.js";
 import { presentedSessionToken } from "../workspaces/lineage.js";
-import { runInputSchema } from "./prepare.js";
+import { runInputSchema } from "./run-input.js";
 import type { SwarmService } from "./service.js";
 
-export function swarmRoutes(service: SwarmService): RouteDef[] {
+export function swarmRoutes(service: () => Promise<SwarmService>): RouteDef[] {
   return [
     {
       method: "POST",
@@ -25,7 +25,7 @@ export function swarmRoutes(service: SwarmService): RouteDef[] {
             `invalid request body: ${r.error.issues[0]?.path.join(".")}: ${r.error.issues[0]?.message}`,
             { details: issuesToDetails(r.error.issues) },
           );
-        const out = await service.start(r.data, {
+        const out = await (await service()).start(r.data, {
           callerToken: presentedSessionToken(req.headers),
           principal: req.principal,
         });
@@ -37,13 +37,13 @@ export function swarmRoutes(service: SwarmService): RouteDef[] {
       method: "GET",
       path: "/swarm/runs",
       auth: "loopback-or-token",
-      handler: async () => ({ status: 200, body: { runs: await service.list() } }),
+      handler: async () => ({ status: 200, body: { runs: await (await service()).list() } }),
     },
     {
       method: "GET",
       path: "/swarm/runs/:id",
       auth: "loopback-or-token",
-      handler: async (req) => ({ status: 200, body: { run: await service.get(req.params.id!) } }),
+      handler: async (req) => ({ status: 200, body: { run: await (await service()).get(req.params.id!) } }),
     },
     {
       method: "POST",
@@ -51,7 +51,7 @@ export function swarmRoutes(service: SwarmService): RouteDef[] {
       auth: "loopback-or-token",
       handler: async (req) => {
         authorize("swarm.run", req.principal);
-        return { status: 200, body: { run: await service.cancel(req.params.id!) } };
+        return { status: 200, body: { run: await (await service()).cancel(req.params.id!) } };
       },
     },
   ];

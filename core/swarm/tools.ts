@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { authorize } from "../daemon/authorization.js";
 import type { ToolDef } from "../plugin-api/tools.js";
-import { runInputFields } from "./prepare.js";
+import { runInputFields } from "./run-input.js";
 import type { SwarmService } from "./service.js";
 
 const runId = z.string().min(1).describe("The run (run_…)");
@@ -17,7 +17,7 @@ const record = z
   })
   .describe("The run record (docs/swarm.md)");
 
-export function swarmTools(service: SwarmService): ToolDef[] {
+export function swarmTools(service: () => Promise<SwarmService>): ToolDef[] {
   return [
     {
       name: "swarm_run",
@@ -35,11 +35,11 @@ export function swarmTools(service: SwarmService): ToolDef[] {
       handler: async (input: z.infer<z.ZodObject<typeof runShape>>, ctx) => {
         authorize("swarm.run", ctx.principal);
         const { wait, ...rest } = input;
-        const out = await service.start(rest, {
+        const out = await (await service()).start(rest, {
           principal: ctx.principal,
           ...(ctx.sessionToken ? { callerToken: ctx.sessionToken } : {}),
         });
-        if (wait && out.run) return { ...out, run: await service.wait(out.run.runId) };
+        if (wait && out.run) return { ...out, run: await (await service()).wait(out.run.runId) };
         return out;
       },
     } satisfies ToolDef<typeof runShape>,
@@ -51,7 +51,7 @@ export function swarmTools(service: SwarmService): ToolDef[] {
       outputSchema: { runs: z.array(z.looseObject({})).optional().describe("Run summaries"), run: record.optional() },
       readOnly: true,
       handler: async (input: { runId?: string }) =>
-        input.runId ? { run: await service.get(input.runId) } : { runs: await service.list() },
+        input.runId ? { run: await (await service()).get(input.runId) } : { runs: await (await service()).list() },
     } satisfies ToolDef<{ runId: z.ZodOptional<z.ZodString> }>,
     {
       name: "swarm_cancel",
@@ -61,7 +61,7 @@ export function swarmTools(service: SwarmService): ToolDef[] {
       outputSchema: { run: record },
       handler: async (input: { runId: string }, ctx) => {
         authorize("swarm.run", ctx.principal);
-        return { run: await service.cancel(input.runId) };
+        return { run: await (await service()).cancel(input.runId) };
       },
     } satisfies ToolDef<{ runId: z.ZodString }>,
   ];

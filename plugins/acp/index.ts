@@ -6,7 +6,6 @@ import {
   type SessionStartSpec,
   type SessionUpdateSink,
 } from "../../core/plugin-api/index.js";
-import { startAcpSession } from "./acp-session.js";
 import { allRecipes, resolveRecipe } from "./recipes.js";
 
 export { ACP_CATALOG, type AcpRecipe } from "../../core/plugin-api/index.js";
@@ -37,7 +36,8 @@ export default defineAdapter({
         worktreesRoot: config.worktrees?.root as string | undefined,
         eventsDir: config.sessions?.eventsDir as string | undefined,
       };
-      return startAcpSession(spec, resolved, sink, dirs);
+      // The ACP SDK (and its zod schemas) loads when the first ACP session starts.
+      return import("./acp-session.js").then(({ startAcpSession }) => startAcpSession(spec, resolved, sink, dirs));
     };
     return {
       slugs: () => allRecipes(agents()).map((r) => r.slug),

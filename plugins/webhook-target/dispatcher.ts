@@ -78,12 +78,32 @@ export class Dispatcher {
       await this.o.sentinels().markSeen(row.sentinelId, row.eventId);
       await this.o.outbox.markSeen(row.requestId);
     } catch (err) {
-      this.o.logger.warn("could not mark a delivered event seen; retried later", {
-        sentinelId: row.sentinelId,
-        eventId: row.eventId,
-        error: (err as Error).message,
-      });
+      this.couldNotAcknowledge(row, err);
     }
+  }
+
+  /**
+   * Tells the engine a row's event was delivered before the row records it, so that both land in
+   * one durable append (marking seen is idempotent: should the delivery's record be lost to a
+   * crash, the row is delivered again and acknowledged again). False when the engine could not be
+   * told: the row is then acknowledged later, as {@link acknowledge} does.
+   */
+  private async tellEngineDelivered(row: OutboxRow): Promise<boolean> {
+    try {
+      await this.o.sentinels().markSeen(row.sentinelId, row.eventId);
+      return true;
+    } catch (err) {
+      this.couldNotAcknowledge(row, err);
+      return false;
+    }
+  }
+
+  private couldNotAcknowledge(row: OutboxRow, err: unknown): void {
+    this.o.logger.warn("could not mark a delivered event seen; retried later", {
+      sentinelId: row.sentinelId,
+      eventId: row.eventId,
+      error: (err as Error).message,
+    });
   }
 
   private async run(requestId: string): Promise<void> {
@@ -164,11 +184,14 @@ export class Dispatcher {
     const attempts = row.deliveryState.attempts + 1;
     const at = clock.now();
     if (outcome.kind === "delivered") {
-      // Delivered: the failures before it are history, not a current error.
-      await outbox.update(row.requestId, {
-        status: "delivered",
-        deliveryState: { attempts, lastError: null, lastAt: at },
-      });
+      // Delivered: the failures before it are history, not a current error. The record answers
+      // no caller, so it rides with the journal's next write (lazy) with the engine's acknowledgement.
+      const seen = await this.tellEngineDelivered(row);
+      await outbox.update(
+        row.requestId,
+        { status: "delivered", deliveryState: { attempts, lastError: null, lastAt: at } },
+        { seen, lazy: true },
+      );
       this.o.health.delivered(row.sentinelId, at);
       this.o.logger.debug("webhook delivered", { sentinelId: row.sentinelId, eventId: row.eventId, host, attempts });
       return "recorded";

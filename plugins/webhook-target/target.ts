@@ -187,6 +187,9 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         `event id ${JSON.stringify(event.id)} contains "."; event ids become webhook-id headers and must not`,
       );
     }
+    // A full outbox refuses before the body is built (a pusher that outruns delivery sends many).
+    const full = outbox.refusal(sentinel.id, event.id);
+    if (full) throw full;
     const body = buildDeliveryBody(sentinel.id, asStoredTarget(sentinel.spec.target), event, ctx.clock.now());
     const { row, created, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
     for (const gone of evicted) if (!gone.seen) void dispatcher.acknowledge(gone);
@@ -283,9 +286,18 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     async deliverMany(deliveries) {
       const opened = await open();
+      const { outbox } = opened;
       // Each accept() hands its row to the outbox synchronously, so the journal keeps this order
-      // and its group commit makes the rows durable together.
-      return Promise.allSettled(deliveries.map((d) => accept(opened, d)));
+      // and its group commit makes the rows durable together. No room appears meanwhile: once
+      // the outbox refuses one new event, that one refusal answers the batch's new events after it.
+      let refused: SvcError | undefined;
+      return Promise.allSettled(
+        deliveries.map((d, i) => {
+          const { sentinel, event } = d;
+          refused ??= outbox.refusal(sentinel.id, event.id, { batch: i < deliveries.length - 1 });
+          return refused && !outbox.knows(sentinel.id, event.id) ? Promise.reject(refused) : accept(opened, d);
+        }),
+      );
     },
 
     ledger: {

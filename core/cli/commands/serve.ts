@@ -47,6 +47,8 @@ async function serveAction(opts: ServeOptions, detach: boolean): Promise<void> {
     const { startDetached } = await import("../daemon-start.js");
     return startDetached(opts, opts.timeout);
   }
+  // Before the daemon's modules load: start-up must not grow the young generation (young-generation.ts).
+  (await import("../../runtime/young-generation.js")).holdYoungGeneration();
   const { serve } = await import("../serve.js");
   await serve(
     { port, bind: opts.bind, ...token, profile: opts.profile, connect: opts.connect },

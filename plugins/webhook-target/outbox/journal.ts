@@ -1,4 +1,4 @@
-import { AppendJournal, checkedLine, readCheckedLines } from "../../../core/plugin-api/index.js";
+import { AppendJournal, checkedLinesBytes, readCheckedLines } from "../../../core/plugin-api/index.js";
 import type { JournalRecord, NewRecord, OutboxRow } from "./row.js";
 
 /**
@@ -45,14 +45,22 @@ export class Journal {
 
   /**
    * Appends records durably; resolves with `apply`'s result for each (false: it changed nothing).
-   * `stamped` sees each record as it will be applied (to attach in-memory companions).
+   * The records are stamped with their sequence numbers in place (they are the journal's from now
+   * on). `stamped` sees each record as it will be applied (to attach in-memory companions). A
+   * `lazy` append answers no caller: it rides with the next write (see `AppendJournal.append`).
    */
-  append(records: NewRecord[], stamped?: (record: JournalRecord) => void): Promise<boolean[]> {
-    const recs = records.map((r) => ({ ...r, seq: ++this.seq }) as JournalRecord);
+  append(
+    records: NewRecord[],
+    stamped?: (record: JournalRecord) => void,
+    options?: { lazy?: boolean },
+  ): Promise<boolean[]> {
+    const recs = records as JournalRecord[];
+    for (const r of recs) r.seq = ++this.seq;
     if (stamped) recs.forEach(stamped);
     return this.file.append(
-      () => recs.map((r) => checkedLine(JSON.stringify(r))).join(""),
+      () => checkedLinesBytes(recs.map((r) => JSON.stringify(r))),
       () => recs.map((r) => this.apply(r)),
+      options,
     );
   }
 

@@ -15,7 +15,15 @@ import {
   writeSnapshot,
   OUTBOX_FILES,
 } from "./persistence.js";
-import { isTerminal, rowKey, type DeadReason, type DeliveryState, type OutboxRow, type RowStatus } from "./row.js";
+import {
+  isTerminal,
+  rowKey,
+  type DeadReason,
+  type DeliveryState,
+  type NewRecord,
+  type OutboxRow,
+  type RowStatus,
+} from "./row.js";
 import { RowTable } from "./row-table.js";
 
 export interface OutboxOptions {
@@ -173,15 +181,22 @@ export class Outbox {
 
   /**
    * Records an attempt or a status change of a pending row. Returns false (and changes nothing)
-   * when the row is gone or already terminal.
+   * when the row is gone or already terminal. `seen`: the engine was already told the event's
+   * delivery is terminal, recorded in the same durable append. `lazy`: the change answers no
+   * caller, so it rides with the journal's next write instead of starting one.
    */
   async update(
     requestId: string,
     next: { status: RowStatus; deliveryState: DeliveryState; deadReason?: DeadReason },
+    options: { seen?: boolean; lazy?: boolean } = {},
   ): Promise<boolean> {
     const row = this.table.get(requestId);
     if (!row || isTerminal(row)) return false;
-    const [ok] = await this.journal.append([{ op: "update", requestId, ...next, at: this.opts.now() }]);
+    const change: NewRecord = { op: "update", requestId, ...next, at: this.opts.now() };
+    const seen = options.seen === true && next.status !== "pending";
+    const [ok] = await this.journal.append(seen ? [change, { op: "seen", requestId }] : [change], undefined, {
+      lazy: options.lazy === true,
+    });
     if (next.status !== "pending") this.hot.delete(requestId);
     return ok === true;
   }
@@ -309,21 +324,44 @@ export class Outbox {
     return { row: this.table.get(requestId)!, created: results.at(-1) === true, evicted: evict };
   }
 
+  /**
+   * The refusal {@link add} would give this event now because every row is pending (no room under
+   * the cap and no terminal row to evict), or undefined when it may be accepted (or is already
+   * known). Lets a caller refuse a full outbox's events before building their bodies.
+   */
+  refusal(sentinelId: string, eventId: string, options: { batch?: boolean } = {}): SvcError | undefined {
+    // The same count as chooseEvictions: terminal rows not already being evicted.
+    const need = this.table.size - this.evicting.size + this.adding.size + 1 - this.cap;
+    // Room without counting (the usual case at the cap: terminal rows to evict).
+    if (need <= 0 || this.table.terminalCount - this.evicting.size >= need) return undefined;
+    let evictingTerminal = 0;
+    for (const id of this.evicting) if (isTerminal(this.table.get(id) ?? { status: "pending" })) evictingTerminal++;
+    if (this.table.terminalCount - evictingTerminal >= need || this.knows(sentinelId, eventId)) return undefined;
+    return this.fullError({ sentinelId, eventId }, options.batch === true);
+  }
+
+  /** True when the event has a row, or one is being added ({@link add} answers with it). */
+  knows(sentinelId: string, eventId: string): boolean {
+    return this.table.byEvent(sentinelId, eventId) !== undefined || this.adding.has(rowKey(sentinelId, eventId));
+  }
+
+  /** `batch`: the refusal also serves the batch's new events after this one. */
+  private fullError(input: { sentinelId: string; eventId: string }, batch = false): SvcError {
+    const what = batch
+      ? `event ${input.eventId} for sentinel ${input.sentinelId} (and the batch's new events after it) was not accepted; send them again`
+      : `event ${input.eventId} for sentinel ${input.sentinelId} was not accepted; send it again`;
+    return new SvcError(
+      "unavailable",
+      `the webhook outbox is full: all ${this.cap} rows are pending delivery, so ${what} once deliveries drain`,
+    );
+  }
+
   /** The oldest terminal rows to evict so one more row fits under the cap; never a pending row. */
   private chooseEvictions(input: { sentinelId: string; eventId: string }): OutboxRow[] {
     const need = this.table.size - this.evicting.size + this.adding.size + 1 - this.cap;
     if (need <= 0) return [];
-    const candidates: OutboxRow[] = [];
-    for (const row of this.table.evictionOrder()) {
-      if (candidates.length >= need) break;
-      if (!this.evicting.has(row.requestId)) candidates.push(row);
-    }
-    if (candidates.length < need) {
-      throw new SvcError(
-        "unavailable",
-        `the webhook outbox is full: all ${this.cap} rows are pending delivery, so event ${input.eventId} for sentinel ${input.sentinelId} was not accepted; send it again once deliveries drain`,
-      );
-    }
+    const candidates = this.table.evictionCandidates(need, this.evicting);
+    if (candidates.length < need) throw this.fullError(input);
     candidates.forEach((r) => this.evicting.add(r.requestId));
     return candidates;
   }

@@ -77,10 +77,25 @@ export class RowTable {
     return this.rows.size;
   }
 
-  /** Terminal rows, oldest first, rows the engine was told about before the others. */
-  *evictionOrder(): Generator<OutboxRow> {
-    for (const id of this.terminalSeen) yield this.rows.get(id)!;
-    for (const id of this.terminalUnseen) yield this.rows.get(id)!;
+  /** Terminal rows (the eviction candidates). */
+  get terminalCount(): number {
+    return this.terminalSeen.size + this.terminalUnseen.size;
+  }
+
+  /**
+   * The first `n` terminal rows not in `skip`, oldest first, rows the engine was told about before
+   * the others (fewer when there are not that many).
+   */
+  evictionCandidates(n: number, skip: ReadonlySet<string>): OutboxRow[] {
+    const out: OutboxRow[] = [];
+    if (n <= 0) return out;
+    for (const set of [this.terminalSeen, this.terminalUnseen])
+      for (const id of set) {
+        if (skip.has(id)) continue;
+        out.push(this.rows.get(id)!);
+        if (out.length >= n) return out;
+      }
+    return out;
   }
 
   /** Re-sorts the eviction order by `updatedAt` (after loading, when replay order may differ). */

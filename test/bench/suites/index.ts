@@ -18,6 +18,9 @@ import { tracing } from "./tracing.js";
 import { steward } from "./steward.js";
 import { mcpEvents } from "./mcp-events.js";
 import { dashboard } from "./dashboard.js";
+import { memory } from "./memory.js";
+import { memoryLoad } from "./memory-load.js";
+import { peer } from "./peer.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -34,4 +37,7 @@ export const SUITES: BenchSuite[] = [
   steward,
   mcpEvents,
   dashboard,
+  memory,
+  memoryLoad,
+  peer,
 ];

@@ -11,7 +11,15 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { z } from "zod";
 import type { BenchLine, BenchSuite } from "../types.js";
 import { median } from "../measure.js";
-import { SECRET, makeHome, pushAndDeliver, startDaemon, startReceiver, type Daemon, type Receiver } from "./webhook.js";
+import {
+  SECRET,
+  makeHome,
+  pushAndDeliver,
+  startDaemon,
+  startReceiver,
+  type Daemon,
+  type Receiver,
+} from "../webhook-rig.js";
 
 const EVENTS = Number(process.env.BENCH_MCP_EVENTS ?? 5_000);
 const LATENCY_RUNS = Number(process.env.BENCH_MCP_LATENCY_RUNS ?? 20);

@@ -16,8 +16,8 @@ class FakeRes extends EventEmitter {
     this.status = status;
     return this;
   }
-  write(chunk: string) {
-    this.chunks.push(chunk);
+  write(chunk: string | Buffer) {
+    this.chunks.push(chunk.toString());
     return true;
   }
   end() {
@@ -89,6 +89,27 @@ describe("events route", () => {
     res.writableLength = 11;
     bus.emit("big", { x: "y" });
     expect(res.destroyed).toBe(true);
+  });
+
+  it("formats an event once for all its subscribers, each still getting every event", () => {
+    const bus = new DaemonEventBus();
+    const clients = Array.from({ length: 3 }, () => new FakeRes());
+    for (const res of clients) eventsRoute(bus, new Set()).handler(request(res));
+    let reads = 0;
+    const data = {
+      get sentinelId() {
+        reads++;
+        return "snt_1";
+      },
+    };
+    bus.emit("sentinel:matched", data);
+    bus.emit("sentinel:matched", data);
+    expect(reads).toBe(2);
+    for (const res of clients) {
+      expect([...res.text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]))).toEqual([1, 2]);
+      expect(res.text).toContain(`"data":{"sentinelId":"snt_1"}`);
+      res.emit("close");
+    }
   });
 
   it("never writes secrets: secret-looking keys and whsec_ values are redacted", () => {

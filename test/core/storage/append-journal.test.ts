@@ -107,6 +107,38 @@ describe("append journal (group commit)", () => {
     expect(await readFile(path, "utf8")).toBe("x\n");
   });
 
+  it("a lazy append starts no write: it rides with the next append's write, in order, durable when it resolves", async () => {
+    const path = join(home, "j.log");
+    // A lazy wait far longer than the test: only another append (or a drain) writes the lazy line.
+    const j = await AppendJournal.open(path, { lazyMs: 600_000 });
+    const handle = handleOf(j);
+    const write = handle.write.bind(handle);
+    const writes: string[] = [];
+    handle.write = (async (buf: Buffer, offset?: number) => {
+      writes.push(buf.subarray(offset ?? 0).toString("utf8"));
+      return write(buf, offset);
+    }) as unknown as FileHandle["write"];
+    let lazyDurable = false;
+    const lazy = j.append("lazy\n", () => (lazyDurable = true), { lazy: true });
+    expect(j.busy).toBe(true);
+    await j.append("urgent\n");
+    expect(lazyDurable).toBe(true);
+    await lazy;
+    expect(writes).toEqual(["lazy\nurgent\n"]);
+    // Alone, a lazy append is written by a drain (and by close).
+    const alone = j.append(Buffer.from("bytes\n"), undefined, { lazy: true });
+    await j.drained();
+    await alone;
+    expect(writes).toHaveLength(2);
+    await j.close();
+    expect(await readFile(path, "utf8")).toBe("lazy\nurgent\nbytes\n");
+    // With nothing else to ride with, it is written on its own once lazyMs passed.
+    const soon = await AppendJournal.open(join(home, "k.log"), { lazyMs: 1 });
+    await soon.append("late\n", undefined, { lazy: true });
+    expect(await readFile(join(home, "k.log"), "utf8")).toBe("late\n");
+    await soon.close();
+  });
+
   it("fails every append of a batch whose write fails, and applies none of them", async () => {
     const j = await AppendJournal.open(join(home, "j.log"));
     // Closing the handle underneath makes the next write fail like a disk error would.

@@ -250,6 +250,31 @@ describe("webhook outbox", () => {
     for (const r of live) expect((await ob.readBody(r)).equals(body(r.eventId))).toBe(true);
   });
 
+  it("records a delivery with the engine's acknowledgement in one append (lazy: with the next write), and tells a full outbox before a body is built", async () => {
+    const ob = await open({ cap: 2 });
+    const a = (await ob.add({ sentinelId: "snt_1", eventId: "a", body: body("a") })).row;
+    const b = (await ob.add({ sentinelId: "snt_1", eventId: "b", body: body("b") })).row;
+    expect(ob.refusal("snt_1", "c")?.message).toMatch(/outbox is full: all 2 rows are pending/);
+    // A known event is answered with its row, never refused.
+    expect(ob.refusal("snt_1", "a")).toBeUndefined();
+    const delivered = { status: "delivered" as const, deliveryState: { attempts: 1, lastError: null, lastAt: 1 } };
+    const lazy = ob.update(a.requestId, delivered, { seen: true, lazy: true });
+    const retry = ob.update(b.requestId, {
+      status: "pending",
+      deliveryState: { attempts: 1, lastError: "x", lastAt: 1 },
+    });
+    expect(await Promise.all([lazy, retry])).toEqual([true, true]);
+    expect(ob.get(a.requestId)).toMatchObject({ status: "delivered", seen: true });
+    const records = parseJournal(await readFile(join(home, OUTBOX_FILES.journal), "utf8")).records.slice(-3);
+    expect(records.map((r) => [r.op, (r as { requestId: string }).requestId])).toEqual([
+      ["update", a.requestId],
+      ["seen", a.requestId],
+      ["update", b.requestId],
+    ]);
+    // The delivered row makes room again.
+    expect(ob.refusal("snt_1", "c")).toBeUndefined();
+  });
+
   it("accepts a row with one journal append, and changes status by appending: body files are written once, never rewritten", async () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1", "snt_1", 200_000) });
