@@ -184,15 +184,16 @@ export class Dispatcher {
     const attempts = row.deliveryState.attempts + 1;
     const at = clock.now();
     if (outcome.kind === "delivered") {
-      // Delivered: the failures before it are history, not a current error. The record answers
+      // Delivered: the failures before it are history, not a current error. The endpoint's health
+      // says so at once (it is about the endpoint's answer, kept in memory); the row's record answers
       // no caller, so it rides with the journal's next write (lazy) with the engine's acknowledgement.
+      this.o.health.delivered(row.sentinelId, at);
       const seen = await this.tellEngineDelivered(row);
       await outbox.update(
         row.requestId,
         { status: "delivered", deliveryState: { attempts, lastError: null, lastAt: at } },
         { seen, lazy: true },
       );
-      this.o.health.delivered(row.sentinelId, at);
       this.o.logger.debug("webhook delivered", { sentinelId: row.sentinelId, eventId: row.eventId, host, attempts });
       return "recorded";
     }

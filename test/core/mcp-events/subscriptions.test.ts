@@ -360,7 +360,12 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
         lastError: "http_5xx",
       });
       await until(() => (accepted.has("evt_6") ? true : undefined), "the event that waited");
-      expect((await subscribe()).deliveryStatus).toMatchObject({ active: true, lastError: null });
+      // The receiver has the event; the dispatcher records its 2xx once the answer is read.
+      const after = await until(async () => {
+        const { deliveryStatus } = await subscribe();
+        return deliveryStatus.lastError === null ? deliveryStatus : undefined;
+      }, "the delivery recorded");
+      expect(after).toMatchObject({ active: true, lastError: null });
     } finally {
       rx.respond = (_d, res) => res.writeHead(200).end("ok");
     }
