@@ -2,11 +2,13 @@
  * The sentinels DaemonModule: builds the engine (registered under SENTINELS), offers the host
  * service "sentinels", adds the `/sentinels` routes, sets up and starts the
  * loaded providers and targets, sweeps expiry at startup and on a periodic tick, and stops
- * everything at stop.
+ * everything at stop. In team mode the tick's sweep runs on one daemon at a time: the holder of
+ * the lease `team:expiry-sweep` (an expiry found twice is stored and announced once anyway).
  */
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
 import { registerClass, registerValue } from "../runtime/inject.js";
+import { leadershipOf } from "../store/leadership.js";
 import { ENV, LOGGER, PLUGINS, ROUTES, SENTINELS, SERVICES, resolve } from "../tokens.js";
 import { SENTINEL_DEDUP, SENTINEL_PLUGINS, SENTINEL_STORE, SENTINEL_TICKER } from "./tokens.js";
 import { SentinelDedup } from "./dedup.js";
@@ -41,7 +43,7 @@ async function registerSentinelServices(c: DependencyContainer): Promise<Sentine
   return engine;
 }
 
-const stops = new WeakMap<DependencyContainer, () => void>();
+const stops = new WeakMap<DependencyContainer, () => Promise<void>>();
 
 export const sentinelsModule: DaemonModule = {
   name: "sentinels",
@@ -57,13 +59,18 @@ export const sentinelsModule: DaemonModule = {
     await engine.sweep("startup");
     await startProviders(c, engine);
     const ticker = c.isRegistered(SENTINEL_TICKER as symbol) ? resolve(c, SENTINEL_TICKER) : intervalTicker;
+    const sweeper = leadershipOf(services).lease("team:expiry-sweep");
     const stopTick = ticker.every(tickIntervalMs(resolve(c, ENV)), () => {
+      if (!sweeper.held()) return;
       engine.sweep("tick").catch((err: Error) => logger.error("sentinel expiry tick failed", { error: err.message }));
     });
-    stops.set(c, stopTick);
+    stops.set(c, async () => {
+      stopTick();
+      await sweeper.release();
+    });
   },
   async stop(c) {
-    stops.get(c)?.();
+    await stops.get(c)?.();
     stops.delete(c);
     await (resolve(c, SENTINELS) as SentinelEngine).settled();
     const registry = resolve(c, PLUGINS);
