@@ -28,6 +28,8 @@ const LAZY: Record<string, RegExp> = {
   // Registered for a package's plugins only: its loader thread has a V8 heap of its own (about 9 MiB).
   "the plugin API's module hooks": /\/core\/plugin-host\/api-hooks\.js$/,
   "the CLI's verb groups other than serve": /\/core\/cli\/commands\/(?!serve\.js$)[^/]+\.js$/,
+  // Team mode only: leases and heartbeats on PostgreSQL.
+  "the team's roles (leases, heartbeats)": /\/core\/store\/postgres\/(team-roles|leases|daemons)\.js$/,
 };
 
 describe("an idle daemon with webhook sentinels stored", () => {
