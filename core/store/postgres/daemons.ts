@@ -44,6 +44,8 @@ export class DaemonRoll {
   private timer: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private stopped = false;
+  /** Heartbeats are failing (logged once when they start failing and once when they are back). */
+  private failing = false;
   private readonly heartbeatMs: number;
   private readonly deadAfterMs: number;
 
@@ -123,9 +125,16 @@ export class DaemonRoll {
   private async beat(): Promise<void> {
     try {
       await this.upsert();
-      if (this.opts.sweepLease.held() && !this.stopped) await this.sweep();
+      if (this.failing) this.opts.logger.info("team daemon heartbeat back");
+      this.failing = false;
     } catch (err) {
-      this.opts.logger.warn("team daemon heartbeat failed", { error: (err as Error).message });
+      if (!this.failing) this.opts.logger.warn("team daemon heartbeat failed", { error: (err as Error).message });
+      this.failing = true;
+      return;
     }
+    if (!this.opts.sweepLease.held() || this.stopped) return;
+    await this.sweep().catch((err: Error) =>
+      this.opts.logger.warn("dead team daemon sweep failed", { error: err.message }),
+    );
   }
 }
