@@ -9,8 +9,11 @@
 import { Logger as WorkerLogger, run, runMigrations, type Runner, type WorkerEvents } from "graphile-worker";
 import { EventEmitter } from "node:events";
 import pg from "pg";
+import type { DependencyContainer } from "tsyringe";
 import type { TeamDatabase, TeamJob, TeamJobs, TeamSql } from "../../plugin-api/team.js";
+import { registerValue } from "../../runtime/inject.js";
 import type { Logger } from "../../runtime/logger.js";
+import { SERVICES, resolve, token } from "../../tokens.js";
 import { storeError } from "./errors.js";
 
 export interface TeamJobsOptions {
@@ -120,3 +123,20 @@ function workerLogger(log: Logger): WorkerLogger {
     else log.debug(message, fields);
   });
 }
+
+/**
+ * Team mode's start (the store module calls it once the database is open): opens the queue and
+ * offers it as the host service `teamJobs`. The caller stops it before closing the database.
+ */
+export async function provideTeamJobs(
+  c: DependencyContainer,
+  o: { db: Pick<TeamDatabase, "daemonId">; url: string; logger: Logger },
+): Promise<OpenTeamJobs> {
+  const jobs = await openTeamJobs(o.db, { url: o.url, logger: o.logger });
+  registerValue(c, TEAM_JOBS, jobs);
+  resolve(c, SERVICES).provide("teamJobs", jobs);
+  return jobs;
+}
+
+/** The open queue (team mode only), for the store module's stop. */
+export const TEAM_JOBS = token<OpenTeamJobs>("teamJobs");
