@@ -94,7 +94,8 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
         concurrency,
         noHandleSignals: true,
         pollInterval: opts.pollIntervalMs ?? 200,
-        preset: { worker: { localQueue: { size: concurrency } } },
+        // Jobs are fetched in batches (one query feeds many workers), small enough that the other daemons get their share.
+        preset: { worker: { localQueue: { size: Math.min(concurrency, 32) } } },
         taskList: {
           [task]: async (payload, helpers) => {
             const job: TeamJob = { id: String(helpers.job.id), attempts: helpers.job.attempts };
