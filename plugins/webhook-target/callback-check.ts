@@ -7,7 +7,7 @@
 import type { SentinelIngress, TargetResumeResult } from "../../core/plugin-api/index.js";
 import { challengeReason, type ChallengeVerifier } from "./challenge.js";
 import type { DeliveryFailure } from "./failure-category.js";
-import type { Outbox } from "./outbox/outbox.js";
+import type { OutboxPort } from "./outbox/port.js";
 import { asStoredTarget, callbackUrl, subscriptionIdOf } from "./stored-target.js";
 import type { SecretVault } from "./vault.js";
 
@@ -24,7 +24,7 @@ export interface CallbackCheck {
 
 export interface CallbackCheckDeps {
   sentinels: SentinelIngress;
-  outbox: Outbox;
+  outbox: OutboxPort;
   vault: SecretVault;
   verifier: ChallengeVerifier;
   resume(sentinelId: string): Promise<TargetResumeResult>;
@@ -37,7 +37,10 @@ export async function checkSuspendedCallbacks(
 ): Promise<{ checked: CallbackCheck[] }> {
   const callback = callbackUrl(url);
   // Sentinels that ended (count, subject_terminal) still deliver what they accepted: they are among the pending rows' owners.
-  const ids = new Set([...deps.sentinels.active().map((v) => v.id), ...deps.outbox.pending().map((r) => r.sentinelId)]);
+  const ids = new Set([
+    ...deps.sentinels.active().map((v) => v.id),
+    ...(await deps.outbox.pending()).map((r) => r.sentinelId),
+  ]);
   const checked: CallbackCheck[] = [];
   for (const sentinelId of ids) {
     const stored = asStoredTarget(deps.sentinels.get(sentinelId)?.spec.target);

@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { SvcError, type Clock, type SentinelIngress } from "../../core/plugin-api/index.js";
 import type { Dispatcher } from "./dispatcher.js";
-import type { Outbox } from "./outbox/outbox.js";
+import type { OutboxPort } from "./outbox/port.js";
 import type { OutboxRow } from "./outbox/row.js";
 import { signingKeys } from "./signing-keys.js";
 import { asStoredTarget } from "./stored-target.js";
@@ -29,7 +29,7 @@ export interface ReplayResult {
 
 export interface ReplayDeps {
   sentinels: SentinelIngress;
-  outbox: Outbox;
+  outbox: OutboxPort;
   dispatcher: Pick<Dispatcher, "enqueue">;
   vault: SecretVault;
   clock: Clock;
@@ -67,7 +67,7 @@ export async function replayRows(deps: ReplayDeps, sentinelId: string, sel: Repl
       "conflict",
       `sentinel ${sentinelId} cannot sign (${keys.error}); rotate its secret with svc sentinel rotate-secret, then replay`,
     );
-  const rows = deps.outbox.rowsOf(sentinelId);
+  const rows = await deps.outbox.rowsOf(sentinelId);
   const matched = select(rows, sel);
   if (sel.eventId !== undefined && matched.length === 0) {
     const known = rows.some((r) => r.eventId === sel.eventId);
