@@ -24,6 +24,7 @@ import { rotateSecret, type RotationResult } from "./rotation.js";
 import { asStoredTarget, callbackUrl, type McpSubscription } from "./stored-target.js";
 import { SecretVault } from "./vault.js";
 import { checkVaultFile } from "./vault-check.js";
+import { checkTeamTables } from "./team/check.js";
 import { replayRows, type ReplayResult, type ReplaySelector } from "./replay.js";
 
 export interface WebhookTargetDeps {
@@ -333,6 +334,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     /** `svc doctor`: the vault and the outbox files, read-only (the outbox is never opened here). */
     async check({ sentinels: stored }) {
+      if (ctx.hasService("teamDatabase")) return checkTeamTables(ctx.service("teamDatabase"), stored);
       return [...(await checkVaultFile(ctx.home, stored)), ...(await checkOutboxFiles(ctx.home, stored))];
     },
 
