@@ -3,7 +3,7 @@ import { hostOf, type Clock, type Logger, type SentinelIngress, type Sleep } fro
 import type { Egress } from "../../core/plugin-api/index.js";
 import { attemptDelivery, type AttemptOutcome } from "./attempt.js";
 import type { EndpointHealth } from "./endpoint-health.js";
-import { LIMITS } from "./limits.js";
+import { LIMITS, retryWaitMs } from "./limits.js";
 import type { Outbox } from "./outbox/outbox.js";
 import type { DeadReason, OutboxRow } from "./outbox/row.js";
 import { Semaphore } from "./semaphore.js";
@@ -120,7 +120,7 @@ export class Dispatcher {
         if (!after.seen) await this.acknowledge(after);
         return;
       }
-      const wait = LIMITS.retryWaitsMs[after.deliveryState.attempts - 1] ?? LIMITS.retryWaitsMs.at(-1)!;
+      const wait = retryWaitMs(after.deliveryState.attempts);
       try {
         await this.o.sleep(wait, this.stopping.signal);
       } catch {
