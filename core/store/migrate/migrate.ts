@@ -51,11 +51,7 @@ const noJobs: TeamJobs = {
 export async function migrateStore(
   home: string,
   to: string,
-  options: {
-    env?: NodeJS.ProcessEnv;
-    cwd?: string;
-    teamJobs?: (db: import("../postgres/database.js").OpenTeamDatabase) => Promise<TeamJobs>;
-  } = {},
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
 ): Promise<MigrateResult> {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
@@ -117,19 +113,20 @@ export async function migrateStore(
     const db = await openTeamDatabase({ url, key, daemonId: `migrate-${process.pid}`, logger, max: 4 });
     try {
       await db.migrate("core", CORE_MIGRATIONS);
-      const teamJobs = options.teamJobs ? await options.teamJobs(db) : undefined;
-      const files = await offlineTargets({ home, env, cwd });
-      const team = await offlineTargets({
-        home,
-        env,
-        cwd,
-        services: { teamDatabase: db, ...(teamJobs ? { teamJobs } : {}) },
-      });
-      checkTransferable(files.instances, team.instances, records);
-      sentinels = await started(copySentinelsToTable(db, records));
-      targets = await started(transferTargets(files.instances, team.instances, records));
-      // Running daemons of the team reload their sentinels once every record is in.
-      await started(notifySentinelsChanged(db));
+      // Pending rows get their delivery jobs in the queue (added, never run here: no worker starts).
+      const { openTeamJobs } = await import("../postgres/jobs.js");
+      const teamJobs = await openTeamJobs(db, { url, logger, max: 2 });
+      try {
+        const files = await offlineTargets({ home, env, cwd });
+        const team = await offlineTargets({ home, env, cwd, services: { teamDatabase: db, teamJobs } });
+        checkTransferable(files.instances, team.instances, records);
+        sentinels = await started(copySentinelsToTable(db, records));
+        targets = await started(transferTargets(files.instances, team.instances, records));
+        // Running daemons of the team reload their sentinels once every record is in.
+        await started(notifySentinelsChanged(db));
+      } finally {
+        await teamJobs.stop();
+      }
     } finally {
       await db.close();
     }
