@@ -9,7 +9,7 @@ import { challengeReason, type ChallengeVerifier } from "./challenge.js";
 import type { DeliveryFailure } from "./failure-category.js";
 import type { Outbox } from "./outbox/outbox.js";
 import { asStoredTarget, callbackUrl, subscriptionIdOf } from "./stored-target.js";
-import type { SecretVault } from "./vault.js";
+import type { VaultPort } from "./vault-port.js";
 
 export interface CallbackCheck {
   sentinelId: string;
@@ -25,7 +25,7 @@ export interface CallbackCheck {
 export interface CallbackCheckDeps {
   sentinels: SentinelIngress;
   outbox: Outbox;
-  vault: SecretVault;
+  vault: VaultPort;
   verifier: ChallengeVerifier;
   resume(sentinelId: string): Promise<TargetResumeResult>;
 }

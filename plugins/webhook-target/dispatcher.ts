@@ -9,11 +9,11 @@ import type { DeadReason, OutboxRow } from "./outbox/row.js";
 import { Semaphore } from "./semaphore.js";
 import { signingKeys } from "./signing-keys.js";
 import { asStoredTarget, subscriptionIdOf, type StoredWebhookTarget } from "./stored-target.js";
-import type { SecretVault } from "./vault.js";
+import type { VaultPort } from "./vault-port.js";
 
 export interface DispatcherOptions {
   outbox: Outbox;
-  vault: SecretVault;
+  vault: VaultPort;
   egress: Pick<Egress, "post">;
   sentinels: () => SentinelIngress;
   /** Records each outcome; a suspended sentinel's rows are not attempted. */

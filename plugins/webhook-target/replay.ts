@@ -11,7 +11,7 @@ import type { Outbox } from "./outbox/outbox.js";
 import type { OutboxRow } from "./outbox/row.js";
 import { signingKeys } from "./signing-keys.js";
 import { asStoredTarget } from "./stored-target.js";
-import type { SecretVault } from "./vault.js";
+import type { VaultPort } from "./vault-port.js";
 
 export const replaySelectorSchema = z.strictObject({
   eventId: z.string().min(1).optional().describe("replay only this event's row (dead or delivered)"),
@@ -31,7 +31,7 @@ export interface ReplayDeps {
   sentinels: SentinelIngress;
   outbox: Outbox;
   dispatcher: Pick<Dispatcher, "enqueue">;
-  vault: SecretVault;
+  vault: VaultPort;
   clock: Clock;
 }
 

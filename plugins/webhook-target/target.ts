@@ -22,7 +22,9 @@ import type { OutboxRow } from "./outbox/row.js";
 import { resumeDelivery } from "./resume.js";
 import { rotateSecret, type RotationResult } from "./rotation.js";
 import { asStoredTarget, callbackUrl, type McpSubscription } from "./stored-target.js";
+import { webhookTransfer } from "./transfer.js";
 import { SecretVault } from "./vault.js";
+import type { VaultPort } from "./vault-port.js";
 import { checkVaultFile } from "./vault-check.js";
 import { checkTeamTables } from "./team/check.js";
 import { replayRows, type ReplayResult, type ReplaySelector } from "./replay.js";
@@ -36,7 +38,7 @@ export interface WebhookTargetDeps {
 }
 
 export interface WebhookTarget extends TargetInstance {
-  readonly vault: SecretVault;
+  readonly vault: VaultPort;
   /** Opens the outbox (once) and resumes pending deliveries with their stored bytes. */
   resumeWebhookDeliveries(): Promise<void>;
   /** Reaping and retried acknowledgements (run by the periodic tick). */
@@ -206,6 +208,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   const target: WebhookTarget = {
     inputSchema,
     vault,
+    transfer: webhookTransfer(ctx, { outbox: async () => (await open()).outbox, vault }),
 
     async create(input, meta) {
       const { url, secret, mcp } = inputSchema.parse(input);
