@@ -18,6 +18,7 @@ import { registerPair } from "./commands/pair.js";
 import { registerRelay } from "./commands/relay.js";
 import { registerTunnel } from "./commands/tunnel.js";
 import { registerDoctor } from "./commands/doctor.js";
+import { registerStore } from "./commands/store.js";
 import { registerStatus } from "./commands/status.js";
 import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerOpen } from "./commands/open.js";
@@ -43,6 +44,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerTunnel,
     registerLlmEndpoint,
     registerDoctor,
+    registerStore,
     registerStatus,
     registerLifecycle,
     registerService,

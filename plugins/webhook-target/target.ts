@@ -27,6 +27,7 @@ import { webhookTransfer } from "./transfer.js";
 import { SecretVault } from "./vault.js";
 import type { VaultPort } from "./vault-port.js";
 import { checkVaultFile } from "./vault-check.js";
+import { checkTeamTables } from "./team/check.js";
 import { replayRows, type ReplayResult, type ReplaySelector } from "./replay.js";
 
 export interface WebhookTargetDeps {
@@ -368,6 +369,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     /** `svc doctor`: the vault and the outbox files, read-only (the outbox is never opened here). */
     async check({ sentinels: stored }) {
+      if (ctx.hasService("teamDatabase")) return checkTeamTables(ctx.service("teamDatabase"), stored);
       return [...(await checkVaultFile(ctx.home, stored)), ...(await checkOutboxFiles(ctx.home, stored))];
     },
 

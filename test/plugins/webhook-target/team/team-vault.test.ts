@@ -10,6 +10,8 @@ import { Dispatcher } from "../../../../plugins/webhook-target/dispatcher.js";
 import { EndpointHealth } from "../../../../plugins/webhook-target/endpoint-health.js";
 import { buildEnvelope } from "../../../../plugins/webhook-target/envelope.js";
 import { LIMITS } from "../../../../plugins/webhook-target/limits.js";
+import type { SentinelView } from "../../../../core/plugin-api/index.js";
+import { TEAM_VAULT_WHERE, checkTeamVault } from "../../../../plugins/webhook-target/team/team-vault-check.js";
 import { openVault } from "../../../../plugins/webhook-target/open-vault.js";
 import { Outbox } from "../../../../plugins/webhook-target/outbox/outbox.js";
 import { rotateSecret } from "../../../../plugins/webhook-target/rotation.js";
@@ -165,6 +167,38 @@ describe.skipIf(!!missing)("webhook secrets in the team store (sealed, shared by
     } finally {
       await cleanup();
     }
+  });
+
+  it("svc doctor's check: fine when every sentinel's secret is there; names a missing secret, a stray one, another key", async () => {
+    const db = await daemon();
+    const sentinel = (id: string, secretRef: string): SentinelView => ({
+      id,
+      status: "active",
+      createdAt: 0,
+      spec: {
+        match: [{ subject: "x" }],
+        until: { kind: "never" },
+        target: { kind: "webhook", url: "https://example.com/h", secretRef },
+      },
+    });
+    expect(await checkTeamVault(db, [])).toEqual([]);
+    const vault = await vaultOn(db);
+    const ref = await vault.put("snt_a", FIRST);
+    expect(await checkTeamVault(db, [sentinel("snt_a", ref)])).toEqual([]);
+    await vault.put("snt_gone", secretOf(25));
+    const found = await checkTeamVault(db, [sentinel("snt_a", ref), sentinel("snt_b", "swsec_missing")]);
+    expect(found.map((f) => [f.severity, f.file, f.message])).toEqual([
+      ["error", TEAM_VAULT_WHERE, expect.stringMatching(/^the secret of webhook sentinel snt_b \(swsec_missing\)/)],
+      ["info", TEAM_VAULT_WHERE, expect.stringMatching(/^secret swsec_\w+ \(of sentinel snt_gone\)/)],
+    ]);
+    const other = await openTeamDatabase({ url, key: randomBytes(32), daemonId: "other", logger });
+    dbs.push(other);
+    const wrongKey = await checkTeamVault(other, [sentinel("snt_a", ref)]);
+    expect(wrongKey.map((f) => [f.severity, f.message])).toEqual([
+      ["error", expect.stringMatching(/^2 of 2 stored webhook secrets do not open with this daemon's team key/)],
+      ["info", expect.stringMatching(/of sentinel snt_gone/)],
+    ]);
+    expect(JSON.stringify([...found, ...wrongKey])).not.toContain(FIRST.slice(6, 20));
   });
 
   describe("rotation on one daemon, delivery on another", () => {
