@@ -43,8 +43,8 @@ export interface TeamOutboxOptions {
 /** Accepts this close to the cap take a team-wide lock and count again, so the cap holds exactly. */
 const NEAR_CAP = 256;
 const CAP_LOCK = 0x73766f63; // "svoc"
-/** Bodies read with their row and kept for the attempt that follows (a delivery job's one read). */
-const HELD_BODIES = 512;
+/** Bytes of new rows' bodies kept for their first attempt, when this daemon's job runs it (saves one read). */
+const HELD_BYTES = 8 * 1024 * 1024;
 
 const COLUMNS = `request_id, sentinel_id, event_id, length(body) AS body_length, body_sha256, status, dead_reason,
   attempts, last_error, last_at, created_at, updated_at, seen, replays, replayed_at`;
@@ -58,6 +58,7 @@ export class TeamOutbox implements OutboxPort {
   /** Each sentinel's count of accepted events as last read (every add refreshes it). */
   private readonly acceptedOf = new Map<string, number>();
   private readonly held = new Map<string, Buffer>();
+  private heldBytes = 0;
 
   private constructor(private readonly o: TeamOutboxOptions) {
     this.cap = o.cap ?? LIMITS.outboxCap;
@@ -193,8 +194,8 @@ export class TeamOutbox implements OutboxPort {
   /** The row's exact body (held since its row was read or added, else read), checked against its length and sha256. */
   async readBody(row: OutboxRow): Promise<Buffer> {
     let body = this.held.get(row.requestId);
-    this.held.delete(row.requestId);
-    if (!body) {
+    if (body) this.release(row.requestId, body);
+    else {
       const { rows } = await this.o.db.query<{ body: Buffer }>(
         "SELECT body FROM webhook_outbox WHERE request_id = $1",
         [row.requestId],
@@ -319,6 +320,7 @@ export class TeamOutbox implements OutboxPort {
 
   async close(): Promise<void> {
     this.held.clear();
+    this.heldBytes = 0;
   }
 
   /** Adds the delivery job of each row, due in `afterMs`. */
@@ -368,9 +370,20 @@ export class TeamOutbox implements OutboxPort {
     return rows.map(toRow);
   }
 
+  /** Keeps a body (the oldest held go first past {@link HELD_BYTES}: another daemon may have sent them). */
   private hold(requestId: string, body: Buffer): void {
-    if (this.held.size >= HELD_BODIES) this.held.delete(this.held.keys().next().value as string);
+    for (const [id, old] of this.held) {
+      if (this.heldBytes + body.length <= HELD_BYTES) break;
+      this.release(id, old);
+    }
+    if (body.length > HELD_BYTES) return;
     this.held.set(requestId, body);
+    this.heldBytes += body.length;
+  }
+
+  private release(requestId: string, body: Buffer): void {
+    this.held.delete(requestId);
+    this.heldBytes -= body.length;
   }
 }
 
