@@ -45,6 +45,8 @@ const NEAR_CAP = 256;
 const CAP_LOCK = 0x73766f63; // "svoc"
 /** Bytes of new rows' bodies kept for their first attempt, when this daemon's job runs it (saves one read). */
 const HELD_BYTES = 8 * 1024 * 1024;
+/** Event ids the ledger's cache holds before it is read again from the database. */
+const KNOWN_MAX = 200_000;
 
 const COLUMNS = `request_id, sentinel_id, event_id, length(body) AS body_length, body_sha256, status, dead_reason,
   attempts, last_error, last_at, created_at, updated_at, seen, replays, replayed_at`;
@@ -59,6 +61,7 @@ export class TeamOutbox implements OutboxPort {
   private readonly acceptedOf = new Map<string, number>();
   private readonly held = new Map<string, Buffer>();
   private heldBytes = 0;
+  private refreshing: Promise<void> | undefined;
 
   private constructor(private readonly o: TeamOutboxOptions) {
     this.cap = o.cap ?? LIMITS.outboxCap;
@@ -72,8 +75,13 @@ export class TeamOutbox implements OutboxPort {
     return outbox;
   }
 
-  /** Reloads the ledger's cache: every sentinel's accepted count and known event ids. */
-  async refresh(): Promise<void> {
+  /** Reloads the ledger's cache: every sentinel's accepted count and known event ids (calls at once share one read). */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.reload().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async reload(): Promise<void> {
     const traces = await this.o.db.query<{ sentinel_id: string; accepted: string; event_ids: string[] }>(
       "SELECT sentinel_id, accepted, event_ids FROM webhook_traces",
     );
@@ -89,7 +97,7 @@ export class TeamOutbox implements OutboxPort {
 
   async add(input: { sentinelId: string; eventId: string; body: Buffer; limit?: number }): Promise<PortAddResult> {
     const { sentinelId, eventId, body } = input;
-    const result = await this.o.db.tx(async (sql): Promise<PortAddResult & { accepted: number }> => {
+    const result = await this.o.db.tx(async (sql): Promise<PortAddResult & { accepted: number; known: boolean }> => {
       const { rows: counted } = await sql.query<{ n: string }>("SELECT count(*) AS n FROM webhook_outbox");
       const near = Number(counted[0]!.n) + NEAR_CAP >= this.cap;
       if (near) await sql.query("SELECT pg_advisory_xact_lock($1)", [CAP_LOCK]);
@@ -98,10 +106,10 @@ export class TeamOutbox implements OutboxPort {
         `SELECT ${COLUMNS} FROM webhook_outbox WHERE sentinel_id = $1 AND event_id = $2`,
         [sentinelId, eventId],
       );
-      const none = { created: false, evicted: [] as OutboxRow[], accepted: trace.accepted };
+      const none = { created: false, evicted: [] as OutboxRow[], accepted: trace.accepted, known: true };
       if (existing.rows[0]) return { ...none, row: toRow(existing.rows[0]) };
       if (trace.eventIds.includes(eventId)) return none;
-      if (input.limit !== undefined && trace.accepted >= input.limit) return none;
+      if (input.limit !== undefined && trace.accepted >= input.limit) return { ...none, known: false };
       const evicted = near ? await this.evict(sql, input) : [];
       const now = this.o.now();
       const requestId = this.o.newId();
@@ -111,12 +119,12 @@ export class TeamOutbox implements OutboxPort {
          ON CONFLICT (sentinel_id, event_id) DO NOTHING RETURNING ${COLUMNS}`,
         [requestId, sentinelId, eventId, body, sha256(body), now],
       );
-      if (!inserted.rows[0]) return none;
+      if (!inserted.rows[0]) return none; // unreachable while the trace row is locked; kept for safety
       await sql.query("UPDATE webhook_traces SET accepted = accepted + 1 WHERE sentinel_id = $1", [sentinelId]);
       await this.o.jobs.add(sql, { task: DELIVER_TASK, payload: { requestId }, key: requestId });
-      return { created: true, evicted, accepted: trace.accepted + 1, row: toRow(inserted.rows[0]) };
+      return { created: true, evicted, accepted: trace.accepted + 1, known: true, row: toRow(inserted.rows[0]) };
     });
-    this.known.add(rowKey(sentinelId, eventId));
+    if (result.known) this.learn(sentinelId, eventId);
     this.acceptedOf.set(sentinelId, result.accepted);
     if (result.created && result.row) this.hold(result.row.requestId, body);
     return { created: result.created, evicted: result.evicted, ...(result.row ? { row: result.row } : {}) };
@@ -183,7 +191,7 @@ export class TeamOutbox implements OutboxPort {
       ]);
       this.acceptedOf.set(sentinelId, next);
     });
-    for (const e of eventIds) this.known.add(rowKey(sentinelId, e));
+    for (const e of eventIds) this.learn(sentinelId, e);
   }
 
   async forget(sentinelId: string): Promise<void> {
@@ -371,6 +379,19 @@ export class TeamOutbox implements OutboxPort {
   }
 
   /** Keeps a body (the oldest held go first past {@link HELD_BYTES}: another daemon may have sent them). */
+  /**
+   * Remembers an accepted event. Past {@link KNOWN_MAX} ids the cache starts again from the
+   * database (rows and traces): an event it forgot meanwhile is still refused by the unique row.
+   */
+  private learn(sentinelId: string, eventId: string): void {
+    this.known.add(rowKey(sentinelId, eventId));
+    if (this.known.size <= KNOWN_MAX) return;
+    this.known.clear();
+    this.refresh().catch((err: Error) =>
+      this.o.logger.warn("could not reload the team outbox's known events", { error: err.message }),
+    );
+  }
+
   private hold(requestId: string, body: Buffer): void {
     for (const [id, old] of this.held) {
       if (this.heldBytes + body.length <= HELD_BYTES) break;
