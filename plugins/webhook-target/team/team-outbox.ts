@@ -52,6 +52,8 @@ const COLUMNS = `request_id, sentinel_id, event_id, length(body) AS body_length,
   attempts, last_error, last_at, created_at, updated_at, seen, replays, replayed_at`;
 
 type Db = Record<string, unknown>;
+/** What one accept found: `accepted` the sentinel's count after it, `known` whether the event counts as accepted. */
+type Added = PortAddResult & { accepted: number; known: boolean };
 
 export class TeamOutbox implements OutboxPort {
   private readonly cap: number;
@@ -97,19 +99,24 @@ export class TeamOutbox implements OutboxPort {
 
   async add(input: { sentinelId: string; eventId: string; body: Buffer; limit?: number }): Promise<PortAddResult> {
     const { sentinelId, eventId, body } = input;
-    const result = await this.o.db.tx(async (sql): Promise<PortAddResult & { accepted: number; known: boolean }> => {
+    const result = await this.o.db.tx(async (sql): Promise<Added> => {
       const { rows: counted } = await sql.query<{ n: string }>("SELECT count(*) AS n FROM webhook_outbox");
       const near = Number(counted[0]!.n) + NEAR_CAP >= this.cap;
       if (near) await sql.query("SELECT pg_advisory_xact_lock($1)", [CAP_LOCK]);
       const trace = await lockTrace(sql, sentinelId);
-      const existing = await sql.query(
-        `SELECT ${COLUMNS} FROM webhook_outbox WHERE sentinel_id = $1 AND event_id = $2`,
-        [sentinelId, eventId],
-      );
       const none = { created: false, evicted: [] as OutboxRow[], accepted: trace.accepted, known: true };
-      if (existing.rows[0]) return { ...none, row: toRow(existing.rows[0]) };
-      if (trace.eventIds.includes(eventId)) return none;
-      if (input.limit !== undefined && trace.accepted >= input.limit) return { ...none, known: false };
+      const existing = async (): Promise<Added> => {
+        const { rows } = await sql.query(
+          `SELECT ${COLUMNS} FROM webhook_outbox WHERE sentinel_id = $1 AND event_id = $2`,
+          [sentinelId, eventId],
+        );
+        return rows[0] ? { ...none, row: toRow(rows[0]) } : none;
+      };
+      if (trace.eventIds.includes(eventId)) return existing();
+      if (input.limit !== undefined && trace.accepted >= input.limit) {
+        const had = await existing();
+        return had.row ? had : { ...none, known: false };
+      }
       const evicted = near ? await this.evict(sql, input) : [];
       const now = this.o.now();
       const requestId = this.o.newId();
@@ -119,7 +126,8 @@ export class TeamOutbox implements OutboxPort {
          ON CONFLICT (sentinel_id, event_id) DO NOTHING RETURNING ${COLUMNS}`,
         [requestId, sentinelId, eventId, body, sha256(body), now],
       );
-      if (!inserted.rows[0]) return none; // unreachable while the trace row is locked; kept for safety
+      // The unique (sentinel_id, event_id): a duplicate from any daemon inserts nothing.
+      if (!inserted.rows[0]) return existing();
       await sql.query("UPDATE webhook_traces SET accepted = accepted + 1 WHERE sentinel_id = $1", [sentinelId]);
       await this.o.jobs.add(sql, { task: DELIVER_TASK, payload: { requestId }, key: requestId });
       return { created: true, evicted, accepted: trace.accepted + 1, known: true, row: toRow(inserted.rows[0]) };
@@ -410,9 +418,10 @@ export class TeamOutbox implements OutboxPort {
 
 /** Creates the sentinel's trace row if needed and locks it: accepts of one sentinel serialize here. */
 async function lockTrace(sql: TeamSql, sentinelId: string): Promise<{ accepted: number; eventIds: string[] }> {
-  await sql.query("INSERT INTO webhook_traces (sentinel_id) VALUES ($1) ON CONFLICT DO NOTHING", [sentinelId]);
+  // An upsert locks the row it updates: creating and locking take one statement.
   const { rows } = await sql.query<{ accepted: string; event_ids: string[] }>(
-    "SELECT accepted, event_ids FROM webhook_traces WHERE sentinel_id = $1 FOR UPDATE",
+    `INSERT INTO webhook_traces (sentinel_id) VALUES ($1)
+     ON CONFLICT (sentinel_id) DO UPDATE SET sentinel_id = EXCLUDED.sentinel_id RETURNING accepted, event_ids`,
     [sentinelId],
   );
   return { accepted: Number(rows[0]!.accepted), eventIds: rows[0]!.event_ids };
