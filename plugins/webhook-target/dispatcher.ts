@@ -112,7 +112,16 @@ export class Dispatcher {
    * suspended sentinel. Throws when the dispatcher stops before the attempt: the job runs again later.
    */
   async deliverOnce(requestId: string): Promise<void> {
-    const after = await this.step(requestId);
+    const attempt = this.step(requestId);
+    // Counted among the deliveries in progress: stop() and idle() wait for it.
+    const settled = attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.jobs.set(requestId, settled);
+    const after = await attempt.finally(() => {
+      if (this.jobs.get(requestId) === settled) this.jobs.delete(requestId);
+    });
     if (after === "stopped") throw new Error("the webhook dispatcher is stopping; the delivery runs again later");
   }
 

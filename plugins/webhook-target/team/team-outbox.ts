@@ -51,13 +51,17 @@ export interface TeamOutboxOptions {
 /** Accepts this close to the cap take a team-wide lock and count again, so the cap holds exactly. */
 const NEAR_CAP = 256;
 const CAP_LOCK = 0x73766f63; // "svoc"
-/** Bodies read with their row and kept for the attempt that follows (a delivery job's one read). */
-const HELD_BODIES = 512;
+/** Bytes of new rows' bodies kept for their first attempt, when this daemon's job runs it (saves one read). */
+const HELD_BYTES = 8 * 1024 * 1024;
+/** Event ids the ledger's cache holds before it is read again from the database. */
+const KNOWN_MAX = 200_000;
 
 const COLUMNS = `request_id, sentinel_id, event_id, length(body) AS body_length, body_sha256, status, dead_reason,
   attempts, last_error, last_at, created_at, updated_at, seen, replays, replayed_at`;
 
 type Db = Record<string, unknown>;
+/** What one accept found: `accepted` the sentinel's count after it, `known` whether the event counts as accepted. */
+type Added = PortAddResult & { accepted: number; known: boolean };
 
 export class TeamOutbox implements OutboxPort {
   private readonly cap: number;
@@ -66,6 +70,8 @@ export class TeamOutbox implements OutboxPort {
   /** Each sentinel's count of accepted events as last read (every add refreshes it). */
   private readonly acceptedOf = new Map<string, number>();
   private readonly held = new Map<string, Buffer>();
+  private heldBytes = 0;
+  private refreshing: Promise<void> | undefined;
 
   private constructor(private readonly o: TeamOutboxOptions) {
     this.cap = o.cap ?? LIMITS.outboxCap;
@@ -79,8 +85,13 @@ export class TeamOutbox implements OutboxPort {
     return outbox;
   }
 
-  /** Reloads the ledger's cache: every sentinel's accepted count and known event ids. */
-  async refresh(): Promise<void> {
+  /** Reloads the ledger's cache: every sentinel's accepted count and known event ids (calls at once share one read). */
+  refresh(): Promise<void> {
+    this.refreshing ??= this.reload().finally(() => (this.refreshing = undefined));
+    return this.refreshing;
+  }
+
+  private async reload(): Promise<void> {
     const traces = await this.o.db.query<{ sentinel_id: string; accepted: string; event_ids: string[] }>(
       "SELECT sentinel_id, accepted, event_ids FROM webhook_traces",
     );
@@ -96,19 +107,24 @@ export class TeamOutbox implements OutboxPort {
 
   async add(input: { sentinelId: string; eventId: string; body: Buffer; limit?: number }): Promise<PortAddResult> {
     const { sentinelId, eventId, body } = input;
-    const result = await this.o.db.tx(async (sql): Promise<PortAddResult & { accepted: number }> => {
+    const result = await this.o.db.tx(async (sql): Promise<Added> => {
       const { rows: counted } = await sql.query<{ n: string }>("SELECT count(*) AS n FROM webhook_outbox");
       const near = Number(counted[0]!.n) + NEAR_CAP >= this.cap;
       if (near) await sql.query("SELECT pg_advisory_xact_lock($1)", [CAP_LOCK]);
       const trace = await lockTrace(sql, sentinelId);
-      const existing = await sql.query(
-        `SELECT ${COLUMNS} FROM webhook_outbox WHERE sentinel_id = $1 AND event_id = $2`,
-        [sentinelId, eventId],
-      );
-      const none = { created: false, evicted: [] as OutboxRow[], accepted: trace.accepted };
-      if (existing.rows[0]) return { ...none, row: toRow(existing.rows[0]) };
-      if (trace.eventIds.includes(eventId)) return none;
-      if (input.limit !== undefined && trace.accepted >= input.limit) return none;
+      const none = { created: false, evicted: [] as OutboxRow[], accepted: trace.accepted, known: true };
+      const existing = async (): Promise<Added> => {
+        const { rows } = await sql.query(
+          `SELECT ${COLUMNS} FROM webhook_outbox WHERE sentinel_id = $1 AND event_id = $2`,
+          [sentinelId, eventId],
+        );
+        return rows[0] ? { ...none, row: toRow(rows[0]) } : none;
+      };
+      if (trace.eventIds.includes(eventId)) return existing();
+      if (input.limit !== undefined && trace.accepted >= input.limit) {
+        const had = await existing();
+        return had.row ? had : { ...none, known: false };
+      }
       const evicted = near ? await this.evict(sql, input) : [];
       const now = this.o.now();
       const requestId = this.o.newId();
@@ -118,12 +134,13 @@ export class TeamOutbox implements OutboxPort {
          ON CONFLICT (sentinel_id, event_id) DO NOTHING RETURNING ${COLUMNS}`,
         [requestId, sentinelId, eventId, body, sha256(body), now],
       );
-      if (!inserted.rows[0]) return none;
+      // The unique (sentinel_id, event_id): a duplicate from any daemon inserts nothing.
+      if (!inserted.rows[0]) return existing();
       await sql.query("UPDATE webhook_traces SET accepted = accepted + 1 WHERE sentinel_id = $1", [sentinelId]);
       await this.o.jobs.add(sql, deliveryJobOf(requestId));
-      return { created: true, evicted, accepted: trace.accepted + 1, row: toRow(inserted.rows[0]) };
+      return { created: true, evicted, accepted: trace.accepted + 1, known: true, row: toRow(inserted.rows[0]) };
     });
-    this.known.add(rowKey(sentinelId, eventId));
+    if (result.known) this.learn(sentinelId, eventId);
     this.acceptedOf.set(sentinelId, result.accepted);
     if (result.created && result.row) this.hold(result.row.requestId, body);
     return { created: result.created, evicted: result.evicted, ...(result.row ? { row: result.row } : {}) };
@@ -190,7 +207,7 @@ export class TeamOutbox implements OutboxPort {
       ]);
       this.acceptedOf.set(sentinelId, next);
     });
-    for (const e of eventIds) this.known.add(rowKey(sentinelId, e));
+    for (const e of eventIds) this.learn(sentinelId, e);
   }
 
   async forget(sentinelId: string): Promise<void> {
@@ -201,8 +218,8 @@ export class TeamOutbox implements OutboxPort {
   /** The row's exact body (held since its row was read or added, else read), checked against its length and sha256. */
   async readBody(row: OutboxRow): Promise<Buffer> {
     let body = this.held.get(row.requestId);
-    this.held.delete(row.requestId);
-    if (!body) {
+    if (body) this.release(row.requestId, body);
+    else {
       const { rows } = await this.o.db.query<{ body: Buffer }>(
         "SELECT body FROM webhook_outbox WHERE request_id = $1",
         [row.requestId],
@@ -327,6 +344,7 @@ export class TeamOutbox implements OutboxPort {
 
   async close(): Promise<void> {
     this.held.clear();
+    this.heldBytes = 0;
   }
 
   /** Adds the delivery job of each row, due in `afterMs`. */
@@ -375,17 +393,42 @@ export class TeamOutbox implements OutboxPort {
     return rows.map(toRow);
   }
 
+  /** Keeps a body (the oldest held go first past {@link HELD_BYTES}: another daemon may have sent them). */
+  /**
+   * Remembers an accepted event. Past {@link KNOWN_MAX} ids the cache starts again from the
+   * database (rows and traces): an event it forgot meanwhile is still refused by the unique row.
+   */
+  private learn(sentinelId: string, eventId: string): void {
+    this.known.add(rowKey(sentinelId, eventId));
+    if (this.known.size <= KNOWN_MAX) return;
+    this.known.clear();
+    this.refresh().catch((err: Error) =>
+      this.o.logger.warn("could not reload the team outbox's known events", { error: err.message }),
+    );
+  }
+
   private hold(requestId: string, body: Buffer): void {
-    if (this.held.size >= HELD_BODIES) this.held.delete(this.held.keys().next().value as string);
+    for (const [id, old] of this.held) {
+      if (this.heldBytes + body.length <= HELD_BYTES) break;
+      this.release(id, old);
+    }
+    if (body.length > HELD_BYTES) return;
     this.held.set(requestId, body);
+    this.heldBytes += body.length;
+  }
+
+  private release(requestId: string, body: Buffer): void {
+    this.held.delete(requestId);
+    this.heldBytes -= body.length;
   }
 }
 
 /** Creates the sentinel's trace row if needed and locks it: accepts of one sentinel serialize here. */
 async function lockTrace(sql: TeamSql, sentinelId: string): Promise<{ accepted: number; eventIds: string[] }> {
-  await sql.query("INSERT INTO webhook_traces (sentinel_id) VALUES ($1) ON CONFLICT DO NOTHING", [sentinelId]);
+  // An upsert locks the row it updates: creating and locking take one statement.
   const { rows } = await sql.query<{ accepted: string; event_ids: string[] }>(
-    "SELECT accepted, event_ids FROM webhook_traces WHERE sentinel_id = $1 FOR UPDATE",
+    `INSERT INTO webhook_traces (sentinel_id) VALUES ($1)
+     ON CONFLICT (sentinel_id) DO UPDATE SET sentinel_id = EXCLUDED.sentinel_id RETURNING accepted, event_ids`,
     [sentinelId],
   );
   return { accepted: Number(rows[0]!.accepted), eventIds: rows[0]!.event_ids };

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTeamDatabase, type OpenTeamDatabase } from "../../../../core/store/postgres/database.js";
-import { openTeamJobs, type OpenTeamJobs } from "../../../../core/store/postgres/jobs.js";
+import { jobLockPrefix, openTeamJobs, type OpenTeamJobs } from "../../../../core/store/postgres/jobs.js";
 import { createLogger } from "../../../../core/runtime/logger.js";
 import { postgresMissing, startPostgres, type PostgresServer } from "../../../support/postgres.js";
 import { until } from "../../../support/until.js";
@@ -131,5 +131,22 @@ describe.skipIf(!!missing)("team job queue (graphile-worker)", () => {
     await stopping;
     expect(finished).toBe(true);
     expect((await db.query("SELECT 1 FROM graphile_worker.jobs")).rowCount).toBe(0);
+  });
+  it("a job a dead daemon held runs on another daemon once its locks are released by the daemon-id prefix", async () => {
+    await server.createDatabase("dead");
+    const { db, jobs } = await daemon("dead", "b-5");
+    await db.tx((sql) => jobs.add(sql, { task: "orphan", payload: { v: 1 } }));
+    // What a daemon killed mid-job leaves: the job locked by one of its pools.
+    await db.query("UPDATE graphile_worker._private_jobs SET locked_by = 'dead-5/pool-1', locked_at = now()");
+    const ran: unknown[] = [];
+    await jobs.work("orphan", async (payload) => void ran.push(payload.v), { concurrency: 1 });
+    // The dead-daemon sweep's release (core/store/postgres leases): every lock under the dead daemon's prefix.
+    await db.query(
+      `SELECT graphile_worker.force_unlock_workers(ARRAY(
+         SELECT DISTINCT locked_by FROM graphile_worker._private_jobs WHERE locked_by LIKE $1))`,
+      [`${jobLockPrefix("dead-5")}%`],
+    );
+    await until(() => (ran.length > 0 ? true : undefined), "the released job to run");
+    expect(ran).toEqual([1]);
   });
 });

@@ -75,6 +75,9 @@ describe.skipIf(!!missing)("webhook outbox in the team store", () => {
     expect(results.filter((r) => !r.created && r.row === undefined)).toHaveLength(23);
     expect(await a.outbox.rowsOf("s")).toHaveLength(7);
     expect(await jobCount(a.db)).toBe(7);
+    // A refused event is not taken for an accepted one.
+    const refused = results.findIndex((r) => !r.created);
+    expect((refused % 2 ? a : b).outbox.hasEvent("s", `e${refused}`)).toBe(false);
   });
 
   it("at the cap the oldest terminal rows (seen first) go into their sentinel's trace; all pending refuses", async () => {
