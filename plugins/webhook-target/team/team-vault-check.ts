@@ -4,6 +4,7 @@
  * never quote a secret. The file vault's check is ../vault-check.ts.
  */
 import type { DoctorFinding, SentinelView, TeamDatabase } from "../../../core/plugin-api/index.js";
+import { SvcError } from "../../../core/plugin-api/index.js";
 import { refFindings } from "../vault-check.js";
 
 /** How findings name the table (a `file` of the doctor's report). */
@@ -19,7 +20,7 @@ export async function checkTeamVault(db: TeamDatabase, sentinels: readonly Senti
       ).rows
     : [];
   const out: DoctorFinding[] = [];
-  const unopened = rows.filter((r) => !opens(db, r.sealed));
+  const unopened = rows.filter((r) => opens(db, r.sealed) === false);
   if (unopened.length > 0)
     out.push({
       severity: "error",
@@ -39,11 +40,13 @@ export async function checkTeamVault(db: TeamDatabase, sentinels: readonly Senti
   return out;
 }
 
-function opens(db: TeamDatabase, sealed: Buffer): boolean {
+/** Whether the sealed secret opens; undefined when this process has no key to judge with (the store's own check says so). */
+function opens(db: TeamDatabase, sealed: Buffer): boolean | undefined {
   try {
     db.unseal(sealed);
     return true;
-  } catch {
+  } catch (err) {
+    if (SvcError.is(err) && err.code === "store_key_missing") return undefined;
     return false;
   }
 }
