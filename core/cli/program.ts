@@ -45,8 +45,8 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerDoctor,
     registerStatus,
     registerLifecycle,
-    registerService,
     registerStore,
+    registerService,
     registerCompletion,
     registerOpen,
   ]) {

@@ -51,7 +51,7 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
 
   it("lists on B a sentinel created on A, matches a push at B, and a removal on B reaches A", async () => {
     const [a, b] = [await teamDaemon(), await teamDaemon()];
-    const status = await (await a.fetch("/status")).json();
+    const status = (await (await a.fetch("/status")).json()) as { store: unknown };
     expect(status.store).toEqual({ kind: "postgres", where: `127.0.0.1:${server.port}/team` });
     expect(JSON.stringify(status)).not.toContain("svc-test-password");
 
@@ -66,7 +66,7 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
       }),
     );
     expect(created.status).toBe(201);
-    const { id } = await created.json();
+    const { id } = (await created.json()) as { id: string };
     const listed = await until(async () => {
       const list = (await (await b.fetch("/sentinels")).json()) as { sentinels: Array<{ id: string }> };
       return list.sentinels.find((s) => s.id === id);
@@ -80,10 +80,12 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
     );
     expect(push.status).toBe(200);
     const onB = await until(async () => {
-      const s = await (await b.fetch(`/sentinels/${id}`)).json();
+      const s = (await (await b.fetch(`/sentinels/${id}`)).json()) as {
+        target?: { parked?: number; parkedEvents?: unknown[] };
+      };
       return s.target?.parked === 1 ? s : undefined;
     }, "B to deliver the push to A's sentinel");
-    expect(onB.target.parkedEvents).toMatchObject([{ eventId: "build-1" }]);
+    expect(onB.target?.parkedEvents).toMatchObject([{ eventId: "build-1" }]);
 
     expect((await b.fetch(`/sentinels/${id}`, { method: "DELETE" })).status).toBeLessThan(300);
     await until(async () => ((await a.fetch(`/sentinels/${id}`)).status === 404 ? true : undefined), "A to drop it");
