@@ -185,4 +185,31 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
       await d.stop();
     };
   });
+
+  // Last: it stops the server the tests above share.
+  it("survives a PostgreSQL restart: writes get 503 store_unreachable meanwhile, then work, and B catches up", async () => {
+    const [a, b] = [await teamDaemon(), await teamDaemon()];
+    const spec = (subject: string) =>
+      json({
+        match: [{ subject }],
+        until: { kind: "never" },
+        target: { kind: "session", sessionId: "ses_elsewhere" },
+        provider: "agentpush",
+      });
+    await server.stop("fast");
+    const during = await a.fetch("/sentinels", spec("ci:during"));
+    expect(during.status).toBe(503);
+    expect(await during.json()).toMatchObject({ error: { code: "store_unreachable" } });
+    expect((await a.fetch("/sentinels")).status).toBe(200);
+    await server.start();
+    const created = await until(async () => {
+      const r = await a.fetch("/sentinels", spec("ci:after"));
+      return r.status === 201 ? ((await r.json()) as { id: string }) : undefined;
+    }, "A to write again once PostgreSQL is back");
+    await until(async () => {
+      const list = (await (await b.fetch("/sentinels")).json()) as { sentinels: Array<{ id: string }> };
+      return list.sentinels.some((s) => s.id === created.id) || undefined;
+    }, "B to hear of it after its listener reconnected");
+    for (const d of [a, b]) expect(d.child.exitCode).toBeNull();
+  });
 });
