@@ -4,7 +4,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SENTINEL_STORE } from "../../../core/sentinels/tokens.js";
 import { storeModule } from "../../../core/store/module.js";
+import { resolve } from "../../../core/tokens.js";
 import { makeTempHome } from "../../support/cli.js";
 import { type PostgresServer, postgresMissing, startPostgres } from "../../support/postgres.js";
 import { until } from "../../support/until.js";
@@ -72,5 +74,24 @@ describe.skipIf(!!missing)("a sentinel changed by another daemon of the team", (
     await a.engine.ingest("local-gh", [ev("push-3", ["gh:acme/gone"], "github.push")]);
     expect(b.rec.delivered.length).toBe(before);
     expect(a.rec.delivered).toEqual([]);
+  });
+
+  // Last: B stops hearing of changes.
+  it("ended by another daemon first, it is only unwatched here: its target is told once, by the daemon that ended it", async () => {
+    const p = await a.engine.create(gh("gh:acme/race", { until: { kind: "at", ms: a.clock.now() + 1000 } }), "x");
+    await until(() => (b.rec.watched.includes(p.id) ? true : undefined), "B to watch it");
+    // B misses the news (as while its listener reconnects) and still sees it active when its own sweep runs.
+    await resolve(b.c, SENTINEL_STORE).close?.();
+    a.clock.advance(2000);
+    expect(await a.engine.sweep("tick")).toEqual([p.id]);
+    b.clock.advance(b.clock.now() < a.clock.now() ? a.clock.now() - b.clock.now() : 0);
+    expect(await b.engine.sweep("tick")).toEqual([]);
+    expect(b.rec.hooks).toContain(`unwatch:${p.id}`);
+    expect([...a.rec.hooks, ...b.rec.hooks].filter((h) => h === `expired:${p.id}`)).toHaveLength(1);
+    const endedOnB = b.daemonEvents.filter(
+      (e) => e.type === "sentinel:ended" && (e.data as { sentinelId: string }).sentinelId === p.id,
+    );
+    expect(endedOnB).toEqual([]);
+    expect(b.engine.get(p.id)).toMatchObject({ status: "expired", endedReason: "at" });
   });
 });
