@@ -103,8 +103,8 @@ function statusLines(s: StatusView): Array<[string, string]> {
   lines.push(["pairings", String(r.pairings.length)]);
   for (const p of r.pairings) lines.push(["", `${p.id}  ${p.label} (${p.role}, ${p.scope}): link ${p.link.state}`]);
   lines.push(["tunnel", r.tunnel.state + (r.tunnel.publicUrl ? ` ${r.tunnel.publicUrl}` : "")]);
-  const store = (s as Required<StatusView>).store;
-  if (store) lines.push(["store", store.kind === "postgres" ? `team PostgreSQL at ${store.where}` : "files"]);
+  // Shown in team mode only: the files under the home are the default.
+  if (s.store?.kind === "postgres") lines.push(["store", `team PostgreSQL at ${s.store.where}`]);
   return lines;
 }
 

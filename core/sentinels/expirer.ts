@@ -104,22 +104,21 @@ export class SentinelExpirer {
     const now = this.clock.now();
     await this.ledgers.load(id);
     let rec: SentinelRecord;
-    // Ended meanwhile by another writer of the store (another daemon of the team): its end stands.
+    // In a shared store another daemon may have ended it first: it announced it and told the target.
     let endedElsewhere = false;
     try {
       rec = await this.store.update(id, (r) => {
-        if (r.status !== "active") {
-          endedElsewhere = true;
-          return r;
-        }
-        return {
-          ...r,
-          status: "expired",
-          updatedAt: now,
-          endedAt: now,
-          endedReason: reason,
-          deliveredCount: Math.max(r.deliveredCount, this.ledgers.delivered(id)),
-        };
+        endedElsewhere = r.status !== "active";
+        return endedElsewhere
+          ? r
+          : {
+              ...r,
+              status: "expired",
+              updatedAt: now,
+              endedAt: now,
+              endedReason: reason,
+              deliveredCount: Math.max(r.deliveredCount, this.ledgers.delivered(id)),
+            };
       });
     } catch (err) {
       if (SvcError.is(err) && err.code === "not_found") return false;
@@ -131,7 +130,12 @@ export class SentinelExpirer {
       });
       throw err;
     }
-    if (endedElsewhere) return false;
+    if (endedElsewhere) {
+      // Its target was told there; here it only stops being matched and watched.
+      this.indexes.remove(current);
+      await this.hooks.provider(rec, "unwatch");
+      return false;
+    }
     // Only once stored: a failed write leaves it indexed, so the next event it matches retries the
     // expiry (meanwhile isEnding makes a delivery report it expired).
     this.indexes.remove(current);

@@ -51,7 +51,7 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
 
   it("lists on B a sentinel created on A, matches a push at B, and a removal on B reaches A", async () => {
     const [a, b] = [await teamDaemon(), await teamDaemon()];
-    const status = await (await a.fetch("/status")).json();
+    const status = (await (await a.fetch("/status")).json()) as { store: unknown };
     expect(status.store).toEqual({ kind: "postgres", where: `127.0.0.1:${server.port}/team` });
     expect(JSON.stringify(status)).not.toContain("svc-test-password");
 
@@ -66,7 +66,7 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
       }),
     );
     expect(created.status).toBe(201);
-    const { id } = await created.json();
+    const { id } = (await created.json()) as { id: string };
     const listed = await until(async () => {
       const list = (await (await b.fetch("/sentinels")).json()) as { sentinels: Array<{ id: string }> };
       return list.sentinels.find((s) => s.id === id);
@@ -80,10 +80,12 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
     );
     expect(push.status).toBe(200);
     const onB = await until(async () => {
-      const s = await (await b.fetch(`/sentinels/${id}`)).json();
+      const s = (await (await b.fetch(`/sentinels/${id}`)).json()) as {
+        target?: { parked?: number; parkedEvents?: unknown[] };
+      };
       return s.target?.parked === 1 ? s : undefined;
     }, "B to deliver the push to A's sentinel");
-    expect(onB.target.parkedEvents).toMatchObject([{ eventId: "build-1" }]);
+    expect(onB.target?.parkedEvents).toMatchObject([{ eventId: "build-1" }]);
 
     expect((await b.fetch(`/sentinels/${id}`, { method: "DELETE" })).status).toBeLessThan(300);
     await until(async () => ((await a.fetch(`/sentinels/${id}`)).status === 404 ? true : undefined), "A to drop it");
@@ -182,5 +184,32 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
       const d = await startDaemonProcess({ home: await home(), env: { SVC_STORE_URL: db, SVC_STORE_KEY: key } });
       await d.stop();
     };
+  });
+
+  // Last: it stops the server the tests above share.
+  it("survives a PostgreSQL restart: writes get 503 store_unreachable meanwhile, then work, and B catches up", async () => {
+    const [a, b] = [await teamDaemon(), await teamDaemon()];
+    const spec = (subject: string) =>
+      json({
+        match: [{ subject }],
+        until: { kind: "never" },
+        target: { kind: "session", sessionId: "ses_elsewhere" },
+        provider: "agentpush",
+      });
+    await server.stop("fast");
+    const during = await a.fetch("/sentinels", spec("ci:during"));
+    expect(during.status).toBe(503);
+    expect(await during.json()).toMatchObject({ error: { code: "store_unreachable" } });
+    expect((await a.fetch("/sentinels")).status).toBe(200);
+    await server.start();
+    const created = await until(async () => {
+      const r = await a.fetch("/sentinels", spec("ci:after"));
+      return r.status === 201 ? ((await r.json()) as { id: string }) : undefined;
+    }, "A to write again once PostgreSQL is back");
+    await until(async () => {
+      const list = (await (await b.fetch("/sentinels")).json()) as { sentinels: Array<{ id: string }> };
+      return list.sentinels.some((s) => s.id === created.id) || undefined;
+    }, "B to hear of it after its listener reconnected");
+    for (const d of [a, b]) expect(d.child.exitCode).toBeNull();
   });
 });
