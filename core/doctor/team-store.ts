@@ -27,7 +27,7 @@ export async function checkTeamStore(opts: {
   } catch (err) {
     findings.push({
       severity: "error",
-      file: "store:key",
+      file: "team key",
       message: `${(err as Error).message}; a daemon refuses to start in team mode without it, and the stored secrets were not checked`,
       fix: "give this machine the team's key (the same on every daemon of the team)",
     });
@@ -38,7 +38,7 @@ export async function checkTeamStore(opts: {
   } catch (err) {
     findings.push({
       severity: "error",
-      file: "store:postgres",
+      file: "team store",
       message: `the team store at ${where} does not answer: ${(err as Error).message}`,
       fix: "check store.url (or SVC_STORE_URL), that the server runs and takes connections from here, and the password (PGPASSWORD or ~/.pgpass)",
     });
