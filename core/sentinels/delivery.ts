@@ -14,7 +14,7 @@ import type { SentinelExpirer } from "./expirer.js";
 import { endsOn } from "./expiry.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import type { SentinelRecord } from "./service.js";
-import type { SentinelStore } from "./store.js";
+import type { SentinelRecordStore } from "./record-store.js";
 
 export type Matched = IngestResult["matched"];
 
@@ -23,7 +23,7 @@ const MAX_RUN = 64;
 
 export class SentinelDelivery {
   constructor(
-    private readonly store: SentinelStore,
+    private readonly store: SentinelRecordStore,
     private readonly ledgers: SentinelLedgers,
     private readonly plugins: SentinelPlugins,
     private readonly logger: Logger,

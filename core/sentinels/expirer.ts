@@ -14,14 +14,14 @@ import type { SentinelHooks } from "./hooks.js";
 import type { SentinelIndexes } from "./indexes.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelRecord } from "./service.js";
-import type { SentinelStore } from "./store.js";
+import type { SentinelRecordStore } from "./record-store.js";
 
 export class SentinelExpirer {
   /** Expiries in progress, by sentinel id. */
   private readonly ending = new Map<string, Promise<boolean>>();
 
   constructor(
-    private readonly store: SentinelStore,
+    private readonly store: SentinelRecordStore,
     private readonly ledgers: SentinelLedgers,
     private readonly clock: Clock,
     private readonly logger: Logger,

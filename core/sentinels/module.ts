@@ -14,11 +14,24 @@ import { SentinelEngine } from "./engine.js";
 import { pluginsFromContainer } from "./plugin-access.js";
 import { sentinelRoutes } from "./routes.js";
 import { SentinelStore } from "./store.js";
+import { STORE } from "../store/tokens.js";
 import { intervalTicker, tickIntervalMs } from "./ticker.js";
 
+/** The sentinel records' store: sentinels.json, or the team's PostgreSQL in team mode (loaded only then). */
+async function registerSentinelStore(c: DependencyContainer): Promise<void> {
+  const store = c.isRegistered(STORE as symbol) ? resolve(c, STORE) : undefined;
+  if (store?.kind !== "postgres") return registerClass(c, SENTINEL_STORE, SentinelStore);
+  const { PostgresSentinelStore } = await import("../store/postgres/sentinel-store.js");
+  registerValue(
+    c,
+    SENTINEL_STORE,
+    new PostgresSentinelStore(store.db, resolve(c, LOGGER).child({ area: "sentinels" })),
+  );
+}
+
 /** Registers the sentinel services in `c` (at the module's start). */
-function registerSentinelServices(c: DependencyContainer): SentinelEngine {
-  registerClass(c, SENTINEL_STORE, SentinelStore);
+async function registerSentinelServices(c: DependencyContainer): Promise<SentinelEngine> {
+  await registerSentinelStore(c);
   registerClass(c, SENTINEL_DEDUP, SentinelDedup);
   if (!c.isRegistered(SENTINEL_PLUGINS as symbol)) registerValue(c, SENTINEL_PLUGINS, pluginsFromContainer(c));
   registerClass(c, SENTINELS, SentinelEngine);
@@ -34,7 +47,7 @@ export const sentinelsModule: DaemonModule = {
   name: "sentinels",
   async start(c) {
     const logger = resolve(c, LOGGER).child({ area: "sentinels" });
-    const engine = registerSentinelServices(c);
+    const engine = await registerSentinelServices(c);
     const services = resolve(c, SERVICES);
     services.provide("sentinels", engine);
     const routes = resolve(c, ROUTES);
@@ -62,6 +75,7 @@ export const sentinelsModule: DaemonModule = {
         .catch((err: Error) => logger.warn("plugin stop failed", { plugin: `${type}:${kind}`, error: err.message }));
     }
     await resolve(c, SENTINEL_DEDUP).close();
+    await resolve(c, SENTINEL_STORE).close?.();
   },
 };
 

@@ -145,6 +145,7 @@ describe("svc status and the CLI's fast path (real daemon)", () => {
         ],
         tunnel: { state: "off" },
       },
+      store: { kind: "file" },
     });
   });
 

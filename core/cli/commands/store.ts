@@ -1,11 +1,24 @@
 import type { Command } from "commander";
 
-/** `svc store migrate`: moving a home's records between its files and a team store (PostgreSQL). */
+/**
+ * `svc store keygen <file>`: the team store's key; `svc store migrate`: moving a home's records
+ * between its files and a team store (docs/team-mode.md).
+ */
 export function registerStore(program: Command): void {
-  const store = program
+  const cmd = program
     .command("store")
-    .description("The store svc keeps its records in: the home's files (the default) or a team's PostgreSQL");
-  store
+    .description("The store sentinels live in: the files under $SVC_HOME, or a team's PostgreSQL (docs/team-mode.md)");
+  cmd
+    .command("keygen")
+    .argument("<file>", "where to write the key (must not exist)")
+    .description(
+      "Write a fresh team key (32 random bytes, base64) to <file> with mode 0600, for store.keyFile or SVC_STORE_KEY_FILE; prints only the path, never the key; refuses to overwrite a file (exit 1)",
+    )
+    .option("--json", "machine-readable output: {path}")
+    .action(async (file: string, opts: { json?: boolean }) =>
+      (await import("../store-keygen.js")).storeKeygen(file, opts),
+    );
+  cmd
     .command("migrate")
     .description(
       "Copy this home's sentinels, webhook secrets and deliveries (pending and past) into a team store (--to postgres://user@host:port/db; the password through PGPASSWORD or ~/.pgpass, never in the URL), " +
