@@ -43,7 +43,6 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerTunnel,
     registerLlmEndpoint,
     registerDoctor,
-    registerStore,
     registerStatus,
     registerLifecycle,
     registerService,

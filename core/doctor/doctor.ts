@@ -17,7 +17,7 @@ import { homeFile } from "../storage/paths.js";
 import { checkEnvironment } from "./env/environment.js";
 import type { SentinelView } from "../plugin-api/context.js";
 import type { SentinelRecord } from "../sentinels/service.js";
-import { configuredStoreUrl, isPostgresUrl } from "../store/migrate/team-settings.js";
+import { storeOfConfig } from "../store/select.js";
 
 export interface DoctorReport {
   /** No `error` finding (warnings and notes allowed). */
@@ -49,31 +49,30 @@ export async function runDoctor(
   findings.push(...(await checkConfigFile(home)));
   // A config file that does not load is already an error above.
   const config = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() => undefined);
-  const effective = (config?.current().effective ?? {}) as Readonly<Record<string, unknown>>;
-  const url =
-    options.store === undefined
-      ? configuredStoreUrl(env, effective)
-      : options.store === "file"
-        ? undefined
-        : options.store.url;
+  const snapshot = config?.current();
+  let url: string | undefined;
+  if (options.store === undefined) {
+    try {
+      const choice = snapshot ? storeOfConfig(snapshot) : undefined;
+      if (choice?.kind === "postgres") url = choice.url;
+    } catch (err) {
+      findings.push({
+        severity: "error",
+        file: "config.json",
+        message: `${(err as Error).message}: the daemon refuses to start`,
+        fix: "set it to postgres://user@host:port/database, or unset it to keep the files of this home",
+      });
+    }
+  } else if (options.store !== "file") url = options.store.url;
   let store = "file";
   let stored: { findings: DoctorFinding[]; sentinels: SentinelRecord[] | SentinelView[] };
-  if (url !== undefined && isPostgresUrl(url)) {
+  if (url !== undefined) {
     // Team mode: the sentinels and the targets' records live in PostgreSQL (loaded only then).
     const { checkTeamStore } = await import("./team-store.js");
     const { describeStore } = await import("../store/postgres/errors.js");
     store = describeStore(url);
-    stored = await checkTeamStore({ home, url, env, cwd, config: effective });
-  } else {
-    if (url !== undefined)
-      findings.push({
-        severity: "error",
-        file: "config.json",
-        message: `the store URL (SVC_STORE_URL or store.url) is not a postgres:// or postgresql:// URL: the daemon refuses to start`,
-        fix: "set it to postgres://user@host:port/database, or unset it to keep the files of this home",
-      });
-    stored = await checkSentinelsFile(home);
-  }
+    stored = await checkTeamStore({ home, url, env, cwd, config: snapshot });
+  } else stored = await checkSentinelsFile(home);
   findings.push(...stored.findings);
   findings.push(...(await checkCredentialsFile(home)));
   findings.push(...(await checkDedupFiles(home, new Set(stored.sentinels.map((s) => s.id)))));

@@ -9,7 +9,8 @@ import { createLogger } from "../runtime/logger.js";
 import { checkSchemaVersions, checkStoredSentinels, checkTeamDaemons } from "../store/postgres/check.js";
 import { describeStore } from "../store/postgres/errors.js";
 import { openReadOnlyTeamDatabase } from "../store/postgres/read-only.js";
-import { loadTeamKey } from "../store/migrate/team-settings.js";
+import type { ConfigSnapshot } from "../config/config-service.js";
+import { teamKeyOf } from "../store/migrate/team-settings.js";
 import { checkTargets } from "./target-checks.js";
 
 export async function checkTeamStore(opts: {
@@ -17,17 +18,22 @@ export async function checkTeamStore(opts: {
   url: string;
   env: NodeJS.ProcessEnv;
   cwd: string;
-  config: Readonly<Record<string, unknown>>;
+  /** The home's configuration (undefined when config.json does not load: then only the env names the key). */
+  config: Pick<ConfigSnapshot, "effective" | "sources"> | undefined;
 }): Promise<{ findings: DoctorFinding[]; sentinels: SentinelView[] }> {
   const where = describeStore(opts.url);
   const findings: DoctorFinding[] = [];
   let key: Buffer | undefined;
   try {
-    key = await loadTeamKey(opts.env, opts.config);
+    key = await teamKeyOf(
+      opts.config ?? { effective: {} as ConfigSnapshot["effective"], sources: {} },
+      opts.env,
+      opts.home,
+    );
   } catch (err) {
     findings.push({
       severity: "error",
-      file: "store:key",
+      file: "team key",
       message: `${(err as Error).message}; a daemon refuses to start in team mode without it, and the stored secrets were not checked`,
       fix: "give this machine the team's key (the same on every daemon of the team)",
     });
@@ -38,7 +44,7 @@ export async function checkTeamStore(opts: {
   } catch (err) {
     findings.push({
       severity: "error",
-      file: "store:postgres",
+      file: "team store",
       message: `the team store at ${where} does not answer: ${(err as Error).message}`,
       fix: "check store.url (or SVC_STORE_URL), that the server runs and takes connections from here, and the password (PGPASSWORD or ~/.pgpass)",
     });

@@ -54,6 +54,7 @@ async function listing(dir: string): Promise<string[]> {
   return out.sort();
 }
 
+const sort = <T extends { id: string }>(l: T[]) => [...l].sort((a, b) => a.id.localeCompare(b.id));
 const sentinelsOf = async (home: string) =>
   (JSON.parse(await readFile(join(home, "sentinels.json"), "utf8")) as { sentinels: Array<{ id: string }> }).sentinels;
 
@@ -66,6 +67,8 @@ describe.skipIf(!!missing)("svc store migrate: a home into PostgreSQL and back",
   let d: DaemonProcess | undefined;
   const cleanups: Array<() => Promise<void>> = [];
   const ids: string[] = [];
+  /** sha256 of the body the receiver first saw, by `<sentinel id>|<event id>`. */
+  const seen = new Map<string, string>();
 
   const cli = (args: string[], h: string, env: NodeJS.ProcessEnv = {}) =>
     runCli(args, { home: h, env: { SVC_STORE_KEY: KEY, ...env }, timeoutMs: 60_000 });
@@ -77,6 +80,19 @@ describe.skipIf(!!missing)("svc store migrate: a home into PostgreSQL and back",
       text: r.stdout + r.stderr,
     };
   };
+  const query = async (text: string) => {
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    try {
+      return (await c.query(text)).rows;
+    } finally {
+      await c.end();
+    }
+  };
+  const teamRows = () =>
+    query(
+      "SELECT request_id, sentinel_id, event_id, status, body_sha256, attempts, created_at, updated_at FROM webhook_outbox ORDER BY request_id",
+    ) as Promise<Array<{ sentinel_id: string; event_id: string; status: string; body_sha256: string }>>;
   const table = async (db: string = url) => {
     const c = new pg.Client({ connectionString: db });
     await c.connect();
@@ -142,6 +158,8 @@ describe.skipIf(!!missing)("svc store migrate: a home into PostgreSQL and back",
     );
     await d.stop();
     d = undefined;
+    for (const x of rx.deliveries)
+      seen.set(`${(JSON.parse(x.body) as { sentinelId: string }).sentinelId}|${x.id}`, x.sha);
   }, 180_000);
 
   afterAll(async () => {
@@ -195,7 +213,7 @@ describe.skipIf(!!missing)("svc store migrate: a home into PostgreSQL and back",
     }
   });
 
-  it("copies the sentinels into PostgreSQL, and svc doctor on the team store is clean", async () => {
+  it("copies the sentinels, secrets and rows into PostgreSQL, and svc doctor on the team store is clean", async () => {
     const r = await migrate(home, bare(url));
     expect(r.code, r.text).toBe(0);
     expect(r.out.sentinels).toEqual({ copied: 3, skipped: 0 });
@@ -203,9 +221,20 @@ describe.skipIf(!!missing)("svc store migrate: a home into PostgreSQL and back",
       sentinels: 1,
       note: "nothing of its own to move",
     });
+    // 4 events × 2 sentinels delivered, 3 pending; a secret and a trace per webhook sentinel.
+    expect(r.out.targets.find((t) => t.kind === "webhook")).toMatchObject({
+      sentinels: 2,
+      imported: { secrets: 2, rows: 11, pending: 3, traces: 2 },
+    });
+    expect(r.out.checks.source.findings.filter((f) => f.severity === "error")).toEqual([]);
     expect(r.out.checks.destination.findings.filter((f) => f.severity === "error")).toEqual([]);
+    expect(r.out.healthy).toBe(true);
     const rows = await table();
-    expect(rows.map((x) => x.record)).toEqual([...(await sentinelsOf(home))].sort((a, b) => a.id.localeCompare(b.id)));
+    expect(rows.map((x) => x.record)).toEqual(sort(await sentinelsOf(home)));
+    const outbox = await teamRows();
+    expect(outbox.map((x) => x.status).sort()).toEqual([...Array(8).fill("delivered"), ...Array(3).fill("pending")]);
+    // Each row's body is the one the receiver saw, byte for byte.
+    for (const row of outbox) expect(seen.get(`${row.sentinel_id}|${row.event_id}`)).toBe(row.body_sha256);
 
     const doctor = await cli(["doctor", "--json"], home, { SVC_STORE_URL: url });
     const report = JSON.parse(doctor.stdout) as Report;
@@ -213,28 +242,96 @@ describe.skipIf(!!missing)("svc store migrate: a home into PostgreSQL and back",
     expect(doctor.code).toBe(0);
     expect(report.store).toBe(`127.0.0.1:${server.port}/team`);
     expect(report.findings).toContainEqual(
-      expect.objectContaining({ file: "store:svc_daemons", message: expect.stringContaining("no daemon") }),
+      expect.objectContaining({
+        file: "webhook_outbox (team store)",
+        message: expect.stringContaining("3 delivery row(s) pending"),
+      }),
+    );
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({ file: "svc_daemons (team store)", message: expect.stringContaining("no daemon") }),
     );
   });
 
   it("running it again changes nothing", async () => {
     const rows = await table();
+    const outbox = await teamRows();
+    const secrets = await query("SELECT ref, sentinel_id, sealed FROM webhook_secrets ORDER BY ref");
     const r = await migrate(home, bare(url));
     expect(r.code, r.text).toBe(0);
     expect(r.out.sentinels).toEqual({ copied: 0, skipped: 3 });
+    expect(r.out.targets.find((t) => t.kind === "webhook")?.imported).toMatchObject({
+      secrets: 0,
+      rows: 0,
+      pending: 0,
+    });
     expect(await table()).toEqual(rows);
+    expect(await teamRows()).toEqual(outbox);
+    expect(await query("SELECT ref, sentinel_id, sealed FROM webhook_secrets ORDER BY ref")).toEqual(secrets);
   });
 
-  it("copies the team store back into a fresh home's files, and again changes nothing", async () => {
+  it("copies the team store back into a fresh home: the same records, rows, bytes and secrets; again changes nothing", async () => {
     const r = await migrate(back, "file", { SVC_STORE_URL: url });
     expect(r.code, r.text).toBe(0);
     expect(r.out.sentinels).toEqual({ copied: 3, skipped: 0 });
-    const sort = (l: Array<{ id: string }>) => [...l].sort((a, b) => a.id.localeCompare(b.id));
+    expect(r.out.targets.find((t) => t.kind === "webhook")).toMatchObject({
+      imported: { secrets: 2, rows: 11, pending: 3 },
+    });
     expect(sort(await sentinelsOf(back))).toEqual(sort(await sentinelsOf(home)));
-    const files = await listing(back);
+    const keep = async () => [
+      await readFile(join(back, "sentinels.json")),
+      await readFile(join(back, "sentinels-secrets.json")),
+    ];
+    const files = await keep();
     const again = await migrate(back, "file", { SVC_STORE_URL: url });
     expect(again.out.sentinels).toEqual({ copied: 0, skipped: 3 });
-    expect(await listing(back)).toEqual(files);
+    expect(again.out.targets.find((t) => t.kind === "webhook")?.imported).toMatchObject({ secrets: 0, rows: 0 });
+    expect(await keep()).toEqual(files);
+
+    // Through a daemon on the home it came back to: the same rows, and what waited is sent with
+    // the same bytes under the same webhook-id, signed with the same secret (the receiver verifies).
+    const status = async (h: string) => {
+      const out: unknown[] = [];
+      for (const id of ids.slice(0, 2)) {
+        const s = await cli(["sentinel", "status", id, "--json"], h);
+        const rows = (JSON.parse(s.stdout) as { target: { outbox: { rows: Array<Record<string, unknown>> } } }).target
+          .outbox.rows;
+        out.push(
+          rows.map(({ requestId, eventId, status, createdAt, bodyLength }) => ({
+            requestId,
+            eventId,
+            status,
+            createdAt,
+            bodyLength,
+          })),
+        );
+      }
+      return out;
+    };
+    rx.respond = (_d, res) => res.writeHead(503).end("later");
+    d = await startDaemonProcess({ home });
+    const before = await status(home);
+    await d.stop();
+    rx.deliveries.length = 0;
+    rx.respond = (_d, res) => res.writeHead(200).end("ok");
+    await writeFile(join(back, "config.json"), JSON.stringify(LOOPBACK_CONFIG));
+    d = await startDaemonProcess({ home: back });
+    try {
+      // The rows that waited may already be delivered here (the receiver now answers 200).
+      const sameRows = (l: unknown[]) =>
+        (l as Array<Array<Record<string, unknown>>>).map((rows) =>
+          rows.map((x) => ({ ...x, status: x.status === "pending" ? "delivered" : x.status })),
+        );
+      expect(sameRows(await status(back))).toEqual(sameRows(before));
+      await until(() => rx.deliveries.filter((x) => x.id.startsWith("wait_")).length >= 3, "the pending rows sent");
+      for (const x of rx.deliveries) {
+        expect(x.verifiedBy).toEqual([0]);
+        expect(x.sha).toBe(seen.get(`${(JSON.parse(x.body) as { sentinelId: string }).sentinelId}|${x.id}`));
+      }
+      expect(rx.unverified).toEqual([]);
+    } finally {
+      await d.stop();
+      d = undefined;
+    }
   });
 
   it("svc doctor names a team store whose schema is newer than this svc, and one that does not answer", async () => {
@@ -257,7 +354,7 @@ describe.skipIf(!!missing)("svc store migrate: a home into PostgreSQL and back",
     expect((JSON.parse(gone.stdout) as Report).findings).toContainEqual(
       expect.objectContaining({
         severity: "error",
-        file: "store:postgres",
+        file: "team store",
         message: expect.stringContaining("does not answer"),
       }),
     );

@@ -28,7 +28,8 @@ import {
   tableSentinels,
 } from "./sentinels.js";
 import { checkTransferable, type TargetTransferReport, transferTargets } from "./targets.js";
-import { configuredStoreUrl, isPostgresUrl, loadTeamKey, refusePasswordInArgv } from "./team-settings.js";
+import { chooseStore, storeOfConfig } from "../select.js";
+import { refusePasswordInArgv, teamKeyOf } from "./team-settings.js";
 
 export interface MigrateResult {
   /** `file <home>` or `postgres <host:port/database>`. */
@@ -57,12 +58,8 @@ export async function migrateStore(
   const cwd = options.cwd ?? process.cwd();
   const toFile = to === "file";
   if (!toFile) {
-    if (!isPostgresUrl(to))
-      throw new SvcError(
-        "store_url_invalid",
-        `--to must be "file" or a postgres:// (postgresql://) URL, not ${JSON.stringify(to.replace(/:[^:@/]*@/, ":…@"))}`,
-      );
     refusePasswordInArgv(to, "--to");
+    chooseStore(to, { kind: "flag", name: "--to" });
   }
   const running = await liveRuntimeInfo(home);
   if (running)
@@ -70,18 +67,15 @@ export async function migrateStore(
       "daemon_running",
       `an svc daemon is running on ${home} (pid ${running.pid}): its files would change while they are copied; stop it first (svc stop)`,
     );
-  const config = (await FileConfigService.open(homeFile(home, "config"), env, {})).current().effective as Readonly<
-    Record<string, unknown>
-  >;
-  const url = toFile ? configuredStoreUrl(env, config) : to;
-  if (url === undefined || !isPostgresUrl(url))
+  const config = (await FileConfigService.open(homeFile(home, "config"), env, {})).current();
+  const configured = storeOfConfig(config);
+  const url = toFile ? (configured.kind === "postgres" ? configured.url : undefined) : to;
+  if (url === undefined)
     throw new SvcError(
       "store_url_invalid",
-      url === undefined
-        ? "no team store is configured to copy from: set SVC_STORE_URL (or store.url) to its postgres:// URL"
-        : "the configured store (SVC_STORE_URL or store.url) is not a postgres:// URL: there is no team store to copy from",
+      "no team store is configured to copy from: set SVC_STORE_URL (or config store.url) to its postgres:// URL",
     );
-  const key = await loadTeamKey(env, config);
+  const key = await teamKeyOf(config, env, home);
   const where = describeStore(url);
   const logger = createLogger({ level: "error" });
   const started = <T>(p: Promise<T>) =>

@@ -18,7 +18,7 @@ const exists = async (db: TeamSql, table: string) =>
 
 /** `svc_schema_versions` against `known` (the core's and each loaded plugin's migrations). */
 export async function checkSchemaVersions(db: TeamSql, known: ReadonlyMap<string, number>): Promise<DoctorFinding[]> {
-  const file = "store:svc_schema_versions";
+  const file = "svc_schema_versions (team store)";
   const knows = new Map(known).set("core", CORE_MIGRATIONS.length);
   if (!(await exists(db, "svc_schema_versions")))
     return [
@@ -82,7 +82,7 @@ export async function checkStoredSentinels(
     else
       findings.push({
         severity: "error",
-        file: "store:svc_sentinels",
+        file: "svc_sentinels (team store)",
         message: `the row of sentinel ${id} does not hold a sentinel record (an id, status and spec): the daemons cannot load it`,
         fix: `fix the row by hand, or delete it and create the sentinel again (DELETE FROM svc_sentinels WHERE id = '${id}')`,
       });
@@ -100,7 +100,7 @@ export async function checkTeamDaemons(db: TeamSql): Promise<DoctorFinding[]> {
   const out: DoctorFinding[] = [
     {
       severity: "info",
-      file: "store:svc_daemons",
+      file: "svc_daemons (team store)",
       message:
         live.length === 0
           ? "no daemon of the team is running (no heartbeat in the last minute)"
@@ -112,7 +112,7 @@ export async function checkTeamDaemons(db: TeamSql): Promise<DoctorFinding[]> {
   if (older.length > 0)
     out.push({
       severity: "info",
-      file: "store:svc_daemons",
+      file: "svc_daemons (team store)",
       message: `daemons of the team run another svc than this ${SVC_VERSION}: ${older.map((r) => `${r.host} (svc ${r.svc_version})`).join(", ")}`,
       fix: "run one svc version across the team",
     });

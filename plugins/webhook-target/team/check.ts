@@ -1,8 +1,8 @@
 /**
  * The webhook target's check of its tables in the team store, for `svc doctor` (read-only: the
  * doctor's database refuses writes, and its `migrate` only compares versions): every stored secret
- * opens with the team key, every webhook sentinel's secret is there (./team-vault-check.ts), every
- * pending row's body matches its sha256. Messages name sentinels and refs, never a secret or a body.
+ * opens with the team key and every webhook sentinel's secret is there (./team-vault-check.ts),
+ * every pending row's body matches its sha256. Messages name sentinels and refs, never a secret or a body.
  */
 import type { DoctorFinding, SentinelView, TeamDatabase } from "../../../core/plugin-api/index.js";
 import { SvcError } from "../../../core/plugin-api/index.js";
@@ -20,14 +20,13 @@ export async function checkTeamTables(db: TeamDatabase, sentinels: readonly Sent
     if (SvcError.is(err) && err.code === "store_schema_newer") return [];
     throw err;
   }
-  const secrets = await checkTeamVault(db, sentinels);
-  // No tables yet (no webhook record was ever stored here): nothing pending to check.
   const has = await db.query<{ t: string | null }>("SELECT to_regclass('webhook_outbox')::text AS t");
-  return has.rows[0]?.t ? [...secrets, ...(await checkPendingBodies(db))] : secrets;
+  // No tables yet (no webhook record was ever stored here): every webhook sentinel lacks its secret.
+  return [...(await checkTeamVault(db, sentinels)), ...(has.rows[0]?.t ? await checkPendingBodies(db) : [])];
 }
 
 async function checkPendingBodies(db: TeamDatabase): Promise<DoctorFinding[]> {
-  const file = "store:webhook_outbox";
+  const file = "webhook_outbox (team store)";
   const out: DoctorFinding[] = [];
   const bad = await db.query<{ request_id: string; sentinel_id: string; event_id: string }>(
     `SELECT request_id, sentinel_id, event_id FROM webhook_outbox
