@@ -62,13 +62,14 @@ export interface TeamJobs {
   /**
    * Runs this daemon's share of the task's jobs, at most `concurrency` at once. The job is done
    * when `handler` resolves; a throw is logged and the job runs again later. A daemon killed while
-   * holding a job has it released (its heartbeat stops) and another daemon runs it.
+   * holding a job has it released (its heartbeat stops) and another daemon runs it. Resolves to
+   * a stop function: this daemon takes no more of the task's jobs, and the ones running finish.
    */
   work(
     task: string,
     handler: (payload: Record<string, unknown>, job: TeamJob) => Promise<void>,
     options: { concurrency: number },
-  ): Promise<void>;
+  ): Promise<() => Promise<void>>;
 }
 
 /** A named role that one daemon of the team holds at a time (host service `leadership`). */

@@ -101,6 +101,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   let opened: Promise<Opened> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let stopWork: (() => Promise<void>) | undefined;
   /** Vault rows created from now on may belong to a creation or rotation in progress: never pruned. */
   const startedAt = ctx.clock.now();
 
@@ -385,7 +386,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         // Each row's attempts run as team jobs, on whichever daemon claims them (one at a time).
         const { dispatcher } = await open();
         const { DELIVER_TASK } = await import("./team/team-outbox.js");
-        await ctx
+        stopWork = await ctx
           .service("teamJobs")
           .work(DELIVER_TASK, (payload) => dispatcher.deliverOnce(String(payload.requestId)), {
             concurrency: MAX_IN_FLIGHT,
@@ -409,6 +410,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
+      // Team mode: no more delivery jobs taken here; the attempts running finish first.
+      await stopWork?.();
       if (opened) {
         const { outbox, dispatcher } = await opened;
         await dispatcher.stop();

@@ -17,6 +17,7 @@ import { createLogger } from "../../runtime/logger.js";
 import { homeFile } from "../../storage/paths.js";
 import { CORE_MIGRATIONS } from "../postgres/core-schema.js";
 import { openTeamDatabase } from "../postgres/database.js";
+import { checkTeamKey } from "../postgres/key-check.js";
 import { describeStore } from "../postgres/errors.js";
 import { openReadOnlyTeamDatabase } from "../postgres/read-only.js";
 import {
@@ -46,7 +47,7 @@ export interface MigrateResult {
 /** The source side of a team store is only read: a job queue there takes nothing. */
 const noJobs: TeamJobs = {
   add: () => Promise.reject(new SvcError("unavailable", "svc store migrate adds no job to the store it copies from")),
-  work: () => Promise.resolve(),
+  work: () => Promise.resolve(async () => undefined),
 };
 
 export async function migrateStore(
@@ -107,6 +108,8 @@ export async function migrateStore(
     const db = await openTeamDatabase({ url, key, daemonId: `migrate-${process.pid}`, logger, max: 4 });
     try {
       await db.migrate("core", CORE_MIGRATIONS);
+      // Secrets are sealed with this key: it must be the team's, or the daemons could not open them.
+      await checkTeamKey(db);
       // Pending rows get their delivery jobs in the queue (added, never run here: no worker starts).
       const { openTeamJobs } = await import("../postgres/jobs.js");
       const teamJobs = await openTeamJobs(db, { url, logger, max: 2 });

@@ -80,7 +80,7 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
     },
 
     async work(task, handler, { concurrency }) {
-      if (stopped) return;
+      if (stopped) return async () => undefined;
       const events: WorkerEvents = new EventEmitter();
       // graphile-worker locks jobs with its pool's id (`pool-<random>`); emitted synchronously before
       // any job is fetched, this makes every lock this daemon takes carry its id.
@@ -104,6 +104,10 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
         },
       });
       runners.push(runner);
+      return async () => {
+        runners.splice(runners.indexOf(runner), 1);
+        await runner.stop().catch(() => undefined);
+      };
     },
 
     async stop() {
