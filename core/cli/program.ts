@@ -45,6 +45,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerDoctor,
     registerStatus,
     registerLifecycle,
+    registerStore,
     registerService,
     registerCompletion,
     registerOpen,
