@@ -1,0 +1,46 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { pushEvents, stormEvent } from "../support/agentpush.js";
+import { postgresMissing } from "../support/postgres.js";
+import { useTeam } from "../support/team.js";
+import { until } from "../support/webhook-receiver.js";
+import { createStormSentinels, expectStormOutcome, pendingRows, startStorm, stormAnswers } from "./team-storm.js";
+
+const missing = postgresMissing();
+if (missing) console.warn(missing);
+const SECRET = `whsec_${Buffer.alloc(32, 8).toString("base64")}`;
+const EVENTS = 1_500;
+
+describe.skipIf(!!missing)("team mode: PostgreSQL restarted in the middle of a storm", () => {
+  const fx = useTeam(SECRET);
+  beforeAll(() => stormAnswers(fx.rx));
+
+  it("pushes during the outage get 503 (never 500); after the restart the daemons reconnect and nothing accepted is lost", async () => {
+    const { team, rx, server } = fx;
+    const sentinels = await createStormSentinels(team, rx.url, SECRET);
+    const storm = startStorm({ team, tag: "pgr", events: EVENTS, batch: 25, rejectEvery: 300 });
+    await until(() => storm.accepted.size >= EVENTS / 3, "a third of the events accepted", 300_000);
+    await server.stop("fast");
+    // A push to either daemon while PostgreSQL is down: refused for now, as a 503 the pusher retries.
+    const probes = [0, 1].map((i) => stormEvent("outage", i));
+    for (const i of [0, 1])
+      expect(await pushEvents(team.daemon(i), [probes[i]!]), `daemon ${i} during the outage`).toBe(503);
+    await server.start();
+    for (const i of [0, 1]) {
+      await until(
+        async () => (await pushEvents(team.daemon(i), [probes[i]!])) === 200,
+        `daemon ${i} accepting again`,
+        120_000,
+      );
+      storm.accepted.add(probes[i]!.id);
+    }
+    await storm.done;
+    await until(async () => (await pendingRows(team, sentinels)) === 0, "no pending row", 300_000);
+    expect(team.alive(0) && team.alive(1), "both daemons lived through the outage").toBe(true);
+    const answers = Object.fromEntries(storm.answers);
+    expect(
+      Object.keys(answers).filter((a) => a !== "200" && a !== "503"),
+      JSON.stringify(answers),
+    ).toEqual([]);
+    await expectStormOutcome(team, rx, sentinels, storm);
+  }, 600_000);
+});

@@ -1,0 +1,176 @@
+/**
+ * A push storm on a team (test/support/team.ts) and its verdict, for the team storm tests:
+ * batches pushed alternately to daemons 0 and 1 (half each), every batch pushed again until a
+ * daemon answers 200 (a killed daemon, a 503); a receiver answering 410 to the events marked for
+ * rejection and a transient 503 now and then; then the team's outbox rows read from PostgreSQL and
+ * checked against what the receiver saw.
+ */
+import type { ServerResponse } from "node:http";
+import { expect } from "vitest";
+import { pushEvents, stormEvent } from "../support/agentpush.js";
+import { createWebhookSentinel, listedSentinels, type Team } from "../support/team.js";
+import { until } from "../support/webhook-receiver.js";
+import type { Delivery, WebhookReceiver } from "../support/webhook-receiver.js";
+
+export interface StormOptions {
+  team: Team;
+  tag: string;
+  events: number;
+  batch: number;
+  /** Event n is marked for rejection (the receiver answers 410: dead, delivered_rejected) when n % rejectEvery === 0. */
+  rejectEvery: number;
+  /** Pushers per daemon (default 2). */
+  pushers?: number;
+}
+
+export interface Storm {
+  /** Event ids some daemon answered 200 for. */
+  accepted: Set<string>;
+  /** Every answer to a push: HTTP status, or "connection" when the request failed. */
+  answers: Map<number | "connection", number>;
+  /** Resolves when every batch was accepted. */
+  done: Promise<void>;
+  /** Ids of the events marked for rejection. */
+  rejected: Set<string>;
+}
+
+/** Starts pushing in the background (batches alternate between daemons 0 and 1). */
+export function startStorm(opts: StormOptions): Storm {
+  const storm: Storm = { accepted: new Set(), answers: new Map(), rejected: new Set(), done: Promise.resolve() };
+  const count = (a: number | "connection") => storm.answers.set(a, (storm.answers.get(a) ?? 0) + 1);
+  const batches = Math.ceil(opts.events / opts.batch);
+  const next = [0, 1];
+  const pusher = async (slot: number) => {
+    for (;;) {
+      const b = next[slot]!;
+      if (b >= batches) return;
+      next[slot] = b + 2;
+      const events = Array.from({ length: Math.min(opts.batch, opts.events - b * opts.batch) }, (_, k) => {
+        const n = b * opts.batch + k;
+        const reject = n % opts.rejectEvery === 0;
+        if (reject) storm.rejected.add(`evt_${opts.tag}_${n}`);
+        return stormEvent(opts.tag, n, reject ? { reject: true } : {});
+      });
+      for (;;) {
+        let status: number | "connection";
+        try {
+          status = await pushEvents(opts.team.daemon(slot), events);
+        } catch {
+          status = "connection"; // killed mid-request, or being restarted: nothing acknowledged
+        }
+        count(status);
+        if (status === 200) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      for (const e of events) storm.accepted.add(e.id);
+    }
+  };
+  const per = opts.pushers ?? 2;
+  storm.done = Promise.all(Array.from({ length: 2 * per }, (_, i) => pusher(i % 2))).then(() => undefined);
+  return storm;
+}
+
+/**
+ * The storm receiver's answers: 410 to an event marked for rejection, else a 503 for every 17th
+ * request but never twice for one delivery (failures stay transient), else 200.
+ */
+export function stormAnswers(rx: WebhookReceiver): void {
+  let n = 0;
+  const failed = new Set<string>();
+  rx.respond = (x: Delivery, res: ServerResponse) => {
+    if (x.body.includes('"reject":true')) return void res.writeHead(410).end();
+    const key = `${sentinelOf(x)} ${x.id}`;
+    const fail = ++n % 17 === 0 && !failed.has(key);
+    if (fail) failed.add(key);
+    res.writeHead(fail ? 503 : 200).end();
+  };
+}
+
+const sentinelOf = (x: Delivery) => (JSON.parse(x.body) as { sentinelId: string }).sentinelId;
+
+/** Unique (sentinel, webhook-id) pairs the receiver has seen. */
+export function deliveredPairs(rx: WebhookReceiver): number {
+  return new Set(rx.deliveries.map((x) => `${sentinelOf(x)} ${x.id}`)).size;
+}
+
+interface OutboxRow extends Record<string, unknown> {
+  sentinel_id: string;
+  event_id: string;
+  status: string;
+  dead_reason: string | null;
+  sha: string;
+}
+
+/** Outbox rows of `sentinels` still pending (for waiting until none is). */
+export async function pendingRows(team: Team, sentinels: string[]): Promise<number> {
+  const [row] = await team.sql<{ n: string }>(
+    "SELECT count(*) AS n FROM webhook_outbox WHERE sentinel_id = ANY($1) AND status = 'pending'",
+    [sentinels],
+  );
+  return Number(row!.n);
+}
+
+/**
+ * The storm's verdict: exactly one outbox row per (sentinel, accepted event); each delivered, or
+ * dead with a reason (delivered_rejected, only the events marked for rejection); every delivered
+ * row seen by the receiver with the row's stored bytes, and one body per (sentinel, webhook-id).
+ */
+export async function expectStormOutcome(team: Team, rx: WebhookReceiver, sentinels: string[], storm: Storm) {
+  const rows = await team.sql<OutboxRow>(
+    `SELECT sentinel_id, event_id, status, dead_reason, encode(sha256(body), 'hex') AS sha
+       FROM webhook_outbox WHERE sentinel_id = ANY($1)`,
+    [sentinels],
+  );
+  const byPair = new Map<string, OutboxRow[]>();
+  for (const r of rows) {
+    const key = `${r.sentinel_id} ${r.event_id}`;
+    byPair.set(key, [...(byPair.get(key) ?? []), r]);
+  }
+  const seen = new Map<string, Set<string>>();
+  for (const x of rx.deliveries) {
+    const key = `${sentinelOf(x)} ${x.id}`;
+    (seen.get(key) ?? seen.set(key, new Set()).get(key)!).add(x.sha);
+  }
+  expect(rx.unverified, "deliveries whose signature did not verify").toHaveLength(0);
+  expect(rows.length, `rows for ${storm.accepted.size} events x ${sentinels.length} sentinels`).toBe(
+    storm.accepted.size * sentinels.length,
+  );
+  const wrong: string[] = [];
+  for (const s of sentinels)
+    for (const id of storm.accepted) {
+      const key = `${s} ${id}`;
+      const found = byPair.get(key) ?? [];
+      if (found.length !== 1) {
+        wrong.push(`${key}: ${found.length} rows`);
+        continue;
+      }
+      const row = found[0]!;
+      const bodies = seen.get(key) ?? new Set();
+      if (storm.rejected.has(id)) {
+        if (row.status !== "dead" || row.dead_reason !== "delivered_rejected")
+          wrong.push(`${key}: marked for rejection, ended ${row.status} (${row.dead_reason ?? "no reason"})`);
+      } else if (row.status !== "delivered")
+        wrong.push(`${key}: ended ${row.status} (${row.dead_reason ?? "no reason"}), not delivered`);
+      if (bodies.size !== 1 || !bodies.has(row.sha))
+        wrong.push(
+          `${key}: the receiver saw ${bodies.size} bodies, ${bodies.has(row.sha) ? "" : "not "}the stored one`,
+        );
+    }
+  expect(wrong.slice(0, 20), `${wrong.length} (sentinel, event) pairs wrong`).toEqual([]);
+  expect(seen.size, "pairs the receiver saw").toBe(storm.accepted.size * sentinels.length);
+}
+
+/**
+ * Two webhook sentinels on `storm:*` delivering to `url`: one created on daemon 0, one on daemon 1;
+ * resolves once both daemons list both.
+ */
+export async function createStormSentinels(team: Team, url: string, secret: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (const i of [0, 1]) ids.push(await createWebhookSentinel(team.daemon(i), { subject: "storm:*", url, secret }));
+  for (const i of [0, 1])
+    await until(
+      async () => (await listedSentinels(team.daemon(i))).filter((id) => ids.includes(id)).length === ids.length,
+      `both storm sentinels listed on daemon ${i}`,
+    );
+  return ids;
+}
