@@ -170,6 +170,8 @@ export async function createWebhookSentinel(
 
 /** The ids of the sentinels `daemon` lists. */
 export async function listedSentinels(daemon: DaemonProcess): Promise<string[]> {
-  const body = (await (await daemon.fetch("/sentinels")).json()) as { sentinels: Array<{ id: string }> };
-  return body.sentinels.map((s) => s.id);
+  const res = await daemon.fetch("/sentinels");
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`GET /sentinels on ${daemon.baseUrl}: ${res.status} ${text}`);
+  return (JSON.parse(text) as { sentinels: Array<{ id: string }> }).sentinels.map((s) => s.id);
 }
