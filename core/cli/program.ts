@@ -18,12 +18,14 @@ import { registerPair } from "./commands/pair.js";
 import { registerRelay } from "./commands/relay.js";
 import { registerTunnel } from "./commands/tunnel.js";
 import { registerDoctor } from "./commands/doctor.js";
+import { registerStore } from "./commands/store.js";
 import { registerStatus } from "./commands/status.js";
 import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerOpen } from "./commands/open.js";
 import { registerLlmEndpoint } from "./commands/llm-endpoint.js";
 import { registerService } from "./commands/service.js";
 import { registerCompletion } from "./commands/completion.js";
+import { registerStore } from "./commands/store.js";
 
 export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
   const program = programShell(options);
@@ -42,9 +44,11 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerTunnel,
     registerLlmEndpoint,
     registerDoctor,
+    registerStore,
     registerStatus,
     registerLifecycle,
     registerService,
+    registerStore,
     registerCompletion,
     registerOpen,
   ]) {

@@ -14,14 +14,14 @@ import type { SentinelHooks } from "./hooks.js";
 import type { SentinelIndexes } from "./indexes.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelRecord } from "./service.js";
-import type { SentinelStore } from "./store.js";
+import type { SentinelRecordStore } from "./record-store.js";
 
 export class SentinelExpirer {
   /** Expiries in progress, by sentinel id. */
   private readonly ending = new Map<string, Promise<boolean>>();
 
   constructor(
-    private readonly store: SentinelStore,
+    private readonly store: SentinelRecordStore,
     private readonly ledgers: SentinelLedgers,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -104,15 +104,23 @@ export class SentinelExpirer {
     const now = this.clock.now();
     await this.ledgers.load(id);
     let rec: SentinelRecord;
+    // Ended meanwhile by another writer of the store (another daemon of the team): its end stands.
+    let endedElsewhere = false;
     try {
-      rec = await this.store.update(id, (r) => ({
-        ...r,
-        status: "expired",
-        updatedAt: now,
-        endedAt: now,
-        endedReason: reason,
-        deliveredCount: Math.max(r.deliveredCount, this.ledgers.delivered(id)),
-      }));
+      rec = await this.store.update(id, (r) => {
+        if (r.status !== "active") {
+          endedElsewhere = true;
+          return r;
+        }
+        return {
+          ...r,
+          status: "expired",
+          updatedAt: now,
+          endedAt: now,
+          endedReason: reason,
+          deliveredCount: Math.max(r.deliveredCount, this.ledgers.delivered(id)),
+        };
+      });
     } catch (err) {
       if (SvcError.is(err) && err.code === "not_found") return false;
       this.logger.error("sentinel expiry could not be stored", {
@@ -123,6 +131,7 @@ export class SentinelExpirer {
       });
       throw err;
     }
+    if (endedElsewhere) return false;
     // Only once stored: a failed write leaves it indexed, so the next event it matches retries the
     // expiry (meanwhile isEnding makes a delivery report it expired).
     this.indexes.remove(current);

@@ -72,6 +72,13 @@ export async function openTeamDatabase(opts: TeamDatabaseOptions): Promise<OpenT
           },
         };
         let broken = false;
+        // A checked-out client has no listener of the pool's: the server going away between two
+        // statements would be an uncaught 'error' (a crash). The next statement fails instead.
+        const onLost = (err: Error) => {
+          broken = true;
+          opts.logger.warn("team store connection lost in a transaction", { error: err.message });
+        };
+        client.on("error", onLost);
         try {
           await client.query("BEGIN");
           const out = await fn(sql);
@@ -86,6 +93,7 @@ export async function openTeamDatabase(opts: TeamDatabaseOptions): Promise<OpenT
           if (attempt < 5 && code && RETRYABLE.has(code)) continue;
           throw storeError(err, opts.url);
         } finally {
+          client.off("error", onLost);
           client.release(broken);
         }
       }

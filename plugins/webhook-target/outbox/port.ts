@@ -11,6 +11,9 @@ import type { DeadReason, DeliveryState, OutboxRow, RowStatus } from "./row.js";
 
 export type MaybePromise<T> = T | Promise<T>;
 
+/** What {@link OutboxPort.add} answers: no `row` when a team store refused it (`limit`) or knew the event only from its trace. */
+export type PortAddResult = Omit<AddResult, "row"> & { row?: OutboxRow };
+
 export interface OutboxPort {
   /**
    * Adds the row for an event (durable when it resolves), or returns the existing one: a
@@ -18,7 +21,7 @@ export interface OutboxPort {
    * delivery job commit in one transaction; `limit` (a sentinel's `until: count`) refuses a row
    * beyond that many accepted events with `created: false` and no row.
    */
-  add(input: { sentinelId: string; eventId: string; body: Buffer; limit?: number }): Promise<AddResult>;
+  add(input: { sentinelId: string; eventId: string; body: Buffer; limit?: number }): Promise<PortAddResult>;
   get(requestId: string): MaybePromise<OutboxRow | undefined>;
   rowsOf(sentinelId: string): MaybePromise<OutboxRow[]>;
   pending(): MaybePromise<OutboxRow[]>;

@@ -140,10 +140,18 @@ export function newRecorder(): Recorder {
   return { delivered: [], hooks: [], ack: "now", failNext: 0, polls: 0, watched: [], runs: [] };
 }
 
-/** Starts the sentinels module on `home` (call again on the same home to simulate a restart). */
+/**
+ * Starts the sentinels module on `home` (call again on the same home to simulate a restart);
+ * `before` sees the container first (host services of the test's own).
+ */
 export async function startHarness(
   home: string,
-  opts: { clock?: FakeClock; rec?: Recorder; plugins?: (rec: Recorder) => AnyPlugin[] } = {},
+  opts: {
+    clock?: FakeClock;
+    rec?: Recorder;
+    plugins?: (rec: Recorder) => AnyPlugin[];
+    before?: (c: DependencyContainer) => void;
+  } = {},
 ): Promise<Harness> {
   const clock = opts.clock ?? new FakeClock();
   const rec = opts.rec ?? newRecorder();
@@ -162,6 +170,7 @@ export async function startHarness(
   }
   const daemonEvents: StampedEvent[] = [];
   resolve(c, DAEMON_EVENTS).subscribe((e) => daemonEvents.push(e));
+  opts.before?.(c);
   await sentinelsModule.start(c);
   const engine = resolve(c, SENTINELS) as SentinelEngine;
   return { c, engine, clock, ticker, rec, logs: logger.lines, daemonEvents, stop: () => sentinelsModule.stop!(c) };
