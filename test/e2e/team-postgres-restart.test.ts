@@ -1,9 +1,16 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { pushEvents, stormEvent } from "../support/agentpush.js";
+import { pushEvents } from "../support/agentpush.js";
 import { postgresMissing } from "../support/postgres.js";
 import { useTeam } from "../support/team.js";
 import { until } from "../support/webhook-receiver.js";
-import { createStormSentinels, expectStormOutcome, pendingRows, startStorm, stormAnswers } from "./team-storm.js";
+import {
+  createStormSentinels,
+  expectStormOutcome,
+  pendingRows,
+  startStorm,
+  stormAnswers,
+  stormEventOf,
+} from "./team-storm.js";
 
 const missing = postgresMissing();
 if (missing) console.warn(missing);
@@ -17,11 +24,11 @@ describe.skipIf(!!missing)("team mode: PostgreSQL restarted in the middle of a s
   it("pushes during the outage get 503 (never 500); after the restart the daemons reconnect and nothing accepted is lost", async () => {
     const { team, rx, server } = fx;
     const sentinels = await createStormSentinels(team, rx.url, SECRET);
-    const storm = startStorm({ team, tag: "pgr", events: EVENTS, batch: 25, rejectEvery: 300 });
+    const storm = startStorm({ team, tag: "pgr", sentinels, events: EVENTS, batch: 25, rejectEvery: 300 });
     await until(() => storm.accepted.size >= EVENTS / 3, "a third of the events accepted", 300_000);
     await server.stop("fast");
     // A push to either daemon while PostgreSQL is down: refused for now, as a 503 the pusher retries.
-    const probes = [0, 1].map((i) => stormEvent("outage", i));
+    const probes = [0, 1].map((i) => stormEventOf({ tag: "outage", sentinels, rejectEvery: 1e9 }, i + 1));
     for (const i of [0, 1])
       expect(await pushEvents(team.daemon(i), [probes[i]!]), `daemon ${i} during the outage`).toBe(503);
     await server.start();
@@ -31,7 +38,7 @@ describe.skipIf(!!missing)("team mode: PostgreSQL restarted in the middle of a s
         `daemon ${i} accepting again`,
         120_000,
       );
-      storm.accepted.add(probes[i]!.id);
+      storm.accepted.set(probes[i]!.id, sentinels[(i + 1) % sentinels.length]!);
     }
     await storm.done;
     await until(async () => (await pendingRows(team, sentinels)) === 0, "no pending row", 300_000);

@@ -1,22 +1,25 @@
 /**
- * A push storm on a team (test/support/team.ts) and its verdict, for the team storm tests:
- * batches pushed alternately to daemons 0 and 1 (half each), every batch pushed again until a
- * daemon answers 200 (a killed daemon, a 503); a receiver answering 410 to the events marked for
- * rejection and a transient 503 now and then; then the team's outbox rows read from PostgreSQL and
- * checked against what the receiver saw.
+ * A push storm on a team (test/support/team.ts) and its verdict, for the team storm tests: one
+ * webhook sentinel per subject `storm:<k>` (half created on daemon 0, half on daemon 1), event n
+ * on `storm:<n mod k>` (so no sentinel passes the outbox's 2,000-row cap and none of its rows is
+ * evicted); batches pushed alternately to daemons 0 and 1 (half each), every batch pushed again
+ * until a daemon answers 200 (a killed daemon, a 503); a receiver answering 410 to the events
+ * marked for rejection and a transient 503 now and then; then the team's outbox rows read from
+ * PostgreSQL and checked against what the receiver saw.
  */
 import type { ServerResponse } from "node:http";
 import { expect } from "vitest";
 import { pushEvents, stormEvent } from "../support/agentpush.js";
 import { createWebhookSentinel, listedSentinels, type Team } from "../support/team.js";
-import { until } from "../support/webhook-receiver.js";
-import type { Delivery, WebhookReceiver } from "../support/webhook-receiver.js";
+import { type Delivery, until, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 export interface StormOptions {
   team: Team;
   tag: string;
   events: number;
   batch: number;
+  /** The storm's sentinels: event n matches `sentinels[n % sentinels.length]` only. */
+  sentinels: string[];
   /** Event n is marked for rejection (the receiver answers 410: dead, delivered_rejected) when n % rejectEvery === 0. */
   rejectEvery: number;
   /** Pushers per daemon (default 2). */
@@ -24,8 +27,8 @@ export interface StormOptions {
 }
 
 export interface Storm {
-  /** Event ids some daemon answered 200 for. */
-  accepted: Set<string>;
+  /** Event ids some daemon answered 200 for, with the sentinel each matches. */
+  accepted: Map<string, string>;
   /** Every answer to a push: HTTP status, or "connection" when the request failed. */
   answers: Map<number | "connection", number>;
   /** Resolves when every batch was accepted. */
@@ -34,9 +37,15 @@ export interface Storm {
   rejected: Set<string>;
 }
 
+/** The storm's event n, on the subject of the sentinel it matches. */
+export function stormEventOf(opts: Pick<StormOptions, "tag" | "sentinels" | "rejectEvery">, n: number) {
+  const reject = n % opts.rejectEvery === 0;
+  return stormEvent(opts.tag, n, reject ? { reject: true } : {}, `storm:${n % opts.sentinels.length}`);
+}
+
 /** Starts pushing in the background (batches alternate between daemons 0 and 1). */
 export function startStorm(opts: StormOptions): Storm {
-  const storm: Storm = { accepted: new Set(), answers: new Map(), rejected: new Set(), done: Promise.resolve() };
+  const storm: Storm = { accepted: new Map(), answers: new Map(), rejected: new Set(), done: Promise.resolve() };
   const count = (a: number | "connection") => storm.answers.set(a, (storm.answers.get(a) ?? 0) + 1);
   const batches = Math.ceil(opts.events / opts.batch);
   const next = [0, 1];
@@ -45,12 +54,10 @@ export function startStorm(opts: StormOptions): Storm {
       const b = next[slot]!;
       if (b >= batches) return;
       next[slot] = b + 2;
-      const events = Array.from({ length: Math.min(opts.batch, opts.events - b * opts.batch) }, (_, k) => {
-        const n = b * opts.batch + k;
-        const reject = n % opts.rejectEvery === 0;
-        if (reject) storm.rejected.add(`evt_${opts.tag}_${n}`);
-        return stormEvent(opts.tag, n, reject ? { reject: true } : {});
-      });
+      const first = b * opts.batch;
+      const events = Array.from({ length: Math.min(opts.batch, opts.events - first) }, (_, k) =>
+        stormEventOf(opts, first + k),
+      );
       for (;;) {
         let status: number | "connection";
         try {
@@ -62,7 +69,10 @@ export function startStorm(opts: StormOptions): Storm {
         if (status === 200) break;
         await new Promise((r) => setTimeout(r, 25));
       }
-      for (const e of events) storm.accepted.add(e.id);
+      events.forEach((e, k) => {
+        storm.accepted.set(e.id, opts.sentinels[(first + k) % opts.sentinels.length]!);
+        if ((first + k) % opts.rejectEvery === 0) storm.rejected.add(e.id);
+      });
     }
   };
   const per = opts.pushers ?? 2;
@@ -111,9 +121,10 @@ export async function pendingRows(team: Team, sentinels: string[]): Promise<numb
 }
 
 /**
- * The storm's verdict: exactly one outbox row per (sentinel, accepted event); each delivered, or
- * dead with a reason (delivered_rejected, only the events marked for rejection); every delivered
- * row seen by the receiver with the row's stored bytes, and one body per (sentinel, webhook-id).
+ * The storm's verdict: exactly one outbox row per accepted event, for the sentinel it matches, and
+ * no other row; each delivered, or dead with a reason (delivered_rejected, only the events marked
+ * for rejection); every row seen by the receiver with the row's stored bytes, one body per
+ * (sentinel, webhook-id), and nothing else seen.
  */
 export async function expectStormOutcome(team: Team, rx: WebhookReceiver, sentinels: string[], storm: Storm) {
   const rows = await team.sql<OutboxRow>(
@@ -132,45 +143,41 @@ export async function expectStormOutcome(team: Team, rx: WebhookReceiver, sentin
     (seen.get(key) ?? seen.set(key, new Set()).get(key)!).add(x.sha);
   }
   expect(rx.unverified, "deliveries whose signature did not verify").toHaveLength(0);
-  expect(rows.length, `rows for ${storm.accepted.size} events x ${sentinels.length} sentinels`).toBe(
-    storm.accepted.size * sentinels.length,
-  );
   const wrong: string[] = [];
-  for (const s of sentinels)
-    for (const id of storm.accepted) {
-      const key = `${s} ${id}`;
-      const found = byPair.get(key) ?? [];
-      if (found.length !== 1) {
-        wrong.push(`${key}: ${found.length} rows`);
-        continue;
-      }
-      const row = found[0]!;
-      const bodies = seen.get(key) ?? new Set();
-      if (storm.rejected.has(id)) {
-        if (row.status !== "dead" || row.dead_reason !== "delivered_rejected")
-          wrong.push(`${key}: marked for rejection, ended ${row.status} (${row.dead_reason ?? "no reason"})`);
-      } else if (row.status !== "delivered")
-        wrong.push(`${key}: ended ${row.status} (${row.dead_reason ?? "no reason"}), not delivered`);
-      if (bodies.size !== 1 || !bodies.has(row.sha))
-        wrong.push(
-          `${key}: the receiver saw ${bodies.size} bodies, ${bodies.has(row.sha) ? "" : "not "}the stored one`,
-        );
+  for (const [id, sentinel] of storm.accepted) {
+    const key = `${sentinel} ${id}`;
+    const found = byPair.get(key) ?? [];
+    if (found.length !== 1) {
+      wrong.push(`${key}: ${found.length} rows`);
+      continue;
     }
-  expect(wrong.slice(0, 20), `${wrong.length} (sentinel, event) pairs wrong`).toEqual([]);
-  expect(seen.size, "pairs the receiver saw").toBe(storm.accepted.size * sentinels.length);
+    const row = found[0]!;
+    const bodies = seen.get(key) ?? new Set();
+    if (storm.rejected.has(id)) {
+      if (row.status !== "dead" || row.dead_reason !== "delivered_rejected")
+        wrong.push(`${key}: marked for rejection, ended ${row.status} (${row.dead_reason ?? "no reason"})`);
+    } else if (row.status !== "delivered")
+      wrong.push(`${key}: ended ${row.status} (${row.dead_reason ?? "no reason"}), not delivered`);
+    if (bodies.size !== 1 || !bodies.has(row.sha))
+      wrong.push(`${key}: the receiver saw ${bodies.size} bodies, ${bodies.has(row.sha) ? "" : "not "}the stored one`);
+  }
+  expect(wrong.slice(0, 20), `${wrong.length} events wrong`).toEqual([]);
+  expect(rows.length, `rows of the storm's sentinels for ${storm.accepted.size} events`).toBe(storm.accepted.size);
+  expect(seen.size, "(sentinel, webhook-id) pairs the receiver saw").toBe(storm.accepted.size);
 }
 
 /**
- * Two webhook sentinels on `storm:*` delivering to `url`: one created on daemon 0, one on daemon 1;
- * resolves once both daemons list both.
+ * `n` webhook sentinels, sentinel k on `storm:<k>` delivering to `url`, created alternately on
+ * daemons 0 and 1; resolves once both daemons list them all.
  */
-export async function createStormSentinels(team: Team, url: string, secret: string): Promise<string[]> {
+export async function createStormSentinels(team: Team, url: string, secret: string, n = 4): Promise<string[]> {
   const ids: string[] = [];
-  for (const i of [0, 1]) ids.push(await createWebhookSentinel(team.daemon(i), { subject: "storm:*", url, secret }));
+  for (let k = 0; k < n; k++)
+    ids.push(await createWebhookSentinel(team.daemon(k % 2), { subject: `storm:${k}`, url, secret }));
   for (const i of [0, 1])
     await until(
       async () => (await listedSentinels(team.daemon(i))).filter((id) => ids.includes(id)).length === ids.length,
-      `both storm sentinels listed on daemon ${i}`,
+      `the storm's sentinels listed on daemon ${i}`,
     );
   return ids;
 }

@@ -23,12 +23,17 @@ export async function pushEvents(daemon: Pick<DaemonProcess, "fetch">, events: P
   return res.status;
 }
 
-/** Event `n` of a storm on subject `storm:a`: its id `evt_<tag>_<n>`, a body of varying size. */
-export function stormEvent(tag: string | number, n: number, data: Record<string, unknown> = {}): PushedEvent {
+/** Event `n` of a storm on `subject` (default `storm:a`): its id `evt_<tag>_<n>`, a body of varying size. */
+export function stormEvent(
+  tag: string | number,
+  n: number,
+  data: Record<string, unknown> = {},
+  subject = "storm:a",
+): PushedEvent {
   return {
     id: `evt_${tag}_${n}`,
     type: "storm.item.made",
-    subjects: ["storm:a", `storm:a#${n}`],
+    subjects: [subject, `${subject}#${n}`],
     data: { ...data, pad: "p".repeat(n % 3000) },
   };
 }
