@@ -18,7 +18,6 @@ import { registerPair } from "./commands/pair.js";
 import { registerRelay } from "./commands/relay.js";
 import { registerTunnel } from "./commands/tunnel.js";
 import { registerDoctor } from "./commands/doctor.js";
-import { registerStore } from "./commands/store.js";
 import { registerStatus } from "./commands/status.js";
 import { registerLifecycle } from "./commands/lifecycle.js";
 import { registerOpen } from "./commands/open.js";
@@ -48,7 +47,6 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerStatus,
     registerLifecycle,
     registerService,
-    registerStore,
     registerCompletion,
     registerOpen,
   ]) {

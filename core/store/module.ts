@@ -33,6 +33,8 @@ export const storeModule: DaemonModule = {
   async stop(c: DependencyContainer) {
     if (!c.isRegistered(STORE as never)) return;
     const store = resolve(c, STORE);
-    if (store.kind === "postgres") await store.db.close();
+    if (store.kind !== "postgres") return;
+    await store.jobs?.stop();
+    await store.db.close();
   },
 };

@@ -12,6 +12,8 @@ export type StoreSelection =
       /** host:port/database, for logs and errors (never the password). */
       where: string;
       db: import("./postgres/database.js").OpenTeamDatabase;
+      /** The team's job queue (host service `teamJobs`); stopped before the pool closes. */
+      jobs?: import("./postgres/jobs.js").OpenTeamJobs;
     };
 
 export const STORE = token<StoreSelection>("store");

@@ -24,10 +24,9 @@ import { resumeDelivery } from "./resume.js";
 import { rotateSecret, type RotationResult } from "./rotation.js";
 import { asStoredTarget, callbackUrl, type McpSubscription } from "./stored-target.js";
 import { webhookTransfer } from "./transfer.js";
-import { SecretVault } from "./vault.js";
+import { openVault } from "./open-vault.js";
 import type { VaultPort } from "./vault-port.js";
 import { checkVaultFile } from "./vault-check.js";
-import { checkTeamTables } from "./team/check.js";
 import { replayRows, type ReplayResult, type ReplaySelector } from "./replay.js";
 
 export interface WebhookTargetDeps {
@@ -91,8 +90,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   const logger = ctx.logger;
   /** Team mode: the outbox lives in the team's PostgreSQL and deliveries run as the team's jobs. */
   const team = ctx.hasService("teamDatabase");
-  // The vault's switch point for team mode (sealed secrets in PostgreSQL: team/team-vault.ts).
-  const vault = new SecretVault(ctx.home, ctx.random, () => ctx.clock.now());
+  // The file vault, or in team mode the sealed secrets in PostgreSQL (team/team-vault.ts).
+  const vault = openVault(ctx);
   // Secrets given by a sentinel's author need not look like whsec_…: the redaction floor is told the values.
   if (ctx.hasService("heldSecrets"))
     ctx.service("heldSecrets").add({ name: "webhook-target vault", values: () => vault.values() });
@@ -369,7 +368,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     /** `svc doctor`: the vault and the outbox files, read-only (the outbox is never opened here). */
     async check({ sentinels: stored }) {
-      if (ctx.hasService("teamDatabase")) return checkTeamTables(ctx.service("teamDatabase"), stored);
+      if (team) return (await import("./team/check.js")).checkTeamTables(ctx.service("teamDatabase"), stored);
       return [...(await checkVaultFile(ctx.home, stored)), ...(await checkOutboxFiles(ctx.home, stored))];
     },
 

@@ -21,6 +21,11 @@ export const CORE_MIGRATIONS: readonly string[] = [
      started_at timestamptz NOT NULL DEFAULT now(),
      heartbeat_at timestamptz NOT NULL DEFAULT now()
    );`,
+  // The team key's check value (key-check.ts): one row, sealed by the first daemon's key.
+  `CREATE TABLE svc_team_key (
+     id integer PRIMARY KEY CHECK (id = 1),
+     sealed bytea NOT NULL
+   );`,
 ];
 
 /** NOTIFY channel: payload `<sentinel id>` after any change to that sentinel's row. */

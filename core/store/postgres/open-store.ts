@@ -1,8 +1,9 @@
 /**
  * Team mode's start (loaded only then, by core/store/module.ts): loads the team key, opens the
  * pool (one connection checked: a wrong URL, password, server or database fails here), applies
- * the core migrations (a schema newer than this svc is refused before anything is written), then
- * registers STORE and offers the host service `teamDatabase`. A failure closes what it opened.
+ * the core migrations (a schema newer than this svc is refused before anything is written), checks
+ * that its key is the team's (key-check.ts), opens the job queue, then registers STORE and offers
+ * the host services `teamDatabase` and `teamJobs`. A failure closes what it opened.
  */
 import { hostname } from "node:os";
 import type { DependencyContainer } from "tsyringe";
@@ -15,6 +16,8 @@ import { STORE } from "../tokens.js";
 import { CORE_MIGRATIONS } from "./core-schema.js";
 import { openTeamDatabase } from "./database.js";
 import { describeStore } from "./errors.js";
+import { provideTeamJobs, type OpenTeamJobs } from "./jobs.js";
+import { checkTeamKey } from "./key-check.js";
 import { loadTeamKey } from "./secret-key.js";
 
 export interface TeamStoreOptions {
@@ -36,13 +39,16 @@ export async function openTeamStore(c: DependencyContainer, o: TeamStoreOptions)
   const where = describeStore(o.url);
   const daemonId = `${hostname()}-${process.pid}-${resolve(c, RANDOM).ulid()}`;
   const db = await openTeamDatabase({ url: o.url, key, daemonId, logger: o.logger });
+  let jobs: OpenTeamJobs | undefined;
   try {
     await db.migrate("core", CORE_MIGRATIONS);
+    await checkTeamKey(db);
+    jobs = await provideTeamJobs(c, { db, url: o.url, logger: o.logger.child({ area: "jobs" }) });
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;
   }
-  registerValue(c, STORE, { kind: "postgres", where, db });
+  registerValue(c, STORE, { kind: "postgres", where, db, jobs });
   resolve(c, SERVICES).provide("teamDatabase", db);
   o.logger.info("team store opened", { store: where, daemon: daemonId });
 }

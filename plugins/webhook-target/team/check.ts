@@ -1,13 +1,13 @@
 /**
  * The webhook target's check of its tables in the team store, for `svc doctor` (read-only: the
  * doctor's database refuses writes, and its `migrate` only compares versions): every stored secret
- * opens with the team key, every webhook sentinel's secret is there, every pending row's body
- * matches its sha256. Messages name sentinels and refs, never a secret or a body.
+ * opens with the team key, every webhook sentinel's secret is there (./team-vault-check.ts), every
+ * pending row's body matches its sha256. Messages name sentinels and refs, never a secret or a body.
  */
 import type { DoctorFinding, SentinelView, TeamDatabase } from "../../../core/plugin-api/index.js";
 import { SvcError } from "../../../core/plugin-api/index.js";
-import { asStoredTarget } from "../stored-target.js";
 import { WEBHOOK_MIGRATIONS, WEBHOOK_OWNER } from "./schema.js";
+import { checkTeamVault } from "./team-vault-check.js";
 
 /** Rows named one by one at most; the rest are counted. */
 const NAMED_MAX = 20;
@@ -20,52 +20,10 @@ export async function checkTeamTables(db: TeamDatabase, sentinels: readonly Sent
     if (SvcError.is(err) && err.code === "store_schema_newer") return [];
     throw err;
   }
-  // No tables yet (no webhook record was ever stored here): every webhook sentinel lacks its secret.
+  const secrets = await checkTeamVault(db, sentinels);
+  // No tables yet (no webhook record was ever stored here): nothing pending to check.
   const has = await db.query<{ t: string | null }>("SELECT to_regclass('webhook_outbox')::text AS t");
-  if (!has.rows[0]?.t) return checkSecrets(db, sentinels, []);
-  const { rows } = await db.query<SecretRow>(
-    "SELECT ref, sentinel_id, sealed FROM webhook_secrets ORDER BY sentinel_id, ref",
-  );
-  return [...(await checkSecrets(db, sentinels, rows)), ...(await checkPendingBodies(db))];
-}
-
-type SecretRow = {
-  ref: string;
-  sentinel_id: string;
-  sealed: Buffer;
-};
-
-function checkSecrets(db: TeamDatabase, sentinels: readonly SentinelView[], rows: SecretRow[]): DoctorFinding[] {
-  const file = "store:webhook_secrets";
-  const out: DoctorFinding[] = [];
-  const refs = new Set(rows.map((r) => r.ref));
-  const unopened: string[] = [];
-  for (const r of rows) {
-    try {
-      db.unseal(r.sealed);
-    } catch (err) {
-      if (SvcError.is(err) && err.code === "store_key_missing") break; // told once, by the store's check
-      unopened.push(`${r.ref} of sentinel ${r.sentinel_id}`);
-    }
-  }
-  if (unopened.length > 0)
-    out.push({
-      severity: "error",
-      file,
-      message: `${unopened.length} stored secret(s) do not open with this team key (${unopened.slice(0, NAMED_MAX).join(", ")}${unopened.length > NAMED_MAX ? ", …" : ""}): their deliveries cannot be signed`,
-      fix: "give this machine the key the team's daemons use; if that key is lost, give each sentinel a new secret (svc sentinel rotate-secret <id>)",
-    });
-  for (const s of sentinels) {
-    const stored = asStoredTarget(s.spec.target as Record<string, unknown>);
-    if (!stored || s.status !== "active" || refs.has(stored.secretRef)) continue;
-    out.push({
-      severity: "error",
-      file,
-      message: `the secret of webhook sentinel ${s.id} (${stored.secretRef}) is not in the team store: its deliveries cannot be signed and end dead (sentinel_removed)`,
-      fix: `give it a new secret: svc sentinel rotate-secret ${s.id} (or remove the sentinel and create it again)`,
-    });
-  }
-  return out;
+  return has.rows[0]?.t ? [...secrets, ...(await checkPendingBodies(db))] : secrets;
 }
 
 async function checkPendingBodies(db: TeamDatabase): Promise<DoctorFinding[]> {

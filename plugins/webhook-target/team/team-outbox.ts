@@ -30,6 +30,14 @@ import { WEBHOOK_MIGRATIONS, WEBHOOK_OWNER } from "./schema.js";
 /** The job that delivers one row (payload `{requestId}`, keyed by it). */
 export const DELIVER_TASK = "webhook.deliver";
 
+/** The job that runs a pending row's next attempt: keyed by the row, so a row has at most one waiting. */
+export const deliveryJobOf = (requestId: string, runAt?: Date) => ({
+  task: DELIVER_TASK,
+  payload: { requestId },
+  key: requestId,
+  ...(runAt ? { runAt } : {}),
+});
+
 export interface TeamOutboxOptions {
   db: TeamDatabase;
   jobs: TeamJobs;
@@ -112,7 +120,7 @@ export class TeamOutbox implements OutboxPort {
       );
       if (!inserted.rows[0]) return none;
       await sql.query("UPDATE webhook_traces SET accepted = accepted + 1 WHERE sentinel_id = $1", [sentinelId]);
-      await this.o.jobs.add(sql, { task: DELIVER_TASK, payload: { requestId }, key: requestId });
+      await this.o.jobs.add(sql, deliveryJobOf(requestId));
       return { created: true, evicted, accepted: trace.accepted + 1, row: toRow(inserted.rows[0]) };
     });
     this.known.add(rowKey(sentinelId, eventId));
@@ -324,8 +332,7 @@ export class TeamOutbox implements OutboxPort {
   /** Adds the delivery job of each row, due in `afterMs`. */
   private async schedule(sql: TeamSql, requestIds: string[], afterMs: number): Promise<void> {
     const runAt = new Date(Date.now() + afterMs);
-    for (const requestId of requestIds)
-      await this.o.jobs.add(sql, { task: DELIVER_TASK, payload: { requestId }, key: requestId, runAt });
+    for (const requestId of requestIds) await this.o.jobs.add(sql, deliveryJobOf(requestId, runAt));
   }
 
   /**

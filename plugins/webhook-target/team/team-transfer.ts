@@ -15,21 +15,8 @@ import {
   type TraceTransferRecord,
 } from "../transfer-records.js";
 import { WEBHOOK_MIGRATIONS, WEBHOOK_OWNER } from "./schema.js";
+import { deliveryJobOf } from "./team-outbox.js";
 import { listTeamSecrets } from "./team-vault.js";
-
-/** The job that delivers a pending row (the team outbox's delivery task). */
-export interface DeliveryJob {
-  task: string;
-  payload: Record<string, unknown>;
-  key?: string;
-}
-
-/** The delivery job of a row, as the team outbox adds it when it accepts an event. */
-export const deliveryJobOf = (requestId: string): DeliveryJob => ({
-  task: "webhook-delivery",
-  payload: { requestId },
-  key: `webhook-delivery:${requestId}`,
-});
 
 interface OutboxSqlRow extends Record<string, unknown> {
   request_id: string;
@@ -51,12 +38,7 @@ interface OutboxSqlRow extends Record<string, unknown> {
 
 const num = (v: string | null): number | null => (v === null ? null : Number(v));
 
-export function teamTransfer(
-  db: TeamDatabase,
-  jobs: () => TeamJobs,
-  options: { deliveryJob?: (requestId: string) => DeliveryJob } = {},
-): StoreTransfer {
-  const jobOf = options.deliveryJob ?? deliveryJobOf;
+export function teamTransfer(db: TeamDatabase, jobs: () => TeamJobs): StoreTransfer {
   const migrated = () => db.migrate(WEBHOOK_OWNER, WEBHOOK_MIGRATIONS);
   return {
     async export(sentinelIds) {
@@ -137,7 +119,7 @@ export function teamTransfer(
           );
           if (r.rowCount === 0) continue;
           added.push(row);
-          if (row.status === "pending") await jobs().add(sql, jobOf(row.requestId));
+          if (row.status === "pending") await jobs().add(sql, deliveryJobOf(row.requestId));
         }
         const addedTraces: TraceTransferRecord[] = [];
         for (const t of traces) {

@@ -8,7 +8,8 @@ import { openTeamDatabase, type OpenTeamDatabase } from "../../../core/store/pos
 import { buildEnvelope } from "../../../plugins/webhook-target/envelope.js";
 import { LIMITS } from "../../../plugins/webhook-target/limits.js";
 import { Outbox } from "../../../plugins/webhook-target/outbox/outbox.js";
-import { deliveryJobOf, teamTransfer } from "../../../plugins/webhook-target/team/team-transfer.js";
+import { deliveryJobOf } from "../../../plugins/webhook-target/team/team-outbox.js";
+import { teamTransfer } from "../../../plugins/webhook-target/team/team-transfer.js";
 import type { TransferRecord } from "../../../plugins/webhook-target/transfer-records.js";
 import { fileTransfer } from "../../../plugins/webhook-target/transfer.js";
 import { SecretVault } from "../../../plugins/webhook-target/vault.js";
