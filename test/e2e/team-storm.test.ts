@@ -8,6 +8,7 @@ import {
   expectStormOutcome,
   pendingRows,
   startStorm,
+  type StormAnswers,
   stormAnswers,
 } from "./team-storm.js";
 
@@ -19,7 +20,10 @@ const KILLS = 10;
 
 describe.skipIf(!!missing)("team mode: a delivery storm on two daemons with kill -9s", () => {
   const fx = useTeam(SECRET);
-  beforeAll(() => stormAnswers(fx.rx));
+  let answers: StormAnswers;
+  beforeAll(() => {
+    answers = stormAnswers(fx.rx);
+  });
 
   it(`${EVENTS} events pushed half to A and half to B, ${KILLS} kill -9s of either: every event delivered or dead with a reason, one row per (sentinel, event), the same bytes per webhook-id`, async () => {
     const { team, rx } = fx;
@@ -39,7 +43,7 @@ describe.skipIf(!!missing)("team mode: a delivery storm on two daemons with kill
     await until(async () => (await pendingRows(team, sentinels)) === 0, "no pending row", 300_000);
     expect(kills).toHaveLength(KILLS);
     expect(team.alive(0) && team.alive(1)).toBe(true);
-    await expectStormOutcome(team, rx, sentinels, storm);
+    await expectStormOutcome(team, rx, answers, sentinels, storm);
     expect(storm.rejected.size).toBe(EVENTS / 500);
   }, 600_000);
 });
