@@ -33,8 +33,15 @@ describe.skipIf(!!missing)("team mode: PostgreSQL restarted in the middle of a s
     await server.stop("fast");
     // A push to either daemon while PostgreSQL is down: refused for now, as a 503 the pusher retries.
     const probes = [0, 1].map((i) => stormEventOf({ tag: "outage", sentinels, rejectEvery: 1e9 }, i + 1));
-    for (const i of [0, 1])
-      expect(await pushEvents(team.daemon(i), [probes[i]!]), `daemon ${i} during the outage`).toBe(503);
+    for (const i of [0, 1]) {
+      const status = await pushEvents(team.daemon(i), [probes[i]!]).catch((err: Error) => {
+        const tail = team.daemon(i).logs().split("\n").slice(-15).join("\n");
+        throw new Error(
+          `daemon ${i} (alive: ${team.alive(i)}) failed a push during the outage: ${err.message}\n${tail}`,
+        );
+      });
+      expect(status, `daemon ${i} during the outage`).toBe(503);
+    }
     await server.start();
     for (const i of [0, 1]) {
       await until(
