@@ -35,7 +35,7 @@ describe.skipIf(!!missing)("team mode: PostgreSQL restarted in the middle of a s
     const probes = [0, 1].map((i) => stormEventOf({ tag: "outage", sentinels, rejectEvery: 1e9 }, i + 1));
     for (const i of [0, 1]) {
       const status = await pushEvents(team.daemon(i), [probes[i]!]).catch((err: Error) => {
-        const tail = team.daemon(i).logs().split("\n").slice(-15).join("\n");
+        const tail = team.daemon(i).logs().split("\n").slice(-40).join("\n");
         throw new Error(
           `daemon ${i} (alive: ${team.alive(i)}) failed a push during the outage: ${err.message}\n${tail}`,
         );
