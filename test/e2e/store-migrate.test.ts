@@ -12,7 +12,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
 import { freePort, postgresMissing, startPostgres, type PostgresServer } from "../support/postgres.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "./webhook-receiver.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const missing = postgresMissing();
 if (missing) console.warn(missing);

@@ -79,6 +79,10 @@ export async function freePort(): Promise<number> {
 
 export interface PostgresServer {
   port: number;
+  /** The cluster's directory (data directory and socket), removed by {@link destroy}. */
+  readonly dir: string;
+  /** The postmaster's pid while it runs (its backends are its children: CPU accounting in the bench). */
+  readonly pid: number | undefined;
   /** A URL for database `db` (default `svc`) as the role `svc`, password included. */
   url(db?: string): string;
   /** The same URL with another password (a wrong-password test). */
@@ -190,6 +194,10 @@ export async function startPostgres(settings: Record<string, string> = {}): Prom
 
   const server: PostgresServer = {
     port,
+    dir: root,
+    get pid() {
+      return child && child.exitCode === null ? child.pid : undefined;
+    },
     url: (db) => url(db),
     urlWithPassword: (password, db) => url(db, password),
     async createDatabase(name) {
