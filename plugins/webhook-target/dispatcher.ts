@@ -1,5 +1,12 @@
 import { setMaxListeners } from "node:events";
-import { hostOf, type Clock, type Logger, type SentinelIngress, type Sleep } from "../../core/plugin-api/index.js";
+import {
+  SvcError,
+  hostOf,
+  type Clock,
+  type Logger,
+  type SentinelIngress,
+  type Sleep,
+} from "../../core/plugin-api/index.js";
 import type { Egress } from "../../core/plugin-api/index.js";
 import { attemptDelivery, type AttemptOutcome } from "./attempt.js";
 import type { EndpointHealth } from "./endpoint-health.js";
@@ -190,6 +197,9 @@ export class Dispatcher {
       try {
         body = await outbox.readBody(row);
       } catch (err) {
+        // The store not answering (team mode: PostgreSQL down or its pool exhausted) is no verdict
+        // on the body: the job fails and runs again. Only a body gone or damaged ends the row.
+        if (SvcError.is(err) && err.code === "store_unreachable") throw err;
         await outbox.kill(row.requestId, "delivered_rejected", (err as Error).message);
         return "recorded";
       }

@@ -95,7 +95,12 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
         noHandleSignals: true,
         pollInterval: opts.pollIntervalMs ?? 200,
         // Jobs are fetched in batches (one query feeds many workers), small enough that the other daemons get their share.
-        preset: { worker: { localQueue: { size: Math.min(concurrency, 32) } } },
+        // Completions and failures go through graphile's batcher, which retries them across a
+        // PostgreSQL restart (20 tries, up to 30 s apart); unbatched, a failed write is an unhandled
+        // rejection that ends the daemon.
+        preset: {
+          worker: { localQueue: { size: Math.min(concurrency, 32) }, completeJobBatchDelay: 0, failJobBatchDelay: 0 },
+        },
         taskList: {
           [task]: async (payload, helpers) => {
             const job: TeamJob = { id: String(helpers.job.id), attempts: helpers.job.attempts };
