@@ -119,7 +119,7 @@ export class Dispatcher {
    * suspended sentinel. Throws when the dispatcher stops before the attempt: the job runs again later.
    */
   async deliverOnce(requestId: string): Promise<void> {
-    const attempt = this.step(requestId);
+    const attempt = this.stepThroughOutage(requestId);
     // Counted among the deliveries in progress: stop() and idle() wait for it.
     const settled = attempt.then(
       () => undefined,
@@ -130,6 +130,26 @@ export class Dispatcher {
       if (this.jobs.get(requestId) === settled) this.jobs.delete(requestId);
     });
     if (after === "stopped") throw new Error("the webhook dispatcher is stopping; the delivery runs again later");
+  }
+
+  /**
+   * {@link step}, again while the store does not answer (PostgreSQL restarting): the job stays
+   * with this daemon and runs as soon as the store is back, instead of failing into the queue's
+   * exponential backoff (minutes after a few failures). Not a delivery attempt: nothing is counted.
+   */
+  private async stepThroughOutage(requestId: string): Promise<OutboxRow | "stopped" | undefined> {
+    for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
+      try {
+        return await this.step(requestId);
+      } catch (err) {
+        if (!SvcError.is(err) || err.code !== "store_unreachable" || this.stopping.signal.aborted) throw err;
+      }
+      try {
+        await this.o.sleep(wait, this.stopping.signal);
+      } catch {
+        return "stopped";
+      }
+    }
   }
 
   private async run(requestId: string): Promise<void> {

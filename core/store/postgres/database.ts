@@ -39,6 +39,10 @@ export async function openTeamDatabase(opts: TeamDatabaseOptions): Promise<OpenT
   });
   // An idle client's error (the server restarting) must not crash the daemon: the pool drops it.
   pool.on("error", (err) => opts.logger.warn("team store connection lost", { error: err.message }));
+  // Every client, checked out or not, from its first moment: a server going away between the pool
+  // handing a client over and its user listening must not be an uncaught 'error' either (the
+  // statement in flight fails instead, and the pool drops the client).
+  pool.on("connect", (client) => client.on("error", () => undefined));
   const listeners = new Set<() => Promise<void>>();
 
   const query: TeamSql["query"] = async (text, values) => {
