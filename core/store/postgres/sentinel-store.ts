@@ -37,6 +37,8 @@ export class PostgresSentinelStore implements SentinelRecordStore {
   /** Bumped by each write of this daemon, so a re-read that began before it knows to read again. */
   private readonly writes = new Map<string, number>();
   private listeners: RemoteSentinelChange[] = [];
+  /** This daemon's writes in progress, by sentinel id. */
+  private readonly inFlight = new Map<string, Set<Promise<void>>>();
   private unlisten?: () => Promise<void>;
   /** The notifications being handled, one after the other. */
   private queue: Promise<void> = Promise.resolve();
@@ -65,15 +67,17 @@ export class PostgresSentinelStore implements SentinelRecordStore {
   }
 
   async insert(rec: SentinelRecord): Promise<void> {
-    const version = await this.db.tx(async (sql) => {
-      const { rows } = await sql.query<{ version: string }>(
-        `INSERT INTO svc_sentinels (id, record) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING xmin::text AS version`,
-        [rec.id, rec],
-      );
-      if (!rows[0]) throw new SvcError("conflict", `sentinel ${rec.id} already exists`);
-      await notify(sql, rec.id);
-      return rows[0].version;
-    });
+    const version = await this.writing(rec.id, () =>
+      this.db.tx(async (sql) => {
+        const { rows } = await sql.query<{ version: string }>(
+          `INSERT INTO svc_sentinels (id, record) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING xmin::text AS version`,
+          [rec.id, rec],
+        );
+        if (!rows[0]) throw new SvcError("conflict", `sentinel ${rec.id} already exists`);
+        await notify(sql, rec.id);
+        return rows[0].version;
+      }),
+    );
     this.wrote(rec.id, { rec, version });
   }
 
@@ -81,30 +85,34 @@ export class PostgresSentinelStore implements SentinelRecordStore {
     id: string,
     mutate: (rec: SentinelRecord) => SentinelRecord | Promise<SentinelRecord>,
   ): Promise<SentinelRecord> {
-    const out = await this.db.tx(async (sql) => {
-      const { rows } = await sql.query<{ record: SentinelRecord }>(
-        "SELECT record FROM svc_sentinels WHERE id = $1 FOR UPDATE",
-        [id],
-      );
-      if (!rows[0]) throw new SvcError("not_found", `no sentinel ${id}`);
-      const rec = await mutate(rows[0].record);
-      const updated = await sql.query<{ version: string }>(
-        "UPDATE svc_sentinels SET record = $2, updated_at = now() WHERE id = $1 RETURNING xmin::text AS version",
-        [id, rec],
-      );
-      await notify(sql, id);
-      return { rec, version: updated.rows[0]!.version };
-    });
+    const out = await this.writing(id, () =>
+      this.db.tx(async (sql) => {
+        const { rows } = await sql.query<{ record: SentinelRecord }>(
+          "SELECT record FROM svc_sentinels WHERE id = $1 FOR UPDATE",
+          [id],
+        );
+        if (!rows[0]) throw new SvcError("not_found", `no sentinel ${id}`);
+        const rec = await mutate(rows[0].record);
+        const updated = await sql.query<{ version: string }>(
+          "UPDATE svc_sentinels SET record = $2, updated_at = now() WHERE id = $1 RETURNING xmin::text AS version",
+          [id, rec],
+        );
+        await notify(sql, id);
+        return { rec, version: updated.rows[0]!.version };
+      }),
+    );
     this.wrote(id, out);
     return out.rec;
   }
 
   async remove(id: string): Promise<boolean> {
-    const found = await this.db.tx(async (sql) => {
-      const { rowCount } = await sql.query("DELETE FROM svc_sentinels WHERE id = $1", [id]);
-      if (rowCount > 0) await notify(sql, id);
-      return rowCount > 0;
-    });
+    const found = await this.writing(id, () =>
+      this.db.tx(async (sql) => {
+        const { rowCount } = await sql.query("DELETE FROM svc_sentinels WHERE id = $1", [id]);
+        if (rowCount > 0) await notify(sql, id);
+        return rowCount > 0;
+      }),
+    );
     this.wrote(id, undefined);
     return found;
   }
@@ -118,6 +126,27 @@ export class PostgresSentinelStore implements SentinelRecordStore {
     await this.unlisten?.();
     this.unlisten = undefined;
     await this.queue;
+  }
+
+  /**
+   * Runs one of this daemon's writes of `id`, known as in flight until it is in the cache: its
+   * own notification can arrive (and be re-read) before its COMMIT's answer does.
+   */
+  private async writing<T>(id: string, write: () => Promise<T>): Promise<T> {
+    const p = write();
+    const done = p.then(
+      () => undefined,
+      () => undefined,
+    );
+    const all = this.inFlight.get(id) ?? new Set<Promise<void>>();
+    all.add(done);
+    this.inFlight.set(id, all);
+    try {
+      return await p;
+    } finally {
+      all.delete(done);
+      if (all.size === 0) this.inFlight.delete(id);
+    }
   }
 
   /** The cache after a write of this daemon (no listener hears of it: it is not remote). */
@@ -136,15 +165,20 @@ export class PostgresSentinelStore implements SentinelRecordStore {
       );
   }
 
-  /** Re-reads one row until no write of this daemon overtook the read, then applies it. */
+  /** Re-reads one row until no write of this daemon overtook the read or is in flight, then applies it. */
   private async refresh(id: string): Promise<void> {
     for (;;) {
+      const busy = this.inFlight.get(id);
+      if (busy) {
+        await Promise.all(busy);
+        continue;
+      }
       const before = this.writes.get(id) ?? 0;
       const { rows } = await this.db.query<Row>(
         "SELECT id, record, xmin::text AS version FROM svc_sentinels WHERE id = $1",
         [id],
       );
-      if ((this.writes.get(id) ?? 0) === before) return this.apply(id, rows[0]);
+      if ((this.writes.get(id) ?? 0) === before && !this.inFlight.has(id)) return this.apply(id, rows[0]);
     }
   }
 
@@ -152,7 +186,8 @@ export class PostgresSentinelStore implements SentinelRecordStore {
     const writes = new Map(this.writes);
     const rows = new Map((await this.readAll()).map((r) => [r.id, r]));
     for (const id of new Set([...this.records.keys(), ...rows.keys()])) {
-      if ((this.writes.get(id) ?? 0) === (writes.get(id) ?? 0)) await this.apply(id, rows.get(id));
+      if ((this.writes.get(id) ?? 0) === (writes.get(id) ?? 0) && !this.inFlight.has(id))
+        await this.apply(id, rows.get(id));
       else await this.refresh(id);
     }
   }
