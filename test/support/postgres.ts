@@ -11,10 +11,12 @@
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { freePort } from "./http.js";
+
+export { freePort };
 
 export interface PostgresBinaries {
   bin: string;
@@ -67,14 +69,6 @@ export function findPostgres(): PostgresBinaries | { missing: string } {
 export function postgresMissing(): string | undefined {
   const f = findPostgres();
   return "missing" in f ? `PostgreSQL unavailable, team-mode tests skipped: ${f.missing}` : undefined;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 export interface PostgresServer {
