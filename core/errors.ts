@@ -44,7 +44,14 @@ export type SvcErrorCode =
   | "delivered_rejected"
   | "sentinel_expired"
   | "sentinel_removed"
-  | "age_out";
+  | "age_out"
+  // team mode (core/store): the shared PostgreSQL store
+  | "store_url_invalid"
+  | "store_unreachable"
+  | "store_auth_failed"
+  | "store_schema_newer"
+  | "store_key_missing"
+  | "store_key_mismatch";
 
 export interface SvcErrorDetail {
   path: string;
@@ -111,6 +118,13 @@ export const HTTP_STATUS: Readonly<Record<SvcErrorCode, number>> = {
   unavailable: 503,
   daemon_not_running: 503,
   daemon_running: 409,
+  store_url_invalid: 400,
+  // the database is down or restarting: the caller tries again (a push is answered 503, never 500)
+  store_unreachable: 503,
+  store_auth_failed: 503,
+  store_schema_newer: 503,
+  store_key_missing: 503,
+  store_key_mismatch: 500,
 };
 
 export function httpStatusFor(code: string): number {

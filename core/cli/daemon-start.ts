@@ -22,6 +22,8 @@ export interface DetachFlags {
   authTokenFile?: string;
   profile?: string;
   connect?: string;
+  /** `--store <url>`: handed to the child as SVC_STORE_URL, never in its arguments. */
+  store?: string;
 }
 
 const DEFAULT_TIMEOUT_S = 60;
@@ -67,7 +69,7 @@ export async function startDetached(flags: DetachFlags, timeout: string | undefi
   const child = spawn(process.execPath, [...process.execArgv, script, ...serveArgs(flags)], {
     detached: true,
     stdio: ["ignore", "ignore", fd],
-    env: { ...process.env, SVC_HOME: home },
+    env: { ...process.env, SVC_HOME: home, ...(flags.store !== undefined ? { SVC_STORE_URL: flags.store } : {}) },
   });
   closeSync(fd);
   let exit: string | undefined;

@@ -24,6 +24,7 @@ import { registerOpen } from "./commands/open.js";
 import { registerLlmEndpoint } from "./commands/llm-endpoint.js";
 import { registerService } from "./commands/service.js";
 import { registerCompletion } from "./commands/completion.js";
+import { registerStore } from "./commands/store.js";
 
 export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
   const program = programShell(options);
@@ -44,6 +45,7 @@ export function buildProgram(options: { jsonErrors?: boolean } = {}): Command {
     registerDoctor,
     registerStatus,
     registerLifecycle,
+    registerStore,
     registerService,
     registerCompletion,
     registerOpen,

@@ -13,7 +13,7 @@ import { DaemonClient } from "./daemon-client.js";
 import { printJson, println, warn } from "./output.js";
 
 export interface StatusView
-  extends Partial<Pick<DaemonStatus, "sessions" | "sentinels" | "deliveries" | "adapters" | "remote">> {
+  extends Partial<Pick<DaemonStatus, "sessions" | "sentinels" | "deliveries" | "adapters" | "remote" | "store">> {
   running: boolean;
   home: string;
   pid?: number;
@@ -57,6 +57,7 @@ export async function daemonStatus(home = svcHome()): Promise<StatusView> {
       deliveries: s.deliveries,
       adapters: s.adapters,
       remote: s.remote,
+      store: s.store,
     };
   } catch (err) {
     return { ...base, answering: false, error: (err as Error).message, warnings: info.warnings ?? [] };
@@ -102,6 +103,8 @@ function statusLines(s: StatusView): Array<[string, string]> {
   lines.push(["pairings", String(r.pairings.length)]);
   for (const p of r.pairings) lines.push(["", `${p.id}  ${p.label} (${p.role}, ${p.scope}): link ${p.link.state}`]);
   lines.push(["tunnel", r.tunnel.state + (r.tunnel.publicUrl ? ` ${r.tunnel.publicUrl}` : "")]);
+  // Shown in team mode only: the files under the home are the default.
+  if (s.store?.kind === "postgres") lines.push(["store", `team PostgreSQL at ${s.store.where}`]);
   return lines;
 }
 

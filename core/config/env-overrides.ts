@@ -33,6 +33,8 @@ export const ENV_OVERRIDES: readonly EnvOverride[] = [
   row({ name: "SVC_SPAWN_DEDUPE", key: "spawn.dedupe", kind: "string" }),
   row({ name: "SVC_PROVENANCE_WRAP_GH", key: "provenance.wrapGh", kind: "boolean" }),
   row({ name: "SVC_SESSIONS_ATTENTION_DELAY_SEC", key: "sessions.attentionDelaySec", kind: "number" }),
+  row({ name: "SVC_STORE_URL", key: "store.url", kind: "string" }),
+  row({ name: "SVC_STORE_KEY_FILE", key: "store.keyFile", kind: "string" }),
   row({ name: "EXT_JUDGE_API_KEY", key: "extJudge.apiKey", kind: "string", afterFile: true }),
 ];
 

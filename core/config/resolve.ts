@@ -24,6 +24,8 @@ export interface ConfigFlags {
   profile?: string;
   /** `svc serve --connect <wss-url>`: sets tunnel.host and connects at start. */
   connect?: string;
+  /** `svc serve --store <url>`: sets store.url (a URL without a password: core/store/select.ts). */
+  store?: string;
 }
 
 /** Where a value came from. */
@@ -55,6 +57,7 @@ export const FLAG_KEYS: readonly FlagKey[] = [
   flagKey({ flag: "authToken", key: "daemon.authToken", spelling: "--auth-token" }),
   flagKey({ flag: "authTokenFromFile", key: "daemon.authToken", spelling: "--auth-token-file" }),
   flagKey({ flag: "connect", key: "tunnel.host", spelling: "--connect" }),
+  flagKey({ flag: "store", key: "store.url", spelling: "--store" }),
 ];
 
 /** Throws a `usage` error naming the flag when `value` is not allowed for its key (a secret is not quoted). */

@@ -381,6 +381,19 @@ export const webhooksSchema = z.looseObject({
     .describe("CIDR ranges the webhook SSRF gate allows although they are private (e.g. test receivers)"),
 });
 
+export const storeSchema = z.looseObject({
+  url: nonEmpty
+    .optional()
+    .describe(
+      "Where sentinels live: absent = the files under $SVC_HOME (the default), `postgres://user@host:port/db` = team mode on that PostgreSQL database (docs/team-mode.md); SVC_STORE_URL and `svc serve --store` override it (secret: it may hold a password)",
+    ),
+  keyFile: nonEmpty
+    .optional()
+    .describe(
+      "Team mode: a file (mode 0600 or stricter) holding the team's key, the base64 of 32 bytes (`svc store keygen <file>` makes one); a relative path is under $SVC_HOME; SVC_STORE_KEY_FILE overrides it, SVC_STORE_KEY (the key itself) wins over both",
+    ),
+});
+
 export const profileSchema = z.looseObject({
   daemon: daemonSchema.optional().describe("Overrides of the daemon block"),
   tunnel: tunnelSchema.optional().describe("Overrides of the tunnel block"),
@@ -417,6 +430,7 @@ const topLevelFields = {
   extJudge: extJudgeSchema.optional().describe("External judge backend used by the session steward"),
   tunnel: tunnelSchema.optional().describe("Outbound tunnel defaults read by `svc serve` when --connect is not passed"),
   webhooks: webhooksSchema.optional().describe("Webhook delivery settings"),
+  store: storeSchema.optional().describe("Where the daemon keeps sentinels: files (default) or a team's PostgreSQL"),
   profiles: z
     .record(z.string(), profileSchema)
     .optional()

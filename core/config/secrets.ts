@@ -19,6 +19,8 @@ export const SECRET_PATTERNS: readonly string[] = [
   "defaults.adapters.*.auth.apiKey",
   "profiles.*.daemon.authToken",
   "profiles.*.tunnel.token",
+  // a postgres:// URL may carry the login's password
+  "store.url",
 ];
 
 export { REDACTED, SECRET_ENV_NAME };

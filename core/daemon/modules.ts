@@ -1,4 +1,6 @@
 import { configModule } from "../config/module.js";
+import { storeModule } from "../store/module.js";
+import { leadershipModule } from "../store/leadership-module.js";
 import { egressModule } from "../egress/module.js";
 import { coreRoutesModule } from "./core-routes.js";
 import { resourceMetadataModule } from "./resource-metadata.js";
@@ -23,6 +25,10 @@ import type { DaemonModule } from "./module.js";
 /** The daemon's modules, in start order. */
 export const DAEMON_MODULES: DaemonModule[] = [
   configModule,
+  // the store (files, or the team's PostgreSQL) before everything that keeps records: it stops last
+  storeModule,
+  // after the store (STORE): roles one daemon of the team holds; stops after the plugins that hold them
+  leadershipModule,
   coreRoutesModule,
   resourceMetadataModule,
   // before the plugin host, so it stops after the targets that post through it

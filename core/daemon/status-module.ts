@@ -10,6 +10,7 @@ import { remoteSummary, type RemoteSummary } from "../remote/module.js";
 import { SESSIONS } from "../sessions/runtime.js";
 import type { SentinelSummary } from "../sentinels/service.js";
 import { CONFIG, LISTEN, PLUGINS, ROUTES, SENTINELS, resolve, type Token } from "../tokens.js";
+import { STORE } from "../store/tokens.js";
 import { SVC_VERSION } from "../version.js";
 import type { DaemonModule } from "./module.js";
 import { openDoorWarning } from "./open-door.js";
@@ -30,6 +31,8 @@ export interface DaemonStatus {
     failed: Array<{ package: string; phase: string; message: string }>;
   };
   remote: RemoteSummary;
+  /** Where sentinels live: the files under $SVC_HOME, or the team's PostgreSQL (host:port/database, never a password). */
+  store: { kind: "file" } | { kind: "postgres"; where: string };
 }
 
 export const statusModule: DaemonModule = {
@@ -72,7 +75,13 @@ async function daemonStatus(c: DependencyContainer, startedAt: number): Promise<
     deliveries,
     adapters: adapterState(c),
     remote: await remoteSummary(c),
+    store: storeFacts(c),
   };
+}
+
+function storeFacts(c: DependencyContainer): DaemonStatus["store"] {
+  const store = optional(c, STORE);
+  return store?.kind === "postgres" ? { kind: "postgres", where: store.where } : { kind: "file" };
 }
 
 function sessionCounts(c: DependencyContainer): DaemonStatus["sessions"] {

@@ -15,11 +15,16 @@ import { FileConfigService } from "../config/file-config-service.js";
 import { checkSteward } from "../steward/doctor-check.js";
 import { homeFile } from "../storage/paths.js";
 import { checkEnvironment } from "./env/environment.js";
+import type { SentinelView } from "../plugin-api/context.js";
+import type { SentinelRecord } from "../sentinels/service.js";
+import { storeOfConfig } from "../store/select.js";
 
 export interface DoctorReport {
   /** No `error` finding (warnings and notes allowed). */
   healthy: boolean;
   home: string;
+  /** `file` (the home's files), or the team store checked: host:port/database, never a password. */
+  store: string;
   findings: DoctorFinding[];
 }
 
@@ -27,22 +32,52 @@ const ORDER = { error: 0, warn: 1, info: 2 } as const;
 
 export async function runDoctor(
   home: string,
-  /** `environment: false` checks the files only (no tools, port, Node version). */
-  options: { env?: NodeJS.ProcessEnv; cwd?: string; environment?: boolean } = {},
+  options: {
+    env?: NodeJS.ProcessEnv;
+    cwd?: string;
+    /** `false` checks the stored records only (no tools, port, Node version). */
+    environment?: boolean;
+    /** The store to check: default the configured one (`SVC_STORE_URL`, config `store.url`, else the files). */
+    store?: "file" | { url: string };
+  } = {},
 ): Promise<DoctorReport> {
   const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
   const findings: DoctorFinding[] = [];
   const runtime = await checkRuntimeFile(home);
   findings.push(...runtime.findings);
   findings.push(...(await checkConfigFile(home)));
-  const stored = await checkSentinelsFile(home);
+  // A config file that does not load is already an error above.
+  const config = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() => undefined);
+  const snapshot = config?.current();
+  let url: string | undefined;
+  if (options.store === undefined) {
+    try {
+      const choice = snapshot ? storeOfConfig(snapshot) : undefined;
+      if (choice?.kind === "postgres") url = choice.url;
+    } catch (err) {
+      findings.push({
+        severity: "error",
+        file: "config.json",
+        message: `${(err as Error).message}: the daemon refuses to start`,
+        fix: "set it to postgres://user@host:port/database, or unset it to keep the files of this home",
+      });
+    }
+  } else if (options.store !== "file") url = options.store.url;
+  let store = "file";
+  let stored: { findings: DoctorFinding[]; sentinels: SentinelRecord[] | SentinelView[] };
+  if (url !== undefined) {
+    // Team mode: the sentinels and the targets' records live in PostgreSQL (loaded only then).
+    const { checkTeamStore } = await import("./team-store.js");
+    const { describeStore } = await import("../store/postgres/errors.js");
+    store = describeStore(url);
+    stored = await checkTeamStore({ home, url, env, cwd, config: snapshot });
+  } else stored = await checkSentinelsFile(home);
   findings.push(...stored.findings);
   findings.push(...(await checkCredentialsFile(home)));
   findings.push(...(await checkDedupFiles(home, new Set(stored.sentinels.map((s) => s.id)))));
   findings.push(...(await checkWorktreeRecords(home)));
-  findings.push(...(await checkTargets(home, stored.sentinels, env, options.cwd ?? process.cwd())));
-  // A config file that does not load is already an error above.
-  const config = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() => undefined);
+  if (store === "file") findings.push(...(await checkTargets(home, stored.sentinels, env, cwd)));
   if (config) findings.push(...(await checkSteward(config.current())));
   if (options.environment !== false)
     findings.push(
@@ -59,5 +94,5 @@ export async function runDoctor(
     .map((f, i) => ({ f, i }))
     .sort((a, b) => ORDER[a.f.severity] - ORDER[b.f.severity] || a.f.file.localeCompare(b.f.file) || a.i - b.i);
   const out = sorted.map((x) => x.f);
-  return { healthy: !out.some((f) => f.severity === "error"), home, findings: out };
+  return { healthy: !out.some((f) => f.severity === "error"), home, store, findings: out };
 }

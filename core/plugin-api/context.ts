@@ -6,6 +6,7 @@ import type { RouteRegistry } from "./http.js";
 import type { ToolRegistry } from "./tools.js";
 import type { SessionHost } from "./sessions.js";
 import type { HeldSecrets } from "./redaction.js";
+import type { Leadership, TeamDatabase, TeamJobs } from "./team.js";
 
 export type { Clock, Random, Sleep, Logger };
 
@@ -82,6 +83,12 @@ export interface HostServices {
   egress: Egress;
   /** Where a plugin that keeps secrets of its own registers them, so no redaction lets them out. */
   heldSecrets: HeldSecrets;
+  /** Roles one daemon of the team holds at a time (a poller); always held outside team mode. */
+  leadership: Leadership;
+  /** Team mode only (`store.url` is `postgres://…`): the shared database (see ./team.ts). */
+  teamDatabase: TeamDatabase;
+  /** Team mode only: the job queue on the shared database. */
+  teamJobs: TeamJobs;
   [name: string]: unknown;
 }
 

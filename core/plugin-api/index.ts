@@ -55,6 +55,7 @@ export {
   type TargetResumeResult,
   type DeliveryCounts,
 } from "./target.js";
+export type { TeamSql, TeamDatabase, TeamJob, TeamJobs, Lease, Leadership, StoreTransfer } from "./team.js";
 export type { DoctorFinding, DoctorSeverity, TargetCheckInput } from "./doctor.js";
 /** Read-only helpers for a target's `check` (`svc doctor`): secret file modes, `.damaged-*` copies, torn tails. */
 export { secretModeFinding, damagedCopyFindings, tornTailFinding } from "../storage/file-check.js";

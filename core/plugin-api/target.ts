@@ -1,6 +1,7 @@
 import type { z } from "zod";
 import type { PluginContext, SentinelView } from "./context.js";
 import type { DoctorFinding, TargetCheckInput } from "./doctor.js";
+import type { StoreTransfer } from "./team.js";
 import type { SvcEvent } from "./events.js";
 
 export interface TargetCreateMeta {
@@ -34,7 +35,11 @@ export interface TargetDelivery {
  *   `sentinels.markSeen` when its delivery reaches a terminal state.
  */
 export interface TargetAck {
-  ack: "now" | "deferred";
+  /**
+   * `duplicate`: the target's own ledger already held the event (in team mode another daemon may
+   * have accepted it a moment ago): nothing was delivered or counted.
+   */
+  ack: "now" | "deferred" | "duplicate";
 }
 
 /**
@@ -120,6 +125,8 @@ export interface TargetInstance {
    * truncates anything, unlike loading. Says what is wrong and what to do (see {@link DoctorFinding}).
    */
   check?(input: TargetCheckInput): Promise<DoctorFinding[]>;
+  /** Optional: moves the target's own records between stores (`svc store migrate`, see ./team.ts). */
+  readonly transfer?: StoreTransfer;
   start?(): Promise<void>;
   stop?(): Promise<void>;
 }

@@ -14,7 +14,7 @@ import type { SentinelExpirer } from "./expirer.js";
 import { endsOn } from "./expiry.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import type { SentinelRecord } from "./service.js";
-import type { SentinelStore } from "./store.js";
+import type { SentinelRecordStore } from "./record-store.js";
 
 export type Matched = IngestResult["matched"];
 
@@ -23,7 +23,7 @@ const MAX_RUN = 64;
 
 export class SentinelDelivery {
   constructor(
-    private readonly store: SentinelStore,
+    private readonly store: SentinelRecordStore,
     private readonly ledgers: SentinelLedgers,
     private readonly plugins: SentinelPlugins,
     private readonly logger: Logger,
@@ -173,6 +173,12 @@ export class SentinelDelivery {
       const settled = acks[i];
       if (settled?.status !== "fulfilled")
         return failed(i)(settled ? settled.reason : new Error("the target gave no answer for this event"));
+      // The target's own ledger already held the event (another daemon of the team accepted it a
+      // moment ago): a duplicate, nothing counted, recorded or announced.
+      if (settled.value.ack === "duplicate") {
+        results[i]!.outcome = "duplicate";
+        return;
+      }
       const ack = settled.value.ack === "deferred" ? "deferred" : "now";
       const durable = this.ledgers.recordDelivery(rec.id, event.id, ack).then(() => {
         this.logger.debug("sentinel matched", { sentinel: rec.id, event: event.id, type: event.type });

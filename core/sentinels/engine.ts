@@ -41,11 +41,12 @@ import type {
   IngestObserver,
   ProviderReport,
   SentinelProjection,
+  SentinelRecord,
   SentinelService,
   SentinelStatus,
   SentinelSummary,
 } from "./service.js";
-import type { SentinelStore } from "./store.js";
+import type { SentinelRecordStore } from "./record-store.js";
 
 @injectable()
 export class SentinelEngine implements SentinelService {
@@ -57,7 +58,7 @@ export class SentinelEngine implements SentinelService {
   private readonly inProgress = new Set<Promise<unknown>>();
 
   constructor(
-    @inject(SENTINEL_STORE as symbol) private readonly store: SentinelStore,
+    @inject(SENTINEL_STORE as symbol) private readonly store: SentinelRecordStore,
     @inject(SENTINEL_DEDUP as symbol) dedup: SentinelDedup,
     @inject(SENTINEL_PLUGINS as symbol) private readonly plugins: SentinelPlugins,
     @inject(CLOCK as symbol) clock: Clock,
@@ -76,6 +77,17 @@ export class SentinelEngine implements SentinelService {
     this.ingress = new SentinelIngest(store, ledgers, plugins, indexes, mutex, this.expirer, delivery, log);
     this.registry = new SentinelRegistry(store, ledgers, plugins, clock, random, log, events, indexes, hooks, mutex);
     this.creates = new IdempotentCreates(clock, new RequestFingerprints(credentials));
+    store.onRemoteChange?.((id, before, after) => this.applyRemoteChange(id, before, after));
+  }
+
+  /** A sentinel another daemon of the team created, changed or removed (see SentinelRegistry.applyRemote). */
+  async applyRemoteChange(
+    id: string,
+    before: SentinelRecord | undefined,
+    after: SentinelRecord | undefined,
+  ): Promise<void> {
+    await this.registry.applyRemote(id, before, after);
+    if (!after) this.creates.forget(id);
   }
 
   /** Loads the store, indexes the active sentinels and drops orphan dedup files (then sweep "startup"). */

@@ -14,14 +14,14 @@ import type { SentinelHooks } from "./hooks.js";
 import type { SentinelIndexes } from "./indexes.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelRecord } from "./service.js";
-import type { SentinelStore } from "./store.js";
+import type { SentinelRecordStore } from "./record-store.js";
 
 export class SentinelExpirer {
   /** Expiries in progress, by sentinel id. */
   private readonly ending = new Map<string, Promise<boolean>>();
 
   constructor(
-    private readonly store: SentinelStore,
+    private readonly store: SentinelRecordStore,
     private readonly ledgers: SentinelLedgers,
     private readonly clock: Clock,
     private readonly logger: Logger,
@@ -104,15 +104,22 @@ export class SentinelExpirer {
     const now = this.clock.now();
     await this.ledgers.load(id);
     let rec: SentinelRecord;
+    // In a shared store another daemon may have ended it first: it announced it and told the target.
+    let endedElsewhere = false;
     try {
-      rec = await this.store.update(id, (r) => ({
-        ...r,
-        status: "expired",
-        updatedAt: now,
-        endedAt: now,
-        endedReason: reason,
-        deliveredCount: Math.max(r.deliveredCount, this.ledgers.delivered(id)),
-      }));
+      rec = await this.store.update(id, (r) => {
+        endedElsewhere = r.status !== "active";
+        return endedElsewhere
+          ? r
+          : {
+              ...r,
+              status: "expired",
+              updatedAt: now,
+              endedAt: now,
+              endedReason: reason,
+              deliveredCount: Math.max(r.deliveredCount, this.ledgers.delivered(id)),
+            };
+      });
     } catch (err) {
       if (SvcError.is(err) && err.code === "not_found") return false;
       this.logger.error("sentinel expiry could not be stored", {
@@ -122,6 +129,12 @@ export class SentinelExpirer {
         error: toSvcError(err).message,
       });
       throw err;
+    }
+    if (endedElsewhere) {
+      // Its target was told there; here it only stops being matched and watched.
+      this.indexes.remove(current);
+      await this.hooks.provider(rec, "unwatch");
+      return false;
     }
     // Only once stored: a failed write leaves it indexed, so the next event it matches retries the
     // expiry (meanwhile isEnding makes a delivery report it expired).

@@ -13,7 +13,7 @@ import type { Logger } from "../runtime/logger.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
 import type { IngestObserver } from "./service.js";
-import type { SentinelStore } from "./store.js";
+import type { SentinelRecordStore } from "./record-store.js";
 import { svcEventSchema, parseOrThrow } from "./spec-schema.js";
 
 /**
@@ -27,7 +27,7 @@ export class SentinelIngest {
   private readonly observers = new Set<IngestObserver>();
 
   constructor(
-    private readonly store: SentinelStore,
+    private readonly store: SentinelRecordStore,
     private readonly ledgers: SentinelLedgers,
     private readonly plugins: SentinelPlugins,
     private readonly indexes: SentinelIndexes,

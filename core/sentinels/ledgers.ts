@@ -12,7 +12,7 @@ import type { Logger } from "../runtime/logger.js";
 import type { TargetLedger } from "../plugin-api/target.js";
 import type { SentinelDedup } from "./dedup.js";
 import type { SentinelPlugins } from "./plugin-access.js";
-import type { SentinelStore } from "./store.js";
+import type { SentinelRecordStore } from "./record-store.js";
 
 export class SentinelLedgers {
   /** The target's ledger of each loaded sentinel, or null when the engine's dedup records it. */
@@ -22,7 +22,7 @@ export class SentinelLedgers {
   private withFiles?: Promise<Set<string>>;
 
   constructor(
-    private readonly store: SentinelStore,
+    private readonly store: SentinelRecordStore,
     readonly dedup: SentinelDedup,
     private readonly plugins: SentinelPlugins,
     private readonly logger: Logger,

@@ -22,12 +22,12 @@ import type {
   SentinelStatus,
   SentinelSummary,
 } from "./service.js";
-import type { SentinelStore } from "./store.js";
+import type { SentinelRecordStore } from "./record-store.js";
 import { validateSpec } from "./validate.js";
 
 export class SentinelRegistry {
   constructor(
-    private readonly store: SentinelStore,
+    private readonly store: SentinelRecordStore,
     private readonly ledgers: SentinelLedgers,
     private readonly plugins: SentinelPlugins,
     private readonly clock: Clock,
@@ -130,6 +130,30 @@ export class SentinelRegistry {
     });
     this.logger.info("sentinel removed", { sentinel: id });
     this.events.emit("sentinel:removed", { sentinelId: id });
+  }
+
+  /**
+   * Follows a change another daemon of the team made to a sentinel (a shared store): a new active
+   * one is indexed and watched, one that ended or was removed is unindexed and unwatched (its
+   * local dedup record dropped when removed), a changed one is re-indexed. Target hooks ran on the
+   * daemon that made the change.
+   */
+  async applyRemote(id: string, before: SentinelRecord | undefined, after: SentinelRecord | undefined): Promise<void> {
+    await this.mutex.run(id, async () => {
+      const was = before?.status === "active" ? before : undefined;
+      const is = after?.status === "active" ? after : undefined;
+      if (was) this.indexes.remove(was);
+      if (is) await this.indexes.add(is);
+      if (is && !was) await this.hooks.provider(is, "watch");
+      if (was && !is) await this.hooks.provider(after ?? was, "unwatch");
+      if (!after) await this.ledgers.remove(id);
+    });
+    if (after && !before) {
+      const { provider, target } = after.spec;
+      this.events.emit("sentinel:created", { sentinelId: id, provider, target: target.kind, via: "team" });
+    } else if (!after) this.events.emit("sentinel:removed", { sentinelId: id, via: "team" });
+    else if (before?.status === "active" && after.status === "expired")
+      this.events.emit("sentinel:ended", { sentinelId: id, status: "expired", reason: after.endedReason, via: "team" });
   }
 
   async updateStoredTarget(

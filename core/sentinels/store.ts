@@ -13,6 +13,7 @@ import { readJsonFile } from "../storage/json-file.js";
 import { JsonGroupCommit } from "../storage/json-group-commit.js";
 import { homeFile } from "../storage/paths.js";
 import { HOME } from "../tokens.js";
+import type { SentinelRecordStore } from "./record-store.js";
 import type { SentinelRecord } from "./service.js";
 
 interface SentinelsFile {
@@ -21,7 +22,7 @@ interface SentinelsFile {
 }
 
 @injectable()
-export class SentinelStore {
+export class SentinelStore implements SentinelRecordStore {
   readonly path: string;
   private readonly records = new Map<string, SentinelRecord>();
   private readonly file: JsonGroupCommit<SentinelsFile>;

@@ -2,10 +2,13 @@
  * The `local-gh` provider: watches GitHub repositories (`github:<owner>/<repo>`) and pull requests
  * (`github:<owner>/<repo>#<n>`) by polling through the locally installed, authenticated `gh` CLI.
  * Default interval 60 s (or the server's X-Poll-Interval when larger); setup takes `intervalSeconds`.
+ * In a team (several daemons on one store) it polls only on the daemon holding the lease
+ * `provider:local-gh`; outside team mode that lease is always held.
  */
 import {
   SvcError,
   defineProvider,
+  type Lease,
   type PluginContext,
   type ProviderEventType,
   type ProviderInstance,
@@ -37,6 +40,10 @@ export const LOCAL_GH_FAMILIES = [
 export const LOCAL_GH_TYPES = () =>
   githubEventTypes({ only: LOCAL_GH_FAMILIES, restrict: { check_run: ["completed"] } });
 const NS = "provider-local-gh";
+/** The role of the team's one poller (host service `leadership`). */
+export const LOCAL_GH_LEASE = "provider:local-gh";
+/** How often a daemon that does not poll looks whether it holds the lease now. */
+const LEASE_CHECK_MS = 1_000;
 
 export function createLocalGhProvider(
   ctx: PluginContext,
@@ -83,6 +90,9 @@ export function createLocalGhProvider(
   let abort: AbortController | undefined;
   let eventTypes: ProviderEventType[] | undefined;
   let loop: Promise<void> | undefined;
+  let lease: Lease | undefined;
+  /** Whether this daemon is the team's poller (a host without `leadership`: always). */
+  const polling = () => lease?.held() ?? true;
 
   return {
     poller,
@@ -96,7 +106,7 @@ export function createLocalGhProvider(
      * drops the conditional-request state of the rest.)
      */
     async watch() {
-      void soon().catch(() => undefined);
+      if (polling()) void soon().catch(() => undefined);
     },
     async pollNow() {
       await runCycle();
@@ -138,9 +148,17 @@ export function createLocalGhProvider(
     async start() {
       abort = new AbortController();
       const signal = abort.signal;
+      if (ctx.hasService("leadership")) lease = ctx.service("leadership").lease(LOCAL_GH_LEASE);
       loop = (async () => {
-        for (let first = true; !signal.aborted; first = false) {
+        for (let first = true; !signal.aborted; ) {
+          // Another daemon of the team polls: look again soon, and poll at once when the role is ours.
+          if (!polling()) {
+            first = true;
+            await ctx.sleep(LEASE_CHECK_MS, signal).catch(() => undefined);
+            continue;
+          }
           await (first ? soon() : runCycle()).catch(() => undefined);
+          first = false;
           const wait = Math.max(intervalMs, poller.serverIntervalMs, poller.blockedUntil - ctx.clock.now());
           await ctx.sleep(wait, signal).catch(() => undefined);
         }
@@ -149,6 +167,8 @@ export function createLocalGhProvider(
     async stop() {
       abort?.abort();
       await loop;
+      await lease?.release();
+      lease = undefined;
     },
   };
 }

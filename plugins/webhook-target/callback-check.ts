@@ -7,9 +7,9 @@
 import type { SentinelIngress, TargetResumeResult } from "../../core/plugin-api/index.js";
 import { challengeReason, type ChallengeVerifier } from "./challenge.js";
 import type { DeliveryFailure } from "./failure-category.js";
-import type { Outbox } from "./outbox/outbox.js";
+import type { OutboxPort } from "./outbox/port.js";
 import { asStoredTarget, callbackUrl, subscriptionIdOf } from "./stored-target.js";
-import type { SecretVault } from "./vault.js";
+import type { VaultPort } from "./vault-port.js";
 
 export interface CallbackCheck {
   sentinelId: string;
@@ -24,8 +24,8 @@ export interface CallbackCheck {
 
 export interface CallbackCheckDeps {
   sentinels: SentinelIngress;
-  outbox: Outbox;
-  vault: SecretVault;
+  outbox: OutboxPort;
+  vault: VaultPort;
   verifier: ChallengeVerifier;
   resume(sentinelId: string): Promise<TargetResumeResult>;
 }
@@ -37,7 +37,10 @@ export async function checkSuspendedCallbacks(
 ): Promise<{ checked: CallbackCheck[] }> {
   const callback = callbackUrl(url);
   // Sentinels that ended (count, subject_terminal) still deliver what they accepted: they are among the pending rows' owners.
-  const ids = new Set([...deps.sentinels.active().map((v) => v.id), ...deps.outbox.pending().map((r) => r.sentinelId)]);
+  const ids = new Set([
+    ...deps.sentinels.active().map((v) => v.id),
+    ...(await deps.outbox.pending()).map((r) => r.sentinelId),
+  ]);
   const checked: CallbackCheck[] = [];
   for (const sentinelId of ids) {
     const stored = asStoredTarget(deps.sentinels.get(sentinelId)?.spec.target);

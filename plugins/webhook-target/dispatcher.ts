@@ -1,19 +1,26 @@
 import { setMaxListeners } from "node:events";
-import { hostOf, type Clock, type Logger, type SentinelIngress, type Sleep } from "../../core/plugin-api/index.js";
+import {
+  SvcError,
+  hostOf,
+  type Clock,
+  type Logger,
+  type SentinelIngress,
+  type Sleep,
+} from "../../core/plugin-api/index.js";
 import type { Egress } from "../../core/plugin-api/index.js";
 import { attemptDelivery, type AttemptOutcome } from "./attempt.js";
 import type { EndpointHealth } from "./endpoint-health.js";
-import { LIMITS } from "./limits.js";
-import type { Outbox } from "./outbox/outbox.js";
+import { LIMITS, retryWaitMs } from "./limits.js";
+import type { OutboxPort } from "./outbox/port.js";
 import type { DeadReason, OutboxRow } from "./outbox/row.js";
 import { Semaphore } from "./semaphore.js";
 import { signingKeys } from "./signing-keys.js";
 import { asStoredTarget, subscriptionIdOf, type StoredWebhookTarget } from "./stored-target.js";
-import type { SecretVault } from "./vault.js";
+import type { VaultPort } from "./vault-port.js";
 
 export interface DispatcherOptions {
-  outbox: Outbox;
-  vault: SecretVault;
+  outbox: OutboxPort;
+  vault: VaultPort;
   egress: Pick<Egress, "post">;
   sentinels: () => SentinelIngress;
   /** Records each outcome; a suspended sentinel's rows are not attempted. */
@@ -27,8 +34,8 @@ export interface DispatcherOptions {
 
 /** Attempts in flight to one callback host. */
 const PER_CALLBACK = 16;
-/** Attempts in flight overall. */
-const MAX_IN_FLIGHT = 256;
+/** Attempts in flight overall (also the team job queue's concurrency for deliveries). */
+export const MAX_IN_FLIGHT = 256;
 
 /**
  * Delivers outbox rows: up to 5 attempts per row with waits of 500 ms, 1 s, 2 s, 4 s, each attempt
@@ -106,27 +113,71 @@ export class Dispatcher {
     });
   }
 
-  private async run(requestId: string): Promise<void> {
-    const { outbox } = this.o;
-    for (;;) {
-      if (this.stopping.signal.aborted) return;
-      const row = outbox.get(requestId);
-      if (row?.status !== "pending" || this.o.health.isSuspended(row.sentinelId)) return;
-      const next = await this.attemptOnce(row);
-      if (next === "stopped") return;
-      const after = outbox.get(requestId);
-      if (!after) return;
-      if (after.status !== "pending") {
-        if (!after.seen) await this.acknowledge(after);
-        return;
+  /**
+   * One attempt of a row, as a team job runs it (team mode: the job queue holds the retries; a
+   * retry's job is added with the attempt's record). Nothing for a row gone, terminal or of a
+   * suspended sentinel. Throws when the dispatcher stops before the attempt: the job runs again later.
+   */
+  async deliverOnce(requestId: string): Promise<void> {
+    const attempt = this.stepThroughOutage(requestId);
+    // Counted among the deliveries in progress: stop() and idle() wait for it.
+    const settled = attempt.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.jobs.set(requestId, settled);
+    const after = await attempt.finally(() => {
+      if (this.jobs.get(requestId) === settled) this.jobs.delete(requestId);
+    });
+    if (after === "stopped") throw new Error("the webhook dispatcher is stopping; the delivery runs again later");
+  }
+
+  /**
+   * {@link step}, again while the store does not answer (PostgreSQL restarting): the job stays
+   * with this daemon and runs as soon as the store is back, instead of failing into the queue's
+   * exponential backoff (minutes after a few failures). Not a delivery attempt: nothing is counted.
+   */
+  private async stepThroughOutage(requestId: string): Promise<OutboxRow | "stopped" | undefined> {
+    for (let wait = 250; ; wait = Math.min(wait * 2, 5_000)) {
+      try {
+        return await this.step(requestId);
+      } catch (err) {
+        if (!SvcError.is(err) || err.code !== "store_unreachable" || this.stopping.signal.aborted) throw err;
       }
-      const wait = LIMITS.retryWaitsMs[after.deliveryState.attempts - 1] ?? LIMITS.retryWaitsMs.at(-1)!;
       try {
         await this.o.sleep(wait, this.stopping.signal);
+      } catch {
+        return "stopped";
+      }
+    }
+  }
+
+  private async run(requestId: string): Promise<void> {
+    for (;;) {
+      if (this.stopping.signal.aborted) return;
+      const after = await this.step(requestId);
+      if (after === undefined || after === "stopped" || after.status !== "pending") return;
+      try {
+        await this.o.sleep(retryWaitMs(after.deliveryState.attempts), this.stopping.signal);
       } catch {
         return;
       }
     }
+  }
+
+  /**
+   * Attempts a pending row once and acknowledges it when that made it terminal. Returns the row
+   * after the attempt; undefined when there was nothing to attempt; `stopped` when nothing was sent.
+   */
+  private async step(requestId: string): Promise<OutboxRow | "stopped" | undefined> {
+    const { outbox } = this.o;
+    if (this.stopping.signal.aborted) return "stopped";
+    const row = await outbox.get(requestId);
+    if (row?.status !== "pending" || this.o.health.isSuspended(row.sentinelId)) return undefined;
+    if ((await this.attemptOnce(row)) === "stopped") return this.stopping.signal.aborted ? "stopped" : undefined;
+    const after = await outbox.get(requestId);
+    if (after && after.status !== "pending" && !after.seen) await this.acknowledge(after);
+    return after;
   }
 
   /**
@@ -166,6 +217,9 @@ export class Dispatcher {
       try {
         body = await outbox.readBody(row);
       } catch (err) {
+        // The store not answering (team mode: PostgreSQL down or its pool exhausted) is no verdict
+        // on the body: the job fails and runs again. Only a body gone or damaged ends the row.
+        if (SvcError.is(err) && err.code === "store_unreachable") throw err;
         await outbox.kill(row.requestId, "delivered_rejected", (err as Error).message);
         return "recorded";
       }

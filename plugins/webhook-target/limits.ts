@@ -33,3 +33,7 @@ export const LIMITS = {
    */
   suspendedBacklogMax: 500,
 } as const;
+
+/** The wait before the next attempt of a row that has had `attempts` attempts (SPEC.md "Delivery rules"). */
+export const retryWaitMs = (attempts: number): number =>
+  LIMITS.retryWaitsMs[attempts - 1] ?? LIMITS.retryWaitsMs.at(-1)!;

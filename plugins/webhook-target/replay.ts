@@ -7,11 +7,11 @@
 import { z } from "zod";
 import { SvcError, type Clock, type SentinelIngress } from "../../core/plugin-api/index.js";
 import type { Dispatcher } from "./dispatcher.js";
-import type { Outbox } from "./outbox/outbox.js";
+import type { OutboxPort } from "./outbox/port.js";
 import type { OutboxRow } from "./outbox/row.js";
 import { signingKeys } from "./signing-keys.js";
 import { asStoredTarget } from "./stored-target.js";
-import type { SecretVault } from "./vault.js";
+import type { VaultPort } from "./vault-port.js";
 
 export const replaySelectorSchema = z.strictObject({
   eventId: z.string().min(1).optional().describe("replay only this event's row (dead or delivered)"),
@@ -29,9 +29,9 @@ export interface ReplayResult {
 
 export interface ReplayDeps {
   sentinels: SentinelIngress;
-  outbox: Outbox;
+  outbox: OutboxPort;
   dispatcher: Pick<Dispatcher, "enqueue">;
-  vault: SecretVault;
+  vault: VaultPort;
   clock: Clock;
 }
 
@@ -67,7 +67,7 @@ export async function replayRows(deps: ReplayDeps, sentinelId: string, sel: Repl
       "conflict",
       `sentinel ${sentinelId} cannot sign (${keys.error}); rotate its secret with svc sentinel rotate-secret, then replay`,
     );
-  const rows = deps.outbox.rowsOf(sentinelId);
+  const rows = await deps.outbox.rowsOf(sentinelId);
   const matched = select(rows, sel);
   if (sel.eventId !== undefined && matched.length === 0) {
     const known = rows.some((r) => r.eventId === sel.eventId);

@@ -13,12 +13,12 @@ import {
 } from "../../core/plugin-api/index.js";
 import type { Dispatcher } from "./dispatcher.js";
 import type { EndpointHealth } from "./endpoint-health.js";
-import type { Outbox } from "./outbox/outbox.js";
+import type { OutboxPort } from "./outbox/port.js";
 import { asStoredTarget } from "./stored-target.js";
 
 export interface ResumeDeps {
   sentinels: SentinelIngress;
-  outbox: Outbox;
+  outbox: OutboxPort;
   dispatcher: Pick<Dispatcher, "enqueue">;
   health: EndpointHealth;
   events: () => DaemonEventSink | undefined;
@@ -36,7 +36,7 @@ export async function resumeDelivery(deps: ResumeDeps, sentinelId: string): Prom
       `sentinel ${sentinelId} has a ${view.spec.target.kind} target, whose delivery is never suspended; only webhook sentinels are`,
     );
   const was = await deps.health.clear(sentinelId);
-  const pending = deps.outbox.rowsOf(sentinelId).filter((r) => r.status === "pending");
+  const pending = (await deps.outbox.rowsOf(sentinelId)).filter((r) => r.status === "pending");
   if (!was) return { resumed: false, pending: pending.length };
   await deps.outbox.restartAttempts(pending.map((r) => r.requestId));
   for (const row of pending) deps.dispatcher.enqueue(row.requestId);

@@ -4,7 +4,7 @@ import type { ChallengeVerifier } from "./challenge.js";
 import { LIMITS } from "./limits.js";
 import { generateSecret, parseSecret } from "./secret.js";
 import { asStoredTarget, subscriptionIdOf } from "./stored-target.js";
-import type { SecretVault } from "./vault.js";
+import type { VaultPort } from "./vault-port.js";
 
 export interface RotationResult {
   sentinelId: string;
@@ -23,7 +23,7 @@ export interface RotationResult {
  * both sign for 10 minutes. Setting the current secret again changes nothing.
  */
 export async function rotateSecret(
-  deps: { sentinels: SentinelIngress; vault: SecretVault; verifier: ChallengeVerifier; clock: Clock; random: Random },
+  deps: { sentinels: SentinelIngress; vault: VaultPort; verifier: ChallengeVerifier; clock: Clock; random: Random },
   input: { sentinelId: string; secret?: string; principal: string },
 ): Promise<RotationResult> {
   const { sentinels, vault, verifier, clock, random } = deps;

@@ -1,6 +1,6 @@
 import { LIMITS } from "./limits.js";
 import type { StoredWebhookTarget } from "./stored-target.js";
-import type { SecretVault } from "./vault.js";
+import type { VaultPort } from "./vault-port.js";
 
 export type KeyLookup =
   | { ok: true; keys: Buffer[] }
@@ -11,7 +11,7 @@ export type KeyLookup =
  * {@link LIMITS.rotationWindowMs} from `rotatedAt`. A secret missing from the vault ends the row
  * as `sentinel_removed`; one that fails to decode ends it as `delivered_rejected` (never signs).
  */
-export async function signingKeys(target: StoredWebhookTarget, vault: SecretVault, now: number): Promise<KeyLookup> {
+export async function signingKeys(target: StoredWebhookTarget, vault: VaultPort, now: number): Promise<KeyLookup> {
   const current = await vault.key(target.secretRef);
   if (current.missing)
     return { ok: false, reason: "sentinel_removed", error: "the sentinel's webhook secret was removed" };

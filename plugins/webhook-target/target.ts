@@ -12,17 +12,20 @@ import type {
 import { SvcError, issuesToDetails } from "../../core/plugin-api/index.js";
 import { checkSuspendedCallbacks, type CallbackCheck } from "./callback-check.js";
 import type { ChallengeVerifier } from "./challenge.js";
-import { Dispatcher } from "./dispatcher.js";
+import { Dispatcher, MAX_IN_FLIGHT } from "./dispatcher.js";
 import { EndpointHealth } from "./endpoint-health.js";
 import { LIMITS } from "./limits.js";
 import { buildDeliveryBody } from "./envelope.js";
 import { checkOutboxFiles } from "./outbox/check.js";
 import { Outbox } from "./outbox/outbox.js";
+import type { OutboxPort } from "./outbox/port.js";
 import type { OutboxRow } from "./outbox/row.js";
 import { resumeDelivery } from "./resume.js";
 import { rotateSecret, type RotationResult } from "./rotation.js";
 import { asStoredTarget, callbackUrl, type McpSubscription } from "./stored-target.js";
-import { SecretVault } from "./vault.js";
+import { webhookTransfer } from "./transfer.js";
+import { openVault } from "./open-vault.js";
+import type { VaultPort } from "./vault-port.js";
 import { checkVaultFile } from "./vault-check.js";
 import { replayRows, type ReplayResult, type ReplaySelector } from "./replay.js";
 
@@ -35,14 +38,17 @@ export interface WebhookTargetDeps {
 }
 
 export interface WebhookTarget extends TargetInstance {
-  readonly vault: SecretVault;
+  readonly vault: VaultPort;
   /** Opens the outbox (once) and resumes pending deliveries with their stored bytes. */
   resumeWebhookDeliveries(): Promise<void>;
   /** Reaping and retried acknowledgements (run by the periodic tick). */
   tick(): Promise<void>;
   /** Resolves when no delivery is in progress (tests, bench). */
   idle(): Promise<void>;
+  /** The file outbox (file mode; refused in team mode, whose outbox is in PostgreSQL: {@link outboxPort}). */
   outbox(): Promise<Outbox>;
+  /** The outbox of either store. */
+  outboxPort(): Promise<OutboxPort>;
   /** Sends terminal rows of a sentinel again (see replay.ts). */
   replay(sentinelId: string, selector: ReplaySelector): Promise<ReplayResult>;
   /** Rotates a sentinel's secret (see rotation.ts). */
@@ -82,34 +88,46 @@ const sameMcp = (a: McpSubscription | undefined, b: McpSubscription | undefined)
 /** The `webhook` target: secrets in the vault, challenge at creation, durable outbox, signed delivery. */
 export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps): WebhookTarget {
   const logger = ctx.logger;
-  const vault = new SecretVault(ctx.home, ctx.random, () => ctx.clock.now());
+  /** Team mode: the outbox lives in the team's PostgreSQL and deliveries run as the team's jobs. */
+  const team = ctx.hasService("teamDatabase");
+  // The file vault, or in team mode the sealed secrets in PostgreSQL (team/team-vault.ts).
+  const vault = openVault(ctx);
   // Secrets given by a sentinel's author need not look like whsec_…: the redaction floor is told the values.
   if (ctx.hasService("heldSecrets"))
     ctx.service("heldSecrets").add({ name: "webhook-target vault", values: () => vault.values() });
   const sentinels = (): SentinelIngress => ctx.service("sentinels");
   const events = (): DaemonEventSink | undefined => (ctx.hasService("events") ? ctx.service("events") : undefined);
   const health = new EndpointHealth({ sentinels, events, clock: ctx.clock, logger });
-  let opened: Promise<{ outbox: Outbox; dispatcher: Dispatcher }> | undefined;
+  let opened: Promise<Opened> | undefined;
   let timer: NodeJS.Timeout | undefined;
   let stopped = false;
+  let stopWork: (() => Promise<void>) | undefined;
   /** Vault rows created from now on may belong to a creation or rotation in progress: never pruned. */
   const startedAt = ctx.clock.now();
 
-  let openedOutbox: Outbox | undefined;
+  let openedOutbox: LedgerView | undefined;
   /** The open outbox, for the ledger's synchronous questions (the engine awaits `ledger.ready()` first). */
-  const ledgerOutbox = (): Outbox => {
+  const ledgerOutbox = (): LedgerView => {
     if (!openedOutbox) throw new SvcError("unavailable", "the webhook outbox is not open yet");
     return openedOutbox;
   };
 
+  const openOutbox = async (): Promise<{ outbox: OutboxPort; ledger: LedgerView; file?: Outbox }> => {
+    const now = () => ctx.clock.now();
+    const newId = () => `req_${ctx.random.ulid()}`;
+    if (team) {
+      const { TeamOutbox } = await import("./team/team-outbox.js");
+      const db = ctx.service("teamDatabase");
+      const outbox = await TeamOutbox.open({ db, jobs: ctx.service("teamJobs"), now, newId, logger });
+      return { outbox, ledger: outbox };
+    }
+    const outbox = await Outbox.open({ home: ctx.home, now, newId, logger });
+    return { outbox, ledger: outbox, file: outbox };
+  };
+
   const open = () =>
     (opened ??= (async () => {
-      const outbox = await Outbox.open({
-        home: ctx.home,
-        now: () => ctx.clock.now(),
-        newId: () => `req_${ctx.random.ulid()}`,
-        logger,
-      });
+      const { outbox, ledger, file } = await openOutbox();
       const dispatcher = new Dispatcher({
         outbox,
         vault,
@@ -120,9 +138,11 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
         sleep: ctx.sleep,
         logger,
       });
-      health.seed(outbox.delivered());
-      openedOutbox = outbox;
-      return { outbox, dispatcher };
+      health.seed(await outbox.delivered());
+      openedOutbox = ledger;
+      // Team mode: a row's job (added with the row, or with the record of a failed attempt) starts each attempt.
+      const kick = team ? () => undefined : (requestId: string) => dispatcher.enqueue(requestId);
+      return { outbox, dispatcher, kick, file };
     })());
 
   /** Reaping, repeated acknowledgements, and a safety net re-enqueueing pending rows no job holds. */
@@ -131,8 +151,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     // Rows that aged out are among the unseen terminal ones: acknowledged once, all together (the
     // outbox's group commit shares the durable writes).
     await outbox.reap();
-    await Promise.all(outbox.unseenTerminal().map((row) => dispatcher.acknowledge(row)));
-    for (const row of outbox.pending()) dispatcher.enqueue(row.requestId);
+    await Promise.all((await outbox.unseenTerminal()).map((row) => dispatcher.acknowledge(row)));
+    if (!team) for (const row of await outbox.pending()) dispatcher.enqueue(row.requestId);
   };
 
   /**
@@ -159,9 +179,9 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
    * refused for all of them). Beyond it the new row is stored dead (`suspended_backlog`): its
    * exact bytes stay for `svc sentinel replay` once the callback is back.
    */
-  const boundBacklog = async (outbox: Outbox, sentinelId: string, row: OutboxRow): Promise<OutboxRow> => {
+  const boundBacklog = async (outbox: OutboxPort, sentinelId: string, row: OutboxRow): Promise<OutboxRow> => {
     const max = deps.suspendedBacklogMax ?? LIMITS.suspendedBacklogMax;
-    const waiting = outbox.rowsOf(sentinelId).filter((r) => r.status === "pending").length;
+    const waiting = (await outbox.rowsOf(sentinelId)).filter((r) => r.status === "pending").length;
     if (waiting <= max) return row;
     await outbox.kill(
       row.requestId,
@@ -173,12 +193,12 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       eventId: row.eventId,
       max,
     });
-    return outbox.get(row.requestId) ?? row;
+    return (await outbox.get(row.requestId)) ?? row;
   };
 
   /** Adds the event's outbox row (durable when this resolves) and starts or acknowledges its delivery. */
   const accept = async (
-    { outbox, dispatcher }: { outbox: Outbox; dispatcher: Dispatcher },
+    { outbox, dispatcher, kick }: Opened,
     { sentinel, event }: TargetDelivery,
   ): Promise<TargetAck> => {
     if (event.id.includes(".")) {
@@ -191,13 +211,17 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     const full = outbox.refusal(sentinel.id, event.id);
     if (full) throw full;
     const body = buildDeliveryBody(sentinel.id, asStoredTarget(sentinel.spec.target), event, ctx.clock.now());
-    const { row, created, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body });
+    const until = sentinel.spec.until;
+    const limit = until.kind === "count" ? until.n : undefined;
+    const { row, created, evicted } = await outbox.add({ sentinelId: sentinel.id, eventId: event.id, body, limit });
     for (const gone of evicted) if (!gone.seen) void dispatcher.acknowledge(gone);
+    // Team mode: another daemon accepted the event (or the count was reached there): nothing to count.
+    if (!row || (team && !created)) return { ack: "duplicate" };
     const now =
       created && row.status === "pending" && health.isSuspended(sentinel.id)
         ? await boundBacklog(outbox, sentinel.id, row)
         : row;
-    if (now.status === "pending") dispatcher.enqueue(now.requestId);
+    if (now.status === "pending") kick(now.requestId);
     else if (!now.seen) await dispatcher.acknowledge(now);
     return { ack: "deferred" };
   };
@@ -205,6 +229,14 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   const target: WebhookTarget = {
     inputSchema,
     vault,
+    transfer: webhookTransfer(ctx, {
+      outbox: async () => {
+        const { file } = await open();
+        if (!file) throw new SvcError("internal", "the webhook target in team mode has no file outbox to transfer");
+        return file;
+      },
+      vault,
+    }),
 
     async create(input, meta) {
       const { url, secret, mcp } = inputSchema.parse(input);
@@ -301,7 +333,11 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     },
 
     ledger: {
-      ready: async () => void (await open()),
+      ready: async () => {
+        const { outbox } = await open();
+        // Team mode: other daemons accept events too; what they accepted is read again.
+        if (team) await (outbox as import("./team/team-outbox.js").TeamOutbox).refresh();
+      },
       has: (sentinelId, eventId) => ledgerOutbox().hasEvent(sentinelId, eventId),
       accepted: (sentinelId) => ledgerOutbox().accepted(sentinelId),
       adopt: async (sentinelId, record) => (await open()).outbox.adopt(sentinelId, record.eventIds, record.accepted),
@@ -318,7 +354,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     async status(sentinel: SentinelView) {
       const { outbox } = await open();
-      const rows = outbox.rowsOf(sentinel.id).map(statusRow);
+      const rows = (await outbox.rowsOf(sentinel.id)).map(statusRow);
       const count = (s: string) => rows.filter((r) => r.status === s).length;
       const stored = asStoredTarget(sentinel.spec.target);
       return {
@@ -333,18 +369,29 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     /** `svc doctor`: the vault and the outbox files, read-only (the outbox is never opened here). */
     async check({ sentinels: stored }) {
+      if (team) return (await import("./team/check.js")).checkTeamTables(ctx.service("teamDatabase"), stored);
       return [...(await checkVaultFile(ctx.home, stored)), ...(await checkOutboxFiles(ctx.home, stored))];
     },
 
     async resumeWebhookDeliveries() {
       const { outbox } = await open();
-      const pending = outbox.pending().length;
+      const pending = (await outbox.pending()).length;
       if (pending > 0) logger.info("resuming webhook deliveries", { pending });
       await tick();
     },
 
     async start() {
       await target.resumeWebhookDeliveries();
+      if (team) {
+        // Each row's attempts run as team jobs, on whichever daemon claims them (one at a time).
+        const { dispatcher } = await open();
+        const { DELIVER_TASK } = await import("./team/team-outbox.js");
+        stopWork = await ctx
+          .service("teamJobs")
+          .work(DELIVER_TASK, (payload) => dispatcher.deliverOnce(String(payload.requestId)), {
+            concurrency: MAX_IN_FLIGHT,
+          });
+      }
       // Housekeeping only: an unreadable vault must not keep deliveries from running.
       await pruneSecrets().catch((err: Error) =>
         logger.warn("could not look for unreferenced webhook secrets", { error: err.message }),
@@ -363,6 +410,8 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
+      // Team mode: no more delivery jobs taken here; the attempts running finish first.
+      await stopWork?.();
       if (opened) {
         const { outbox, dispatcher } = await opened;
         await dispatcher.stop();
@@ -373,8 +422,12 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     },
 
     async replay(sentinelId, selector) {
-      const { outbox, dispatcher } = await open();
-      return replayRows({ sentinels: sentinels(), outbox, dispatcher, vault, clock: ctx.clock }, sentinelId, selector);
+      const { outbox, kick } = await open();
+      return replayRows(
+        { sentinels: sentinels(), outbox, dispatcher: { enqueue: kick }, vault, clock: ctx.clock },
+        sentinelId,
+        selector,
+      );
     },
 
     rotate: (input) =>
@@ -384,8 +437,11 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       ),
 
     async resumeById(sentinelId) {
-      const { outbox, dispatcher } = await open();
-      return resumeDelivery({ sentinels: sentinels(), outbox, dispatcher, health, events, logger }, sentinelId);
+      const { outbox, kick } = await open();
+      return resumeDelivery(
+        { sentinels: sentinels(), outbox, dispatcher: { enqueue: kick }, health, events, logger },
+        sentinelId,
+      );
     },
 
     async checkCallbacks(url, principal) {
@@ -399,9 +455,29 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
     tick,
     idle: async () => (await open()).dispatcher.idle(),
-    outbox: async () => (await open()).outbox,
+    outbox: async () => {
+      const { file } = await open();
+      if (!file) throw new SvcError("conflict", "the webhook outbox is in the team store; use outboxPort()");
+      return file;
+    },
+    outboxPort: async () => (await open()).outbox,
   };
   return target;
+}
+
+/** What the engine's ledger asks, answered synchronously (the file outbox, or what this daemon knows of the team's). */
+interface LedgerView {
+  hasEvent(sentinelId: string, eventId: string): boolean;
+  accepted(sentinelId: string): number;
+}
+
+interface Opened {
+  outbox: OutboxPort;
+  dispatcher: Dispatcher;
+  /** Starts a pending row's delivery (file mode; in team mode its job does). */
+  kick: (requestId: string) => void;
+  /** The file outbox (file mode only). */
+  file?: Outbox;
 }
 
 function statusRow(row: OutboxRow) {

@@ -34,6 +34,22 @@ export async function checkVaultFile(home: string, sentinels: readonly SentinelV
     }
     secrets = parsed.secrets as typeof secrets;
   }
+  out.push(...refFindings(VAULT_FILE, secrets, sentinels, "nothing to do: the daemon removes it at its next start"));
+  return out;
+}
+
+/**
+ * Every webhook sentinel's current secret is among `secrets` (an error for an active sentinel,
+ * info for an expired one), and every stored secret is some sentinel's current or previous one
+ * (info). Shared by the file vault's check and the team store's (team/team-vault-check.ts).
+ */
+export function refFindings(
+  where: string,
+  secrets: Readonly<Record<string, { sentinelId?: unknown }>>,
+  sentinels: readonly SentinelView[],
+  unreferencedFix: string,
+): DoctorFinding[] {
+  const out: DoctorFinding[] = [];
   const referenced = new Set<string>();
   for (const s of sentinels) {
     const stored = asStoredTarget(s.spec.target as Record<string, unknown>);
@@ -44,7 +60,7 @@ export async function checkVaultFile(home: string, sentinels: readonly SentinelV
     const active = s.status === "active";
     out.push({
       severity: active ? "error" : "info",
-      file: VAULT_FILE,
+      file: where,
       message: `the secret of webhook sentinel ${s.id} (${stored.secretRef}) is not in the vault: ${active ? "its deliveries cannot be signed and end dead (sentinel_removed)" : "it has expired, so nothing is sent"}`,
       fix: active
         ? `give it a new secret: svc sentinel rotate-secret ${s.id} (or remove the sentinel and create it again)`
@@ -55,9 +71,9 @@ export async function checkVaultFile(home: string, sentinels: readonly SentinelV
     if (referenced.has(ref)) continue;
     out.push({
       severity: "info",
-      file: VAULT_FILE,
+      file: where,
       message: `secret ${ref} (of sentinel ${typeof row?.sentinelId === "string" ? row.sentinelId : "unknown"}) is referenced by no sentinel (left by an interrupted create, rotation or removal)`,
-      fix: "nothing to do: the daemon removes it at its next start",
+      fix: unreferencedFix,
     });
   }
   return out;

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { Random } from "../../core/plugin-api/index.js";
 import { SvcError, readJsonFile, updateJsonFile } from "../../core/plugin-api/index.js";
 import { decodeSecret } from "./secret.js";
+import type { SecretRecord, VaultPort } from "./vault-port.js";
 
 /** `$SVC_HOME/sentinels-secrets.json`: raw webhook secrets by `swsec_<ulid>` ref (mode 0600). */
 export const VAULT_FILE = "sentinels-secrets.json";
@@ -24,7 +25,7 @@ const FILE_MODE = 0o600;
  * created 0600 from its first byte and every change is atomic, fsynced and locked. The daemon is
  * its only writer, so reads are served from memory once loaded.
  */
-export class SecretVault {
+export class SecretVault implements VaultPort {
   private readonly path: string;
   private cache?: Map<string, VaultRow>;
   /** HMAC keys decoded from the cached rows (`undefined`: the secret fails to decode); dropped with the cache. */
@@ -64,6 +65,29 @@ export class SecretVault {
   /** Every stored secret (for the host's redaction floor, never shown). */
   async values(): Promise<string[]> {
     return [...(await this.load()).values()].map((row) => row.secret);
+  }
+
+  /** The stored secrets of the given sentinels (`svc store migrate`). */
+  async list(sentinelIds: ReadonlySet<string>): Promise<SecretRecord[]> {
+    return [...(await this.load())]
+      .filter(([, row]) => sentinelIds.has(row.sentinelId))
+      .map(([ref, row]) => ({ ref, ...row }));
+  }
+
+  /** Stores secrets under their given refs; a ref already present is left as it is. Returns how many were added. */
+  async adopt(records: readonly SecretRecord[]): Promise<number> {
+    const rows = await this.load();
+    const fresh = records.filter((r) => !rows.has(r.ref));
+    if (fresh.length === 0) return 0;
+    let added = 0;
+    await this.update((rows) => {
+      for (const { ref, sentinelId, secret, createdAt } of fresh) {
+        if (rows.has(ref)) continue;
+        rows.set(ref, { sentinelId, secret, createdAt });
+        added++;
+      }
+    });
+    return added;
   }
 
   /** Removes the given refs (unknown refs are ignored). */

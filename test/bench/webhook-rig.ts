@@ -129,13 +129,21 @@ export interface DaemonOptions {
   nodeArgs?: string[];
   /** Receives the daemon's stdout (ignored without it). */
   onStdout?: (text: string) => void;
+  /** Extra environment (e.g. SVC_STORE_URL and SVC_STORE_KEY for team mode). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** `svc serve --port 0` on `home` (on `cpus` with taskset when given), found through its runtime.json. */
 export async function startDaemon(home: string, cpusOrOptions?: string | DaemonOptions): Promise<Daemon> {
   const options = typeof cpusOrOptions === "string" ? { cpus: cpusOrOptions } : (cpusOrOptions ?? {});
   const t0 = Date.now();
-  const env = { ...process.env, SVC_HOME: home, SVC_LOG_LEVEL: "error", NODE_EXTRA_CA_CERTS: join(TLS, "ca.crt") };
+  const env = {
+    ...process.env,
+    SVC_HOME: home,
+    SVC_LOG_LEVEL: "error",
+    NODE_EXTRA_CA_CERTS: join(TLS, "ca.crt"),
+    ...options.env,
+  };
   const nodeArgs = [...DAEMON_NODE_ARGS, ...(options.nodeArgs ?? [])];
   const [command, args] = pinned(options.cpus, process.execPath, [...nodeArgs, CLI, "serve", "--port", "0"]);
   const child = trackChild(

@@ -9,7 +9,7 @@ import { chmod, cp, readdir, readFile, rm, stat, truncate, writeFile } from "nod
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(40, 5).toString("base64")}`;
 const OUTBOX = "sentinel-webhook-outbox.json";

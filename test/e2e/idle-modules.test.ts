@@ -28,6 +28,10 @@ const LAZY: Record<string, RegExp> = {
   // Registered for a package's plugins only: its loader thread has a V8 heap of its own (about 9 MiB).
   "the plugin API's module hooks": /\/core\/plugin-host\/api-hooks\.js$/,
   "the CLI's verb groups other than serve": /\/core\/cli\/commands\/(?!serve\.js$)[^/]+\.js$/,
+  // Team mode only (store.url is postgres://…): a daemon on the files never loads them.
+  "pg (the team store's client)": /\/node_modules\/pg(-[a-z]+)?\//,
+  "graphile-worker (the team's job queue)": /\/node_modules\/graphile-worker\//,
+  "the team store": /\/core\/store\/postgres\//,
 };
 
 describe("an idle daemon with webhook sentinels stored", () => {

@@ -3,6 +3,7 @@
  * 8 events to agentpush (subject `storm:a`), a kill at a random moment after the first accepted
  * batch (test/e2e/webhook-crash.test.ts).
  */
+import { pushEvents, stormEvent } from "../support/agentpush.js";
 import type { DaemonProcess } from "../support/cli.js";
 import { startDaemonProcess } from "../support/cli.js";
 
@@ -29,23 +30,12 @@ export async function killStorm(opts: KillStormOptions): Promise<void> {
     const roundStart = seq;
     const pusher = async () => {
       while (!stop && seq - roundStart < opts.perRound) {
-        const events = Array.from({ length: 8 }, () => ({
-          id: `evt_${round}_${seq++}`,
-          type: "storm.item.made",
-          subjects: ["storm:a", `storm:a#${seq}`],
-          data: { round, pad: "p".repeat(seq % 3000) },
-        }));
+        const events = Array.from({ length: 8 }, () => stormEvent(round, seq++, { round }));
         try {
-          const res = await daemon.fetch("/providers/agentpush/events", {
-            method: "POST",
-            headers: { "content-type": "application/json" },
-            body: JSON.stringify(events),
-          });
-          if (res.status === 200) {
+          if ((await pushEvents(daemon, events)) === 200) {
             opts.accepted?.(events.map((e) => e.id));
             firstAccepted();
           }
-          await res.arrayBuffer();
         } catch {
           return; // the daemon died mid-request: those events were not acknowledged
         }

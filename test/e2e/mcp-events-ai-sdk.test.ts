@@ -15,7 +15,7 @@ import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startReceiver, type Receiver } from "../support/https-receiver.js";
 import { useDaemonProcess } from "../support/cli.js";
-import { LOOPBACK_CONFIG } from "./webhook-receiver.js";
+import { LOOPBACK_CONFIG } from "../support/webhook-receiver.js";
 
 type AiSdkMcp = Record<string, any>;
 

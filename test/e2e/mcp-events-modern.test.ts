@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { useDaemonProcess } from "../support/cli.js";
 import { until } from "../support/until.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 27).toString("base64")}`;
 const AnyResult = z.object({}).loose();

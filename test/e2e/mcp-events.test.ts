@@ -14,7 +14,12 @@ import { z } from "zod";
 import { signBody } from "../../plugins/webhook-provider/signature.js";
 import { useDaemonProcess } from "../support/cli.js";
 import { fakeGhEnv, mcpClient } from "./github-helpers.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, type Delivery, type WebhookReceiver } from "./webhook-receiver.js";
+import {
+  LOOPBACK_CONFIG,
+  startWebhookReceiver,
+  type Delivery,
+  type WebhookReceiver,
+} from "../support/webhook-receiver.js";
 
 const GH_SECRET = "e2e-mcp-events-gh-secret-8d2f";
 const secret = (fill: number) => `whsec_${Buffer.alloc(32, fill).toString("base64")}`;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runCli, useDaemonProcess } from "../support/cli.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "./webhook-receiver.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 77).toString("base64")}`;
 

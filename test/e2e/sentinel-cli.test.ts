@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cli.js";
 import { useRecordingDaemon } from "./recording-sandbox.js";
-import { until } from "./webhook-receiver.js";
+import { until } from "../support/webhook-receiver.js";
 
 const PROVIDER_SECRET = "provider-secret-value-0123456789abcdef";
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { sessionLifecycleEventType } from "../../plugins/session-events/event-type.js";
 import { FIXTURE_AGENTS } from "../core/sessions/harness.js";
 import { useDaemonProcess } from "../support/cli.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 import { until } from "../support/until.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 27).toString("base64")}`;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, useDaemonProcess, type CliResult } from "../support/cli.js";
 import { makeSandbox } from "../core/plugin-host/sandbox.js";
 import { FIXTURE_AGENTS } from "../core/sessions/harness.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "./webhook-receiver.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 28).toString("base64")}`;
 const PAIRING = {
@@ -145,6 +145,7 @@ describe("svc status and the CLI's fast path (real daemon)", () => {
         ],
         tunnel: { state: "off" },
       },
+      store: { kind: "file" },
     });
   });
 

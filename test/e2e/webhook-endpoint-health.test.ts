@@ -9,7 +9,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { runCli, useDaemonProcess, type DaemonFixture, type DaemonHome } from "../support/cli.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, until as untilDone, type WebhookReceiver } from "./webhook-receiver.js";
+import {
+  LOOPBACK_CONFIG,
+  startWebhookReceiver,
+  until as untilDone,
+  type WebhookReceiver,
+} from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 91).toString("base64")}`;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;

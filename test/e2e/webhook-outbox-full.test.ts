@@ -5,7 +5,7 @@ import { createMemoryLogger } from "../../core/runtime/logger.js";
 import { buildEnvelope } from "../../plugins/webhook-target/envelope.js";
 import { Outbox } from "../../plugins/webhook-target/outbox/outbox.js";
 import { makeTempHome, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "./webhook-receiver.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 21).toString("base64")}`;
 

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, useDaemonProcess } from "../support/cli.js";
 import { startReceiver, type Receiver } from "../support/https-receiver.js";
-import { startWebhookReceiver, until, type WebhookReceiver } from "./webhook-receiver.js";
+import { startWebhookReceiver, until, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 41).toString("base64")}`;
 

@@ -5,9 +5,9 @@ export function registerDoctor(program: Command): void {
   program
     .command("doctor")
     .description(
-      "Check every file under $SVC_HOME (parse, checksums, modes, agreement between sentinels, webhook secrets and outbox) and the environment (Node version, git, gh, the daemon's port, NODE_EXTRA_CA_CERTS, webhooks.allowSubnets, adapters that fail to load, unknown config keys), offline and read-only, and say what to do; exit 0 when healthy (warnings allowed), 1 on any error",
+      "Check every file under $SVC_HOME (parse, checksums, modes, agreement between sentinels, webhook secrets and outbox) and the environment (Node version, git, gh, the daemon's port, NODE_EXTRA_CA_CERTS, webhooks.allowSubnets, adapters that fail to load, unknown config keys), offline and read-only, and say what to do; with a team store (SVC_STORE_URL or store.url is postgres://…), its tables instead of sentinels.json and the webhook files (schema versions, sentinel rows, secrets that open with the team key, pending bodies, the team's daemons), read-only; exit 0 when healthy (warnings allowed), 1 on any error",
     )
-    .option("--json", "machine-readable output: {healthy, home, findings: [{severity, file, message, fix}]}")
+    .option("--json", "machine-readable output: {healthy, home, store, findings: [{severity, file, message, fix}]}")
     .action(async (opts: { json?: boolean }) => {
       const [{ runDoctor }, { svcHome }] = await Promise.all([
         import("../../doctor/doctor.js"),

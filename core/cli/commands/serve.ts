@@ -21,6 +21,10 @@ function serveOptions(cmd: Command): Command {
     .option(
       "--connect <wss-url>",
       "open the outbound tunnel to this tunnel host (sets tunnel.host; token from tunnel.token or credentials.json)",
+    )
+    .option(
+      "--store <url>",
+      "team mode: keep sentinels in this PostgreSQL database, postgres://user@host:port/db (overrides SVC_STORE_URL and store.url); a URL with a password is refused, ps would show it: give the password by PGPASSWORD or ~/.pgpass",
     );
 }
 
@@ -41,6 +45,7 @@ async function serveAction(opts: ServeOptions, detach: boolean): Promise<void> {
     );
   }
   const port = opts.port === undefined ? undefined : Number(opts.port);
+  if (opts.store !== undefined) (await import("../../store/select.js")).checkStoreFlag(opts.store);
   const { authTokenFlags } = await import("../serve-auth-token.js");
   const token = await authTokenFlags(opts);
   if (detach) {
@@ -51,7 +56,7 @@ async function serveAction(opts: ServeOptions, detach: boolean): Promise<void> {
   (await import("../../runtime/young-generation.js")).holdYoungGeneration();
   const { serve } = await import("../serve.js");
   await serve(
-    { port, bind: opts.bind, ...token, profile: opts.profile, connect: opts.connect },
+    { port, bind: opts.bind, ...token, profile: opts.profile, connect: opts.connect, store: opts.store },
     { detached: opts.detachedChild === true },
   );
 }

@@ -23,6 +23,7 @@ import {
   type NewRecord,
   type OutboxRow,
   type RowStatus,
+  type SentinelTrace,
 } from "./row.js";
 import { RowTable } from "./row-table.js";
 
@@ -168,6 +169,42 @@ export class Outbox {
   /** Drops a removed sentinel's trace (its rows stay until evicted or reaped). */
   async forget(sentinelId: string): Promise<void> {
     await this.journal.append([{ op: "forget", sentinelId }]);
+  }
+
+  /** What stays of a sentinel's removed rows, or undefined (`svc store migrate` reads it). */
+  trace(sentinelId: string): SentinelTrace | undefined {
+    return this.table.traceOf(sentinelId);
+  }
+
+  /**
+   * Adds rows moved from another store (`svc store migrate`) with their exact bodies and their
+   * state, in one durable append of journal `add` records (body inline, as for a new row). A row
+   * whose event the sentinel has or had, or whose request id is taken, is skipped: importing the
+   * same rows twice adds nothing more. The row cap is not applied here; past it, terminal rows make
+   * room as usual and new events wait while every row is pending. Returns the rows added.
+   */
+  async importRows(rows: ReadonlyArray<{ row: OutboxRow; body: Buffer }>): Promise<OutboxRow[]> {
+    const keys = new Set<string>();
+    const fresh = rows.filter(({ row }) => {
+      const key = rowKey(row.sentinelId, row.eventId);
+      if (keys.has(key) || this.knows(row.sentinelId, row.eventId) || this.hasEvent(row.sentinelId, row.eventId))
+        return false;
+      if (this.table.get(row.requestId)) return false;
+      keys.add(key);
+      return true;
+    });
+    if (fresh.length === 0) return [];
+    const bodies = new Map(fresh.map(({ row, body }) => [row.requestId, body]));
+    await this.journal.append(
+      fresh.map(({ row, body }) => ({
+        op: "add" as const,
+        row: { ...row, cursor: null, bodyBytes: stagedRef(row.requestId, body) },
+        body: body.toString("base64"),
+      })),
+      (rec) => (rec.op === "add" ? this.table.liveBodies.set(rec, bodies.get(rec.row.requestId)!) : undefined),
+    );
+    this.table.sortEvictionOrder();
+    return fresh.flatMap(({ row }) => this.table.get(row.requestId) ?? []);
   }
 
   /** The row's exact body: from memory while staged or hot, else read from its segment and checked. */

@@ -53,6 +53,12 @@ export class RowTable {
     return (this.perSentinel.get(sentinelId) ?? 0) + (this.traces.get(sentinelId)?.removed ?? 0);
   }
 
+  /** One sentinel's trace, or undefined when it has none. */
+  traceOf(sentinelId: string): SentinelTrace | undefined {
+    const t = this.traces.get(sentinelId);
+    return t && { removed: t.removed, eventIds: [...t.ids] };
+  }
+
   /** Every sentinel's trace, for the snapshot. */
   traceSnapshot(): Record<string, SentinelTrace> {
     const out: Record<string, SentinelTrace> = {};

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Agent } from "undici";
 import { buildEnvelope } from "../../../plugins/webhook-target/envelope.js";
-import { benchEvent, pushAndDeliver, pushTo, SECRET, startReceiver, TLS } from "../webhook-rig.js";
+import { benchEvent, type Pushable, pushAndDeliver, pushTo, SECRET, startReceiver, TLS } from "../webhook-rig.js";
 import { serveParent } from "./ipc.js";
 import { secretKey, signedHeaders } from "./sign.js";
 
@@ -23,6 +23,13 @@ rx.onDelivered = (id) => {
   arrivals.set(id, now);
   if (markEvery && rx.delivered.size % markEvery === 0) marks.push(now);
 };
+
+/** Pushes to each target in turn, batch by batch. */
+function inTurn(targets: Array<{ url: string; token: string }>): Pushable {
+  const pushables = targets.map((t) => pushTo(t.url, t.token));
+  let next = 0;
+  return { push: (events) => pushables[next++ % pushables.length]!.push(events) };
+}
 
 const sleepUntil = (t: number) => new Promise((r) => setTimeout(r, Math.max(0, t - performance.now())));
 
@@ -54,20 +61,24 @@ serveParent({
   async url() {
     return rx.url;
   },
-  /** Pushes `n` events through 4 pushers until the receiver has them all; the ms taken and, every `markEvery` deliveries, when. */
+  /**
+   * Pushes `n` events through 4 pushers until the receiver has them all; the ms taken and, every
+   * `markEvery` deliveries, when. With `spread`, the batches go to `url` and those targets in turn.
+   */
   async push(req) {
-    const { url, token, prefix, n, sentinels } = req as unknown as {
+    const { url, token, prefix, n, sentinels, spread } = req as unknown as {
       url: string;
       token: string;
       prefix: string;
       n: number;
       sentinels: number;
+      spread?: Array<{ url: string; token: string }>;
     };
     markEvery = Number(req.markEvery ?? 0);
     marks = [];
     arrivals.clear();
     const t0 = performance.now();
-    const refused = await pushAndDeliver(pushTo(url, token), rx, prefix, n, sentinels);
+    const refused = await pushAndDeliver(inTurn([{ url, token }, ...(spread ?? [])]), rx, prefix, n, sentinels);
     const ms = performance.now() - t0;
     markEvery = 0;
     return { ms, refused, marks: marks.map((m) => m - t0) };

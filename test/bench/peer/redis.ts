@@ -5,10 +5,10 @@
  */
 import { execFileSync, spawn, spawnSync } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { trackChild, trackDir, untrackDir } from "../children.js";
+import { freePort } from "../../support/http.js";
 import { pinned } from "../webhook-rig.js";
 
 function which(command: string): string | undefined {
@@ -37,14 +37,6 @@ export function findRedis(): { path: string } | { missing: string } {
 
 export function redisVersion(path: string): string {
   return /v=(\S+)/.exec(execFileSync(path, ["--version"], { encoding: "utf8" }))?.[1] ?? "unknown";
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as { port: number };
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 export interface RedisServer {

@@ -21,6 +21,7 @@ import { dashboard } from "./dashboard.js";
 import { memory } from "./memory.js";
 import { memoryLoad } from "./memory-load.js";
 import { peer } from "./peer.js";
+import { team } from "./team.js";
 
 export const SUITES: BenchSuite[] = [
   coldStart,
@@ -40,4 +41,5 @@ export const SUITES: BenchSuite[] = [
   memory,
   memoryLoad,
   peer,
+  team,
 ];

@@ -232,6 +232,7 @@ describe("the schema covers every SPEC.md key", () => {
     features: ["pty", "llmEndpoint"],
     extJudge: ["apiKey", "model", "baseUrl"],
     tunnel: ["host", "token", "autoconnect", "e2e"],
+    store: [], // SPEC.md has no store section: svc's keys are below
   };
   // Keys svc adds where SPEC.md is silent, each documented in docs/configuration.md's reference.
   const SVC_KEYS: Record<string, string[]> = {
@@ -239,7 +240,8 @@ describe("the schema covers every SPEC.md key", () => {
     pairing: ["allowedRoots"], // where a paired device with the operate scope may work (docs/remote.md)
     defaults: ["traceEndpoint"], // where traces go (docs/tracing.md); SPEC.md names extTracing and traceRedactor
     extJudge: ["windowSec", "timeoutSec"], // the session steward's budget window and request timeout (docs/steward.md)
-    "": ["llmEndpoint"], // the sidecar's port, routes, budgets (docs/llm-endpoint.md); SPEC.md names only features.llmEndpoint
+    "": ["llmEndpoint", "store"], // the sidecar (docs/llm-endpoint.md); the team store (docs/team-mode.md)
+    store: ["url", "keyFile"], // files or PostgreSQL, and the team key (docs/team-mode.md)
   };
   it.each(Object.entries(SPEC_KEYS))("section %s", (section, keys) => {
     const shape = configSchema.shape as unknown as Record<

@@ -46,6 +46,7 @@ describe("generated configuration docs", () => {
       "extJudge",
       "tunnel",
       "webhooks",
+      "store",
     ]) {
       expect(ref).toContain(`### ${section}\n`);
     }
@@ -59,6 +60,8 @@ describe("generated configuration docs", () => {
       "SVC_PROVENANCE_WRAP_GH",
       "SVC_SESSIONS_ATTENTION_DELAY_SEC",
       "EXT_JUDGE_API_KEY",
+      "SVC_STORE_URL",
+      "SVC_STORE_KEY_FILE",
     ]) {
       expect(ref).toContain(v);
     }

@@ -14,7 +14,7 @@ describe("runDoctor", () => {
   const run = () => runDoctor(home, { env: {}, cwd: home, environment: false });
 
   it("an empty home is healthy with no findings", async () => {
-    expect(await run()).toEqual({ healthy: true, home, findings: [] });
+    expect(await run()).toEqual({ healthy: true, home, store: "file", findings: [] });
   });
 
   it("config.json holding a secret that group or others can read is a warning with the chmod that fixes it; never the secret", async () => {

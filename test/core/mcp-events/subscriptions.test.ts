@@ -14,7 +14,7 @@ import { writeCheckedDoc } from "../../../core/storage/checked-doc.js";
 import { makeTempHome } from "../../support/cli.js";
 import { startReceiver } from "../../support/https-receiver.js";
 import { until } from "../../support/until.js";
-import { startWebhookReceiver, type WebhookReceiver } from "../../e2e/webhook-receiver.js";
+import { startWebhookReceiver, type WebhookReceiver } from "../../support/webhook-receiver.js";
 import { OWNER, as, rpcFailure, startEventsHarness, type EventsHarness } from "./support/harness.js";
 
 const secretOf = (fill: number) => `whsec_${Buffer.alloc(32, fill).toString("base64")}`;

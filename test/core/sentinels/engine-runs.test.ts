@@ -158,4 +158,19 @@ describe("sentinel engine: runs handed to a target's deliverMany", () => {
     expect(outcomes(again)).toEqual(["delivered", "delivered", "delivered"]);
     expect((await h.engine.project(p.id)).deliveredCount).toBe(3);
   });
+  it("an event the target answers duplicate (another daemon accepted it) is reported duplicate, never counted", async () => {
+    const p = await h.engine.create(spec("s"), "loopback");
+    h.rec.ack = "duplicate";
+    const one = await h.engine.ingest("agentpush", [ev("x", ["s"])]);
+    const run = await h.engine.ingest(
+      "agentpush",
+      ids(3).map((id) => ev(id, ["s"])),
+    );
+    expect([outcomes(one), outcomes(run)]).toEqual([["duplicate"], ["duplicate", "duplicate", "duplicate"]]);
+    expect(h.rec.runs).toEqual([3]);
+    expect((await h.engine.project(p.id)).deliveredCount).toBe(0);
+    expect(h.daemonEvents.filter((e) => e.type === "sentinel:matched")).toEqual([]);
+    h.rec.ack = "now";
+    expect(outcomes(await h.engine.ingest("agentpush", [ev("x", ["s"])]))).toEqual(["delivered"]);
+  });
 });

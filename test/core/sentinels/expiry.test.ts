@@ -4,8 +4,9 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../../../core/runtime/clock.js";
 import { SentinelDedup } from "../../../core/sentinels/dedup.js";
 import { SENTINEL_STORE } from "../../../core/sentinels/tokens.js";
-import { resolve } from "../../../core/tokens.js";
+import { SERVICES, resolve } from "../../../core/tokens.js";
 import { makeTempHome } from "../../support/cli.js";
+import { switchableLeadership } from "../../support/leadership.js";
 import { ev, spec, startHarness, type Harness } from "./harness.js";
 
 let home: string;
@@ -263,5 +264,48 @@ describe("until: count and subject_terminal", () => {
     await writeFile(join(home, "sentinels-dedup", `${p.id}.log`), 'not json\n{"q":');
     h = await startHarness(home, { clock });
     expect((await h.engine.project(p.id)).status).toBe("active");
+  });
+});
+
+describe("in a team (several daemons on one store)", () => {
+  it("the periodic tick sweeps only on the holder of the lease team:expiry-sweep", async () => {
+    await h.stop();
+    const roles = switchableLeadership();
+    h = await startHarness(home, {
+      clock,
+      before: (c) => resolve(c, SERVICES).provide("leadership", roles.leadership),
+    });
+    expect(roles.asked).toEqual(["team:expiry-sweep"]);
+    const p = await h.engine.create(spec("s", at(1000)), "loopback");
+    clock.advance(1000);
+    h.ticker.fire();
+    await h.engine.settled();
+    expect(ended(h)).toEqual([]);
+    roles.holding = true;
+    h.ticker.fire();
+    await h.engine.settled();
+    await expectExpired(h, p.id, "at", "tick");
+    await h.stop();
+    expect(roles.released).toEqual(["team:expiry-sweep"]);
+    h = await startHarness(home, { clock });
+  });
+
+  it("a sentinel another daemon expired meanwhile is not expired, announced or told twice", async () => {
+    const p = await h.engine.create(spec("s", at(1000)), "loopback");
+    const other = await startHarness(home, { clock });
+    try {
+      clock.advance(1000);
+      await h.engine.sweep("tick");
+      clock.advance(5);
+      // `other` still has it active in memory; the store holds h's end.
+      expect(await other.engine.sweep("tick")).toEqual([]);
+      expect(ended(other)).toEqual([]);
+      expect(other.daemonEvents.filter((e) => e.type === "sentinel:ended")).toEqual([]);
+      expect(other.rec.hooks).not.toContain(`expired:${p.id}`);
+      const stored = (await readFile(join(home, "sentinels.json"), "utf8")).toString();
+      expect(JSON.parse(stored).sentinels[0]).toMatchObject({ status: "expired", endedAt: clock.now() - 5 });
+    } finally {
+      await other.stop();
+    }
   });
 });

@@ -3,6 +3,7 @@
  * a memory logger and test plugins added to the registry directly (no loader involved).
  */
 import type { DependencyContainer } from "tsyringe";
+import type { DaemonModule } from "../../../core/daemon/module.js";
 import { z } from "zod";
 import { createContainer } from "../../../core/container.js";
 import {
@@ -140,15 +141,28 @@ export function newRecorder(): Recorder {
   return { delivered: [], hooks: [], ack: "now", failNext: 0, polls: 0, watched: [], runs: [] };
 }
 
-/** Starts the sentinels module on `home` (call again on the same home to simulate a restart). */
+/**
+ * Starts the sentinels module on `home` (call again on the same home to simulate a restart);
+ * `before` sees the container first (host services of the test's own).
+ */
 export async function startHarness(
   home: string,
-  opts: { clock?: FakeClock; rec?: Recorder; plugins?: (rec: Recorder) => AnyPlugin[] } = {},
+  opts: {
+    clock?: FakeClock;
+    rec?: Recorder;
+    plugins?: (rec: Recorder) => AnyPlugin[];
+    before?: (c: DependencyContainer) => void;
+    /** The daemon's environment (e.g. SVC_STORE_URL for team mode). */
+    env?: NodeJS.ProcessEnv;
+    /** Modules started before the sentinels module, stopped after it (e.g. the store module). */
+    modules?: DaemonModule[];
+  } = {},
 ): Promise<Harness> {
   const clock = opts.clock ?? new FakeClock();
   const rec = opts.rec ?? newRecorder();
   const logger = createMemoryLogger();
-  const c = await createContainer({ home, env: {}, clock, logger });
+  const c = await createContainer({ home, env: opts.env ?? {}, clock, logger });
+  for (const m of opts.modules ?? []) await m.start(c);
   const ticker = new ManualTicker();
   registerValue(c, SENTINEL_TICKER, ticker);
   const registry = resolve(c, PLUGINS);
@@ -162,9 +176,14 @@ export async function startHarness(
   }
   const daemonEvents: StampedEvent[] = [];
   resolve(c, DAEMON_EVENTS).subscribe((e) => daemonEvents.push(e));
+  opts.before?.(c);
   await sentinelsModule.start(c);
   const engine = resolve(c, SENTINELS) as SentinelEngine;
-  return { c, engine, clock, ticker, rec, logs: logger.lines, daemonEvents, stop: () => sentinelsModule.stop!(c) };
+  const stop = async () => {
+    await sentinelsModule.stop!(c);
+    for (const m of [...(opts.modules ?? [])].reverse()) await m.stop?.(c);
+  };
+  return { c, engine, clock, ticker, rec, logs: logger.lines, daemonEvents, stop };
 }
 
 export const spec = (subject: string | string[], extra: Record<string, unknown> = {}) => ({

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FIXTURE_AGENTS } from "../../core/sessions/harness.js";
 import { runCli, useDaemonProcess } from "../../support/cli.js";
 import { REPO_ROOT } from "../../support/paths.js";
-import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "../webhook-receiver.js";
+import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "../../support/webhook-receiver.js";
 import { launchChromium } from "../../support/chromium.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;

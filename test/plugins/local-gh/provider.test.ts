@@ -2,6 +2,8 @@ import { describe, expect, it } from "vitest";
 import type { PluginContext } from "../../../core/plugin-api/index.js";
 import { createGhCli } from "../../../plugins/github-common/index.js";
 import localGh, { createLocalGhProvider } from "../../../plugins/local-gh/index.js";
+import { switchableLeadership } from "../../support/leadership.js";
+import { until } from "../../support/until.js";
 import { MemoryCredentials, RecordingIngress, fakeGh, pluginContext, sentinel } from "./helpers.js";
 
 describe("local-gh provider", () => {
@@ -99,5 +101,48 @@ describe("local-gh watch", () => {
     await p.pollNow!(); // behind both early cycles
     const pulls = (await fake.calls()).filter((c) => c.path === "repos/acme/api/pulls/42");
     expect(pulls).toHaveLength(2);
+  });
+});
+
+describe("local-gh in a team: one poller, the holder of the lease provider:local-gh", () => {
+  it("polls only while it holds the lease: none before, at once when gained, none after it is lost", async () => {
+    const fake = await fakeGh("pr-42");
+    const s = sentinel("s", ["github:acme/api#42"], Date.parse("2026-01-10T09:20:00Z"));
+    const ingress = new RecordingIngress([s]);
+    const roles = switchableLeadership();
+    // Sleeps end when the test says so.
+    const sleeps: Array<{ ms: number; wake(): void }> = [];
+    const sleep: PluginContext["sleep"] = (ms) => new Promise((wake) => sleeps.push({ ms, wake }));
+    const ctx = {
+      ...pluginContext({ sentinels: ingress, credentials: new MemoryCredentials(), leadership: roles.leadership }),
+      sleep,
+    };
+    const p = createLocalGhProvider(ctx, fake.gh);
+    const pulls = async () => (await fake.calls()).filter((c) => c.path === "repos/acme/api/pulls/42").length;
+
+    await p.start!();
+    await until(() => (sleeps.length === 1 ? true : undefined), "the poller waiting for the lease");
+    expect(roles.asked).toEqual(["provider:local-gh"]);
+    expect(sleeps[0]!.ms).toBe(1_000);
+    await p.watch!(s); // no early cycle either
+    await p.pollNow!(); // an explicit poll still runs (after any cycle queued before it)
+    expect(await pulls()).toBe(1);
+
+    roles.holding = true;
+    sleeps[0]!.wake();
+    await until(() => (sleeps.length === 2 ? true : undefined), "the poller's cycle once it holds the lease");
+    expect(await pulls()).toBe(2);
+    expect(sleeps[1]!.ms).toBe(60_000);
+
+    roles.holding = false;
+    sleeps[1]!.wake();
+    await until(() => (sleeps.length === 3 ? true : undefined), "the poller waiting for the lease again");
+    expect(sleeps[2]!.ms).toBe(1_000);
+    expect(await pulls()).toBe(2);
+
+    const stopped = p.stop!();
+    sleeps[2]!.wake();
+    await stopped;
+    expect(roles.released).toEqual(["provider:local-gh"]);
   });
 });

@@ -92,6 +92,8 @@ export function testContext(
     config?: Record<string, unknown>;
     egress?: Egress;
     events?: DaemonEventSink;
+    /** More host services (team mode: `teamDatabase`, `teamJobs`). */
+    services?: Record<string, unknown>;
   } = {},
 ) {
   const clock = opts.clock ?? new FakeClock(Date.now());
@@ -100,6 +102,7 @@ export function testContext(
     sentinels,
     ...(opts.egress ? { egress: opts.egress } : {}),
     ...(opts.events ? { events: opts.events } : {}),
+    ...opts.services,
   };
   const ctx: PluginContext = {
     type: "target",

@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 import type { ServerResponse } from "node:http";
 import { Webhook } from "standardwebhooks";
-import { startReceiver, type Receiver, type SeenRequest } from "../support/https-receiver.js";
+import { startReceiver, type Receiver, type SeenRequest } from "./https-receiver.js";
 
 export interface Delivery {
   id: string;

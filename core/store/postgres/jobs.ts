@@ -1,0 +1,152 @@
+/**
+ * The team's job queue ({@link TeamJobs}, host service `teamJobs`) on graphile-worker: jobs are
+ * rows of the `graphile_worker` schema, added inside the caller's transaction (a job exists only
+ * if the records it acts on committed), picked up through graphile-worker's LISTEN/NOTIFY within
+ * milliseconds, each held by one daemon at a time. Every job this daemon holds is locked by an id
+ * starting with `<daemonId>/`: the dead-daemon sweep (core/store/postgres/leases) force-unlocks a
+ * dead daemon's jobs by that prefix, and another daemon runs them. Loaded only in team mode.
+ */
+import { Logger as WorkerLogger, run, runMigrations, type Runner, type WorkerEvents } from "graphile-worker";
+import { EventEmitter } from "node:events";
+import pg from "pg";
+import type { DependencyContainer } from "tsyringe";
+import type { TeamDatabase, TeamJob, TeamJobs, TeamSql } from "../../plugin-api/team.js";
+import { registerValue } from "../../runtime/inject.js";
+import type { Logger } from "../../runtime/logger.js";
+import { SERVICES, resolve, token } from "../../tokens.js";
+import { storeError } from "./errors.js";
+
+export interface TeamJobsOptions {
+  /** The team store's URL (graphile-worker gets a pool of its own). */
+  url: string;
+  logger: Logger;
+  /** Connections of that pool (default 8). */
+  max?: number;
+  /** How often idle workers look for jobs due later (retries' `runAt`; default 200 ms). */
+  pollIntervalMs?: number;
+}
+
+export interface OpenTeamJobs extends TeamJobs {
+  /** Stops every worker (jobs in progress finish, jobs fetched but not started are given back), then the pool. */
+  stop(): Promise<void>;
+}
+
+/** A run that keeps failing is given up after this many tries (its handler threw each time). */
+const MAX_ATTEMPTS = 25;
+/** Serializes graphile-worker's migrations between daemons starting together. */
+const MIGRATION_LOCK = 0x73766a6f; // "svjo"
+
+/** The id prefix that marks this daemon's locks on jobs (the lease sweep's contract). */
+export const jobLockPrefix = (daemonId: string): string => `${daemonId}/`;
+
+/** Opens the queue: graphile-worker's schema is migrated (once per team, under a lock) before this resolves. */
+export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: TeamJobsOptions): Promise<OpenTeamJobs> {
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.max ?? 8,
+    connectionTimeoutMillis: 5_000,
+    application_name: `svc ${db.daemonId} jobs`,
+  });
+  const lost = (err: Error) => opts.logger.warn("team job queue connection lost", { error: err.message });
+  // An idle or checked-out client's error (the server restarting) must not crash the daemon.
+  pool.on("error", lost);
+  pool.on("connect", (client) => client.on("error", lost));
+  const logger = workerLogger(opts.logger);
+  try {
+    const lock = await pool.connect();
+    try {
+      await lock.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
+      await runMigrations({ pgPool: pool, logger });
+    } finally {
+      await lock.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => undefined);
+      lock.release();
+    }
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw storeError(err, opts.url);
+  }
+  const runners: Runner[] = [];
+  let stopped = false;
+
+  return {
+    async add(sql: TeamSql, job) {
+      await sql.query("SELECT graphile_worker.add_job($1, $2::json, run_at => $3, job_key => $4, max_attempts => $5)", [
+        job.task,
+        JSON.stringify(job.payload),
+        job.runAt ?? null,
+        job.key ?? null,
+        MAX_ATTEMPTS,
+      ]);
+    },
+
+    async work(task, handler, { concurrency }) {
+      if (stopped) return async () => undefined;
+      const events: WorkerEvents = new EventEmitter();
+      // graphile-worker locks jobs with its pool's id (`pool-<random>`); emitted synchronously before
+      // any job is fetched, this makes every lock this daemon takes carry its id.
+      events.on("pool:create", ({ workerPool }) => {
+        (workerPool as { id: string }).id = `${jobLockPrefix(db.daemonId)}${workerPool.id}`;
+      });
+      const runner = await run({
+        pgPool: pool,
+        logger,
+        events,
+        concurrency,
+        noHandleSignals: true,
+        pollInterval: opts.pollIntervalMs ?? 200,
+        // Jobs are fetched in batches (one query feeds many workers), small enough that the other daemons get their share.
+        // Completions and failures go through graphile's batcher, which retries them across a
+        // PostgreSQL restart (20 tries, up to 30 s apart); unbatched, a failed write is an unhandled
+        // rejection that ends the daemon.
+        preset: {
+          worker: { localQueue: { size: Math.min(concurrency, 32) }, completeJobBatchDelay: 0, failJobBatchDelay: 0 },
+        },
+        taskList: {
+          [task]: async (payload, helpers) => {
+            const job: TeamJob = { id: String(helpers.job.id), attempts: helpers.job.attempts };
+            await handler((payload ?? {}) as Record<string, unknown>, job);
+          },
+        },
+      });
+      runners.push(runner);
+      return async () => {
+        runners.splice(runners.indexOf(runner), 1);
+        await runner.stop().catch(() => undefined);
+      };
+    },
+
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await Promise.all(runners.map((r) => r.stop().catch(() => undefined)));
+      await pool.end().catch(() => undefined);
+    },
+  };
+}
+
+/** graphile-worker's log lines into the daemon's logger (its chatter at debug). */
+function workerLogger(log: Logger): WorkerLogger {
+  return new WorkerLogger(() => (level, message) => {
+    const fields = { source: "graphile-worker" };
+    if (level === "error") log.error(message, fields);
+    else if (level === "warning") log.warn(message, fields);
+    else log.debug(message, fields);
+  });
+}
+
+/**
+ * Team mode's start (the store module calls it once the database is open): opens the queue and
+ * offers it as the host service `teamJobs`. The caller stops it before closing the database.
+ */
+export async function provideTeamJobs(
+  c: DependencyContainer,
+  o: { db: Pick<TeamDatabase, "daemonId">; url: string; logger: Logger },
+): Promise<OpenTeamJobs> {
+  const jobs = await openTeamJobs(o.db, { url: o.url, logger: o.logger });
+  registerValue(c, TEAM_JOBS, jobs);
+  resolve(c, SERVICES).provide("teamJobs", jobs);
+  return jobs;
+}
+
+/** The open queue (team mode only), for the store module's stop. */
+export const TEAM_JOBS = token<OpenTeamJobs>("teamJobs");

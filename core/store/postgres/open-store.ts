@@ -1,0 +1,54 @@
+/**
+ * Team mode's start (loaded only then, by core/store/module.ts): loads the team key, opens the
+ * pool (one connection checked: a wrong URL, password, server or database fails here), applies
+ * the core migrations (a schema newer than this svc is refused before anything is written), checks
+ * that its key is the team's (key-check.ts), opens the job queue, then registers STORE and offers
+ * the host services `teamDatabase` and `teamJobs`. A failure closes what it opened.
+ */
+import { hostname } from "node:os";
+import type { DependencyContainer } from "tsyringe";
+import type { ValueSource } from "../../config/config-service.js";
+import { formatSource } from "../../config/resolve.js";
+import { registerValue } from "../../runtime/inject.js";
+import type { Logger } from "../../runtime/logger.js";
+import { RANDOM, SERVICES, resolve } from "../../tokens.js";
+import { STORE } from "../tokens.js";
+import { CORE_MIGRATIONS } from "./core-schema.js";
+import { openTeamDatabase } from "./database.js";
+import { describeStore } from "./errors.js";
+import { provideTeamJobs, type OpenTeamJobs } from "./jobs.js";
+import { checkTeamKey } from "./key-check.js";
+import { loadTeamKey } from "./secret-key.js";
+
+export interface TeamStoreOptions {
+  url: string;
+  env: NodeJS.ProcessEnv;
+  home: string;
+  keyFile?: string;
+  keyFileSource?: ValueSource;
+  logger: Logger;
+}
+
+export async function openTeamStore(c: DependencyContainer, o: TeamStoreOptions): Promise<void> {
+  const key = await loadTeamKey({
+    env: o.env,
+    home: o.home,
+    keyFile: o.keyFile,
+    keyFileFrom: o.keyFileSource?.kind === "env" ? formatSource(o.keyFileSource) : "config.json store.keyFile",
+  });
+  const where = describeStore(o.url);
+  const daemonId = `${hostname()}-${process.pid}-${resolve(c, RANDOM).ulid()}`;
+  const db = await openTeamDatabase({ url: o.url, key, daemonId, logger: o.logger });
+  let jobs: OpenTeamJobs | undefined;
+  try {
+    await db.migrate("core", CORE_MIGRATIONS);
+    await checkTeamKey(db);
+    jobs = await provideTeamJobs(c, { db, url: o.url, logger: o.logger.child({ area: "jobs" }) });
+  } catch (err) {
+    await db.close().catch(() => undefined);
+    throw err;
+  }
+  registerValue(c, STORE, { kind: "postgres", where, db, jobs });
+  resolve(c, SERVICES).provide("teamDatabase", db);
+  o.logger.info("team store opened", { store: where, daemon: daemonId });
+}

@@ -1,0 +1,152 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { openTeamDatabase, type OpenTeamDatabase } from "../../../../core/store/postgres/database.js";
+import { jobLockPrefix, openTeamJobs, type OpenTeamJobs } from "../../../../core/store/postgres/jobs.js";
+import { createLogger } from "../../../../core/runtime/logger.js";
+import { postgresMissing, startPostgres, type PostgresServer } from "../../../support/postgres.js";
+import { until } from "../../../support/until.js";
+
+const missing = postgresMissing();
+if (missing) console.warn(missing);
+
+describe.skipIf(!!missing)("team job queue (graphile-worker)", () => {
+  let server: PostgresServer;
+  const logger = createLogger({ level: "error" });
+  const open: Array<{ close(): Promise<void> } | { stop(): Promise<void> }> = [];
+
+  beforeAll(async () => {
+    server = await startPostgres();
+  });
+  afterAll(async () => {
+    for (const o of open.reverse()) await ("stop" in o ? o.stop() : o.close()).catch(() => undefined);
+    await server?.destroy();
+  });
+
+  /** One daemon's database and queue on a fresh database `name`. */
+  const daemon = async (name: string, id: string): Promise<{ db: OpenTeamDatabase; jobs: OpenTeamJobs }> => {
+    const url = server.url(name);
+    const db = await openTeamDatabase({ url, key: randomBytes(32), daemonId: id, logger });
+    open.push(db);
+    const jobs = await openTeamJobs(db, { url, logger });
+    open.push(jobs);
+    return { db, jobs };
+  };
+
+  it("runs a job added in a committed transaction once, and never one whose transaction rolled back", async () => {
+    await server.createDatabase("commit");
+    const { db, jobs } = await daemon("commit", "a-1");
+    const ran: string[] = [];
+    const locks: string[] = [];
+    await jobs.work(
+      "t",
+      async (payload) => {
+        const r = await db.query<{ locked_by: string }>("SELECT locked_by FROM graphile_worker.jobs");
+        locks.push(...r.rows.map((row) => row.locked_by));
+        ran.push(String(payload.n));
+      },
+      { concurrency: 2 },
+    );
+    await expect(
+      db.tx(async (sql) => {
+        await jobs.add(sql, { task: "t", payload: { n: "rolled-back" } });
+        throw new Error("abandon");
+      }),
+    ).rejects.toThrow("abandon");
+    await db.tx((sql) => jobs.add(sql, { task: "t", payload: { n: "committed" }, key: "k1" }));
+    await until(() => (ran.length >= 1 ? true : undefined), "the committed job to run");
+    await until(
+      async () => ((await db.query("SELECT 1 FROM graphile_worker.jobs")).rowCount === 0 ? true : undefined),
+      "the queue to empty",
+    );
+    expect(ran).toEqual(["committed"]);
+    // Locks carry the daemon's id: the dead-daemon sweep unlocks by that prefix.
+    expect(locks.length).toBeGreaterThan(0);
+    for (const l of locks) expect(l.startsWith("a-1/")).toBe(true);
+  });
+
+  it("two daemons on two pools share 200 jobs, each run exactly once", async () => {
+    await server.createDatabase("share");
+    const a = await daemon("share", "a-2");
+    const b = await daemon("share", "b-2");
+    const runs = new Map<number, string[]>();
+    const handler = (who: string) => async (payload: Record<string, unknown>) => {
+      await new Promise((r) => setImmediate(r));
+      const n = payload.n as number;
+      runs.set(n, [...(runs.get(n) ?? []), who]);
+    };
+    await a.jobs.work("share", handler("a"), { concurrency: 4 });
+    await b.jobs.work("share", handler("b"), { concurrency: 4 });
+    await a.db.tx(async (sql) => {
+      for (let n = 0; n < 100; n++) await a.jobs.add(sql, { task: "share", payload: { n } });
+    });
+    await b.db.tx(async (sql) => {
+      for (let n = 100; n < 200; n++) await b.jobs.add(sql, { task: "share", payload: { n } });
+    });
+    await until(() => (runs.size === 200 ? true : undefined), "200 jobs to run", 60_000);
+    await until(
+      async () => ((await a.db.query("SELECT 1 FROM graphile_worker.jobs")).rowCount === 0 ? true : undefined),
+      "the queue to empty",
+    );
+    expect([...runs.values()].every((who) => who.length === 1)).toBe(true);
+    const by = [...runs.values()].flat();
+    expect(by.includes("a") && by.includes("b")).toBe(true);
+  });
+
+  it("a job due later runs once its time comes, and a second add with the same key replaces the waiting one", async () => {
+    await server.createDatabase("later");
+    const { db, jobs } = await daemon("later", "a-3");
+    const ran: unknown[] = [];
+    await jobs.work("later", async (payload) => void ran.push(payload.v), { concurrency: 1 });
+    const runAt = new Date(Date.now() + 300);
+    await db.tx((sql) => jobs.add(sql, { task: "later", payload: { v: 1 }, key: "same", runAt }));
+    await db.tx((sql) => jobs.add(sql, { task: "later", payload: { v: 2 }, key: "same", runAt }));
+    await until(() => (ran.length > 0 ? true : undefined), "the keyed job to run");
+    await until(
+      async () => ((await db.query("SELECT 1 FROM graphile_worker.jobs")).rowCount === 0 ? true : undefined),
+      "the queue to empty",
+    );
+    expect(ran).toEqual([2]);
+  });
+
+  it("stops gracefully: a job in progress finishes before stop resolves", async () => {
+    await server.createDatabase("stop");
+    const { db, jobs } = await daemon("stop", "a-4");
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let started = false;
+    let finished = false;
+    await jobs.work(
+      "slow",
+      async () => {
+        started = true;
+        await gate;
+        finished = true;
+      },
+      { concurrency: 1 },
+    );
+    await db.tx((sql) => jobs.add(sql, { task: "slow", payload: {} }));
+    await until(() => (started ? true : undefined), "the slow job to start");
+    const stopping = jobs.stop();
+    release();
+    await stopping;
+    expect(finished).toBe(true);
+    expect((await db.query("SELECT 1 FROM graphile_worker.jobs")).rowCount).toBe(0);
+  });
+  it("a job a dead daemon held runs on another daemon once its locks are released by the daemon-id prefix", async () => {
+    await server.createDatabase("dead");
+    const { db, jobs } = await daemon("dead", "b-5");
+    await db.tx((sql) => jobs.add(sql, { task: "orphan", payload: { v: 1 } }));
+    // What a daemon killed mid-job leaves: the job locked by one of its pools.
+    await db.query("UPDATE graphile_worker._private_jobs SET locked_by = 'dead-5/pool-1', locked_at = now()");
+    const ran: unknown[] = [];
+    await jobs.work("orphan", async (payload) => void ran.push(payload.v), { concurrency: 1 });
+    // The dead-daemon sweep's release (core/store/postgres leases): every lock under the dead daemon's prefix.
+    await db.query(
+      `SELECT graphile_worker.force_unlock_workers(ARRAY(
+         SELECT DISTINCT locked_by FROM graphile_worker._private_jobs WHERE locked_by LIKE $1))`,
+      [`${jobLockPrefix("dead-5")}%`],
+    );
+    await until(() => (ran.length > 0 ? true : undefined), "the released job to run");
+    expect(ran).toEqual([1]);
+  });
+});
