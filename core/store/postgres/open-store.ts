@@ -11,6 +11,7 @@ import type { ValueSource } from "../../config/config-service.js";
 import { formatSource } from "../../config/resolve.js";
 import { registerValue } from "../../runtime/inject.js";
 import type { Logger } from "../../runtime/logger.js";
+import { HELD_SECRETS } from "../../redaction/held-secrets.js";
 import { RANDOM, SERVICES, resolve } from "../../tokens.js";
 import { STORE } from "../tokens.js";
 import { CORE_MIGRATIONS } from "./core-schema.js";
@@ -48,6 +49,9 @@ export async function openTeamStore(c: DependencyContainer, o: TeamStoreOptions)
     await db.close().catch(() => undefined);
     throw err;
   }
+  // The URL's password (SVC_STORE_URL is not a secret-named variable) is a secret the redaction floor removes.
+  const password = URL.canParse(o.url) ? decodeURIComponent(new URL(o.url).password) : "";
+  if (password) resolve(c, HELD_SECRETS).add({ name: "team store URL", values: () => [password] });
   registerValue(c, STORE, { kind: "postgres", where, db, jobs });
   resolve(c, SERVICES).provide("teamDatabase", db);
   o.logger.info("team store opened", { store: where, daemon: daemonId });

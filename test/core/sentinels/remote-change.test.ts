@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SENTINEL_STORE } from "../../../core/sentinels/tokens.js";
 import { storeModule } from "../../../core/store/module.js";
+import { HELD_SECRETS } from "../../../core/redaction/held-secrets.js";
 import { resolve } from "../../../core/tokens.js";
 import { makeTempHome } from "../../support/cli.js";
 import { type PostgresServer, postgresMissing, startPostgres } from "../../support/postgres.js";
@@ -37,6 +38,11 @@ describe.skipIf(!!missing)("a sentinel changed by another daemon of the team", (
     await b?.stop();
     for (const c of cleanups) await c();
     await server?.destroy();
+  });
+
+  it("holds the store URL's password as a secret, so no trace or judge request carries it", async () => {
+    const { values } = await resolve(a.c, HELD_SECRETS).values();
+    expect(values).toContain(new URL(server.url()).password);
   });
 
   const gh = (subject: string, extra: Record<string, unknown> = {}) =>
