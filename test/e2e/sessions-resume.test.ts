@@ -132,6 +132,9 @@ describe.runIf(existsSync("/proc/self/stat"))("resuming a session", () => {
 
     expect(await ask(daemon, parent.id, "what did I say first?")).toBe("you said first: my name is Ada");
 
+    // The answer reached the caller; its transcript line may land a moment later (a busy machine).
+    const updates = async () => (await lines(parent.eventsPath)).filter((l) => l.type === "update").length;
+    await until(async () => (await updates()) >= 2, "the answer's update in the transcript");
     const after = await lines(parent.eventsPath);
     expect(after.slice(0, before.length)).toEqual(before);
     expect(after.map((l) => l.seq)).toEqual(after.map((_, i) => i + 1));
