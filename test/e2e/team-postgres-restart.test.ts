@@ -55,15 +55,19 @@ describe("team mode: PostgreSQL restarted in the middle of a storm", () => {
       storm.accepted.set(probes[i]!.id, sentinels[(i + 1) % sentinels.length]!);
     }
     await storm.done;
-    await until(async () => (await pendingRows(team, sentinels)) === 0, "no pending row", 300_000).catch(async (err: Error) => {
-      const stuck = await team.sql(
-        `SELECT o.request_id, o.attempts, o.last_error, o.last_at, o.created_at, j.run_at, j.attempts AS job_attempts,
+    await until(async () => (await pendingRows(team, sentinels)) === 0, "no pending row", 300_000).catch(
+      async (err: Error) => {
+        const stuck = await team.sql(
+          `SELECT o.request_id, o.attempts, o.last_error, o.last_at, o.created_at, j.run_at, j.attempts AS job_attempts,
            j.locked_at, j.locked_by, j.last_error AS job_error, now() AS db_now
          FROM webhook_outbox o LEFT JOIN graphile_worker._private_jobs j ON j.key = o.request_id
          WHERE o.status = 'pending' ORDER BY o.created_at LIMIT 30`,
-      );
-      throw new Error(`${err.message}\n${JSON.stringify(stuck, null, 1)}\n${team.daemon(0).logs().split("\n").slice(-60).join("\n")}\n${team.daemon(1).logs().split("\n").slice(-60).join("\n")}`);
-    });
+        );
+        throw new Error(
+          `${err.message}\n${JSON.stringify(stuck, null, 1)}\n${team.daemon(0).logs().split("\n").slice(-60).join("\n")}\n${team.daemon(1).logs().split("\n").slice(-60).join("\n")}`,
+        );
+      },
+    );
     expect(team.alive(0) && team.alive(1), "both daemons lived through the outage").toBe(true);
     const statuses = Object.fromEntries(storm.answers);
     expect(
