@@ -33,6 +33,11 @@ export interface TeamJobsOptions {
   pollIntervalMs?: number;
   /** First wait before a worker pool that stopped on its own is started again (default 1 s, doubling to 30 s). */
   restartDelayMs?: number;
+  /**
+   * A task's workers that took no job for this long while one has been due this long, with room
+   * for more, are taken for stalled and started again (default 30 s).
+   */
+  stallAfterMs?: number;
   /** Told of each worker pool this queue starts (observation: a test stops one as a fatal error would). */
   onPool?: (pool: WorkerPool) => void;
 }
@@ -47,6 +52,13 @@ const MAX_ATTEMPTS = 25;
 /** Serializes graphile-worker's migrations between daemons starting together. */
 const MIGRATION_LOCK = 0x73766a6f; // "svjo"
 
+/** A job of task $1 due for more than $2 ms that no worker holds (the stall watchdog's question). */
+const STALLED_JOB = `SELECT 1 FROM graphile_worker._private_jobs j
+  JOIN graphile_worker._private_tasks t ON t.id = j.task_id
+  WHERE t.identifier = $1 AND j.locked_at IS NULL AND j.attempts < j.max_attempts
+    AND j.run_at < now() - make_interval(secs => $2::double precision / 1000)
+  LIMIT 1`;
+
 /** The id prefix that marks this daemon's locks on jobs (the lease sweep's contract). */
 export const jobLockPrefix = (daemonId: string): string => `${daemonId}/`;
 
@@ -56,6 +68,9 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
     connectionString: opts.url,
     max: opts.max ?? 8,
     connectionTimeoutMillis: 5_000,
+    // No statement of the queue takes long: one that hangs (a connection lost without a reset) errors instead.
+    query_timeout: 60_000,
+    keepAlive: true,
     application_name: `svc ${db.daemonId} jobs`,
   });
   const lost = (err: Error) => opts.logger.warn("team job queue connection lost", { error: err.message });
@@ -125,6 +140,9 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
       let retry: NodeJS.Timeout | undefined;
       const firstWait = opts.restartDelayMs ?? 1_000;
       let wait = firstWait;
+      /** Jobs this daemon runs now, and when it last took one (the stall watchdog's evidence). */
+      let busy = 0;
+      let lastTaken = Date.now();
 
       const start = async (): Promise<void> => {
         const events: WorkerEvents = new EventEmitter();
@@ -152,12 +170,19 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
           taskList: {
             [task]: async (payload, helpers) => {
               const job: TeamJob = { id: String(helpers.job.id), attempts: helpers.job.attempts };
-              await handler((payload ?? {}) as Record<string, unknown>, job);
+              busy++;
+              lastTaken = Date.now();
+              try {
+                await handler((payload ?? {}) as Record<string, unknown>, job);
+              } finally {
+                busy--;
+              }
             },
           },
         });
         if (ended || stopped) return void (await runner.stop().catch(() => undefined));
         current = runner;
+        lastTaken = Date.now();
         runners.add(runner);
         const startedAt = Date.now();
         const onEnd = (reason: string) => {
@@ -203,9 +228,40 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
         wait = Math.min(wait * 2, 30_000);
       };
 
+      /**
+       * graphile-worker's workers can stop taking jobs after PostgreSQL went away, without an error
+       * or an end (graphile/worker#185): jobs stay due, unlocked, for good. Seen here after a
+       * restart under load. A stalled pool is stopped; its end starts a new one (above).
+       */
+      const stallMs = opts.stallAfterMs ?? 30_000;
+      let checking = false;
+      const checkStall = async () => {
+        if (stopped) return clearInterval(watchdog);
+        const runner = current;
+        if (!runner || checking || busy >= concurrency || Date.now() - lastTaken < stallMs) return;
+        checking = true;
+        try {
+          const { rows } = await pool.query(STALLED_JOB, [task, stallMs]);
+          if (rows.length === 0 || runner !== current || ended || stopped) return;
+          lastTaken = Date.now();
+          opts.logger.error("team job queue took no job though jobs are due; starting it again", {
+            task,
+            idleMs: stallMs,
+          });
+          await runner.stop();
+        } catch (err) {
+          opts.logger.debug("team job queue stall check failed", { task, error: (err as Error).message });
+        } finally {
+          checking = false;
+        }
+      };
+      const watchdog = setInterval(() => void checkStall(), Math.max(Math.floor(stallMs / 3), 50));
+      watchdog.unref();
+
       await start();
       return async () => {
         ended = true;
+        clearInterval(watchdog);
         clearTimeout(retry);
         if (current) runners.delete(current);
         await current?.stop().catch(() => undefined);

@@ -1,4 +1,5 @@
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTeamDatabase, type OpenTeamDatabase } from "../../../../core/store/postgres/database.js";
 import type { WorkerPool } from "graphile-worker";
@@ -237,5 +238,34 @@ describe.skipIf(!!missing)("team job queue (graphile-worker)", () => {
     await db.tx((sql) => jobs.add(sql, { task: "r", payload: { v: 3 } }));
     await until(() => (ran.includes(3) ? true : undefined), "a new job to run on the new pool");
     expect(ran.sort()).toEqual([1, 2, 3]);
+  });
+
+  it("workers that take no job while one is due are taken for stalled and started again", async () => {
+    await server.createDatabase("stall");
+    const pools: WorkerPool[] = [];
+    const { db, jobs } = await daemon("stall", "a-8", {
+      onPool: (p) => pools.push(p),
+      restartDelayMs: 50,
+      stallAfterMs: 400,
+    });
+    const ran: unknown[] = [];
+    await jobs.work("s", async (payload) => void ran.push(payload.v), { concurrency: 2 });
+    await db.tx((sql) => jobs.add(sql, { task: "s", payload: { v: 1 } }));
+    await until(() => (ran.includes(1) ? true : undefined), "the first job to run");
+    // Workers that cannot see a due job (here: its row held by another transaction; workers skip
+    // locked rows) look, from the database, like a pool that stopped fetching.
+    await db.tx((sql) => jobs.add(sql, { task: "s", payload: { v: 2 }, runAt: new Date(Date.now() + 1_000) }));
+    const holder = new pg.Client({ connectionString: server.url("stall") });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM graphile_worker._private_jobs FOR UPDATE");
+      await until(() => (pools.length >= 2 ? true : undefined), "a new worker pool after the stall", 20_000);
+      await holder.query("COMMIT");
+    } finally {
+      await holder.end();
+    }
+    await until(() => (ran.includes(2) ? true : undefined), "the due job to run on the new pool");
+    expect(pools[1]!.id).not.toBe(pools[0]!.id);
   });
 });
