@@ -34,8 +34,8 @@ export interface TeamJobsOptions {
   /** First wait before a worker pool that stopped on its own is started again (default 1 s, doubling to 30 s). */
   restartDelayMs?: number;
   /**
-   * A task's workers that took no job for this long while one has been due this long, with room
-   * for more, are taken for stalled and started again (default 30 s).
+   * A task's workers where no job started or ended for this long while one has been due this long
+   * are taken for stalled and started again (default 30 s).
    */
   stallAfterMs?: number;
   /** Told of each worker pool this queue starts (observation: a test stops one as a fatal error would). */
@@ -140,9 +140,8 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
       let retry: NodeJS.Timeout | undefined;
       const firstWait = opts.restartDelayMs ?? 1_000;
       let wait = firstWait;
-      /** Jobs this daemon runs now, and when it last took one (the stall watchdog's evidence). */
-      let busy = 0;
-      let lastTaken = Date.now();
+      /** When a job of this task last started or ended here (the stall watchdog's evidence). */
+      let lastProgress = Date.now();
 
       const start = async (): Promise<void> => {
         const events: WorkerEvents = new EventEmitter();
@@ -170,19 +169,18 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
           taskList: {
             [task]: async (payload, helpers) => {
               const job: TeamJob = { id: String(helpers.job.id), attempts: helpers.job.attempts };
-              busy++;
-              lastTaken = Date.now();
+              lastProgress = Date.now();
               try {
                 await handler((payload ?? {}) as Record<string, unknown>, job);
               } finally {
-                busy--;
+                lastProgress = Date.now();
               }
             },
           },
         });
         if (ended || stopped) return void (await runner.stop().catch(() => undefined));
         current = runner;
-        lastTaken = Date.now();
+        lastProgress = Date.now();
         runners.add(runner);
         const startedAt = Date.now();
         const onEnd = (reason: string) => {
@@ -231,19 +229,21 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
       /**
        * graphile-worker's workers can stop taking jobs after PostgreSQL went away, without an error
        * or an end (graphile/worker#185): jobs stay due, unlocked, for good. Seen here after a
-       * restart under load. A stalled pool is stopped; its end starts a new one (above).
+       * restart under load. Workers where no job started or ended for `stallMs` while a job has
+       * been due that long are stalled (idle, or every one stuck): the pool is stopped (graphile
+       * fails what it could not finish) and its end starts a new one (above).
        */
       const stallMs = opts.stallAfterMs ?? 30_000;
       let checking = false;
       const checkStall = async () => {
         if (stopped) return clearInterval(watchdog);
         const runner = current;
-        if (!runner || checking || busy >= concurrency || Date.now() - lastTaken < stallMs) return;
+        if (!runner || checking || Date.now() - lastProgress < stallMs) return;
         checking = true;
         try {
           const { rows } = await pool.query(STALLED_JOB, [task, stallMs]);
           if (rows.length === 0 || runner !== current || ended || stopped) return;
-          lastTaken = Date.now();
+          lastProgress = Date.now();
           opts.logger.error("team job queue took no job though jobs are due; starting it again", {
             task,
             idleMs: stallMs,
