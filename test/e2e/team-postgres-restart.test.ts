@@ -59,6 +59,15 @@ describe("team mode: PostgreSQL restarted in the middle of a storm", () => {
         throw new Error(`${err.message}\n${await whyPending(team)}`);
       },
     );
+    // Which safety net acted, if any (docs/team-mode.md "When something fails"): printed, not asserted.
+    for (const i of [0, 1]) {
+      const acted = team
+        .daemon(i)
+        .logs()
+        .split("\n")
+        .filter((l) => /starting it again|were overdue/.test(l));
+      if (acted.length > 0) console.log(`daemon ${i}'s safety nets:\n${acted.join("\n")}`);
+    }
     expect(team.alive(0) && team.alive(1), "both daemons lived through the outage").toBe(true);
     const statuses = Object.fromEntries(storm.answers);
     expect(
