@@ -52,6 +52,9 @@ const MAX_ATTEMPTS = 25;
 /** Serializes graphile-worker's migrations between daemons starting together. */
 const MIGRATION_LOCK = 0x73766a6f; // "svjo"
 
+/** How long a pool that began to shut down on its own gets to finish before a new one starts. */
+const SHUTDOWN_GRACE_MS = 10_000;
+
 /** A job of task $1 due for more than $2 ms that no worker holds (the stall watchdog's question). */
 const STALLED_JOB = `SELECT 1 FROM graphile_worker._private_jobs j
   JOIN graphile_worker._private_tasks t ON t.id = j.task_id
@@ -183,7 +186,10 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
         lastProgress = Date.now();
         runners.add(runner);
         const startedAt = Date.now();
+        let over = false;
         const onEnd = (reason: string) => {
+          if (over) return;
+          over = true;
           runners.delete(runner);
           if (ended || stopped) return;
           // A pool that ran a good while before it stopped starts again soon; one that keeps stopping, ever later.
@@ -199,6 +205,15 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
           () => onEnd("its worker pool stopped"),
           (err: Error) => onEnd(err.message),
         );
+        // A pool shutting down may never settle (a worker stuck, its jobs not given back): it takes
+        // no job any more, so a new one starts once it settles or after a grace, whichever is first.
+        events.on("pool:gracefulShutdown", ({ message }) => {
+          if (ended || stopped) return;
+          const grace = new Promise((r) => setTimeout(r, SHUTDOWN_GRACE_MS).unref());
+          void Promise.race([runner.promise.catch(() => undefined), grace]).then(() =>
+            onEnd(`its workers shut down: ${message}`),
+          );
+        });
       };
 
       /**

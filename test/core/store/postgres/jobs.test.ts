@@ -268,4 +268,27 @@ describe.skipIf(!!missing)("team job queue (graphile-worker)", () => {
     await until(() => (ran.includes(2) ? true : undefined), "the due job to run on the new pool");
     expect(pools[1]!.id).not.toBe(pools[0]!.id);
   });
+
+  it("a pool shutting down around a stuck job is replaced, and the stuck job runs again", async () => {
+    await server.createDatabase("stuck");
+    const pools: WorkerPool[] = [];
+    const { db, jobs } = await daemon("stuck", "a-9", { onPool: (p) => pools.push(p), restartDelayMs: 50 });
+    const runs: unknown[] = [];
+    await jobs.work(
+      "k",
+      async (payload) => {
+        runs.push(payload.v);
+        // The first run of job 1 never ends: its worker is stuck, its job locked by the pool.
+        if (payload.v === 1 && runs.filter((v) => v === 1).length === 1) await new Promise(() => undefined);
+      },
+      { concurrency: 1 },
+    );
+    await db.tx((sql) => jobs.add(sql, { task: "k", payload: { v: 1 } }));
+    await until(() => (runs.includes(1) ? true : undefined), "job 1 to start");
+    void pools[0]!.gracefulShutdown("simulated: the pool shuts down on its own").catch(() => undefined);
+    await until(() => (pools.length >= 2 ? true : undefined), "a new worker pool", 30_000);
+    await db.tx((sql) => jobs.add(sql, { task: "k", payload: { v: 2 } }));
+    await until(() => (runs.includes(2) ? true : undefined), "a new job to run on the new pool");
+    await until(() => (runs.filter((v) => v === 1).length >= 2 ? true : undefined), "job 1 to run again", 30_000);
+  }, 60_000);
 });
