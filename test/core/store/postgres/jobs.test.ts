@@ -285,7 +285,9 @@ describe.skipIf(!!missing)("team job queue (graphile-worker)", () => {
     );
     await db.tx((sql) => jobs.add(sql, { task: "k", payload: { v: 1 } }));
     await until(() => (runs.includes(1) ? true : undefined), "job 1 to start");
-    void pools[0]!.gracefulShutdown("simulated: the pool shuts down on its own").catch(() => undefined);
+    void Promise.resolve(pools[0]!.gracefulShutdown("simulated: the pool shuts down on its own")).catch(
+      () => undefined,
+    );
     await until(() => (pools.length >= 2 ? true : undefined), "a new worker pool", 30_000);
     await db.tx((sql) => jobs.add(sql, { task: "k", payload: { v: 2 } }));
     await until(() => (runs.includes(2) ? true : undefined), "a new job to run on the new pool");

@@ -134,9 +134,14 @@ describe.skipIf(!!missing)("webhook target in team mode (outbox and deliveries i
     await target.start?.();
     await target.deliver({ sentinel: view, event: event("e_retry") });
     await waitFor(() => deliveries().length === 1, "the first attempt");
-    const afterFirst = await db.query<{ attempts: number; last_error: string }>(
-      "SELECT attempts, last_error FROM webhook_outbox",
-    );
+    // The attempt's record commits after the receiver answered, with the retry's job due 500 ms
+    // later: it is read once it is there, before that job can run.
+    const afterFirst = await until(async () => {
+      const r = await db.query<{ attempts: number; last_error: string }>(
+        "SELECT attempts, last_error FROM webhook_outbox",
+      );
+      return r.rows[0]!.attempts >= 1 ? r : undefined;
+    }, "the first attempt recorded");
     await waitFor(() => deliveries().length === 2 && sentinels.seen.length === 1, "the retry");
     const [first, second] = deliveries();
     expect(second!.body.equals(first!.body)).toBe(true);
