@@ -163,9 +163,8 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
           noHandleSignals: true,
           pollInterval: opts.pollIntervalMs ?? 200,
           // Jobs are fetched in batches (one query feeds many workers), small enough that the other daemons get their share.
-          // Completions and failures go through graphile's batcher, which retries them across a
-          // PostgreSQL restart (20 tries, up to 30 s apart); unbatched, a failed write is an unhandled
-          // rejection that ends the daemon.
+          // Completions and failures go through graphile's batcher: unbatched, a failed write is an
+          // unhandled rejection that ends the daemon; batched, it shuts the pool down (see restartLater).
           preset: {
             worker: { localQueue: { size: Math.min(concurrency, 32) }, completeJobBatchDelay: 0, failJobBatchDelay: 0 },
           },
@@ -217,9 +216,11 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
       };
 
       /**
-       * A pool stops on its own when PostgreSQL stayed away longer than graphile's retries (about
-       * four minutes): jobs it could not complete, fail or give back stay locked by it, for hours.
-       * The daemon is alive, so no sweep releases them: they are unlocked here, and a new pool runs.
+       * A pool stops on its own when it could not record a finished job: graphile-worker 0.17.3's
+       * completion batcher rethrows on its first failure (its retry loop never retries), so one
+       * completion that meets a PostgreSQL restart is enough. Jobs it could not complete, fail or
+       * give back stay locked by it, for hours; the daemon is alive, so no sweep releases them:
+       * they are unlocked here, and a new pool runs.
        */
       const restartLater = (poolId: string | undefined): void => {
         retry = setTimeout(async () => {
