@@ -60,9 +60,20 @@ export interface TeamJobs {
    */
   add(sql: TeamSql, job: { task: string; payload: Record<string, unknown>; key?: string; runAt?: Date }): Promise<void>;
   /**
+   * Inside the caller's transaction, the safety net for records that are overdue for their job:
+   * a job running now, or waiting and due by `runBy`, is left as it is; one missing, given up (it
+   * failed too often) or due later (a retry's backoff after an outage) is added again, due now.
+   * Returns the keys it added.
+   */
+  ensure(
+    sql: TeamSql,
+    jobs: ReadonlyArray<{ task: string; payload: Record<string, unknown>; key: string; runBy: Date }>,
+  ): Promise<string[]>;
+  /**
    * Runs this daemon's share of the task's jobs, at most `concurrency` at once. The job is done
    * when `handler` resolves; a throw is logged and the job runs again later. A daemon killed while
-   * holding a job has it released (its heartbeat stops) and another daemon runs it. Resolves to
+   * holding a job has it released (its heartbeat stops) and another daemon runs it. Workers that
+   * stop on their own (PostgreSQL away for minutes) are started again, their claims released. Resolves to
    * a stop function: this daemon takes no more of the task's jobs, and the ones running finish.
    */
   work(

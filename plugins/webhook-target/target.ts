@@ -20,6 +20,7 @@ import { checkOutboxFiles } from "./outbox/check.js";
 import { Outbox } from "./outbox/outbox.js";
 import type { OutboxPort } from "./outbox/port.js";
 import type { OutboxRow } from "./outbox/row.js";
+import type { TeamOutbox } from "./team/team-outbox.js";
 import { resumeDelivery } from "./resume.js";
 import { rotateSecret, type RotationResult } from "./rotation.js";
 import { asStoredTarget, callbackUrl, type McpSubscription } from "./stored-target.js";
@@ -85,6 +86,9 @@ const inputSchema = z.strictObject({
 const sameMcp = (a: McpSubscription | undefined, b: McpSubscription | undefined) =>
   a?.subscriptionId === b?.subscriptionId && a?.eventName === b?.eventName;
 
+/** How often a team daemon looks for overdue pending rows (team/team-outbox.ts `redrive`). */
+const REDRIVE_EVERY_MS = 10_000;
+
 /** The `webhook` target: secrets in the vault, challenge at creation, durable outbox, signed delivery. */
 export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps): WebhookTarget {
   const logger = ctx.logger;
@@ -100,6 +104,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
   const health = new EndpointHealth({ sentinels, events, clock: ctx.clock, logger });
   let opened: Promise<Opened> | undefined;
   let timer: NodeJS.Timeout | undefined;
+  let redriveTimer: NodeJS.Timeout | undefined;
   let stopped = false;
   let stopWork: (() => Promise<void>) | undefined;
   /** Vault rows created from now on may belong to a creation or rotation in progress: never pruned. */
@@ -112,14 +117,19 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
     return openedOutbox;
   };
 
-  const openOutbox = async (): Promise<{ outbox: OutboxPort; ledger: LedgerView; file?: Outbox }> => {
+  const openOutbox = async (): Promise<{
+    outbox: OutboxPort;
+    ledger: LedgerView;
+    file?: Outbox;
+    teamOutbox?: TeamOutbox;
+  }> => {
     const now = () => ctx.clock.now();
     const newId = () => `req_${ctx.random.ulid()}`;
     if (team) {
       const { TeamOutbox } = await import("./team/team-outbox.js");
       const db = ctx.service("teamDatabase");
       const outbox = await TeamOutbox.open({ db, jobs: ctx.service("teamJobs"), now, newId, logger });
-      return { outbox, ledger: outbox };
+      return { outbox, ledger: outbox, teamOutbox: outbox };
     }
     const outbox = await Outbox.open({ home: ctx.home, now, newId, logger });
     return { outbox, ledger: outbox, file: outbox };
@@ -127,7 +137,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
 
   const open = () =>
     (opened ??= (async () => {
-      const { outbox, ledger, file } = await openOutbox();
+      const { outbox, ledger, file, teamOutbox } = await openOutbox();
       const dispatcher = new Dispatcher({
         outbox,
         vault,
@@ -142,17 +152,24 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       openedOutbox = ledger;
       // Team mode: a row's job (added with the row, or with the record of a failed attempt) starts each attempt.
       const kick = team ? () => undefined : (requestId: string) => dispatcher.enqueue(requestId);
-      return { outbox, dispatcher, kick, file };
+      return { outbox, dispatcher, kick, file, teamOutbox };
     })());
 
-  /** Reaping, repeated acknowledgements, and a safety net re-enqueueing pending rows no job holds. */
+  /** Reaping, repeated acknowledgements, and a safety net re-enqueueing pending rows no attempt holds. */
   const tick = async () => {
     const { outbox, dispatcher } = await open();
     // Rows that aged out are among the unseen terminal ones: acknowledged once, all together (the
     // outbox's group commit shares the durable writes).
     await outbox.reap();
     await Promise.all((await outbox.unseenTerminal()).map((row) => dispatcher.acknowledge(row)));
-    if (!team) for (const row of await outbox.pending()) dispatcher.enqueue(row.requestId);
+    if (team) await redrive();
+    else for (const row of await outbox.pending()) dispatcher.enqueue(row.requestId);
+  };
+
+  /** Team mode's safety net: overdue pending rows get their delivery job again (suspended sentinels' rows wait for their resume). */
+  const redrive = async () => {
+    const { teamOutbox } = await open();
+    await teamOutbox?.redrive((sentinelId) => health.isSuspended(sentinelId));
   };
 
   /**
@@ -403,6 +420,15 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
           every,
         );
         timer.unref();
+        // An overdue row waits at most this long for its job again, rather than the whole tick.
+        if (team)
+          redriveTimer = setInterval(
+            () =>
+              void redrive().catch((err: Error) =>
+                logger.warn("could not look for overdue webhook rows", { error: err.message }),
+              ),
+            Math.min(every, REDRIVE_EVERY_MS),
+          ).unref();
       }
     },
 
@@ -410,6 +436,7 @@ export function createWebhookTarget(ctx: PluginContext, deps: WebhookTargetDeps)
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
+      clearInterval(redriveTimer);
       // Team mode: no more delivery jobs taken here; the attempts running finish first.
       await stopWork?.();
       if (opened) {
@@ -478,6 +505,8 @@ interface Opened {
   kick: (requestId: string) => void;
   /** The file outbox (file mode only). */
   file?: Outbox;
+  /** The team store's outbox (team mode only). */
+  teamOutbox?: TeamOutbox;
 }
 
 function statusRow(row: OutboxRow) {

@@ -107,6 +107,35 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
       expect(argv).not.toContain("postgres:");
       const human = await runCli(["status"], { home: h });
       expect(human.stdout).toMatch(new RegExp(`store\\s+team PostgreSQL at 127\\.0\\.0\\.1:${server.port}/team`));
+      // Read once at start, the key and the password are not in the environment of what the daemon starts.
+      const term = await runCli(["sessions", "terminal", "--cwd", h, "--json", "--", "sleep", "120"], { home: h });
+      expect(term.code, term.stderr).toBe(0);
+      const { descriptor } = JSON.parse(term.stdout) as { descriptor: { id: string; pid: number } };
+      try {
+        const childEnv = (await readFile(`/proc/${descriptor.pid}/environ`, "utf8")).split("\0");
+        expect(childEnv.some((v) => v.startsWith("SVC_SESSION_ID=") || v.startsWith("HOME="))).toBe(true);
+        expect(childEnv.filter((v) => /^(SVC_STORE_KEY|PGPASSWORD)=/.test(v))).toEqual([]);
+        expect(childEnv.join("\n")).not.toContain("svc-test-password");
+        expect(childEnv.join("\n")).not.toContain(key);
+      } finally {
+        await runCli(["sessions", "stop", descriptor.id], { home: h });
+      }
+      // Its connections cut, the daemon connects again with the password it read at start.
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      try {
+        const cut = await admin.query(
+          "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND application_name LIKE 'svc %'",
+        );
+        expect(cut.rowCount).toBeGreaterThan(0);
+      } finally {
+        await admin.end();
+      }
+      const create = ["sentinel", "create", "--target", "session", "--target-json", '{"sessionId":"ses_pw"}'];
+      await until(
+        async () => (await runCli([...create, "--subject", "ci:pw", "--json"], { home: h })).code === 0 || undefined,
+        "a sentinel created over a new connection",
+      );
     } finally {
       expect((await runCli(["stop"], { home: h })).code).toBe(0);
     }

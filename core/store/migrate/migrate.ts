@@ -47,6 +47,8 @@ export interface MigrateResult {
 /** The source side of a team store is only read: a job queue there takes nothing. */
 const noJobs: TeamJobs = {
   add: () => Promise.reject(new SvcError("unavailable", "svc store migrate adds no job to the store it copies from")),
+  ensure: () =>
+    Promise.reject(new SvcError("unavailable", "svc store migrate adds no job to the store it copies from")),
   work: () => Promise.resolve(async () => undefined),
 };
 

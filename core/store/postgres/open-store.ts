@@ -39,20 +39,41 @@ export async function openTeamStore(c: DependencyContainer, o: TeamStoreOptions)
   });
   const where = describeStore(o.url);
   const daemonId = `${hostname()}-${process.pid}-${resolve(c, RANDOM).ulid()}`;
-  const db = await openTeamDatabase({ url: o.url, key, daemonId, logger: o.logger });
+  // The team key and the database password are read once, here, then taken out of the daemon's
+  // environment, so no child it starts (an agent session, a terminal, a provisioning command)
+  // inherits them. pg reads PGPASSWORD at each new connection: the URL the pools use carries it.
+  const envPassword = o.env.PGPASSWORD || undefined;
+  const url = withPassword(o.url, envPassword);
+  const folded = url !== o.url;
+  const db = await openTeamDatabase({ url, key, daemonId, logger: o.logger });
   let jobs: OpenTeamJobs | undefined;
   try {
     await db.migrate("core", CORE_MIGRATIONS);
     await checkTeamKey(db);
-    jobs = await provideTeamJobs(c, { db, url: o.url, logger: o.logger.child({ area: "jobs" }) });
+    jobs = await provideTeamJobs(c, { db, url, logger: o.logger.child({ area: "jobs" }) });
   } catch (err) {
     await db.close().catch(() => undefined);
     throw err;
   }
-  // The URL's password (SVC_STORE_URL is not a secret-named variable) is a secret the redaction floor removes.
-  const password = URL.canParse(o.url) ? decodeURIComponent(new URL(o.url).password) : "";
-  if (password) resolve(c, HELD_SECRETS).add({ name: "team store URL", values: () => [password] });
+  delete o.env.SVC_STORE_KEY;
+  if (folded) delete o.env.PGPASSWORD;
+  // The URL's password (SVC_STORE_URL is not a secret-named variable) and PGPASSWORD are secrets the redaction floor removes.
+  const urlPassword = URL.canParse(o.url) ? decodeURIComponent(new URL(o.url).password) : "";
+  const held = [urlPassword, envPassword ?? ""].filter((v) => v !== "");
+  if (held.length > 0) resolve(c, HELD_SECRETS).add({ name: "team store password", values: () => held });
   registerValue(c, STORE, { kind: "postgres", where, db, jobs });
   resolve(c, SERVICES).provide("teamDatabase", db);
   o.logger.info("team store opened", { store: where, daemon: daemonId });
+}
+
+/**
+ * `url` with `password` in it; unchanged when there is none, when the URL has one (it wins, as in
+ * pg) or names no user (pg then takes the user from elsewhere; PGPASSWORD stays in the environment).
+ */
+function withPassword(url: string, password: string | undefined): string {
+  if (password === undefined || !URL.canParse(url)) return url;
+  const u = new URL(url);
+  if (u.password !== "" || u.username === "") return url;
+  u.password = password;
+  return u.toString();
 }

@@ -53,6 +53,10 @@ const NEAR_CAP = 256;
 const CAP_LOCK = 0x73766f63; // "svoc"
 /** Bytes of new rows' bodies kept for their first attempt, when this daemon's job runs it (saves one read). */
 const HELD_BYTES = 8 * 1024 * 1024;
+/** A pending row's next attempt this late (past SPEC.md's wait) is given a job again by {@link TeamOutbox.redrive}. */
+export const REDRIVE_GRACE_MS = 15_000;
+/** Rows one redrive looks at (the oldest first). */
+const REDRIVE_BATCH = 500;
 /** Event ids the ledger's cache holds before it is read again from the database. */
 const KNOWN_MAX = 200_000;
 
@@ -340,6 +344,43 @@ export class TeamOutbox implements OutboxPort {
       "age_out",
       `not delivered within ${LIMITS.pendingMaxAgeMs / 86_400_000} days`,
     );
+  }
+
+  /**
+   * The safety net under the delivery jobs: each pending row whose next attempt is overdue by
+   * `graceMs` (SPEC.md's wait after its last attempt, or its acceptance, replay or resume) gets a job
+   * due now unless one is running or due in time. What it catches: a job that failed while
+   * PostgreSQL restarted and waits in the queue's backoff (e^attempts seconds), one given up after
+   * repeated failures, one lost. Rows `skip` names (a suspended sentinel's, kept for its resume)
+   * are left alone. Returns the request ids given a job.
+   */
+  async redrive(skip: (sentinelId: string) => boolean, graceMs = REDRIVE_GRACE_MS): Promise<string[]> {
+    const now = this.o.now();
+    const { rows } = await this.o.db.query<{
+      request_id: string;
+      sentinel_id: string;
+      attempts: number;
+      last_at: string | null;
+      updated_at: string;
+    }>(
+      `SELECT request_id, sentinel_id, attempts, last_at, updated_at FROM webhook_outbox
+       WHERE status = 'pending' AND updated_at + $1 <= $2 ORDER BY created_at LIMIT $3`,
+      [graceMs, now, REDRIVE_BATCH],
+    );
+    const due = rows.flatMap((r) => {
+      if (skip(r.sentinel_id)) return [];
+      const attempts = Number(r.attempts);
+      const dueAt =
+        attempts > 0 && r.last_at !== null ? Number(r.last_at) + retryWaitMs(attempts) : Number(r.updated_at);
+      return dueAt + graceMs <= now ? [{ ...deliveryJobOf(r.request_id), runBy: new Date(dueAt + graceMs) }] : [];
+    });
+    if (due.length === 0) return [];
+    const added = await this.o.db.tx((sql) => this.o.jobs.ensure(sql, due));
+    if (added.length > 0)
+      this.o.logger.warn("pending webhook rows were overdue; their delivery jobs were added again", {
+        rows: added.length,
+      });
+    return added;
   }
 
   async close(): Promise<void> {

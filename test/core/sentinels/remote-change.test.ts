@@ -28,7 +28,8 @@ describe.skipIf(!!missing)("a sentinel changed by another daemon of the team", (
     const daemon = async () => {
       const h = await makeTempHome("svc-team-engine-");
       cleanups.push(h.cleanup);
-      return startHarness(h.home, { env, modules: [storeModule] });
+      // Each daemon its own environment, as each process has (the store takes the key out of it).
+      return startHarness(h.home, { env: { ...env }, modules: [storeModule] });
     };
     a = await daemon();
     b = await daemon();

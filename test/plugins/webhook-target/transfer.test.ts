@@ -166,6 +166,9 @@ describe.skipIf(!!missing)("webhook target transfer through PostgreSQL", () => {
         job.key ?? null,
       ]);
     },
+    async ensure() {
+      throw new Error("no safety net in this test");
+    },
     async work() {
       throw new Error("no worker in this test");
     },

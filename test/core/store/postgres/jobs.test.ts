@@ -1,7 +1,14 @@
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { openTeamDatabase, type OpenTeamDatabase } from "../../../../core/store/postgres/database.js";
-import { jobLockPrefix, openTeamJobs, type OpenTeamJobs } from "../../../../core/store/postgres/jobs.js";
+import type { WorkerPool } from "graphile-worker";
+import {
+  jobLockPrefix,
+  openTeamJobs,
+  type OpenTeamJobs,
+  type TeamJobsOptions,
+} from "../../../../core/store/postgres/jobs.js";
 import { createLogger } from "../../../../core/runtime/logger.js";
 import { postgresMissing, startPostgres, type PostgresServer } from "../../../support/postgres.js";
 import { until } from "../../../support/until.js";
@@ -23,11 +30,15 @@ describe.skipIf(!!missing)("team job queue (graphile-worker)", () => {
   });
 
   /** One daemon's database and queue on a fresh database `name`. */
-  const daemon = async (name: string, id: string): Promise<{ db: OpenTeamDatabase; jobs: OpenTeamJobs }> => {
+  const daemon = async (
+    name: string,
+    id: string,
+    extra: Partial<TeamJobsOptions> = {},
+  ): Promise<{ db: OpenTeamDatabase; jobs: OpenTeamJobs }> => {
     const url = server.url(name);
     const db = await openTeamDatabase({ url, key: randomBytes(32), daemonId: id, logger });
     open.push(db);
-    const jobs = await openTeamJobs(db, { url, logger });
+    const jobs = await openTeamJobs(db, { url, logger, ...extra });
     open.push(jobs);
     return { db, jobs };
   };
@@ -149,4 +160,137 @@ describe.skipIf(!!missing)("team job queue (graphile-worker)", () => {
     await until(() => (ran.length > 0 ? true : undefined), "the released job to run");
     expect(ran).toEqual([1]);
   });
+
+  it("ensure: leaves a running job and one due in time; adds one missing, given up or due later, due now", async () => {
+    await server.createDatabase("ensure");
+    const { db, jobs } = await daemon("ensure", "a-6");
+    const job = (key: string, runAt?: Date) => ({ task: "e", payload: { key }, key, ...(runAt ? { runAt } : {}) });
+    const inAnHour = new Date(Date.now() + 3_600_000);
+    await db.tx(async (sql) => {
+      for (const key of ["running", "late", "spent"]) await jobs.add(sql, job(key, inAnHour));
+      await jobs.add(sql, job("soon", new Date(Date.now() + 1_000)));
+    });
+    await db.query(
+      "UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = 'a-6/pool-x' WHERE key = 'running'",
+    );
+    await db.query(
+      "UPDATE graphile_worker._private_jobs SET attempts = max_attempts, run_at = now() WHERE key = 'spent'",
+    );
+    const before = await db.query<{ key: string; run_at: Date; revision: number }>(
+      "SELECT key, run_at, revision FROM graphile_worker._private_jobs ORDER BY key",
+    );
+    const runBy = new Date(Date.now() + 5_000);
+    const keys = ["running", "soon", "late", "spent", "missing"];
+    const added = await db.tx((sql) =>
+      jobs.ensure(
+        sql,
+        keys.map((key) => ({ ...job(key), runBy })),
+      ),
+    );
+    expect(added.sort()).toEqual(["late", "missing", "spent"]);
+    const after = await db.query<{
+      key: string;
+      run_at: Date;
+      attempts: number;
+      locked_at: Date | null;
+      revision: number;
+    }>(
+      "SELECT key, run_at, attempts, locked_at, revision FROM graphile_worker._private_jobs WHERE key IS NOT NULL ORDER BY key",
+    );
+    const of = (key: string) => after.rows.find((r) => r.key === key)!;
+    for (const key of ["late", "missing", "spent"]) {
+      expect(of(key).run_at.getTime(), key).toBeLessThanOrEqual(Date.now() + 1_000);
+      expect(of(key).attempts, key).toBe(0);
+    }
+    const was = (key: string) => before.rows.find((r) => r.key === key)!;
+    for (const key of ["running", "soon"]) {
+      expect(of(key).run_at.getTime(), key).toBe(was(key).run_at.getTime());
+      expect(of(key).revision, key).toBe(was(key).revision);
+    }
+    expect(of("running").locked_at).not.toBeNull();
+    // Nothing to judge: no query, no key.
+    expect(await db.tx((sql) => jobs.ensure(sql, []))).toEqual([]);
+  });
+
+  it("a worker pool that stops on its own is started again, and the jobs it left locked run", async () => {
+    await server.createDatabase("restart");
+    const pools: WorkerPool[] = [];
+    const { db, jobs } = await daemon("restart", "a-7", { onPool: (p) => pools.push(p), restartDelayMs: 50 });
+    const ran: unknown[] = [];
+    await jobs.work("r", async (payload) => void ran.push(payload.v), { concurrency: 2 });
+    await db.tx((sql) => jobs.add(sql, { task: "r", payload: { v: 1 } }));
+    await until(() => (ran.includes(1) ? true : undefined), "the first job to run");
+    expect(pools).toHaveLength(1);
+    const first = pools[0]!;
+    // What a pool that could not complete a job leaves behind: the job locked by it, for hours.
+    await db.tx(async (sql) => {
+      await jobs.add(sql, { task: "r", payload: { v: 2 }, key: "left" });
+      await sql.query("UPDATE graphile_worker._private_jobs SET locked_at = now(), locked_by = $1 WHERE key = 'left'", [
+        first.id,
+      ]);
+    });
+    // graphile-worker's answer to a write it could not make after its retries (PostgreSQL away for minutes).
+    await first.gracefulShutdown("Could not completeJobs; queue is in an inconsistent state; aborting.");
+    await until(() => (pools.length === 2 ? true : undefined), "a new worker pool");
+    expect(pools[1]!.id.startsWith(jobLockPrefix("a-7"))).toBe(true);
+    expect(pools[1]!.id).not.toBe(first.id);
+    await until(() => (ran.includes(2) ? true : undefined), "the job the stopped pool left locked to run");
+    await db.tx((sql) => jobs.add(sql, { task: "r", payload: { v: 3 } }));
+    await until(() => (ran.includes(3) ? true : undefined), "a new job to run on the new pool");
+    expect(ran.sort()).toEqual([1, 2, 3]);
+  });
+
+  it("workers that take no job while one is due are taken for stalled and started again", async () => {
+    await server.createDatabase("stall");
+    const pools: WorkerPool[] = [];
+    const { db, jobs } = await daemon("stall", "a-8", {
+      onPool: (p) => pools.push(p),
+      restartDelayMs: 50,
+      stallAfterMs: 400,
+    });
+    const ran: unknown[] = [];
+    await jobs.work("s", async (payload) => void ran.push(payload.v), { concurrency: 2 });
+    await db.tx((sql) => jobs.add(sql, { task: "s", payload: { v: 1 } }));
+    await until(() => (ran.includes(1) ? true : undefined), "the first job to run");
+    // Workers that cannot see a due job (here: its row held by another transaction; workers skip
+    // locked rows) look, from the database, like a pool that stopped fetching.
+    await db.tx((sql) => jobs.add(sql, { task: "s", payload: { v: 2 }, runAt: new Date(Date.now() + 1_000) }));
+    const holder = new pg.Client({ connectionString: server.url("stall") });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT id FROM graphile_worker._private_jobs FOR UPDATE");
+      await until(() => (pools.length >= 2 ? true : undefined), "a new worker pool after the stall", 20_000);
+      await holder.query("COMMIT");
+    } finally {
+      await holder.end();
+    }
+    await until(() => (ran.includes(2) ? true : undefined), "the due job to run on the new pool");
+    expect(pools[1]!.id).not.toBe(pools[0]!.id);
+  });
+
+  it("a pool shutting down around a stuck job is replaced, and the stuck job runs again", async () => {
+    await server.createDatabase("stuck");
+    const pools: WorkerPool[] = [];
+    const { db, jobs } = await daemon("stuck", "a-9", { onPool: (p) => pools.push(p), restartDelayMs: 50 });
+    const runs: unknown[] = [];
+    await jobs.work(
+      "k",
+      async (payload) => {
+        runs.push(payload.v);
+        // The first run of job 1 never ends: its worker is stuck, its job locked by the pool.
+        if (payload.v === 1 && runs.filter((v) => v === 1).length === 1) await new Promise(() => undefined);
+      },
+      { concurrency: 1 },
+    );
+    await db.tx((sql) => jobs.add(sql, { task: "k", payload: { v: 1 } }));
+    await until(() => (runs.includes(1) ? true : undefined), "job 1 to start");
+    void Promise.resolve(pools[0]!.gracefulShutdown("simulated: the pool shuts down on its own")).catch(
+      () => undefined,
+    );
+    await until(() => (pools.length >= 2 ? true : undefined), "a new worker pool", 30_000);
+    await db.tx((sql) => jobs.add(sql, { task: "k", payload: { v: 2 } }));
+    await until(() => (runs.includes(2) ? true : undefined), "a new job to run on the new pool");
+    await until(() => (runs.filter((v) => v === 1).length >= 2 ? true : undefined), "job 1 to run again", 30_000);
+  }, 60_000);
 });

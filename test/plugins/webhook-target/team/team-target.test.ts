@@ -66,7 +66,10 @@ describe.skipIf(!!missing)("webhook target in team mode (outbox and deliveries i
   });
 
   /** A daemon of the team: its own pools on `database`, its own target instance (same home: the vault is still a file). */
-  const daemon = async (database: string, id: string): Promise<{ target: WebhookTarget; db: OpenTeamDatabase }> => {
+  const daemon = async (
+    database: string,
+    id: string,
+  ): Promise<{ target: WebhookTarget; db: OpenTeamDatabase; clock: FakeClock }> => {
     const dbUrl = server.url(database);
     const db = await openTeamDatabase({ url: dbUrl, key: randomBytes(32), daemonId: id, logger });
     open.push(db);
@@ -77,7 +80,7 @@ describe.skipIf(!!missing)("webhook target in team mode (outbox and deliveries i
     const verifier = createChallengeVerifier({ egress, clock, random: ctx.random, sign: signWithKey });
     const target = createWebhookTarget(ctx, { verifier, tickMs: 0 });
     open.push({ stop: async () => target.stop?.() });
-    return { target, db };
+    return { target, db, clock };
   };
   const fresh = async () => {
     const name = `team${++dbName}`;
@@ -131,9 +134,14 @@ describe.skipIf(!!missing)("webhook target in team mode (outbox and deliveries i
     await target.start?.();
     await target.deliver({ sentinel: view, event: event("e_retry") });
     await waitFor(() => deliveries().length === 1, "the first attempt");
-    const afterFirst = await db.query<{ attempts: number; last_error: string }>(
-      "SELECT attempts, last_error FROM webhook_outbox",
-    );
+    // The attempt's record commits after the receiver answered, with the retry's job due 500 ms
+    // later: it is read once it is there, before that job can run.
+    const afterFirst = await until(async () => {
+      const r = await db.query<{ attempts: number; last_error: string }>(
+        "SELECT attempts, last_error FROM webhook_outbox",
+      );
+      return r.rows[0]!.attempts >= 1 ? r : undefined;
+    }, "the first attempt recorded");
     await waitFor(() => deliveries().length === 2 && sentinels.seen.length === 1, "the retry");
     const [first, second] = deliveries();
     expect(second!.body.equals(first!.body)).toBe(true);
@@ -166,5 +174,38 @@ describe.skipIf(!!missing)("webhook target in team mode (outbox and deliveries i
     expect(deliveries()).toHaveLength(1);
     expect((await b.db.query("SELECT 1 FROM webhook_outbox")).rowCount).toBe(1);
     expect([b.target.ledger!.has("snt_1", "e_dup"), b.target.ledger!.accepted("snt_1")]).toEqual([true, 1]);
+  });
+
+  it("a pending row whose job waits in the queue's backoff, was given up or is gone is delivered by the safety net", async () => {
+    const database = await fresh();
+    const { target, db, clock } = await daemon(database, "a-4");
+    const stored = await target.create(
+      { kind: "webhook", url, secret: SECRET },
+      { sentinelId: "snt_1", principal: "t" },
+    );
+    const view = sentinels.add("snt_1", stored);
+    // Accepted before this daemon works any job: each row waits with its job.
+    for (const id of ["e_backoff", "e_spent", "e_lost", "e_fresh"])
+      await target.deliver({ sentinel: view, event: event(id) });
+    const jobOf = "(SELECT request_id FROM webhook_outbox WHERE event_id = $1)";
+    // What a PostgreSQL restart can leave: a job failed a few times, due in an hour (e^attempts s).
+    await db.query(
+      `UPDATE graphile_worker._private_jobs SET attempts = 8, run_at = now() + interval '1 hour' WHERE key = ${jobOf}`,
+      ["e_backoff"],
+    );
+    await db.query(`UPDATE graphile_worker._private_jobs SET attempts = max_attempts WHERE key = ${jobOf}`, [
+      "e_spent",
+    ]);
+    await db.query(`DELETE FROM graphile_worker._private_jobs WHERE key = ${jobOf}`, ["e_lost"]);
+    // Every row is now overdue (SPEC: a new row is due at once) by more than the grace.
+    clock.advance(60_000);
+    await target.start?.();
+    await waitFor(() => deliveries().length === 4 && sentinels.seen.length === 4, "4 deliveries");
+    expect(
+      deliveries()
+        .map((r) => r.headers["webhook-id"])
+        .sort(),
+    ).toEqual(["e_backoff", "e_fresh", "e_lost", "e_spent"]);
+    await until(async () => ((await db.query(ALL_DONE)).rows[0]!.n === "4" ? true : undefined), "4 rows delivered");
   });
 });
