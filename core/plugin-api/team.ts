@@ -73,8 +73,9 @@ export interface TeamJobs {
    * Runs this daemon's share of the task's jobs, at most `concurrency` at once. The job is done
    * when `handler` resolves; a throw is logged and the job runs again later. A daemon killed while
    * holding a job has it released (its heartbeat stops) and another daemon runs it. Workers that
-   * stop on their own (PostgreSQL away for minutes) are started again, their claims released. Resolves to
-   * a stop function: this daemon takes no more of the task's jobs, and the ones running finish.
+   * stop or stall on their own (after a PostgreSQL restart) are replaced, their claims released.
+   * Resolves to a stop function: this daemon takes no more of the task's jobs, and the ones
+   * running finish.
    */
   work(
     task: string,

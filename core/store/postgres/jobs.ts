@@ -243,11 +243,12 @@ export async function openTeamJobs(db: Pick<TeamDatabase, "daemonId">, opts: Tea
       };
 
       /**
-       * graphile-worker's workers can stop taking jobs after PostgreSQL went away, without an error
-       * or an end (graphile/worker#185): jobs stay due, unlocked, for good. Seen here after a
-       * restart under load. Workers where no job started or ended for `stallMs` while a job has
-       * been due that long are stalled (idle, or every one stuck): the pool is stopped (graphile
-       * fails what it could not finish) and its end starts a new one (above).
+       * graphile-worker's workers can also stop taking jobs after PostgreSQL went away without
+       * their pool ending (graphile/worker#185): jobs stay due, unlocked, for good. Seen here
+       * (five minutes, both daemons) before the shutdown handling above existed; this net covers
+       * any other way to get there. Workers where no job started or ended for `stallMs` while a
+       * job has been due that long are stalled (idle, or every one stuck): the pool is stopped
+       * (graphile fails what it could not finish) and its end starts a new one (above).
        */
       const stallMs = opts.stallAfterMs ?? 30_000;
       let checking = false;

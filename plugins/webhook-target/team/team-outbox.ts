@@ -54,7 +54,7 @@ const CAP_LOCK = 0x73766f63; // "svoc"
 /** Bytes of new rows' bodies kept for their first attempt, when this daemon's job runs it (saves one read). */
 const HELD_BYTES = 8 * 1024 * 1024;
 /** A pending row's next attempt this late (past SPEC.md's wait) is given a job again by {@link TeamOutbox.redrive}. */
-export const REDRIVE_GRACE_MS = 15_000;
+const REDRIVE_GRACE_MS = 15_000;
 /** Rows one redrive looks at (the oldest first). */
 const REDRIVE_BATCH = 500;
 /** Event ids the ledger's cache holds before it is read again from the database. */
