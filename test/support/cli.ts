@@ -21,7 +21,9 @@ export async function makeTempHome(
   opts: { inMemory?: boolean } = {},
 ): Promise<{ home: string; cleanup(): Promise<void> }> {
   const home = await mkdtemp(join(opts.inMemory ? memoryTmpdir() : tmpdir(), prefix));
-  return { home, cleanup: () => rm(home, { recursive: true, force: true }) };
+  // Retried: a child that outlived its test (a session's last transcript line) may still be
+  // writing into the tree, which makes one pass fail with ENOTEMPTY.
+  return { home, cleanup: () => rm(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 }) };
 }
 
 /**
