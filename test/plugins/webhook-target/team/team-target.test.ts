@@ -28,6 +28,7 @@ const missing = postgresMissing();
 if (missing) console.warn(missing);
 
 const SECRET = secretOf(23);
+const TEAM_KEY = randomBytes(32);
 const ALL_DONE = "SELECT count(*) AS n FROM webhook_outbox WHERE status = 'delivered' AND seen";
 
 describe.skipIf(!!missing)("webhook target in team mode (outbox and deliveries in PostgreSQL)", () => {
@@ -71,7 +72,9 @@ describe.skipIf(!!missing)("webhook target in team mode (outbox and deliveries i
     id: string,
   ): Promise<{ target: WebhookTarget; db: OpenTeamDatabase; clock: FakeClock }> => {
     const dbUrl = server.url(database);
-    const db = await openTeamDatabase({ url: dbUrl, key: randomBytes(32), daemonId: id, logger });
+    // Every daemon of a team has the team's key: with another, a daemon that takes the job cannot
+    // open the secret, and the job backs off until the one that can takes it.
+    const db = await openTeamDatabase({ url: dbUrl, key: TEAM_KEY, daemonId: id, logger });
     open.push(db);
     const jobs: OpenTeamJobs = await openTeamJobs(db, { url: dbUrl, logger });
     open.push(jobs);
