@@ -17,7 +17,7 @@ const FIX =
   "or bind to loopback (svc config set daemon.bind 127.0.0.1)";
 
 /** Bound beyond loopback, and no stable token to ask of the network's callers. */
-export function isOpenDoor(daemon: DaemonDoor): boolean {
+function isOpenDoor(daemon: DaemonDoor): boolean {
   return !isLoopbackBind(daemon.bind) && !daemon.authToken;
 }
 
