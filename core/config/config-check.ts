@@ -6,9 +6,14 @@ import type { DoctorFinding } from "../plugin-api/doctor.js";
 import { homeFile } from "../storage/paths.js";
 import { describeExposed, exposedSecrets } from "./file-mode.js";
 import { loadConfigFile } from "./load.js";
-import { openDoorWarning } from "../daemon/open-door.js";
+import { openDoorRefusal } from "../daemon/open-door.js";
 
-export async function checkConfigFile(home: string): Promise<DoctorFinding[]> {
+/**
+ * `daemonRunning`: a daemon runs for this home, so it had a token however config.json reads (the
+ * `--auth-token-file` flag, or one unset since): an open door in the file is then a warning (the
+ * next start without that flag is refused), else an error (the daemon does not start).
+ */
+export async function checkConfigFile(home: string, daemonRunning = false): Promise<DoctorFinding[]> {
   const path = homeFile(home, "config");
   try {
     const loaded = await loadConfigFile(path);
@@ -29,10 +34,10 @@ export async function checkConfigFile(home: string): Promise<DoctorFinding[]> {
     }
     // The daemon as config.json would start it (a running one says for itself, in runtime.json).
     const daemon = (loaded.config as { daemon?: { bind?: string; authToken?: string } }).daemon;
-    const door = daemon?.bind ? openDoorWarning({ bind: daemon.bind, authToken: daemon.authToken }) : undefined;
+    const door = daemon?.bind ? openDoorRefusal({ bind: daemon.bind, authToken: daemon.authToken }) : undefined;
     if (door)
       findings.push({
-        severity: "warn",
+        severity: daemonRunning ? "warn" : "error",
         file: "config.json",
         message: door,
         fix: "svc config set daemon.authToken < token-file (a long random token), or svc config set daemon.bind 127.0.0.1",

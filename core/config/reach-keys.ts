@@ -24,6 +24,7 @@ const REACH_PATHS: readonly (readonly string[])[] = [
   ["daemon", "bind"],
   ["daemon", "port"],
   ["daemon", "allowedOrigins"],
+  ["daemon", "allowedHosts"],
   ["features", "llmEndpoint"],
   // Where the sidecar sends model calls with which key, and the port it binds.
   ["llmEndpoint", "upstreams"],

@@ -6,6 +6,7 @@
  * Defaults are declared in {@link DEFAULTS} (and applied by the resolver), not with `.default()`,
  * so that parsing never invents values and "absent" stays distinct from "set".
  */
+import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { DEFAULT_JUDGE_BASE_URL, DEFAULT_PAIR_PAGE, DEFAULT_RENDEZVOUS_URL } from "./constants.js";
@@ -37,10 +38,25 @@ function bounded(opts: { min?: number; max?: number; int?: boolean }): z.ZodNumb
   return n;
 }
 
+/** A hostname (labels of letters, digits and inner hyphens) or an IP address, IPv6 bracketed or not. */
+const HOSTNAME = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/i;
+const allowedHost = z
+  .string()
+  .refine(
+    (h) => HOSTNAME.test(h) || isIP(h.replace(/^\[(.*)\]$/, "$1")) !== 0,
+    'must be a hostname or an IP address alone (no scheme, port, path or wildcard), such as "svc.lan" or "192.168.1.20"',
+  );
+
 export const daemonSchema = z.looseObject({
   port: bounded({ min: 0, max: 65535, int: true }).optional().describe("Listen port (0 picks a free port)"),
   bind: nonEmpty.optional().describe("Bind address (loopback only by default)"),
   allowedOrigins: z.array(nonEmpty).optional().describe("CORS allow-list for browser callers of the daemon API"),
+  allowedHosts: z
+    .array(allowedHost)
+    .optional()
+    .describe(
+      "Names (hostnames or IP addresses, no port) the daemon also answers to as `Host`, besides loopback names, this machine's addresses and daemon.bind; any other Host is refused 403 (DNS rebinding)",
+    ),
   authToken: nonEmpty
     .optional()
     .describe(
@@ -505,6 +521,7 @@ export const DEFAULTS = {
     port: 18790,
     bind: "127.0.0.1",
     allowedOrigins: [] as string[],
+    allowedHosts: [] as string[],
     turnStallAfterMs: 300_000,
     logMaxBytes: 10 * 1024 * 1024,
     logFiles: 5,

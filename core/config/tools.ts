@@ -50,7 +50,7 @@ export function configTools(config: ConfigService): ToolDef[] {
     name: "config_set",
     title: "Change a configuration value",
     description:
-      "Set (or unset) one dotted key in config.json. The whole file is validated first; an invalid value changes nothing. Keys that widen reach (daemon.authToken/bind/port/allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, extJudge, …) need the daemon's bearer token. extJudge.apiKey is not writable here (pipe it to `svc config set extJudge.apiKey` on stdin). A new config.json is created 0600; writing a secret to a file others can read adds a warning.",
+      "Set (or unset) one dotted key in config.json. The whole file is validated first; an invalid value changes nothing. Keys that widen reach (daemon.authToken/bind/port/allowedOrigins/allowedHosts, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, extJudge, …) need the daemon's bearer token. extJudge.apiKey is not writable here (pipe it to `svc config set extJudge.apiKey` on stdin). A new config.json is created 0600; writing a secret to a file others can read adds a warning.",
     inputSchema: setShape,
     outputSchema: {
       key: z.string().describe("the key written"),

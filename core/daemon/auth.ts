@@ -5,6 +5,7 @@
 import type { IncomingHttpHeaders } from "node:http";
 import type { RouteAuth } from "../plugin-api/http.js";
 import { SvcError } from "../errors.js";
+import { hasLoopbackHost, isLoopbackAddress } from "./host-names.js";
 import { remotePrincipal } from "./principal.js";
 import { readRemoteMarker } from "./remote-marker.js";
 import { secretEquals } from "./secret-equals.js";
@@ -18,11 +19,6 @@ export interface AuthTokens {
   boot: string;
   /** The per-boot key by which a request the daemon forwards to itself names its remote caller (remote-marker.ts). */
   forward?: string;
-}
-
-export function isLoopbackAddress(addr: string): boolean {
-  const a = addr.startsWith("::ffff:") ? addr.slice(7) : addr;
-  return a === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(a);
 }
 
 export function bearerOf(headers: IncomingHttpHeaders): string | undefined {
@@ -40,11 +36,17 @@ export function bearerOf(headers: IncomingHttpHeaders): string | undefined {
 export const PROXY_HEADERS = ["forwarded", "x-forwarded-for", "x-real-ip"] as const;
 
 /**
- * Whether a caller gets SPEC.md's loopback exemption: its socket is on a loopback address and no
- * proxy header says the request came from elsewhere. The one place this is decided.
+ * Whether a caller gets SPEC.md's loopback exemption: its socket is on a loopback address, its
+ * `Host` is a loopback name (host-names.ts: a page under any other name that reaches the loopback
+ * socket through a wildcard bind is no loopback caller) and no proxy header says the request came
+ * from elsewhere. The one place this is decided.
  */
 export function isLoopbackCaller(req: { headers: IncomingHttpHeaders; remoteAddress: string }): boolean {
-  return isLoopbackAddress(req.remoteAddress) && PROXY_HEADERS.every((h) => req.headers[h] === undefined);
+  return (
+    isLoopbackAddress(req.remoteAddress) &&
+    hasLoopbackHost(req.headers) &&
+    PROXY_HEADERS.every((h) => req.headers[h] === undefined)
+  );
 }
 
 /**

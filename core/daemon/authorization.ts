@@ -194,7 +194,7 @@ export const OPERATIONS = {
     ["config set", "config unset"],
   ),
   "config.write-reach": op(
-    "change a key that widens reach: daemon.authToken|bind|port|allowedOrigins, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, activeProfile, profileAliases, corpusPresetPackages, extJudge.baseUrl|apiKey, features.llmEndpoint, llmEndpoint.upstreams|port, defaults.traceEndpoint, defaults.adapters.*.auth",
+    "change a key that widens reach: daemon.authToken|bind|port|allowedOrigins|allowedHosts, webhooks, adapters, acpAgents, terminalPresets, tunnel, pairing, profiles, activeProfile, profileAliases, corpusPresetPackages, extJudge.baseUrl|apiKey, features.llmEndpoint, llmEndpoint.upstreams|port, defaults.traceEndpoint, defaults.adapters.*.auth",
     "token",
     "owner",
     [],

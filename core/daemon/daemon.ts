@@ -15,10 +15,11 @@ import { CONFIG, LISTEN, LOGGER, PLUGINS, ROUTES, resolve } from "../tokens.js";
 import { missingRouteProblem } from "../plugin-host/missing-route.js";
 import { registerValue } from "../runtime/inject.js";
 import { SVC_VERSION } from "../version.js";
+import { isLoopbackBind } from "./host-names.js";
 import { DaemonHttpServer } from "./http-server.js";
 import { dashboardPrincipal } from "../dashboard/cookie-auth.js";
 import { DASHBOARD_LOGINS } from "../dashboard/logins.js";
-import { openDoorWarning } from "./open-door.js";
+import { openDoorRefusal } from "./open-door.js";
 import { DAEMON_MODULES } from "./modules.js";
 import type { DaemonModule } from "./module.js";
 import { liveRuntimeInfo, removeRuntimeInfo, writeRuntimeInfo, type RuntimeInfo } from "./runtime-file.js";
@@ -56,17 +57,23 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
     const logger = resolve(c, LOGGER);
     const config = resolve(c, CONFIG);
     for (const w of config.current().warnings) logger.warn(w);
+    const refusal = openDoorRefusal(config.current().effective.daemon);
+    if (refusal) throw new SvcError("config_invalid", refusal);
     const modules = options.modules ?? DAEMON_MODULES;
     const started: DaemonModule[] = [];
     const bootToken = randomBytes(32).toString("base64url");
     // Never leaves the process: only the daemon's own forwarder can name a remote caller (remote-marker.ts).
     const forwardKey = randomBytes(32).toString("base64url");
     const daemonCfg = () => config.current().effective.daemon;
+    const bind = daemonCfg().bind;
+    // Bound beyond loopback, the daemon never serves without a stable token: unsetting it while it
+    // runs leaves the one it started with in force until it stops (open-door.ts warns of it).
+    const startToken = isLoopbackBind(bind) ? undefined : daemonCfg().authToken;
     const server = new DaemonHttpServer({
       routes: resolve(c, ROUTES),
       logger,
-      bind: daemonCfg().bind,
-      tokens: () => ({ stable: daemonCfg().authToken, boot: bootToken, forward: forwardKey }),
+      hosts: () => ({ bind, allowedHosts: daemonCfg().allowedHosts ?? [] }),
+      tokens: () => ({ stable: daemonCfg().authToken ?? startToken, boot: bootToken, forward: forwardKey }),
       policy: () => ({ allowedOrigins: daemonCfg().allowedOrigins ?? [] }),
       cookiePrincipal: (method, headers) =>
         c.isRegistered(DASHBOARD_LOGINS as never)
@@ -104,7 +111,6 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
       }
       throw err;
     }
-    const door = openDoorWarning(daemonCfg());
     const info: RuntimeInfo = {
       pid: process.pid,
       port,
@@ -112,11 +118,9 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
       token: bootToken,
       startedAt: Date.now(),
       version: SVC_VERSION,
-      ...(door ? { warnings: [door] } : {}),
     };
     await writeRuntimeInfo(home, info);
     logger.info("daemon listening", { bind: info.bind, port, pid: info.pid, version: SVC_VERSION });
-    if (door) logger.warn(door);
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {

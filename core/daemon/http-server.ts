@@ -1,5 +1,6 @@
 /**
- * The daemon's HTTP server: Host and Origin guards, CORS, bearer auth per route, body caps,
+ * The daemon's HTTP server: Host and Origin guards (the Host one first, before any route, on every
+ * bind), CORS, bearer auth per route, body caps,
  * JSON responses and the one error body shape `{error: {code, message, details}}`. A 401 carries
  * the bearer challenge (`WWW-Authenticate`, RFC 6750 and RFC 9728), a 405 the path's `Allow`.
  */
@@ -11,6 +12,7 @@ import type { Logger } from "../runtime/logger.js";
 import { authenticate, bearerOf, type AuthTokens } from "./auth.js";
 import { requireReach, requireToken, routeNeed } from "./authorization.js";
 import { parseJsonBody } from "./json-body.js";
+import type { HostPolicy } from "./host-names.js";
 import { checkHost, checkOrigin, corsHeaders, type OriginPolicy } from "./origin-guard.js";
 import { bearerChallenge } from "./resource-metadata.js";
 import type { RouteTable } from "./route-table.js";
@@ -20,7 +22,8 @@ export interface HttpServerOptions {
   logger: Logger;
   tokens: () => AuthTokens;
   policy: () => OriginPolicy;
-  bind: string;
+  /** The names the daemon answers to (`daemon.bind`, `daemon.allowedHosts`): any other Host is refused 403. */
+  hosts: () => HostPolicy;
   /** The principal of a request's dashboard session cookie, when it carries a valid one. */
   cookiePrincipal?: (method: string, headers: IncomingMessage["headers"]) => string | undefined;
   /** Why no route serves a request, when something more useful than "no route" is known. */
@@ -76,7 +79,7 @@ export class DaemonHttpServer {
     const starting = !this.started;
     try {
       if (starting) throw new SvcError("unavailable", "the daemon is starting; try again in a moment");
-      checkHost(req.headers, this.opts.bind);
+      checkHost(req.headers, this.opts.hosts());
       if (method === "OPTIONS") {
         cors = corsHeaders(req.headers, policy, true);
         res.writeHead(Object.keys(cors).length ? 204 : 403, cors).end();

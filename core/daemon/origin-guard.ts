@@ -1,11 +1,11 @@
 /**
  * Browser-facing guards: CORS for `daemon.allowedOrigins` only, refusal of cross-origin
  * state-changing requests from any other Origin (the daemon's own origin is not cross-origin),
- * and a Host check against DNS rebinding.
+ * and a Host check against DNS rebinding (host-names.ts says which Host names the daemon).
  */
 import type { IncomingHttpHeaders } from "node:http";
 import { SvcError } from "../errors.js";
-import { isLoopbackAddress } from "./auth.js";
+import { type HostPolicy, isLoopbackName, namesThisDaemon } from "./host-names.js";
 import { hostAuthority, hostnameOf, isIpLiteral } from "./own-origin.js";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -28,30 +28,22 @@ export function isAllowedOrigin(origin: string, policy: OriginPolicy): boolean {
   return policy.allowedOrigins.some((a) => (a === "*" ? false : normalizeOrigin(a) === o));
 }
 
-const LOOPBACK_HOSTS = new Set(["localhost", "127.0.0.1", "[::1]", "::1"]);
-
-/** A loopback name as a Host gives it: `localhost`, `127.x.x.x`, `::1` (bracketed or not). */
-function isLoopbackName(name: string): boolean {
-  return LOOPBACK_HOSTS.has(name) || /^127\.\d+\.\d+\.\d+$/.test(name);
-}
-
-/** True when `bind` is a loopback address or name (any of 127.0.0.0/8, ::1, localhost). */
-export function isLoopbackBind(bind: string): boolean {
-  const b = bind.toLowerCase();
-  return b === "localhost" || isLoopbackAddress(b.replace(/^\[(.*)\]$/, "$1"));
-}
-
 /**
- * Refuses requests whose Host names something other than this daemon (DNS rebinding). Only a
- * daemon bound to loopback checks: one bound to a routable address answers to its names on purpose.
+ * Refuses, before any route, a request whose Host does not name this daemon (DNS rebinding:
+ * host-names.ts), whatever the bind. A request without Host (HTTP/1.0, never a browser) passes.
  */
-export function checkHost(headers: IncomingHttpHeaders, bind: string): void {
+export function checkHost(headers: IncomingHttpHeaders, policy: HostPolicy): void {
   const host = headers.host;
-  if (!host) return; // HTTP/1.0 clients; nothing to rebind
-  const name = host.replace(/:\d+$/, "").toLowerCase();
-  if (isLoopbackName(name)) return;
-  if (!isLoopbackBind(bind)) return;
-  throw new SvcError("forbidden", `Host "${name}" is not this daemon; requests must address it by a loopback name`);
+  if (host === undefined) return;
+  const authority = hostAuthority(host);
+  if (authority !== undefined && namesThisDaemon(hostnameOf(authority), policy)) return;
+  const shown = JSON.stringify(authority === undefined ? host.slice(0, 100) : hostnameOf(authority));
+  throw new SvcError(
+    "forbidden",
+    `Host ${shown} does not name this daemon (a page under a foreign name may be DNS rebinding): address it as localhost, ` +
+      `127.0.0.1, [::1] or an address of this machine, or add the name to daemon.allowedHosts ` +
+      `(svc config set daemon.allowedHosts '["<name>"]')`,
+  );
 }
 
 /**
@@ -64,12 +56,13 @@ export function checkHost(headers: IncomingHttpHeaders, bind: string): void {
  * in its origin was rebound (DNS rebinding: evil.example first resolves to the attacker's server,
  * whose page then sends to evil.example once it resolves to the daemon; that request is
  * "same-origin" to the browser). So the Host must name the daemon without DNS:
- * - a daemon bound to loopback has already refused (checkHost) every Host that is not a loopback
- *   name (`localhost`, which browsers resolve to loopback without DNS, `127.x.x.x`, `[::1]`);
- * - a daemon bound beyond loopback answers to any Host, so here a DNS name is never taken as its
- *   own origin (it may be rebound); an IP literal is (nothing resolves it, so the page and the
- *   request both reached whatever listens on that address and port: the daemon). A page served
- *   under a DNS name the owner trusts is let in by listing its origin in `daemon.allowedOrigins`.
+ * - the daemon has already refused (checkHost) every Host that is not a loopback name (`localhost`,
+ *   which browsers resolve to loopback without DNS, `127.x.x.x`, `[::1]`), an address of this
+ *   machine, the bind address or a name in `daemon.allowedHosts`;
+ * - of those, a DNS name is never taken as its own origin here (a name in `daemon.allowedHosts`
+ *   passes the Host check, but a page under it is let in by listing its origin in
+ *   `daemon.allowedOrigins`); an IP literal is (nothing resolves it, so the page and the request
+ *   both reached whatever listens on that address and port: the daemon).
  */
 export function isSameOrigin(origin: string, headers: IncomingHttpHeaders): boolean {
   const host = hostAuthority(headers.host);

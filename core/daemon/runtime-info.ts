@@ -15,7 +15,10 @@ export interface RuntimeInfo {
   token: string;
   startedAt: number;
   version: string;
-  /** What the running daemon warns its owner of (open-door.ts), for `svc doctor` and status views. */
+  /**
+   * What the running daemon warns its owner of, for `svc doctor` and status views. None is written
+   * since a daemon open to the network refuses to start (open-door.ts); read for older files.
+   */
   warnings?: string[];
   [extra: string]: unknown;
 }

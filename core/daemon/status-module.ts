@@ -13,7 +13,7 @@ import { CONFIG, LISTEN, PLUGINS, ROUTES, SENTINELS, resolve, type Token } from 
 import { STORE } from "../store/tokens.js";
 import { SVC_VERSION } from "../version.js";
 import type { DaemonModule } from "./module.js";
-import { openDoorWarning } from "./open-door.js";
+import { keptTokenWarning } from "./open-door.js";
 
 export interface DaemonStatus {
   version: string;
@@ -54,7 +54,7 @@ const optional = <T>(c: DependencyContainer, tok: Token<T>): T | undefined =>
 async function daemonStatus(c: DependencyContainer, startedAt: number): Promise<DaemonStatus> {
   const config = resolve(c, CONFIG).current();
   const listen = resolve(c, LISTEN);
-  const door = openDoorWarning(config.effective.daemon);
+  const door = keptTokenWarning({ ...config.effective.daemon, bind: listen.bind });
   const { deliveries, ...sentinels } = (await optional(c, SENTINELS)?.summary()) ?? {
     total: 0,
     active: 0,

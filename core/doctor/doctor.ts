@@ -46,7 +46,7 @@ export async function runDoctor(
   const findings: DoctorFinding[] = [];
   const runtime = await checkRuntimeFile(home);
   findings.push(...runtime.findings);
-  findings.push(...(await checkConfigFile(home)));
+  findings.push(...(await checkConfigFile(home, runtime.running !== undefined)));
   // A config file that does not load is already an error above.
   const config = await FileConfigService.open(homeFile(home, "config"), env, {}).catch(() => undefined);
   const snapshot = config?.current();

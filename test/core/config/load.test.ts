@@ -181,6 +181,12 @@ describe("validateConfigTree", () => {
     expect(validateConfigTree(FILE, { pairing: {} }).config.pairing).toEqual({});
   });
 
+  it("a daemon.allowedHosts entry that is not a bare hostname says what is allowed", () => {
+    expect(errorOf(() => validateConfigTree(FILE, { daemon: { allowedHosts: ["svc.lan:18790"] } })).message).toMatch(
+      /daemon\.allowedHosts\[0\].*must be a hostname or an IP address alone \(no scheme, port, path or wildcard\)/,
+    );
+  });
+
   it("the top level must be an object", () => {
     expect(errorOf(() => validateConfigTree(FILE, [1])).message).toMatch(
       /top level must be a JSON object, found an array/,
@@ -236,7 +242,7 @@ describe("the schema covers every SPEC.md key", () => {
   };
   // Keys svc adds where SPEC.md is silent, each documented in docs/configuration.md's reference.
   const SVC_KEYS: Record<string, string[]> = {
-    daemon: ["logMaxBytes", "logFiles"], // the log file's rotation (docs/operations.md)
+    daemon: ["logMaxBytes", "logFiles", "allowedHosts"], // the log file's rotation (docs/operations.md); Host names (docs/authorization.md)
     pairing: ["allowedRoots"], // where a paired device with the operate scope may work (docs/remote.md)
     defaults: ["traceEndpoint"], // where traces go (docs/tracing.md); SPEC.md names extTracing and traceRedactor
     extJudge: ["windowSec", "timeoutSec"], // the session steward's budget window and request timeout (docs/steward.md)
@@ -275,6 +281,13 @@ describe("the schema covers every SPEC.md key", () => {
     [{ corpusPresetPackages: [""] }, false],
     [{ activeProfile: "" }, false],
     [{ webhooks: { allowSubnets: ["::1/128", "127.0.0.0/8"] } }, true],
+    [{ daemon: { allowedHosts: ["svc.lan", "Box-1.example", "192.168.1.20", "2001:db8::1", "[2001:db8::1]"] } }, true],
+    [{ daemon: { allowedHosts: ["http://svc.lan"] } }, false],
+    [{ daemon: { allowedHosts: ["svc.lan:18790"] } }, false],
+    [{ daemon: { allowedHosts: ["*.svc.lan"] } }, false],
+    [{ daemon: { allowedHosts: ["svc.lan/ui"] } }, false],
+    [{ daemon: { allowedHosts: ["-svc.lan"] } }, false],
+    [{ daemon: { allowedHosts: [""] } }, false],
   ])("%j valid: %s", (tree, ok) => {
     expect(configSchema.safeParse(tree).success).toBe(ok);
   });

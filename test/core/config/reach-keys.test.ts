@@ -8,6 +8,7 @@ describe("isReachKey: which config_set keys need the bearer token", () => {
     "daemon.bind",
     "daemon.port",
     "daemon.allowedOrigins",
+    "daemon.allowedHosts",
     "daemon",
     "webhooks.allowSubnets",
     "webhooks",
