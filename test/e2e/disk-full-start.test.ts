@@ -13,7 +13,7 @@ import { readdirSync, readFileSync, rmSync, statSync, truncateSync } from "node:
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
 import { createWebhookSentinel } from "../support/team.js";
 import { fill, tmpfsHome, type TmpfsHome } from "../support/tmpfs-home.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "../support/webhook-receiver.js";
@@ -107,6 +107,10 @@ describe("a home stopped on a full disk (real daemon on a 2 MiB tmpfs)", () => {
         refused,
       );
     expect(need, refused).not.toBeNull();
+    // `svc start` (a detached child, whose only voice is the log) says the same before spawning.
+    const detached = await runCli(["start"], { home: t.home });
+    expect(detached.code).toBe(1);
+    expect(detached.stderr).toContain(`svc needs about ${need![1]} KiB free to start`);
     expect(files(t.home)).toEqual(stopped);
 
     // Freed what it asked for (and a little): it starts; the compaction, which needs more, waits.
