@@ -12,6 +12,7 @@ import { SvcError } from "../errors.js";
 import { baseUrlOf, liveRuntimeInfo, readRuntimeInfo, type RuntimeInfo } from "../daemon/runtime-file.js";
 import { formatLogLine, parseLogLine } from "../runtime/log-format.js";
 import { daemonLogPath, ensureLogsDir, openLogForAppend } from "../runtime/log-file.js";
+import { noRoomToStart, roomFor } from "../storage/free-space.js";
 import { svcHome } from "../storage/paths.js";
 import { println, usageError } from "./output.js";
 
@@ -61,6 +62,9 @@ export async function startDetached(flags: DetachFlags, timeout: string | undefi
   const log = daemonLogPath(home);
   const running = await liveRuntimeInfo(home);
   if (running) return println(started("already running", running, log));
+  // The child's only voice is the log, which a full disk cannot take: the start's own check, here.
+  const room = await roomFor(home, []);
+  if (room && !room.ok) throw noRoomToStart(home, room);
   ensureLogsDir(home);
   const fd = openLogForAppend(log);
   const offset = fstatSync(fd).size;

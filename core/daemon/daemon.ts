@@ -8,7 +8,8 @@ import { existsSync } from "node:fs";
 import { rmdir } from "node:fs/promises";
 import type { DependencyContainer } from "tsyringe";
 import { createContainer, type ContainerOptions } from "../container.js";
-import { SvcError } from "../errors.js";
+import { SvcError, diskFullError } from "../errors.js";
+import { noRoomToStart, roomFor } from "../storage/free-space.js";
 import { withFileLock } from "../storage/lock.js";
 import { homeFile } from "../storage/paths.js";
 import { CONFIG, LISTEN, LOGGER, PLUGINS, ROUTES, resolve } from "../tokens.js";
@@ -33,26 +34,43 @@ export interface RunningDaemon {
 export async function startDaemon(options: ContainerOptions & { modules?: DaemonModule[] }): Promise<RunningDaemon> {
   const fresh = !existsSync(options.home);
   try {
+    await roomToStart(options.home);
     return await startLocked(options);
   } catch (err) {
     // A start that failed leaves no trace: not even the $SVC_HOME folder the lock needed (rmdir
     // removes it only when nothing else was written there).
     if (fresh) await rmdir(options.home).catch(() => undefined);
-    throw err;
+    // A write that found the disk full after all (another process took the room meanwhile): the
+    // same error as the check's, with what is free now.
+    const room = diskFullError(err) ? await roomFor(options.home, []) : undefined;
+    throw room ? noRoomToStart(options.home, room, err) : err;
   }
 }
+
+/**
+ * Before anything is written (the lock, the stores' start-up writes, runtime.json): the daemon's
+ * room must be free (core/storage/free-space.ts), else the start is refused saying how much to free.
+ */
+async function roomToStart(home: string): Promise<void> {
+  const room = await roomFor(home, []);
+  if (!room || room.ok) return;
+  const running = await liveRuntimeInfo(home);
+  if (running) throw alreadyRunning(home, running);
+  throw noRoomToStart(home, room);
+}
+
+const alreadyRunning = (home: string, running: RuntimeInfo): SvcError =>
+  new SvcError(
+    "daemon_running",
+    `an svc daemon is already running for ${home} (pid ${running.pid}, port ${running.port}); stop it first or use another SVC_HOME`,
+  );
 
 function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): Promise<RunningDaemon> {
   const { home } = options;
   // The lock makes "is one running? then I am" atomic across processes.
   return withFileLock(homeFile(home, "runtime"), async () => {
     const running = await liveRuntimeInfo(home);
-    if (running) {
-      throw new SvcError(
-        "daemon_running",
-        `an svc daemon is already running for ${home} (pid ${running.pid}, port ${running.port}); stop it first or use another SVC_HOME`,
-      );
-    }
+    if (running) throw alreadyRunning(home, running);
     const c = await createContainer(options);
     const logger = resolve(c, LOGGER);
     const config = resolve(c, CONFIG);
@@ -88,18 +106,30 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
           .catch((err: Error) => logger.error("module stop failed", { module: m.name, error: err.message }));
       }
     };
-    let port: number;
+    let info: RuntimeInfo;
     try {
       // Bind first: a daemon that cannot have its port opens no store and writes nothing under
       // $SVC_HOME. Until the modules are up it answers 503 (runtime.json, which the CLI reads,
-      // is written only once they are).
-      port = await server.listen(daemonCfg().port, daemonCfg().bind);
+      // is written only once they are; its room was kept free by roomToStart, and the stores'
+      // optional start-up writes leave it free).
+      const port = await server.listen(daemonCfg().port, daemonCfg().bind);
       registerValue(c, LISTEN, { port, bind: daemonCfg().bind, forwardKey });
       for (const m of modules) {
         await m.start(c);
         started.push(m);
       }
+      info = {
+        pid: process.pid,
+        port,
+        bind: daemonCfg().bind,
+        token: bootToken,
+        startedAt: Date.now(),
+        version: SVC_VERSION,
+      };
+      // A runtime.json that cannot be written stops the modules too: a daemon the CLI cannot find
+      // must not keep running (it kept delivering, with no way to stop it but its pid).
       server.ready();
+      await writeRuntimeInfo(home, info);
     } catch (err) {
       await stopModules();
       await server.close();
@@ -111,16 +141,7 @@ function startLocked(options: ContainerOptions & { modules?: DaemonModule[] }): 
       }
       throw err;
     }
-    const info: RuntimeInfo = {
-      pid: process.pid,
-      port,
-      bind: daemonCfg().bind,
-      token: bootToken,
-      startedAt: Date.now(),
-      version: SVC_VERSION,
-    };
-    await writeRuntimeInfo(home, info);
-    logger.info("daemon listening", { bind: info.bind, port, pid: info.pid, version: SVC_VERSION });
+    logger.info("daemon listening", { bind: info.bind, port: info.port, pid: info.pid, version: SVC_VERSION });
     let stopping: Promise<void> | undefined;
     const stop = () =>
       (stopping ??= (async () => {

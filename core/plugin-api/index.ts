@@ -96,6 +96,15 @@ export { readJsonFile, readTextFile, writeJsonFile, updateJsonFile } from "../st
 export { withFileLock, type LockOptions } from "../storage/lock.js";
 export { openDurableAppend, type DurableAppendFile } from "../storage/durable-append.js";
 export { AppendJournal, type AppendJournalOptions } from "../storage/append-journal.js";
+/** Free space: an optional write (a compaction) runs only when it leaves the daemon's own room free. */
+export {
+  roomFor,
+  diskSpace,
+  daemonRoom,
+  type SpaceProbe,
+  type DiskSpace,
+  type RoomCheck,
+} from "../storage/free-space.js";
 export {
   checkedLine,
   checkedLinesBytes,

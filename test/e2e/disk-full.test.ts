@@ -5,45 +5,21 @@
  * sentinel, the cause only in the log), and once space is freed the same requests pass and the
  * daemon stops and starts again on the same files.
  */
-import { execFileSync } from "node:child_process";
-import { closeSync, openSync, rmSync, writeSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeTempHome, runCli, useDaemonProcess } from "../support/cli.js";
+import { runCli, useDaemonProcess } from "../support/cli.js";
+import { fill, tmpfsHome } from "../support/tmpfs-home.js";
 import { mcpClient } from "./github-helpers.js";
 
 let mounted = false;
 
-/** Writes `path` until the filesystem has no block left. */
-function fill(path: string): void {
-  const fd = openSync(path, "w");
-  const block = Buffer.alloc(4096, 1);
-  try {
-    for (;;) writeSync(fd, block);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "ENOSPC") throw err;
-  } finally {
-    closeSync(fd);
-  }
-}
-
 describe("a full disk under $SVC_HOME (real daemon on a 4 MiB tmpfs)", () => {
   const fx = useDaemonProcess({
     makeHome: async () => {
-      const t = await makeTempHome("svc-e2e-diskfull-");
-      try {
-        execFileSync("mount", ["-t", "tmpfs", "-o", "size=4m,mode=0700", "tmpfs", t.home], { stdio: "ignore" });
-        mounted = true;
-      } catch {
-        mounted = false;
-      }
-      return {
-        home: t.home,
-        cleanup: async () => {
-          if (mounted) execFileSync("umount", ["-l", t.home]);
-          await t.cleanup();
-        },
-      };
+      const t = await tmpfsHome("svc-e2e-diskfull-", "4m");
+      mounted = t.mounted;
+      return t;
     },
   });
   const json = { "content-type": "application/json" };

@@ -1,7 +1,7 @@
 import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../../core/plugin-api/index.js";
-import { SvcError, diskFullError } from "../../../core/plugin-api/index.js";
+import { SvcError, diskFullError, roomFor, type SpaceProbe } from "../../../core/plugin-api/index.js";
 import { LIMITS } from "../limits.js";
 import { BodyStore, stagedRef } from "./body-store.js";
 import { HotBodies } from "./hot-bodies.js";
@@ -17,6 +17,7 @@ import {
 } from "./persistence.js";
 import {
   isTerminal,
+  type BodyRef,
   rowKey,
   type DeadReason,
   type DeliveryState,
@@ -44,7 +45,15 @@ export interface OutboxOptions {
   maxStagedBytes?: number;
   /** Bytes of pending rows' bodies kept in memory once in a segment, for their next attempts (default 8 MiB). */
   hotBodyBytes?: number;
+  /** Reads the free space a compaction checks before it writes (default: `statfs` of the home). */
+  space?: SpaceProbe;
 }
+
+/**
+ * Records after a compaction skipped for lack of space before a batch tries again (the stop and
+ * the next start always try).
+ */
+const NO_ROOM_RETRY_RECORDS = 256;
 
 export interface AddResult {
   row: OutboxRow;
@@ -76,6 +85,8 @@ export class Outbox {
   private compacting: Promise<void> | undefined;
   /** Retired journal files no durable snapshot covers yet. */
   private retired: string[] = [];
+  /** After a compaction skipped for lack of space: the records since the snapshot before a batch tries again. */
+  private noRoomUntil = 0;
   private readonly bodies: BodyStore;
   private readonly hot: HotBodies;
   /** What opening found in the files (damage, torn lines, a rebuilt snapshot). */
@@ -462,6 +473,7 @@ export class Outbox {
       between: async () => {
         const every = this.compactEvery ?? Math.max(2_048, 8 * table.size);
         if (this.compacting || (table.sinceSnapshot < every && table.stagedBytes < this.maxStagedBytes)) return;
+        if (table.sinceSnapshot < this.noRoomUntil) return;
         await this.startCompaction().catch((err: Error) =>
           logger.error("outbox compaction failed", { error: err.message }),
         );
@@ -536,7 +548,8 @@ export class Outbox {
    * sequence number, then rotates the journal (the only part appends wait for). The segment, the
    * snapshot and the removal of the retired journals then proceed in the background
    * ({@link compacting}; `done` rejects if it fails); staged bodies are dropped from memory only once the
-   * snapshot is durable.
+   * snapshot is durable. When the segment and the snapshot would not leave the daemon's room free
+   * (core/storage/free-space.ts), nothing is written or rotated: a warning says so, and `done` resolves.
    */
   private async startCompaction(): Promise<{ done: Promise<void> }> {
     await this.restageSparse();
@@ -550,7 +563,7 @@ export class Outbox {
       body,
     }));
     const { entries, chunks } = this.bodies.plan(segment, staged);
-    const superseded = [];
+    const superseded: BodyRef[] = [];
     for (const e of entries) {
       const row = table.get(e.requestId)!;
       superseded.push(row.bodyBytes);
@@ -558,6 +571,32 @@ export class Outbox {
       this.bodies.retain(e.ref);
     }
     const text = snapshotText(seq, table.all(), table.traceSnapshot());
+    // Optional: it runs only when the segment and the snapshot fit and leave the daemon's room free
+    // (runtime.json, the next records); otherwise the journal keeps everything until a later try.
+    const segmentBytes = chunks.reduce((n, c) => n + c.length, 0);
+    const room = await roomFor(
+      this.opts.home,
+      [Buffer.byteLength(text), ...(entries.length > 0 ? [segmentBytes] : [])],
+      this.opts.space,
+    );
+    if (room && !room.ok) {
+      entries.forEach((e, i) => {
+        const row = table.get(e.requestId);
+        if (row?.bodyBytes === e.ref) row.bodyBytes = superseded[i]!;
+      });
+      await Promise.all(entries.map((e) => this.bodies.release(e.ref).catch(() => undefined)));
+      await this.bodies.settle(segment).catch(() => undefined);
+      this.noRoomUntil = table.sinceSnapshot + NO_ROOM_RETRY_RECORDS;
+      this.opts.logger.warn("outbox compaction skipped: not enough free space; the journal keeps every record", {
+        freeBytes: room.free,
+        neededBytes: room.need,
+        segmentBytes,
+        snapshotBytes: Buffer.byteLength(text),
+        retry: `after ${NO_ROOM_RETRY_RECORDS} more records, at the stop or at the next start`,
+      });
+      return { done: Promise.resolve() };
+    }
+    this.noRoomUntil = 0;
     const retiring = retiredJournalName(seq);
     // A retired journal of this seq (left by a failed compaction) means the live one holds no record yet.
     if (!this.retired.includes(retiring)) {
