@@ -326,11 +326,12 @@ describe("budgets across the daemon (feature on)", () => {
         join(home, "config.json"),
         JSON.stringify({
           features: { llmEndpoint: true },
-          // 32 tokens a call (25 in, 7 out): the day allows two calls, a session one.
+          // 32 tokens a call (25 in, 7 out), each reserving 87 while in flight (its 92-byte body / 4,
+          // rounded up, + max_tokens 64): a session fits one call (32 + 87 > 100), the day two (64 + 87 > 130).
           llmEndpoint: {
             port: 0,
             upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } },
-            budgets: { sessionTokens: 30, dayTokens: 60 },
+            budgets: { sessionTokens: 100, dayTokens: 130 },
           },
           defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } } },
           acpAgents: { llm: fixtureAgent("llm-agent.mjs") },
