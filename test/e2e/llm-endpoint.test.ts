@@ -370,6 +370,72 @@ describe("budgets across the daemon (feature on)", () => {
   });
 });
 
+describe("a call cut before its usage arrived (feature on)", () => {
+  const upstream = useFakeUpstream();
+  let tokenFile = "";
+  const fx = useDaemonProcess({
+    prefix: "svc-e2e-llm-cut-",
+    setup: async ({ home }) => {
+      tokenFile = join(home, "token-seen-by-agent");
+      await writeFile(
+        join(home, "config.json"),
+        JSON.stringify({
+          features: { llmEndpoint: true },
+          llmEndpoint: {
+            port: 0,
+            upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } },
+            budgets: { dayTokens: 200 },
+          },
+          defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } } },
+          acpAgents: { llm: fixtureAgent("llm-agent.mjs", { env: { FX_TOKEN_FILE: tokenFile } }) },
+        }),
+      );
+    },
+  });
+
+  it("is charged its reservation as estimatedTokens, which the day's budget still counts after a daemon restart", async () => {
+    const s = await until(
+      async () => ((await status(fx.daemon)).sidecar.state === "running" ? status(fx.daemon) : undefined),
+      "the sidecar to run",
+    );
+    const a = await startSession(fx.daemon, "llm");
+    const token = await until(
+      async () => (await readFile(tokenFile, "utf8")).trim() || undefined,
+      "the agent to write its token",
+    );
+    const client = new Anthropic({ baseURL: s.url, apiKey: token, maxRetries: 0 });
+    const held = upstream().holdAnswers();
+    const ac = new AbortController();
+    const cut = client.messages
+      .create(
+        { model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "hi" }] },
+        { signal: ac.signal },
+      )
+      .catch((e: unknown) => e);
+    const req = await upstream().request(1);
+    ac.abort();
+    expect(await req.ended).toBe("closed-by-client");
+    held.release();
+    await cut;
+    // Its reservation: ceil(body bytes / 4) + max_tokens (121).
+    const reserved = Math.ceil(Number(req.headers["content-length"]) / 4) + 100;
+    const usage = await until(async () => {
+      const u = await json(fx.daemon.fetch("/llm-endpoint/usage"));
+      return u.day.calls === 1 ? u : undefined;
+    }, "the cut call in the day's usage");
+    expect(usage.day).toMatchObject({ inputTokens: 0, outputTokens: 0, estimatedTokens: reserved });
+    await fx.daemon.fetch(`/sessions/${a.id}/stop`, { method: "POST" });
+    // From the usage log after a restart: the day has 121 charged, and a call reserving 87 would pass 200.
+    const d2 = await fx.start();
+    await until(async () => (await status(d2)).sidecar.state === "running", "the sidecar after the restart");
+    const b = await startSession(d2, "llm");
+    const refused = await ask(d2, b.id, { api: "anthropic", model: "claude-sonnet-4-5" });
+    expect(refused).toMatchObject({ ok: false, status: 403 });
+    expect(refused.message).toContain(`today (UTC ${usage.day.date}) has used ${reserved} tokens`);
+    expect(refused.message).toContain("llmEndpoint.budgets.dayTokens");
+  });
+});
+
 describe("the llm-endpoint with the feature off", () => {
   let port = 0;
   const fx = useDaemonProcess({

@@ -176,9 +176,9 @@ function budget(
   limit: number,
 ): Refusal {
   const setting = `llmEndpoint.budgets.${key}`;
-  const inFlight = c.reserved > 0 ? `; calls in flight reserve ${c.reserved} more` : "";
   let message: string;
   if (c.used >= limit) {
+    const inFlight = c.reserved > 0 ? `; calls in flight reserve ${c.reserved} more` : "";
     message = `llm-endpoint token budget exhausted: ${whose} has used ${c.used} tokens, the limit (${setting}) is ${limit}${inFlight}`;
   } else {
     const tokens = reservedTokens(r);
@@ -189,7 +189,8 @@ function budget(
         : room >= 1
           ? `it fits with an output cap of at most ${room} tokens`
           : "the budget has no room left for a call this size";
-    message = `llm-endpoint token budget: this call would pass the limit (${setting}) of ${limit}: ${whose} has used ${c.used} tokens${inFlight}, and this call reserves ${tokens} (${r.input} input, estimated from the request's size, + ${r.output} output, from ${r.outputFrom}); ${c.used} + ${c.reserved} + ${tokens} = ${c.used + c.reserved + tokens}; ${fix}`;
+    const sum = c.used + c.reserved + tokens;
+    message = `llm-endpoint token budget: this call would pass the limit (${setting}) of ${limit}: ${whose} has used ${c.used} tokens, calls in flight reserve ${c.reserved}, and this call reserves ${tokens} (${r.input} input, estimated from the request's size, + ${r.output} output, from ${r.outputFrom}): ${c.used} + ${c.reserved} + ${tokens} = ${sum} > ${limit}; ${fix}`;
   }
   return { reason, status: 403, budget: key, message };
 }

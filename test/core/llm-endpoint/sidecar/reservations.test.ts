@@ -110,7 +110,11 @@ test("sessionTokens 1500: of 40 parallel calls of 150 tokens, only those whose r
   for (const e of refused) {
     expect(e).toBeInstanceOf(Anthropic.PermissionDeniedError);
     expect(e.message).toContain("llmEndpoint.budgets.sessionTokens) of 1500");
-    expect(e.message).toContain(`calls in flight reserve ${got.length * r} more`);
+    expect(e.message).toContain("this session has used 0 tokens");
+    expect(e.message).toContain(`calls in flight reserve ${got.length * r}, and this call reserves ${r} `);
+    expect(e.message).toContain(
+      `: 0 + ${got.length * r} + ${r} = ${(got.length + 1) * r} > 1500; retry once calls in flight have ended`,
+    );
     expect(e.message).toContain(
       `this call reserves ${r} (${r - CAP} input, estimated from the request's size, + ${CAP} output, from max_tokens ${CAP})`,
     );
@@ -157,7 +161,7 @@ test("a stream holds its reservation while it runs and settles with its real usa
   const during = await outcome(ask(s.anthropic));
   expect(during.ok).toBe(false);
   expect(!during.ok && during.e).toBeInstanceOf(Anthropic.PermissionDeniedError);
-  expect(!during.ok && during.e.message).toContain(`calls in flight reserve ${streamReserved} more`);
+  expect(!during.ok && during.e.message).toContain(`calls in flight reserve ${streamReserved},`);
   expect(!during.ok && during.e.message).toContain("retry once calls in flight have ended");
   gate.release();
   for await (const _ of stream) void _;
