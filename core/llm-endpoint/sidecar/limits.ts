@@ -4,7 +4,8 @@
  * and what calls in flight reserve (reservation.ts): a call is admitted only when used + reserved +
  * its own reservation stays within each line, its reservation is held while it runs, and when it
  * ends the reservation is released and what it really used is counted (settle). Counters start
- * from what the daemon says was used before (`grant.used`, `configure.day`) and never go down.
+ * from what the daemon says was used before (`grant.used`, `configure.day`) and never go down
+ * (the day's starts from zero on a new UTC date).
  */
 import { utcDay, type BudgetSpec, type RefusalReason } from "../protocol.js";
 import { reservedTokens, type Reservation } from "./reservation.js";
