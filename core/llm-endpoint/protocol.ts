@@ -100,6 +100,11 @@ export interface CallRecord {
   inputTokens: number;
   outputTokens: number;
   latencyMs: number;
+  /**
+   * Tokens counted against the budgets in place of usage never reported: the call's reservation,
+   * when the client went away before any usage reached it (the upstream may have spent it).
+   */
+  estimatedTokens?: number;
   /** Streaming: ms from the call's start to the first byte sent to the client. */
   firstByteMs?: number;
   /** Why the call failed, in words (never a body): upstream timeout, reset, client gone, … */

@@ -43,16 +43,22 @@ export interface Totals {
   calls: number;
   inputTokens: number;
   outputTokens: number;
+  /** Tokens charged for calls whose usage never arrived (their reservations; see CallRecord.estimatedTokens). */
+  estimatedTokens: number;
   refused: number;
 }
 
-const zero = (): Totals => ({ calls: 0, inputTokens: 0, outputTokens: 0, refused: 0 });
+const zero = (): Totals => ({ calls: 0, inputTokens: 0, outputTokens: 0, estimatedTokens: 0, refused: 0 });
 
 function add(t: Totals, r: CallRecord): void {
   t.calls++;
   t.inputTokens += r.inputTokens;
   t.outputTokens += r.outputTokens;
+  t.estimatedTokens += r.estimatedTokens ?? 0;
 }
+
+/** What the token budgets count of these totals. */
+const budgetTokens = (t: Totals | undefined): number => (t ? t.inputTokens + t.outputTokens + t.estimatedTokens : 0);
 
 function totalsOf(m: Map<string, Totals>, id: string): Totals {
   let t = m.get(id);
@@ -269,8 +275,8 @@ export class LlmEndpointService implements ModelAccess {
       sessionId: g.sessionId,
       ...(g.runId ? { runId: g.runId } : {}),
       used: {
-        sessionTokens: s ? s.inputTokens + s.outputTokens : 0,
-        runTokens: r ? r.inputTokens + r.outputTokens : 0,
+        sessionTokens: budgetTokens(s),
+        runTokens: budgetTokens(r),
       },
     };
   }
@@ -284,7 +290,7 @@ export class LlmEndpointService implements ModelAccess {
       roles: s.roles,
       budgets: s.budgets,
       upstreamTimeoutMs: s.upstreamTimeoutMs,
-      day: { date: this.day.date, tokens: this.day.totals.inputTokens + this.day.totals.outputTokens },
+      day: { date: this.day.date, tokens: budgetTokens(this.day.totals) },
     };
   }
 

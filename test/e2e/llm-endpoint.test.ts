@@ -90,15 +90,31 @@ function useFakeUpstream(): () => FakeLlmUpstream {
   };
 }
 
-describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
+/**
+ * A daemon with the llm-endpoint on and an anthropic route to a fake upstream (keyed by
+ * `defaults.adapters.claude.auth`), whose `llm` agent writes the sidecar token it was given to a
+ * file (`tokenFile()`; `agentToken()` waits for it). `extra` adds an openai route to the same
+ * upstream, budgets, defaults, agents, top-level config keys and the daemon's environment.
+ */
+function useLlmDaemon(
+  prefix: string,
+  extra: {
+    openai?: boolean;
+    budgets?: object;
+    defaults?: object;
+    agents?: object;
+    config?: object;
+    env?: Record<string, string>;
+  } = {},
+) {
   const upstream = useFakeUpstream();
   let tokenFile = "";
   const fx = useDaemonProcess({
-    prefix: "svc-e2e-llm-",
-    // The daemon's own environment holds the OpenAI key too: it must not reach a session either.
-    env: { OPENAI_API_KEY: OPENAI_KEY },
+    prefix,
+    ...(extra.env && { env: extra.env }),
     setup: async ({ home }) => {
       tokenFile = join(home, "token-seen-by-agent");
+      const url = upstream().url;
       await writeFile(
         join(home, "config.json"),
         JSON.stringify({
@@ -106,20 +122,31 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
           llmEndpoint: {
             port: 0,
             upstreams: {
-              anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] },
-              openai: { provider: "openai", baseUrl: `${upstream().url}/v1`, models: ["gpt-*"] },
+              anthropic: { provider: "anthropic", baseUrl: url, models: ["claude-*"] },
+              ...(extra.openai && { openai: { provider: "openai", baseUrl: `${url}/v1`, models: ["gpt-*"] } }),
             },
+            ...(extra.budgets && { budgets: extra.budgets }),
           },
-          defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } } },
-          models: { "review.small": { model: "claude-haiku-4-5", route: "anthropic" } },
-          acpAgents: {
-            llm: fixtureAgent("llm-agent.mjs", { env: { FX_TOKEN_FILE: tokenFile } }),
-            // A recipe that carries the key in its env: overwritten with the session's token.
-            llmkeyed: fixtureAgent("llm-agent.mjs", { env: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }),
-          },
+          defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } }, ...extra.defaults },
+          acpAgents: { llm: fixtureAgent("llm-agent.mjs", { env: { FX_TOKEN_FILE: tokenFile } }), ...extra.agents },
+          ...extra.config,
         }),
       );
     },
+  });
+  const agentToken = () =>
+    until(async () => (await readFile(tokenFile, "utf8")).trim() || undefined, "the agent to write its token");
+  return { upstream, fx, tokenFile: () => tokenFile, agentToken };
+}
+
+describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
+  const { upstream, fx, tokenFile, agentToken } = useLlmDaemon("svc-e2e-llm-", {
+    // The daemon's own environment holds the OpenAI key too: it must not reach a session either.
+    env: { OPENAI_API_KEY: OPENAI_KEY },
+    openai: true,
+    config: { models: { "review.small": { model: "claude-haiku-4-5", route: "anthropic" } } },
+    // A recipe that carries the key in its env: overwritten with the session's token.
+    agents: { llmkeyed: fixtureAgent("llm-agent.mjs", { env: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }) },
   });
 
   it("the sidecar runs on loopback, its status names where each key comes from and never a key", async () => {
@@ -156,7 +183,7 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
         expect(h["x-api-key"]).toBe(ANTHROPIC_KEY);
         expect(h["anthropic-version"]).toBeTruthy();
       } else expect(h.authorization).toBe(`Bearer ${OPENAI_KEY}`);
-      const token = (await readFile(tokenFile, "utf8")).trim();
+      const token = (await readFile(tokenFile(), "utf8")).trim();
       expect(JSON.stringify(h)).not.toContain(token);
       const desc = await until(async () => {
         const x = (await json(fx.daemon.fetch(`/sessions/${d.id}`))).descriptor;
@@ -208,12 +235,9 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
   });
 
   it("a session's token works while the session lives and is refused (401) once it ended", async () => {
-    await rm(tokenFile, { force: true });
+    await rm(tokenFile(), { force: true });
     const d = await startSession(fx.daemon, "llm");
-    const token = await until(
-      async () => (await readFile(tokenFile, "utf8")).trim() || undefined,
-      "the agent to write its token",
-    );
+    const token = await agentToken();
     const direct = new Anthropic({ baseURL: (await status(fx.daemon)).url, apiKey: token, maxRetries: 0 });
     const ok = await direct.messages.create({
       model: "claude-sonnet-4-5",
@@ -318,26 +342,9 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
 });
 
 describe("budgets across the daemon (feature on)", () => {
-  const upstream = useFakeUpstream();
-  const fx = useDaemonProcess({
-    prefix: "svc-e2e-llm-budget-",
-    setup: async ({ home }) => {
-      await writeFile(
-        join(home, "config.json"),
-        JSON.stringify({
-          features: { llmEndpoint: true },
-          // 32 tokens a call (25 in, 7 out): the day allows two calls, a session one.
-          llmEndpoint: {
-            port: 0,
-            upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } },
-            budgets: { sessionTokens: 30, dayTokens: 60 },
-          },
-          defaults: { adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } } },
-          acpAgents: { llm: fixtureAgent("llm-agent.mjs") },
-        }),
-      );
-    },
-  });
+  // 32 tokens a call (25 in, 7 out), each reserving 87 while in flight (its 92-byte body / 4,
+  // rounded up, + max_tokens 64): a session fits one call (32 + 87 > 100), the day two (64 + 87 > 130).
+  const { fx } = useLlmDaemon("svc-e2e-llm-budget-", { budgets: { sessionTokens: 100, dayTokens: 130 } });
 
   it("a session past its token budget is refused with 403 its SDK understands, said in its transcript; the day's budget holds across a daemon restart", async () => {
     const a = await startSession(fx.daemon, "llm");
@@ -366,6 +373,49 @@ describe("budgets across the daemon (feature on)", () => {
     const dayRefused = await ask(d2, c.id, { api: "anthropic", model: "claude-sonnet-4-5" });
     expect(dayRefused).toMatchObject({ ok: false, status: 403 });
     expect(dayRefused.message).toContain("llmEndpoint.budgets.dayTokens");
+  });
+});
+
+describe("a call cut before its usage arrived (feature on)", () => {
+  const { upstream, fx, agentToken } = useLlmDaemon("svc-e2e-llm-cut-", { budgets: { dayTokens: 200 } });
+
+  it("is charged its reservation as estimatedTokens, which the day's budget still counts after a daemon restart", async () => {
+    const s = await until(
+      async () => ((await status(fx.daemon)).sidecar.state === "running" ? status(fx.daemon) : undefined),
+      "the sidecar to run",
+    );
+    const a = await startSession(fx.daemon, "llm");
+    const token = await agentToken();
+    const client = new Anthropic({ baseURL: s.url, apiKey: token, maxRetries: 0 });
+    const held = upstream().holdAnswers();
+    const ac = new AbortController();
+    const cut = client.messages
+      .create(
+        { model: "claude-test", max_tokens: 100, messages: [{ role: "user", content: "hi" }] },
+        { signal: ac.signal },
+      )
+      .catch((e: unknown) => e);
+    const req = await upstream().request(1);
+    ac.abort();
+    expect(await req.ended).toBe("closed-by-client");
+    held.release();
+    await cut;
+    // Its reservation: ceil(body bytes / 4) + max_tokens (121).
+    const reserved = Math.ceil(Number(req.headers["content-length"]) / 4) + 100;
+    const usage = await until(async () => {
+      const u = await json(fx.daemon.fetch("/llm-endpoint/usage"));
+      return u.day.calls === 1 ? u : undefined;
+    }, "the cut call in the day's usage");
+    expect(usage.day).toMatchObject({ inputTokens: 0, outputTokens: 0, estimatedTokens: reserved });
+    await fx.daemon.fetch(`/sessions/${a.id}/stop`, { method: "POST" });
+    // From the usage log after a restart: the day has 121 charged, and a call reserving 87 would pass 200.
+    const d2 = await fx.start();
+    await until(async () => (await status(d2)).sidecar.state === "running", "the sidecar after the restart");
+    const b = await startSession(d2, "llm");
+    const refused = await ask(d2, b.id, { api: "anthropic", model: "claude-sonnet-4-5" });
+    expect(refused).toMatchObject({ ok: false, status: 403 });
+    expect(refused.message).toContain(`today (UTC ${usage.day.date}) has used ${reserved} tokens`);
+    expect(refused.message).toContain("llmEndpoint.budgets.dayTokens");
   });
 });
 
@@ -422,28 +472,8 @@ describe("the llm-endpoint with the feature off", () => {
 });
 
 describe("the context policy acts on what the sidecar sees (feature on)", () => {
-  const upstream = useFakeUpstream();
-  let tokenFile = "";
-  const fx = useDaemonProcess({
-    prefix: "svc-e2e-llm-ctx-",
-    setup: async ({ home }) => {
-      tokenFile = join(home, "token-seen-by-agent");
-      await writeFile(
-        join(home, "config.json"),
-        JSON.stringify({
-          features: { llmEndpoint: true },
-          llmEndpoint: {
-            port: 0,
-            upstreams: { anthropic: { provider: "anthropic", baseUrl: upstream().url, models: ["claude-*"] } },
-          },
-          defaults: {
-            adapters: { claude: { auth: { apiKey: ANTHROPIC_KEY } } },
-            contextContinuity: { warnAtPct: 50, hardStopAtPct: 90 },
-          },
-          acpAgents: { llm: fixtureAgent("llm-agent.mjs", { env: { FX_TOKEN_FILE: tokenFile } }) },
-        }),
-      );
-    },
+  const { upstream, fx, agentToken } = useLlmDaemon("svc-e2e-llm-ctx-", {
+    defaults: { contextContinuity: { warnAtPct: 50, hardStopAtPct: 90 } },
   });
 
   const transcript = async (path: string) =>
@@ -455,7 +485,7 @@ describe("the context policy acts on what the sidecar sees (feature on)", () => 
 
   it("a call past warnAtPct warns once per crossing; past hardStopAtPct the session refuses prompts and the sidecar refuses its token", async () => {
     const d = await startSession(fx.daemon, "llm");
-    const token = await until(async () => (await readFile(tokenFile, "utf8")).trim() || undefined, "the agent's token");
+    const token = await agentToken();
     // claude-sonnet-4-5 has a 200,000-token window: 120,000 input tokens are 60%.
     upstream().usage.anthropic = {
       input_tokens: 100_000,

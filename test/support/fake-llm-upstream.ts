@@ -6,8 +6,8 @@
  * - OpenAI: `POST /v1/chat/completions` (JSON, or `data:` chunks ending `data: [DONE]`, with a final
  *   usage chunk when `stream_options.include_usage` is true); base URL = `url + "/v1"`.
  * Records every request, and has knobs for what the next requests meet: usage numbers, a failure
- * mode (status, reset, hang), a delay before headers, and a gate that pauses streams after their
- * first event.
+ * mode (status, reset, hang), a delay before headers, a gate that pauses streams after their
+ * first event, and a hold that keeps every answer back until released.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -32,6 +32,14 @@ export interface AnthropicUsage {
   cache_read_input_tokens: number;
   cache_creation_input_tokens: number;
 }
+
+/** Anthropic usage of `input` + `output` tokens, no cache reads or writes. */
+export const anthropicUsage = (input: number, output: number): AnthropicUsage => ({
+  input_tokens: input,
+  output_tokens: output,
+  cache_read_input_tokens: 0,
+  cache_creation_input_tokens: 0,
+});
 
 export interface OpenAiUsage {
   prompt_tokens: number;
@@ -72,6 +80,11 @@ export interface FakeLlmUpstream {
   setHeaderDelay(ms: number): void;
   /** Streams started from now on pause after their first event until the gate is released. */
   pauseStreams(): StreamGate;
+  /**
+   * Requests arriving from now on get no answer (in the mode they met) until `release`: calls
+   * stay in flight together for as long as the test needs.
+   */
+  holdAnswers(): { release(): void };
   /** Resolves with the n-th request (1-based) once it has arrived. */
   request(n: number): Promise<FakeRequest>;
   close(): Promise<void>;
@@ -83,6 +96,7 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
   let mode: FakeMode = { kind: "ok" };
   let headerDelayMs = 0;
   let gate: { paused: () => void; released: Promise<void> } | null = null;
+  let hold: Promise<void> | null = null;
   let seq = 0;
 
   const fake: FakeLlmUpstream = {
@@ -110,6 +124,16 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
         paused: pausedP,
         release: () => {
           gate = null;
+          release();
+        },
+      };
+    },
+    holdAnswers() {
+      let release!: () => void;
+      hold = new Promise<void>((r) => (release = r));
+      return {
+        release: () => {
+          hold = null;
           release();
         },
       };
@@ -162,6 +186,7 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     onReset: () => void,
   ): Promise<void> {
     const m = mode;
+    if (hold) await hold;
     if (m.kind === "reset") {
       onReset();
       req.socket.destroy();

@@ -69,7 +69,7 @@ export async function llmUsage(opts: { json?: boolean; session?: string; run?: s
   }>("GET", `/llm-endpoint/usage${q.size ? `?${q}` : ""}`);
   if (opts.json) return printJson(u);
   const line = (t: Totals) =>
-    `${t.calls} calls, ${t.inputTokens} in, ${t.outputTokens} out${t.refused ? `, ${t.refused} refused` : ""}`;
+    `${t.calls} calls, ${t.inputTokens} in, ${t.outputTokens} out${t.estimatedTokens ? `, ${t.estimatedTokens} estimated (calls cut before their usage)` : ""}${t.refused ? `, ${t.refused} refused` : ""}`;
   println(
     `today (${u.day.date} UTC): ${line(u.day)}${u.day.damagedLines ? ` (${u.day.damagedLines} damaged log lines not counted)` : ""}`,
   );

@@ -86,6 +86,8 @@ export interface ForwardRequest {
 export interface ForwardOutcome {
   status: number;
   usage: Usage;
+  /** The client went away before the answer ended; `reported`: whether what it got carried any usage. */
+  clientGone?: { reported: boolean };
   firstByteMs?: number;
   error?: string;
 }
@@ -148,6 +150,7 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
     finish({
       status: res.headersSent ? res.statusCode : 499,
       usage: tap?.usage() ?? NO_USAGE,
+      clientGone: { reported: tap?.seen ?? false },
       error: "client disconnected",
     });
   });

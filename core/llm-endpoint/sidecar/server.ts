@@ -11,7 +11,8 @@ import { PROVIDER_ADAPTERS } from "../../config/model-catalog.js";
 import { sendError, type SidecarError } from "./errors.js";
 import { forward, type ForwardOutcome } from "./forward.js";
 import type { Grant } from "./grants.js";
-import type { Refusal } from "./limits.js";
+import { isRefusal, type Refusal } from "./limits.js";
+import { reservationOf } from "./reservation.js";
 import { resolveRoute } from "./routing.js";
 import type { SidecarState } from "./state.js";
 
@@ -212,8 +213,9 @@ class Call {
         "blocked",
       );
     }
-    const refusal = state.limits.admit(grant.sessionId, grant.runId, this.startedAt, this.wallMs);
-    if (refusal) return this.refuse(res, limitError(refusal), fields, refusal.reason);
+    const reservation = reservationOf(api, body, raw.length, counts);
+    const admitted = state.limits.admit(grant.sessionId, grant.runId, this.startedAt, this.wallMs, reservation);
+    if (isRefusal(admitted)) return this.refuse(res, limitError(admitted), fields, admitted.reason);
 
     let rewritten = model !== requested;
     if (rewritten) body.model = model;
@@ -236,17 +238,27 @@ class Call {
       timeoutMs: state.upstreamTimeoutMs,
       startedAt: this.startedAt,
     };
-    forward(res, f, (o: ForwardOutcome) => {
-      state.limits.done(grant.sessionId, grant.runId, o.usage.inputTokens + o.usage.outputTokens, Date.now());
+    const ended = (o: ForwardOutcome): void => {
+      // A client gone before any usage reached it is charged its reservation: the upstream may have spent it.
+      const estimated = o.clientGone && !o.clientGone.reported && admitted.tokens > 0 ? admitted.tokens : undefined;
+      state.limits.settle(admitted, estimated ?? o.usage.inputTokens + o.usage.outputTokens, Date.now());
       this.end({
         ...fields,
         status: o.status,
         inputTokens: o.usage.inputTokens,
         outputTokens: o.usage.outputTokens,
+        ...(estimated !== undefined && { estimatedTokens: estimated }),
         ...(o.firstByteMs !== undefined && { firstByteMs: Math.round(o.firstByteMs * 1000) / 1000 }),
         ...(o.error !== undefined && { error: o.error }),
       });
-    });
+    };
+    try {
+      forward(res, f, ended);
+    } catch (err) {
+      // Nothing went upstream: the reservation goes back (settling twice is a no-op).
+      state.limits.settle(admitted, 0, Date.now());
+      throw err;
+    }
   }
 }
 

@@ -62,6 +62,8 @@ export class SseUsageTap {
   private partial = "";
   private readonly anthropic: AnthropicCounts = {};
   private openai: Usage | undefined;
+  /** Whether any event so far carried usage. */
+  seen = false;
 
   constructor(private readonly api: LlmProvider) {}
 
@@ -87,10 +89,15 @@ export class SseUsageTap {
       return;
     }
     if (this.api === "anthropic") {
-      if (data?.type === "message_start") mergeAnthropic(this.anthropic, data.message?.usage);
-      else if (data?.type === "message_delta") mergeAnthropic(this.anthropic, data.usage);
+      const u =
+        data?.type === "message_start" ? data.message?.usage : data?.type === "message_delta" ? data.usage : undefined;
+      if (u !== null && typeof u === "object") {
+        mergeAnthropic(this.anthropic, u);
+        this.seen = true;
+      }
     } else {
       this.openai = openaiUsage(data?.usage) ?? this.openai;
+      this.seen = this.openai !== undefined;
     }
   }
 

@@ -7,7 +7,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, expect, test } from "vitest";
-import { startFakeLlmUpstream, type FakeLlmUpstream } from "../../../support/fake-llm-upstream.js";
+import { anthropicUsage, startFakeLlmUpstream, type FakeLlmUpstream } from "../../../support/fake-llm-upstream.js";
 import { startSidecar, type TestSidecar } from "../../../support/llm-sidecar.js";
 
 let fake: FakeLlmUpstream;
@@ -17,12 +17,7 @@ const today = new Date().toISOString().slice(0, 10);
 
 beforeAll(async () => {
   fake = await startFakeLlmUpstream();
-  fake.usage.anthropic = {
-    input_tokens: 25,
-    output_tokens: 7,
-    cache_read_input_tokens: 0,
-    cache_creation_input_tokens: 0,
-  };
+  fake.usage.anthropic = anthropicUsage(25, 7);
   sc = await startSidecar({
     routes: [
       {
@@ -91,16 +86,16 @@ async function configure(
   await sc.sync();
 }
 
-test("sessionTokens: the call that starts under the line runs (and may end past it); the next is a 403 naming the budget", async () => {
-  await configure({ sessionTokens: 60 });
+test("sessionTokens: a call whose reservation fits runs (and may end past the line by its input underestimate); the next is a 403 naming the budget", async () => {
+  await configure({ sessionTokens: 62 });
   const s = await newSession();
   await ask(s.anthropic); // 32
-  await ask(s.anthropic); // 64: started at 32, under 60
+  await ask(s.anthropic); // 64: admitted at 32 + its reservation 29 (21 estimated in + max_tokens 8) <= 62
   const err = await failure(ask(s.anthropic));
   expect(err).toBeInstanceOf(Anthropic.PermissionDeniedError);
   expect(err!.message).toContain("llmEndpoint.budgets.sessionTokens");
   expect(err!.message).toContain("64");
-  expect(err!.message).toContain("60");
+  expect(err!.message).toContain("62");
   expect(await refusalOf(s.sessionId)).toMatchObject({ reason: "session-budget", status: 403 });
   await sc.sync();
   const recs = sc.calls.filter((c) => c.sessionId === s.sessionId);
@@ -119,11 +114,11 @@ test("sessionTokens counts from the grant's totals (a restart); OpenAI gets insu
 });
 
 test("runTokens: every session of the run is refused once the run is past its line", async () => {
-  await configure({ runTokens: 100 });
+  await configure({ runTokens: 120 });
   const runId = `run-${session}`;
   const a = await newSession({ runId, used: { sessionTokens: 0, runTokens: 90 } });
   const b = await newSession({ runId, used: { sessionTokens: 0, runTokens: 90 } });
-  await ask(a.anthropic); // run: 90 + 32 = 122
+  await ask(a.anthropic); // admitted at 90 + 29 reserved <= 120; run: 90 + 32 = 122
   const err = await failure(ask(b.anthropic));
   expect(err).toBeInstanceOf(Anthropic.PermissionDeniedError);
   expect(err!.message).toContain("llmEndpoint.budgets.runTokens");
