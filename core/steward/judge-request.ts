@@ -108,6 +108,9 @@ function latest(entries: string[]): string[] {
   return kept.reverse();
 }
 
+/** The output cap of every judge call. */
+export const JUDGE_MAX_COMPLETION_TOKENS = 2048;
+
 /** The chat-completions body, every string from the session passed through `redaction`. */
 export function buildJudgeRequest(
   input: JudgeInput,
@@ -145,6 +148,9 @@ export function buildJudgeRequest(
         json_schema: { name: "session_verdict", strict: true, schema: VERDICT_SCHEMA },
       },
       stream: false,
+      // A verdict is a few dozen tokens; a cap keeps the model proxy's budget reservation for the
+      // call small (llm-endpoint.md, "Token budgets under concurrency") and leaves room to reason.
+      max_completion_tokens: JUDGE_MAX_COMPLETION_TOKENS,
     },
     withheld,
   };

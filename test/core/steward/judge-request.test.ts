@@ -57,6 +57,7 @@ describe("buildJudgeRequest", () => {
     expect(body).toMatchObject({
       model: "ext-latest",
       stream: false,
+      max_completion_tokens: 2048,
       response_format: {
         type: "json_schema",
         json_schema: { name: "session_verdict", strict: true, schema: VERDICT_SCHEMA },
