@@ -41,7 +41,11 @@ describe("MCP events/poll leases: a token-less loopback caller is not the owner"
     for (let i = 0; i < L.pollLeasesPerPrincipal; i++) await poll(local, `ci:local-${i}`);
     // The token-less key is full: its next new lease is refused, as the cap says.
     const refused = await poll(local, "ci:local-one-more").catch((err: unknown) => err);
-    expect(refused).toMatchObject({ code: -32013, data: { limit: "pollLeases", max: L.pollLeasesPerPrincipal } });
+    expect(refused).toMatchObject({
+      code: -32013,
+      message: expect.stringMatching(/every local caller without a token shares these: send the bearer token/),
+      data: { limit: "pollLeases", max: L.pollLeasesPerPrincipal },
+    });
 
     const owner = await connect(fx.daemon.token);
     expect(await poll(owner, "ci:owner")).toMatchObject({ events: [], truncated: false, cursor: expect.any(String) });
