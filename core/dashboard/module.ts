@@ -5,6 +5,7 @@
  */
 import type { DependencyContainer } from "tsyringe";
 import type { DaemonModule } from "../daemon/module.js";
+import { isLoopbackCaller } from "../daemon/auth.js";
 import { isSameOrigin } from "../daemon/origin-guard.js";
 import { SvcError } from "../errors.js";
 import type { RouteDef, RouteRequest } from "../plugin-api/http.js";
@@ -49,6 +50,15 @@ export function dashboardRoutes(logins: DashboardLogins, port: () => number): Ro
         const origin = req.headers.origin;
         if (origin === undefined || !isSameOrigin(origin, req.headers))
           throw new SvcError("forbidden", "a dashboard login must come from the dashboard page (this daemon's origin)");
+        // The cookie counts for loopback callers only (auth.ts): refuse the others before the code is spent.
+        if (!isLoopbackCaller(req))
+          throw new SvcError(
+            "forbidden",
+            "a dashboard login must come from this machine without a proxy: this request came through a proxy " +
+              "(a Forwarded, X-Forwarded-For or X-Real-IP header), the tunnel or the network, where a session cookie " +
+              "does not count; the login code was not spent: open the link in a browser on this machine " +
+              "(http://127.0.0.1:<port>/ui/), or send the bearer token instead",
+          );
         const code = (req.json() as { code?: unknown } | null)?.code;
         if (typeof code !== "string" || code === "")
           throw new SvcError("invalid_input", 'the login body must be {"code": "<the code from svc open>"}');

@@ -156,7 +156,10 @@ export class PollLeases {
       throw exhausted(
         "pollLeases",
         max,
-        `this caller polls ${max} event subscriptions, the most svc keeps per caller; one lapses ${L.pollLeaseIdleMs / 60_000} minutes after its last poll`,
+        `this caller polls ${max} event subscriptions, the most svc keeps per caller; one lapses ${L.pollLeaseIdleMs / 60_000} minutes after its last poll` +
+          (principalKey === "loopback"
+            ? "; every local caller without a token shares these: send the bearer token (Authorization: Bearer) or a session token (X-Svc-Session-Token) to poll under a key of your own"
+            : ""),
       );
     const opening = (async () => {
       const filter = await this.deps.sentinels

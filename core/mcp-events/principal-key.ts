@@ -4,7 +4,10 @@
  * survives the per-boot token changing) is `owner`; a session presenting its session token is
  * `session:<id>`; a paired device is `pairing:<id>`. Webhook subscriptions need one of those
  * (the sketch's authenticated principal); a bare loopback caller, without a token or a session
- * token, may poll (as `owner`) but not subscribe, as it may not create a webhook sentinel.
+ * token, may poll but not subscribe, as it may not create a webhook sentinel. It polls under a
+ * key of its own, `loopback`, never `owner`: every process on the machine is a loopback caller, so
+ * holding the owner's key would let any of them spend the owner's leases. Callers beyond loopback
+ * without a token poll as `anonymous` or `remote:<via>`, each a key of its own too.
  */
 import { hasToken } from "../daemon/authorization.js";
 import { pairingOf } from "../daemon/principal.js";
@@ -29,10 +32,9 @@ export function subscriberKey(caller: CallerIdentity, sessionOf: SessionLookup, 
   throw forbidden(`${what} needs an authenticated caller (a webhook subscription sends to a URL): ${AUTHENTICATE}`);
 }
 
-/** The key of a poller (any caller that may read). */
+/** The key of a poller (any caller that may read): a token-less caller's is never `owner`. */
 export function pollerKey(caller: CallerIdentity, sessionOf: SessionLookup, what: string): string {
-  const key = keyOf(caller, sessionOf, what);
-  return key === "loopback" ? "owner" : key;
+  return keyOf(caller, sessionOf, what);
 }
 
 function keyOf({ principal, sessionToken }: CallerIdentity, sessionOf: SessionLookup, what: string): string {

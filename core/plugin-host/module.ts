@@ -34,13 +34,15 @@ export const pluginHostModule: DaemonModule = {
     const config = resolve(c, CONFIG);
     const refresh = new PackageRefresh({
       registry,
-      // As config.json lists them now: `svc adapters install` has just written it, and the file
-      // watcher may not have told the config service yet.
+      // As config.json lists them now: `svc adapters install` or `rm` has just written it, and the
+      // file watcher may not have told the config service yet. A file that cannot be read or
+      // parsed (mid-edit) leaves the configuration's list.
       ids: async () => {
-        const listed = (await readJsonFile<{ adapters?: unknown }>(config.current().path).catch(() => undefined))
-          ?.adapters;
-        const fresh = Array.isArray(listed) ? listed.filter((id): id is string => typeof id === "string") : [];
-        return [...new Set([...(config.current().effective.adapters ?? []), ...fresh])];
+        const file = await readJsonFile<unknown>(config.current().path).catch(() => null);
+        if (file === undefined) return [];
+        const listed = isObject(file) ? (file.adapters ?? []) : null;
+        if (!Array.isArray(listed)) return config.current().effective.adapters ?? [];
+        return listed.filter((id): id is string => typeof id === "string");
       },
       env: resolve(c, ENV),
       cwd: process.cwd(),
@@ -49,3 +51,7 @@ export const pluginHostModule: DaemonModule = {
     registerValue(c, PLUGIN_REFRESH, refresh);
   },
 };
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}

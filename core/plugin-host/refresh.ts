@@ -6,9 +6,13 @@
  * serialized; when nothing changed it costs a read of config.json and one resolve per listed
  * package, and no plugin code runs.
  *
- * Only `adapter` and `redactor` plugins are taken from such a package: they are looked up at each
- * use. Providers and targets are wired into the sentinel engine at start, so theirs still need a
- * restart (docs/architecture.md, "Adapters without a restart").
+ * A package removed the same way (`svc adapters rm`: no longer listed, or no longer resolving) is
+ * dropped from the registry at the same moment, so the next lookup no longer finds it; a built-in
+ * it had replaced serves again, and sessions it started keep their instance.
+ *
+ * Only `adapter` and `redactor` plugins are taken from (and dropped with) such a package: they are
+ * looked up at each use. Providers and targets are wired into the sentinel engine at start, so
+ * theirs still need a restart (docs/architecture.md, "Packages installed while the daemon runs").
  */
 import { statSync } from "node:fs";
 import { join } from "node:path";
@@ -19,7 +23,7 @@ import { resolutionBases } from "./locations.js";
 import { PhaseError } from "./manifest.js";
 import type { PluginRegistry, PluginType } from "./registry.js";
 import { resolvePackage } from "./resolve-package.js";
-import { scanPackages } from "./scan.js";
+import { BUILTIN_PACKAGE, scanPackages } from "./scan.js";
 
 /** The types a refresh loads from a new package. */
 export const LIVE_TYPES: readonly PluginType[] = ["adapter", "redactor"];
@@ -36,6 +40,8 @@ export interface RefreshOptions {
 export class PackageRefresh {
   /** Fingerprints of the packages tried by a refresh (loaded or failed), by id. */
   private readonly tried = new Map<string, string>();
+  /** Packages dropped since they were removed: one installed again is imported under a new URL. */
+  private readonly removed = new Set<string>();
   private running: Promise<string[]> | undefined;
   private queued: Promise<string[]> | undefined;
 
@@ -63,12 +69,16 @@ export class PackageRefresh {
     const { registry, env, cwd, logger } = this.o;
     const bases = resolutionBases(env, cwd);
     const changed: string[] = [];
-    for (const id of new Set(await this.o.ids())) {
+    const listed = new Set(await this.o.ids());
+    const present = new Set<string>();
+    for (const id of listed) {
       const print = fingerprint(id, bases);
+      if (print !== undefined) present.add(id);
       if (print === undefined || this.tried.get(id) === print || this.loadedAsIs(id, print)) continue;
       this.tried.set(id, print);
       changed.push(id);
     }
+    this.dropRemoved(listed, present);
     if (changed.length === 0) return [];
     const { packages, failures } = scanPackages({ ids: changed, bases, builtins: false });
     for (const pkg of packages) {
@@ -76,6 +86,7 @@ export class PackageRefresh {
         // A package this process imported before (an upgrade, or a fix of one that failed) is
         // imported under a new URL: Node keeps the first module of a URL for the life of the process.
         const seen =
+          this.removed.has(pkg.label) ||
           registry.list().some((p) => p.source.package === pkg.label) ||
           registry.failures.some((f) => f.package === pkg.label);
         const plugins = await importPackage(pkg, seen ? this.tried.get(pkg.label) : undefined);
@@ -102,6 +113,31 @@ export class PackageRefresh {
       logger?.warn(failureLine(f), { package: f.package, phase: f.phase });
     }
     return changed;
+  }
+
+  /**
+   * Drops the live plugins of the packages that are no longer listed and resolving (`present`),
+   * and the load failures of those no longer listed (`listed`; a built-in's stay).
+   */
+  private dropRemoved(listed: ReadonlySet<string>, present: ReadonlySet<string>): void {
+    const { registry, logger } = this.o;
+    for (const pkg of registry.packagesOf(LIVE_TYPES)) {
+      if (present.has(pkg)) continue;
+      const dropped = registry.removePackage(pkg, LIVE_TYPES);
+      this.tried.delete(pkg);
+      this.removed.add(pkg);
+      if (dropped.length)
+        logger?.info(`adapter package ${pkg} removed while running`, {
+          package: pkg,
+          plugins: dropped.map((p) => `${p.type}:${p.kind}`).join(", "),
+        });
+    }
+    for (const { package: pkg } of [...registry.failures]) {
+      if (listed.has(pkg) || pkg.startsWith(`${BUILTIN_PACKAGE} (`)) continue;
+      registry.forgetFailures(pkg);
+      this.tried.delete(pkg);
+      this.removed.add(pkg);
+    }
   }
 
   /** True when the registry already holds a plugin of package `id` from the same directory and version (loaded at start). */

@@ -66,7 +66,8 @@ export interface KindEntry {
  * same key replaces the earlier one, and each replacement is recorded in {@link KindTable.shadowed}.
  */
 export class KindTable<T extends KindEntry> {
-  private readonly entries = new Map<string, T>();
+  /** Every entry of each key, in the order added: the last one serves. */
+  private readonly entries = new Map<string, T[]>();
   readonly shadowed: ShadowRecord[] = [];
 
   constructor(entries: Iterable<T> = []) {
@@ -75,18 +76,46 @@ export class KindTable<T extends KindEntry> {
 
   add(entry: T): void {
     const k = key(entry.type, entry.kind);
-    const prior = this.entries.get(k);
+    const stack = this.entries.get(k);
+    const prior = stack?.at(-1);
     if (prior) this.shadowed.push({ type: entry.type, kind: entry.kind, winner: entry.source, loser: prior.source });
-    this.entries.set(k, entry);
+    if (stack) stack.push(entry);
+    else this.entries.set(k, [entry]);
   }
 
   get(type: PluginType, kind: string): T | undefined {
-    return this.entries.get(key(type, kind));
+    return this.entries.get(key(type, kind))?.at(-1);
   }
 
   /** The winners, in the order their (type, kind) was first seen. */
   list(): T[] {
-    return [...this.entries.values()];
+    return [...this.entries.values()].map((stack) => stack.at(-1)!);
+  }
+
+  /** Every entry, those replaced by a later one included. */
+  all(): T[] {
+    return [...this.entries.values()].flat();
+  }
+
+  /**
+   * Drops the entries `drop` selects (a package removed); the latest entry left of each key
+   * serves again (a built-in the package had replaced). Returns the winners dropped.
+   */
+  remove(drop: (entry: T) => boolean): T[] {
+    const winners: T[] = [];
+    const dropped = new Set<PluginSource>();
+    for (const [k, stack] of this.entries) {
+      const kept = stack.filter((e) => !drop(e));
+      if (kept.length === stack.length) continue;
+      for (const e of stack) if (drop(e)) dropped.add(e.source);
+      if (drop(stack.at(-1)!)) winners.push(stack.at(-1)!);
+      if (kept.length) this.entries.set(k, kept);
+      else this.entries.delete(k);
+    }
+    // A replacement that involved a dropped entry is no longer true.
+    const left = this.shadowed.filter((r) => !dropped.has(r.winner) && !dropped.has(r.loser));
+    this.shadowed.splice(0, this.shadowed.length, ...left);
+    return winners;
   }
 }
 
@@ -129,6 +158,39 @@ export class PluginRegistry {
     this.instances.delete(k);
     this.setupFailures.delete(k);
     this.plugins.add(plugin);
+  }
+
+  /**
+   * Drops the plugins of `types` that package `pkg` provided (it was removed while the daemon runs:
+   * refresh.ts); a built-in it had replaced serves again. An instance set up is kept for shutdown
+   * (sessions it started keep it). Returns the plugins that were serving.
+   */
+  removePackage(pkg: string, types: readonly PluginType[]): LoadedPlugin[] {
+    const dropped = this.plugins.remove((p) => !p.source.builtin && p.source.package === pkg && types.includes(p.type));
+    for (const p of dropped) {
+      const k = key(p.type, p.kind);
+      const inst = this.instances.get(k);
+      if (inst) this.retired.push({ type: p.type, kind: p.kind, instance: inst });
+      this.instances.delete(k);
+      this.setupFailures.delete(k);
+    }
+    return dropped;
+  }
+
+  /** Drops the load failures of package `pkg` (no longer listed: refresh.ts). */
+  forgetFailures(pkg: string): void {
+    const kept = this.failures.filter((f) => f.package !== pkg);
+    this.failures.splice(0, this.failures.length, ...kept);
+  }
+
+  /** The packages (not built-ins) that provided a plugin of `types`, replaced ones included. */
+  packagesOf(types: readonly PluginType[]): Set<string> {
+    return new Set(
+      this.plugins
+        .all()
+        .filter((p) => !p.source.builtin && types.includes(p.type))
+        .map((p) => p.source.package),
+    );
   }
 
   fail(failure: LoadFailure): void {

@@ -13,6 +13,7 @@ import type { SentinelHooks } from "./hooks.js";
 import type { SentinelIndexes } from "./indexes.js";
 import type { KeyedMutex } from "./keyed-mutex.js";
 import type { SentinelPlugins } from "./plugin-access.js";
+import { redactUrlsDeep } from "../redaction/url.js";
 import { projectSentinel } from "./projection.js";
 import type {
   IdempotencyStamp,
@@ -115,7 +116,8 @@ export class SentinelRegistry {
     const projection = await this.projectRecord(rec);
     const target = await this.hooks.targetOf(rec);
     const extra = await target?.status?.(rec);
-    return extra ? { ...projection, target: extra } : projection;
+    // A target's status is listed as its projection is: URL credentials redacted (projection.ts).
+    return extra ? { ...projection, target: redactUrlsDeep(extra) as typeof extra } : projection;
   }
 
   async remove(id: string): Promise<void> {

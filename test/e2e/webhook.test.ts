@@ -52,7 +52,7 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     sentinelId = res.body.id;
     expect(res.body.spec.target).toEqual({
       kind: "webhook",
-      url: rx.url,
+      url: rx.listedUrl,
       hasSecret: true,
       secretRedacted: true,
       verification: { at: expect.any(String), cached: false },
@@ -145,7 +145,7 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     expect(await readFile(join(fx.home, "sentinels.json"), "utf8")).not.toContain(fresh.slice(6));
     expect((await json(`/sentinels/${sentinelId}`)).body.spec.target).toMatchObject({
       kind: "webhook",
-      url: rx.url,
+      url: rx.listedUrl,
       hasSecret: true,
       secretRedacted: true,
       deliveryStatus: { active: true },

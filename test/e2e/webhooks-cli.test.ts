@@ -184,7 +184,7 @@ describe("svc webhooks: the allowSubnets fix, tls_untrusted, verified (cached), 
     expect(table.stdout).toContain("cache:1");
     expect(table.stdout).not.toContain("sess:1");
 
-    const mine = webhooks.filter((w) => w.spec.target.url === rx.url.replace(/#.*/, ""));
+    const mine = webhooks.filter((w) => w.spec.target.url === rx.listedUrl);
     expect(mine.length).toBe(3);
     const one = await svc(["webhooks", "rm", mine[0]!.id]);
     expect(one.code, one.stderr).toBe(0);

@@ -10,6 +10,8 @@ import { startReceiver, type Receiver, type SeenRequest } from "./https-receiver
 
 export interface Delivery {
   id: string;
+  /** The request's path and query, as the daemon sent them. */
+  path: string;
   sha: string;
   body: string;
   /** Indexes (into `secrets`) of the secrets whose signature verified. */
@@ -20,6 +22,8 @@ export interface Delivery {
 
 export interface WebhookReceiver {
   url: string;
+  /** `url` as listings show it: its query values redacted (core/redaction/url.ts). */
+  listedUrl: string;
   port: number;
   secrets: string[];
   deliveries: Delivery[];
@@ -38,6 +42,7 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
   const rx: Receiver = await startReceiver();
   const state: WebhookReceiver = {
     url: `https://127.0.0.1:${rx.port}/hooks/svc?key=private-query`,
+    listedUrl: `https://127.0.0.1:${rx.port}/hooks/svc?key=REDACTED`,
     port: rx.port,
     secrets,
     deliveries: [],
@@ -80,6 +85,7 @@ export async function startWebhookReceiver(secrets: string[]): Promise<WebhookRe
     }
     const d: Delivery = {
       id: headers["webhook-id"]!,
+      path: req.path,
       sha: createHash("sha256").update(req.body).digest("hex"),
       body: text,
       verifiedBy,

@@ -7,6 +7,7 @@ import { randomBytes } from "node:crypto";
 import { printJson, println, usageError } from "../output.js";
 import { secretFrom } from "../secret-input.js";
 import { matchClauses, parseUntil, postSentinel } from "../sentinel/watch.js";
+import { redactUrl } from "../../redaction/url.js";
 
 export interface AddWebhookOptions {
   subject?: string[];
@@ -55,7 +56,7 @@ export async function addWebhook(url: string, opts: AddWebhookOptions): Promise<
   if (opts.json) return printJson(given === undefined ? { ...created, secret } : created);
   const cached = (created.spec.target as { verification?: { cached?: boolean } }).verification?.cached === true;
   println(
-    `${created.id} delivering ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → ${url} (${cached ? "verified (cached): this URL answered a challenge for this secret within the last 10 minutes" : "challenge verified"})`,
+    `${created.id} delivering ${created.spec.match.map((m) => m.subject).join(", ")} (provider ${created.spec.provider}) → ${redactUrl(url)} (${cached ? "verified (cached): this URL answered a challenge for this secret within the last 10 minutes" : "challenge verified"})`,
   );
   if (given === undefined) {
     println("secret (shown once, store it with your receiver now):");

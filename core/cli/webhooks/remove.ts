@@ -2,19 +2,22 @@
  * `svc webhooks rm <id|url> [--all] [--json]`: removes webhook sentinels through the daemon's
  * `DELETE /sentinels/:id` (operation sentinel.remove-outbound: the bearer token, which the CLI
  * sends). A URL names every webhook sentinel delivering there; more than one needs `--all`.
+ * Listings show a URL with its credentials redacted (core/redaction/url.ts), so a URL is matched in
+ * that form: URLs that differ only in their query values (or userinfo) are named together.
  */
 import { SvcError } from "../../errors.js";
 import { DaemonClient } from "../daemon-client.js";
 import { printJson, println, usageError } from "../output.js";
+import { redactUrl } from "../../redaction/url.js";
 import type { SentinelProjection } from "../../sentinels/service.js";
 import { webhookSentinels } from "./list.js";
 
-/** A callback URL as the webhook target stores it (WHATWG serialization, no fragment); `undefined` when `text` is no URL. */
-function storedFormOf(text: string): string | undefined {
+/** A callback URL as listings show it: the stored form (WHATWG serialization, no fragment), redacted; `undefined` when `text` is no URL. */
+function listedFormOf(text: string): string | undefined {
   try {
     const url = new URL(text);
     url.hash = "";
-    return url.toString();
+    return redactUrl(url.toString());
   } catch {
     return undefined;
   }
@@ -22,7 +25,7 @@ function storedFormOf(text: string): string | undefined {
 
 /** The webhook sentinels `ref` names: one id, or every one delivering to a URL. */
 export function selectWebhooks(ref: string, webhooks: SentinelProjection[], all: boolean): SentinelProjection[] {
-  const url = ref.includes("://") ? storedFormOf(ref) : undefined;
+  const url = ref.includes("://") ? listedFormOf(ref) : undefined;
   if (url === undefined) {
     const hit = webhooks.find((s) => s.id === ref);
     if (hit) return [hit];
@@ -33,10 +36,10 @@ export function selectWebhooks(ref: string, webhooks: SentinelProjection[], all:
   }
   const hits = webhooks.filter((s) => s.spec.target.url === url);
   if (hits.length === 0)
-    throw new SvcError("not_found", `no webhook sentinel delivers to ${ref}; svc webhooks ls lists their URLs`);
+    throw new SvcError("not_found", `no webhook sentinel delivers to ${url}; svc webhooks ls lists their URLs`);
   if (hits.length > 1 && !all)
     throw usageError(
-      `${hits.length} webhook sentinels deliver to ${ref} (${hits.map((s) => s.id).join(", ")}): give one id, or --all to remove them all`,
+      `${hits.length} webhook sentinels deliver to ${url} (${hits.map((s) => s.id).join(", ")})${url.includes("REDACTED") || url.includes("***@") ? " as listings show it (query values and userinfo redacted, so URLs that differ only there look alike)" : ""}: give one id, or --all to remove them all`,
     );
   return hits;
 }

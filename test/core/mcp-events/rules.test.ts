@@ -148,8 +148,9 @@ describe("whose subscription a call addresses", () => {
     // A remote caller's session token is not honoured.
     expect(pollerKey({ principal: "remote:pairing:p1:read", sessionToken: token }, sessionOf, "m")).toBe("pairing:p1");
   });
-  it("a bare loopback caller polls as the owner but may not subscribe; read-only callers poll under their own key", () => {
-    expect(pollerKey({ principal: "loopback" }, sessionOf, "m")).toBe("owner");
+  it("a bare loopback caller polls under a key of its own (never the owner's) but may not subscribe; read-only callers poll under their own key", () => {
+    expect(pollerKey({ principal: "loopback" }, sessionOf, "m")).toBe("loopback");
+    expect(pollerKey({ principal: "token:boot" }, sessionOf, "m")).toBe("owner");
     expect(thrown(() => subscriberKey({ principal: "loopback" }, sessionOf, "events/subscribe"))).toMatchObject({
       code: "forbidden",
       message: expect.stringMatching(/bearer token .*session token/),

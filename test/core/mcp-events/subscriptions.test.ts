@@ -94,7 +94,13 @@ describe("events/subscribe and events/unsubscribe (webhook)", () => {
         label: r.id,
         until: { kind: "never" },
         provider: "agentpush",
-        target: { kind: "webhook", url: rx.url, subscriptionId: r.id, eventName: "agentpush.event" },
+        // Listed with its query values redacted (core/redaction/url.ts); the record keeps the real URL.
+        target: {
+          kind: "webhook",
+          url: rx.listedUrl,
+          subscriptionId: r.id,
+          eventName: "agentpush.event",
+        },
       },
     });
     const stored = await readFile(join(home, SUBSCRIPTIONS_FILE), "utf8");

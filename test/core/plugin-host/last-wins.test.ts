@@ -34,6 +34,50 @@ describe("KindTable", () => {
   });
 });
 
+describe("a package removed while the daemon runs", () => {
+  const builtin: PluginSource = { package: "svc", builtin: true, resolvedFrom: "builtin", dir: "/svc" };
+  const plugin = (type: "adapter" | "provider", kind: string, src: PluginSource) => ({
+    type,
+    kind,
+    definition: { type, kind } as never,
+    source: src,
+  });
+
+  it("KindTable.remove: what the dropped entries replaced serves again, and their replacements are forgotten", () => {
+    const [a, b] = [source("a"), source("b")];
+    const t = new KindTable([
+      { type: "adapter" as const, kind: "echo", source: builtin },
+      { type: "adapter" as const, kind: "echo", source: a },
+      { type: "adapter" as const, kind: "solo", source: a },
+      { type: "adapter" as const, kind: "other", source: b },
+    ]);
+    const dropped = t.remove((e) => e.source === a);
+    expect(dropped.map((e) => e.kind)).toEqual(["echo", "solo"]);
+    expect(t.get("adapter", "echo")!.source).toBe(builtin);
+    expect(t.get("adapter", "solo")).toBeUndefined();
+    expect(t.list().map((e) => e.kind)).toEqual(["echo", "other"]);
+    expect(t.shadowed).toEqual([]);
+  });
+
+  it("PluginRegistry.removePackage drops only the given types of that package; a set-up instance is kept for shutdown", async () => {
+    const pkg = source("pkg");
+    const r = new PluginRegistry();
+    r.add(plugin("adapter", "acp", builtin));
+    r.add(plugin("adapter", "acp", pkg));
+    r.add(plugin("provider", "feed", pkg));
+    const instance = { stop: () => undefined };
+    await r.instance("adapter", "acp", async () => instance);
+    expect(r.packagesOf(["adapter"])).toEqual(new Set(["pkg"]));
+    expect(r.removePackage("pkg", ["adapter"]).map((p) => p.kind)).toEqual(["acp"]);
+    expect(r.get("adapter", "acp")!.source).toBe(builtin);
+    expect(r.get("provider", "feed")!.source).toBe(pkg);
+    expect(r.packagesOf(["adapter"])).toEqual(new Set());
+    // The built-in is set up afresh at its next use; the package's instance is still stopped at shutdown.
+    expect(await r.instance("adapter", "acp", async () => ({ fresh: true }))).toEqual({ fresh: true });
+    expect((await r.setUpInstances()).map((i) => i.instance)).toContain(instance);
+  });
+});
+
 describe("every view names the same winner", () => {
   let sb: Sandbox;
   const ids = ["svc-fixture-adapter", "svc-fixture-adapter-alt"];
