@@ -1,0 +1,301 @@
+/**
+ * A journal that knows its own length. Beside each append journal svc keeps `<journal>.length`:
+ * how many lines and bytes of the journal were acknowledged durable (and the last sequence number
+ * they hold, when the journal's owner numbers its records), rewritten in place after each group
+ * commit's data is durable and before any of its appenders is answered. So a journal shorter than
+ * its record lost records svc had acknowledged (whole lines cut from its end, or its last line
+ * cut short): that is told, never taken for a torn tail. A journal longer than its record only
+ * holds a write that was never answered (a kill -9 between the two writes), as before.
+ *
+ * The record holds two slots, 4 KiB apart, written in turn, each one checksummed line
+ * `{"g":<generation>,"ino":…,"lines":…,"bytes":…,"seq":…}`: a write cut short spoils only the slot
+ * being written, and the other still holds the previous batch's count (its batch not answered).
+ * The record names the file's inode, so a journal replaced by another file is never held to it.
+ *
+ * A loss found is written to `<journal>.missing` (JSON, durable) before the record is set to the
+ * journal as found: `svc doctor` reports it (error) until the user deletes that file, which is how
+ * a loss is acknowledged. See docs/storage.md, "A journal that knows its length".
+ */
+import { open, readFile, stat, unlink } from "node:fs/promises";
+import { dirname } from "node:path";
+import { fsyncDir, writeFileDurable } from "./atomic-write.js";
+import { checkedLine, readCheckedLines } from "./checked-lines.js";
+import { openDurableRewrite, type DurableAppendFile } from "./durable-append.js";
+import { writingFile } from "./file-errors.js";
+
+/** The length record of the journal at `journal`. */
+export const lengthRecordPath = (journal: string): string => `${journal}.length`;
+/** The losses found in the journal at `journal` and not yet acknowledged (deleted). */
+export const lossRecordPath = (journal: string): string => `${journal}.missing`;
+
+const SLOT_BYTES = 4096;
+
+/** What a journal holds that was acknowledged durable. */
+export interface JournalLength {
+  /** The inode of the file counted (a file put in its place is not held to this record). */
+  ino: number;
+  /** Lines (newlines) acknowledged. */
+  lines: number;
+  /** Bytes acknowledged (all whole lines). */
+  bytes: number;
+  /** The last sequence number the acknowledged lines hold, when the journal's owner gives them. */
+  seq?: number;
+}
+
+interface Slot extends JournalLength {
+  g: number;
+}
+
+function decodeSlot(bytes: Buffer): Slot | undefined {
+  const nl = bytes.indexOf(0x0a);
+  if (nl < 0) return undefined;
+  const [record] = readCheckedLines(bytes.subarray(0, nl + 1).toString("utf8")).records;
+  if (!record || record.text.startsWith("{") === false) return undefined;
+  try {
+    const s = JSON.parse(record.text) as Partial<Slot>;
+    const ok = [s.g, s.ino, s.lines, s.bytes].every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+    if (!ok || (s.seq !== undefined && !Number.isSafeInteger(s.seq))) return undefined;
+    return s as Slot;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Only a checksummed line counts here (a bare `{…}` line would pass readCheckedLines unchecked). */
+function isChecked(bytes: Buffer): boolean {
+  return /^[0-9a-f]{8} /.test(bytes.subarray(0, 9).toString("latin1"));
+}
+
+/** The journal's length record, or undefined when it has none (or neither slot holds). */
+export async function readJournalLength(journal: string): Promise<(JournalLength & { g: number }) | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(lengthRecordPath(journal));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw err;
+  }
+  const slots = [bytes.subarray(0, SLOT_BYTES), bytes.subarray(SLOT_BYTES, 2 * SLOT_BYTES)]
+    .filter(isChecked)
+    .map(decodeSlot)
+    .filter((s): s is Slot => s !== undefined);
+  return slots.sort((a, b) => b.g - a.g)[0];
+}
+
+/** Writes a journal's length record after each batch (see the module comment). */
+export class LengthRecorder {
+  private constructor(
+    private readonly file: DurableAppendFile,
+    private g: number,
+  ) {}
+
+  /** Opens (creating, durably) the record of `journal`, continuing after generation `g`. */
+  static async open(journal: string, g: number, mode = 0o600): Promise<LengthRecorder> {
+    const path = lengthRecordPath(journal);
+    return writingFile(path, async () => {
+      const file = await openDurableRewrite(path, mode);
+      try {
+        if (file.created) await fsyncDir(dirname(path));
+      } catch (err) {
+        await file.handle.close().catch(() => undefined);
+        throw err;
+      }
+      return new LengthRecorder(file, g);
+    });
+  }
+
+  /** Records `length` durably (into the slot the previous write did not use). */
+  async write(length: JournalLength): Promise<void> {
+    const g = this.g + 1;
+    const { seq, ...counts } = length;
+    const line = Buffer.from(checkedLine(JSON.stringify({ g, ...counts, ...(seq !== undefined ? { seq } : {}) })));
+    let written = 0;
+    const at = (g % 2) * SLOT_BYTES;
+    while (written < line.length)
+      written += (await this.file.handle.write(line, written, line.length - written, at + written)).bytesWritten;
+    await this.file.sync();
+    this.g = g;
+  }
+
+  close(): Promise<void> {
+    return this.file.handle.close();
+  }
+}
+
+/** Removes a journal's length record (before the journal is replaced or deleted: never held to a stale one). */
+export async function forgetJournalLength(journal: string): Promise<void> {
+  await unlink(lengthRecordPath(journal)).catch((err: NodeJS.ErrnoException) => {
+    if (err.code !== "ENOENT") throw err;
+  });
+}
+
+/** A journal as found, against its length record. */
+export interface JournalCheck {
+  /** The record, when there is one for this very file (same inode). */
+  recorded?: JournalLength;
+  /** The file's size, and the end of its last whole line. */
+  size: number;
+  wholeEnd: number;
+  /** Whole lines (newlines) in the file. */
+  lines: number;
+  /** Bytes after the last newline; `acknowledged` when they are part of a line the record counts (lost with it). */
+  torn: { bytes: number; acknowledged: boolean };
+  /** Acknowledged records the file no longer holds (whole lines cut from its end, or its last cut short). */
+  missing?: { records: number; bytes: number; lastSeq?: number };
+}
+
+/** Counts the newlines of `bytes` (from `from`). */
+export function countLines(bytes: Buffer, from = 0): number {
+  let n = 0;
+  for (let i = bytes.indexOf(0x0a, from); i >= 0; i = bytes.indexOf(0x0a, i + 1)) n++;
+  return n;
+}
+
+/** Compares a journal's content (of the file whose inode is `ino`) with its record. */
+export function compareLength(content: Buffer, ino: number, record: JournalLength | undefined): JournalCheck {
+  const size = content.length;
+  const wholeEnd = content.lastIndexOf(0x0a) + 1;
+  const lines = countLines(content);
+  const recorded = record && record.ino === ino ? record : undefined;
+  const short = recorded !== undefined && (wholeEnd < recorded.bytes || lines < recorded.lines);
+  const check: JournalCheck = { size, wholeEnd, lines, torn: { bytes: size - wholeEnd, acknowledged: false } };
+  if (recorded) check.recorded = recorded;
+  if (short) {
+    check.missing = {
+      records: Math.max(1, recorded.lines - lines),
+      bytes: Math.max(0, recorded.bytes - wholeEnd),
+      ...(recorded.seq !== undefined ? { lastSeq: recorded.seq } : {}),
+    };
+    check.torn.acknowledged = check.torn.bytes > 0;
+  }
+  return check;
+}
+
+/** Reads the journal at `path` and checks it against its record (read-only); undefined when the journal does not exist. */
+export async function inspectJournal(path: string): Promise<JournalCheck | undefined> {
+  const handle = await open(path, "r").catch((err: NodeJS.ErrnoException) => {
+    if (err.code === "ENOENT") return undefined;
+    throw err;
+  });
+  if (!handle) return undefined;
+  try {
+    const [st, content] = [await handle.stat(), await handle.readFile()];
+    return compareLength(content, st.ino, await readJournalLength(path));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** One loss found in a journal, as `<journal>.missing` keeps it. */
+export interface JournalLoss {
+  /** When a start found it (ISO 8601). */
+  foundAt: string;
+  /** Acknowledged records missing, and their bytes. */
+  records: number;
+  bytes: number;
+  /** Their sequence numbers, where known (`from` is the one after the last record still there). */
+  seqs?: { from?: number; to: number };
+  /** What the record said, and what the file held. */
+  expected: { lines: number; bytes: number };
+  found: { lines: number; bytes: number };
+}
+
+interface LossFile {
+  version: 1;
+  journal: string;
+  losses: JournalLoss[];
+}
+
+/** The losses kept for `journal` and not yet acknowledged (none when `<journal>.missing` is absent or unreadable). */
+export async function readJournalLosses(journal: string): Promise<JournalLoss[]> {
+  const text = await readFile(lossRecordPath(journal), "utf8").catch(() => undefined);
+  if (text === undefined) return [];
+  try {
+    const doc = JSON.parse(text) as Partial<LossFile>;
+    return Array.isArray(doc.losses) ? doc.losses.filter((l) => typeof l?.records === "number") : [];
+  } catch {
+    // Written atomically, so only a hand edit spoils it: still a loss the user has not acknowledged.
+    return [
+      { foundAt: "unknown", records: 0, bytes: 0, expected: { lines: 0, bytes: 0 }, found: { lines: 0, bytes: 0 } },
+    ];
+  }
+}
+
+/** The loss a check shows, as it is kept (`lastPresentSeq`: the sequence number of the last record still there). */
+export function lossOf(check: JournalCheck, now: number, lastPresentSeq?: number): JournalLoss | undefined {
+  const { missing, recorded } = check;
+  if (!missing || !recorded) return undefined;
+  const to = missing.lastSeq;
+  return {
+    foundAt: new Date(now).toISOString(),
+    records: missing.records,
+    bytes: missing.bytes,
+    ...(to !== undefined
+      ? { seqs: { ...(lastPresentSeq !== undefined && lastPresentSeq < to ? { from: lastPresentSeq + 1 } : {}), to } }
+      : {}),
+    expected: { lines: recorded.lines, bytes: recorded.bytes },
+    found: { lines: check.lines, bytes: check.wholeEnd },
+  };
+}
+
+const sameLoss = (a: JournalLoss, b: JournalLoss): boolean =>
+  a.expected.lines === b.expected.lines && a.expected.bytes === b.expected.bytes && a.found.bytes === b.found.bytes;
+
+/**
+ * Keeps `loss` in `<journal>.missing` (durably) unless it is kept already (a start that found it
+ * stopped before the record was set to the journal as found). Returns whether it was new.
+ */
+export async function keepJournalLoss(journal: string, loss: JournalLoss): Promise<boolean> {
+  const kept = await readJournalLosses(journal);
+  if (kept.some((k) => sameLoss(k, loss))) return false;
+  const doc: LossFile = { version: 1, journal: journal.split("/").pop() ?? journal, losses: [...kept, loss] };
+  await writeFileDurable(lossRecordPath(journal), `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
+  return true;
+}
+
+/** What a start found in a journal (for its owner's log line). */
+export interface JournalStartCheck {
+  check?: JournalCheck;
+  /** The loss this start found (`fresh`: not kept before). */
+  loss?: { loss: JournalLoss; fresh: boolean };
+  /** Losses kept from before and not yet acknowledged (the loss above excluded). */
+  earlier: JournalLoss[];
+}
+
+/**
+ * Checks the journal at `path` at start and keeps a loss it shows (see {@link keepJournalLoss});
+ * `lastPresentSeq` names the first missing sequence number. Changes nothing else: opening the
+ * journal ({@link AppendJournal.open}) then sets its record to the file as found.
+ */
+export async function checkJournalAtStart(
+  path: string,
+  options: { lastPresentSeq?: number; now?: number } = {},
+): Promise<JournalStartCheck> {
+  const check = await inspectJournal(path);
+  const earlier = await readJournalLosses(path);
+  const loss = check && lossOf(check, options.now ?? Date.now(), options.lastPresentSeq);
+  if (!loss) return { ...(check ? { check } : {}), earlier };
+  const fresh = await keepJournalLoss(path, loss);
+  return { check, loss: { loss, fresh }, earlier: earlier.filter((l) => !sameLoss(l, loss)) };
+}
+
+/** The sequence numbers of a loss as text (`12-21`, `up to 21`), or undefined when unknown. */
+export function lossSeqs(loss: JournalLoss): string | undefined {
+  if (!loss.seqs) return undefined;
+  return loss.seqs.from === undefined
+    ? `up to ${loss.seqs.to}`
+    : loss.seqs.from === loss.seqs.to
+      ? `${loss.seqs.to}`
+      : `${loss.seqs.from}-${loss.seqs.to}`;
+}
+
+/** The journal's inode and size, or undefined when it does not exist. */
+export async function journalStat(path: string): Promise<{ ino: number; size: number } | undefined> {
+  return stat(path).then(
+    (st) => ({ ino: st.ino, size: st.size }),
+    (err: NodeJS.ErrnoException) => {
+      if (err.code === "ENOENT") return undefined;
+      throw err;
+    },
+  );
+}
