@@ -7,7 +7,7 @@ import {
   countLines,
   forgetJournalLength,
   inspectJournal,
-  journalStat,
+  journalSize,
   keepJournalLoss,
   LengthRecorder,
   lossOf,
@@ -129,7 +129,7 @@ export class AppendJournal {
     let cut = false;
     // What the file holds against its length record: read whole only when the two differ.
     const counted = await countedLength(path);
-    if (options.cutTornTail && counted.stat) {
+    if (options.cutTornTail && counted.size !== undefined) {
       const whole = counted.check ?? (await wholeLinesEnd(path));
       if (whole !== undefined) {
         exists = true;
@@ -146,12 +146,12 @@ export class AppendJournal {
       if (!exists) await fsyncDir(dirname(path));
       const st = await file.handle.stat();
       const length: JournalLength = {
-        ino: st.ino,
         lines: counted.lines,
         bytes: st.size,
         ...(counted.seq !== undefined ? { seq: counted.seq } : {}),
       };
-      recorder = await startRecording(path, options.mode, counted.g, length, counted.record);
+      if (counted.kept !== false)
+        recorder = await startRecording(path, options.mode, counted.g, length, counted.record);
       const journal = new AppendJournal(path, file, st.size, options, length, counted.check);
       journal.recorder = recorder;
       return journal;
@@ -208,7 +208,8 @@ export class AppendJournal {
    * The length record counts nothing while the file is cut, so a crash in between is never a loss.
    */
   async truncate(firstLine?: string, seq?: number): Promise<void> {
-    await this.record({ ino: this.length.ino, lines: 0, bytes: 0 });
+    // On disk before the cut: a power loss must not leave a record counting the lines cut away.
+    await this.record({ lines: 0, bytes: 0 }, true);
     await this.file.handle.truncate(0);
     this.size = 0;
     this.torn = false;
@@ -225,7 +226,7 @@ export class AppendJournal {
     }
     await this.file.handle.datasync();
     const lines = firstLine ? countLines(Buffer.from(firstLine, "utf8")) : 0;
-    await this.record({ ino: this.length.ino, lines, bytes: this.size, ...(seq !== undefined ? { seq } : {}) });
+    await this.record({ lines, bytes: this.size, ...(seq !== undefined ? { seq } : {}) });
   }
 
   /**
@@ -257,7 +258,7 @@ export class AppendJournal {
     this.size = 0;
     this.torn = false;
     await old.handle.close().catch(() => undefined);
-    this.length = { ino: (await fresh.handle.stat()).ino, lines: 0, bytes: 0 };
+    this.length = { lines: 0, bytes: 0 };
     this.recorder = await startRecording(this.path, this.options.mode, 0, this.length);
   }
 
@@ -355,7 +356,6 @@ export class AppendJournal {
       let seq = this.length.seq;
       for (const b of batch) if (b.seq !== undefined) seq = b.seq;
       await this.record({
-        ino: this.length.ino,
         lines: this.length.lines + countLines(bytes),
         bytes: this.size + bytes.length,
         ...(seq !== undefined ? { seq } : {}),
@@ -365,6 +365,8 @@ export class AppendJournal {
       // Only this handle appends: the bytes past the known size are this batch's (or a torn one's).
       this.torn = true;
       await this.cut().catch(() => undefined);
+      // A record write that failed may still have put this batch's count on disk: count it back.
+      await this.recorder?.write(this.length).catch(() => undefined);
       namingFile(this.path, err);
       for (const b of batch) b.fail(err);
       return;
@@ -397,8 +399,8 @@ export class AppendJournal {
   }
 
   /** Records `length` as acknowledged (when the journal has a record: see {@link startRecording}). */
-  private async record(length: JournalLength): Promise<void> {
-    if (this.recorder) await writingFile(`${this.path}.length`, () => this.recorder!.write(length));
+  private async record(length: JournalLength, durable = false): Promise<void> {
+    if (this.recorder) await writingFile(`${this.path}.length`, () => this.recorder!.write(length, { durable }));
     this.length = length;
   }
 
@@ -427,7 +429,6 @@ async function startRecording(
     recorder = await LengthRecorder.open(path, g, mode ?? 0o600);
     const same =
       current !== undefined &&
-      current.ino === length.ino &&
       current.lines === length.lines &&
       current.bytes === length.bytes &&
       current.seq === length.seq;
@@ -445,26 +446,34 @@ async function startRecording(
  * loss it shows kept in `<path>.missing` (its owner may have kept it already, with more detail).
  */
 async function countedLength(path: string): Promise<{
-  stat?: { ino: number; size: number };
+  size?: number;
   record?: JournalLength;
   g: number;
   lines: number;
   seq?: number;
   check?: JournalCheck;
+  /** False when a loss was found and could not be kept: the record is then left as it is. */
+  kept?: boolean;
 }> {
-  const st = await journalStat(path);
+  const size = await journalSize(path);
   const record = await readJournalLength(path).catch(() => undefined);
   const g = record?.g ?? 0;
-  if (!st) return { g, lines: 0 };
-  if (record && record.ino === st.ino && record.bytes === st.size)
-    return { stat: st, record, g, lines: record.lines, ...(record.seq !== undefined ? { seq: record.seq } : {}) };
+  if (size === undefined) return { g, lines: 0 };
+  if (record && record.bytes === size)
+    return { size, record, g, lines: record.lines, ...(record.seq !== undefined ? { seq: record.seq } : {}) };
   const check = await inspectJournal(path);
   if (!check) return { g, lines: 0 };
   const loss = lossOf(check, Date.now());
-  if (loss) await keepJournalLoss(path, loss);
+  // A loss that cannot be kept (a full disk) leaves the record as it is: the next start finds it again.
+  const kept = loss
+    ? await keepJournalLoss(path, loss).then(
+        () => true,
+        () => false,
+      )
+    : true;
   // Lines past the record were written but never answered; their sequence numbers are unknown here.
   const seq = !check.missing && check.recorded?.bytes === check.wholeEnd ? check.recorded.seq : undefined;
-  return { stat: st, record, g, lines: check.lines, ...(seq !== undefined ? { seq } : {}), check };
+  return { size, record, g, lines: check.lines, ...(seq !== undefined ? { seq } : {}), check, kept };
 }
 
 /** A batch's lines as one buffer (one copy of byte entries; text is encoded straight into it). */

@@ -29,25 +29,3 @@ export async function openDurableAppend(path: string, mode = 0o600): Promise<Dur
   const handle = await open(path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | O_DSYNC, mode);
   return { handle, sync: () => Promise.resolve() };
 }
-
-/**
- * Opens (creating with `mode`) a small file rewritten in place (`pwrite`), with `O_DSYNC` where
- * available: each write is durable once `sync` resolves. `created` tells whether the file was new.
- */
-export async function openDurableRewrite(
-  path: string,
-  mode = 0o600,
-): Promise<DurableAppendFile & { created: boolean }> {
-  const flags = constants.O_RDWR | constants.O_CREAT | (O_DSYNC ?? 0);
-  let created = false;
-  let handle: FileHandle;
-  try {
-    handle = await open(path, flags | constants.O_EXCL, mode);
-    created = true;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-    handle = await open(path, flags, mode);
-  }
-  const sync = O_DSYNC === undefined ? () => handle.datasync() : () => Promise.resolve();
-  return { handle, sync, created };
-}

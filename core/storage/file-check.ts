@@ -5,7 +5,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { DoctorFinding } from "../plugin-api/doctor.js";
-import { journalStat, readJournalLength } from "./journal-length.js";
+import { journalSize, readJournalLength } from "./journal-length.js";
 
 /** A secret-bearing file that group or others may read or write: an `error` finding (none when it is absent or 0600). */
 export async function secretModeFinding(home: string, path: string): Promise<DoctorFinding[]> {
@@ -55,7 +55,7 @@ export function tornTailFinding(file: string, bytes: number): DoctorFinding {
  */
 export async function tornTailFindings(home: string, file: string, bytes: number): Promise<DoctorFinding[]> {
   const path = join(home, file);
-  const [st, record] = [await journalStat(path), await readJournalLength(path).catch(() => undefined)];
-  if (st && record && record.ino === st.ino && st.size < record.bytes) return [];
+  const [size, record] = [await journalSize(path), await readJournalLength(path).catch(() => undefined)];
+  if (size !== undefined && record && size < record.bytes) return [];
   return [tornTailFinding(file, bytes)];
 }

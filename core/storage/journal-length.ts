@@ -2,25 +2,27 @@
  * A journal that knows its own length. Beside each append journal svc keeps `<journal>.length`:
  * how many lines and bytes of the journal were acknowledged durable (and the last sequence number
  * they hold, when the journal's owner numbers its records), rewritten in place after each group
- * commit's data is durable and before any of its appenders is answered. So a journal shorter than
+ * commit's data is durable and before any of its appenders is answered (see {@link LengthRecorder}
+ * for why that write needs no fsync of its own). So a journal shorter than
  * its record lost records svc had acknowledged (whole lines cut from its end, or its last line
  * cut short): that is told, never taken for a torn tail. A journal longer than its record only
  * holds a write that was never answered (a kill -9 between the two writes), as before.
  *
  * The record holds two slots, 4 KiB apart, written in turn, each one checksummed line
- * `{"g":<generation>,"ino":…,"lines":…,"bytes":…,"seq":…}`: a write cut short spoils only the slot
- * being written, and the other still holds the previous batch's count (its batch not answered).
- * The record names the file's inode, so a journal replaced by another file is never held to it.
+ * `{"g":<generation>,"lines":…,"bytes":…,"seq":…}`: a write cut short (a power loss mid
+ * write-back) spoils only the slot being written, and the other still holds an earlier count.
+ * svc removes the record before it replaces or moves a journal (a rotation, a rewrite), so a
+ * record is only ever held against the file it counted; a journal put back from an older copy is
+ * held to it, and rightly told short.
  *
  * A loss found is written to `<journal>.missing` (JSON, durable) before the record is set to the
  * journal as found: `svc doctor` reports it (error) until the user deletes that file, which is how
  * a loss is acknowledged. See docs/storage.md, "A journal that knows its length".
  */
-import { open, readFile, stat, unlink } from "node:fs/promises";
-import { dirname } from "node:path";
-import { fsyncDir, writeFileDurable } from "./atomic-write.js";
+import { constants } from "node:fs";
+import { open, readFile, stat, unlink, type FileHandle } from "node:fs/promises";
+import { writeFileDurable } from "./atomic-write.js";
 import { checkedLine, readCheckedLines } from "./checked-lines.js";
-import { openDurableRewrite, type DurableAppendFile } from "./durable-append.js";
 import { writingFile } from "./file-errors.js";
 
 /** The length record of the journal at `journal`. */
@@ -32,8 +34,6 @@ const SLOT_BYTES = 4096;
 
 /** What a journal holds that was acknowledged durable. */
 export interface JournalLength {
-  /** The inode of the file counted (a file put in its place is not held to this record). */
-  ino: number;
   /** Lines (newlines) acknowledged. */
   lines: number;
   /** Bytes acknowledged (all whole lines). */
@@ -53,7 +53,7 @@ function decodeSlot(bytes: Buffer): Slot | undefined {
   if (!record || record.text.startsWith("{") === false) return undefined;
   try {
     const s = JSON.parse(record.text) as Partial<Slot>;
-    const ok = [s.g, s.ino, s.lines, s.bytes].every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
+    const ok = [s.g, s.lines, s.bytes].every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
     if (!ok || (s.seq !== undefined && !Number.isSafeInteger(s.seq))) return undefined;
     return s as Slot;
   } catch {
@@ -82,43 +82,47 @@ export async function readJournalLength(journal: string): Promise<(JournalLength
   return slots.sort((a, b) => b.g - a.g)[0];
 }
 
-/** Writes a journal's length record after each batch (see the module comment). */
+/**
+ * Writes a journal's length record after each batch (see the module comment). A write goes to the
+ * page cache, not to the disk: it is made after the batch's data is durable, so whatever part of
+ * the record reaches the disk never counts more than the journal holds there, and a kill -9 keeps
+ * it whole. Only a power loss can cost the last counts (never add any); a write that may shrink
+ * the journal below what the disk's record counts (an emptying) is made `durable`, and so is the
+ * last one, at close.
+ */
 export class LengthRecorder {
   private constructor(
-    private readonly file: DurableAppendFile,
+    private readonly handle: FileHandle,
     private g: number,
   ) {}
 
-  /** Opens (creating, durably) the record of `journal`, continuing after generation `g`. */
+  /** Opens (creating with `mode`) the record of `journal`, continuing after generation `g`. */
   static async open(journal: string, g: number, mode = 0o600): Promise<LengthRecorder> {
     const path = lengthRecordPath(journal);
-    return writingFile(path, async () => {
-      const file = await openDurableRewrite(path, mode);
-      try {
-        if (file.created) await fsyncDir(dirname(path));
-      } catch (err) {
-        await file.handle.close().catch(() => undefined);
-        throw err;
-      }
-      return new LengthRecorder(file, g);
-    });
+    const handle = await writingFile(path, () => open(path, constants.O_RDWR | constants.O_CREAT, mode));
+    return new LengthRecorder(handle, g);
   }
 
-  /** Records `length` durably (into the slot the previous write did not use). */
-  async write(length: JournalLength): Promise<void> {
+  /** Records `length` (into the slot the previous write did not use); `durable`: on disk before it resolves. */
+  async write(length: JournalLength, options: { durable?: boolean } = {}): Promise<void> {
     const g = this.g + 1;
     const { seq, ...counts } = length;
     const line = Buffer.from(checkedLine(JSON.stringify({ g, ...counts, ...(seq !== undefined ? { seq } : {}) })));
     let written = 0;
     const at = (g % 2) * SLOT_BYTES;
     while (written < line.length)
-      written += (await this.file.handle.write(line, written, line.length - written, at + written)).bytesWritten;
-    await this.file.sync();
+      written += (await this.handle.write(line, written, line.length - written, at + written)).bytesWritten;
+    if (options.durable) await this.handle.datasync();
     this.g = g;
   }
 
-  close(): Promise<void> {
-    return this.file.handle.close();
+  /** Makes the last write durable, then closes the record. */
+  async close(): Promise<void> {
+    try {
+      await this.handle.datasync();
+    } finally {
+      await this.handle.close();
+    }
   }
 }
 
@@ -131,7 +135,7 @@ export async function forgetJournalLength(journal: string): Promise<void> {
 
 /** A journal as found, against its length record. */
 export interface JournalCheck {
-  /** The record, when there is one for this very file (same inode). */
+  /** The record, when there is one. */
   recorded?: JournalLength;
   /** The file's size, and the end of its last whole line. */
   size: number;
@@ -151,12 +155,12 @@ export function countLines(bytes: Buffer, from = 0): number {
   return n;
 }
 
-/** Compares a journal's content (of the file whose inode is `ino`) with its record. */
-export function compareLength(content: Buffer, ino: number, record: JournalLength | undefined): JournalCheck {
+/** Compares a journal's content with its record. */
+export function compareLength(content: Buffer, record: JournalLength | undefined): JournalCheck {
   const size = content.length;
   const wholeEnd = content.lastIndexOf(0x0a) + 1;
   const lines = countLines(content);
-  const recorded = record && record.ino === ino ? record : undefined;
+  const recorded = record;
   const short = recorded !== undefined && (wholeEnd < recorded.bytes || lines < recorded.lines);
   const check: JournalCheck = { size, wholeEnd, lines, torn: { bytes: size - wholeEnd, acknowledged: false } };
   if (recorded) check.recorded = recorded;
@@ -179,8 +183,7 @@ export async function inspectJournal(path: string): Promise<JournalCheck | undef
   });
   if (!handle) return undefined;
   try {
-    const [st, content] = [await handle.stat(), await handle.readFile()];
-    return compareLength(content, st.ino, await readJournalLength(path));
+    return compareLength(await handle.readFile(), await readJournalLength(path));
   } finally {
     await handle.close();
   }
@@ -256,8 +259,8 @@ export async function keepJournalLoss(journal: string, loss: JournalLoss): Promi
 /** What a start found in a journal (for its owner's log line). */
 export interface JournalStartCheck {
   check?: JournalCheck;
-  /** The loss this start found (`fresh`: not kept before). */
-  loss?: { loss: JournalLoss; fresh: boolean };
+  /** The loss this start found (`fresh`: not kept before; `keepError`: why it could not be kept, e.g. a full disk). */
+  loss?: { loss: JournalLoss; fresh: boolean; keepError?: string };
   /** Losses kept from before and not yet acknowledged (the loss above excluded). */
   earlier: JournalLoss[];
 }
@@ -275,8 +278,13 @@ export async function checkJournalAtStart(
   const earlier = await readJournalLosses(path);
   const loss = check && lossOf(check, options.now ?? Date.now(), options.lastPresentSeq);
   if (!loss) return { ...(check ? { check } : {}), earlier };
-  const fresh = await keepJournalLoss(path, loss);
-  return { check, loss: { loss, fresh }, earlier: earlier.filter((l) => !sameLoss(l, loss)) };
+  const rest = earlier.filter((l) => !sameLoss(l, loss));
+  try {
+    return { check, loss: { loss, fresh: await keepJournalLoss(path, loss) }, earlier: rest };
+  } catch (err) {
+    // Told all the same; the journal's open then leaves its record as it is, so the next start finds it again.
+    return { check, loss: { loss, fresh: true, keepError: (err as Error).message }, earlier: rest };
+  }
 }
 
 /** The sequence numbers of a loss as text (`12-21`, `up to 21`), or undefined when unknown. */
@@ -289,10 +297,10 @@ export function lossSeqs(loss: JournalLoss): string | undefined {
       : `${loss.seqs.from}-${loss.seqs.to}`;
 }
 
-/** The journal's inode and size, or undefined when it does not exist. */
-export async function journalStat(path: string): Promise<{ ino: number; size: number } | undefined> {
+/** The journal's size, or undefined when it does not exist. */
+export async function journalSize(path: string): Promise<number | undefined> {
   return stat(path).then(
-    (st) => ({ ino: st.ino, size: st.size }),
+    (st) => st.size,
     (err: NodeJS.ErrnoException) => {
       if (err.code === "ENOENT") return undefined;
       throw err;

@@ -80,6 +80,7 @@ export async function loadState(
           bytesMissing: loss.bytes,
           ...(seqs ? { seqs } : {}),
           lossRecord: lossRecordPath(file),
+          ...(length.loss.keepError ? { lossNotKept: length.loss.keepError } : {}),
         },
       );
     }
