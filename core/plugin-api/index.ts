@@ -102,7 +102,7 @@ export {
   lossSeqs,
   type JournalLoss,
   type JournalStartCheck,
-} from "../storage/journal-length.js";
+} from "../storage/journal-loss.js";
 export {
   checkedLine,
   checkedLinesBytes,

@@ -29,7 +29,8 @@ import {
   type CheckedLines,
 } from "../storage/checked-lines.js";
 import { writeFileDurable } from "../storage/atomic-write.js";
-import { checkJournalAtStart, forgetJournalLength, lossRecordPath, lossSeqs } from "../storage/journal-length.js";
+import { forgetJournalLength } from "../storage/journal-length.js";
+import { checkJournalAtStart, lossRecordPath, lossSeqs } from "../storage/journal-loss.js";
 import { readTextFile, writeJsonFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
 import { HOME } from "../tokens.js";

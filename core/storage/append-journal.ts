@@ -6,15 +6,12 @@ import { openDurableAppend, type DurableAppendFile } from "./durable-append.js";
 import {
   countLines,
   forgetJournalLength,
-  inspectJournal,
-  journalSize,
-  keepJournalLoss,
-  LengthRecorder,
-  lossOf,
-  readJournalLength,
+  startRecording,
   type JournalCheck,
   type JournalLength,
+  type LengthRecorder,
 } from "./journal-length.js";
+import { lengthAtOpen } from "./journal-loss.js";
 import { linesBackwards } from "./read-backwards.js";
 
 export interface AppendJournalOptions {
@@ -128,7 +125,7 @@ export class AppendJournal {
     let exists = options.exists === true;
     let cut = false;
     // What the file holds against its length record: read whole only when the two differ.
-    const counted = await countedLength(path);
+    const counted = await lengthAtOpen(path);
     if (options.cutTornTail && counted.size !== undefined) {
       const whole = counted.check ?? (await wholeLinesEnd(path));
       if (whole !== undefined) {
@@ -410,70 +407,6 @@ export class AppendJournal {
     this.recorder = undefined;
     await forgetJournalLength(this.path);
   }
-}
-
-/**
- * Opens the length record of the journal at `path` and, unless `current` already says so, records
- * `length`. A record that cannot be created (a full disk) leaves the journal without one, as
- * before this record existed: nothing is refused for it, and the next open tries again.
- */
-async function startRecording(
-  path: string,
-  mode: number | undefined,
-  g: number,
-  length: JournalLength,
-  current?: JournalLength,
-): Promise<LengthRecorder | undefined> {
-  let recorder: LengthRecorder | undefined;
-  try {
-    recorder = await LengthRecorder.open(path, g, mode ?? 0o600);
-    const same =
-      current !== undefined &&
-      current.lines === length.lines &&
-      current.bytes === length.bytes &&
-      current.seq === length.seq;
-    if (!same) await recorder.write(length);
-    return recorder;
-  } catch {
-    await recorder?.close().catch(() => undefined);
-    return undefined;
-  }
-}
-
-/**
- * What the journal at `path` holds against its length record: when the record matches the file
- * (the usual case) its counts, without reading the file; else the file read and counted, and a
- * loss it shows kept in `<path>.missing` (its owner may have kept it already, with more detail).
- */
-async function countedLength(path: string): Promise<{
-  size?: number;
-  record?: JournalLength;
-  g: number;
-  lines: number;
-  seq?: number;
-  check?: JournalCheck;
-  /** False when a loss was found and could not be kept: the record is then left as it is. */
-  kept?: boolean;
-}> {
-  const size = await journalSize(path);
-  const record = await readJournalLength(path).catch(() => undefined);
-  const g = record?.g ?? 0;
-  if (size === undefined) return { g, lines: 0 };
-  if (record && record.bytes === size)
-    return { size, record, g, lines: record.lines, ...(record.seq !== undefined ? { seq: record.seq } : {}) };
-  const check = await inspectJournal(path);
-  if (!check) return { g, lines: 0 };
-  const loss = lossOf(check, Date.now());
-  // A loss that cannot be kept (a full disk) leaves the record as it is: the next start finds it again.
-  const kept = loss
-    ? await keepJournalLoss(path, loss).then(
-        () => true,
-        () => false,
-      )
-    : true;
-  // Lines past the record were written but never answered; their sequence numbers are unknown here.
-  const seq = !check.missing && check.recorded?.bytes === check.wholeEnd ? check.recorded.seq : undefined;
-  return { size, record, g, lines: check.lines, ...(seq !== undefined ? { seq } : {}), check, kept };
 }
 
 /** A batch's lines as one buffer (one copy of byte entries; text is encoded straight into it). */

@@ -7,7 +7,8 @@
 import { readdir } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { DoctorFinding } from "../plugin-api/doctor.js";
-import { inspectJournal, lossOf, lossRecordPath, lossSeqs, readJournalLosses } from "./journal-length.js";
+import { inspectJournal } from "./journal-length.js";
+import { lossOf, lossRecordPath, lossSeqs, readJournalLosses, sameLoss } from "./journal-loss.js";
 
 const LENGTH = ".length";
 const MISSING = ".missing";
@@ -36,7 +37,7 @@ async function checkOne(home: string, path: string): Promise<DoctorFinding[]> {
   const check = await inspectJournal(path).catch(() => undefined);
   const now = check && lossOf(check, Date.now());
   // A loss a start already kept is told once, below.
-  if (now && !kept.some((k) => k.expected.bytes === now.expected.bytes && k.found.bytes === now.found.bytes)) {
+  if (now && !kept.some((k) => sameLoss(k, now))) {
     const seqs = lossSeqs(now);
     out.push({
       severity: "error",

@@ -15,20 +15,16 @@
  * record is only ever held against the file it counted; a journal put back from an older copy is
  * held to it, and rightly told short.
  *
- * A loss found is written to `<journal>.missing` (JSON, durable) before the record is set to the
- * journal as found: `svc doctor` reports it (error) until the user deletes that file, which is how
- * a loss is acknowledged. See docs/storage.md, "A journal that knows its length".
+ * A loss found is written to `<journal>.missing` (core/storage/journal-loss.ts) before the record
+ * is set to the journal as found. See docs/storage.md, "A journal that knows its length".
  */
 import { constants } from "node:fs";
 import { open, readFile, stat, unlink, type FileHandle } from "node:fs/promises";
-import { writeFileDurable } from "./atomic-write.js";
 import { checkedLine, readCheckedLines } from "./checked-lines.js";
 import { writingFile } from "./file-errors.js";
 
 /** The length record of the journal at `journal`. */
 export const lengthRecordPath = (journal: string): string => `${journal}.length`;
-/** The losses found in the journal at `journal` and not yet acknowledged (deleted). */
-export const lossRecordPath = (journal: string): string => `${journal}.missing`;
 
 const SLOT_BYTES = 4096;
 
@@ -46,11 +42,13 @@ interface Slot extends JournalLength {
   g: number;
 }
 
+/** A slot's record, or undefined when it is empty, cut short or fails its checksum. */
 function decodeSlot(bytes: Buffer): Slot | undefined {
   const nl = bytes.indexOf(0x0a);
-  if (nl < 0) return undefined;
+  // Only a checksummed line counts (readCheckedLines would take a bare `{…}` line unchecked).
+  if (nl < 0 || !/^[0-9a-f]{8} /.test(bytes.subarray(0, 9).toString("latin1"))) return undefined;
   const [record] = readCheckedLines(bytes.subarray(0, nl + 1).toString("utf8")).records;
-  if (!record || record.text.startsWith("{") === false) return undefined;
+  if (!record) return undefined;
   try {
     const s = JSON.parse(record.text) as Partial<Slot>;
     const ok = [s.g, s.lines, s.bytes].every((n) => Number.isSafeInteger(n) && (n as number) >= 0);
@@ -59,11 +57,6 @@ function decodeSlot(bytes: Buffer): Slot | undefined {
   } catch {
     return undefined;
   }
-}
-
-/** Only a checksummed line counts here (a bare `{…}` line would pass readCheckedLines unchecked). */
-function isChecked(bytes: Buffer): boolean {
-  return /^[0-9a-f]{8} /.test(bytes.subarray(0, 9).toString("latin1"));
 }
 
 /** The journal's length record, or undefined when it has none (or neither slot holds). */
@@ -76,7 +69,6 @@ export async function readJournalLength(journal: string): Promise<(JournalLength
     throw err;
   }
   const slots = [bytes.subarray(0, SLOT_BYTES), bytes.subarray(SLOT_BYTES, 2 * SLOT_BYTES)]
-    .filter(isChecked)
     .map(decodeSlot)
     .filter((s): s is Slot => s !== undefined);
   return slots.sort((a, b) => b.g - a.g)[0];
@@ -189,114 +181,6 @@ export async function inspectJournal(path: string): Promise<JournalCheck | undef
   }
 }
 
-/** One loss found in a journal, as `<journal>.missing` keeps it. */
-export interface JournalLoss {
-  /** When a start found it (ISO 8601). */
-  foundAt: string;
-  /** Acknowledged records missing, and their bytes. */
-  records: number;
-  bytes: number;
-  /** Their sequence numbers, where known (`from` is the one after the last record still there). */
-  seqs?: { from?: number; to: number };
-  /** What the record said, and what the file held. */
-  expected: { lines: number; bytes: number };
-  found: { lines: number; bytes: number };
-}
-
-interface LossFile {
-  version: 1;
-  journal: string;
-  losses: JournalLoss[];
-}
-
-/** The losses kept for `journal` and not yet acknowledged (none when `<journal>.missing` is absent or unreadable). */
-export async function readJournalLosses(journal: string): Promise<JournalLoss[]> {
-  const text = await readFile(lossRecordPath(journal), "utf8").catch(() => undefined);
-  if (text === undefined) return [];
-  try {
-    const doc = JSON.parse(text) as Partial<LossFile>;
-    return Array.isArray(doc.losses) ? doc.losses.filter((l) => typeof l?.records === "number") : [];
-  } catch {
-    // Written atomically, so only a hand edit spoils it: still a loss the user has not acknowledged.
-    return [
-      { foundAt: "unknown", records: 0, bytes: 0, expected: { lines: 0, bytes: 0 }, found: { lines: 0, bytes: 0 } },
-    ];
-  }
-}
-
-/** The loss a check shows, as it is kept (`lastPresentSeq`: the sequence number of the last record still there). */
-export function lossOf(check: JournalCheck, now: number, lastPresentSeq?: number): JournalLoss | undefined {
-  const { missing, recorded } = check;
-  if (!missing || !recorded) return undefined;
-  const to = missing.lastSeq;
-  return {
-    foundAt: new Date(now).toISOString(),
-    records: missing.records,
-    bytes: missing.bytes,
-    ...(to !== undefined
-      ? { seqs: { ...(lastPresentSeq !== undefined && lastPresentSeq < to ? { from: lastPresentSeq + 1 } : {}), to } }
-      : {}),
-    expected: { lines: recorded.lines, bytes: recorded.bytes },
-    found: { lines: check.lines, bytes: check.wholeEnd },
-  };
-}
-
-const sameLoss = (a: JournalLoss, b: JournalLoss): boolean =>
-  a.expected.lines === b.expected.lines && a.expected.bytes === b.expected.bytes && a.found.bytes === b.found.bytes;
-
-/**
- * Keeps `loss` in `<journal>.missing` (durably) unless it is kept already (a start that found it
- * stopped before the record was set to the journal as found). Returns whether it was new.
- */
-export async function keepJournalLoss(journal: string, loss: JournalLoss): Promise<boolean> {
-  const kept = await readJournalLosses(journal);
-  if (kept.some((k) => sameLoss(k, loss))) return false;
-  const doc: LossFile = { version: 1, journal: journal.split("/").pop() ?? journal, losses: [...kept, loss] };
-  await writeFileDurable(lossRecordPath(journal), `${JSON.stringify(doc, null, 2)}\n`, { mode: 0o600 });
-  return true;
-}
-
-/** What a start found in a journal (for its owner's log line). */
-export interface JournalStartCheck {
-  check?: JournalCheck;
-  /** The loss this start found (`fresh`: not kept before; `keepError`: why it could not be kept, e.g. a full disk). */
-  loss?: { loss: JournalLoss; fresh: boolean; keepError?: string };
-  /** Losses kept from before and not yet acknowledged (the loss above excluded). */
-  earlier: JournalLoss[];
-}
-
-/**
- * Checks the journal at `path` at start and keeps a loss it shows (see {@link keepJournalLoss});
- * `lastPresentSeq` names the first missing sequence number. Changes nothing else: opening the
- * journal ({@link AppendJournal.open}) then sets its record to the file as found.
- */
-export async function checkJournalAtStart(
-  path: string,
-  options: { lastPresentSeq?: number; now?: number } = {},
-): Promise<JournalStartCheck> {
-  const check = await inspectJournal(path);
-  const earlier = await readJournalLosses(path);
-  const loss = check && lossOf(check, options.now ?? Date.now(), options.lastPresentSeq);
-  if (!loss) return { ...(check ? { check } : {}), earlier };
-  const rest = earlier.filter((l) => !sameLoss(l, loss));
-  try {
-    return { check, loss: { loss, fresh: await keepJournalLoss(path, loss) }, earlier: rest };
-  } catch (err) {
-    // Told all the same; the journal's open then leaves its record as it is, so the next start finds it again.
-    return { check, loss: { loss, fresh: true, keepError: (err as Error).message }, earlier: rest };
-  }
-}
-
-/** The sequence numbers of a loss as text (`12-21`, `up to 21`), or undefined when unknown. */
-export function lossSeqs(loss: JournalLoss): string | undefined {
-  if (!loss.seqs) return undefined;
-  return loss.seqs.from === undefined
-    ? `up to ${loss.seqs.to}`
-    : loss.seqs.from === loss.seqs.to
-      ? `${loss.seqs.to}`
-      : `${loss.seqs.from}-${loss.seqs.to}`;
-}
-
 /** The journal's size, or undefined when it does not exist. */
 export async function journalSize(path: string): Promise<number | undefined> {
   return stat(path).then(
@@ -306,4 +190,32 @@ export async function journalSize(path: string): Promise<number | undefined> {
       throw err;
     },
   );
+}
+
+/**
+ * Opens the length record of the journal at `path` and, unless `current` already says so, records
+ * `length`. A record that cannot be created (a full disk) leaves the journal without one, as
+ * before this record existed: nothing is refused for it, and the next open tries again.
+ */
+export async function startRecording(
+  path: string,
+  mode: number | undefined,
+  g: number,
+  length: JournalLength,
+  current?: JournalLength,
+): Promise<LengthRecorder | undefined> {
+  let recorder: LengthRecorder | undefined;
+  try {
+    recorder = await LengthRecorder.open(path, g, mode ?? 0o600);
+    const same =
+      current !== undefined &&
+      current.lines === length.lines &&
+      current.bytes === length.bytes &&
+      current.seq === length.seq;
+    if (!same) await recorder.write(length);
+    return recorder;
+  } catch {
+    await recorder?.close().catch(() => undefined);
+    return undefined;
+  }
 }

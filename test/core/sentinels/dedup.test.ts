@@ -250,6 +250,27 @@ describe("sentinel dedup damage is found, kept and told; the count survives", ()
     await startsAgainQuietly(d, 30, "e23", "e22");
   });
 
+  it("the last 4 journal lines cut (issue 42): told missing with their count and q numbers, kept in .missing until deleted", async () => {
+    const lines = (await readFile(file("log"), "utf8")).split("\n").filter(Boolean);
+    await writeFile(file("log"), `${lines.slice(0, -4).join("\n")}\n`);
+    const d = fresh();
+    await d.load("snt_s");
+    expect(reports).toEqual([
+      expect.objectContaining({
+        missing: expect.objectContaining({ records: 4, seqs: "27-30", kept: `${file("log")}.missing` }),
+      }),
+    ]);
+    // The four changes are gone: their ids are accepted again, the count is the last one kept.
+    expect([d.delivered("snt_s"), d.has("snt_s", "e25"), d.has("snt_s", "e26")]).toEqual([26, true, false]);
+    await d.recordDelivery("snt_s", "e26", "now");
+    await d.close();
+    reports.length = 0;
+    const again = fresh();
+    await again.load("snt_s");
+    expect(reports).toEqual([]);
+    expect((await readdir(dir())).filter((f) => f.endsWith(".missing"))).toEqual(["snt_s.log.missing"]);
+  });
+
   it("a torn last line is cut off and told; the next change is whole", async () => {
     const torn = '1234abcd {"q":31,"e":"e3';
     await appendFile(file("log"), torn);

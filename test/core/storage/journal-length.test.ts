@@ -3,13 +3,8 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AppendJournal } from "../../../core/storage/append-journal.js";
 import { checkedLine } from "../../../core/storage/checked-lines.js";
-import {
-  checkJournalAtStart,
-  lengthRecordPath,
-  lossRecordPath,
-  readJournalLength,
-  readJournalLosses,
-} from "../../../core/storage/journal-length.js";
+import { lengthRecordPath, readJournalLength } from "../../../core/storage/journal-length.js";
+import { checkJournalAtStart, lossRecordPath, readJournalLosses } from "../../../core/storage/journal-loss.js";
 import { makeTempHome } from "../../support/cli.js";
 
 let home: string;
