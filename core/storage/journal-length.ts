@@ -212,7 +212,8 @@ export async function startRecording(
       current.lines === length.lines &&
       current.bytes === length.bytes &&
       current.seq === length.seq;
-    if (!same) await recorder.write(length);
+    // Both slots, so each has its blocks from now on: a later write never needs free space.
+    if (!same) for (let i = 0; i < 2; i++) await recorder.write(length);
     return recorder;
   } catch {
     await recorder?.close().catch(() => undefined);
