@@ -3,6 +3,7 @@
  * own check beside its code; this only gathers them (docs/operations.md, "svc doctor").
  */
 import "reflect-metadata";
+import { join } from "node:path";
 import { checkConfigFile } from "../config/config-check.js";
 import { checkRuntimeFile } from "../daemon/runtime-file.js";
 import type { DoctorFinding } from "../plugin-api/doctor.js";
@@ -13,7 +14,9 @@ import { checkWorktreeRecords } from "../workspaces/records.js";
 import { checkTargets } from "./target-checks.js";
 import { FileConfigService } from "../config/file-config-service.js";
 import { checkSteward } from "../steward/doctor-check.js";
-import { homeFile } from "../storage/paths.js";
+import { FILES, homeFile } from "../storage/paths.js";
+import { checkJournalLengths } from "../storage/journal-length-check.js";
+import { USAGE_DIR } from "../llm-endpoint/usage-log.js";
 import { checkEnvironment } from "./env/environment.js";
 import type { SentinelView } from "../plugin-api/context.js";
 import type { SentinelRecord } from "../sentinels/service.js";
@@ -77,6 +80,8 @@ export async function runDoctor(
   findings.push(...(await checkCredentialsFile(home)));
   findings.push(...(await checkDedupFiles(home, new Set(stored.sentinels.map((s) => s.id)))));
   findings.push(...(await checkWorktreeRecords(home)));
+  // Every append journal under the home (the outbox's at its top, the dedup's, the usage log's).
+  findings.push(...(await checkJournalLengths(home, [home, join(home, FILES.sentinelsDedup), join(home, USAGE_DIR)])));
   if (store === "file") findings.push(...(await checkTargets(home, stored.sentinels, env, cwd)));
   if (config) findings.push(...(await checkSteward(config.current())));
   if (options.environment !== false)

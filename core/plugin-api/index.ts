@@ -58,7 +58,7 @@ export {
 export type { TeamSql, TeamDatabase, TeamJob, TeamJobs, Lease, Leadership, StoreTransfer } from "./team.js";
 export type { DoctorFinding, DoctorSeverity, TargetCheckInput } from "./doctor.js";
 /** Read-only helpers for a target's `check` (`svc doctor`): secret file modes, `.damaged-*` copies, torn tails. */
-export { secretModeFinding, damagedCopyFindings, tornTailFinding } from "../storage/file-check.js";
+export { secretModeFinding, damagedCopyFindings, tornTailFinding, tornTailFindings } from "../storage/file-check.js";
 export { defineAdapter, type AdapterPlugin, type AdapterInstance } from "./adapter.js";
 export { defineRedactor, type RedactorPlugin, type RedactorContext, type RedactionSurface } from "./redactor.js";
 export type {
@@ -105,6 +105,13 @@ export {
   type DiskSpace,
   type RoomCheck,
 } from "../storage/free-space.js";
+export {
+  checkJournalAtStart,
+  lossRecordPath,
+  lossSeqs,
+  type JournalLoss,
+  type JournalStartCheck,
+} from "../storage/journal-loss.js";
 export {
   checkedLine,
   checkedLinesBytes,

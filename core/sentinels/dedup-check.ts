@@ -5,7 +5,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { DoctorFinding } from "../plugin-api/doctor.js";
-import { damagedCopyFindings, tornTailFinding } from "../storage/file-check.js";
+import { damagedCopyFindings, tornTailFindings } from "../storage/file-check.js";
 import { readTextFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
 import { readDedupTexts } from "./dedup.js";
@@ -51,7 +51,7 @@ export async function checkDedupFiles(home: string, known: ReadonlySet<string>):
         fix: START_FIX,
       });
     }
-    if (read.lines.tornBytes > 0) out.push(tornTailFinding(rel("log"), read.lines.tornBytes));
+    if (read.lines.tornBytes > 0) out.push(...(await tornTailFindings(home, rel("log"), read.lines.tornBytes)));
   }
   out.push(...(await damagedCopyFindings(home, dir)));
   return out;

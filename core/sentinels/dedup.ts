@@ -29,6 +29,8 @@ import {
   type CheckedLines,
 } from "../storage/checked-lines.js";
 import { writeFileDurable } from "../storage/atomic-write.js";
+import { forgetJournalLength } from "../storage/journal-length.js";
+import { checkJournalAtStart, lossRecordPath, lossSeqs } from "../storage/journal-loss.js";
 import { readTextFile, writeJsonFile } from "../storage/json-file.js";
 import { FILES } from "../storage/paths.js";
 import { HOME } from "../tokens.js";
@@ -43,7 +45,7 @@ export interface DedupLimits {
 }
 
 export const DEDUP_LIMITS: DedupLimits = { seen: DEDUP_LIMIT, compactAfter: 2 * DEDUP_LIMIT };
-/** Journal files kept open at once; the least recently used is closed beyond this. */
+/** Journal files kept open at once (each with its length record: two descriptors); the least recently used is closed beyond this. */
 export const MAX_OPEN_JOURNALS = 64;
 
 type Change = "now" | "deferred" | "seen";
@@ -64,8 +66,14 @@ export interface DedupLoadReport {
   snapshot?: { state: "damaged" | "missing"; copy?: string };
   /** Whole journal lines that failed their check (1-based), and where a copy of the file is kept. */
   damagedLines?: { lines: number[]; copy: string };
-  /** Bytes of a torn last line (a write cut short, never acknowledged), cut off. */
+  /** Bytes of a torn last line, cut off (`tornAcknowledged`: part of a line the journal's length record counts, lost with it). */
   tornBytes?: number;
+  tornAcknowledged?: boolean;
+  /**
+   * Lines the journal's length record counts as acknowledged that the file no longer holds (cut
+   * from its end), their sequence numbers where known, and where the loss is kept until acknowledged.
+   */
+  missing?: { records: number; bytes: number; seqs?: string; file: string; kept: string };
   /** Why writing the recovered state failed (then the next start finds the same damage again). */
   repairFailed?: string;
   /** The count of accepted events carried on, and event ids now known. */
@@ -174,7 +182,10 @@ export class SentinelDedup {
     await this.closeJournal(sentinelId);
     this.states.delete(sentinelId);
     await rm(this.file(sentinelId, "json"), { force: true });
+    // The length record first: a journal never outlives its record's count by a crash in between.
+    await forgetJournalLength(this.file(sentinelId, "log"));
     await rm(this.file(sentinelId, "log"), { force: true });
+    await rm(lossRecordPath(this.file(sentinelId, "log")), { force: true });
   }
 
   /** Writes what is queued and closes every open journal (daemon stop). */
@@ -237,20 +248,24 @@ export class SentinelDedup {
         }
         return checkedLine(JSON.stringify({ q, e: eventId, a, d: s.delivered + s.ahead }));
       };
-      const appended = journal.append(text, () => {
-        if (rendered) s.ahead -= 1;
-        rendered = false;
-        s.seq = q;
-        s.journalLines += 1;
-        apply(s, eventId, a, this.limits.seen);
-        if (s.journalLines >= this.limits.compactAfter && !s.compacting) {
-          s.compacting = true;
-          journal
-            .exclusive(() => this.compact(sentinelId, s, journal))
-            .catch(() => undefined)
-            .finally(() => (s.compacting = false));
-        }
-      });
+      const appended = journal.append(
+        text,
+        () => {
+          if (rendered) s.ahead -= 1;
+          rendered = false;
+          s.seq = q;
+          s.journalLines += 1;
+          apply(s, eventId, a, this.limits.seen);
+          if (s.journalLines >= this.limits.compactAfter && !s.compacting) {
+            s.compacting = true;
+            journal
+              .exclusive(() => this.compact(sentinelId, s, journal))
+              .catch(() => undefined)
+              .finally(() => (s.compacting = false));
+          }
+        },
+        { seq: q },
+      );
       appended.catch(() => {
         if (rendered) s.ahead -= 1;
         rendered = false;
@@ -310,7 +325,7 @@ export class SentinelDedup {
   private async compact(sentinelId: string, s: DedupState, journal: AppendJournal): Promise<void> {
     if (this.states.get(sentinelId) !== s) return;
     await this.writeSnapshot(sentinelId, s);
-    await journal.truncate(checkpointLine(s));
+    await journal.truncate(checkpointLine(s), s.seq);
     s.journalLines = 0;
   }
 
@@ -331,6 +346,8 @@ export class SentinelDedup {
   private async repair(sentinelId: string, s: DedupState, report: DedupLoadReport): Promise<void> {
     try {
       await this.writeSnapshot(sentinelId, s);
+      // The journal is replaced: its length record goes first (the next open records the new file).
+      await forgetJournalLength(this.file(sentinelId, "log"));
       await writeFileDurable(this.file(sentinelId, "log"), checkpointLine(s), { mode: 0o600 });
       s.journalLines = 0;
       s.journalExists = true;
@@ -353,6 +370,20 @@ export class SentinelDedup {
     } else if (files.snapshot === "missing") report.snapshot = { state: "missing" };
     if (files.lines.damaged.length > 0)
       report.damagedLines = { lines: files.lines.damaged, copy: await keepDamagedCopy(logPath, Date.now()) };
+    // Fewer lines than the length record counts: acknowledged changes cut from the end (kept in `.missing`).
+    const length = raw ? await checkJournalAtStart(logPath, { lastPresentSeq: files.state.seq }) : undefined;
+    if (length?.loss) {
+      const { loss } = length.loss;
+      const seqs = lossSeqs(loss);
+      report.missing = {
+        records: loss.records,
+        bytes: loss.bytes,
+        ...(seqs ? { seqs } : {}),
+        file: logPath,
+        kept: lossRecordPath(logPath),
+      };
+    }
+    if (length?.check?.torn.acknowledged) report.tornAcknowledged = true;
     // Bytes after the last newline are a line cut short by a crash: cut them off before appending.
     if (raw && files.lines.tornBytes > 0) {
       report.tornBytes = files.lines.tornBytes;
@@ -366,7 +397,7 @@ export class SentinelDedup {
       ahead: 0,
     };
     if (report.snapshot || report.damagedLines) await this.repair(sentinelId, state, report);
-    if (report.snapshot || report.damagedLines || report.tornBytes) {
+    if (report.snapshot || report.damagedLines || report.tornBytes || report.missing) {
       report.delivered = state.delivered;
       report.known = state.seen.size + state.inflight.size;
       this.onDamage?.(report);

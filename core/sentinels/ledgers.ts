@@ -28,6 +28,20 @@ export class SentinelLedgers {
     private readonly logger: Logger,
   ) {
     dedup.onDamage = (r) => {
+      if (r.missing) {
+        this.logger.error(
+          "sentinel dedup journal is missing changes it had acknowledged as durable (cut from its end); they cannot be recovered, and the loss is kept until acknowledged (see svc doctor)",
+          {
+            sentinel: r.sentinelId,
+            file: r.missing.file,
+            recordsMissing: r.missing.records,
+            bytesMissing: r.missing.bytes,
+            ...(r.missing.seqs ? { seqs: r.missing.seqs } : {}),
+            lossRecord: r.missing.kept,
+          },
+        );
+        if (!r.snapshot && !r.damagedLines) return;
+      }
       if (!r.snapshot && !r.damagedLines) {
         this.logger.warn(
           "sentinel dedup journal ended in a torn line (a write cut short, never acknowledged); dropped",

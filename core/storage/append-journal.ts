@@ -1,8 +1,17 @@
 import { mkdir, rename, truncate } from "node:fs/promises";
 import { dirname } from "node:path";
 import { fsyncDir } from "./atomic-write.js";
-import { namingFile } from "./file-errors.js";
+import { namingFile, writingFile } from "./file-errors.js";
 import { openDurableAppend, type DurableAppendFile } from "./durable-append.js";
+import {
+  countLines,
+  forgetJournalLength,
+  startRecording,
+  type JournalCheck,
+  type JournalLength,
+  type LengthRecorder,
+} from "./journal-length.js";
+import { lengthAtOpen } from "./journal-loss.js";
 import { linesBackwards } from "./read-backwards.js";
 
 export interface AppendJournalOptions {
@@ -45,6 +54,8 @@ interface Pending {
   fail: (err: unknown) => void;
   /** Answers no caller: may wait (at most `lazyMs`) for a write another append starts. */
   lazy: boolean;
+  /** The sequence number of the entry's last line, when the owner numbers its records. */
+  seq?: number;
 }
 
 /** Bytes or chars of rendered lines (a batch's bound is counted in either). */
@@ -59,6 +70,11 @@ const sizeOf = (lines: JournalLines): number => lines.length;
  * known to hold whole lines), so the next line never continues a torn one; if that cut fails, it
  * is retried before the next write, which fails rather than continue a torn line (and before a
  * rotation, which fails too, and at close).
+ *
+ * The journal knows its length (core/storage/journal-length.ts): after each batch's data is
+ * durable, and before any of its appenders resumes, `<file>.length` records the lines and bytes
+ * acknowledged (and the last sequence number given), so a start that finds fewer tells the loss.
+ * A batch whose record cannot be written fails like one whose data could not be (its lines cut off).
  */
 export class AppendJournal {
   private queue: Pending[] = [];
@@ -74,14 +90,21 @@ export class AppendJournal {
   private urgent = 0;
   /** Writes the lazy appends queued once `lazyMs` passed (armed while only lazy ones wait). */
   private lazyTimer: NodeJS.Timeout | undefined;
+  /** The length record, and what it counts: whole lines in {@link size}, and their last sequence number. */
+  private recorder: LengthRecorder | undefined;
+  private length: JournalLength;
 
   private constructor(
     private readonly path: string,
     private file: DurableAppendFile,
     size: number,
     private readonly options: AppendJournalOptions,
+    length: JournalLength,
+    /** What opening found in the file against its length record. */
+    readonly found: JournalCheck | undefined,
   ) {
     this.size = size;
+    this.length = length;
   }
 
   /** True while something is queued or being written. */
@@ -101,21 +124,36 @@ export class AppendJournal {
   static async open(path: string, options: AppendJournalOptions = {}): Promise<AppendJournal> {
     let exists = options.exists === true;
     let cut = false;
-    if (options.cutTornTail) {
-      const whole = await wholeLinesEnd(path);
+    // What the file holds against its length record: read whole only when the two differ.
+    const counted = await lengthAtOpen(path);
+    if (options.cutTornTail && counted.size !== undefined) {
+      const whole = counted.check ?? (await wholeLinesEnd(path));
       if (whole !== undefined) {
         exists = true;
-        cut = whole.end < whole.size;
-        if (cut) await truncate(path, whole.end);
+        const end = "wholeEnd" in whole ? whole.wholeEnd : whole.end;
+        cut = end < whole.size;
+        if (cut) await truncate(path, end);
       }
     }
     if (!exists) await mkdir(dirname(path), { recursive: true, mode: 0o700 });
     const file = await openDurableAppend(path, options.mode ?? 0o600);
+    let recorder: LengthRecorder | undefined;
     try {
       if (cut) await file.handle.datasync();
       if (!exists) await fsyncDir(dirname(path));
-      return new AppendJournal(path, file, (await file.handle.stat()).size, options);
+      const st = await file.handle.stat();
+      const length: JournalLength = {
+        lines: counted.lines,
+        bytes: st.size,
+        ...(counted.seq !== undefined ? { seq: counted.seq } : {}),
+      };
+      if (counted.kept !== false)
+        recorder = await startRecording(path, options.mode, counted.g, length, counted.record);
+      const journal = new AppendJournal(path, file, st.size, options, length, counted.check);
+      journal.recorder = recorder;
+      return journal;
     } catch (err) {
+      await recorder?.close().catch(() => undefined);
       await file.handle.close().catch(() => undefined);
       throw err;
     }
@@ -134,12 +172,13 @@ export class AppendJournal {
   append<R = void>(
     text: JournalLines | (() => JournalLines),
     durable?: () => R,
-    options?: { lazy?: boolean },
+    options?: { lazy?: boolean; seq?: number },
   ): Promise<R> {
     if (this.closed) return Promise.reject(new Error(`append journal ${this.path} is closed`));
     const lazy = options?.lazy === true;
+    const seq = options?.seq;
     return new Promise<R>((done, fail) => {
-      this.queue.push({ text, durable, done: done as (result: unknown) => void, fail, lazy });
+      this.queue.push({ text, durable, done: done as (result: unknown) => void, fail, lazy, seq });
       if (!lazy) this.urgent++;
       this.kick();
     });
@@ -161,10 +200,13 @@ export class AppendJournal {
   }
 
   /**
-   * Empties the file durably, leaving only `firstLine` (whole lines) when given. Only call from
-   * {@link exclusive} or `afterBatch`.
+   * Empties the file durably, leaving only `firstLine` (whole lines) when given, whose last line
+   * holds sequence number `seq` when given. Only call from {@link exclusive} or `afterBatch`.
+   * The length record counts nothing while the file is cut, so a crash in between is never a loss.
    */
-  async truncate(firstLine?: string): Promise<void> {
+  async truncate(firstLine?: string, seq?: number): Promise<void> {
+    // On disk before the cut: a power loss must not leave a record counting the lines cut away.
+    await this.record({ lines: 0, bytes: 0 }, true);
     await this.file.handle.truncate(0);
     this.size = 0;
     this.torn = false;
@@ -180,6 +222,8 @@ export class AppendJournal {
       this.size = bytes.length;
     }
     await this.file.handle.datasync();
+    const lines = firstLine ? countLines(Buffer.from(firstLine, "utf8")) : 0;
+    await this.record({ lines, bytes: this.size, ...(seq !== undefined ? { seq } : {}) });
   }
 
   /**
@@ -190,7 +234,12 @@ export class AppendJournal {
   async rotate(retiredPath: string): Promise<void> {
     // A failed write's bytes must not leave with the file: no later write would cut them off.
     if (this.torn) await this.cut();
-    await rename(this.path, retiredPath);
+    // The record goes first (a crash then leaves a journal without one, never one held to another file's count).
+    await this.stopRecording();
+    await rename(this.path, retiredPath).catch(async (err) => {
+      this.recorder = await startRecording(this.path, this.options.mode, 0, this.length);
+      throw err;
+    });
     let fresh: DurableAppendFile | undefined;
     try {
       fresh = await openDurableAppend(this.path, this.options.mode ?? 0o600);
@@ -198,6 +247,7 @@ export class AppendJournal {
     } catch (err) {
       await fresh?.handle.close().catch(() => undefined);
       await rename(retiredPath, this.path).catch(() => undefined);
+      this.recorder = await startRecording(this.path, this.options.mode, 0, this.length);
       throw namingFile(this.path, err);
     }
     const old = this.file;
@@ -205,6 +255,8 @@ export class AppendJournal {
     this.size = 0;
     this.torn = false;
     await old.handle.close().catch(() => undefined);
+    this.length = { lines: 0, bytes: 0 };
+    this.recorder = await startRecording(this.path, this.options.mode, 0, this.length);
   }
 
   /** Resolves once nothing is queued or being written (lazy appends are written now). */
@@ -221,6 +273,7 @@ export class AppendJournal {
     await this.drained();
     // Last chance to cut a failed write's bytes off (no next write will); a failure leaves them to a restart.
     if (this.torn) await this.cut().catch(() => undefined);
+    await this.recorder?.close().catch(() => undefined);
     await this.file.handle.close();
   }
 
@@ -296,11 +349,21 @@ export class AppendJournal {
       let written = 0;
       while (written < bytes.length) written += (await handle.write(bytes, written)).bytesWritten;
       await this.file.sync();
+      // Acknowledged only once the length record counts the batch (a failure cuts the lines off again).
+      let seq = this.length.seq;
+      for (const b of batch) if (b.seq !== undefined) seq = b.seq;
+      await this.record({
+        lines: this.length.lines + countLines(bytes),
+        bytes: this.size + bytes.length,
+        ...(seq !== undefined ? { seq } : {}),
+      });
       this.size += bytes.length;
     } catch (err) {
       // Only this handle appends: the bytes past the known size are this batch's (or a torn one's).
       this.torn = true;
       await this.cut().catch(() => undefined);
+      // A record write that failed may still have put this batch's count on disk: count it back.
+      await this.recorder?.write(this.length).catch(() => undefined);
       namingFile(this.path, err);
       for (const b of batch) b.fail(err);
       return;
@@ -330,6 +393,19 @@ export class AppendJournal {
   private async cut(): Promise<void> {
     await this.file.handle.truncate(this.size);
     this.torn = false;
+  }
+
+  /** Records `length` as acknowledged (when the journal has a record: see {@link startRecording}). */
+  private async record(length: JournalLength, durable = false): Promise<void> {
+    if (this.recorder) await writingFile(`${this.path}.length`, () => this.recorder!.write(length, { durable }));
+    this.length = length;
+  }
+
+  /** Closes and removes the length record (before the file is moved away). */
+  private async stopRecording(): Promise<void> {
+    await this.recorder?.close().catch(() => undefined);
+    this.recorder = undefined;
+    await forgetJournalLength(this.path);
   }
 }
 

@@ -5,6 +5,7 @@
 import { readdir, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
 import type { DoctorFinding } from "../plugin-api/doctor.js";
+import { journalSize, readJournalLength } from "./journal-length.js";
 
 /** A secret-bearing file that group or others may read or write: an `error` finding (none when it is absent or 0600). */
 export async function secretModeFinding(home: string, path: string): Promise<DoctorFinding[]> {
@@ -46,4 +47,15 @@ export function tornTailFinding(file: string, bytes: number): DoctorFinding {
     message: `ends in a torn line (${bytes} bytes after the last newline): a write cut short by a crash, never acknowledged, so nothing is lost`,
     fix: "nothing to do: the next daemon start cuts it off",
   };
+}
+
+/**
+ * The torn-tail finding of the journal `file` (relative to `home`), unless its length record shows
+ * the torn line was acknowledged: then it is part of a loss the journal check reports (an error).
+ */
+export async function tornTailFindings(home: string, file: string, bytes: number): Promise<DoctorFinding[]> {
+  const path = join(home, file);
+  const [size, record] = [await journalSize(path), await readJournalLength(path).catch(() => undefined)];
+  if (size !== undefined && record && size < record.bytes) return [];
+  return [tornTailFinding(file, bytes)];
 }

@@ -242,23 +242,23 @@ describe("svc doctor on a home a killed daemon left, and on each damage case", (
     expect(f.fix).toContain(`svc sentinel rotate-secret ${webhookId}`);
   });
 
-  it("the journal cut to 97%: a torn tail, crash residue (info), healthy; a cut that leaves whole lines is undetectable offline", async () => {
+  it("the journal cut to 97%: acknowledged records missing, an error naming the journal, with no torn-tail note beside it (issue 42)", async () => {
     const home = await copy();
     const p = join(home, JOURNAL);
     const size = (await stat(p)).size;
     await truncate(p, Math.floor(size * 0.97));
-    const text = await readFile(p, "utf8");
     const { code, report } = await doctor(home);
-    if (text.endsWith("\n")) {
-      // The cut fell on a line end: nothing tells it apart from a journal that was never longer.
-      expect(report.findings.filter((f) => f.file === JOURNAL)).toEqual([]);
-    } else {
-      expect(report.findings).toContainEqual(
-        expect.objectContaining({ severity: "info", file: JOURNAL, message: expect.stringContaining("torn line") }),
-      );
-    }
-    expect(report.healthy).toBe(true);
-    expect(code).toBe(0);
+    // Whether or not the cut fell on a line end, the journal's length record counts more.
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({
+        severity: "error",
+        file: JOURNAL,
+        message: expect.stringContaining("acknowledged as durable"),
+      }),
+    );
+    expect(report.findings.filter((f) => f.file === JOURNAL && f.severity === "info")).toEqual([]);
+    expect(report.healthy).toBe(false);
+    expect(code).toBe(1);
   });
 
   it("damage leaves the files as they were: the doctor moves, copies and truncates nothing", async () => {

@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import type { DoctorFinding, SentinelView } from "../../../core/plugin-api/index.js";
-import { damagedCopyFindings, secretModeFinding, tornTailFinding } from "../../../core/plugin-api/index.js";
+import { damagedCopyFindings, secretModeFinding, tornTailFindings } from "../../../core/plugin-api/index.js";
 import { BodyStore } from "./body-store.js";
 import { readOutboxFiles } from "./load-state.js";
 import { OUTBOX_FILES } from "./persistence.js";
@@ -27,7 +27,7 @@ export async function checkOutboxFiles(home: string, sentinels: readonly Sentine
         fix: START_FIX,
       });
     }
-    if (parsed.tornBytes > 0) out.push(tornTailFinding(file, parsed.tornBytes));
+    if (parsed.tornBytes > 0) out.push(...(await tornTailFindings(home, file, parsed.tornBytes)));
   }
   const snap = files.snapshot;
   if (snap.state === "damaged" || snap.state === "missing") {

@@ -60,7 +60,7 @@ export class Journal {
     return this.file.append(
       () => checkedLinesBytes(recs.map((r) => JSON.stringify(r))),
       () => recs.map((r) => this.apply(r)),
-      options,
+      { ...options, seq: this.seq },
     );
   }
 

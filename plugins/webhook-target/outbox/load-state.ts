@@ -5,7 +5,14 @@
 import { rename } from "node:fs/promises";
 import { join } from "node:path";
 import type { Logger } from "../../../core/plugin-api/index.js";
-import { keepDamagedCopy, readTextFile, textChecksum } from "../../../core/plugin-api/index.js";
+import {
+  checkJournalAtStart,
+  keepDamagedCopy,
+  lossRecordPath,
+  lossSeqs,
+  readTextFile,
+  textChecksum,
+} from "../../../core/plugin-api/index.js";
 import { readSegmentEntries, sha256, type BodyStore } from "./body-store.js";
 import { isRow, parseJournal, type ParsedJournal } from "./journal.js";
 import { listRetiredJournals, OUTBOX_FILES, type LoadedState, type SnapshotFile } from "./persistence.js";
@@ -19,8 +26,13 @@ export interface LoadReport {
   records: number;
   /** Whole records that failed their checksum or were not records: lost, and told. */
   damaged: Array<{ file: string; lines: number[]; copy: string }>;
-  /** A torn last line (never acknowledged) dropped, per file. */
-  torn: Array<{ file: string; bytes: number }>;
+  /** A torn last line dropped, per file (`acknowledged`: part of a record counted missing below). */
+  torn: Array<{ file: string; bytes: number; acknowledged: boolean }>;
+  /**
+   * Records a journal's length record counts as acknowledged that the file no longer holds (cut
+   * from its end): lost, told at `error`, and kept in `<journal>.missing` until acknowledged.
+   */
+  missing: Array<{ file: string; records: number; bytes: number; seqs?: string }>;
   /** The snapshot was missing or damaged and the rows were rebuilt from the stored bodies. */
   rebuilt?: { reason: "missing" | "damaged"; rows: number; copy?: string };
 }
@@ -39,7 +51,7 @@ export async function loadState(
   logger: Logger,
   now: () => number,
 ): Promise<LoadedState & { report: LoadReport }> {
-  const report: LoadReport = { snapshotRows: 0, records: 0, damaged: [], torn: [] };
+  const report: LoadReport = { snapshotRows: 0, records: 0, damaged: [], torn: [], missing: [] };
   const files = await readOutboxFiles(home, bodies);
   const journal: JournalRecord[] = [];
   for (const { file, parsed } of files.journals) {
@@ -51,12 +63,48 @@ export async function loadState(
         { file, lines: parsed.damaged.join(", "), copy },
       );
     }
-    if (parsed.tornBytes > 0) {
-      report.torn.push({ file, bytes: parsed.tornBytes });
-      logger.warn("outbox journal ended in a torn line (a write cut short, never acknowledged); dropped", {
+    const lastSeq = parsed.records.at(-1)?.seq;
+    const length = await checkJournalAtStart(join(home, file), {
+      now: now(),
+      ...(lastSeq !== undefined ? { lastPresentSeq: lastSeq } : {}),
+    });
+    if (length.loss) {
+      const { loss } = length.loss;
+      const seqs = lossSeqs(loss);
+      report.missing.push({ file, records: loss.records, bytes: loss.bytes, ...(seqs ? { seqs } : {}) });
+      logger.error(
+        "outbox journal is missing records it had acknowledged as durable (cut from its end): what they recorded (accepted events, deliveries) is lost and cannot be recovered; the loss is kept until acknowledged (see svc doctor)",
+        {
+          file,
+          recordsMissing: loss.records,
+          bytesMissing: loss.bytes,
+          ...(seqs ? { seqs } : {}),
+          lossRecord: lossRecordPath(file),
+          ...(length.loss.keepError ? { lossNotKept: length.loss.keepError } : {}),
+        },
+      );
+    }
+    for (const earlier of length.earlier)
+      logger.warn("outbox journal lost records at an earlier start, not yet acknowledged (see svc doctor)", {
         file,
-        bytes: parsed.tornBytes,
+        records: earlier.records,
+        foundAt: earlier.foundAt,
+        lossRecord: lossRecordPath(file),
       });
+    if (parsed.tornBytes > 0) {
+      const acknowledged = length.check?.torn.acknowledged === true;
+      report.torn.push({ file, bytes: parsed.tornBytes, acknowledged });
+      logger.warn(
+        acknowledged
+          ? "outbox journal ended in a torn line, part of a record it had acknowledged (counted missing above); dropped"
+          : "outbox journal ended in a torn line (a write cut short, never acknowledged); dropped",
+        {
+          file,
+          bytes: parsed.tornBytes,
+          records: 1,
+          ...(lastSeq !== undefined ? { afterSeq: lastSeq } : {}),
+        },
+      );
     }
     journal.push(...parsed.records);
   }

@@ -459,15 +459,20 @@ export class Outbox {
     const lostBodies = await this.dropOrphansAndLostBodies();
     const r = state.report;
     const unrecoverable = r.damaged.reduce((n, d) => n + d.lines.length, 0);
-    logger[unrecoverable > 0 || r.rebuilt || lostBodies > 0 ? "error" : "info"]("webhook outbox loaded", {
-      rows: table.size,
-      pending: this.pending().length,
-      recordsReplayed: r.records,
-      recordsUnrecoverable: unrecoverable,
-      tornLinesDropped: r.torn.length,
-      rowsRebuiltFromBodies: r.rebuilt?.rows ?? 0,
-      rowsWithLostBodies: lostBodies,
-    });
+    const missing = r.missing.reduce((n, m) => n + m.records, 0);
+    logger[unrecoverable > 0 || missing > 0 || r.rebuilt || lostBodies > 0 ? "error" : "info"](
+      "webhook outbox loaded",
+      {
+        rows: table.size,
+        pending: this.pending().length,
+        recordsReplayed: r.records,
+        recordsUnrecoverable: unrecoverable,
+        recordsMissing: missing,
+        tornLinesDropped: r.torn.length,
+        rowsRebuiltFromBodies: r.rebuilt?.rows ?? 0,
+        rowsWithLostBodies: lostBodies,
+      },
+    );
     this.journal = await Journal.open(join(home, OUTBOX_FILES.journal), table.appliedSeq, {
       apply: table.apply,
       between: async () => {

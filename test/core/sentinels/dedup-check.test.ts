@@ -42,7 +42,7 @@ describe("checkDedupFiles (svc doctor, read-only)", () => {
       ]),
     );
     // Read-only: the torn tail and the damaged snapshot are still there, nothing set aside.
-    expect((await readdir(dir())).sort()).toEqual(["snt_a.json", "snt_a.log"]);
+    expect((await readdir(dir())).sort()).toEqual(["snt_a.json", "snt_a.log", "snt_a.log.length"]);
   });
 
   it("files of a sentinel that is gone, and .damaged copies, are warnings", async () => {

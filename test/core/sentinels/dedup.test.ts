@@ -120,7 +120,8 @@ describe("sentinel dedup", () => {
     for (const round of [0, 1, 2]) await Promise.all(ids.map((id) => d.recordDelivery(id, `e${round}`, "now")));
     // While more than the bound are in use at once all stay open (closing one in use made changes
     // reopen it and close another, over and over); idle ones are closed as each change completes.
-    await vi.waitFor(async () => expect(await fds()).toBeLessThanOrEqual(before + MAX_OPEN_JOURNALS), {
+    // Each open journal holds two descriptors: the journal and its length record.
+    await vi.waitFor(async () => expect(await fds()).toBeLessThanOrEqual(before + 2 * MAX_OPEN_JOURNALS), {
       timeout: 60_000,
     });
     await d.close();
@@ -247,6 +248,27 @@ describe("sentinel dedup damage is found, kept and told; the count survives", ()
     expect(d.has("snt_s", "e22")).toBe(false);
     expect(d.has("snt_s", "e23")).toBe(true);
     await startsAgainQuietly(d, 30, "e23", "e22");
+  });
+
+  it("the last 4 journal lines cut (issue 42): told missing with their count and q numbers, kept in .missing until deleted", async () => {
+    const lines = (await readFile(file("log"), "utf8")).split("\n").filter(Boolean);
+    await writeFile(file("log"), `${lines.slice(0, -4).join("\n")}\n`);
+    const d = fresh();
+    await d.load("snt_s");
+    expect(reports).toEqual([
+      expect.objectContaining({
+        missing: expect.objectContaining({ records: 4, seqs: "27-30", kept: `${file("log")}.missing` }),
+      }),
+    ]);
+    // The four changes are gone: their ids are accepted again, the count is the last one kept.
+    expect([d.delivered("snt_s"), d.has("snt_s", "e25"), d.has("snt_s", "e26")]).toEqual([26, true, false]);
+    await d.recordDelivery("snt_s", "e26", "now");
+    await d.close();
+    reports.length = 0;
+    const again = fresh();
+    await again.load("snt_s");
+    expect(reports).toEqual([]);
+    expect((await readdir(dir())).filter((f) => f.endsWith(".missing"))).toEqual(["snt_s.log.missing"]);
   });
 
   it("a torn last line is cut off and told; the next change is whole", async () => {

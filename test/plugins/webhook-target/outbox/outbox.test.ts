@@ -1,4 +1,4 @@
-import { mkdir, open as openFile, readFile, readdir, stat, writeFile } from "node:fs/promises";
+import { mkdir, open as openFile, readFile, readdir, rm, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { FakeClock, createRandom } from "../../../../core/runtime/clock.js";
@@ -451,7 +451,9 @@ describe("webhook outbox", () => {
     opened.splice(0);
     const journal = join(home, OUTBOX_FILES.journal);
     const lines = (await readFile(journal, "utf8")).split("\n").filter(Boolean);
-    // Retired journal with the first two records, live journal with the third, a torn segment no snapshot names.
+    // Retired journal with the first two records, live journal with the third, a torn segment no
+    // snapshot names; and, as a rotation leaves it, no length record of the old file.
+    await rm(`${journal}.length`);
     await writeFile(`${journal}.2`, lines.slice(0, 2).join("\n") + "\n");
     await writeFile(journal, lines[2] + "\n");
     await writeFile(join(home, OUTBOX_FILES.bodies, "seg-2.bin"), '{"requestId":"x","length":50}\n{"id"');
@@ -460,7 +462,9 @@ describe("webhook outbox", () => {
     expect(again.get(b.requestId)!.status).toBe("delivered");
     expect((await again.readBody(again.get(a.requestId)!)).equals(body("a"))).toBe(true);
     const files = await readdir(home);
-    expect(files.filter((f) => f.startsWith(`${OUTBOX_FILES.journal}.`))).toEqual([]);
+    const retired = (f: string) => f.startsWith(`${OUTBOX_FILES.journal}.`) && /^\d+$/.test(f.split(".").pop()!);
+    expect(files.filter(retired)).toEqual([]);
+    expect(files.filter((f) => f.endsWith(".missing"))).toEqual([]);
     expect(await readdir(join(home, OUTBOX_FILES.bodies))).toEqual([again.get(a.requestId)!.bodyBytes.file]);
   });
 
