@@ -42,7 +42,10 @@ describe("an outbox compaction without room", () => {
     (JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8")) as { seq: number }).seq;
   const onDisk = async () => ({
     segments: (await readdir(join(home, OUTBOX_FILES.bodies))).sort(),
-    retired: (await readdir(home)).filter((f) => f.startsWith(`${OUTBOX_FILES.journal}.`)),
+    // A retired journal is `<journal>.<seq>`; `<journal>.length` is the live journal's length record.
+    retired: (await readdir(home)).filter(
+      (f) => /^\d+$/.test(f.slice(OUTBOX_FILES.journal.length + 1)) && f.startsWith(`${OUTBOX_FILES.journal}.`),
+    ),
     seq: await snapshotSeq(),
   });
   beforeEach(async () => {
