@@ -64,6 +64,11 @@ export class Journal {
     );
   }
 
+  /** Resolves once nothing is queued or being written, the hook run after the last batch included. */
+  drained(): Promise<void> {
+    return this.file.drained();
+  }
+
   /**
    * Runs `fn` while no batch is being written (for compaction from outside the write loop).
    */

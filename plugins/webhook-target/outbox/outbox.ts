@@ -316,8 +316,13 @@ export class Outbox {
     return this.killAll(old, "age_out", `not delivered within ${LIMITS.pendingMaxAgeMs / 86_400_000} days`);
   }
 
-  /** Resolves once no compaction is writing in the background (nothing else runs unawaited). */
+  /**
+   * Resolves once nothing writes in the background: no journal batch, no compaction (nothing else
+   * runs unawaited). An add resolves before the compaction its batch may start (the hook run after
+   * each batch), so the journal is drained first.
+   */
   async settled(): Promise<void> {
+    await this.journal.drained();
     while (this.compacting) await this.compacting;
   }
 

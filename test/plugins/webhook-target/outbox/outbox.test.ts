@@ -317,6 +317,20 @@ describe("webhook outbox", () => {
     expect((await open()).size).toBe(25);
   });
 
+  it("is settled only once the compaction an add's batch started has finished (an add resolves before it starts)", async () => {
+    const ob = await open({ compactEvery: 2 });
+    await ob.add({ sentinelId: "snt_1", eventId: "e0", body: body("e0") });
+    await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
+    await ob.settled();
+    // Nothing writes now: the live journal was rotated away and the snapshot holds both rows.
+    const files = async () => (await readdir(home)).sort();
+    const before = await files();
+    expect(JSON.parse(await readFile(join(home, OUTBOX_FILES.snapshot), "utf8")).rows).toHaveLength(2);
+    expect((await readFile(join(home, OUTBOX_FILES.journal), "utf8")).length).toBe(0);
+    await new Promise((r) => setImmediate(r));
+    expect(await files()).toEqual(before);
+  });
+
   it("drops a torn journal tail and skips an unreadable line, keeping every complete record", async () => {
     const ob = await open();
     const { row } = await ob.add({ sentinelId: "snt_1", eventId: "e1", body: body("e1") });
