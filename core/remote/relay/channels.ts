@@ -32,7 +32,7 @@ export class ChannelTable {
 
   constructor(
     private readonly limits: RelayLimits,
-    private readonly tap?: (frame: Buffer) => void,
+    private readonly tap?: (frame: Buffer, channel: string) => void,
   ) {}
 
   get size(): number {
@@ -68,7 +68,7 @@ export class ChannelTable {
     ws.on("close", () => this.leave(id, side, end));
     if (ch[other]) {
       for (const e of [ch.host!, ch.peer!]) e.ws.send(control("paired"));
-      this.flush(ch, other, side);
+      this.flush(id, ch, other, side);
     } else {
       ws.send(control("waiting"));
     }
@@ -91,7 +91,7 @@ export class ChannelTable {
         sender.ws.close(1013, "the other end is not reading");
         return;
       }
-      this.tap?.(data);
+      this.tap?.(data, id);
       receiver.ws.send(data, { binary: true });
       return;
     }
@@ -117,10 +117,10 @@ export class ChannelTable {
   }
 
   /** Sends what `from` queued to `to` (who just joined). */
-  private flush(ch: Channel, from: Side, to: Side): void {
+  private flush(id: string, ch: Channel, from: Side, to: Side): void {
     const receiver = ch[to]!;
     for (const f of ch.queued[from]) {
-      this.tap?.(f);
+      this.tap?.(f, id);
       receiver.ws.send(f, { binary: true });
     }
     ch.queued[from] = [];

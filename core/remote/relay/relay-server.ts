@@ -28,8 +28,8 @@ export interface RelayOptions {
   publicUrl?: string;
   limits?: Partial<RelayLimits>;
   log?: (message: string, fields?: Record<string, unknown>) => void;
-  /** Sees every frame the relay forwards (tests use it to prove what crosses). */
-  tap?: (kind: "channel" | "tunnel", frame: Buffer | string) => void;
+  /** Sees every frame the relay forwards, with its channel's id (tests use it to prove what crosses). */
+  tap?: (kind: "channel" | "tunnel", frame: Buffer | string, channel?: string) => void;
   now?: () => number;
 }
 
@@ -54,7 +54,7 @@ export async function startRelay(o: RelayOptions): Promise<RunningRelay> {
   const limits = resolveLimits(o.limits);
   const now = o.now ?? Date.now;
   const log = o.log ?? (() => undefined);
-  const channels = new ChannelTable(limits, o.tap ? (f) => o.tap!("channel", f) : undefined);
+  const channels = new ChannelTable(limits, o.tap ? (f, id) => o.tap!("channel", f, id) : undefined);
   const tunnels = new TunnelHost(o.tunnelTokens ?? [], limits, o.tap ? (f) => o.tap!("tunnel", f) : undefined);
   const admission = new Admission(limits, now);
   // A flood is refused cheaply; its log lines are bounded too (per address, per minute).

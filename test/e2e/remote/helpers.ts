@@ -8,7 +8,8 @@ import { startRelay, type RelayOptions, type RunningRelay } from "../../../core/
 import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../../support/cli.js";
 
 export interface Captured {
-  frames: Array<{ kind: string; data: Buffer }>;
+  /** Every frame forwarded, in order, with the channel it crossed (channel frames only). */
+  frames: Array<{ kind: string; data: Buffer; channel?: string }>;
 }
 
 export async function relayWithTap(o: Partial<RelayOptions> = {}): Promise<RunningRelay & Captured> {
@@ -16,7 +17,12 @@ export async function relayWithTap(o: Partial<RelayOptions> = {}): Promise<Runni
   const relay = await startRelay({
     port: 0,
     bind: "127.0.0.1",
-    tap: (kind, f) => frames.push({ kind, data: Buffer.isBuffer(f) ? Buffer.from(f) : Buffer.from(f, "utf8") }),
+    tap: (kind, f, channel) =>
+      frames.push({
+        kind,
+        data: Buffer.isBuffer(f) ? Buffer.from(f) : Buffer.from(f, "utf8"),
+        ...(channel !== undefined ? { channel } : {}),
+      }),
     ...o,
   });
   return Object.assign(relay, { frames });
