@@ -31,7 +31,10 @@ export function redactUrl(url: string): string {
       return eq < 0 || eq === pair.length - 1 ? pair : `${pair.slice(0, eq)}=${REDACTED}`;
     })
     .join("&");
-  return out.replace(parsed.search, `?${query}`);
+  // Spliced, not String.replace: a replacement string expands `$&` and `$'`, which a query key may
+  // hold (`?t=secret&$&=1` would put the whole unredacted query back).
+  const at = out.indexOf(parsed.search);
+  return `${out.slice(0, at)}?${query}${out.slice(at + parsed.search.length)}`;
 }
 
 /** Every absolute URL (`scheme://…`) in `text`, redacted as {@link redactUrl} does. */

@@ -8,7 +8,7 @@
 import { SvcError } from "../../errors.js";
 import { DaemonClient } from "../daemon-client.js";
 import { printJson, println, usageError } from "../output.js";
-import { redactUrl } from "../../redaction/url.js";
+import { REDACTED, redactUrl } from "../../redaction/url.js";
 import type { SentinelProjection } from "../../sentinels/service.js";
 import { webhookSentinels } from "./list.js";
 
@@ -39,7 +39,7 @@ export function selectWebhooks(ref: string, webhooks: SentinelProjection[], all:
     throw new SvcError("not_found", `no webhook sentinel delivers to ${url}; svc webhooks ls lists their URLs`);
   if (hits.length > 1 && !all)
     throw usageError(
-      `${hits.length} webhook sentinels deliver to ${url} (${hits.map((s) => s.id).join(", ")})${url.includes("REDACTED") || url.includes("***@") ? " as listings show it (query values and userinfo redacted, so URLs that differ only there look alike)" : ""}: give one id, or --all to remove them all`,
+      `${hits.length} webhook sentinels deliver to ${url} (${hits.map((s) => s.id).join(", ")})${url.includes(REDACTED) || url.includes("***@") ? " as listings show it (query values and userinfo redacted, so URLs that differ only there look alike)" : ""}: give one id, or --all to remove them all`,
     );
   return hits;
 }

@@ -9,6 +9,9 @@ describe("redactUrl: URL credentials out of listings", () => {
     ["https://alice@h.example:8443/p?k=v#frag", "https://***@h.example:8443/p?k=REDACTED#REDACTED"],
     ["https://h.example/plain/path", "https://h.example/plain/path"],
     ["https://h.example/p?t=a%20b%26c", "https://h.example/p?t=REDACTED"],
+    // Keys that a replacement pattern would expand: the values stay redacted.
+    ["https://h.example/p?token=SECRET&$&=1", "https://h.example/p?token=REDACTED&$&=REDACTED"],
+    ["https://h.example/p?token=SECRET&$'=1#f", "https://h.example/p?token=REDACTED&$%27=REDACTED#REDACTED"],
   ])("%s → %s", (input, out) => {
     expect(redactUrl(input)).toBe(out);
   });
