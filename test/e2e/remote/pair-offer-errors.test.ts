@@ -34,6 +34,17 @@ describe("svc pair offer when the relay is not set up right", { timeout: 90_000 
     await relayHome?.cleanup();
   });
 
+  /**
+   * `svc config set` writes config.json; the running daemon takes it up when its watcher reloads
+   * the file. The next `pair offer` asks the daemon, so wait for that reload first.
+   */
+  const setRendezvous = async (value: string) => {
+    const reloads = () => node.daemon.logs().split("config.json reloaded").length - 1;
+    const before = reloads();
+    expect((await node.cli(["config", "set", "pairing.rendezvous", value])).code).toBe(0);
+    await waitFor("the daemon to reload config.json", async () => reloads() > before);
+  };
+
   it("without pairing.rendezvous: fails at once, naming `svc relay serve` and the key to set", async () => {
     const r = await node.cli(["pair", "offer"]);
     expect(r.code).toBe(2);
@@ -47,7 +58,7 @@ describe("svc pair offer when the relay is not set up right", { timeout: 90_000 
 
   it("with the relay's URL missing /v1 (configured or passed): says the URL must end in /v1", async () => {
     const bare = url.replace(/\/v1$/, "");
-    expect((await node.cli(["config", "set", "pairing.rendezvous", bare])).code).toBe(0);
+    await setRendezvous(bare);
     const r = await node.cli(["pair", "offer"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
@@ -67,7 +78,7 @@ describe("svc pair offer when the relay is not set up right", { timeout: 90_000 
   });
 
   it("with the URL `svc relay serve` prints: pairs", async () => {
-    expect((await node.cli(["config", "set", "pairing.rendezvous", url])).code).toBe(0);
+    await setRendezvous(url);
     const other = await startNode({ pairing: { rendezvous: url } });
     try {
       const got = await accept(other, await offer(node));
