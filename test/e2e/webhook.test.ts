@@ -184,19 +184,22 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
   });
 
   it("ends a row whose sentinel expires (until: at) between retries as dead sentinel_expired, without sending again", async () => {
+    // Held still rather than raced: the receiver answers no attempt (503) before the sentinel's
+    // end has passed, so however slow the machine, the retry after it finds the sentinel expired.
+    // The push only has to land before the end, a margin of seconds for two local requests.
+    const endsAt = Date.now() + 6_000;
     const res = await json("/sentinels", {
       method: "POST",
-      body: JSON.stringify({
-        ...spec(rx.url),
-        match: [{ subject: "exp:*" }],
-        until: { kind: "at", ms: Date.now() + 1_200 },
-      }),
+      body: JSON.stringify({ ...spec(rx.url), match: [{ subject: "exp:*" }], until: { kind: "at", ms: endsAt } }),
     });
     expect(res.status).toBe(201);
     const id = res.body.id as string;
-    rx.respond = (_x, r) => r.writeHead(503).end();
+    rx.respond = (_x, r) => {
+      setTimeout(() => r.writeHead(503).end(), Math.max(0, endsAt + 50 - Date.now()));
+    };
     try {
       expect((await push([{ id: "evt_exp", type: "exp.thing.done", subjects: ["exp:1"] }])).status).toBe(200);
+      expect(Date.now(), "the push landed before the sentinel's end").toBeLessThan(endsAt);
       const row = await until(async () => (await rowsOf(id)).find((r) => r.status === "dead"));
       expect(row).toMatchObject({ eventId: "evt_exp", deadReason: "sentinel_expired" });
       expect(row.attempts).toBeLessThan(5);

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { beforeAll, describe, expect, it } from "vitest";
-import { runCli, useDaemonProcess } from "../support/cli.js";
+import { afterConfigReload, runCli, useDaemonProcess } from "../support/cli.js";
 import { CLI_PATH } from "../support/paths.js";
 import { AGENTS, makeRepo, sh, tempDir } from "../core/workspaces/support.js";
 
@@ -185,7 +185,9 @@ describe("spawn lineage through the CLI and MCP, from inside a session", () => {
 
 describe("the provisioning queue on a real daemon", () => {
   it("svc sessions ls shows queued positions; svc config set of the cap applies without a restart", async () => {
-    expect((await cli(["config", "set", "worktrees.provisionConcurrency", "1"])).code).toBe(0);
+    expect(
+      (await afterConfigReload(fx.daemon, () => cli(["config", "set", "worktrees.provisionConcurrency", "1"]))).code,
+    ).toBe(0);
     const gateFile = join(await tempDir(), "open");
     const queued = await makeRepo(await tempDir(), "queued", {
       ".svc/worktree.json": JSON.stringify({
@@ -222,7 +224,9 @@ describe("the provisioning queue on a real daemon", () => {
       { state: "queued", position: 1 },
       { state: "queued", position: 2 },
     ]);
-    expect((await cli(["config", "set", "worktrees.provisionConcurrency", "2"])).code).toBe(0);
+    expect(
+      (await afterConfigReload(fx.daemon, () => cli(["config", "set", "worktrees.provisionConcurrency", "2"]))).code,
+    ).toBe(0);
     while ((await states())[1]?.state !== "running" && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     expect(await states()).toEqual([

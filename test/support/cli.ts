@@ -161,6 +161,23 @@ export async function startDaemonProcess(opts: {
   };
 }
 
+/**
+ * Runs `change` (a `svc config set`, a write of config.json) and waits until `daemon` has logged
+ * that it reloaded config.json: the daemon takes a change up from its file watcher, not from the
+ * CLI, so the next request may otherwise still meet the old configuration.
+ */
+export async function afterConfigReload<T>(daemon: DaemonProcess, change: () => Promise<T>): Promise<T> {
+  const reloads = () => daemon.logs().split("config.json reloaded").length - 1;
+  const before = reloads();
+  const result = await change();
+  const deadline = Date.now() + 60_000;
+  while (reloads() <= before) {
+    if (Date.now() > deadline) throw new Error(`the daemon did not reload config.json:\n${daemon.logs()}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  return result;
+}
+
 /** A directory a daemon runs on and how to remove it: a temp home, or a plugin-host sandbox. */
 export interface DaemonHome {
   home: string;

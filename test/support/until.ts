@@ -1,8 +1,12 @@
-/** Waits on a condition, never on wall time alone: polls `probe` until it gives a value, or fails naming `what`. */
+/**
+ * Waits on a condition, never on wall time alone: polls `probe` until it gives a value, or fails
+ * naming `what`. The timeout is a guard against a hang, not a speed check: a busy machine (two
+ * suites at once on 2 cores) may take many seconds for what takes milliseconds when quiet.
+ */
 export async function until<T>(
   probe: () => Promise<T | undefined> | T | undefined,
   what: string,
-  timeoutMs = 10_000,
+  timeoutMs = 60_000,
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_RENDEZVOUS_URL } from "../../../core/config/constants.js";
 import { CLI_PATH } from "../../support/paths.js";
-import { childEnv, makeTempHome } from "../../support/cli.js";
+import { afterConfigReload, childEnv, makeTempHome } from "../../support/cli.js";
 import { accept, offer, startNode, waitConnected, waitFor, type Node } from "./helpers.js";
 
 describe("svc pair offer when the relay is not set up right", { timeout: 90_000 }, () => {
@@ -39,10 +39,8 @@ describe("svc pair offer when the relay is not set up right", { timeout: 90_000 
    * the file. The next `pair offer` asks the daemon, so wait for that reload first.
    */
   const setRendezvous = async (value: string) => {
-    const reloads = () => node.daemon.logs().split("config.json reloaded").length - 1;
-    const before = reloads();
-    expect((await node.cli(["config", "set", "pairing.rendezvous", value])).code).toBe(0);
-    await waitFor("the daemon to reload config.json", async () => reloads() > before);
+    const r = await afterConfigReload(node.daemon, () => node.cli(["config", "set", "pairing.rendezvous", value]));
+    expect(r.code).toBe(0);
   };
 
   it("without pairing.rendezvous: fails at once, naming `svc relay serve` and the key to set", async () => {

@@ -77,24 +77,34 @@ describe.skipIf(!!missing)("leases on PostgreSQL", () => {
     const leases = ls.map((l) => l.lease("team:expiry-sweep", { ttlMs: TTL }));
     const first = await until(oneHolder(leases), "one holder");
     const other = 1 - first;
-    // Watch both, every turn of the event loop: the old holder's held() must be false before the new one's is true.
+    // Watch both, every turn of the event loop and at every poll: no sample may see both held,
+    // and the old holder's held() is false no later than the sample where the new one's is true.
     let oldLetGoAt = -1;
     let newHeldAt = -1;
+    let overlap = false;
     let turn = 0;
-    const watch = setInterval(() => {
+    const sample = () => {
       turn++;
-      if (oldLetGoAt < 0 && !leases[first]!.held()) oldLetGoAt = turn;
-      if (newHeldAt < 0 && leases[other]!.held()) newHeldAt = turn;
-    }, 1);
+      const oldHeld = leases[first]!.held();
+      const newHeld = leases[other]!.held();
+      if (oldHeld && newHeld) overlap = true;
+      if (oldLetGoAt < 0 && !oldHeld) oldLetGoAt = turn;
+      if (newHeldAt < 0 && newHeld) newHeldAt = turn;
+    };
+    const watch = setInterval(sample, 1);
     try {
       await dbs[first]!.close(); // its renewals now fail
-      await until(() => (leases[other]!.held() ? true : undefined), "the other daemon to hold the lease");
+      await until(() => {
+        sample();
+        return newHeldAt > 0 ? true : undefined;
+      }, "the other daemon to hold the lease");
     } finally {
       clearInterval(watch);
     }
     expect(leases[first]!.held()).toBe(false);
+    expect(overlap).toBe(false);
     expect(oldLetGoAt).toBeGreaterThan(0);
-    expect(newHeldAt).toBeGreaterThan(oldLetGoAt);
+    expect(newHeldAt).toBeGreaterThanOrEqual(oldLetGoAt);
   });
 
   it("lets go at its local deadline when renewals hang (the table locked), and one daemon holds it after", async () => {
