@@ -12,6 +12,8 @@ import { LOG_LEVELS, formatLogLine, parseLogLine } from "../runtime/log-format.j
 import { LOG_FILE, daemonLogPath, logsDir } from "../runtime/log-file.js";
 import type { LogLevel } from "../runtime/logger.js";
 import { svcHome } from "../storage/paths.js";
+import { parseTimeFlag } from "./duration.js";
+import { SINCE_FLAG } from "./duration-flags.js";
 import { useColor, usageError } from "./output.js";
 
 export interface LogsOptions {
@@ -23,19 +25,6 @@ export interface LogsOptions {
 }
 
 const DEFAULT_LINES = 100;
-const UNITS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** `--since`: a duration back from now (`90s`, `10m`, `2h`, `7d`) or an ISO 8601 time; epoch ms. */
-export function parseSince(raw: string, now = Date.now()): number {
-  const d = /^(\d+)([smhd])$/.exec(raw.trim());
-  if (d) return now - Number(d[1]) * UNITS[d[2]!]!;
-  const t = /^\d{4}-\d{2}-\d{2}/.test(raw.trim()) ? Date.parse(raw.trim()) : Number.NaN;
-  if (Number.isNaN(t))
-    throw usageError(
-      `--since ${JSON.stringify(raw)} is neither a duration (a whole number and s, m, h or d: 10m, 2h) nor an ISO time (2026-11-27T09:00:00Z)`,
-    );
-  return t;
-}
 
 interface Filter {
   /** Keeps this line (and says, for a non-entry line, whether the entry before it was kept by time). */
@@ -94,7 +83,7 @@ export async function printLogs(o: LogsOptions): Promise<void> {
   if (o.lines !== undefined && !/^\d+$/.test(o.lines.trim()))
     throw usageError(`--lines ${JSON.stringify(o.lines)} is not a number of lines; give a whole number, e.g. 50`);
   const min = o.level === undefined ? 0 : LOG_LEVELS.indexOf(o.level as LogLevel);
-  const since = o.since === undefined ? undefined : parseSince(o.since);
+  const since = o.since === undefined ? undefined : parseTimeFlag(o.since, SINCE_FLAG, Date.now());
   const max = o.lines !== undefined ? Number(o.lines) : since === undefined ? DEFAULT_LINES : Number.POSITIVE_INFINITY;
   const home = svcHome();
   const path = daemonLogPath(home);

@@ -14,7 +14,9 @@ import { formatLogLine, parseLogLine } from "../runtime/log-format.js";
 import { daemonLogPath, ensureLogsDir, openLogForAppend } from "../runtime/log-file.js";
 import { noRoomToStart, roomFor } from "../storage/free-space.js";
 import { svcHome } from "../storage/paths.js";
-import { println, usageError } from "./output.js";
+import { parseDurationFlag } from "./duration.js";
+import { START_TIMEOUT_FLAG } from "./duration-flags.js";
+import { println } from "./output.js";
 
 export interface DetachFlags {
   port?: string;
@@ -44,20 +46,12 @@ function serveArgs(f: DetachFlags): string[] {
   return args;
 }
 
-function parseTimeout(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_TIMEOUT_S * 1000;
-  const s = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(s > 0))
-    throw usageError(`--timeout ${JSON.stringify(raw)} is not a number of seconds; give a number above 0, e.g. 60`);
-  return s * 1000;
-}
-
 function started(verb: string, info: RuntimeInfo, log: string): string {
   return `svc daemon ${verb}, pid ${info.pid}, ${baseUrlOf(info)} (logs: ${log})`;
 }
 
 export async function startDetached(flags: DetachFlags, timeout: string | undefined): Promise<void> {
-  const timeoutMs = parseTimeout(timeout);
+  const timeoutMs = timeout === undefined ? DEFAULT_TIMEOUT_S * 1000 : parseDurationFlag(timeout, START_TIMEOUT_FLAG);
   const home = svcHome();
   const log = daemonLogPath(home);
   const running = await liveRuntimeInfo(home);

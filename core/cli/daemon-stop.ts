@@ -1,5 +1,5 @@
 /**
- * `svc stop [--timeout <s>] [--force] [--json]`: stops the daemon runtime.json names with SIGTERM
+ * `svc stop [--timeout <duration>] [--force] [--json]`: stops the daemon runtime.json names with SIGTERM
  * and waits for its process to be gone. Exit 0 stopped, 3 not running (as `svc status`), 1 still
  * running after the timeout (`--force` then sends SIGKILL).
  */
@@ -13,21 +13,13 @@ import {
   type RuntimeInfo,
 } from "../daemon/runtime-file.js";
 import { svcHome } from "../storage/paths.js";
-import { printJson, println, usageError } from "./output.js";
+import { parseDurationFlag } from "./duration.js";
+import { STOP_TIMEOUT_FLAG } from "./duration-flags.js";
+import { printJson, println } from "./output.js";
 
 const DEFAULT_TIMEOUT_S = 30;
 /** How long a SIGKILLed process may take to be gone. */
 const KILL_WAIT_MS = 10_000;
-
-function parseTimeout(raw: string | undefined): number {
-  if (raw === undefined) return DEFAULT_TIMEOUT_S * 1000;
-  const s = Number(raw);
-  if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(s >= 0))
-    throw usageError(
-      `--timeout ${JSON.stringify(raw)} is not a number of seconds; give a number of 0 or more, e.g. 30`,
-    );
-  return s * 1000;
-}
 
 /** Polls until the process is gone; true when it went within `ms`. */
 async function gone(pid: number, ms: number): Promise<boolean> {
@@ -64,7 +56,8 @@ function signal(pid: number, sig: NodeJS.Signals): void {
 }
 
 export async function stopDaemon(o: { timeout?: string; force?: boolean; json?: boolean }): Promise<void> {
-  const timeoutMs = parseTimeout(o.timeout);
+  const timeoutMs =
+    o.timeout === undefined ? DEFAULT_TIMEOUT_S * 1000 : parseDurationFlag(o.timeout, STOP_TIMEOUT_FLAG);
   const home = svcHome();
   const info = await readRuntimeInfo(home);
   if (!info || !isProcessAlive(info.pid) || !(await isTheDaemon(info))) {

@@ -274,15 +274,3 @@ export async function gc(
   }
   return { actions, pruned };
 }
-
-/** `30m`, `12h`, `7d`, `2w` (a bare number is days). */
-export function parseAge(text: string): number {
-  const m = /^(\d+(?:\.\d+)?)\s*(m|h|d|w)?$/.exec(text.trim());
-  if (!m)
-    throw new SvcError(
-      "usage",
-      `--older-than ${JSON.stringify(text)} is invalid: use a number with m, h, d or w (e.g. 12h, 7d)`,
-    );
-  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[(m[2] ?? "d") as "m" | "h" | "d" | "w"];
-  return Number(m[1]) * unit;
-}

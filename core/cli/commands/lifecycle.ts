@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { STOP_TIMEOUT_FLAG, SINCE_FLAG, durationHelp, timeHelp } from "../duration-flags.js";
 
 /** `svc stop` and `svc logs`: the detached daemon's lifecycle beside `svc start` (serve.ts) and `svc status`. */
 export function registerLifecycle(program: Command): void {
@@ -7,7 +8,10 @@ export function registerLifecycle(program: Command): void {
     .description(
       "Stop the daemon running for $SVC_HOME (SIGTERM) and wait until its process is gone; exit 0 stopped, 3 not running, 1 still running after the timeout",
     )
-    .option("--timeout <seconds>", "how long to wait for the daemon to exit (default 30)")
+    .option(
+      "--timeout <duration>",
+      durationHelp("how long to wait for the daemon to exit (default 30s)", STOP_TIMEOUT_FLAG),
+    )
     .option("--force", "when the daemon is still running after the timeout, kill it (SIGKILL)")
     .option("--json", "machine-readable output: {stopped, pid, forced, home} or {stopped: false, running: false, home}")
     .action(async (opts: { timeout?: string; force?: boolean; json?: boolean }) =>
@@ -20,7 +24,7 @@ export function registerLifecycle(program: Command): void {
     )
     .option("-f, --follow", "keep printing lines as the daemon writes them (across rotations) until interrupted")
     .option("--level <level>", "only lines at this level or above: debug, info, warn, error")
-    .option("--since <when>", "only lines since a duration ago (30s, 10m, 2h, 7d) or an ISO time (2026-11-27T09:00Z)")
+    .option("--since <when>", timeHelp("only lines since", SINCE_FLAG))
     .option("-n, --lines <n>", "print the last n lines that match (default 100; every line since --since)")
     .option("--json", "print the log's JSON lines as they are")
     .action(async (opts: { follow?: boolean; level?: string; since?: string; json?: boolean; lines?: string }) =>

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { TTL_FLAG, durationHelp } from "../duration-flags.js";
 
 export function registerPair(program: Command): void {
   const pair = program
@@ -13,7 +14,7 @@ export function registerPair(program: Command): void {
       'relay URL as `svc relay serve` prints it, ws[s]://host:port/v1 (overrides pairing.rendezvous; required when it is "" or unset)',
     )
     .option("--pair-page <url>", "web pair page (overrides pairing.pairPage; needs --qr)")
-    .option("--ttl <duration>", "how long the offer stays valid: 90s, 10m, 2h (default 10m)")
+    .option("--ttl <duration>", durationHelp("how long the offer stays valid (default 10m)", TTL_FLAG))
     .option("--label <name>", "this daemon's name as the other end will see it (default: the host name)")
     .option(
       "--scope <scope>",

@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { addLabelOptions, addMatchOptions } from "./match-options.js";
+import { SINCE_FLAG, timeHelp } from "../duration-flags.js";
 
 /**
  * `svc sentinel watch|create|list|status|unwatch|poll-now|push|rotate-secret|replay|resume|providers [setup]`: everything through the
@@ -156,7 +157,7 @@ export function registerSentinel(program: Command): void {
     )
     .argument("<id>", "sentinel id (snt_…) with a webhook target")
     .option("--event <eventId>", "only this event's row")
-    .option("--since <time>", "only rows created since: ISO-8601, epoch ms, or a duration back from now (30m, 2h, 1d)")
+    .option("--since <time>", timeHelp("only rows created since", SINCE_FLAG))
     .option("--dead", "only dead rows (the default without --event and --since)")
     .option("--json", "machine-readable output")
     .action(async (id: string, opts: { event?: string; since?: string; dead?: boolean; json?: boolean }) => {

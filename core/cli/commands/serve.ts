@@ -1,5 +1,6 @@
 import { Option, type Command } from "commander";
 import type { DetachFlags } from "../daemon-start.js";
+import { START_TIMEOUT_FLAG, durationHelp } from "../duration-flags.js";
 
 interface ServeOptions extends DetachFlags {
   detach?: boolean;
@@ -28,8 +29,10 @@ function serveOptions(cmd: Command): Command {
     );
 }
 
-const DETACH_HELP =
-  "how long to wait for the detached daemon to answer before giving up, in seconds (default 60; the daemon is left running)";
+const DETACH_HELP = durationHelp(
+  "how long to wait for the detached daemon to answer before giving up (default 60s; the daemon is left running)",
+  START_TIMEOUT_FLAG,
+);
 
 async function serveAction(opts: ServeOptions, detach: boolean): Promise<void> {
   if (!detach && opts.timeout !== undefined) {
@@ -70,7 +73,7 @@ export function registerServe(program: Command): void {
       ),
   )
     .option("--detach", "start the daemon in the background and return once it answers (as `svc start`)")
-    .option("--timeout <seconds>", `with --detach: ${DETACH_HELP}`)
+    .option("--timeout <duration>", `with --detach: ${DETACH_HELP}`)
     // The child `svc start` spawns: logs to the file only, prints no banner.
     .addOption(new Option("--detached-child").hideHelp())
     .action((opts: ServeOptions) => serveAction(opts, opts.detach === true));
@@ -81,6 +84,6 @@ export function registerServe(program: Command): void {
         "Start the daemon in the background (detached, logging to $SVC_HOME/logs/daemon.log) and return once it answers; exit 0 when started or already running, 1 when it did not start",
       ),
   )
-    .option("--timeout <seconds>", DETACH_HELP)
+    .option("--timeout <duration>", DETACH_HELP)
     .action((opts: ServeOptions) => serveAction(opts, true));
 }

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { RUN_TIMEOUT_FLAG, durationHelp } from "../duration-flags.js";
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -42,7 +43,7 @@ export function registerSessions(program: Command): void {
       .description("Start a session, prompt it, wait for the turn to end, print the result, stop it"),
   )
     .option("--keep", "leave the session running afterwards")
-    .option("--timeout <seconds>", "how long to wait for the turn", "600")
+    .option("--timeout <duration>", durationHelp("how long to wait for the turn", RUN_TIMEOUT_FLAG), "600")
     .action(async (opts) => {
       const { sessionsRun } = await import("../sessions/verbs.js");
       await sessionsRun(opts);

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { OLDER_THAN_FLAG, durationHelp } from "../duration-flags.js";
 
 /** `svc worktree ls|rm|archive|gc`: the agents' git worktrees (docs/workspaces.md). */
 export function registerWorktree(program: Command): void {
@@ -38,7 +39,7 @@ export function registerWorktree(program: Command): void {
     .description(
       "Remove svc's own trees in which nothing changed for --older-than (clean, or orphaned with svc's marker); drop records of vanished trees; leave everything else, and say why",
     )
-    .option("--older-than <age>", "age threshold: 30m, 12h, 7d, 2w (a bare number is days)", "7d")
+    .option("--older-than <duration>", durationHelp("how long nothing in a tree changed", OLDER_THAN_FLAG), "7d")
     .option("--dry-run", "only say what would be removed, dropped and left, and why")
     .option("--root <dir>", "also scan this root")
     .option("--json", "machine-readable output")

@@ -2,6 +2,8 @@
 import { ulid } from "ulid";
 import type { IngestResult } from "../../plugin-api/context.js";
 import { DaemonClient } from "../daemon-client.js";
+import { parseTimeFlag } from "../duration.js";
+import { SINCE_FLAG } from "../duration-flags.js";
 import { readJsonFlag } from "../json-input.js";
 import { printJson, println, usageError } from "../output.js";
 
@@ -59,26 +61,17 @@ export interface ReplayOptions {
   json?: boolean;
 }
 
-/** `--since`: an ISO-8601 time, epoch ms, or a duration back from now (`30m`, `2h`, `1d`). */
-export function parseSince(text: string, now = Date.now()): number {
-  const rel = /^(\d+)(s|m|h|d)$/.exec(text);
-  if (rel)
-    return now - Number(rel[1]) * { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[rel[2] as "s" | "m" | "h" | "d"];
-  if (/^\d+$/.test(text)) return Number(text);
-  const t = Date.parse(text);
-  if (Number.isNaN(t))
-    throw usageError(
-      `--since must be an ISO-8601 time, epoch ms, or a duration like 30m, 2h, 1d (got ${JSON.stringify(text)})`,
-    );
-  return t;
+/** The body of `POST /sentinels/:id/replay`; `--since` counts back from `now` (../duration-flags.ts). */
+export function replayBody(opts: ReplayOptions, now = Date.now()): Record<string, unknown> {
+  return {
+    ...(opts.event !== undefined ? { eventId: opts.event } : {}),
+    ...(opts.since !== undefined ? { since: parseTimeFlag(opts.since, SINCE_FLAG, now) } : {}),
+    ...(opts.dead ? { dead: true } : {}),
+  };
 }
 
 export async function replay(id: string, opts: ReplayOptions): Promise<void> {
-  const body = {
-    ...(opts.event !== undefined ? { eventId: opts.event } : {}),
-    ...(opts.since !== undefined ? { since: parseSince(opts.since) } : {}),
-    ...(opts.dead ? { dead: true } : {}),
-  };
+  const body = replayBody(opts);
   const r = await (await DaemonClient.connect()).request<{
     replayed: Array<{ eventId: string; was: string; replays: number }>;
     skipped: number;

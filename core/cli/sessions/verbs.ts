@@ -9,6 +9,8 @@ import { readVerdict } from "../../sessions/verdict-file.js";
 import { isSessionId, sessionFiles } from "../../sessions/events-dir.js";
 import { readTranscript } from "../../sessions/transcript-reader.js";
 import { DaemonClient } from "../daemon-client.js";
+import { parseDurationFlag } from "../duration.js";
+import { RUN_TIMEOUT_FLAG } from "../duration-flags.js";
 import { dim, printJson, printTable, println, warn } from "../output.js";
 
 export interface StartFlags {
@@ -83,8 +85,8 @@ export async function sessionsStart(f: StartFlags): Promise<void> {
 /** `svc sessions run`: start, prompt, wait for the turn to end, print the result, stop the session. */
 export async function sessionsRun(f: StartFlags & { keep?: boolean; timeout?: string }): Promise<void> {
   if (!f.prompt) throw new SvcError("usage", "svc sessions run needs --prompt <text>");
+  const timeoutMs = parseDurationFlag(f.timeout ?? "600", RUN_TIMEOUT_FLAG);
   const client = await DaemonClient.connect();
-  const timeoutMs = Number(f.timeout ?? 600) * 1000;
   const res = await client.request<{ descriptor: SessionDescriptor; result?: TurnResult }>(
     "POST",
     "/sessions",

@@ -4,8 +4,10 @@ import type { SessionDescriptor } from "../../sessions/types.js";
 import { svcHome } from "../../storage/paths.js";
 import { inventory, type Inventory } from "../../workspaces/inventory.js";
 import { worktreeRoot } from "../../workspaces/layout.js";
-import { archiveTree, formatAge, gc, parseAge, pick, removeTree, type GcAction } from "../../workspaces/reclaim.js";
+import { archiveTree, formatAge, gc, pick, removeTree, type GcAction } from "../../workspaces/reclaim.js";
 import { DaemonClient } from "../daemon-client.js";
+import { parseDurationFlag } from "../duration.js";
+import { OLDER_THAN_FLAG } from "../duration-flags.js";
 import { printJson, printTable, println } from "../output.js";
 
 /** Worktree path → live session, from the running daemon (none without one). */
@@ -99,7 +101,7 @@ export async function worktreeGc(opts: {
   root?: string;
   json?: boolean;
 }): Promise<void> {
-  const olderThanMs = parseAge(opts.olderThan);
+  const olderThanMs = parseDurationFlag(opts.olderThan, OLDER_THAN_FLAG);
   const dryRun = opts.dryRun === true;
   const { rows: list, warnings } = await rows(opts.root, false);
   const out = await gc(svcHome(), list, { olderThanMs, dryRun });

@@ -1,9 +1,10 @@
 /** `svc pair offer|accept|ls|rm`: thin clients of the daemon's pairing routes. */
 import QRCode from "qrcode";
 import { DaemonClient } from "../../cli/daemon-client.js";
+import { parseDurationFlag } from "../../cli/duration.js";
+import { TTL_FLAG } from "../../cli/duration-flags.js";
 import { printJson, printTable, println, usageError, useColor } from "../../cli/output.js";
 import { isPairPage, pairPageUrl } from "../../config/pairing.js";
-import { parseTtl } from "../ttl.js";
 import { confirm } from "../../cli/confirm.js";
 import type { PairingView } from "../pairing/service.js";
 
@@ -47,7 +48,7 @@ export async function pairOffer(o: OfferOptions): Promise<void> {
     );
   if (o.rendezvous !== undefined && !/^wss?:\/\/[^\s/?#]+\S*$/.test(o.rendezvous))
     throw usageError(`--rendezvous must be a ws:// or wss:// URL (got ${JSON.stringify(o.rendezvous)})`);
-  const ttlMs = o.ttl === undefined ? undefined : parseTtl(o.ttl);
+  const ttlMs = o.ttl === undefined ? undefined : parseDurationFlag(o.ttl, TTL_FLAG);
   const scope = await grantScope(o.scope, "the device that accepts this offer", o.yes);
   const client = await DaemonClient.connect();
   const r = await client.request<{

@@ -87,9 +87,23 @@ describe("svc logs", () => {
     expect(since.stdout).toContain("recent debug");
   });
 
+  it("--since reads the one duration grammar (1w, 1d, 2.5 hours) and epoch ms, refused before", async () => {
+    await writeLogs();
+    for (const since of ["1w", "1d", String(Date.now() - 4 * HOUR)]) {
+      const all = await runCli(["logs", "--since", since], { home });
+      expect(all.code, since).toBe(0);
+      expect(all.stdout).toContain("oldest");
+      expect(all.stdout).toContain("recent info");
+    }
+    const long = await runCli(["logs", "--since", "2.5 hours"], { home });
+    expect(long.stdout).toContain("middle warning");
+    expect(long.stdout).not.toContain("old failure");
+  });
+
   it.each([
     [["--level", "loud"], /--level "loud" is not a level; give one of debug, info, warn, error/],
-    [["--since", "yesterday"], /--since "yesterday" is neither a duration/],
+    [["--since", "yesterday"], /--since "yesterday" is invalid: neither a duration nor an ISO-8601 time; allowed: /],
+    [["--since", "1M"], /--since "1M" is invalid: M could mean minutes or months/],
     [["-n", "ten"], /--lines "ten" is not a number of lines/],
   ])("refuses %j as a usage error", async (args, message) => {
     await writeLogs();

@@ -34,6 +34,25 @@ describe("pairing fails closed", { timeout: 90_000 }, () => {
     expect(r.stderr).toMatch(/pairing offer expired at/);
   });
 
+  it("--ttl reads the one duration grammar: 1d, 30s, 1.5h and 2 hours (refused before); over 24h is not", async () => {
+    for (const [ttl, ms] of [
+      ["1d", 86_400_000],
+      ["30s", 30_000],
+      ["1.5h", 5_400_000],
+      ["2 hours", 7_200_000],
+    ] as const) {
+      const before = Date.now();
+      const text = await offer(a, ["--ttl", ttl]);
+      const after = Date.now();
+      const expiresAt = Number(new URL(text.replace("svc://", "http://")).searchParams.get("e"));
+      expect(expiresAt, ttl).toBeGreaterThanOrEqual(before + ms);
+      expect(expiresAt, ttl).toBeLessThanOrEqual(after + ms);
+    }
+    const r = await a.cli(["pair", "offer", "--ttl", "2d"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--ttl "2d" is invalid: longer than 24h; allowed: a duration from 1s to 24h, e.g. ');
+  });
+
   it("an altered offer fails: a key that does not match its fingerprint, or a changed field the handshake binds", async () => {
     const text = await offer(a);
     const q = new URLSearchParams(text.slice("svc://pair?".length));
