@@ -6,13 +6,20 @@
  *
  * The browser is started on a small redirect file under $SVC_HOME (mode 0600), as Jupyter does,
  * so that the code is not in the opener's argv either.
+ *
+ * The opener's exit status decides whether the browser was opened. When it was not (no display,
+ * no opener, an opener that found no browser), the link is printed to this terminal for the user
+ * to open by hand, with the reason, and the command still exits 0: the link is the outcome asked
+ * for. The link goes to this process's stdout only: never to the daemon's log (the daemon only
+ * issued the code, and logs neither it nor the response).
  */
-import { spawn } from "node:child_process";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { baseUrlOf } from "../daemon/runtime-file.js";
 import { writeFileDurable } from "../storage/atomic-write.js";
 import { svcHome } from "../storage/paths.js";
+import { noDisplayReason, type OpenResult, openWithPlatformOpener } from "./browser-opener.js";
 import { DaemonClient } from "./daemon-client.js";
 import { printJson, println, warn } from "./output.js";
 
@@ -22,48 +29,42 @@ interface LoginCode {
   path: string;
 }
 
-/** The platform's opener for a URL or file: xdg-open, open, or start. */
-export function openerFor(platform: NodeJS.Platform, target: string): { cmd: string; args: string[] } {
-  if (platform === "darwin") return { cmd: "open", args: [target] };
-  if (platform === "win32") return { cmd: "cmd", args: ["/c", "start", '""', target] };
-  return { cmd: "xdg-open", args: [target] };
-}
-
-/** Starts the opener detached; resolves false when it could not be started (not installed). */
-function launch(target: string): Promise<boolean> {
-  const { cmd, args } = openerFor(process.platform, target);
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { detached: true, stdio: "ignore" });
-    child.once("error", () => resolve(false));
-    child.once("spawn", () => {
-      child.unref();
-      resolve(true);
-    });
-  });
-}
-
 const escapeHtml = (s: string) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 
+function redirectPath(): string {
+  return join(svcHome(), "dashboard-open.html");
+}
+
 async function redirectFile(url: string): Promise<string> {
-  const file = join(svcHome(), "dashboard-open.html");
   const html = `<!doctype html><meta charset="utf-8"><meta name="referrer" content="no-referrer"><meta http-equiv="refresh" content="0;url=${escapeHtml(url)}"><title>svc dashboard</title><p>Opening the svc dashboard…</p>\n`;
-  await writeFileDurable(file, html, { mode: 0o600 });
-  return pathToFileURL(file).href;
+  await writeFileDurable(redirectPath(), html, { mode: 0o600 });
+  return pathToFileURL(redirectPath()).href;
+}
+
+/** Opens `url` in a browser through the redirect file; the file is removed again when no browser opened. */
+async function openInBrowser(url: string): Promise<OpenResult> {
+  const noDisplay = noDisplayReason(process.platform, process.env);
+  if (noDisplay) return { opened: false, reason: noDisplay };
+  const result = await openWithPlatformOpener(await redirectFile(url));
+  if (!result.opened) await rm(redirectPath(), { force: true });
+  return result;
 }
 
 export async function openDashboard(opts: { browser: boolean; print?: boolean; json?: boolean }): Promise<void> {
   const client = await DaemonClient.connect();
   const login = await client.request<LoginCode>("POST", "/dashboard/login-codes", {});
   const url = `${baseUrlOf(client.info)}${login.path}`;
-  let opened = false;
-  if (opts.browser) {
-    opened = await launch(await redirectFile(url));
-    if (!opened)
-      warn(
-        `could not start a browser (${openerFor(process.platform, "").cmd} is not installed): open the link below yourself`,
-      );
-  }
-  if (opts.json) return printJson({ url, expiresAt: login.expiresAt, opened });
+  const result: OpenResult | undefined = opts.browser ? await openInBrowser(url) : undefined;
+  const opened = result?.opened === true;
+  if (opts.json)
+    return printJson({
+      url,
+      expiresAt: login.expiresAt,
+      opened,
+      ...(result?.opened === false && { reason: result.reason }),
+    });
+  if (result?.opened === false)
+    warn(`no browser could be opened (${result.reason}): open this one-time login link yourself`);
   if (opened) println("opened the svc dashboard in your browser");
   if (opts.print || !opened) {
     println(url);
