@@ -94,10 +94,7 @@ function statusLines(s: StatusView): Array<[string, string]> {
       `${st.total}: ${st.active} active, ${st.expired} expired${kinds.length ? ` (${kinds.join(", ")})` : ""}`,
     ],
     ["deliveries", `${d.pending} pending, ${d.dead} dead`],
-    [
-      "adapters",
-      `${a.loaded.length} loaded${a.loaded.length ? ` (${a.loaded.map((p) => p.package + (p.version ? `@${p.version}` : "")).join(", ")})` : ""}, ${a.failed.length} failed`,
-    ],
+    ["adapters", adaptersLine(a)],
   );
   for (const f of a.failed) lines.push(["", `${f.package} failed to load (${f.phase}): ${f.message}`]);
   lines.push(["pairings", String(r.pairings.length)]);
@@ -106,6 +103,13 @@ function statusLines(s: StatusView): Array<[string, string]> {
   // Shown in team mode only: the files under the home are the default.
   if (s.store?.kind === "postgres") lines.push(["store", `team PostgreSQL at ${s.store.where}`]);
   return lines;
+}
+
+/** `10 loaded (9 built-in, 1 installed: svc-adapter-parrot@1.2.0), 1 failed`. */
+function adaptersLine(a: DaemonStatus["adapters"]): string {
+  const installed = a.loaded.map((p) => p.package + (p.version ? `@${p.version}` : "")).join(", ");
+  const parts = `${a.builtin} built-in, ${a.loaded.length} installed${installed ? `: ${installed}` : ""}`;
+  return `${a.builtin + a.loaded.length} loaded (${parts}), ${a.failed.length} failed`;
 }
 
 /** 42 s, 5 min, 3 h 12 min, 2 d 4 h. */

@@ -27,6 +27,9 @@ export interface DaemonStatus {
   sentinels: Omit<SentinelSummary, "deliveries">;
   deliveries: SentinelSummary["deliveries"];
   adapters: {
+    /** The built-in packages loaded (one per manifests/builtin file; a failed one is in `failed`). */
+    builtin: number;
+    /** The packages of config `adapters` that loaded. */
     loaded: Array<{ package: string; version?: string; plugins: string[] }>;
     failed: Array<{ package: string; phase: string; message: string }>;
   };
@@ -93,7 +96,7 @@ function sessionCounts(c: DependencyContainer): DaemonStatus["sessions"] {
   return counts;
 }
 
-/** The packages of config `adapters` that loaded (built-ins aside), with their plugins, and every load failure. */
+/** How many built-ins loaded; the packages of config `adapters` that loaded, with their plugins; and every load failure. */
 function adapterState(c: DependencyContainer): DaemonStatus["adapters"] {
   const plugins = resolve(c, PLUGINS);
   const loaded = new Map<string, DaemonStatus["adapters"]["loaded"][number]>();
@@ -110,6 +113,7 @@ function adapterState(c: DependencyContainer): DaemonStatus["adapters"] {
   const failed = new Map(plugins.failures.map((f) => [f.package, f]));
   for (const p of loaded.keys()) failed.delete(p);
   return {
+    builtin: plugins.builtinPackageCount(),
     loaded: [...loaded.values()],
     failed: [...failed.values()].map((f) => ({ package: f.package, phase: f.phase, message: f.error })),
   };

@@ -16,6 +16,8 @@ export interface PluginSource {
   /** Package id as listed in `adapters` (or `svc` for built-ins). */
   package: string;
   builtin: boolean;
+  /** A built-in's name: its manifest's under manifests/builtin (`acp`, `agentpush`, …); each is a package of its own. */
+  name?: string;
   /** Where the package resolved: `builtin`, `install` (the tool's install location) or `cwd`. */
   resolvedFrom: "builtin" | "install" | "svc" | "cwd";
   /** The package's root directory. */
@@ -191,6 +193,15 @@ export class PluginRegistry {
         .filter((p) => !p.source.builtin && types.includes(p.type))
         .map((p) => p.source.package),
     );
+  }
+
+  /** How many built-in packages (one per manifests/builtin file) have a plugin loaded, replaced ones included. */
+  builtinPackageCount(): number {
+    const names = this.plugins
+      .all()
+      .filter((p) => p.source.builtin)
+      .map((p) => p.source.name ?? p.source.package);
+    return new Set(names).size;
   }
 
   fail(failure: LoadFailure): void {

@@ -100,7 +100,14 @@ function locateBuiltin(file: string): Located {
     throw new PhaseError("manifest", `cannot read built-in manifest ${path}: ${(err as Error).message}`);
   }
   return {
-    source: { package: BUILTIN_PACKAGE, builtin: true, resolvedFrom: "builtin", dir: root, version: SVC_VERSION },
+    source: {
+      package: BUILTIN_PACKAGE,
+      builtin: true,
+      name: basename(file, ".json"),
+      resolvedFrom: "builtin",
+      dir: root,
+      version: SVC_VERSION,
+    },
     raw,
     where: path,
   };

@@ -5,15 +5,19 @@
  * CLI's fast path for `svc status` and `svc sentinel list` (no commander loaded) prints exactly
  * what the commander program prints, errors and usage errors included.
  */
+import { readdirSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import type { ServerResponse } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, useDaemonProcess, type CliResult } from "../support/cli.js";
+import { REPO_ROOT } from "../support/paths.js";
 import { makeSandbox } from "../core/plugin-host/sandbox.js";
 import { FIXTURE_AGENTS } from "../core/sessions/harness.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, until, type WebhookReceiver } from "../support/webhook-receiver.js";
 
+/** The built-in packages: one manifest each (issue 43: `svc status` counted none of them). */
+const BUILTINS = readdirSync(join(REPO_ROOT, "manifests/builtin")).filter((f) => f.endsWith(".json")).length;
 const SECRET = `whsec_${Buffer.alloc(32, 28).toString("base64")}`;
 const PAIRING = {
   id: "pr_status28",
@@ -124,6 +128,7 @@ describe("svc status and the CLI's fast path (real daemon)", () => {
       sentinels: { total: 2, active: 2, expired: 0, byTarget: { webhook: 1, session: 1 } },
       deliveries: { pending: 1, dead: 1 },
       adapters: {
+        builtin: BUILTINS,
         loaded: [{ package: "svc-fixture-provider", version: "1.0.0", plugins: ["provider:fixture-ticks"] }],
         failed: [
           {
@@ -163,7 +168,7 @@ describe("svc status and the CLI's fast path (real daemon)", () => {
       "sessions    1: 1 running, 0 attention, 0 quiet, 0 ended",
       "sentinels   2: 2 active, 0 expired (webhook 1, session 1)",
       "deliveries  1 pending, 1 dead",
-      "adapters    1 loaded (svc-fixture-provider@1.0.0), 1 failed",
+      `adapters    ${BUILTINS + 1} loaded (${BUILTINS} built-in, 1 installed: svc-fixture-provider@1.0.0), 1 failed`,
       expect.stringMatching(/^ {12}svc-fixture-throws failed to load \(import\): .*fixture entry exploded at import/),
       "pairings    1",
       "            pr_status28  laptop (host, operate): link off",
@@ -226,5 +231,19 @@ describe("svc status and the CLI's fast path (real daemon)", () => {
     const listJson = await bothPaths(["sentinel", "list", "--json"]);
     expect(listJson.code).toBe(1);
     expect(JSON.parse(listJson.stdout).error.code).toBe("daemon_not_running");
+  });
+});
+
+describe("svc status with no adapter packages: the built-ins are counted (real daemon)", () => {
+  const fx = useDaemonProcess({ prefix: "svc-status-builtins-" });
+
+  it("says how many adapters loaded, each built-in one of them", async () => {
+    expect(BUILTINS).toBeGreaterThan(0);
+    const json = await runCli(["status", "--json"], { home: fx.home });
+    expect(json.code, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout).adapters).toEqual({ builtin: BUILTINS, loaded: [], failed: [] });
+    const r = await runCli(["status"], { home: fx.home });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`\nadapters    ${BUILTINS} loaded (${BUILTINS} built-in, 0 installed), 0 failed\n`);
   });
 });
