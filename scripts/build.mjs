@@ -2,10 +2,10 @@
 /**
  * `npm run build` (and `npm pack`'s prepack, with --clean): compiles the TypeScript into dist/
  * and writes the types-only @svc/plugin-api package, saying what it does and how long it took, so
- * that a first run is never a silent minute. `--clean` empties dist/ first, so a tarball never
+ * that a first run is never a silent minute: while a step runs, a line every 5 s says it still does. `--clean` empties dist/ first, so a tarball never
  * carries a file whose source is gone.
  */
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
@@ -14,11 +14,21 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const started = performance.now();
 const say = (line) => process.stdout.write(`${line}\n`);
 
-function run(what, args) {
-  const r = spawnSync(process.execPath, args, { cwd: root, stdio: "inherit" });
-  if (r.status !== 0) {
-    process.stderr.write(`build failed: ${what} exited with ${r.status ?? r.signal}\n`);
-    process.exit(r.status ?? 1);
+const TICK_MS = 5_000;
+
+/** Runs `node <args>` with its output shown, saying every 5 s that it still runs; exits on failure. */
+async function run(what, args) {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { cwd: root, stdio: "inherit" });
+  const tick = setInterval(
+    () => say(`  … ${what} still running (${((performance.now() - t0) / 1000).toFixed(0)} s)`),
+    TICK_MS,
+  );
+  const [code, signal] = await new Promise((resolve) => child.on("close", (c, s) => resolve([c, s])));
+  clearInterval(tick);
+  if (code !== 0) {
+    process.stderr.write(`build failed: ${what} exited with ${code ?? signal}\n`);
+    process.exit(code ?? 1);
   }
 }
 
@@ -27,6 +37,6 @@ if (process.argv.includes("--clean")) {
   rmSync(new URL("../dist", import.meta.url), { recursive: true, force: true });
 }
 say("building svc (TypeScript → dist/) …");
-run("tsc", [createRequire(import.meta.url).resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"]);
-run("the types package", ["dist/core/plugin-host/write-types-package.js"]);
+await run("tsc", [createRequire(import.meta.url).resolve("typescript/bin/tsc"), "-p", "tsconfig.build.json"]);
+await run("the types package", ["dist/core/plugin-host/write-types-package.js"]);
 say(`built in ${((performance.now() - started) / 1000).toFixed(1)} s`);

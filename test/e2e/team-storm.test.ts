@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { postgresMissing } from "../support/postgres.js";
+import { stormSize } from "../support/storm-size.js";
 import { useTeam } from "../support/team.js";
 import { until } from "../support/webhook-receiver.js";
 import {
@@ -15,8 +16,8 @@ import {
 const missing = postgresMissing();
 if (missing) console.warn(missing);
 const SECRET = `whsec_${Buffer.alloc(32, 7).toString("base64")}`;
-const EVENTS = 5_000;
-const KILLS = 10;
+const EVENTS = stormSize(2_000, 5_000);
+const KILLS = stormSize(6, 10);
 
 describe.skipIf(!!missing)("team mode: a delivery storm on two daemons with kill -9s", () => {
   const fx = useTeam(SECRET);

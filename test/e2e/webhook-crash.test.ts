@@ -2,11 +2,12 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempHome, runCli, startDaemonProcess, type DaemonProcess } from "../support/cli.js";
+import { stormSize } from "../support/storm-size.js";
 import { killStorm } from "./kill-storm.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(40, 3).toString("base64")}`;
-const ROUNDS = 20;
+const ROUNDS = stormSize(10, 20);
 /** Events pushed per daemon life at most, so the whole run stays under the outbox's 2,000-row cap (no eviction). */
 const PER_ROUND = 72;
 
