@@ -1,7 +1,8 @@
 /**
  * Build step (`npm run build`, after tsc): writes `dist/plugin-api-types/`, the types-only
  * package `@svc/plugin-api` that adapter authors install for TypeScript (`npm install -D
- * <svc>/dist/plugin-api-types`, or `svc adapters init --typescript`, which does it). It holds the
+ * <svc>/dist/plugin-api-types`, or `svc adapters init --typescript`, which packs it into the new
+ * package as `vendor/svc-plugin-api-<version>.tgz`: cli/adapters/pack-types.ts). It holds the
  * declaration files the plugin API's own declarations reach and no JavaScript: at run time the
  * host provides the module (api-hooks.ts), so a plugin never carries a copy of svc.
  */

@@ -1,9 +1,14 @@
-/** `svc adapters init <dir>`: scaffolds a working adapter package (see scaffold.ts). */
+/**
+ * `svc adapters init <dir>`: scaffolds a working adapter package (see scaffold.ts); with
+ * `--typescript` it also packs the types-only `@svc/plugin-api` into it (pack-types.ts), which the
+ * scaffold's package.json names as a `file:` dev dependency.
+ */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, relative, resolve } from "node:path";
 import { kindSlug } from "../../plugin-host/manifest-schema.js";
 import { println, usageError } from "../output.js";
-import { scaffold } from "./scaffold.js";
+import { packTypesPackage } from "./pack-types.js";
+import { scaffold, TYPES_TARBALL } from "./scaffold.js";
 
 export interface InitOptions {
   provider?: string;
@@ -54,6 +59,8 @@ export function initPackage(dir: string, o: InitOptions): { dir: string; files: 
     ...(o.redactor ? { redactor: o.redactor } : {}),
     typescript: o.typescript === true,
   });
+  // First, so that a missing types package or npm leaves nothing written.
+  if (o.typescript) packTypesPackage(join(root, TYPES_TARBALL));
   for (const [file, text] of files) {
     const path = join(root, file);
     mkdirSync(dirname(path), { recursive: true });
@@ -67,5 +74,5 @@ export function initPackage(dir: string, o: InitOptions): { dir: string; files: 
     `next: cd ${shown} && ${o.typescript ? "npm install && " : ""}npm test    # installs it into a scratch SVC_HOME and receives an event from the real daemon`,
   );
   println(`then: svc adapters install ./${shown === "." ? "" : shown}`.replace(/\/$/, "/."));
-  return { dir: root, files: [...files.keys()] };
+  return { dir: root, files: [...files.keys(), ...(o.typescript ? [TYPES_TARBALL] : [])] };
 }

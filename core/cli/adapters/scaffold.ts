@@ -2,10 +2,12 @@
  * What `svc adapters init` writes: a package with a provider and/or a target, a README, and a
  * test that installs the package into a scratch `$SVC_HOME`, runs the real daemon and waits for
  * its events to arrive. Plain JavaScript by default (no build step, no dependencies); `--typescript`
- * adds a tsconfig, sources under src/ and `@svc/svc` as a peer dependency (a published-style range,
- * which `npm install` in the package brings for the build's types; the running svc provides the
- * module at run time, and `svc adapters install` never installs peers). Pure: returns the files,
- * writes nothing.
+ * adds a tsconfig, sources under src/ and, for the build's types, the dev dependency
+ * `"@svc/plugin-api": "file:vendor/svc-plugin-api-<version>.tgz"`: the types-only package, which
+ * init.ts packs into the package (svc is not on the public registry, so `npm install` there fetches
+ * only typescript, Node's types and what the types reach, such as zod). The running svc provides the
+ * module at run time, and a dev dependency is never installed with the package. Pure: returns the
+ * files, writes nothing (not the tarball either).
  */
 import { SVC_VERSION } from "../../version.js";
 
@@ -23,8 +25,8 @@ export type ScaffoldFiles = Map<string, string>;
 
 const MAJOR_MINOR = SVC_VERSION.split(".").slice(0, 2).join(".");
 const HOST_RANGE = `>=${MAJOR_MINOR}.0`;
-/** The `--typescript` scaffold's peer dependency on svc, as a package on a registry would name it. */
-export const SVC_PEER = { "@svc/svc": `^${MAJOR_MINOR}` };
+/** Where the `--typescript` scaffold keeps the types-only `@svc/plugin-api` tarball, relative to its root. */
+export const TYPES_TARBALL = `vendor/svc-plugin-api-${SVC_VERSION}.tgz`;
 
 export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
   const files: ScaffoldFiles = new Map();
@@ -71,7 +73,13 @@ export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
       ? { build: "tsc -p .", pretest: "npm run build", test: "node --test test/" }
       : { test: "node --test test/" },
     ...(o.typescript
-      ? { peerDependencies: SVC_PEER, devDependencies: { "@types/node": "^20.19.0", typescript: "~5.9" } }
+      ? {
+          devDependencies: {
+            "@svc/plugin-api": `file:${TYPES_TARBALL}`,
+            "@types/node": "^20.19.0",
+            typescript: "~5.9",
+          },
+        }
       : {}),
     "svc-adapter": { schema: "svc/adapter/v1", svc: HOST_RANGE, plugins },
   };
@@ -87,8 +95,8 @@ export function scaffold(o: ScaffoldOptions): ScaffoldFiles {
 }
 
 /**
- * `@svc/plugin-api` is typed from the types-only package inside the installed peer `@svc/svc`; the
- * emitted JavaScript keeps the import, which the running svc answers.
+ * `@svc/plugin-api` is typed from the types-only dev dependency in node_modules; the emitted
+ * JavaScript keeps the import, which the running svc answers.
  */
 const TSCONFIG = `{
   "compilerOptions": {
@@ -98,7 +106,6 @@ const TSCONFIG = `{
     "strict": true,
     "skipLibCheck": true,
     "types": ["node"],
-    "paths": { "@svc/plugin-api": ["./node_modules/@svc/svc/dist/plugin-api-types/core/plugin-api/index.d.ts"] },
     "rootDir": "src",
     "outDir": "dist"
   },
@@ -320,10 +327,10 @@ An svc adapter package with ${what}, made by \`svc adapters init\`.
 
 - ${o.typescript ? "`src/`: the plugins (TypeScript; `npm run build` compiles them to `dist/`)" : "`provider.js` / `target.js` / `redactor.js`: the plugins (plain JavaScript, no build step)"}.
 - \`package.json\`, key \`svc-adapter\`: the manifest (\`svc/adapter/v1\`) naming each plugin's type, kind and entry.
-- \`test/adapter.test.js\`: installs the package into a scratch \`$SVC_HOME\`, ${o.provider || o.target ? "runs the real daemon and\n  waits for an event to arrive" : "and checks that svc loads it"}. \`npm test\` runs it (svc must be on PATH, or set SVC_BIN).
+- \`test/adapter.test.js\`: installs the package into a scratch \`$SVC_HOME\`, ${o.provider || o.target ? "runs the real daemon and\n  waits for an event to arrive" : "and checks that svc loads it"}. ${o.typescript ? "`npm install && npm test`" : "`npm test`"} runs it (svc must be on PATH, or set SVC_BIN).
 
 The plugins import \`@svc/plugin-api\`, which the running svc provides at run time: the package
-needs no copy of svc.${o.typescript ? " For the build's types it names `@svc/svc` as a peer dependency (`npm install` brings it;\n`svc adapters install` never installs it: the host provides the module)." : " It has no dependencies."}
+needs no copy of svc.${o.typescript ? ` For the build's types it has the types-only package \`@svc/plugin-api\` as a dev dependency,\nfrom \`${TYPES_TARBALL}\` (written by \`svc adapters init\`; keep it with the package): \`npm install\` installs\nit from there and takes only public packages (typescript, Node's types, what the types import)\nfrom the registry. A dev dependency is never installed with the package: at run time the host provides the module.` : " It has no dependencies."}
 
 Use it: \`svc adapters install ./${o.name}\`, then restart \`svc serve\`.
 `;
