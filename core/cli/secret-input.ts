@@ -1,6 +1,8 @@
 /**
  * Where the CLI takes a secret from, never its command line (which `ps` shows to every user): a
  * flag naming stdin (`-`) or an environment variable, a file, a prompt that does not echo, or piped stdin.
+ * (`secretFrom` still passes on a `--secret <value>` given on argv, for `sentinel rotate-secret`;
+ * `privateSecretFrom` refuses one.)
  */
 import { readFile } from "node:fs/promises";
 import { usageError } from "./output.js";
@@ -19,12 +21,52 @@ export async function readStdin(): Promise<string> {
 export async function secretFrom(opts: { secret?: string; secretEnv?: string }): Promise<string | undefined> {
   if (opts.secret !== undefined && opts.secretEnv !== undefined)
     throw usageError("give --secret or --secret-env, not both");
-  if (opts.secretEnv !== undefined) {
-    const value = process.env[opts.secretEnv];
-    if (!value) throw usageError(`--secret-env ${opts.secretEnv}: that environment variable is not set`);
-    return value.trim();
-  }
+  if (opts.secretEnv !== undefined) return secretFromEnv("--secret-env", opts.secretEnv);
   return opts.secret === "-" ? (await readStdin()).trim() : opts.secret;
+}
+
+/** Where a verb that never takes its secret on the command line is told to read it. */
+export interface PrivateSecretFlags {
+  /** `--secret` alone (`true`) or `--secret -`: a prompt that does not echo, or piped stdin. Any other value is refused. */
+  secret?: string | boolean;
+  secretFile?: string;
+  secretEnv?: string;
+}
+
+/**
+ * The secret from `--secret` (prompted without echo on a terminal, else read from piped stdin; `-`
+ * is the same), `--secret-file <path>` or `--secret-env <VAR>`, at most one; `undefined` when none
+ * is given. A value after `--secret` is refused without being repeated: it is already on the
+ * command line, where `ps` shows it to every user. `label` names the secret at the prompt.
+ */
+export async function privateSecretFrom(flags: PrivateSecretFlags, label: string): Promise<string | undefined> {
+  const given = (
+    [
+      ["--secret", flags.secret],
+      ["--secret-file", flags.secretFile],
+      ["--secret-env", flags.secretEnv],
+    ] as const
+  )
+    .filter(([, v]) => v !== undefined && v !== false)
+    .map(([flag]) => flag);
+  if (given.length > 1)
+    throw usageError(`give one of --secret, --secret-file or --secret-env, not ${given.join(" and ")}`);
+  if (typeof flags.secret === "string" && flags.secret !== "-") throw usageError(SECRET_ON_ARGV_REFUSAL);
+  if (flags.secretEnv !== undefined) return secretFromEnv("--secret-env", flags.secretEnv);
+  if (flags.secretFile !== undefined) return readSecretFile("--secret-file", flags.secretFile);
+  return given.length === 1 ? readPrivateValue(label) : undefined;
+}
+
+export const SECRET_ON_ARGV_REFUSAL =
+  "--secret takes no value: a secret on the command line is shown by ps to every user of this machine " +
+  "(and kept in shell history), so it was not used. Give --secret alone to type it at a prompt that does not echo " +
+  "(or pipe it: --secret < file), or use --secret-file <path> or --secret-env <VAR>";
+
+/** The secret in the environment variable `name` given to `flag`, trimmed; an unset or empty one is a usage error. */
+function secretFromEnv(flag: string, name: string): string {
+  const value = process.env[name]?.trim();
+  if (!value) throw usageError(`${flag} ${name}: that environment variable is not set`);
+  return value;
 }
 
 /**

@@ -4,14 +4,12 @@
  * `--env KEY` reads its value from stdin and `--env-from-file` from a file. Real CLI processes on a
  * temporary SVC_HOME.
  */
-import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { childEnv } from "../support/cli.js";
 import { useCliHomes, expectSecretOffEveryCommandLine, finished, startCli } from "../support/command-lines.js";
-import { CLI_PATH } from "../support/paths.js";
+import { answerPromptsOnTerminal, hasScript } from "../support/terminal.js";
 
 const apiKey = () => `sk-ant-${randomBytes(16).toString("hex")}`;
 const exists = (path: string) =>
@@ -154,57 +152,21 @@ describe.concurrent("svc acp add --env with a secret (real CLI)", () => {
     expect(await exists(file)).toBe(false);
   });
 
-  it.skipIf(spawnSync("script", ["--version"]).status !== 0)(
-    "on a terminal each bare --env KEY is asked for at a prompt that does not echo",
-    async () => {
-      const { home, readConfig } = await useHome();
-      const [key, token] = [apiKey(), `ghp_${randomBytes(12).toString("hex")}`];
-      // util-linux script(1) gives the CLI a pseudo-terminal; its output is everything the terminal shows.
-      const command = [
-        process.execPath,
-        CLI_PATH,
-        "acp",
-        "add",
-        "mine",
-        "--bin",
-        "agent",
-        "--env",
-        "ANTHROPIC_API_KEY",
-        "--env",
-        "GH_TOKEN",
-      ]
-        .map((a) => `'${a}'`)
-        .join(" ");
-      const child = spawn("script", ["-qfec", command, "/dev/null"], {
-        env: childEnv(home),
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      const done = finished(child);
-      let shown = "";
-      const prompted = (prompt: string) =>
-        new Promise<void>((resolve, reject) => {
-          const look = () => shown.includes(prompt) && resolve();
-          child.stdout.on("data", (d) => ((shown += d), look()));
-          child.on("exit", () =>
-            reject(
-              new Error(
-                `no prompt ${JSON.stringify(prompt)} before the CLI exited; the terminal showed: ${JSON.stringify(shown)}`,
-              ),
-            ),
-          );
-          look();
-        });
-      await prompted("ANTHROPIC_API_KEY (input hidden): ");
-      child.stdin.write(key + "\r");
-      await prompted("GH_TOKEN (input hidden): ");
-      child.stdin.write(token + "\r");
-      const r = await done;
-      child.stdin.end();
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.stdout).toContain("added acpAgents.mine (agent)");
-      expect(r.stdout + r.stderr).not.toContain(key);
-      expect(r.stdout + r.stderr).not.toContain(token);
-      expect((await readConfig()).acpAgents.mine.env).toEqual({ ANTHROPIC_API_KEY: key, GH_TOKEN: token });
-    },
-  );
+  it.skipIf(!hasScript)("on a terminal each bare --env KEY is asked for at a prompt that does not echo", async () => {
+    const { home, readConfig } = await useHome();
+    const [key, token] = [apiKey(), `ghp_${randomBytes(12).toString("hex")}`];
+    const r = await answerPromptsOnTerminal(
+      home,
+      ["acp", "add", "mine", "--bin", "agent", "--env", "ANTHROPIC_API_KEY", "--env", "GH_TOKEN"],
+      [
+        ["ANTHROPIC_API_KEY (input hidden): ", key],
+        ["GH_TOKEN (input hidden): ", token],
+      ],
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("added acpAgents.mine (agent)");
+    expect(r.stdout + r.stderr).not.toContain(key);
+    expect(r.stdout + r.stderr).not.toContain(token);
+    expect((await readConfig()).acpAgents.mine.env).toEqual({ ANTHROPIC_API_KEY: key, GH_TOKEN: token });
+  });
 });

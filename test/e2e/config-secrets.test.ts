@@ -4,14 +4,12 @@
  * is created 0600, keeps an existing file's mode, and a file holding secrets that others can read
  * is told by `svc doctor` and `svc config show`. Real CLI processes on a temporary SVC_HOME.
  */
-import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { chmod, readFile, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { childEnv } from "../support/cli.js";
 import { useCliHomes, expectSecretOffEveryCommandLine, finished, startCli } from "../support/command-lines.js";
-import { CLI_PATH } from "../support/paths.js";
+import { answerPromptsOnTerminal, hasScript } from "../support/terminal.js";
 
 const secret = (prefix: string) => `${prefix}-${randomBytes(12).toString("hex")}`;
 const modeOf = async (path: string) => (await stat(path)).mode & 0o777;
@@ -121,37 +119,19 @@ describe.concurrent("svc config set of a secret (real CLI)", () => {
     expect(await readFile(file, "utf8")).toBe(before);
   });
 
-  it.skipIf(spawnSync("script", ["--version"]).status !== 0)(
-    "on a terminal it prompts without echoing what is typed",
-    async () => {
-      const { home, readConfig } = await useHome();
-      const token = secret("tok-tty");
-      // util-linux script(1) gives the CLI a pseudo-terminal; its output is everything the terminal shows.
-      const command = [process.execPath, CLI_PATH, "config", "set", "daemon.authToken"].map((a) => `'${a}'`).join(" ");
-      const child = spawn("script", ["-qfec", command, "/dev/null"], {
-        env: childEnv(home),
-        stdio: ["pipe", "pipe", "pipe"],
-      });
-      const done = finished(child);
-      let shown = "";
-      await new Promise<void>((resolve, reject) => {
-        child.stdout.on("data", (d) => {
-          shown += d;
-          if (shown.includes("daemon.authToken (input hidden): ")) resolve();
-        });
-        child.on("exit", () =>
-          reject(new Error(`no prompt before the CLI exited; the terminal showed: ${JSON.stringify(shown)}`)),
-        );
-      });
-      child.stdin.write(token + "\r");
-      const r = await done;
-      child.stdin.end();
-      expect(r.code, r.stdout + r.stderr).toBe(0);
-      expect(r.stdout).toContain("set daemon.authToken");
-      expect(r.stdout + r.stderr).not.toContain(token);
-      expect(await readConfig()).toEqual({ daemon: { authToken: token } });
-    },
-  );
+  it.skipIf(!hasScript)("on a terminal it prompts without echoing what is typed", async () => {
+    const { home, readConfig } = await useHome();
+    const token = secret("tok-tty");
+    const r = await answerPromptsOnTerminal(
+      home,
+      ["config", "set", "daemon.authToken"],
+      [["daemon.authToken (input hidden): ", token]],
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toContain("set daemon.authToken");
+    expect(r.stdout + r.stderr).not.toContain(token);
+    expect(await readConfig()).toEqual({ daemon: { authToken: token } });
+  });
 });
 
 describe.concurrent("config.json's mode (real CLI)", () => {

@@ -1,8 +1,16 @@
-/** `svc webhooks add`: a webhook sentinel from the CLI, through the daemon's store (issue 13, "The CLI"). */
-import { readFile } from "node:fs/promises";
+/**
+ * `svc webhooks add`: a webhook sentinel from the CLI, through the daemon's store (issue 13, "The
+ * CLI"). Its secret comes from a prompt, piped stdin, a file or an environment variable, never its
+ * command line (issue 43).
+ */
+import { spawn } from "node:child_process";
+import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCli, useDaemonProcess } from "../support/cli.js";
+import { childEnv, runCli, useDaemonProcess } from "../support/cli.js";
+import { expectSecretOffEveryCommandLine, finished } from "../support/command-lines.js";
+import { CLI_PATH } from "../support/paths.js";
+import { answerPromptsOnTerminal, hasScript } from "../support/terminal.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 
 const SECRET = `whsec_${Buffer.alloc(32, 31).toString("base64")}`;
@@ -14,8 +22,14 @@ describe("svc webhooks add", () => {
   });
   afterAll(async () => rx?.close());
   const fx = useDaemonProcess({ prefix: "svc-e2e-whadd-", config: LOOPBACK_CONFIG });
-  const cli = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-    runCli(["webhooks", "add", ...args], { home: fx.home, env });
+  const cli = (args: string[], env: NodeJS.ProcessEnv = {}, input?: string) =>
+    runCli(["webhooks", "add", ...args], { home: fx.home, env, input });
+  /** The sentinel `--json` printed was created with SECRET: the receiver (which knows only SECRET) answered its challenge. */
+  const expectCreatedWithSecret = (r: { code: number; stdout: string; stderr: string }) => {
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).spec.target).toMatchObject({ kind: "webhook", hasSecret: true });
+    expect(r.stdout + r.stderr).not.toContain(SECRET.slice(6));
+  };
 
   it("creates a webhook sentinel with the secret from the environment; until defaults to never; nothing secret is printed", async () => {
     const r = await cli(
@@ -67,8 +81,12 @@ describe("svc webhooks add", () => {
     ],
     [["https://hooks.example.com/x", "--subject", "a", "--until", "soon"], /--until must be never, count:<n>/],
     [
-      ["https://hooks.example.com/x", "--subject", "a", "--secret", SECRET, "--secret-env", "X"],
-      /--secret or --secret-env, not both/,
+      ["https://hooks.example.com/x", "--subject", "a", "--secret", "--secret-env", "X"],
+      /give one of --secret, --secret-file or --secret-env, not --secret and --secret-env/,
+    ],
+    [
+      ["https://hooks.example.com/x", "--subject", "a", "--secret-file", "/nonexistent/secret"],
+      /--secret-file \/nonexistent\/secret: no such file/,
     ],
     [
       ["https://hooks.example.com/x", "--subject", "a", "--secret-env", "SVC_TEST_UNSET_VAR"],
@@ -76,7 +94,7 @@ describe("svc webhooks add", () => {
     ],
     [
       ["https://hooks.example.com/x", "--subject", "a", "--idempotency-key", "k1"],
-      /--idempotency-key needs --secret or --secret-env/,
+      /--idempotency-key needs the secret given \(--secret, --secret-file or --secret-env\)/,
     ],
   ])("usage errors (exit 2) say what is wrong and show a valid form: %j", async (args, message) => {
     const r = await cli(args);
@@ -99,9 +117,74 @@ describe("svc webhooks add", () => {
 
   it("a URL with credentials is refused by the daemon with the one URL rule, before any challenge", async () => {
     const before = rx.challenges;
-    const r = await cli([rx.url.replace("https://", "https://user:pw@"), "--subject", "wd:1", "--secret", SECRET]);
+    const r = await cli([rx.url.replace("https://", "https://user:pw@"), "--subject", "wd:1", "--secret-env", "S"], {
+      S: SECRET,
+    });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/must not carry credentials/);
     expect(rx.challenges).toBe(before);
+  });
+
+  it.each([
+    ["before the other flags", (v: string) => ["--secret", v, "--subject", "we:1"]],
+    ["as --secret=<value>", (v: string) => ["--subject", "we:1", `--secret=${v}`]],
+  ])(
+    "a secret on the command line (%s) is refused (exit 2) with where to pass it, never repeating it; nothing is sent",
+    async (_, flags) => {
+      const before = rx.challenges;
+      const r = await cli([rx.url, ...flags(SECRET)]);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/--secret takes no value: a secret on the command line is shown by ps/);
+      expect(r.stderr).toMatch(/--secret alone to type it at a prompt.*--secret-file <path> or --secret-env <VAR>/);
+      expect(r.stdout + r.stderr).not.toContain(SECRET);
+      expect(r.stdout + r.stderr).not.toContain(SECRET.slice(6, 20));
+      expect(rx.challenges).toBe(before);
+    },
+  );
+
+  it("--secret reads piped stdin (and --secret - too): while it runs no command line holds the secret", async () => {
+    const child = spawn(
+      process.execPath,
+      [CLI_PATH, "webhooks", "add", rx.url, "--subject", "wf:1", "--secret", "--json"],
+      {
+        env: childEnv(fx.home),
+        stdio: ["pipe", "pipe", "pipe"],
+      },
+    );
+    const done = finished(child);
+    child.stdin.write(SECRET);
+    await expectSecretOffEveryCommandLine(child, SECRET);
+    child.stdin.end("\n");
+    expectCreatedWithSecret(await done);
+    expectCreatedWithSecret(await cli([rx.url, "--subject", "wf:2", "--secret", "-", "--json"], {}, `${SECRET}\n`));
+  });
+
+  it("--secret with empty piped stdin is refused; nothing is created", async () => {
+    const r = await cli([rx.url, "--subject", "wf:3", "--secret"], {}, "");
+    expect([r.code, r.stderr]).toEqual([2, expect.stringContaining("the value read from stdin is empty")]);
+  });
+
+  it("--secret-file reads the secret from a file (a trailing line break trimmed); an empty file is refused", async () => {
+    const file = join(fx.home, "webhook-secret");
+    await writeFile(file, `${SECRET}\n`);
+    await chmod(file, 0o600);
+    expectCreatedWithSecret(await cli([rx.url, "--subject", "wg:1", "--secret-file", file, "--json"]));
+    await writeFile(file, "");
+    const empty = await cli([rx.url, "--subject", "wg:2", "--secret-file", file]);
+    expect([empty.code, empty.stderr]).toEqual([
+      2,
+      expect.stringContaining(`--secret-file ${file}: the file is empty`),
+    ]);
+  });
+
+  it.skipIf(!hasScript)("--secret on a terminal prompts without echoing what is typed", async () => {
+    const r = await answerPromptsOnTerminal(
+      fx.home,
+      ["webhooks", "add", rx.url, "--subject", "wh:1", "--secret", "--json"],
+      [["webhook secret (whsec_…) (input hidden): ", SECRET]],
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/"hasSecret": true/);
+    expect(r.stdout + r.stderr).not.toContain(SECRET.slice(6));
   });
 });

@@ -18,14 +18,15 @@ export function registerWebhooks(program: Command): void {
         .argument("<url>", "the https callback URL, e.g. https://hooks.example.com/svc"),
     )
       .option(
-        "--secret <secret>",
-        "the whsec_ secret your receiver verifies with, or - to read it from stdin (default: generated and printed once)",
+        "--secret [-]",
+        "read the whsec_ secret your receiver verifies with at a prompt that does not echo, or from piped stdin; a value here is refused, ps would show it (default: generated and printed once)",
       )
+      .option("--secret-file <path>", "read the secret from this file (e.g. a 0600 file)")
       .option("--secret-env <var>", "read the secret from this environment variable"),
   )
     .option(
       "--idempotency-key <key>",
-      "safe retries: the same key with the same arguments within 24 hours returns the sentinel it created (needs --secret or --secret-env)",
+      "safe retries: the same key with the same arguments within 24 hours returns the sentinel it created (needs --secret, --secret-file or --secret-env)",
     )
     .option("--json", "print the created sentinel as JSON")
     .addHelpText(

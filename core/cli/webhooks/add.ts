@@ -1,11 +1,12 @@
 /**
  * `svc webhooks add <url> --subject <s>…`: creates a sentinel with a webhook target through the
  * daemon's sentinel store (SPEC.md keeps `sentinel watch` for session targets). The daemon
- * challenge-verifies the URL before anything is stored.
+ * challenge-verifies the URL before anything is stored. The secret never comes on the command line
+ * (secret-input.ts): a prompt, piped stdin, a file or an environment variable, else generated.
  */
 import { randomBytes } from "node:crypto";
 import { printJson, println, usageError } from "../output.js";
-import { secretFrom } from "../secret-input.js";
+import { privateSecretFrom } from "../secret-input.js";
 import { matchClauses, parseUntil, postSentinel } from "../sentinel/watch.js";
 import { redactUrl } from "../../redaction/url.js";
 
@@ -14,7 +15,9 @@ export interface AddWebhookOptions {
   types?: string;
   until?: string;
   provider?: string;
-  secret?: string;
+  /** `--secret` alone or `--secret -`: prompted for, or read from piped stdin; a value is refused. */
+  secret?: string | boolean;
+  secretFile?: string;
   secretEnv?: string;
   label?: string;
   group?: string;
@@ -43,11 +46,11 @@ export function generateWebhookSecret(): string {
 }
 
 export async function addWebhook(url: string, opts: AddWebhookOptions): Promise<void> {
-  const given = await secretFrom(opts);
+  const given = await privateSecretFrom(opts, "webhook secret (whsec_…)");
   if (opts.idempotencyKey !== undefined && given === undefined) {
     // A generated secret differs on every run, so a retry would be a different request (refused).
     throw usageError(
-      "--idempotency-key needs --secret or --secret-env: a generated secret differs on every run, so a retry would not be the same request",
+      "--idempotency-key needs the secret given (--secret, --secret-file or --secret-env): a generated secret differs on every run, so a retry would not be the same request",
     );
   }
   const secret = given ?? generateWebhookSecret();
