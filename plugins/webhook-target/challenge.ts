@@ -19,13 +19,16 @@ import { decodeSecret, parseSecret } from "./secret.js";
 /** The verification POST's timeout. */
 export const CHALLENGE_TIMEOUT_MS = 10_000;
 
-export type ChallengeFailure =
-  | "challenge_failed"
-  | "timeout"
-  | "non_https"
-  | "ssrf_blocked"
-  | "non_2xx"
-  | "tls_untrusted";
+/** The codes of a failed verification's SvcError. */
+export const CHALLENGE_FAILURES = [
+  "challenge_failed",
+  "timeout",
+  "non_https",
+  "ssrf_blocked",
+  "non_2xx",
+  "tls_untrusted",
+] as const;
+export type ChallengeFailure = (typeof CHALLENGE_FAILURES)[number];
 
 /** How a verification succeeded: `cached` when a success younger than the cache's TTL answered and nothing was sent. */
 export interface ChallengeOutcome {

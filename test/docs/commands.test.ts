@@ -5,12 +5,17 @@
  * machine (npm ci, npm link): CI runs the npm ci ones itself, and the npm link one runs here in
  * a scratch npm prefix; synopses with placeholders are ```text.
  * The fixed ports a doc uses (8443, 18791) are swapped for free ones so two suites can run at once.
+ * What the README's tour says happens without NODE_EXTRA_CA_CERTS is run too: its error code must
+ * be the one the daemon answers, and every error code the README names one the webhook challenge
+ * or delivery produces.
  */
 import { spawn } from "node:child_process";
 import { chmod, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { CHALLENGE_FAILURES } from "../../plugins/webhook-target/challenge.js";
+import { DELIVERY_FAILURES } from "../../plugins/webhook-target/failure-category.js";
 import { freePort } from "../support/http.js";
 import { CLI_PATH, REPO_ROOT } from "../support/paths.js";
 import { docFiles, fencesOf } from "./doc-files.js";
@@ -118,4 +123,46 @@ describe("every ```sh block in the docs runs", () => {
       expect(code, `${file}'s commands failed:\n${out}`).toBe(0);
     }, 180_000);
   }
+});
+
+describe("the README tour's words about a certificate Node does not trust", () => {
+  const readme = () => readFile(join(REPO_ROOT, "README.md"), "utf8");
+
+  it("every error code the README names is one the webhook challenge or delivery produces", async () => {
+    const named = [...(await readme()).matchAll(/\bcodes? `([a-z_]+)`/g)].map((m) => m[1]!);
+    expect(named.length, "the README names at least the tour's error code").toBeGreaterThan(0);
+    const real = new Set<string>([...CHALLENGE_FAILURES, ...DELIVERY_FAILURES]);
+    for (const code of named) expect(real, `README.md names the error code \`${code}\``).toContain(code);
+  });
+
+  it("without NODE_EXTRA_CA_CERTS the tour's `svc webhooks add` fails with the code and the Node code the README names", async () => {
+    const text = await readme();
+    const claim =
+      /without it the\s+challenge fails with code `([a-z_]+)` and `([A-Z_]+)`, and the error names this variable/.exec(
+        text,
+      );
+    expect(claim, "README.md's tour says how the challenge fails without NODE_EXTRA_CA_CERTS").not.toBeNull();
+    const [, code, nodeCode] = claim!;
+    const start = text.indexOf("## A five-minute tour");
+    const tour = text.slice(start, text.indexOf("\n## ", start + 1));
+    const blocks = fencesOf(tour).filter((f) => f.info === "sh");
+    const serve = /NODE_EXTRA_CA_CERTS=\S+ (svc serve\b)/;
+    const serveAt = blocks.findIndex((b) => serve.test(b.body));
+    const add = blocks.flatMap((b) => b.body.split("\n")).find((l) => l.startsWith("svc webhooks add "));
+    expect(serveAt, "the tour starts the daemon with NODE_EXTRA_CA_CERTS=… svc serve").toBeGreaterThanOrEqual(0);
+    expect(add, "the tour runs svc webhooks add").toBeDefined();
+    const script = [
+      ...blocks.slice(0, serveAt + 1).map((b) => b.body.replace(serve, "$1")),
+      `if out="$(${add} --json)"; then echo "svc webhooks add succeeded without NODE_EXTRA_CA_CERTS"; exit 1; fi`,
+      'printf "%s\\n" "--- answer" "$out"',
+    ].join("\n");
+    const { code: exit, out } = await runScript(script);
+    expect(exit, out).toBe(0);
+    const answer = JSON.parse(out.slice(out.indexOf("--- answer\n") + "--- answer\n".length)) as {
+      error: { code: string; message: string };
+    };
+    expect(answer.error.code, out).toBe(code);
+    expect(answer.error.message).toContain(nodeCode);
+    expect(answer.error.message).toContain("NODE_EXTRA_CA_CERTS");
+  }, 180_000);
 });
