@@ -35,7 +35,7 @@ export async function checkRuntimeFile(home: string): Promise<{ findings: Doctor
       severity: "info",
       file: "runtime.json",
       message: `a daemon is running (pid ${info.pid}): files may change while they are read, so a finding may be a write in progress`,
-      fix: "for a still picture, stop it (kill its pid) and run svc doctor again",
+      fix: "for a still picture, stop it (svc stop) and run svc doctor again",
     });
     for (const w of info.warnings ?? [])
       findings.push({
