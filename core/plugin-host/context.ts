@@ -98,6 +98,6 @@ export function pluginInstance<T extends LoadedPlugin["type"]>(
 export function setupFailureMessage(type: string, kind: string, pkg: string, cause: string): string {
   const fix = pkg.startsWith("svc (built-in")
     ? "check the daemon log; a built-in that fails to set up is a bug worth reporting"
-    : `fix its configuration (setup_sentinel_provider for a provider's settings), upgrade it, or remove it with svc adapters rm ${pkg}; svc adapters ls --load shows the load report`;
+    : `fix its configuration (a provider's settings: svc sentinel providers setup <provider>, or the MCP tool setup_sentinel_provider), upgrade it, or remove it with svc adapters rm ${pkg}; svc adapters ls --load shows the load report`;
   return `${type} plugin "${kind}" from package ${pkg} failed to set up (phase setup): ${cause}; ${fix}`;
 }

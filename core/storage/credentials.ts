@@ -113,7 +113,7 @@ export async function checkCredentialsFile(home: string): Promise<DoctorFinding[
       severity: "error",
       file: "credentials.json",
       message: "not valid JSON or not a JSON object: the provider credentials in it cannot be read",
-      fix: "restore it from a backup, or remove it and set the credentials again (setup_sentinel_provider)",
+      fix: "restore it from a backup, or remove it and set the credentials again (svc sentinel providers setup <provider>, or the MCP tool setup_sentinel_provider)",
     });
   }
   return out;

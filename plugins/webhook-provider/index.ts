@@ -45,19 +45,24 @@ export function createWebhookProvider(
     resolveSubject: resolveGithubSubject,
     eventTypes: () =>
       (eventTypes ??= githubEventTypes({
-        preferWhenReady: "a GitHub webhook secret is configured (setup_sentinel_provider webhook)",
+        preferWhenReady:
+          "a GitHub webhook secret is configured (svc sentinel providers setup webhook --secret secret, or the MCP tool setup_sentinel_provider)",
       })),
     async readiness() {
       const s = await settings();
       const missing = [
-        !s.secret && "a secret",
-        !s.publicBaseUrl && "a public base URL (to register repository hooks through gh)",
-      ].filter(Boolean);
+        !s.secret && ["a secret", "--secret secret"],
+        !s.publicBaseUrl && [
+          "a public base URL (to register repository hooks through gh)",
+          "--set publicBaseUrl=https://…",
+        ],
+      ].filter((m) => m !== false);
       const errors = Object.fromEntries(hooks.errors);
       return {
         ready: Boolean(s.secret),
         detail: missing.length
-          ? `not set: ${missing.join(", ")}; use setup_sentinel_provider with provider webhook`
+          ? `not set: ${missing.map(([what]) => what).join(", ")}; set ${missing.length === 1 ? "it" : "them"} with ` +
+            `svc sentinel providers setup webhook ${missing.map(([, flag]) => flag).join(" ")} (or the MCP tool setup_sentinel_provider, provider webhook)`
           : `receiving at ${hookUrl(s.publicBaseUrl!)}; ${hooks.registered().length} repository hook(s) registered`,
         secretSet: Boolean(s.secret),
         publicBaseUrl: s.publicBaseUrl ?? null,

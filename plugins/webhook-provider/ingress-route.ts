@@ -39,7 +39,7 @@ export function ingressRoute(deps: IngressDeps): RouteDef {
       if (!secret) {
         throw new SvcError(
           "unavailable",
-          "the webhook provider has no secret yet: set one with setup_sentinel_provider (provider webhook, settings {secret})",
+          "the webhook provider has no secret yet: set one with svc sentinel providers setup webhook --secret secret (or the MCP tool setup_sentinel_provider, provider webhook, settings {secret})",
         );
       }
       const signature = req.headers["x-hub-signature-256"];

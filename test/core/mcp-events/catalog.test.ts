@@ -140,7 +140,7 @@ describe("events catalog: events/list", () => {
       enum: ["local-gh", "webhook"],
     });
     expect((pr.inputSchema.properties as any).provider.description).toBe(
-      "Which provider delivers the events. Served by local-gh, webhook; default: webhook when a GitHub webhook secret is configured (setup_sentinel_provider webhook), else local-gh.",
+      "Which provider delivers the events. Served by local-gh, webhook; default: webhook when a GitHub webhook secret is configured (svc sentinel providers setup webhook --secret secret, or the MCP tool setup_sentinel_provider), else local-gh.",
     );
     expect(pr.description).toMatch(/default: webhook when a GitHub webhook secret is configured/);
     // Only the webhook provider sees workflow runs: no choice to make.
