@@ -10,7 +10,8 @@ const NOT_IMPLEMENTED =
 
 export default defineTarget({
   kind: "routine",
-  description: "Routines (shape frozen, not implemented)",
+  description:
+    'Routines: the target shape {kind: "routine", routineId} is reserved; a sentinel with one is refused and nothing is stored',
   setup() {
     return {
       inputSchema: z.strictObject({ kind: z.literal("routine"), routineId: z.string().min(1) }),

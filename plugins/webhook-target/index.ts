@@ -12,7 +12,7 @@ import { addWebhookTools } from "./tools.js";
 
 export default defineTarget({
   kind: "webhook",
-  description: "Signed HTTPS POSTs (Standard Webhooks) through a durable outbox",
+  description: "Signed HTTPS POSTs (Standard Webhooks) to a callback, through a durable outbox",
   setup(ctx) {
     const verifier = createChallengeVerifier({
       egress: ctx.service("egress"),

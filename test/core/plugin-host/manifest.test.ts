@@ -1,5 +1,6 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { checkHostRange, PhaseError, validateManifest } from "../../../core/plugin-host/manifest.js";
 import {
@@ -47,6 +48,20 @@ describe("svc/adapter/v1 manifest", () => {
         "target:webhook",
       ].sort(),
     );
+  });
+
+  it("every built-in manifest's description (what `svc adapters ls` shows) is its plugin's own description", async () => {
+    const dir = join(REPO_ROOT, "manifests/builtin");
+    for (const f of readdirSync(dir)) {
+      const m = validateManifest(JSON.parse(readFileSync(join(dir, f), "utf8")), f);
+      for (const decl of m.plugins) {
+        // The entry names the built file; the test reads its source, so it needs no build.
+        const source = join(REPO_ROOT, decl.entry.replace(/^\.\/dist\//, "").replace(/\.js$/, ".ts"));
+        const plugin = ((await import(pathToFileURL(source).href)) as { default: { description?: string } }).default;
+        expect(decl.description, `manifests/builtin/${f} (${decl.type} ${decl.kind})`).toBe(plugin.description);
+        expect(decl.description, `manifests/builtin/${f}`).not.toMatch(/not implemented|experimental/i);
+      }
+    }
   });
 
   it("accepts the manifest DESIGN.md shows", () => {
