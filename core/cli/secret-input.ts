@@ -1,8 +1,7 @@
 /**
  * Where the CLI takes a secret from, never its command line (which `ps` shows to every user): a
  * flag naming stdin (`-`) or an environment variable, a file, a prompt that does not echo, or piped stdin.
- * (`secretFrom` still passes on a `--secret <value>` given on argv, for `sentinel rotate-secret`;
- * `privateSecretFrom` refuses one.)
+ * (`privateSecretFrom` refuses a `--secret <value>` given on argv.)
  */
 import { readFile } from "node:fs/promises";
 import { usageError } from "./output.js";
@@ -12,17 +11,6 @@ export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString("utf8");
-}
-
-/**
- * `--secret <whsec_…|->` or `--secret-env <VAR>` (at most one); `undefined` when neither is given.
- * `-` and an environment variable keep the secret out of the process list and shell history.
- */
-export async function secretFrom(opts: { secret?: string; secretEnv?: string }): Promise<string | undefined> {
-  if (opts.secret !== undefined && opts.secretEnv !== undefined)
-    throw usageError("give --secret or --secret-env, not both");
-  if (opts.secretEnv !== undefined) return secretFromEnv("--secret-env", opts.secretEnv);
-  return opts.secret === "-" ? (await readStdin()).trim() : opts.secret;
 }
 
 /** Where a verb that never takes its secret on the command line is told to read it. */

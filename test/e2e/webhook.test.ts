@@ -162,8 +162,13 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     const x = await until(() => rx.deliveries.find((r) => r.id === "evt_rot"));
     expect(x.signatures).toBe(2);
     expect(x.verifiedBy.sort()).toEqual([0, 1]);
-    const again = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", fresh, "--json"], {
+    const onArgv = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", fresh], { home: fx.home });
+    expect(onArgv.code).toBe(2);
+    expect(onArgv.stderr).toContain("--secret takes no value");
+    expect(onArgv.stdout + onArgv.stderr).not.toContain(fresh.slice(6));
+    const again = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret-env", "NEW_SECRET", "--json"], {
       home: fx.home,
+      env: { NEW_SECRET: fresh },
     });
     expect(JSON.parse(again.stdout)).toEqual({ sentinelId, rotated: false });
     const third = `whsec_${Buffer.alloc(64, 77).toString("base64")}`;
@@ -175,8 +180,9 @@ describe("webhook target end to end (real daemon, real HTTPS receiver)", () => {
     expect(JSON.parse(fromStdin.stdout)).toMatchObject({ sentinelId, rotated: true });
     expect(fromStdin.stdout).not.toContain(third.slice(6));
     rx.secrets.push(third);
-    const bad = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret", "whsec_tooshort"], {
+    const bad = await runCli(["sentinel", "rotate-secret", sentinelId, "--secret"], {
       home: fx.home,
+      input: "whsec_tooshort\n",
     });
     expect(bad.code).toBe(1);
     expect(bad.stderr).toMatch(/malformed/);

@@ -141,14 +141,21 @@ export function registerSentinel(program: Command): void {
     )
     .argument("<id>", "sentinel id (snt_…) with a webhook target")
     .option(
-      "--secret <secret>",
-      "the new whsec_ secret, or - to read it from stdin (default: the daemon generates one and prints it once)",
+      "--secret [-]",
+      "read the new whsec_ secret at a prompt that does not echo, or from piped stdin; a value here is refused, ps would show it (default: the daemon generates one and prints it once)",
     )
+    .option("--secret-file <path>", "read the new secret from this file (e.g. a 0600 file)")
+    .option("--secret-env <var>", "read the new secret from this environment variable")
     .option("--json", "machine-readable output")
-    .action(async (id: string, opts: { secret?: string; json?: boolean }) => {
-      const { rotateSecret } = await import("../sentinel/rotate-secret.js");
-      await rotateSecret(id, opts);
-    });
+    .action(
+      async (
+        id: string,
+        opts: { secret?: string | boolean; secretFile?: string; secretEnv?: string; json?: boolean },
+      ) => {
+        const { rotateSecret } = await import("../sentinel/rotate-secret.js");
+        await rotateSecret(id, opts);
+      },
+    );
 
   sentinel
     .command("replay")

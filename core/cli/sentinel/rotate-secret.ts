@@ -1,11 +1,10 @@
-/** `svc sentinel rotate-secret <id> [--secret whsec_…|-]`: rotates a webhook sentinel's secret through the daemon. */
+/** `svc sentinel rotate-secret <id> [--secret [-] | --secret-file <path> | --secret-env <VAR>]`: rotates a webhook sentinel's secret through the daemon. */
 import { DaemonClient } from "../daemon-client.js";
 import { printJson, println } from "../output.js";
-import { secretFrom } from "../secret-input.js";
+import { type PrivateSecretFlags, privateSecretFrom } from "../secret-input.js";
 
-export interface RotateOptions {
-  /** A `whsec_` secret, or `-` to read it from stdin; absent: the daemon generates one. */
-  secret?: string;
+/** Where the new secret comes from (never the command line); none given: the daemon generates one. */
+export interface RotateOptions extends PrivateSecretFlags {
   json?: boolean;
 }
 
@@ -18,7 +17,7 @@ interface RotationResult {
 }
 
 export async function rotateSecret(id: string, opts: RotateOptions): Promise<void> {
-  const secret = await secretFrom(opts);
+  const secret = await privateSecretFrom(opts, "new webhook secret");
   const client = await DaemonClient.connect();
   const r = await client.request<RotationResult>(
     "POST",
