@@ -96,7 +96,8 @@ describe.skipIf(!!missing)("team mode: two daemons on one PostgreSQL", () => {
     const bare = url.replace(/:[^:@/]*@/, "@");
     expect(bare).not.toContain("svc-test-password");
     const env = { PGPASSWORD: "svc-test-password", SVC_STORE_KEY: key };
-    const started = await runCli(["start", "--store", bare], { home: h, env });
+    // --port 0: the default port (18790) may be another suite's on a shared machine.
+    const started = await runCli(["start", "--port", "0", "--store", bare], { home: h, env });
     expect(started.code, started.stderr).toBe(0);
     try {
       const status = await runCli(["status", "--json"], { home: h });

@@ -4,6 +4,7 @@
  * command line (issue 43).
  */
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { chmod, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -13,7 +14,9 @@ import { CLI_PATH } from "../support/paths.js";
 import { answerPromptsOnTerminal, hasScript } from "../support/terminal.js";
 import { LOOPBACK_CONFIG, startWebhookReceiver, type WebhookReceiver } from "../support/webhook-receiver.js";
 
-const SECRET = `whsec_${Buffer.alloc(32, 31).toString("base64")}`;
+// Random per run: a test here looks through every process's command line for it, and another
+// suite on the machine may be running the refusal test, which puts its secret on one.
+const SECRET = `whsec_${randomBytes(32).toString("base64")}`;
 
 describe("svc webhooks add", () => {
   let rx: WebhookReceiver;
