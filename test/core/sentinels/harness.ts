@@ -228,6 +228,8 @@ export async function startTestDaemon(
   const daemon = await startDaemon({
     home,
     env: {},
+    // Any free port: the default (18790) may be another test's, or another suite's on the machine.
+    flags: { port: 0 },
     clock,
     logger,
     modules: [coreRoutesModule, setup, sentinelsModule],
