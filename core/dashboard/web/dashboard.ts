@@ -8,6 +8,7 @@
  */
 import { adaptersView } from "./adapters-view.js";
 import { h, type Elem } from "./dom.js";
+import { oneLoadAtATime } from "./one-load-at-a-time.js";
 import { sentinelsView } from "./sentinels-view.js";
 import { sessionsView } from "./sessions-view.js";
 import { swarmView } from "./swarm-view.js";
@@ -88,15 +89,23 @@ export async function startDashboard(root: Elem, transport: DashboardTransport):
   );
   select("sessions");
 
-  const load = async (v: View) => {
-    try {
-      await v.load();
-      label(v);
-    } catch (err) {
-      v.section.append(h("p", { class: "error" }, `Could not load ${v.title.toLowerCase()}: ${messageOf(err)}`));
-      throw err;
-    }
-  };
+  // One reload per view at a time: an event batch, the settle timer and the first paint can ask
+  // together, and two answers drawn out of order would leave the older one on the page.
+  const loaders = new Map(
+    views.map((v) => [
+      v,
+      oneLoadAtATime(async () => {
+        try {
+          await v.load();
+          label(v);
+        } catch (err) {
+          v.section.append(h("p", { class: "error" }, `Could not load ${v.title.toLowerCase()}: ${messageOf(err)}`));
+          throw err;
+        }
+      }),
+    ]),
+  );
+  const load = (v: View) => loaders.get(v)!();
   const results = await Promise.allSettled(views.map(load));
   const failed = results.filter((r) => r.status === "rejected").length;
   announce(

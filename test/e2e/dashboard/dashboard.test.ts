@@ -77,12 +77,6 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
     expect(started.status).toBe(201);
     sessionId = ((await started.json()) as { descriptor: { id: string } }).descriptor.id;
 
-    const opened = await cli(["open", "--no-browser", "--print"]);
-    expect(opened.stderr).toBe("");
-    expect(opened.code).toBe(0);
-    loginUrl = opened.stdout.trim().split("\n")[0]!;
-    expect(loginUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${fx.daemon.port}/ui/#login=[\\w-]{20,}$`));
-
     browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1100, height: 760 } });
     page.on("request", (r) => visited.push(r.url()));
@@ -103,6 +97,13 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
   };
 
   it("logs in from the one-time link, drops the code from the address bar and shows the sessions", async () => {
+    // The link is good for 60 s: ask for it only once the browser is up (its first start, or
+    // its install on a fresh machine, can take longer than that).
+    const opened = await cli(["open", "--no-browser", "--print"]);
+    expect(opened.stderr).toBe("");
+    expect(opened.code).toBe(0);
+    loginUrl = opened.stdout.trim().split("\n")[0]!;
+    expect(loginUrl).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${fx.daemon.port}/ui/#login=[\\w-]{20,}$`));
     await page.goto(loginUrl);
     await page.waitForSelector("#app[data-loaded=true]", { timeout: 30_000 });
     expect(page.url()).toBe(`http://127.0.0.1:${fx.daemon.port}/ui/`);
@@ -181,7 +182,9 @@ describe("the dashboard in headless Chromium", { timeout: 120_000 }, () => {
       const res = await fx.daemon.fetch(`/sessions/${id}/prompt`, {
         method: "POST",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ text }),
+        // Wait for the turn to end: a turn still answering moves its own row up again when its
+        // output lands, so the order is only still once both turns are over.
+        body: JSON.stringify({ text, wait: true }),
       });
       expect(res.status).toBeLessThan(300);
       await until(async () => (await first()) === id, `session ${id} to be the first row`);
