@@ -13,7 +13,29 @@ export interface AcpRecipe {
    * a config entry shadowing a catalog slug inherits it; otherwise `SVC_ADAPTER_API_KEY`).
    */
   apiKeyEnv?: string;
+  /**
+   * How svc authenticates over ACP: `method` is the `authMethods` id to call `authenticate` with
+   * (default: the advertised method whose id or name says "api key", when svc holds a key), or
+   * `"none"` never to call it.
+   */
+  auth?: { method?: string };
+  /**
+   * The agent's own way to take a model at start, used when its ACP answer offers no model choice
+   * (no `configOptions` entry of category `model`, no `models`): `env` names a variable set to the
+   * model id, `args` are appended to `bin_args` with `{model}` replaced by it.
+   */
+  selectModel?: { env?: string; args?: string[] };
+  /** What svc offers at `initialize` (default: `fs.readTextFile` and `fs.writeTextFile` true). */
+  clientCapabilities?: { fs?: { readTextFile?: boolean; writeTextFile?: boolean } };
+  /**
+   * Likely fixes for start failures: when an agent's error or stderr contains `match`
+   * (case-insensitive), its start error ends with `hint`.
+   */
+  startHints?: Array<{ match: string; hint: string }>;
 }
+
+/** Recipe fields that describe the agent itself: a config entry shadowing a catalog slug inherits them. */
+export const AGENT_TRAITS = ["apiKeyEnv", "auth", "selectModel", "clientCapabilities", "startHints"] as const;
 
 /**
  * The curated catalog: real agents that speak the Agent Client Protocol today. A config

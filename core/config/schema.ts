@@ -201,6 +201,35 @@ export const acpAgentSchema = z.looseObject({
     .optional()
     .describe("Known model ids {default?, allowed?}, informational"),
   install_hint: z.string().optional().describe("Shown by `acp ls` when bin is missing from PATH"),
+  apiKeyEnv: nonEmpty
+    .optional()
+    .describe("Variable that carries defaults.adapters.<slug>.auth (default SVC_ADAPTER_API_KEY)"),
+  auth: z
+    .looseObject({ method: nonEmpty.optional().describe('ACP authMethods id to authenticate with, or "none"') })
+    .optional()
+    .describe("ACP authentication {method?}; default: the agent's api-key method when svc holds a key"),
+  selectModel: z
+    .looseObject({
+      env: nonEmpty.optional().describe("Variable set to the requested model id"),
+      args: z.array(z.string()).optional().describe("Appended to bin_args, {model} replaced by the model id"),
+    })
+    .optional()
+    .describe("The agent's own way to take a model, when its ACP answer offers no model choice"),
+  clientCapabilities: z
+    .looseObject({
+      fs: z
+        .looseObject({
+          readTextFile: z.boolean().optional().describe("Offer fs/read_text_file (default true)"),
+          writeTextFile: z.boolean().optional().describe("Offer fs/write_text_file (default true)"),
+        })
+        .optional(),
+    })
+    .optional()
+    .describe("What svc offers the agent at initialize (default fs read and write)"),
+  startHints: z
+    .array(z.looseObject({ match: nonEmpty, hint: nonEmpty }))
+    .optional()
+    .describe("Likely fixes named when a start error or stderr contains match"),
 });
 
 const worktreesFields = {

@@ -19,7 +19,7 @@ export { EGRESS_MAX_BODY_BYTES } from "./egress.js";
 export * from "./limits.js";
 export { REDACTED, SECRET_ENV_NAME, type HeldSecrets, type HeldSecretSource } from "./redaction.js";
 /** The curated ACP agent catalog (SPEC.md `acpAgents`): a host default that config entries shadow. */
-export { ACP_CATALOG, type AcpRecipe } from "../config/acp-catalog.js";
+export { ACP_CATALOG, AGENT_TRAITS, type AcpRecipe } from "../config/acp-catalog.js";
 /** The SSRF gate's URL rule (what `ctx.service("egress")` applies first): a parseable `https:` URL, else SvcError `non_https`. */
 export { parseHttpsUrl } from "../egress/gate.js";
 export { hostOf } from "../runtime/logger.js";

@@ -28,6 +28,11 @@ export interface StepRecord {
   error?: string;
   /** Why a step was skipped or cancelled. */
   reason?: string;
+  /**
+   * What became of the planned model at the agent: applied (and how), or not, with the note
+   * "model not applied (agent default: X)" (docs/sessions.md).
+   */
+  model?: { requested?: string; applied: boolean; via?: string; current?: string; note?: string };
 }
 
 export interface RunRecord {

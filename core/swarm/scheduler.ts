@@ -14,6 +14,8 @@ export interface TurnOutcome {
   stopReason: string;
   output: string;
   error?: string;
+  /** What became of the step's model at the agent (the session's `info.model`). */
+  model?: StepRecord["model"];
 }
 
 /** Starts one step's session with its rendered prompt and waits for its turn to end. */
@@ -72,6 +74,7 @@ export async function runSchedule(
           stopReason: out.stopReason,
           output: out.output,
           ...(sessionId ? { sessionId } : {}),
+          ...(out.model ? { model: out.model } : {}),
         };
         if (!out.error && out.stopReason === "end_turn") {
           outputs.set(step.id, out.output);

@@ -17,7 +17,7 @@ import type { RunPlan } from "./plan.js";
 import { preparePlan } from "./prepare.js";
 import type { RunInput } from "./run-input.js";
 import { confineToRoots } from "../daemon/confine-paths.js";
-import { RunStore, summarize, type RunRecord, type RunSummary } from "./records.js";
+import { RunStore, summarize, type RunRecord, type RunSummary, type StepRecord } from "./records.js";
 import { runSchedule, type StepRunner } from "./scheduler.js";
 import { toStartRequest } from "./spawn-request.js";
 import type { Grantor } from "../workspaces/lineage.js";
@@ -129,11 +129,13 @@ export class SwarmService {
       try {
         if (signal.aborted) stop();
         const turn = await this.turnWithin(descriptor.id, result!.promptId, step.timeoutMs);
+        const model = modelOutcome(this.deps.sessions, descriptor.id);
         return {
           sessionId: descriptor.id,
           stopReason: turn.stopReason,
           output: turn.text,
           ...(turn.error ? { error: turn.error } : {}),
+          ...(model ? { model } : {}),
         };
       } finally {
         signal.removeEventListener("abort", stop);
@@ -243,5 +245,15 @@ export class SwarmService {
   async stopAll(): Promise<void> {
     for (const r of this.active.values()) r.abort.abort();
     await Promise.all([...this.active.values()].map((r) => r.done));
+  }
+}
+
+/** The session's `info.model` (what its adapter did with the requested model), if it reported one. */
+function modelOutcome(sessions: SessionRuntime, id: string): StepRecord["model"] | undefined {
+  try {
+    const m = sessions.describe(sessions.get(id)).info?.model as StepRecord["model"] | undefined;
+    return m && typeof m === "object" && typeof m.applied === "boolean" ? m : undefined;
+  } catch {
+    return undefined;
   }
 }

@@ -22,13 +22,19 @@ import type { AcpRecipe } from "../../core/plugin-api/index.js";
 import type { ResolvedRecipe } from "./recipes.js";
 import { ClientFs, type ClientFsOptions } from "./client-fs.js";
 import { sessionSecrets, StderrTail } from "./stderr-tail.js";
+import { authMethodFor, listMethods, type AdvertisedAuthMethod } from "./authentication.js";
+import { chooseModel, spawnModel } from "./model-choice.js";
+import { agentRefused, rpcErrorOf } from "./start-error.js";
 
 const HANDSHAKE_TIMEOUT_MS = 30_000;
 
 /**
- * Spawns an ACP agent over stdio and drives it with the SDK's client side: initialize, new
- * session (options and skills ride in `_meta.svc`), prompt, streamed updates, cancel, and the
- * client's `fs/read_text_file` and `fs/write_text_file` within the session's cwd ({@link ClientFs}).
+ * Spawns an ACP agent over stdio and drives it with the SDK's client side: initialize,
+ * authenticate (when a method fits, {@link authMethodFor}), new session (options and skills ride
+ * in `_meta.svc`), the requested model ({@link chooseModel}), prompt, streamed updates, cancel,
+ * and the client's `fs/read_text_file` and `fs/write_text_file` within the session's cwd
+ * ({@link ClientFs}), as far as the recipe's `clientCapabilities` offer them. A start the agent
+ * refuses fails with the agent's own error ({@link agentRefused}).
  * `dirs` bound the client's file access: `$SVC_HOME` (never, but for `worktrees.root` inside it) and
  * `sessions.eventsDir` (never).
  *
@@ -44,9 +50,13 @@ export async function startAcpSession(
 ): Promise<AdapterSession> {
   const load = "agentSessionId" in spec ? spec.agentSessionId : undefined;
   const { recipe } = resolved;
-  const env = agentEnv(spec, recipe);
-  const child = spawn(recipe.bin, recipe.bin_args ?? [], { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-  const stderrTail = new StderrTail(sessionSecrets(spec.auth, env));
+  const model = typeof spec.options.model === "string" ? spec.options.model : undefined;
+  const byRecipe = spawnModel(recipe, model);
+  const env = { ...agentEnv(spec, recipe), ...byRecipe.env };
+  const args = [...(recipe.bin_args ?? []), ...byRecipe.args];
+  const child = spawn(recipe.bin, args, { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+  const secrets = sessionSecrets(spec.auth, env);
+  const stderrTail = new StderrTail(secrets);
   child.stderr.setEncoding("utf8");
   child.stderr.on("data", (d: string) => stderrTail.push(d));
   const spawned = new Promise<void>((resolve, reject) => {
@@ -102,6 +112,10 @@ export async function startAcpSession(
         req.options.find((o) => o.kind === "allow_once") ??
         req.options.find((o) => o.kind === "allow_always") ??
         req.options[0];
+      sink.update("permission_decision", {
+        toolCallId: req.toolCall?.toolCallId,
+        ...(pick ? { optionId: pick.optionId, kind: pick.kind, name: pick.name } : { outcome: "cancelled" }),
+      });
       return pick
         ? { outcome: { outcome: "selected", optionId: pick.optionId } }
         : { outcome: { outcome: "cancelled" } };
@@ -144,13 +158,20 @@ export async function startAcpSession(
     ]);
 
   let agentInfo: Record<string, unknown>;
+  /** The request in flight, for a refusal's message. */
+  let step = "initialize";
+  let authMethods: AdvertisedAuthMethod[] | undefined;
   try {
+    const fs = recipe.clientCapabilities?.fs;
     const init = await guard(
       conn.initialize({
         protocolVersion: PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: false },
+        clientCapabilities: {
+          fs: { readTextFile: fs?.readTextFile ?? true, writeTextFile: fs?.writeTextFile ?? true },
+          terminal: false,
+        },
       }),
-      "initialize",
+      step,
     );
     agentInfo = {
       protocolVersion: init.protocolVersion,
@@ -158,9 +179,27 @@ export async function startAcpSession(
       source: resolved.source,
       bin: recipe.bin,
     };
+    authMethods = init.authMethods as AdvertisedAuthMethod[] | undefined;
+    const methodId = authMethodFor(spec.adapter, authMethods, recipe, holdsKey(spec, recipe, env));
+    if (methodId !== undefined) {
+      step = `authenticate (method ${methodId})`;
+      await guard(conn.authenticate({ methodId }), step);
+      agentInfo.authMethod = methodId;
+    }
     const _meta = { svc: { sessionId: spec.sessionId, options: spec.options, skills: spec.skills } };
     if (load === undefined) {
-      sessionId = (await guard(conn.newSession({ cwd: spec.cwd, mcpServers: [], _meta }), "session/new")).sessionId;
+      step = "session/new";
+      const answer = await guard(conn.newSession({ cwd: spec.cwd, mcpServers: [], _meta }), step);
+      sessionId = answer.sessionId;
+      const id = sessionId;
+      step = "the model choice";
+      const choice = await chooseModel(answer, model, recipe, {
+        setConfigOption: (configId, value) =>
+          guard(conn.setSessionConfigOption({ sessionId: id, configId, value }), "session/set_config_option"),
+        setModel: (modelId) =>
+          guard(conn.extMethod("session/set_model", { sessionId: id, modelId }), "session/set_model"),
+      });
+      if (choice) agentInfo.model = choice;
     } else {
       if (init.agentCapabilities?.loadSession !== true) {
         throw new SvcError(
@@ -170,22 +209,36 @@ export async function startAcpSession(
       }
       sessionId = load;
       replaying = true;
+      step = "session/load";
       try {
-        await guard(conn.loadSession({ sessionId: load, cwd: spec.cwd, mcpServers: [], _meta }), "session/load");
+        await guard(conn.loadSession({ sessionId: load, cwd: spec.cwd, mcpServers: [], _meta }), step);
       } finally {
         replaying = false;
       }
       agentInfo = { ...agentInfo, loaded: true, replayedUpdates: replayed };
     }
   } catch (err) {
-    const ours = err instanceof SvcError && (err.code === "timeout" || err.code === "not_resumable");
-    if (ours) failure = err.message;
-    child.kill("SIGKILL");
+    const rpc = rpcErrorOf(err);
+    const ours = SvcError.is(err) && err.code !== "unavailable" ? err : undefined;
+    const refused = rpc
+      ? agentRefused(spec.adapter, step, rpc, {
+          recipe,
+          stderr: stderrTail.lines(3),
+          secrets,
+          authMethods: listMethods(authMethods),
+        })
+      : SvcError.is(err) && !exitedAlready(child)
+        ? err
+        : undefined;
+    if (ours ?? refused) failure = (ours ?? refused)!.message;
+    if (ours?.code === "timeout") child.kill("SIGKILL");
+    // An agent that answered is asked to end, as a stop would (SIGTERM, then SIGKILL after the grace).
+    else void terminateAndWait((sig) => child.kill(sig), exited);
     // As in a turn: the connection closes a moment before the exit (and its stderr) is reported.
     await Promise.race([died, new Promise((r) => setTimeout(r, 1000).unref())]).catch((exit: Error) => {
-      throw ours ? err : exit;
+      throw ours ?? refused ?? exit;
     });
-    throw err;
+    throw ours ?? refused ?? err;
   }
 
   const acpSessionId = sessionId;
@@ -226,6 +279,15 @@ function advertised(update: unknown): string[] {
         .filter((n): n is string => typeof n === "string")
         .map((n) => n.replace(/^\//, ""))
     : [];
+}
+
+/** Whether svc holds a key for the agent: in its auth, or in the variable its recipe reads it from. */
+function holdsKey(spec: SessionStartSpec, recipe: AcpRecipe, env: NodeJS.ProcessEnv): boolean {
+  return Boolean(spec.auth?.apiKey ?? spec.auth?.token ?? (recipe.apiKeyEnv ? env[recipe.apiKeyEnv] : undefined));
+}
+
+function exitedAlready(child: { exitCode: number | null; signalCode: string | null }): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
 }
 
 /** The agent's environment: the daemon's, the recipe's `env`, the runtime's (the session token), the session id, its auth, and the shim first on PATH. */

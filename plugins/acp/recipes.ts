@@ -1,4 +1,4 @@
-import { ACP_CATALOG, type AcpRecipe } from "../../core/plugin-api/index.js";
+import { ACP_CATALOG, AGENT_TRAITS, type AcpRecipe } from "../../core/plugin-api/index.js";
 
 export interface ResolvedRecipe {
   slug: string;
@@ -10,7 +10,7 @@ export interface ResolvedRecipe {
 
 /**
  * The recipe for `slug`: a config `acpAgents` entry shadows the catalog entry of the same slug
- * (keeping the catalog's `apiKeyEnv`).
+ * (keeping what the catalog knows of the agent, {@link AGENT_TRAITS}, where the entry does not say).
  */
 export function resolveRecipe(
   slug: string,
@@ -18,9 +18,11 @@ export function resolveRecipe(
 ): ResolvedRecipe | undefined {
   const fromConfig = acpAgents?.[slug];
   if (isRecipe(fromConfig)) {
-    // The agent behind a shadowed slug still reads its key from the catalog's variable.
-    const apiKeyEnv = fromConfig.apiKeyEnv ?? ACP_CATALOG[slug]?.apiKeyEnv;
-    const recipe = apiKeyEnv ? { ...fromConfig, apiKeyEnv } : fromConfig;
+    // The agent behind a shadowed slug still reads its key from the catalog's variable, and so on.
+    const known = ACP_CATALOG[slug];
+    const recipe: AcpRecipe = { ...fromConfig };
+    for (const trait of AGENT_TRAITS)
+      if (recipe[trait] === undefined && known?.[trait] !== undefined) Object.assign(recipe, { [trait]: known[trait] });
     return { slug, source: "config", recipe, ...(ACP_CATALOG[slug] ? { shadows: "catalog" as const } : {}) };
   }
   const fromCatalog = ACP_CATALOG[slug];

@@ -74,6 +74,8 @@ export async function sessionsStart(f: StartFlags): Promise<void> {
       ? `already running: ${d.id} (same idempotency key; no new session started)`
       : `started ${d.id} (${d.adapter}, ${d.source})`,
   );
+  const note = (d.info?.model as { note?: string } | undefined)?.note;
+  if (note) warn(note);
   if (d.worktree)
     println(`worktree: ${d.worktree.path} (branch ${d.worktree.branch}, from ${d.worktree.baseCommit.slice(0, 12)})`);
   if (d.provisioning?.state === "queued") println(`provisioning: queued, position ${d.provisioning.position}`);
@@ -105,11 +107,12 @@ export async function sessionsList(json: boolean): Promise<void> {
   if (json) return printJson({ sessions });
   if (sessions.length === 0) return println("no sessions");
   printTable(
-    ["ID", "PARENT", "ADAPTER", "STATE", "ACTIVITY", "TURNS", "PENDING", "VERDICT", "WORKTREE", "LABEL"],
+    ["ID", "PARENT", "ADAPTER", "MODEL", "STATE", "ACTIVITY", "TURNS", "PENDING", "VERDICT", "WORKTREE", "LABEL"],
     sessions.map((s) => [
       s.id,
       s.parentId ?? "-",
       s.adapter,
+      modelOf(s),
       stateOf(s),
       s.activity,
       s.turns,
@@ -119,6 +122,15 @@ export async function sessionsList(json: boolean): Promise<void> {
       s.label ?? "",
     ]),
   );
+}
+
+/** The model the agent runs: the requested one once applied, else what the agent said it runs. */
+function modelOf(s: SessionDescriptor): string {
+  const m = s.info?.model as { requested?: string; applied?: boolean; current?: string } | undefined;
+  const asked = typeof s.options.model === "string" ? s.options.model : undefined;
+  if (!m || typeof m !== "object") return asked ?? "-";
+  if (m.applied) return m.current ?? m.requested ?? "-";
+  return m.requested ? `${m.current ?? "agent default"} (${m.requested} not applied)` : (m.current ?? "-");
 }
 
 function stateOf(s: SessionDescriptor): string {

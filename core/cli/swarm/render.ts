@@ -67,6 +67,10 @@ export function printResults(run: RunRecord): void {
       ];
     }),
   );
+  for (const id of run.plan.order) {
+    const m = run.steps[id]?.model;
+    if (m && !m.applied && m.note) println(red(`${id}: ${m.note}`));
+  }
   println(`run ${run.runId} ${run.state}`);
 }
 
