@@ -21,8 +21,8 @@ export const MODEL_CATALOG: readonly CatalogModel[] = [
   { id: "claude-opus-4-5", provider: "anthropic", description: "large reviewer", contextWindow: 200_000 },
   { id: "gpt-5", provider: "openai", description: "large general model", contextWindow: 400_000 },
   { id: "gpt-5-mini", provider: "openai", description: "small general model", contextWindow: 400_000 },
-  { id: "gemini-2.5-pro", provider: "google", description: "large general model", contextWindow: 1_048_576 },
-  { id: "gemini-2.5-flash", provider: "google", description: "small, fast general model", contextWindow: 1_048_576 },
+  { id: "gemini-2.5-pro", provider: "gemini", description: "large general model", contextWindow: 1_048_576 },
+  { id: "gemini-2.5-flash", provider: "gemini", description: "small, fast general model", contextWindow: 1_048_576 },
   { id: "ext-latest", provider: "ext-judge", description: "external judge backend's current model" },
 ];
 
@@ -52,7 +52,7 @@ export function isKnownModel(id: string): boolean {
 export const PROVIDER_ADAPTERS: Readonly<Record<string, string>> = {
   anthropic: "claude",
   openai: "codex",
-  google: "gemini",
+  gemini: "gemini",
 };
 
 /** The catalog's adapter for a model id: its provider's adapter, or undefined. */

@@ -310,10 +310,14 @@ export const featuresSchema = z.looseObject({
 
 export const llmUpstreamSchema = z.looseObject({
   provider: z
-    .enum(["anthropic", "openai"], { error: "must be anthropic or openai (the API the upstream speaks)" })
-    .describe("The API the upstream speaks: anthropic (Messages) or openai (Chat Completions)"),
+    .enum(["anthropic", "openai", "gemini"], {
+      error: "must be anthropic, openai or gemini (the API the upstream speaks)",
+    })
+    .describe(
+      "The API the upstream speaks: anthropic (Messages), openai (Chat Completions and Responses) or gemini (generateContent)",
+    ),
   baseUrl: httpUrl.describe(
-    "Upstream base URL (anthropic: without /v1, e.g. https://api.anthropic.com; openai: with /v1, e.g. https://api.openai.com/v1); http only to loopback",
+    "Upstream base URL (anthropic: without /v1, e.g. https://api.anthropic.com; openai: with /v1, e.g. https://api.openai.com/v1; gemini: without a version, e.g. https://generativelanguage.googleapis.com); http only to loopback",
   ),
   models: z
     .array(nonEmpty)
@@ -324,7 +328,7 @@ export const llmUpstreamSchema = z.looseObject({
   keyFrom: nonEmpty
     .optional()
     .describe(
-      "Adapter slug whose defaults.adapters.<slug>.auth (apiKey or token) is injected, then credentials.json llm-endpoint/<route name>; default: the provider's catalog adapter (anthropic: claude, openai: codex)",
+      "Adapter slug whose defaults.adapters.<slug>.auth (apiKey or token) is injected, then credentials.json llm-endpoint/<route name>; default: the provider's catalog adapter (anthropic: claude, openai: codex, gemini: gemini)",
     ),
 });
 

@@ -14,25 +14,31 @@ export function utcDay(at: string | number): string {
   return new Date(at).toISOString().slice(0, 10);
 }
 
-/** The two APIs the sidecar speaks; a route's provider names which one its upstream speaks. */
-export type LlmProvider = "anthropic" | "openai";
+/**
+ * The providers whose APIs the sidecar speaks (anthropic: Messages; openai: Chat Completions and
+ * Responses; gemini: generateContent); a route's provider names which one its upstream speaks.
+ */
+export type LlmProvider = "anthropic" | "openai" | "gemini";
 
 /** A route: where a call goes and what it carries. */
 export interface RouteSpec {
   name: string;
   provider: LlmProvider;
-  /** anthropic: without /v1 (the sidecar appends the request path); openai: with /v1 (the sidecar appends the path after /v1). */
+  /**
+   * anthropic and gemini: without a version (the sidecar appends the request path, /v1/… or
+   * /v1beta/…); openai: with /v1 (the sidecar appends the path after /v1).
+   */
   baseUrl: string;
   /** Model ids served here; a trailing `*` matches a prefix. */
   models: string[];
   /**
-   * The credential injected upstream: an API key (anthropic: `x-api-key`; openai: bearer) or a token
-   * (bearer, both). Absent: the route has no key, and a call to it is refused (401, in the API's shape).
+   * The credential injected upstream: an API key (anthropic: `x-api-key`; openai: bearer; gemini:
+   * `x-goog-api-key`) or a token (bearer, all). Absent: the route has no key, and a call to it is refused (401, in the API's shape).
    */
   key?: { kind: "apiKey" | "token"; value: string; from: string };
   /**
    * The adapter slug whose `defaults.adapters.<slug>.auth` supplies the key (config `keyFrom`), named
-   * in the refusal of a route with no key; absent: the provider's catalog adapter (claude, codex).
+   * in the refusal of a route with no key; absent: the provider's catalog adapter (claude, codex, gemini).
    */
   keyFrom?: string;
 }
@@ -87,7 +93,7 @@ export interface CallRecord {
   sessionId: string;
   runId?: string;
   api: LlmProvider;
-  /** The request path, e.g. /v1/messages. */
+  /** The request path without its query, e.g. /v1/messages, /v1beta/models/gemini-2.5-pro:generateContent. */
   path: string;
   route: string;
   /** The model id sent upstream (after a role resolved), and the name the client asked for when it differed. */

@@ -10,16 +10,21 @@
 import type { SpawnAuth } from "../plugin-api/sessions.js";
 import type { LlmProvider } from "./protocol.js";
 
-/** Base-URL variables per provider, and how the URL ends (OpenAI clients expect /v1 in it). */
+/**
+ * Base-URL variables per provider, and how the URL ends (OpenAI clients expect /v1 in it; Gemini
+ * CLI and @google/genai read GOOGLE_GEMINI_BASE_URL and append /v1beta/… themselves).
+ */
 const BASE_URL_ENV: Readonly<Record<LlmProvider, { name: string; path: string }>> = {
   anthropic: { name: "ANTHROPIC_BASE_URL", path: "" },
   openai: { name: "OPENAI_BASE_URL", path: "/v1" },
+  gemini: { name: "GOOGLE_GEMINI_BASE_URL", path: "" },
 };
 
 /** Key variables the providers' SDKs and agents read: each is set to the session's token. */
 export const PROVIDER_TOKEN_ENV: Readonly<Record<LlmProvider, readonly string[]>> = {
   anthropic: ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN"],
   openai: ["OPENAI_API_KEY", "CODEX_API_KEY"],
+  gemini: ["GEMINI_API_KEY", "GOOGLE_API_KEY"],
 };
 
 export interface SessionEnvInput {

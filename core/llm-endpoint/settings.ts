@@ -1,11 +1,12 @@
 /**
- * What the sidecar is told from config: its routes (built-in `anthropic` and `openai`, and
+ * What the sidecar is told from config: its routes (built-in `anthropic`, `openai` and `gemini`, and
  * `llmEndpoint.upstreams` over them), each with the key it injects; the model roles with their
  * `route` and `profile` applied; the budgets and the upstream timeout.
  *
  * A route's key comes from, in order: `defaults.adapters.<slug>.auth` (apiKey, else token) of the
- * route's `keyFrom` (default: the provider's catalog adapter, claude or codex); credentials.json
- * `llm-endpoint/<route>`; the daemon's own environment (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`).
+ * route's `keyFrom` (default: the provider's catalog adapter, claude, codex or gemini); credentials.json
+ * `llm-endpoint/<route>`; the daemon's own environment (`ANTHROPIC_API_KEY`, `OPENAI_API_KEY`,
+ * `GEMINI_API_KEY`).
  * A role's `profile` names an adapter slug whose auth is used for that role's calls instead.
  */
 import type { EffectiveConfig } from "../config/config-service.js";
@@ -29,6 +30,7 @@ export const BUILTIN_ROUTES: Readonly<Record<string, { provider: LlmProvider; ba
     baseUrl: "https://api.openai.com/v1",
     models: ["gpt-*", "o1*", "o3*", "o4*", "codex-*", "chatgpt-*"],
   },
+  gemini: { provider: "gemini", baseUrl: "https://generativelanguage.googleapis.com", models: ["gemini-*"] },
 };
 
 /**
@@ -44,6 +46,7 @@ export const JUDGE_CALL_ROLE = "svc.steward-judge";
 export const PROVIDER_KEY_ENV: Readonly<Record<LlmProvider, string>> = {
   anthropic: "ANTHROPIC_API_KEY",
   openai: "OPENAI_API_KEY",
+  gemini: "GEMINI_API_KEY",
 };
 
 export interface SidecarSettings {

@@ -3,7 +3,7 @@
  * 1. an `acpAgents` entry whose `models.default` is the model or whose `models.allowed` lists it
  *    (in the config's key order): the user said that agent runs that model;
  * 2. the model catalog (core/config/model-catalog.ts): the model's provider's adapter
- *    (anthropic → claude, openai → codex, google → gemini);
+ *    (anthropic → claude, openai → codex, gemini → gemini);
  * 3. otherwise none fits, and the step cannot start (it fails, its dependents are skipped).
  */
 import type { AcpRecipe } from "../config/acp-catalog.js";

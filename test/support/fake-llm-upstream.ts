@@ -1,10 +1,14 @@
 /**
- * A fake model upstream on loopback (plain HTTP, port 0) that speaks both APIs the llm-endpoint
+ * A fake model upstream on loopback (plain HTTP, port 0) that speaks the APIs the llm-endpoint
  * sidecar proxies, with the shapes the official SDKs parse:
  * - Anthropic: `POST /v1/messages` (JSON, or SSE when `stream: true`) and `POST /v1/messages/count_tokens`;
  *   base URL = `url`.
  * - OpenAI: `POST /v1/chat/completions` (JSON, or `data:` chunks ending `data: [DONE]`, with a final
- *   usage chunk when `stream_options.include_usage` is true); base URL = `url + "/v1"`.
+ *   usage chunk when `stream_options.include_usage` is true) and `POST /v1/responses` (JSON, or
+ *   typed SSE events ending `response.completed`); base URL = `url + "/v1"`.
+ * - Gemini: `POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent` (SSE with
+ *   `alt=sse`, else a JSON array of chunks; usage in the last chunk) and `:countTokens`, also under
+ *   /v1; base URL = `url`.
  * Records every request, and has knobs for what the next requests meet: usage numbers, a failure
  * mode (status, reset, hang), a delay before headers, a gate that pauses streams after their
  * first event, and a hold that keeps every answer back until released.
@@ -46,6 +50,27 @@ export interface OpenAiUsage {
   completion_tokens: number;
 }
 
+export interface ResponsesUsage {
+  input_tokens: number;
+  output_tokens: number;
+}
+
+export interface GeminiUsage {
+  promptTokenCount: number;
+  candidatesTokenCount: number;
+}
+
+const GEMINI_PATH = /^\/(?:v1beta|v1)\/models\/[^/:]+:(generateContent|streamGenerateContent|countTokens)$/;
+
+type FakeApi = "anthropic" | "openai" | "responses" | "gemini";
+
+function apiOf(path: string): FakeApi | null {
+  if (path === "/v1/chat/completions") return "openai";
+  if (path === "/v1/responses") return "responses";
+  if (path === "/v1/messages" || path === "/v1/messages/count_tokens") return "anthropic";
+  return GEMINI_PATH.test(path) ? "gemini" : null;
+}
+
 /**
  * What the following requests meet: a normal answer; an error status in the API's shape (500,
  * 529, ...); the socket destroyed once the body is read; no answer ever (until the client goes);
@@ -72,7 +97,7 @@ export interface FakeLlmUpstream {
   port: number;
   requests: FakeRequest[];
   /** Usage the answers report; change freely. */
-  usage: { anthropic: AnthropicUsage; openai: OpenAiUsage };
+  usage: { anthropic: AnthropicUsage; openai: OpenAiUsage; responses: ResponsesUsage; gemini: GeminiUsage };
   /** The reply text; streams send it word by word, one delta per word. */
   reply: string;
   setMode(mode: FakeMode): void;
@@ -106,6 +131,8 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     usage: {
       anthropic: { input_tokens: 25, output_tokens: 7, cache_read_input_tokens: 0, cache_creation_input_tokens: 0 },
       openai: { prompt_tokens: 19, completion_tokens: 5 },
+      responses: { input_tokens: 23, output_tokens: 6 },
+      gemini: { promptTokenCount: 29, candidatesTokenCount: 8 },
     },
     reply: "fake reply from upstream",
     setMode: (m) => {
@@ -194,13 +221,8 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     }
     if (m.kind === "hang") return;
     if (headerDelayMs > 0) await new Promise((r) => setTimeout(r, headerDelayMs));
-    const path = (req.url ?? "").split("?")[0];
-    const api =
-      path === "/v1/chat/completions"
-        ? "openai"
-        : path === "/v1/messages" || path === "/v1/messages/count_tokens"
-          ? "anthropic"
-          : null;
+    const [path = "", query = ""] = (req.url ?? "").split("?");
+    const api = apiOf(path);
     if (req.method !== "POST" || api === null) {
       json(res, 404, { error: { message: `fake upstream: no ${req.method} ${path}` } });
       return;
@@ -210,6 +232,9 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
       if (api === "anthropic") {
         const type = m.status === 529 ? "overloaded_error" : m.status === 429 ? "rate_limit_error" : "api_error";
         json(res, m.status, { type: "error", error: { type, message: `fake upstream answers ${m.status}` } }, headers);
+      } else if (api === "gemini") {
+        const error = { code: m.status, message: `fake upstream answers ${m.status}`, status: "INTERNAL" };
+        json(res, m.status, { error }, headers);
       } else {
         json(
           res,
@@ -226,9 +251,16 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
       json(res, 200, { input_tokens: fake.usage.anthropic.input_tokens });
       return;
     }
-    const events = api === "anthropic" ? anthropicEvents(body, id) : openaiEvents(body, id);
-    if (body.stream !== true) {
-      json(res, 200, api === "anthropic" ? anthropicMessage(body, id) : openaiCompletion(body, id));
+    const method = GEMINI_PATH.exec(path)?.[1];
+    if (method === "countTokens") {
+      json(res, 200, { totalTokens: fake.usage.gemini.promptTokenCount });
+      return;
+    }
+    const model = api === "gemini" ? decodeURIComponent(path.split("/")[3]!.split(":")[0]!) : body.model;
+    const events = EVENTS[api](model, body, id);
+    const streams = method ? method === "streamGenerateContent" : body.stream === true;
+    if (!streams || (method && new URLSearchParams(query).get("alt") !== "sse")) {
+      json(res, 200, method && streams ? geminiChunks(model, id) : ANSWERS[api](model, body, id));
       return;
     }
     res.writeHead(200, {
@@ -257,12 +289,12 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     res.end();
   }
 
-  function anthropicMessage(body: any, id: number) {
+  function anthropicMessage(model: string, _body: unknown, id: number) {
     return {
       id: `msg_fake_${id}`,
       type: "message",
       role: "assistant",
-      model: body.model,
+      model,
       content: [{ type: "text", text: fake.reply }],
       stop_reason: "end_turn",
       stop_sequence: null,
@@ -270,11 +302,16 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     };
   }
 
-  function anthropicEvents(body: any, id: number): string[] {
+  function anthropicEvents(model: string, body: unknown, id: number): string[] {
     const u = fake.usage.anthropic;
     const sse = (data: { type: string; [k: string]: unknown }) =>
       `event: ${data.type}\ndata: ${JSON.stringify(data)}\n\n`;
-    const start = { ...anthropicMessage(body, id), content: [], stop_reason: null, usage: { ...u, output_tokens: 1 } };
+    const start = {
+      ...anthropicMessage(model, body, id),
+      content: [],
+      stop_reason: null,
+      usage: { ...u, output_tokens: 1 },
+    };
     return [
       sse({ type: "message_start", message: start }),
       sse({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
@@ -292,13 +329,13 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     ];
   }
 
-  function openaiCompletion(body: any, id: number) {
+  function openaiCompletion(model: string, _body: unknown, id: number) {
     const u = fake.usage.openai;
     return {
       id: `chatcmpl-fake-${id}`,
       object: "chat.completion",
       created: Math.floor(Date.now() / 1000),
-      model: body.model,
+      model,
       choices: [
         {
           index: 0,
@@ -315,14 +352,14 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
     };
   }
 
-  function openaiEvents(body: any, id: number): string[] {
+  function openaiEvents(model: string, body: any, id: number): string[] {
     const u = fake.usage.openai;
     const withUsage = body.stream_options?.include_usage === true;
     const base = {
       id: `chatcmpl-fake-${id}`,
       object: "chat.completion.chunk",
       created: Math.floor(Date.now() / 1000),
-      model: body.model,
+      model,
     };
     const chunk = (delta: object, finish: string | null) => ({
       ...base,
@@ -350,6 +387,91 @@ export async function startFakeLlmUpstream(): Promise<FakeLlmUpstream> {
       data("[DONE]"),
     ];
   }
+
+  /** A Responses API response object: in progress (no output, no usage) or completed. */
+  function response(model: string, id: number, done: boolean) {
+    const u = fake.usage.responses;
+    return {
+      id: `resp_fake_${id}`,
+      object: "response",
+      created_at: Math.floor(Date.now() / 1000),
+      status: done ? "completed" : "in_progress",
+      model,
+      output: done ? [responseMessage(id, "completed")] : [],
+      parallel_tool_calls: true,
+      tool_choice: "auto",
+      tools: [],
+      usage: done
+        ? {
+            input_tokens: u.input_tokens,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens: u.output_tokens,
+            output_tokens_details: { reasoning_tokens: 0 },
+            total_tokens: u.input_tokens + u.output_tokens,
+          }
+        : null,
+    };
+  }
+
+  function responseMessage(id: number, status: string) {
+    const content = status === "completed" ? [{ type: "output_text", text: fake.reply, annotations: [] }] : [];
+    return { id: `msg_fake_${id}`, type: "message", status, role: "assistant", content };
+  }
+
+  function responsesEvents(model: string, _body: unknown, id: number): string[] {
+    let seq = 0;
+    const sse = (type: string, fields: object) =>
+      `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...fields })}\n\n`;
+    const item = { item_id: `msg_fake_${id}`, output_index: 0 };
+    const part = { ...item, content_index: 0 };
+    const text = { type: "output_text", text: fake.reply, annotations: [] };
+    return [
+      sse("response.created", { response: response(model, id, false) }),
+      sse("response.in_progress", { response: response(model, id, false) }),
+      sse("response.output_item.added", { output_index: 0, item: responseMessage(id, "in_progress") }),
+      sse("response.content_part.added", { ...part, part: { ...text, text: "" } }),
+      ...words(fake.reply).map((delta) => sse("response.output_text.delta", { ...part, delta, logprobs: [] })),
+      sse("response.output_text.done", { ...part, text: fake.reply, logprobs: [] }),
+      sse("response.content_part.done", { ...part, part: text }),
+      sse("response.output_item.done", { output_index: 0, item: responseMessage(id, "completed") }),
+      sse("response.completed", { response: response(model, id, true) }),
+    ];
+  }
+
+  /** One generateContent chunk of `text`; the last (finished) carries the whole usage, earlier ones only the prompt's. */
+  function geminiChunk(model: string, id: number, text: string, last: boolean) {
+    const u = fake.usage.gemini;
+    return {
+      candidates: [{ content: { role: "model", parts: [{ text }] }, index: 0, ...(last && { finishReason: "STOP" }) }],
+      usageMetadata: last
+        ? { ...u, totalTokenCount: u.promptTokenCount + u.candidatesTokenCount }
+        : { promptTokenCount: u.promptTokenCount, totalTokenCount: u.promptTokenCount },
+      modelVersion: model,
+      responseId: `gemini-fake-${id}`,
+    };
+  }
+
+  function geminiChunks(model: string, id: number) {
+    const ws = words(fake.reply);
+    return ws.map((w, i) => geminiChunk(model, id, w, i === ws.length - 1));
+  }
+
+  /** Gemini's SSE separates events with CRLF pairs. */
+  const geminiEvents = (model: string, _body: unknown, id: number): string[] =>
+    geminiChunks(model, id).map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`);
+
+  const ANSWERS: Record<FakeApi, (model: string, body: any, id: number) => unknown> = {
+    anthropic: anthropicMessage,
+    openai: openaiCompletion,
+    responses: (model, _body, id) => response(model, id, true),
+    gemini: (model, _body, id) => geminiChunk(model, id, fake.reply, true),
+  };
+  const EVENTS: Record<FakeApi, (model: string, body: any, id: number) => string[]> = {
+    anthropic: anthropicEvents,
+    openai: openaiEvents,
+    responses: responsesEvents,
+    gemini: geminiEvents,
+  };
 
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   fake.port = (server.address() as AddressInfo).port;

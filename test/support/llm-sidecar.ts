@@ -40,6 +40,8 @@ export interface TestSidecar {
   refusals: Refused[];
   /** Resolves with the n-th call record (1-based) once it has arrived. */
   call(n: number): Promise<CallRecord>;
+  /** Once every earlier call's record is in (a stats round trip): a function awaiting the next record. */
+  nextCall(): Promise<() => Promise<CallRecord>>;
   /** Resolves with the n-th refusal (1-based) once it has arrived. */
   refusal(n: number): Promise<Refused>;
   /** Sends configure again with these fields changed. */
@@ -110,13 +112,19 @@ export async function startSidecar(opts: SidecarOptions): Promise<TestSidecar> {
     send({ type: "stats", id });
     return until(() => got).finally(() => listeners.delete(l));
   };
+  const call = (n: number) => until(() => calls[n - 1]);
   return {
     child,
     port: listening.port,
     url: `http://127.0.0.1:${listening.port}`,
     calls,
     refusals,
-    call: (n) => until(() => calls[n - 1]),
+    call,
+    nextCall: async () => {
+      await stats();
+      const n = calls.length + 1;
+      return () => call(n);
+    },
     refusal: (n) => until(() => refusals[n - 1]),
     configure(patch) {
       config = {

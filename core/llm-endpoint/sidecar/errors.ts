@@ -1,7 +1,8 @@
 /**
  * The sidecar's own error answers, in the shape of the API the client called, so the client's SDK
  * raises its usual error class (by status) with a readable message.
- * Anthropic: {"type":"error","error":{"type","message"}}; OpenAI: {"error":{"message","type","param","code"}}.
+ * Anthropic: {"type":"error","error":{"type","message"}}; OpenAI: {"error":{"message","type","param","code"}};
+ * Gemini: {"error":{"code","message","status"}} (code: the HTTP status; status: Google's canonical code).
  */
 import type { ServerResponse } from "node:http";
 import type { LlmProvider } from "../protocol.js";
@@ -43,8 +44,28 @@ const OPENAI_CODE: Partial<Record<ErrorKind, string>> = {
   rate_limit_error: "rate_limit_exceeded",
 };
 
+const GEMINI_STATUS: Record<ErrorKind, string> = {
+  invalid_request_error: "INVALID_ARGUMENT",
+  authentication_error: "UNAUTHENTICATED",
+  permission_error: "PERMISSION_DENIED",
+  not_found_error: "NOT_FOUND",
+  rate_limit_error: "RESOURCE_EXHAUSTED",
+  api_error: "INTERNAL",
+  overloaded_error: "UNAVAILABLE",
+};
+
+/** Google's canonical code of an error: by its kind, and for a server error by its status (502, 504). */
+function geminiStatus(e: SidecarError): string {
+  if (e.kind === "api_error" && e.status === 502) return "UNAVAILABLE";
+  if (e.kind === "api_error" && e.status === 504) return "DEADLINE_EXCEEDED";
+  if (e.status === 405) return "UNIMPLEMENTED";
+  return GEMINI_STATUS[e.kind];
+}
+
 export function errorBody(api: LlmProvider, e: SidecarError): string {
   if (api === "anthropic") return JSON.stringify({ type: "error", error: { type: e.kind, message: e.message } });
+  if (api === "gemini")
+    return JSON.stringify({ error: { code: e.status, message: e.message, status: geminiStatus(e) } });
   return JSON.stringify({
     error: {
       message: e.message,
@@ -57,7 +78,8 @@ export function errorBody(api: LlmProvider, e: SidecarError): string {
 
 /**
  * A stream already answered 200 cannot change its status: the error goes in as the stream's last
- * event (Anthropic: an `error` event, which its SDK raises; OpenAI: a data line holding an error).
+ * event (Anthropic: an `error` event, which its SDK raises; OpenAI and Gemini: a data line holding
+ * an error, which theirs raise).
  */
 export function errorEvent(api: LlmProvider, e: SidecarError): string {
   return api === "anthropic" ? `event: error\ndata: ${errorBody(api, e)}\n\n` : `data: ${errorBody(api, e)}\n\n`;

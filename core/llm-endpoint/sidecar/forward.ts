@@ -14,7 +14,8 @@ import {
   type ServerResponse,
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { LlmProvider, RouteSpec } from "../protocol.js";
+import type { RouteSpec } from "../protocol.js";
+import type { Op } from "./apis.js";
 import { errorEvent, sendError, type SidecarError } from "./errors.js";
 import { SseUsageTap, usageOfJson, type Usage } from "./usage.js";
 import { UsageChunkFilter } from "./usage-chunk-filter.js";
@@ -52,6 +53,7 @@ const PASSED = new Set([
   "user-agent",
   "idempotency-key",
   "x-app",
+  "x-goog-api-client",
 ]);
 
 /** Response headers that belong to one hop. */
@@ -67,16 +69,17 @@ const HOP = new Set([
 ]);
 
 export interface ForwardRequest {
-  api: LlmProvider;
+  /** The API called: its provider's error shape and key header, its wire's usage. */
+  op: Op;
   target: Target;
   key: NonNullable<RouteSpec["key"]>;
-  /** The path the client called, query included. */
+  /** The path upstream after the target's base path, query included. */
   path: string;
   headers: IncomingHttpHeaders;
   body: Buffer;
   /** The answer's usage counts (not for count_tokens). */
   counts: boolean;
-  /** Drop the usage-only chunk of an OpenAI stream (the sidecar asked for it, the client did not). */
+  /** Drop the usage-only chunk of an OpenAI Chat Completions stream (the sidecar asked for it, the client did not). */
   dropUsageChunk: boolean;
   timeoutMs: number;
   /** performance.now() when the call started. */
@@ -96,12 +99,14 @@ const NO_USAGE: Usage = { inputTokens: 0, outputTokens: 0 };
 const JSON_USAGE_CAP = 8 * 1024 * 1024;
 
 export function forward(res: ServerResponse, f: ForwardRequest, done: (o: ForwardOutcome) => void): void {
-  const upPath = f.target.basePath + (f.api === "openai" ? f.path.slice(3) : f.path);
+  const api = f.op.provider;
+  const upPath = f.target.basePath + f.path;
   const headers: OutgoingHttpHeaders = { "content-length": f.body.length, "accept-encoding": "identity" };
   for (const name in f.headers) {
     if (PASSED.has(name) || name.startsWith("x-stainless-")) headers[name] = f.headers[name];
   }
-  if (f.api === "anthropic" && f.key.kind === "apiKey") headers["x-api-key"] = f.key.value;
+  if (f.key.kind === "apiKey" && api === "anthropic") headers["x-api-key"] = f.key.value;
+  else if (f.key.kind === "apiKey" && api === "gemini") headers["x-goog-api-key"] = f.key.value;
   else headers.authorization = `Bearer ${f.key.value}`;
 
   let finished = false;
@@ -127,12 +132,12 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
     if (finished) return;
     upReq?.destroy();
     if (!res.headersSent) {
-      sendError(res, f.api, e);
+      sendError(res, api, e);
       finish({ status: e.status, usage: NO_USAGE, error });
       return;
     }
     const usage = tap?.usage() ?? NO_USAGE;
-    if (sse) res.end(errorEvent(f.api, e));
+    if (sse) res.end(errorEvent(api, e));
     else res.destroy();
     finish({ status: e.status, usage, error });
   };
@@ -162,7 +167,7 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
     for (const name in r.headers) if (!HOP.has(name)) out[name] = r.headers[name];
     sse = (r.headers["content-type"] ?? "").startsWith("text/event-stream");
     if (sse) {
-      if (f.counts) tap = new SseUsageTap(f.api);
+      if (f.counts) tap = new SseUsageTap(f.op.wire);
       if (f.dropUsageChunk) {
         filter = new UsageChunkFilter();
         delete out["content-length"];
@@ -189,7 +194,7 @@ export function forward(res: ServerResponse, f: ForwardRequest, done: (o: Forwar
       const usage = tap
         ? tap.usage()
         : jsonChunks && jsonBytes <= JSON_USAGE_CAP
-          ? usageOfJson(f.api, Buffer.concat(jsonChunks).toString("utf8"))
+          ? usageOfJson(f.op.wire, Buffer.concat(jsonChunks).toString("utf8"))
           : NO_USAGE;
       finish({ status: r.statusCode ?? 502, usage });
     });

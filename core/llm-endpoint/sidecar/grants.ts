@@ -1,6 +1,7 @@
 /**
  * The session tokens the daemon has granted, and the sessions it has blocked. A client presents
- * its token as `x-api-key` or `authorization: Bearer` (the SDKs send one or the other).
+ * its token as `x-api-key`, `authorization: Bearer`, `x-goog-api-key` or (Gemini) a `?key=` query
+ * parameter (the SDKs send one of them).
  */
 import type { IncomingHttpHeaders } from "node:http";
 
@@ -35,11 +36,10 @@ export class Grants {
     return this.blocked.get(sessionId);
   }
 
-  /** The grant of the request's token, whichever header carries it. */
-  identify(headers: IncomingHttpHeaders): Grant | undefined {
-    const key = headers["x-api-key"];
-    if (typeof key === "string") {
-      const g = this.byToken.get(key);
+  /** The grant of the request's token, whichever header (or `queryKey`, Gemini's `?key=`) carries it. */
+  identify(headers: IncomingHttpHeaders, queryKey?: string): Grant | undefined {
+    for (const key of [headers["x-api-key"], headers["x-goog-api-key"], queryKey]) {
+      const g = typeof key === "string" ? this.byToken.get(key) : undefined;
       if (g) return g;
     }
     const auth = headers.authorization;

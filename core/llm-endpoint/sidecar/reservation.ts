@@ -2,11 +2,13 @@
  * What a call may cost, known before it goes upstream: the tokens the token budgets reserve for it
  * while it is in flight. Input: a quarter of the request body's size in bytes, rounded up, except
  * that each base64 image counts IMAGE_TOKENS instead of its bytes (an image costs tokens by its
- * pixels, not its encoding). Output: the cap the request sets (Anthropic `max_tokens`; OpenAI
- * `max_completion_tokens` or `max_tokens`, the larger, times `n`), or UNCAPPED_OUTPUT_TOKENS when it
- * sets none. count_tokens answers cost nothing and reserve nothing.
+ * pixels, not its encoding). Output: the cap the request sets (Anthropic `max_tokens`; OpenAI Chat
+ * Completions `max_completion_tokens` or `max_tokens`, the larger, times `n`; OpenAI Responses
+ * `max_output_tokens`; Gemini `generationConfig.maxOutputTokens` times `candidateCount`), or
+ * UNCAPPED_OUTPUT_TOKENS (times `n` or `candidateCount`) when it sets none. count_tokens answers
+ * cost nothing and reserve nothing.
  */
-import type { LlmProvider } from "../protocol.js";
+import type { Wire } from "./apis.js";
 
 /** Bytes of request body per estimated input token. */
 export const BYTES_PER_TOKEN = 4;
@@ -33,7 +35,7 @@ const positiveInt = (v: unknown): number | undefined =>
 
 /** The reservation of a call: `body` parsed from `bodyBytes` bytes; `counts` false (count_tokens): none. */
 export function reservationOf(
-  api: LlmProvider,
+  wire: Wire,
   body: Record<string, unknown>,
   bodyBytes: number,
   counts: boolean,
@@ -41,32 +43,46 @@ export function reservationOf(
   if (!counts) return NONE;
   const images = imagePayloads(body);
   const input = Math.ceil(Math.max(0, bodyBytes - images.bytes) / BYTES_PER_TOKEN) + images.count * IMAGE_TOKENS;
-  return { input, ...outputOf(api, body) };
+  return { input, ...outputOf(wire, body) };
 }
 
-function outputOf(api: LlmProvider, body: Record<string, unknown>): Omit<Reservation, "input"> {
-  if (api === "anthropic") {
-    const cap = positiveInt(body.max_tokens);
-    return cap !== undefined
-      ? { output: cap, outputFrom: `max_tokens ${cap}` }
-      : { output: UNCAPPED_OUTPUT_TOKENS, outputFrom: `no max_tokens: the default ${UNCAPPED_OUTPUT_TOKENS}` };
+/** One output cap named `name` (or none: the default), times `n` copies (the request's `per` field). */
+function capped(cap: number | undefined, name: string, n = 1, per = ""): Omit<Reservation, "input"> {
+  const times = n > 1 ? ` x ${per}${n}` : "";
+  return cap !== undefined
+    ? { output: cap * n, outputFrom: `${name} ${cap}${times}` }
+    : { output: UNCAPPED_OUTPUT_TOKENS * n, outputFrom: `no ${name}: the default ${UNCAPPED_OUTPUT_TOKENS}${times}` };
+}
+
+function outputOf(wire: Wire, body: Record<string, any>): Omit<Reservation, "input"> {
+  switch (wire) {
+    case "anthropic":
+      return capped(positiveInt(body.max_tokens), "max_tokens");
+    case "openai-responses":
+      return capped(positiveInt(body.max_output_tokens), "max_output_tokens");
+    case "gemini": {
+      const g = body.generationConfig;
+      return capped(
+        positiveInt(g?.maxOutputTokens),
+        "maxOutputTokens",
+        positiveInt(g?.candidateCount),
+        "candidateCount ",
+      );
+    }
+    case "openai": {
+      const a = positiveInt(body.max_completion_tokens);
+      const b = positiveInt(body.max_tokens);
+      const [cap, name] =
+        b !== undefined && (a === undefined || b > a) ? [b, "max_tokens"] : [a, "max_completion_tokens"];
+      return capped(cap, name, positiveInt(body.n), "n ");
+    }
   }
-  const a = positiveInt(body.max_completion_tokens);
-  const b = positiveInt(body.max_tokens);
-  const n = positiveInt(body.n) ?? 1;
-  const times = n > 1 ? ` x n ${n}` : "";
-  if (a === undefined && b === undefined)
-    return {
-      output: UNCAPPED_OUTPUT_TOKENS * n,
-      outputFrom: `no max_completion_tokens: the default ${UNCAPPED_OUTPUT_TOKENS}${times}`,
-    };
-  const [cap, name] = (a ?? 0) >= (b ?? 0) ? [a!, "max_completion_tokens"] : [b!, "max_tokens"];
-  return { output: cap * n, outputFrom: `${name} ${cap}${times}` };
 }
 
 /**
  * The base64 images in a body, wherever they sit (messages, tool results): an Anthropic block
- * `{type: "image", source: {type: "base64", data}}`, or an OpenAI `data:` URL in an `image_url`.
+ * `{type: "image", source: {type: "base64", data}}`, an OpenAI `data:` URL in an `image_url` (Chat
+ * Completions) or an `input_image` (Responses), or a Gemini `inlineData` of an image type.
  * Walked with a stack (a deep body cannot overflow it); returns their count and base64 bytes.
  */
 function imagePayloads(body: unknown): { count: number; bytes: number } {
@@ -98,5 +114,10 @@ function imageData(o: Record<string, any>): string | undefined {
     const url = typeof o.image_url === "string" ? o.image_url : o.image_url?.url;
     if (typeof url === "string" && url.startsWith("data:")) return url;
   }
+  if (o.type === "input_image" && typeof o.image_url === "string" && o.image_url.startsWith("data:"))
+    return o.image_url;
+  const inline = o.inlineData ?? o.inline_data;
+  const mime = inline?.mimeType ?? inline?.mime_type;
+  if (typeof mime === "string" && mime.startsWith("image/") && typeof inline.data === "string") return inline.data;
   return undefined;
 }

@@ -21,7 +21,8 @@ export interface RouteTable {
 
 export const API_PATH: Record<LlmProvider, string> = {
   anthropic: "POST /v1/messages",
-  openai: "POST /v1/chat/completions",
+  openai: "POST /v1/chat/completions or /v1/responses",
+  gemini: "POST /v1beta/models/{model}:generateContent",
 };
 
 export function matchesModel(patterns: string[], model: string): boolean {

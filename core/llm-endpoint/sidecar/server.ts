@@ -1,13 +1,25 @@
 /**
- * The sidecar's HTTP server (loopback only) and its dispatch: which API a path is, whose token
- * the call carries, whether its body names a model and messages, which route serves the model,
+ * The sidecar's HTTP server (loopback only) and its dispatch: which API a path is (apis.ts), whose
+ * token the call carries, whether its body is what that API takes, which route serves the model,
  * whether the session may call now; then the call goes upstream. Every call whose token names a
  * session ends in exactly one `call` record; each refusal by a limit, a block or a missing key
- * also sends `refused`.
+ * also sends `refused`. A WebSocket upgrade is refused (upgrade.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { CallRecord, ChildMessage, LlmProvider, RefusalReason } from "../protocol.js";
 import { PROVIDER_ADAPTERS } from "../../config/model-catalog.js";
+import {
+  bodyProblem,
+  isPlainObject,
+  isStream,
+  type Op,
+  opOf,
+  providerOfPath,
+  queryKey,
+  requestedModel,
+  SERVED,
+  upstreamPath,
+} from "./apis.js";
 import { sendError, type SidecarError } from "./errors.js";
 import { forward, type ForwardOutcome } from "./forward.js";
 import type { Grant } from "./grants.js";
@@ -15,13 +27,7 @@ import { isRefusal, type Refusal } from "./limits.js";
 import { reservationOf } from "./reservation.js";
 import { resolveRoute } from "./routing.js";
 import type { SidecarState } from "./state.js";
-
-/** The paths served, and whether their answers carry usage. */
-const OPS: Record<string, { api: LlmProvider; counts: boolean }> = {
-  "/v1/messages": { api: "anthropic", counts: true },
-  "/v1/messages/count_tokens": { api: "anthropic", counts: false },
-  "/v1/chat/completions": { api: "openai", counts: true },
-};
+import { refuseUpgrade } from "./upgrade.js";
 
 /** Anthropic allows 32 MB requests; more is refused before it is read. */
 const MAX_BODY = 32 * 1024 * 1024;
@@ -43,24 +49,38 @@ export function createSidecarServer(state: SidecarState, send: (m: ChildMessage)
     }
   });
   server.on("clientError", (_err, socket) => socket.destroy());
+  server.on("upgrade", (req: IncomingMessage, socket) => {
+    const { path, op, api, grant } = dispatch(state, req);
+    const status = refuseUpgrade(socket, api, path, op !== undefined);
+    if (grant)
+      new Call(state, send, grant, api, path, Date.now(), performance.now()).end({
+        status,
+        error: "websocket upgrade refused",
+      });
+  });
   return server;
+}
+
+/** A request's path (without its query), operation, error shape and grant. */
+function dispatch(state: SidecarState, req: IncomingMessage) {
+  const url = req.url ?? "/";
+  const q = url.indexOf("?");
+  const path = q === -1 ? url : url.slice(0, q);
+  const op = opOf(path);
+  const api: LlmProvider = op?.provider ?? providerOfPath(path);
+  const grant = state.grants.identify(req.headers, queryKey(op, url));
+  return { url, path, op, api, grant };
 }
 
 function handle(state: SidecarState, send: (m: ChildMessage) => void, req: IncomingMessage, res: ServerResponse): void {
   const startedAt = performance.now();
   const wallMs = Date.now();
-  const url = req.url ?? "/";
-  const q = url.indexOf("?");
-  const path = q === -1 ? url : url.slice(0, q);
-  const op = OPS[path];
-  const api: LlmProvider = op?.api ?? (path.startsWith("/v1/messages") ? "anthropic" : "openai");
-  const grant = state.grants.identify(req.headers);
+  const { url, path, op, api, grant } = dispatch(state, req);
 
   if (!op || req.method !== "POST") {
-    const known = "POST /v1/messages, POST /v1/messages/count_tokens, POST /v1/chat/completions";
     const message = op
       ? `llm-endpoint: ${path} takes POST, not ${req.method}`
-      : `llm-endpoint: no ${req.method} ${path}; it serves ${known}`;
+      : `llm-endpoint: no ${req.method} ${path}; it serves ${SERVED}`;
     sendError(res, api, {
       status: op ? 405 : 404,
       kind: "not_found_error",
@@ -108,7 +128,7 @@ function handle(state: SidecarState, send: (m: ChildMessage) => void, req: Incom
     if (!c.forwarding && !res.writableFinished) c.end({ status: 499, error: "client disconnected" });
   });
   req.on("end", () => {
-    if (!c.ended) c.start(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), url, op.counts);
+    if (!c.ended) c.start(req, res, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), url, op);
   });
 }
 
@@ -168,7 +188,7 @@ class Call {
   }
 
   /** The body is in: check it, route it, admit it, forward it. */
-  start(req: IncomingMessage, res: ServerResponse, raw: Buffer, url: string, counts: boolean): void {
+  start(req: IncomingMessage, res: ServerResponse, raw: Buffer, url: string, op: Op): void {
     const { state, api, grant } = this;
     const bad = (param: string, message: string) =>
       this.refuse(res, { status: 400, kind: "invalid_request_error", param, message: `llm-endpoint: ${message}` }, {});
@@ -179,11 +199,10 @@ class Call {
       return bad("body", `the request body is not valid JSON (${(err as Error).message.slice(0, 200)})`);
     }
     if (!isPlainObject(body)) return bad("body", "the request body must be a JSON object");
-    if (typeof body.model !== "string" || body.model === "")
-      return bad("model", "model: required, a non-empty string naming the model");
-    if (!Array.isArray(body.messages)) return bad("messages", "messages: required, an array of messages");
-    const requested = body.model;
-    const stream = body.stream === true;
+    const problem = bodyProblem(op, body);
+    if (problem) return bad(problem.param, problem.message);
+    const requested = requestedModel(op, body);
+    const stream = isStream(op, body);
 
     const resolved = resolveRoute(state.table, api, requested);
     if ("error" in resolved) return this.refuse(res, resolved.error, { model: requested, stream });
@@ -213,24 +232,26 @@ class Call {
         "blocked",
       );
     }
-    const reservation = reservationOf(api, body, raw.length, counts);
+    const { counts } = op;
+    const reservation = reservationOf(op.wire, body, raw.length, counts);
     const admitted = state.limits.admit(grant.sessionId, grant.runId, this.startedAt, this.wallMs, reservation);
     if (isRefusal(admitted)) return this.refuse(res, limitError(admitted), fields, admitted.reason);
 
-    let rewritten = model !== requested;
+    // Gemini's model is in the path (upstreamPath), the others' in the body.
+    let rewritten = model !== requested && op.wire !== "gemini";
     if (rewritten) body.model = model;
     let dropUsageChunk = false;
     const so = body.stream_options;
-    if (api === "openai" && stream && (so === undefined || (isPlainObject(so) && so.include_usage !== true))) {
+    if (op.wire === "openai" && stream && (so === undefined || (isPlainObject(so) && so.include_usage !== true))) {
       body.stream_options = { ...so, include_usage: true };
       dropUsageChunk = rewritten = true;
     }
     this.forwarding = true;
     const f = {
-      api,
+      op,
       target: state.targets.get(route.name)!,
       key,
-      path: url,
+      path: upstreamPath(op, url, model),
       headers: req.headers,
       body: rewritten ? Buffer.from(JSON.stringify(body)) : raw,
       counts,
@@ -279,6 +300,3 @@ function limitError(r: Refusal): SidecarError {
     message: r.message,
   };
 }
-
-const isPlainObject = (v: unknown): v is Record<string, any> =>
-  v !== null && typeof v === "object" && !Array.isArray(v);

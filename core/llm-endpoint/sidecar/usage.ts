@@ -2,17 +2,23 @@
  * Token usage read from an upstream's answer, without holding it: a JSON body once it has ended,
  * or a stream's events as they pass (a tap fed the same chunks the client gets).
  * Anthropic input = input_tokens + cache_read_input_tokens + cache_creation_input_tokens;
- * OpenAI input = prompt_tokens, output = completion_tokens.
+ * OpenAI Chat Completions input = prompt_tokens, output = completion_tokens;
+ * OpenAI Responses input = input_tokens, output = output_tokens (in `response.completed`'s `response` when streaming);
+ * Gemini input = promptTokenCount + toolUsePromptTokenCount, output = candidatesTokenCount + thoughtsTokenCount
+ * (`usageMetadata`, the last chunk's when streaming).
  */
 import { StringDecoder } from "node:string_decoder";
-import type { LlmProvider } from "../protocol.js";
+import type { Wire } from "./apis.js";
 
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
 }
 
+const ZERO: Usage = { inputTokens: 0, outputTokens: 0 };
+
 const num = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v >= 0 ? v : undefined);
+const isObject = (v: unknown): v is Record<string, any> => v !== null && typeof v === "object";
 
 /** Anthropic usage fields seen so far (later events overwrite: the counts are whole-message totals). */
 interface AnthropicCounts {
@@ -23,7 +29,7 @@ interface AnthropicCounts {
 }
 
 function mergeAnthropic(acc: AnthropicCounts, u: any): void {
-  if (u === null || typeof u !== "object") return;
+  if (!isObject(u)) return;
   acc.input = num(u.input_tokens) ?? acc.input;
   acc.cacheRead = num(u.cache_read_input_tokens) ?? acc.cacheRead;
   acc.cacheWrite = num(u.cache_creation_input_tokens) ?? acc.cacheWrite;
@@ -35,25 +41,45 @@ const anthropicUsage = (a: AnthropicCounts): Usage => ({
   outputTokens: a.output ?? 0,
 });
 
-function openaiUsage(u: any): Usage | undefined {
-  if (u === null || typeof u !== "object") return undefined;
-  return { inputTokens: num(u.prompt_tokens) ?? 0, outputTokens: num(u.completion_tokens) ?? 0 };
-}
+/** The usage object of each wire other than Anthropic's (whose events merge), or undefined. */
+const USAGE_OF: Record<Exclude<Wire, "anthropic">, (u: any) => Usage | undefined> = {
+  openai: (u) =>
+    isObject(u) ? { inputTokens: num(u.prompt_tokens) ?? 0, outputTokens: num(u.completion_tokens) ?? 0 } : undefined,
+  "openai-responses": (u) =>
+    isObject(u) ? { inputTokens: num(u.input_tokens) ?? 0, outputTokens: num(u.output_tokens) ?? 0 } : undefined,
+  gemini: (u) =>
+    isObject(u)
+      ? {
+          inputTokens: (num(u.promptTokenCount) ?? 0) + (num(u.toolUsePromptTokenCount) ?? 0),
+          outputTokens: (num(u.candidatesTokenCount) ?? 0) + (num(u.thoughtsTokenCount) ?? 0),
+        }
+      : undefined,
+};
 
-/** Usage in a whole JSON answer (a message or a chat completion); zero when it has none. */
-export function usageOfJson(api: LlmProvider, text: string): Usage {
+/** Where a wire's answer (a JSON body, or one stream event) holds its usage object. */
+const usageField = (wire: Wire, data: any, event: boolean): unknown =>
+  wire === "gemini"
+    ? data?.usageMetadata
+    : wire === "openai-responses" && event
+      ? // response.completed, response.incomplete, response.failed
+        data?.response?.usage
+      : data?.usage;
+
+/** Usage in a whole JSON answer; zero when it has none. Gemini's unstreamed streamGenerateContent is an array of chunks: the last with usage counts. */
+export function usageOfJson(wire: Wire, text: string): Usage {
   let body: any;
   try {
     body = JSON.parse(text);
   } catch {
-    return { inputTokens: 0, outputTokens: 0 };
+    return ZERO;
   }
-  if (api === "anthropic") {
+  if (wire === "anthropic") {
     const acc: AnthropicCounts = {};
     mergeAnthropic(acc, body?.usage);
     return anthropicUsage(acc);
   }
-  return openaiUsage(body?.usage) ?? { inputTokens: 0, outputTokens: 0 };
+  if (wire === "gemini" && Array.isArray(body)) body = body.findLast((c) => isObject(c?.usageMetadata));
+  return USAGE_OF[wire](usageField(wire, body, false)) ?? ZERO;
 }
 
 /** Reads usage from a stream's `data:` lines as chunks pass; only lines that mention usage are parsed. */
@@ -61,11 +87,14 @@ export class SseUsageTap {
   private readonly decoder = new StringDecoder("utf8");
   private partial = "";
   private readonly anthropic: AnthropicCounts = {};
-  private openai: Usage | undefined;
+  private last: Usage | undefined;
+  private readonly marker: string;
   /** Whether any event so far carried usage. */
   seen = false;
 
-  constructor(private readonly api: LlmProvider) {}
+  constructor(private readonly wire: Wire) {
+    this.marker = wire === "gemini" ? '"usageMetadata"' : '"usage"';
+  }
 
   feed(chunk: Buffer): void {
     const text = this.partial + this.decoder.write(chunk);
@@ -81,29 +110,27 @@ export class SseUsageTap {
   private line(text: string, start: number, end: number): void {
     if (!text.startsWith("data:", start)) return;
     const line = text.slice(start + 5, end);
-    if (!line.includes('"usage"')) return;
+    if (!line.includes(this.marker)) return;
     let data: any;
     try {
       data = JSON.parse(line);
     } catch {
       return;
     }
-    if (this.api === "anthropic") {
+    if (this.wire === "anthropic") {
       const u =
         data?.type === "message_start" ? data.message?.usage : data?.type === "message_delta" ? data.usage : undefined;
-      if (u !== null && typeof u === "object") {
+      if (isObject(u)) {
         mergeAnthropic(this.anthropic, u);
         this.seen = true;
       }
     } else {
-      this.openai = openaiUsage(data?.usage) ?? this.openai;
-      this.seen = this.openai !== undefined;
+      this.last = USAGE_OF[this.wire](usageField(this.wire, data, true)) ?? this.last;
+      this.seen = this.last !== undefined;
     }
   }
 
   usage(): Usage {
-    return this.api === "anthropic"
-      ? anthropicUsage(this.anthropic)
-      : (this.openai ?? { inputTokens: 0, outputTokens: 0 });
+    return this.wire === "anthropic" ? anthropicUsage(this.anthropic) : (this.last ?? ZERO);
   }
 }

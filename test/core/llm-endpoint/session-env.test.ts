@@ -13,7 +13,7 @@ describe("sessionModelEnv", () => {
       fc.property(
         fc.uniqueArray(value, { minLength: 1, maxLength: 4 }),
         fc.array(fc.dictionary(name, value), { maxLength: 3 }),
-        fc.subarray(["anthropic", "openai"] as LlmProvider[]),
+        fc.subarray(["anthropic", "openai", "gemini"] as LlmProvider[]),
         fc.record({ apiKey: fc.option(value, { nil: undefined }), token: fc.option(value, { nil: undefined }) }),
         (keys, envs, routed, auth) => {
           // Some inherited variables hold keys.
@@ -35,6 +35,21 @@ describe("sessionModelEnv", () => {
         },
       ),
     );
+  });
+
+  it("a routed gemini gets GOOGLE_GEMINI_BASE_URL (Gemini CLI and @google/genai append /v1beta) and both its key variables", () => {
+    const out = sessionModelEnv({
+      port: 4242,
+      token: TOKEN,
+      routed: new Set<LlmProvider>(["gemini"]),
+      keys: new Set(),
+      inherited: [],
+    });
+    expect(out.env).toEqual({
+      GOOGLE_GEMINI_BASE_URL: "http://127.0.0.1:4242",
+      GEMINI_API_KEY: TOKEN,
+      GOOGLE_API_KEY: TOKEN,
+    });
   });
 
   it("points each routed provider's SDK variables at the sidecar with the token, and leaves the others alone", () => {

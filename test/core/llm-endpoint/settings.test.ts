@@ -43,6 +43,21 @@ describe("sidecarSettings", () => {
     expect(token.routes.find((r) => r.name === "openai")!.key).toMatchObject({ kind: "token", value: "tok-o" });
   });
 
+  it("the built-in gemini route serves gemini-* at Google's API with the gemini adapter's key, else the daemon's GEMINI_API_KEY", async () => {
+    const s = await settingsOf({ defaults: { adapters: { gemini: { auth: { apiKey: "gem-a" } } } } });
+    expect(s.routes.find((r) => r.name === "gemini")).toEqual({
+      name: "gemini",
+      provider: "gemini",
+      baseUrl: "https://generativelanguage.googleapis.com",
+      models: ["gemini-*"],
+      keyFrom: "gemini",
+      key: { kind: "apiKey", value: "gem-a", from: "defaults.adapters.gemini.auth.apiKey" },
+    });
+    expect([...routedProviders(s.routes)]).toEqual(["gemini"]);
+    const env = await settingsOf({}, { GEMINI_API_KEY: "env-g" });
+    expect(env.routes.find((r) => r.name === "gemini")!.key).toMatchObject({ from: "the daemon's GEMINI_API_KEY" });
+  });
+
   it("an upstream replaces the built-in of its name; a keyFrom route takes that adapter's key, never the env's; a route without a key is kept, keyless", async () => {
     const s = await settingsOf(
       {

@@ -75,11 +75,7 @@ afterAll(async () => {
 const msg = [{ role: "user" as const, content: "hi" }];
 
 /** The next call record: every earlier call's record is in once a stats round trip is. */
-const nextCall = async () => {
-  await sc.sync();
-  const n = sc.calls.length + 1;
-  return () => sc.call(n);
-};
+const nextCall = () => sc.nextCall();
 
 describe("anthropic", () => {
   test("a call reaches the upstream with the route's key, the API headers, and is recorded with its usage", async () => {

@@ -73,3 +73,32 @@ test("Anthropic without max_tokens reserves the default; count_tokens reserves n
   });
   expect(reservationOf("anthropic", { model: "m", messages: [] }, 40, false)).toMatchObject({ input: 0, output: 0 });
 });
+
+test("Responses reserve max_output_tokens and count input_image data URLs; Gemini reserves maxOutputTokens x candidateCount and counts inlineData images", () => {
+  const url = `data:image/png;base64,${"B".repeat(40_000)}`;
+  const [resp, respBytes] = sized({
+    model: "m",
+    input: [{ role: "user", content: [{ type: "input_image", image_url: url }] }],
+    max_output_tokens: 300,
+  });
+  expect(reservationOf("openai-responses", resp, respBytes, true)).toEqual({
+    input: Math.ceil((respBytes - url.length) / 4) + 1600,
+    output: 300,
+    outputFrom: "max_output_tokens 300",
+  });
+  const data = "C".repeat(40_000);
+  const [gem, gemBytes] = sized({
+    contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/png", data } }] }],
+    generationConfig: { maxOutputTokens: 100, candidateCount: 2 },
+  });
+  expect(reservationOf("gemini", gem, gemBytes, true)).toEqual({
+    input: Math.ceil((gemBytes - data.length) / 4) + 1600,
+    output: 200,
+    outputFrom: "maxOutputTokens 100 x candidateCount 2",
+  });
+  expect(reservationOf("gemini", { contents: [] }, 40, true)).toMatchObject({
+    output: 4096,
+    outputFrom: "no maxOutputTokens: the default 4096",
+  });
+  expect(reservationOf("gemini", { contents: [] }, 40, false)).toMatchObject({ input: 0, output: 0 });
+});

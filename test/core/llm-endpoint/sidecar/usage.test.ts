@@ -87,3 +87,55 @@ test("JSON answers: anthropic input counts cache reads and writes; no usage or n
   expect(usageOfJson("openai", "{}")).toEqual({ inputTokens: 0, outputTokens: 0 });
   expect(usageOfJson("anthropic", "<html>")).toEqual({ inputTokens: 0, outputTokens: 0 });
 });
+
+const responsesStream =
+  sse({ type: "response.created", response: { id: "r", status: "in_progress", usage: null } }, "response.created") +
+  sse({ type: "response.output_text.delta", delta: 'ünï "usage"' }, "response.output_text.delta") +
+  sse(
+    {
+      type: "response.completed",
+      response: { id: "r", usage: { input_tokens: 21, output_tokens: 4, total_tokens: 25 } },
+    },
+    "response.completed",
+  );
+
+/** Gemini's SSE: CRLF-separated chunks, each with the prompt's count, the last with the candidates' too. */
+const geminiStream = [
+  { candidates: [{ content: { parts: [{ text: "ünï" }] } }], usageMetadata: { promptTokenCount: 31 } },
+  {
+    candidates: [{ content: { parts: [{ text: " done" }] }, finishReason: "STOP" }],
+    usageMetadata: { promptTokenCount: 31, candidatesTokenCount: 9, thoughtsTokenCount: 2, totalTokenCount: 42 },
+  },
+]
+  .map((c) => `data: ${JSON.stringify(c)}\r\n\r\n`)
+  .join("");
+
+test("property: Responses and Gemini streams' usage does not depend on how they are chunked", () => {
+  fc.assert(
+    fc.property(fc.array(fc.nat(), { maxLength: 12 }), (at) => {
+      const r = new SseUsageTap("openai-responses");
+      for (const c of cut(responsesStream, at)) r.feed(c);
+      expect(r.usage()).toEqual({ inputTokens: 21, outputTokens: 4 });
+      const g = new SseUsageTap("gemini");
+      for (const c of cut(geminiStream, at)) g.feed(c);
+      expect(g.usage()).toEqual({ inputTokens: 31, outputTokens: 11 });
+      expect(g.seen).toBe(true);
+    }),
+  );
+});
+
+test("JSON answers: Responses' top-level usage; Gemini's usageMetadata, also the last of an unstreamed chunk array", () => {
+  expect(usageOfJson("openai-responses", JSON.stringify({ usage: { input_tokens: 5, output_tokens: 3 } }))).toEqual({
+    inputTokens: 5,
+    outputTokens: 3,
+  });
+  const meta = { promptTokenCount: 8, toolUsePromptTokenCount: 1, candidatesTokenCount: 4 };
+  expect(usageOfJson("gemini", JSON.stringify({ usageMetadata: meta }))).toEqual({ inputTokens: 9, outputTokens: 4 });
+  expect(
+    usageOfJson("gemini", JSON.stringify([{ usageMetadata: { promptTokenCount: 8 } }, { usageMetadata: meta }, {}])),
+  ).toEqual({ inputTokens: 9, outputTokens: 4 });
+  expect(usageOfJson("gemini", JSON.stringify({ usage: { input_tokens: 5 } }))).toEqual({
+    inputTokens: 0,
+    outputTokens: 0,
+  });
+});
