@@ -21,28 +21,9 @@ ready() {
   [ -x "$bin" ] && "$bin" --version | grep -q "^v$major\." &&
     { [ "${#extras[@]}" -eq 0 ] || [ -d "$dir/node_modules/@ai-sdk/mcp" ]; }
 }
-if ! ready; then
-  # Several runs on one machine share the cache: one installs while the others wait on its lock,
-  # and the install goes to a staging folder renamed into place, so that no run ever sees (or
-  # leaves, under kill -9) a half-installed tree.
-  cache="$(dirname "$dir")"
-  mkdir -p "$cache"
-  exec 9>"$dir.lock"
-  flock 9
-  if ! ready; then
-    echo "test-node: fetching Node $major (the npm \`node\` package) ${extras[*]} into $dir" >&2
-    rm -rf "$dir".staging.* # what an install killed midway left; only the lock holder installs
-    stage="$(mktemp -d "$dir.staging.XXXXXX")"
-    echo '{"private": true}' > "$stage/package.json"
-    npm install --prefix "$stage" --no-audit --no-fund "node@$major" "${extras[@]}" >&2
-    # A stale tree (another major's binary, or no extras) was installed here by this script.
-    [ -e "$dir" ] && mv "$dir" "$stage.old"
-    mv "$stage" "$dir"
-    rm -rf "$stage.old"
-    ready || { echo "test-node: Node $major did not install into $dir" >&2; exit 1; }
-  fi
-  exec 9>&-
-fi
+# shellcheck source=lib/cached-install.sh
+. scripts/lib/cached-install.sh
+cached_install "$dir" ready "node@$major" "${extras[@]}"
 [ "${#extras[@]}" -gt 0 ] && export SVC_TEST_AI_SDK_MCP="$dir"
 echo "test-node: $("$bin" --version) runs: vitest run $*" >&2
 PATH="$dir/node_modules/.bin:$PATH" exec "$bin" node_modules/vitest/vitest.mjs run "$@"

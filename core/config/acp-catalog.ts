@@ -50,6 +50,17 @@ export const ACP_CATALOG: Readonly<Record<string, AcpRecipe>> = Object.freeze({
     description: "Google's Gemini CLI in ACP mode (older releases use --experimental-acp)",
     install_hint: "npm install -g @google/gemini-cli",
     apiKeyEnv: "GEMINI_API_KEY",
+    env: {
+      // Headless, Gemini CLI refuses a folder the user has not trusted in its own TUI; the session's
+      // cwd is the one its caller chose.
+      GEMINI_CLI_TRUST_WORKSPACE: "true",
+    },
+    // Offered client fs, Gemini 0.61 cannot create a file: svc answers the read of a missing path
+    // with ACP's resource-not-found error, Gemini's ENOENT mapping misses it, and write_file fails
+    // with "Error checking existing file". Without client fs it uses its own file tools.
+    clientCapabilities: { fs: { readTextFile: false, writeTextFile: false } },
+    // Its ACP models list offers a few ids; any other goes in by flag.
+    selectModel: { args: ["--model", "{model}"] },
   },
   claude: {
     bin: "claude-agent-acp",
@@ -57,6 +68,20 @@ export const ACP_CATALOG: Readonly<Record<string, AcpRecipe>> = Object.freeze({
     description: "Claude Code through the ACP adapter built on the Claude Agent SDK",
     install_hint: "npm install -g @agentclientprotocol/claude-agent-acp (formerly @zed-industries/claude-code-acp)",
     apiKeyEnv: "ANTHROPIC_API_KEY",
+    env: {
+      // The adapter takes any non-empty IS_SANDBOX as a sandbox and then asks Claude Code to skip
+      // permissions, which as root accepts IS_SANDBOX=1 only (IS_SANDBOX=yes fails every start).
+      IS_SANDBOX: "${IS_SANDBOX:+1}",
+    },
+    // Its model option offers aliases (default, opus, sonnet, haiku); a full id goes in by env.
+    selectModel: { env: "ANTHROPIC_MODEL" },
+    startHints: [
+      {
+        // The adapter takes any IS_SANDBOX as a sandbox, Claude Code as root accepts only 1.
+        match: "cannot be used with root",
+        hint: "Claude Code as root accepts IS_SANDBOX=1 only: set acpAgents.claude.env.IS_SANDBOX to 1 (or unset IS_SANDBOX)",
+      },
+    ],
   },
   codex: {
     bin: "codex-acp",
@@ -64,6 +89,16 @@ export const ACP_CATALOG: Readonly<Record<string, AcpRecipe>> = Object.freeze({
     description: "OpenAI Codex through its ACP adapter",
     install_hint: "npm install -g @agentclientprotocol/codex-acp (formerly @zed-industries/codex-acp)",
     apiKeyEnv: "OPENAI_API_KEY",
+    env: {
+      // No browser login from a daemon: the agent offers its api-key method only.
+      NO_BROWSER: "1",
+      // Codex ignores OPENAI_BASE_URL: where it is set (the model proxy sets it per session), a
+      // provider of that base URL speaking the Responses API is given on codex's command line
+      // (codex-acp turns these into `-c model_provider=… -c model_providers.svc={…}`).
+      MODEL_PROVIDER: "${OPENAI_BASE_URL:+svc}",
+      CODEX_CONFIG:
+        '{"model_providers":{"svc":{"name":"svc","base_url":"${OPENAI_BASE_URL}","wire_api":"responses","env_key":"OPENAI_API_KEY"}}}',
+    },
   },
   opencode: {
     bin: "opencode",

@@ -24,6 +24,7 @@ import { ClientFs, type ClientFsOptions } from "./client-fs.js";
 import { sessionSecrets, StderrTail } from "./stderr-tail.js";
 import { authMethodFor, listMethods, type AdvertisedAuthMethod } from "./authentication.js";
 import { chooseModel, spawnModel } from "./model-choice.js";
+import { expandRecipeEnv } from "./recipe-env.js";
 import { agentRefused, rpcErrorOf } from "./start-error.js";
 
 const HANDSHAKE_TIMEOUT_MS = 30_000;
@@ -293,7 +294,7 @@ function exitedAlready(child: { exitCode: number | null; signalCode: string | nu
 /** The agent's environment: the daemon's, the recipe's `env`, the runtime's (the session token), the session id, its auth, and the shim first on PATH. */
 function agentEnv(spec: SessionStartSpec, recipe: AcpRecipe): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = prependPath(
-    { ...process.env, ...recipe.env, ...spec.env, SVC_SESSION_ID: spec.sessionId },
+    expandRecipeEnv(recipe.env, { ...process.env, ...recipe.env, ...spec.env, SVC_SESSION_ID: spec.sessionId }),
     spec.pathPrepend,
   );
   const secret = spec.auth?.apiKey ?? spec.auth?.token;

@@ -7,7 +7,6 @@
  */
 import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:net";
 import { join } from "node:path";
@@ -19,7 +18,7 @@ import { runCli, useDaemonProcess, type DaemonProcess } from "../support/cli.js"
 import { startFakeLlmUpstream, type FakeLlmUpstream } from "../support/fake-llm-upstream.js";
 import { fixtureAgent } from "../core/sessions/harness.js";
 import { freePort } from "../support/http.js";
-import { processAlive } from "../support/process-alive.js";
+import { environOf, processAlive } from "../support/process-alive.js";
 
 const ANTHROPIC_KEY = `sk-ant-e2e-${randomBytes(12).toString("hex")}`;
 const OPENAI_KEY = `sk-proj-e2e-${randomBytes(12).toString("hex")}`;
@@ -66,16 +65,6 @@ async function ask(d: DaemonProcess, sessionId: string, req: Record<string, unkn
 }
 
 const status = (d: DaemonProcess) => json(d.fetch("/llm-endpoint/status"));
-
-function environOf(pid: number): Record<string, string> {
-  const raw = readFileSync(`/proc/${pid}/environ`, "utf8");
-  return Object.fromEntries(
-    raw
-      .split("\0")
-      .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
-  );
-}
 
 /** A fake upstream for the enclosing describe, started before its daemon. */
 function useFakeUpstream(): () => FakeLlmUpstream {

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { sessionSentinel } from "../support/agentpush.js";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { describe, expect, it } from "vitest";
@@ -20,16 +21,7 @@ const fx = useDaemonProcess({ prefix: "svc-e2e-sentinel-session-", config: { acp
 describe("a sentinel with a session target, end to end", () => {
   it("delivers a pushed event into an ACP session as a prompt, and parks events once the session has ended", async () => {
     const { descriptor } = await body(fx.daemon.fetch("/sessions", json({ adapter: "echo", cwd: fx.home })));
-    const created = await fx.daemon.fetch(
-      "/sentinels",
-      json({
-        match: [{ subject: "ci:acme/api*" }],
-        until: { kind: "never" },
-        target: { kind: "session", sessionId: descriptor.id },
-        provider: "agentpush",
-        label: "ci",
-      }),
-    );
+    const created = await fx.daemon.fetch("/sentinels", json(sessionSentinel(descriptor.id, "ci:acme/api*")));
     expect(created.status).toBe(201);
     const sentinel = await body(created);
     const push = await fx.daemon.fetch(

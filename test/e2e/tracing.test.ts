@@ -6,12 +6,13 @@
  * planted secret never appears in any exported byte; with the default redactor no prompt text
  * leaves; a dead endpoint breaks nothing.
  */
+import { sessionSentinel } from "../support/agentpush.js";
 import { randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { environOf } from "../support/process-alive.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli, useDaemonProcess, type DaemonProcess } from "../support/cli.js";
 import { startFakeLlmUpstream, type FakeLlmUpstream } from "../support/fake-llm-upstream.js";
@@ -45,16 +46,6 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }
-}
-
-function environOf(pid: number): Record<string, string> {
-  const raw = readFileSync(`/proc/${pid}/environ`, "utf8");
-  return Object.fromEntries(
-    raw
-      .split("\0")
-      .filter(Boolean)
-      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
-  );
 }
 
 const prompt = (d: DaemonProcess, id: string, text: string) =>
@@ -117,18 +108,7 @@ describe("a traced daemon (traceRedactor secrets, endpoint from OTEL_EXPORTER_OT
     );
     const { descriptor: parent } = await json(d.fetch("/sessions", post({ adapter: "tracer", cwd: fx.home })));
     // A sentinel's event delivered to the session.
-    await json(
-      d.fetch(
-        "/sentinels",
-        post({
-          match: [{ subject: "ci:acme/api*" }],
-          until: { kind: "never" },
-          target: { kind: "session", sessionId: parent.id },
-          provider: "agentpush",
-          label: "ci",
-        }),
-      ),
-    );
+    await json(d.fetch("/sentinels", post(sessionSentinel(parent.id, "ci:acme/api*"))));
     expect(
       (
         await d.fetch(

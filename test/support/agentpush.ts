@@ -37,3 +37,14 @@ export function stormEvent(
     data: { ...data, pad: "p".repeat(n % 3000) },
   };
 }
+
+/** The body of a never-ending `agentpush` sentinel labelled `ci` that prompts session `sessionId` with events on `subject`. */
+export function sessionSentinel(sessionId: string, subject: string): Record<string, unknown> {
+  return {
+    match: [{ subject }],
+    until: { kind: "never" },
+    target: { kind: "session", sessionId },
+    provider: "agentpush",
+    label: "ci",
+  };
+}

@@ -1,0 +1,29 @@
+import { describe, expect, it } from "vitest";
+import { expandRecipeEnv } from "../../../plugins/acp/recipe-env.js";
+
+describe("a recipe's env may name the agent's final environment", () => {
+  const recipe = { CODEX_CONFIG: '{"openai_base_url":"${OPENAI_BASE_URL}"}', PLAIN: "x" };
+
+  it("replaces each ${NAME} with its value", () => {
+    const env = expandRecipeEnv(recipe, { ...recipe, OPENAI_BASE_URL: "http://127.0.0.1:9/v1" });
+    expect(env.CODEX_CONFIG).toBe('{"openai_base_url":"http://127.0.0.1:9/v1"}');
+    expect(env.PLAIN).toBe("x");
+  });
+
+  it("leaves out a value that names a variable the environment lacks or has empty", () => {
+    expect(expandRecipeEnv(recipe, { ...recipe })).not.toHaveProperty("CODEX_CONFIG");
+    expect(expandRecipeEnv(recipe, { ...recipe, OPENAI_BASE_URL: "" })).not.toHaveProperty("CODEX_CONFIG");
+  });
+
+  it("gives ${NAME:+word} as word when NAME is set, and leaves it out when not", () => {
+    const withWord = { MODEL_PROVIDER: "${OPENAI_BASE_URL:+svc}" };
+    expect(expandRecipeEnv(withWord, { ...withWord, OPENAI_BASE_URL: "u" }).MODEL_PROVIDER).toBe("svc");
+    expect(expandRecipeEnv(withWord, { ...withWord })).not.toHaveProperty("MODEL_PROVIDER");
+  });
+
+  it("keeps $${ as a literal ${, never expands a variable into itself, and lets another layer's value stand", () => {
+    expect(expandRecipeEnv({ A: "$${HOME}" }, { A: "$${HOME}", HOME: "/h" }).A).toBe("${HOME}");
+    expect(expandRecipeEnv({ A: "${A}" }, { A: "${A}" })).not.toHaveProperty("A");
+    expect(expandRecipeEnv(recipe, { ...recipe, CODEX_CONFIG: "{}", OPENAI_BASE_URL: "u" }).CODEX_CONFIG).toBe("{}");
+  });
+});
