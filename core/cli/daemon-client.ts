@@ -87,6 +87,32 @@ export class DaemonClient {
     return res;
   }
 
+  /**
+   * Opens a streaming GET (e.g. `/sessions/:id/events?follow=1`) and returns its response once the
+   * headers arrived; the daemon's refusal is thrown as {@link request} throws it (`not_found`, …).
+   * Through `--remote` it is refused: a pairing carries requests, not streams.
+   */
+  async stream(path: string, signal: AbortSignal): Promise<Response & { body: ReadableStream<Uint8Array> }> {
+    if (remotePairing !== undefined)
+      throw new SvcError("usage", `${path.split("?")[0]} streams, and --remote carries requests, not streams`);
+    let res: Response;
+    try {
+      res = await fetch(this.baseUrl + path, { headers: this.headers(), signal });
+    } catch (err) {
+      throw this.unanswered(err);
+    }
+    if (res.ok && res.body) return res as Response & { body: ReadableStream<Uint8Array> };
+    const text = await res.text().catch(() => "");
+    throw answerError(res.status, text ? safeJson(text) : undefined);
+  }
+
+  private unanswered(err: unknown): SvcError {
+    return new SvcError(
+      "daemon_not_running",
+      `the svc daemon (pid ${this.info.pid}) at ${this.baseUrl} did not answer: ${(err as Error).message}`,
+    );
+  }
+
   private headers(json = false): Record<string, string> {
     return {
       authorization: `Bearer ${this.info.token}`,
@@ -106,20 +132,20 @@ export class DaemonClient {
         timeoutMs: init.timeoutMs ?? 60_000,
       });
     } catch (err) {
-      throw new SvcError(
-        "daemon_not_running",
-        `the svc daemon (pid ${this.info.pid}) at ${this.baseUrl} did not answer: ${(err as Error).message}`,
-      );
+      throw this.unanswered(err);
     }
     const parsed = res.text ? safeJson(res.text) : undefined;
-    if (res.status < 200 || res.status >= 300) {
-      const e = (parsed as { error?: { code?: string; message?: string; details?: unknown } })?.error;
-      throw new SvcError((e?.code as never) ?? "internal", e?.message ?? `daemon answered ${res.status}`, {
-        details: e?.details as never,
-      });
-    }
+    if (res.status < 200 || res.status >= 300) throw answerError(res.status, parsed);
     return parsed as T;
   }
+}
+
+/** The daemon's `{error: {code, message, details}}` answer as the SvcError it was. */
+function answerError(status: number, parsed: unknown): SvcError {
+  const e = (parsed as { error?: { code?: string; message?: string; details?: unknown } })?.error;
+  return new SvcError((e?.code as never) ?? "internal", e?.message ?? `daemon answered ${status}`, {
+    details: e?.details as never,
+  });
 }
 
 interface DaemonRequestInit {

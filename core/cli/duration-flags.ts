@@ -96,5 +96,5 @@ export const RUN_TIMEOUT_FLAG: DurationFlag = {
   examples: ["600s", "30m", "2h"],
 };
 
-/** `svc logs --since`, `svc sentinel replay --since`. */
+/** `svc logs --since`, `svc sentinel replay --since`, `svc sessions follow --since`. */
 export const SINCE_FLAG: TimeFlag = { flag: "--since", examples: ["30s", "10m", "2h", "1d", "1w"] };

@@ -215,7 +215,7 @@ export const OPERATIONS = {
       "GET /conversations/:id",
     ],
     ["session_list", "session_recap"],
-    ["sessions list", "sessions show", "sessions export"],
+    ["sessions list", "sessions show", "sessions follow", "sessions export"],
   ),
   "session.start": op(
     "start an agent session from a configured adapter",

@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { RUN_TIMEOUT_FLAG, durationHelp } from "../duration-flags.js";
+import { RUN_TIMEOUT_FLAG, SINCE_FLAG, durationHelp, timeHelp } from "../duration-flags.js";
 
 const collect = (v: string, prev: string[] = []) => [...prev, v];
 
@@ -28,7 +28,7 @@ function startOptions(cmd: Command): Command {
     .option("--json", "machine-readable output");
 }
 
-/** `svc sessions start|run|list|show|judge|prompt|stop|resume|export|terminal`. */
+/** `svc sessions start|run|list|show|follow|judge|prompt|stop|resume|export|terminal`. */
 export function registerSessions(program: Command): void {
   const sessions = program.command("sessions").description("Agent and terminal sessions run by the daemon");
   startOptions(sessions.command("start").description("Start an agent session (config defaults merged)")).action(
@@ -78,6 +78,19 @@ export function registerSessions(program: Command): void {
     .action(async (id: string, opts: { json?: boolean }) => {
       const { sessionsShow } = await import("../sessions/verbs.js");
       await sessionsShow(id, opts.json === true);
+    });
+  sessions
+    .command("follow")
+    .description(
+      "Print a session's transcript as readable lines, then each entry as it is written, until the session ends or Ctrl-C",
+    )
+    .argument("<id>")
+    .option("--json", "the transcript's entries as they are, one JSON object per line")
+    .option("--since <time>", timeHelp("only entries written since then", SINCE_FLAG))
+    .option("--after <seq>", "only entries after this transcript seq (a --json line's seq)")
+    .action(async (id: string, opts: { json?: boolean; since?: string; after?: string }) => {
+      const { sessionsFollow } = await import("../sessions/follow.js");
+      await sessionsFollow(id, opts);
     });
   sessions
     .command("judge")
