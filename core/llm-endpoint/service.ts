@@ -69,6 +69,9 @@ function totalsOf(m: Map<string, Totals>, id: string): Totals {
 /** The pseudo-session the steward's judge calls are counted under. */
 export const STEWARD_GRANT = "steward";
 
+/** How long `noted` waits for the sidecar's answer before it gives up. */
+const NOTED_WAIT_MS = 1000;
+
 export const SIDECAR_ENTRY = fileURLToPath(new URL("./sidecar/main.js", import.meta.url));
 
 export class LlmEndpointService implements ModelAccess {
@@ -86,6 +89,9 @@ export class LlmEndpointService implements ModelAccess {
   private starting: Promise<void> | undefined;
   private unsubscribe: Array<() => void> = [];
   private enabled = false;
+  /** `noted` round trips awaiting the sidecar's `stats` answer, by id. */
+  private readonly roundTrips = new Map<number, () => void>();
+  private nextRoundTrip = 0;
 
   constructor(private readonly d: LlmEndpointDeps) {
     this.log = new UsageLog(d.home);
@@ -266,6 +272,28 @@ export class LlmEndpointService implements ModelAccess {
     this.supervisor?.send({ type: "revoke", token: g.token });
   }
 
+  /**
+   * A round trip to the sidecar (a `stats` message): its answer comes after every call record it
+   * sent before it, so once it is in, every call that had ended is noted. A call's record is sent
+   * before its client has the whole answer, so the calls of a turn its agent ended are all in.
+   */
+  noted(_sessionId: string): Promise<void> {
+    const sup = this.supervisor;
+    if (sup?.status().state !== "running") return Promise.resolve();
+    const id = ++this.nextRoundTrip;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.roundTrips.delete(id);
+        resolve();
+      };
+      const timer = setTimeout(done, NOTED_WAIT_MS);
+      timer.unref();
+      this.roundTrips.set(id, done);
+      sup.send({ type: "stats", id });
+    });
+  }
+
   private grantMessage(g: Grant): ParentMessage {
     const s = this.bySession.get(g.sessionId);
     const r = g.runId ? this.byRun.get(g.runId) : undefined;
@@ -320,6 +348,7 @@ export class LlmEndpointService implements ModelAccess {
 
   private onMessage(m: ChildMessage): void {
     if (m.type === "call") return this.onCall(m.record);
+    if (m.type === "stats") return this.roundTrips.get(m.id)?.();
     if (m.type !== "refused") return;
     for (const t of [
       totalsOf(this.bySession, m.sessionId),

@@ -8,6 +8,7 @@ import type {
 } from "../plugin-api/sessions.js";
 import type { TranscriptWriter } from "./transcript.js";
 import type { ModelUsage } from "./model-access.js";
+import { TurnModelHealth } from "./turn-model-health.js";
 import type { Fired } from "./context-policy.js";
 import type { ContextUse, SessionDescriptor, SessionState, SessionVerdict, TurnResult } from "./types.js";
 
@@ -30,6 +31,11 @@ export interface LiveSessionHooks {
   onQuota(session: LiveSession, report: { profile: string; remaining: number; window: string }): void;
   /** The agent reported its context use (ACP `usage_update`: tokens `used` of a window of `size`). */
   onUsage(session: LiveSession, report: { used: number; size: number }): void;
+  /**
+   * The agent ended a turn: resolves once the model calls it made are all noted (the sidecar's
+   * reports may trail the agent's answer); undefined when there is nothing to wait for.
+   */
+  modelCallsNoted?(session: LiveSession): Promise<void> | undefined;
 }
 
 /** What a session is given at its start and keeps: its descriptor's fixed fields. */
@@ -71,6 +77,8 @@ export class LiveSession {
   lastStopReason?: string;
   lastTurnErrorMessage?: string;
   stalledSinceMs?: number;
+  /** The stall is the model calls' (every one failing, watchdog.ts): activity does not clear it, a successful call does. */
+  stalledByModelCalls = false;
   endedAt?: number;
   exit?: SessionDescriptor["exit"];
   /** `stop` asked for the end: whoever reports the exit, it is recorded with error "stopped". */
@@ -83,6 +91,8 @@ export class LiveSession {
   readonly quotaWindowsSignalled = new Set<string>();
   /** Model calls through the llm-endpoint sidecar (set at the first). */
   modelUsage: ModelUsage | undefined;
+  /** What those calls say about the current turn (turn-model-health.ts). */
+  readonly modelHealth = new TurnModelHealth();
   /** The latest context use reported (context-continuity.ts). */
   context?: ContextUse;
   /** The context thresholds fired and not re-armed (context-policy.ts). */
@@ -170,7 +180,15 @@ export class LiveSession {
   private activity(output: boolean): void {
     this.lastActivityAt = this.hooks.now();
     if (output) this.turnHadOutput = true;
+    if (!this.stalledByModelCalls) this.stalledSinceMs = undefined;
+  }
+
+  /** A model call of this session ended (through the sidecar): counted for the turn; a success ends a stall of failing calls. */
+  noteModelCall(call: { status: number; error?: string }): void {
+    if (this.modelHealth.note(call, this.hooks.now()) !== "ok" || !this.stalledByModelCalls) return;
+    this.stalledByModelCalls = false;
     this.stalledSinceMs = undefined;
+    this.lastTurnErrorMessage = undefined;
   }
 
   /** Queues or runs a prompt. The runtime has already applied the policy to `urgency`. */
@@ -227,13 +245,26 @@ export class LiveSession {
     this.turnHadOutput = false;
     this.lastActivityAt = this.hooks.now();
     this.stalledSinceMs = undefined;
+    this.stalledByModelCalls = false;
     this.lastTurnErrorMessage = undefined;
+    this.modelHealth.begin();
     this.transcript.append("prompt", { promptId: p.promptId, sender: p.sender, text: p.text });
     let result: TurnResult;
     try {
       const outcome = await this.handle!.prompt!(p.text);
-      result = { promptId: p.promptId, stopReason: outcome.stopReason, text: this.turnText };
+      const noted = this.hooks.modelCallsNoted?.(this);
+      if (noted) await noted;
+      // An agent whose every model call failed may still say end_turn: the turn is an error all the same.
+      const failed = this.modelHealth.end(outcome.stopReason);
+      result = {
+        promptId: p.promptId,
+        stopReason: outcome.stopReason,
+        text: this.turnText,
+        ...(failed ? { error: failed } : {}),
+      };
+      if (failed) this.lastTurnErrorMessage = failed;
     } catch (err) {
+      this.modelHealth.end(undefined);
       const message = (err as Error)?.message ?? String(err);
       result = { promptId: p.promptId, stopReason: "error", text: this.turnText, error: message };
       this.lastTurnErrorMessage = message;
@@ -243,6 +274,7 @@ export class LiveSession {
     this.lastTurnEndedAt = this.hooks.now();
     this.lastStopReason = result.stopReason;
     this.stalledSinceMs = undefined;
+    this.stalledByModelCalls = false;
     this.transcript.append(result.error ? "turn.failed" : "turn.ended", result);
     if (this.state === "busy") this.state = "idle";
     this.settle(result);

@@ -16,6 +16,12 @@ export interface ModelAccess {
   }): Promise<{ env: Record<string, string>; auth?: SpawnAuth } | undefined>;
   /** The session ended: its access stops at once. */
   close(sessionId: string): void;
+  /**
+   * Resolves once every call of the session that ended before now has been noted
+   * (`noteModelCall`): the turn loop waits for it before it judges a turn by its calls. Bounded:
+   * it resolves after a short wait when the proxy does not answer.
+   */
+  noted?(sessionId: string): Promise<void>;
 }
 
 /** A session's model calls through the proxy, as its descriptor shows them. */

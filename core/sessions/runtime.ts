@@ -50,7 +50,7 @@ import type {
   StartResult,
   TurnResult,
 } from "./types.js";
-import { checkStall, stalePrompts } from "./watchdog.js";
+import { checkModelStall, checkStall, stalePrompts } from "./watchdog.js";
 
 const MAX_ENDED = 500;
 
@@ -111,6 +111,7 @@ export class SessionRuntime implements SessionHost {
           window: u.size,
           source: "agent",
         }),
+      modelCallsNoted: (s) => (s.modelHealth.proxied ? this.modelAccess?.noted?.(s.id) : undefined),
     };
     this.context = new ContextContinuity({
       policy: () => contextPolicy(this.cfg().defaults?.contextContinuity),
@@ -415,6 +416,7 @@ export class SessionRuntime implements SessionHost {
       ...(merged.auth ? { auth: merged.auth } : {}),
     });
     const auth = access ? access.auth : merged.auth;
+    session.modelHealth.proxied = access !== undefined;
     try {
       const spec = {
         sessionId: id,
@@ -644,7 +646,7 @@ export class SessionRuntime implements SessionHost {
     const threshold = cfg.daemon.turnStallAfterMs;
     const staleMs = messagingPolicy(cfg).pendingPromptStaleMinutes * 60_000;
     for (const s of this.sessions.values()) {
-      if (checkStall(s, now, threshold)) {
+      if (checkStall(s, now, threshold) || checkModelStall(s, now, threshold)) {
         s.transcript.append("session.stalled", {
           stalledSinceMs: s.stalledSinceMs,
           lastTurnErrorMessage: s.lastTurnErrorMessage,
@@ -712,6 +714,7 @@ export class SessionRuntime implements SessionHost {
     if (call.status >= 500 || call.status === 499) u.failed++;
     u.lastModel = call.model;
     u.lastCallAt = call.at;
+    s.noteModelCall(call);
     // A call that the upstream answered tells the session's context use (count_tokens answers no call).
     if (call.status >= 200 && call.status < 300 && call.inputTokens > 0)
       this.reportContextUse(sessionId, { model: call.model, inputTokens: call.inputTokens, source: "llm-endpoint" });

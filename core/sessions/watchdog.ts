@@ -18,6 +18,24 @@ export function checkStall(s: LiveSession, now: number, thresholdMs: number): bo
   return true;
 }
 
+/**
+ * The model-call rule: a busy agent session whose model calls through the llm-endpoint sidecar
+ * have all failed for at least `thresholdMs` (with one failing within it) is stalled however many
+ * updates its agent sends (one retrying a dead upstream keeps saying "Reconnecting…"):
+ * `stalledSinceMs` is the first failure since the last success, `lastTurnErrorMessage` says why. Activity does
+ * not clear it; a successful call or the turn's end does. Returns true when newly stalled.
+ */
+export function checkModelStall(s: LiveSession, now: number, thresholdMs: number): boolean {
+  if (!(thresholdMs > 0)) return false;
+  if (s.fixed.kind !== "agent" || s.state !== "busy" || s.stalledSinceMs !== undefined) return false;
+  const failing = s.modelHealth.failing(now, thresholdMs);
+  if (!failing) return false;
+  s.stalledSinceMs = failing.sinceMs;
+  s.stalledByModelCalls = true;
+  s.lastTurnErrorMessage = failing.reason;
+  return true;
+}
+
 /** Queued prompts that just crossed the stale age (each is reported once). */
 export function stalePrompts(s: LiveSession, now: number, staleMs: number): PendingPrompt[] {
   if (!s.live || !(staleMs > 0)) return [];

@@ -535,3 +535,48 @@ describe("the context policy acts on what the sidecar sees (feature on)", () => 
     expect((await transcript(d.eventsPath)).filter((l) => l.type === "context.hard-stop")).toHaveLength(1);
   });
 });
+
+describe("a turn whose every model call fails (feature on)", () => {
+  const { upstream, fx } = useLlmDaemon("svc-e2e-llm-fail-", { config: { sessions: { attentionDelaySec: 0 } } });
+  const call = JSON.stringify({ api: "anthropic", model: "claude-sonnet-4-5" });
+
+  it("ends as an error though the agent said end_turn; the session shows attention; a swarm step with it fails", async () => {
+    upstream().setMode({ kind: "status", status: 503 });
+    const d = await startSession(fx.daemon, "llm");
+    const out = await json(
+      fx.daemon.fetch(`/sessions/${d.id}/prompt`, {
+        method: "POST",
+        body: JSON.stringify({ text: call, wait: true }),
+        headers: { "content-type": "application/json" },
+      }),
+    );
+    const error = "every model call of this turn failed (1 call): status 503";
+    expect(JSON.parse(out.result.text)).toMatchObject({ ok: false, status: 503 });
+    expect(out.result).toMatchObject({ stopReason: "end_turn", error });
+    const desc = (await json(fx.daemon.fetch(`/sessions/${d.id}`))).descriptor;
+    expect(desc).toMatchObject({ activity: "attention", lastStopReason: "end_turn", lastTurnErrorMessage: error });
+    expect(desc.modelUsage).toMatchObject({ calls: 1, failed: 1 });
+    const turnEnd = (await readFile(d.eventsPath, "utf8"))
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l))
+      .find((l) => l.type === "turn.failed");
+    expect(turnEnd?.data).toMatchObject({ stopReason: "end_turn", error });
+    await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
+
+    const file = join(fx.home, "dead-upstream.swarm.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        schema: "svc/swarm/v1",
+        name: "dead",
+        steps: [{ id: "a", model: "x", adapter: "llm", prompt: call }],
+      }),
+    );
+    const r = await runCli(["run-swarm", file, "--json"], { home: fx.home, cwd: fx.home });
+    expect(r.code, r.stderr).toBe(1);
+    const { run } = JSON.parse(r.stdout);
+    expect(run.state).toBe("failed");
+    expect(run.steps.a).toMatchObject({ state: "failed", stopReason: "end_turn", error });
+  });
+});
