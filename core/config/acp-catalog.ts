@@ -32,10 +32,23 @@ export interface AcpRecipe {
    * (case-insensitive), its start error ends with `hint`.
    */
   startHints?: Array<{ match: string; hint: string }>;
+  /**
+   * `{ supported: false, why }` for an agent that does not take the model proxy's base URLs and
+   * session token (docs/llm-endpoint.md): its sessions say so (`info.modelProxy`), and
+   * `svc llm-endpoint status` lists them.
+   */
+  modelProxy?: { supported: false; why: string };
 }
 
 /** Recipe fields that describe the agent itself: a config entry shadowing a catalog slug inherits them. */
-export const AGENT_TRAITS = ["apiKeyEnv", "auth", "selectModel", "clientCapabilities", "startHints"] as const;
+export const AGENT_TRAITS = [
+  "apiKeyEnv",
+  "auth",
+  "selectModel",
+  "clientCapabilities",
+  "startHints",
+  "modelProxy",
+] as const;
 
 /**
  * The curated catalog: real agents that speak the Agent Client Protocol today. A config
@@ -106,6 +119,18 @@ export const ACP_CATALOG: Readonly<Record<string, AcpRecipe>> = Object.freeze({
     name: "OpenCode",
     description: "sst's OpenCode agent in ACP mode",
     install_hint: "npm install -g opencode-ai",
+    apiKeyEnv: "OPENAI_API_KEY",
+    env: {
+      // Where OPENAI_BASE_URL is set (the model proxy sets it per session), an OpenAI-compatible
+      // provider `svc` of that base URL, with the requested model (default gpt-5), over the
+      // user's own opencode configuration.
+      OPENCODE_CONFIG_CONTENT:
+        '{"provider":{"svc":{"npm":"@ai-sdk/openai-compatible","name":"svc","options":{"baseURL":"${OPENAI_BASE_URL}","apiKey":"{env:OPENAI_API_KEY}"},"models":{"${SVC_OPENCODE_MODEL:-gpt-5}":{"name":"${SVC_OPENCODE_MODEL:-gpt-5}","tool_call":true}}}},"model":"svc/${SVC_OPENCODE_MODEL:-gpt-5}","small_model":"svc/${SVC_OPENCODE_MODEL:-gpt-5}"}',
+      OPENCODE_DISABLE_AUTOUPDATE: "1",
+      // No fetch of the models.dev catalogue at every start.
+      OPENCODE_DISABLE_MODELS_FETCH: "1",
+    },
+    selectModel: { env: "SVC_OPENCODE_MODEL" },
   },
   goose: {
     bin: "goose",
@@ -113,5 +138,9 @@ export const ACP_CATALOG: Readonly<Record<string, AcpRecipe>> = Object.freeze({
     name: "Goose",
     description: "Block's Goose agent in ACP mode",
     install_hint: "see https://block.github.io/goose/docs/getting-started/installation",
+    modelProxy: {
+      supported: false,
+      why: "Goose takes its provider's host from its own configuration (OPENAI_HOST, ANTHROPIC_HOST), not the base URLs svc sets; not tried here (it is not on npm)",
+    },
   },
 });

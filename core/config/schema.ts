@@ -230,6 +230,13 @@ export const acpAgentSchema = z.looseObject({
     .array(z.looseObject({ match: nonEmpty, hint: nonEmpty }))
     .optional()
     .describe("Likely fixes named when a start error or stderr contains match"),
+  modelProxy: z
+    .looseObject({
+      supported: z.literal(false).describe("The agent does not take the model proxy's base URLs and token"),
+      why: nonEmpty.describe("Why, as its sessions and `svc llm-endpoint status` say"),
+    })
+    .optional()
+    .describe("{supported: false, why} for an agent the llm-endpoint cannot proxy"),
 });
 
 const worktreesFields = {

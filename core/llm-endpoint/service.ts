@@ -176,6 +176,7 @@ export class LlmEndpointService implements ModelAccess {
     url?: string;
     routes: Array<{ name: string; provider: string; baseUrl: string; models: string[]; key: string | null }>;
     sessions: number;
+    notProxied: Array<{ sessionId: string; adapter: string; why: string }>;
   } {
     const sidecar = this.supervisor?.status() ?? { state: "stopped" as const, restarts: 0 };
     const port = this.supervisor?.boundPort;
@@ -191,7 +192,18 @@ export class LlmEndpointService implements ModelAccess {
         key: r.key ? r.key.from : null,
       })),
       sessions: this.grants.size,
+      notProxied: this.notProxied(),
     };
+  }
+
+  /** Live sessions whose agent does not take the sidecar's base URLs and token (its recipe's `modelProxy`). */
+  private notProxied(): Array<{ sessionId: string; adapter: string; why: string }> {
+    return this.d.sessions.list().flatMap((s) => {
+      const m = s.info?.modelProxy as { proxied?: unknown; why?: unknown } | undefined;
+      return s.state !== "ended" && m?.proxied === false
+        ? [{ sessionId: s.id, adapter: s.adapter, why: typeof m.why === "string" ? m.why : "" }]
+        : [];
+    });
   }
 
   usage(filter: { sessionId?: string; runId?: string } = {}): {

@@ -62,6 +62,9 @@ export function llmEndpointTools(service: LlmEndpointService): ToolDef[] {
       .array(loose("A route: name, provider, baseUrl, models, key (where its key comes from, never the key)"))
       .describe("The routes"),
     sessions: z.number().describe("Sessions holding a token now"),
+    notProxied: z
+      .array(loose("A live session whose agent the sidecar cannot serve: sessionId, adapter, why"))
+      .describe("Live sessions whose agent does not take the sidecar's base URLs and token"),
   };
   return [
     {

@@ -53,7 +53,7 @@ export async function startAcpSession(
   const { recipe } = resolved;
   const model = typeof spec.options.model === "string" ? spec.options.model : undefined;
   const byRecipe = spawnModel(recipe, model);
-  const env = { ...agentEnv(spec, recipe), ...byRecipe.env };
+  const env = agentEnv(spec, recipe, byRecipe.env);
   const args = [...(recipe.bin_args ?? []), ...byRecipe.args];
   const child = spawn(recipe.bin, args, { cwd: spec.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
   const secrets = sessionSecrets(spec.auth, env);
@@ -180,6 +180,7 @@ export async function startAcpSession(
       source: resolved.source,
       bin: recipe.bin,
     };
+    if (recipe.modelProxy?.supported === false) agentInfo.modelProxy = { proxied: false, why: recipe.modelProxy.why };
     authMethods = init.authMethods as AdvertisedAuthMethod[] | undefined;
     const methodId = authMethodFor(spec.adapter, authMethods, recipe, holdsKey(spec, recipe, env));
     if (methodId !== undefined) {
@@ -291,12 +292,14 @@ function exitedAlready(child: { exitCode: number | null; signalCode: string | nu
   return child.exitCode !== null || child.signalCode !== null;
 }
 
-/** The agent's environment: the daemon's, the recipe's `env`, the runtime's (the session token), the session id, its auth, and the shim first on PATH. */
-function agentEnv(spec: SessionStartSpec, recipe: AcpRecipe): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = prependPath(
-    expandRecipeEnv(recipe.env, { ...process.env, ...recipe.env, ...spec.env, SVC_SESSION_ID: spec.sessionId }),
-    spec.pathPrepend,
-  );
+/**
+ * The agent's environment: the daemon's, the recipe's `env` (its `${NAME}` references expanded,
+ * {@link expandRecipeEnv}), the runtime's (the session token), the model the recipe's
+ * `selectModel.env` carries, the session id, its auth, and the shim first on PATH.
+ */
+function agentEnv(spec: SessionStartSpec, recipe: AcpRecipe, model: Record<string, string>): NodeJS.ProcessEnv {
+  const merged = { ...process.env, ...recipe.env, ...spec.env, ...model, SVC_SESSION_ID: spec.sessionId };
+  const env: NodeJS.ProcessEnv = prependPath(expandRecipeEnv(recipe.env, merged), spec.pathPrepend);
   const secret = spec.auth?.apiKey ?? spec.auth?.token;
   if (secret) env[recipe.apiKeyEnv ?? "SVC_ADAPTER_API_KEY"] = secret;
   if (spec.auth?.mode) env.SVC_ADAPTER_AUTH_MODE = spec.auth.mode;

@@ -2,10 +2,11 @@
  * A recipe's `env` values may name variables of the agent's final environment as `${NAME}` (for
  * example a base URL the model proxy sets per session). Each reference is replaced by its value;
  * a value that names a variable the environment lacks (or has empty) is left out entirely, so an
- * agent is never started with half a setting. `${NAME:+word}` is `word` when NAME is set and
- * non-empty (as in the shell), so that a setting can go with another one. `$${` is a literal `${`.
+ * agent is never started with half a setting. As in the shell, `${NAME:+word}` is `word` when NAME
+ * is set and non-empty (so that a setting can go with another one), and `${NAME:-word}` is NAME's
+ * value, or `word` when it is unset or empty (which never leaves the value out). `$${` is a literal `${`.
  */
-const REF = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::\+([^}]*))?\}/g;
+const REF = /\$(\$?)\{([A-Za-z_][A-Za-z0-9_]*)(?::([+-])([^}]*))?\}/g;
 
 export function expandRecipeEnv(
   recipeEnv: Readonly<Record<string, string>> | undefined,
@@ -18,11 +19,13 @@ export function expandRecipeEnv(
     // Another layer (the session's own env) set this variable over the recipe: it stands.
     if (env[name] !== value) continue;
     let missing = false;
-    const expanded = value.replace(REF, (whole: string, literal: string, ref: string, word?: string) => {
+    const expanded = value.replace(REF, (whole: string, literal: string, ref: string, op?: string, word?: string) => {
       if (literal) return whole.slice(1);
       const v = ref === name ? undefined : env[ref];
-      if (v === undefined || v === "") missing = true;
-      return word ?? v ?? "";
+      const unset = v === undefined || v === "";
+      if (op === "-") return unset ? word! : v;
+      if (unset) missing = true;
+      return op === "+" ? word! : (v ?? "");
     });
     if (missing) delete out[name];
     else out[name] = expanded;

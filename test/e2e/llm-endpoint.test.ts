@@ -135,7 +135,13 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
     openai: true,
     config: { models: { "review.small": { model: "claude-haiku-4-5", route: "anthropic" } } },
     // A recipe that carries the key in its env: overwritten with the session's token.
-    agents: { llmkeyed: fixtureAgent("llm-agent.mjs", { env: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }) },
+    agents: {
+      llmkeyed: fixtureAgent("llm-agent.mjs", { env: { ANTHROPIC_API_KEY: ANTHROPIC_KEY } }),
+      // An agent whose recipe says the sidecar cannot serve it.
+      ownhost: fixtureAgent("echo-agent.mjs", {
+        modelProxy: { supported: false, why: "it reads its own host setting" },
+      }),
+    },
   });
 
   it("the sidecar runs on loopback, its status names where each key comes from and never a key", async () => {
@@ -183,6 +189,19 @@ describe("the llm-endpoint sidecar in a daemon (feature on)", () => {
       await fx.daemon.fetch(`/sessions/${d.id}/stop`, { method: "POST" });
     },
   );
+
+  it("a session of an agent the sidecar cannot serve says so, and the status lists it while it runs", async () => {
+    const d = fx.daemon;
+    const session = await startSession(d, "ownhost");
+    expect(session.info.modelProxy).toEqual({ proxied: false, why: "it reads its own host setting" });
+    expect((await status(d)).notProxied).toEqual([
+      { sessionId: session.id, adapter: "ownhost", why: "it reads its own host setting" },
+    ]);
+    const cli = await runCli(["llm-endpoint", "status"], { home: fx.home });
+    expect(cli.stdout).toContain(`not proxied: session ${session.id} (ownhost): it reads its own host setting`);
+    await d.fetch(`/sessions/${session.id}/stop`, { method: "POST" });
+    expect((await status(d)).notProxied).toEqual([]);
+  });
 
   it("a role name routes by the role's route and model", async () => {
     const d = await startSession(fx.daemon, "llm");

@@ -14,6 +14,7 @@ interface Status {
   url?: string;
   routes: Array<{ name: string; provider: string; baseUrl: string; models: string[]; key: string | null }>;
   sessions: number;
+  notProxied?: Array<{ sessionId: string; adapter: string; why: string }>;
 }
 
 async function client(): Promise<DaemonClient> {
@@ -46,6 +47,7 @@ function printStatus(s: Status): void {
     );
   if (sc.lastError) println(`last error: ${sc.lastError}`);
   println(`sessions holding a token: ${s.sessions}`);
+  for (const n of s.notProxied ?? []) println(`not proxied: session ${n.sessionId} (${n.adapter}): ${n.why}`);
   for (const r of s.routes)
     println(
       `route ${r.name}: ${r.provider} ${r.baseUrl} models ${r.models.join(" ") || "(by role only)"}; key: ${r.key ?? "none (calls to it are refused)"}`,

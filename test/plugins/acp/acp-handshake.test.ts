@@ -181,6 +181,16 @@ describe("ACP model choice: the requested model reaches the agent", () => {
   });
 });
 
+describe("an agent the model proxy cannot serve", () => {
+  it("says so in the session's info (and so in its transcript)", async () => {
+    await handshake({}, { modelProxy: { supported: false, why: "it reads its own host setting" } });
+    const { descriptor } = await startAndAsk();
+    expect(descriptor.info?.modelProxy).toEqual({ proxied: false, why: "it reads its own host setting" });
+    await h!.runtime.get(descriptor.id).transcript.flushed();
+    expect(await readFile(descriptor.eventsPath, "utf8")).toContain("it reads its own host setting");
+  });
+});
+
 describe("ACP permission requests", () => {
   it("records the option svc chose in the transcript", async () => {
     await handshake({ FX_PERMISSION: "1" });

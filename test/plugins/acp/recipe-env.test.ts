@@ -21,6 +21,13 @@ describe("a recipe's env may name the agent's final environment", () => {
     expect(expandRecipeEnv(withWord, { ...withWord })).not.toHaveProperty("MODEL_PROVIDER");
   });
 
+  it("gives ${NAME:-word} as NAME's value, or word when NAME is unset or empty", () => {
+    const m = { MODEL: '{"model":"${SVC_MODEL:-gpt-5}"}' };
+    expect(expandRecipeEnv(m, { ...m, SVC_MODEL: "gpt-6" }).MODEL).toBe('{"model":"gpt-6"}');
+    expect(expandRecipeEnv(m, { ...m, SVC_MODEL: "" }).MODEL).toBe('{"model":"gpt-5"}');
+    expect(expandRecipeEnv(m, { ...m }).MODEL).toBe('{"model":"gpt-5"}');
+  });
+
   it("keeps $${ as a literal ${, never expands a variable into itself, and lets another layer's value stand", () => {
     expect(expandRecipeEnv({ A: "$${HOME}" }, { A: "$${HOME}", HOME: "/h" }).A).toBe("${HOME}");
     expect(expandRecipeEnv({ A: "${A}" }, { A: "${A}" })).not.toHaveProperty("A");

@@ -61,7 +61,19 @@ const AGENTS: AgentCase[] = [
     models: ["gemini-*"],
     model: "gemini-2.5-pro",
   },
+  {
+    slug: "opencode",
+    pkg: "opencode-ai",
+    provider: "openai",
+    suffix: "/v1",
+    // Not gpt-*: for those OpenCode offers apply_patch in place of write.
+    models: ["scripted-*"],
+    model: "scripted-open-1",
+  },
 ];
+
+/** How long a wait may take before it counts as a hang: real agents on a busy machine, never a speed check. */
+const GUARD_MS = 300_000;
 
 let installed: AgentsOrSkip | undefined;
 beforeAll(async () => {
@@ -102,7 +114,10 @@ function git(cwd: string, ...args: string[]): string {
 
 const only = process.env.SVC_LIVE_AGENTS?.split(",");
 for (const agent of AGENTS.filter((a) => !only || only.includes(a.slug))) {
-  describe(`${agent.slug} (${agent.pkg}@${AGENT_PINS[agent.pkg]}) under svc, from the catalog`, () => {
+  // A real agent beside the rest of the suite on a busy machine: a guard against a hang, not a speed check.
+  describe(`${agent.slug} (${agent.pkg}@${AGENT_PINS[agent.pkg]}) under svc, from the catalog`, {
+    timeout: 600_000,
+  }, () => {
     const KEY = `sk-${agent.slug}-live-${randomBytes(12).toString("hex")}`;
     let server: ScriptedModelServer;
     let repo = "";
@@ -134,6 +149,9 @@ for (const agent of AGENTS.filter((a) => !only || only.includes(a.slug))) {
                   provider: agent.provider,
                   baseUrl: server.url + agent.suffix,
                   models: agent.models,
+                  // The key configured for this agent serves its route (by default a route takes
+                  // the key of its provider's own agent: openai's is codex's).
+                  keyFrom: agent.slug,
                 },
               },
             },
@@ -154,10 +172,10 @@ for (const agent of AGENTS.filter((a) => !only || only.includes(a.slug))) {
     /** Stops the session and waits until no process of it is left. */
     const stopAndGone = async (sessionId: string) => {
       await d().fetch(`/sessions/${sessionId}/stop`, { method: "POST" });
-      // A guard against a hang, not a speed check (until's default).
       await until(
         () => (processesOf(sessionId).length === 0 ? true : undefined),
         `no process of session ${sessionId} left`,
+        GUARD_MS,
       );
     };
 
@@ -172,7 +190,7 @@ for (const agent of AGENTS.filter((a) => !only || only.includes(a.slug))) {
 
       const file = join(repo, "notes", `from-${agent.slug}.txt`);
       const first = await prompt(descriptor.id, writeFilePrompt(file, `hello from ${agent.slug}`));
-      expect(first.stopReason).toBe("end_turn");
+      expect(first.stopReason, JSON.stringify(first)).toBe("end_turn");
       expect((await readFile(file, "utf8")).trim()).toBe(`hello from ${agent.slug}`);
       const second = await prompt(descriptor.id, "What is two and two?");
       expect(second.stopReason).toBe("end_turn");
@@ -210,17 +228,23 @@ for (const agent of AGENTS.filter((a) => !only || only.includes(a.slug))) {
 
     it("gets a sentinel's event as a prompt", async (ctx) => {
       if (skip) return ctx.skip();
-      const { descriptor } = await body(d().fetch("/sessions", json({ adapter: agent.slug, cwd: repo })));
+      const { descriptor } = await body(
+        d().fetch("/sessions", json({ adapter: agent.slug, cwd: repo, options: { model: agent.model } })),
+      );
       const sentinel = await body(d().fetch("/sentinels", json(sessionSentinel(descriptor.id, "ci:acme/*"))));
       const push = await d().fetch(
         "/providers/agentpush/events",
         json({ id: `ev-${agent.slug}`, type: "ci.build.failed", subjects: ["ci:acme/api"] }),
       );
       expect(push.status).toBe(200);
-      const recap = await until(async () => {
-        const r = await body(d().fetch(`/sessions/${descriptor.id}/recap`));
-        return r.lastResult ? r : undefined;
-      }, "the event's turn");
+      const recap = await until(
+        async () => {
+          const r = await body(d().fetch(`/sessions/${descriptor.id}/recap`));
+          return r.lastResult ? r : undefined;
+        },
+        "the event's turn",
+        GUARD_MS,
+      );
       // The scripted model echoes the prompt's first 40 characters: `[svc sentinel <id>…`.
       expect(recap.lastResult.text).toContain(`ok: [svc sentinel ${sentinel.id.slice(0, 20)}`);
       await stopAndGone(descriptor.id);
@@ -244,10 +268,14 @@ for (const agent of AGENTS.filter((a) => !only || only.includes(a.slug))) {
         ],
       };
       const { run } = await body(d().fetch("/swarm/runs", json({ swarm, baseDir: repo })));
-      const done = await until(async () => {
-        const got = await body(d().fetch(`/swarm/runs/${run.runId}`));
-        return got.run.state !== "running" ? got.run : undefined;
-      }, "the run to end");
+      const done = await until(
+        async () => {
+          const got = await body(d().fetch(`/swarm/runs/${run.runId}`));
+          return got.run.state !== "running" ? got.run : undefined;
+        },
+        "the run to end",
+        GUARD_MS,
+      );
       expect(done.state, JSON.stringify(done.steps)).toBe("succeeded");
       expect((await readFile(file, "utf8")).trim()).toBe("step one");
       expect(done.steps.report.output).toContain("ok: Report:");
@@ -263,3 +291,37 @@ for (const agent of AGENTS.filter((a) => !only || only.includes(a.slug))) {
     });
   });
 }
+
+describe("without a key or the model proxy, a start that needs one shows the agent's own error", () => {
+  let skip: string | undefined;
+  const fx = useDaemonProcess({
+    prefix: "svc-live-nokey-",
+    setup: async ({ home }) => {
+      if (!installed || "skip" in installed) {
+        skip = installed && "skip" in installed ? installed.skip : "the agents were not installed";
+        return;
+      }
+      const userHome = join(home, "user-home");
+      await mkdir(userHome);
+      return {
+        env: {
+          PATH: installed.agents.path,
+          HOME: userHome,
+          OPENAI_API_KEY: "",
+          CODEX_API_KEY: "",
+          OPENAI_BASE_URL: "",
+        },
+      };
+    },
+  });
+
+  it("codex: Authentication required, with where the key goes", async (ctx) => {
+    if (skip) return ctx.skip();
+    const res = await fx.daemon.fetch("/sessions", json({ adapter: "codex", cwd: fx.home }));
+    const { error } = (await res.json()) as { error: { message: string; details: { agentError: { code: number } } } };
+    expect(res.status).toBe(503);
+    expect(error.message).toContain('ACP agent "codex" refused session/new: Authentication required');
+    expect(error.message).toContain("defaults.adapters.codex.auth.apiKey");
+    expect(error.details.agentError.code).toBe(-32000);
+  });
+});
