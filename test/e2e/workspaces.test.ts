@@ -211,8 +211,8 @@ describe("the provisioning queue on a real daemon", () => {
     while ((await states())[0]?.state !== "running" && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
     const table = (await cli(["sessions", "ls"])).stdout;
-    expect(table).toMatch(new RegExp(`${ids[1]}\\s+-\\s+echo\\s+starting \\(queued #1\\)`));
-    expect(table).toMatch(new RegExp(`${ids[2]}\\s+-\\s+echo\\s+starting \\(queued #2\\)`));
+    expect(table).toMatch(new RegExp(`${ids[1]}\\s+-\\s+echo\\s+-\\s+starting \\(queued #1\\)`));
+    expect(table).toMatch(new RegExp(`${ids[2]}\\s+-\\s+echo\\s+-\\s+starting \\(queued #2\\)`));
     // The same positions through the MCP tool session_list.
     const client = new Client({ name: "lister", version: "0.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL("/mcp", fx.daemon.baseUrl)));
