@@ -299,7 +299,7 @@ function exitedAlready(child: { exitCode: number | null; signalCode: string | nu
  */
 function agentEnv(spec: SessionStartSpec, recipe: AcpRecipe, model: Record<string, string>): NodeJS.ProcessEnv {
   const merged = { ...process.env, ...recipe.env, ...spec.env, ...model, SVC_SESSION_ID: spec.sessionId };
-  const env: NodeJS.ProcessEnv = prependPath(expandRecipeEnv(recipe.env, merged), spec.pathPrepend);
+  const env: NodeJS.ProcessEnv = prependPath(expandRecipeEnv(recipe.env, merged, process.env), spec.pathPrepend);
   const secret = spec.auth?.apiKey ?? spec.auth?.token;
   if (secret) env[recipe.apiKeyEnv ?? "SVC_ADAPTER_API_KEY"] = secret;
   if (spec.auth?.mode) env.SVC_ADAPTER_AUTH_MODE = spec.auth.mode;

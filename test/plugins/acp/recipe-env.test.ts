@@ -28,9 +28,13 @@ describe("a recipe's env may name the agent's final environment", () => {
     expect(expandRecipeEnv(m, { ...m }).MODEL).toBe('{"model":"gpt-5"}');
   });
 
-  it("keeps $${ as a literal ${, never expands a variable into itself, and lets another layer's value stand", () => {
+  it("keeps $${ as a literal ${, reads its own name from what is inherited, and lets another layer's value stand", () => {
     expect(expandRecipeEnv({ A: "$${HOME}" }, { A: "$${HOME}", HOME: "/h" }).A).toBe("${HOME}");
     expect(expandRecipeEnv({ A: "${A}" }, { A: "${A}" })).not.toHaveProperty("A");
+    // Its own name reads what the agent would inherit without the recipe.
+    const sandbox = { IS_SANDBOX: "${IS_SANDBOX:+1}" };
+    expect(expandRecipeEnv(sandbox, { ...sandbox }, { IS_SANDBOX: "yes" }).IS_SANDBOX).toBe("1");
+    expect(expandRecipeEnv(sandbox, { ...sandbox }, {})).not.toHaveProperty("IS_SANDBOX");
     expect(expandRecipeEnv(recipe, { ...recipe, CODEX_CONFIG: "{}", OPENAI_BASE_URL: "u" }).CODEX_CONFIG).toBe("{}");
   });
 });

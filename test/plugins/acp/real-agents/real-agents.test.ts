@@ -204,6 +204,8 @@ for (const agent of AGENTS.filter((a) => !only || only.includes(a.slug))) {
       // …which the agent's own environment does not hold.
       const environ = environOf(descriptor.pid);
       expect(Object.values(environ)).not.toContain(KEY);
+      // Claude Code as root accepts IS_SANDBOX=1 only: a set IS_SANDBOX reaches it as 1.
+      if (agent.slug === "claude" && process.env.IS_SANDBOX) expect(environ.IS_SANDBOX).toBe("1");
       const seen = await body(d().fetch(`/sessions/${descriptor.id}`));
       expect(seen.descriptor.modelUsage.calls).toBeGreaterThan(0);
 
